@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef EWYK_STRATEGY_H
+#define EWYK_STRATEGY_H
+
+/**
+ * @file
+ * Eat-What-You-Kill execution strategies on DPDK lcores.
+ *
+ * A *producer* (in ewyk: a shard, i.e. an RX queue and the TCP/HTTP state
+ * above it) yields *tasks*. Each task declares an invocation type
+ * (NON_BLOCKING, BLOCKING, EITHER). For each task a *strategy* picks one
+ * execution mode:
+ *
+ * - PC  (produce-consume): run the task in place, on the producing lcore.
+ * - PIC (produce-invoke-consume): run an EITHER task in place, in
+ *   non-blocking mode.
+ * - EPC (execute-produce-consume): hand *production* (the producer token)
+ *   to an idle reserved lcore, then run the task here with hot caches.
+ * - PEC (produce-execute-consume): enqueue the task on the executor's
+ *   bounded ring, served by reserved lcores; when the ring is full the task
+ *   is rejected (HTTP answers 503).
+ *
+ * Decision table (ewyk_strategy_decide()):
+ *
+ * | kind     | NON_BLOCKING | BLOCKING      | EITHER        |
+ * |----------|--------------|---------------|---------------|
+ * | PC       | PC           | PC            | PC            |
+ * | PEC      | PEC          | PEC           | PEC           |
+ * | EPC      | EPC, else PC | EPC, else PC  | EPC, else PC  |
+ * | ADAPTIVE | PC           | EPC, else PEC | EPC, else PIC |
+ *
+ * "X, else Y": X when a reserved lcore is idle (claimed atomically by
+ * ewyk_executor_try_execute()), Y when none is.
+ *
+ * The *executor* owns the reserved lcores (each waits on a padded
+ * single-slot mailbox: spin a little, then park on a futex) and the bounded
+ * MPMC ring (an rte_ring) for PEC tasks. Any lcore with an lcore id (EAL
+ * lcore or rte_thread_register()'ed thread) can serve it.
+ *
+ * The *producer token* has three states, as Jetty's
+ * AdaptiveExecutionStrategy: IDLE (nobody produces), PRODUCING (one lcore
+ * produces), REPRODUCING (one lcore produces and was asked, while producing,
+ * to produce again before going idle). The token is never held twice and
+ * never lost: EPC transfers it, state and all, to the reserved lcore through
+ * the mailbox, and a holder only goes IDLE by a CAS from PRODUCING, so a
+ * wake-up (ewyk_producer_run() from another lcore) that lands while it
+ * produces is never missed.
+ *
+ * Threading: every function may be called from any lcore unless its
+ * documentation says otherwise. Completion of dispatched work is the
+ * business of the layer above (its own completion ring), not of this lib.
+ */
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How a task may behave when invoked (Jetty's Invocable.InvocationType). */
+enum ewyk_invocation {
+	EWYK_INVOKE_NON_BLOCKING = 0, /**< never blocks: safe on the producer */
+	EWYK_INVOKE_BLOCKING = 1,     /**< may block (I/O, sleep, lock waits) */
+	EWYK_INVOKE_EITHER = 2,       /**< blocks unless told it runs non-blocking */
+};
+
+/**
+ * The mode a task was invoked in; passed to the task function, so a task
+ * knows (for chaining) whether it may block.
+ */
+enum ewyk_exec_mode {
+	EWYK_MODE_PC = 0,       /**< in place, on the producing lcore */
+	EWYK_MODE_PIC = 1,      /**< in place, EITHER task in non-blocking mode */
+	EWYK_MODE_EPC = 2,      /**< here, after production went to a reserved lcore */
+	EWYK_MODE_PEC = 3,      /**< from the bounded ring, on a reserved lcore */
+	EWYK_MODE_REJECTED = 4, /**< not run: PEC ring full or executor stopped */
+};
+
+/** Number of values of enum ewyk_exec_mode. */
+#define EWYK_MODE_MAX 5
+
+/** Strategy kinds. */
+enum ewyk_strategy_kind {
+	EWYK_STRATEGY_PC = 0,       /**< always produce-consume */
+	EWYK_STRATEGY_PEC = 1,      /**< always produce-execute-consume */
+	EWYK_STRATEGY_EPC = 2,      /**< execute-produce-consume when possible */
+	EWYK_STRATEGY_ADAPTIVE = 3, /**< the table above, by invocation type */
+};
+
+/**
+ * A task function. Invoked exactly once per task: either run (mode PC, PIC,
+ * EPC or PEC) or told it was not run (EWYK_MODE_REJECTED), in which case it
+ * must release its resources and, for HTTP, answer 503.
+ *
+ * @param arg
+ *   The task's argument.
+ * @param mode
+ *   How it was invoked. In PC and PIC mode it runs on the producer and must
+ *   not block; see ewyk_mode_may_block().
+ */
+typedef void (*ewyk_task_fn)(void *arg, enum ewyk_exec_mode mode);
+
+/** A task, as yielded by a producer. Copied by value; 24 bytes. */
+struct ewyk_task {
+	ewyk_task_fn fn;     /**< function; never NULL */
+	void *arg;           /**< its argument */
+	uint32_t invocation; /**< enum ewyk_invocation */
+	uint32_t flags;      /**< free for the producer; 0 if unused */
+};
+
+/**
+ * A produce function: yield up to @p max tasks.
+ *
+ * Called only by the holder of the producer token, so it may touch the
+ * producer's (shard's) state without locks. It must not block.
+ *
+ * @param ctx
+ *   The producer's context (ewyk_producer_conf.ctx).
+ * @param tasks
+ *   Array of @p max tasks to fill.
+ * @param max
+ *   Capacity of @p tasks (ewyk_producer_conf.burst).
+ * @return
+ *   Number of tasks written (0 when there is nothing to produce now).
+ */
+typedef unsigned int (*ewyk_produce_fn)(void *ctx, struct ewyk_task *tasks,
+	unsigned int max);
+
+/** A job for ewyk_executor_try_execute(). */
+typedef void (*ewyk_job_fn)(void *arg);
+
+/** Opaque executor: reserved lcores and the bounded PEC ring. */
+struct ewyk_executor;
+/** Opaque strategy. */
+struct ewyk_strategy;
+/** Opaque producer (one per shard). */
+struct ewyk_producer;
+
+/** Largest number of lcores that can serve one executor. */
+#define EWYK_EXECUTOR_MAX_LCORES 64
+
+/** Executor configuration; zeroed fields take the defaults. */
+struct ewyk_executor_conf {
+	const char *name;      /**< unique, <= 20 chars; names the rte_ring */
+	int socket_id;         /**< memory socket; SOCKET_ID_ANY by default */
+	uint32_t ring_size;    /**< PEC ring capacity, exact; default 1024 */
+	uint32_t spin_us;      /**< spin before parking; default 20 us */
+};
+
+/**
+ * Default number of reserved lcores for a process with
+ * rte_lcore_count() lcores: one per four lcores, at least 1, at most
+ * EWYK_EXECUTOR_MAX_LCORES. The application launches that many lcores on
+ * ewyk_executor_lcore_main().
+ *
+ * @return
+ *   The default number of reserved lcores.
+ */
+unsigned int
+ewyk_executor_default_reserved(void);
+
+/**
+ * Create an executor. No lcore serves it until one calls
+ * ewyk_executor_serve() (or is launched on ewyk_executor_lcore_main()).
+ *
+ * @param conf
+ *   Configuration; must not be NULL, name must be set.
+ * @return
+ *   The executor, or NULL with rte_errno set: EINVAL (bad conf), EEXIST
+ *   (name in use), ENOMEM.
+ */
+struct ewyk_executor *
+ewyk_executor_create(const struct ewyk_executor_conf *conf);
+
+/**
+ * Free an executor. Every lcore must have left ewyk_executor_serve().
+ * Tasks still on the PEC ring are invoked with EWYK_MODE_REJECTED on the
+ * caller, so no task is ever lost. Free the strategies using it first.
+ *
+ * @param ex
+ *   The executor; NULL is a no-op.
+ */
+void
+ewyk_executor_free(struct ewyk_executor *ex);
+
+/**
+ * Hand a job to an idle reserved lcore, never blocking and never queueing:
+ * one lock-free claim of an idle lcore, a store to its mailbox, and a
+ * futex wake only if that lcore had parked.
+ *
+ * @param ex
+ *   The executor.
+ * @param fn
+ *   Job function, run once on the claimed lcore.
+ * @param arg
+ *   Its argument.
+ * @return
+ *   0 when handed over; -EBUSY when no reserved lcore is idle (at once);
+ *   -ESHUTDOWN when the executor is stopping; -EINVAL on a NULL argument.
+ */
+int
+ewyk_executor_try_execute(struct ewyk_executor *ex, ewyk_job_fn fn, void *arg);
+
+/**
+ * Enqueue a task on the bounded PEC ring and wake an idle reserved lcore
+ * to run it (mode EWYK_MODE_PEC). Never blocks.
+ *
+ * @param ex
+ *   The executor.
+ * @param task
+ *   The task, copied.
+ * @return
+ *   0 on success; -ENOBUFS when the ring is full (the caller still owns
+ *   the task: answer 503); -ESHUTDOWN when stopping; -EINVAL on NULL.
+ */
+int
+ewyk_executor_submit(struct ewyk_executor *ex, const struct ewyk_task *task);
+
+/**
+ * Serve the executor on the calling lcore as a reserved lcore: wait for
+ * jobs in this lcore's mailbox (spin, then park on a futex) and run PEC
+ * tasks from the ring, until @p quit becomes non-zero or the executor is
+ * stopped. A job already handed to this lcore is always run before
+ * returning (a production token is never dropped).
+ *
+ * A worker lcore whose production went to another lcore may call this to
+ * "become a reserved lcore" for a while; whoever sets @p quit must then
+ * call ewyk_executor_wake_all().
+ *
+ * @param ex
+ *   The executor.
+ * @param quit
+ *   Flag read with acquire semantics; NULL to serve until stopped.
+ * @return
+ *   0 when quit or stopped; -EINVAL if the caller has no lcore id (not an
+ *   EAL lcore nor registered); -ENOSPC if more than
+ *   EWYK_EXECUTOR_MAX_LCORES distinct lcores serve; -EBUSY if this lcore
+ *   is already serving (nested call).
+ */
+int
+ewyk_executor_serve(struct ewyk_executor *ex, const uint32_t *quit);
+
+/**
+ * lcore_function_t wrapper for rte_eal_remote_launch(): serve @p arg (an
+ * executor) until ewyk_executor_stop().
+ *
+ * @param arg
+ *   The struct ewyk_executor.
+ * @return
+ *   What ewyk_executor_serve() returned.
+ */
+int
+ewyk_executor_lcore_main(void *arg);
+
+/**
+ * Ask every serving lcore to return from ewyk_executor_serve() once idle.
+ * Queued PEC tasks are drained first. Afterwards try_execute and submit
+ * fail with -ESHUTDOWN. Does not wait; join launched lcores with
+ * rte_eal_wait_lcore().
+ *
+ * @param ex
+ *   The executor.
+ * @return
+ *   0, or -EINVAL if @p ex is NULL.
+ */
+int
+ewyk_executor_stop(struct ewyk_executor *ex);
+
+/**
+ * Wake every parked serving lcore so that it re-reads its quit flag.
+ *
+ * @param ex
+ *   The executor.
+ */
+void
+ewyk_executor_wake_all(struct ewyk_executor *ex);
+
+/**
+ * Run up to @p max queued PEC tasks on the calling lcore (mode
+ * EWYK_MODE_PEC). For a worker lcore that has nothing else to do.
+ *
+ * @param ex
+ *   The executor.
+ * @param max
+ *   Most tasks to run.
+ * @return
+ *   Number of tasks run.
+ */
+unsigned int
+ewyk_executor_run_queued(struct ewyk_executor *ex, unsigned int max);
+
+/**
+ * @param ex
+ *   The executor.
+ * @return
+ *   Number of serving lcores idle right now (a snapshot).
+ */
+unsigned int
+ewyk_executor_idle_count(const struct ewyk_executor *ex);
+
+/**
+ * @param ex
+ *   The executor.
+ * @return
+ *   Number of tasks on the PEC ring right now (a snapshot).
+ */
+unsigned int
+ewyk_executor_queued(const struct ewyk_executor *ex);
+
+/** Strategy configuration. */
+struct ewyk_strategy_conf {
+	const char *name;              /**< unique, <= 20 chars; telemetry key */
+	enum ewyk_strategy_kind kind;  /**< PC, PEC, EPC or ADAPTIVE */
+	struct ewyk_executor *executor; /**< needed by all kinds but PC */
+	int socket_id;                 /**< memory socket; SOCKET_ID_ANY ok */
+};
+
+/**
+ * Create a strategy. It is registered by name for telemetry
+ * (/ewyk/strategy/stats) and ewyk_strategy_lookup().
+ *
+ * @param conf
+ *   Configuration.
+ * @return
+ *   The strategy, or NULL with rte_errno set: EINVAL (bad conf, or no
+ *   executor for a kind other than PC), EEXIST (name in use), ENOMEM.
+ */
+struct ewyk_strategy *
+ewyk_strategy_create(const struct ewyk_strategy_conf *conf);
+
+/**
+ * Free a strategy. Its producers must be freed first.
+ *
+ * @param s
+ *   The strategy; NULL is a no-op.
+ */
+void
+ewyk_strategy_free(struct ewyk_strategy *s);
+
+/**
+ * Find a strategy by name.
+ *
+ * @param name
+ *   Its name.
+ * @return
+ *   The strategy, or NULL with rte_errno = ENOENT (or EINVAL for NULL).
+ */
+struct ewyk_strategy *
+ewyk_strategy_lookup(const char *name);
+
+/**
+ * The decision table, as a pure function.
+ *
+ * @param kind
+ *   Strategy kind.
+ * @param invocation
+ *   The task's enum ewyk_invocation.
+ * @param reserved_idle
+ *   Non-zero if a reserved lcore can be claimed.
+ * @return
+ *   The mode (EWYK_MODE_PEC means "enqueue"; it becomes
+ *   EWYK_MODE_REJECTED when the ring is full), or -EINVAL for a bad kind
+ *   or invocation.
+ */
+int
+ewyk_strategy_decide(enum ewyk_strategy_kind kind, uint32_t invocation,
+	int reserved_idle);
+
+/**
+ * Execute one task outside a producer loop (no production to hand off):
+ * the table with no reserved lcore available, i.e. PC, PIC or PEC. With
+ * PEC the task is enqueued; when the ring is full it is *not* invoked.
+ *
+ * @param s
+ *   The strategy.
+ * @param task
+ *   The task.
+ * @return
+ *   The enum ewyk_exec_mode used (>= 0), -ENOBUFS (ring full: the caller
+ *   still owns the task), -ESHUTDOWN, or -EINVAL.
+ */
+int
+ewyk_strategy_execute(struct ewyk_strategy *s, const struct ewyk_task *task);
+
+/** Counters of one strategy, summed over lcores. */
+struct ewyk_strategy_stats {
+	uint64_t mode[EWYK_MODE_MAX]; /**< tasks per enum ewyk_exec_mode */
+	uint64_t handoffs;      /**< production handed to a reserved lcore */
+	uint64_t epc_misses;    /**< EPC wanted but no reserved lcore idle */
+	uint64_t produce_calls; /**< ewyk_producer_run() calls */
+	uint64_t reproduce;     /**< ...that found the token held (REPRODUCING) */
+	uint64_t idle;          /**< times a holder released the token */
+	uint32_t reserved_total; /**< lcores that ever served the executor */
+	uint32_t reserved_idle;  /**< of them idle now */
+	uint32_t reserved_busy;  /**< serving lcores not idle now */
+	uint32_t ring_count;     /**< tasks on the PEC ring now */
+	uint32_t ring_capacity;  /**< PEC ring capacity */
+	uint64_t parks;          /**< times a reserved lcore parked (futex) */
+	uint64_t wakes;          /**< futex wakes sent to parked lcores */
+	uint64_t jobs;           /**< mailbox jobs run by reserved lcores */
+	uint64_t pec_run;        /**< PEC tasks run from the ring */
+};
+
+/**
+ * Read a strategy's counters (and its executor's gauges).
+ *
+ * @param s
+ *   The strategy.
+ * @param st
+ *   Filled in.
+ * @return
+ *   0, or -EINVAL on NULL.
+ */
+int
+ewyk_strategy_stats_get(const struct ewyk_strategy *s,
+	struct ewyk_strategy_stats *st);
+
+/**
+ * @param s
+ *   The strategy.
+ * @return
+ *   Its kind.
+ */
+enum ewyk_strategy_kind
+ewyk_strategy_kind_get(const struct ewyk_strategy *s);
+
+/** Producer token states. */
+enum ewyk_producer_state {
+	EWYK_PRODUCER_IDLE = 0,        /**< nobody produces */
+	EWYK_PRODUCER_PRODUCING = 1,   /**< one lcore produces */
+	EWYK_PRODUCER_REPRODUCING = 2, /**< ...and must produce again */
+};
+
+/** Holder keeps polling on empty bursts (an RX queue); see idle_polls. */
+#define EWYK_PRODUCER_POLL_FOREVER UINT32_MAX
+
+/** Producer configuration. */
+struct ewyk_producer_conf {
+	ewyk_produce_fn produce; /**< yields tasks; never NULL */
+	void *ctx;               /**< its context */
+	uint32_t burst;          /**< tasks per produce call; default 32, max 256 */
+	/**
+	 * Consecutive empty bursts after which the holder releases the token
+	 * (0: at the first one; EWYK_PRODUCER_POLL_FOREVER: only when
+	 * ewyk_producer_stop() is called, for polled RX queues).
+	 */
+	uint32_t idle_polls;
+};
+
+/** Return values of ewyk_producer_run() and ewyk_producer_try_run(). */
+enum ewyk_produce_status {
+	EWYK_PRODUCE_IDLE = 0,       /**< produced until empty, token released */
+	EWYK_PRODUCE_BUSY = 1,       /**< token held elsewhere (see each fn) */
+	EWYK_PRODUCE_HANDED_OFF = 2, /**< token went to a reserved lcore (EPC) */
+	EWYK_PRODUCE_STOPPED = 3,    /**< released on ewyk_producer_stop() */
+};
+
+/**
+ * Create a producer driven by strategy @p s. Its token starts IDLE.
+ *
+ * @param s
+ *   The strategy.
+ * @param conf
+ *   Configuration.
+ * @return
+ *   The producer, or NULL with rte_errno = EINVAL or ENOMEM.
+ */
+struct ewyk_producer *
+ewyk_producer_create(struct ewyk_strategy *s,
+	const struct ewyk_producer_conf *conf);
+
+/**
+ * Free a producer. Its token must be IDLE.
+ *
+ * @param p
+ *   The producer; NULL is a no-op.
+ */
+void
+ewyk_producer_free(struct ewyk_producer *p);
+
+/**
+ * "There may be work": produce on this lcore if nobody does (Jetty's
+ * produce()). If the token is IDLE, take it and run the produce loop:
+ * produce a burst, dispatch each task by the strategy's table, repeat; on
+ * an empty burst (after idle_polls of them) release the token unless it
+ * was marked REPRODUCING meanwhile, in which case produce again. If the
+ * token is held, mark it REPRODUCING (the holder will produce once more
+ * before going idle) and return at once. Never blocks by itself (tasks run
+ * in PC/PIC/EPC mode run here, and an EPC task may block: that is its
+ * point, production has moved on).
+ *
+ * @param p
+ *   The producer.
+ * @return
+ *   enum ewyk_produce_status, or -EINVAL.
+ */
+int
+ewyk_producer_run(struct ewyk_producer *p);
+
+/**
+ * Like ewyk_producer_run() but only if the token is IDLE; when it is held
+ * return EWYK_PRODUCE_BUSY without marking it (a worker polling for its
+ * shard's return must not keep the holder producing forever).
+ *
+ * @param p
+ *   The producer.
+ * @return
+ *   enum ewyk_produce_status, or -EINVAL.
+ */
+int
+ewyk_producer_try_run(struct ewyk_producer *p);
+
+/**
+ * Ask the holder of a polling producer to release the token at its next
+ * empty burst (ewyk_producer_run() then returns EWYK_PRODUCE_STOPPED).
+ * Sticky until ewyk_producer_resume().
+ *
+ * @param p
+ *   The producer.
+ * @return
+ *   0, or -EINVAL.
+ */
+int
+ewyk_producer_stop(struct ewyk_producer *p);
+
+/**
+ * Clear the stop request of ewyk_producer_stop().
+ *
+ * @param p
+ *   The producer.
+ * @return
+ *   0, or -EINVAL.
+ */
+int
+ewyk_producer_resume(struct ewyk_producer *p);
+
+/**
+ * @param p
+ *   The producer.
+ * @return
+ *   Its token state (enum ewyk_producer_state), a snapshot.
+ */
+enum ewyk_producer_state
+ewyk_producer_state_get(const struct ewyk_producer *p);
+
+/**
+ * Whether a task invoked in @p mode may block (chaining: a nested producer
+ * run in PC or PIC mode must itself stay non-blocking).
+ *
+ * @param mode
+ *   The mode the task was invoked in.
+ * @return
+ *   1 for EPC and PEC, 0 otherwise.
+ */
+static inline int
+ewyk_mode_may_block(enum ewyk_exec_mode mode)
+{
+	return mode == EWYK_MODE_EPC || mode == EWYK_MODE_PEC;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EWYK_STRATEGY_H */
