@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Transmit path: IPv4 header, checksums (NIC or software), Ethernet/VLAN
+ * header, per-port TX buffering and the burst to the PMD.
+ */
+
+#include <errno.h>
+
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+
+#include "net_private.h"
+
+uint16_t
+ewyk_net_tx_flush(struct ewyk_net_shard *s)
+{
+	struct ewyk_net *net = s->net;
+	uint16_t sent_total = 0;
+	uint16_t p;
+
+	for (p = 0; p < net->nb_ports; p++) {
+		struct net_txb *b = &s->txb[p];
+		uint16_t sent, i;
+		uint64_t bytes = 0;
+
+		if (b->n == 0)
+			continue;
+		sent = rte_eth_tx_burst(net->ports[p].port_id, s->id, b->pkts,
+			b->n);
+		/* One retry: the PMD may have freed descriptors meanwhile. */
+		if (sent < b->n)
+			sent += rte_eth_tx_burst(net->ports[p].port_id, s->id,
+				b->pkts + sent, b->n - sent);
+		for (i = 0; i < sent; i++)
+			bytes += b->pkts[i]->pkt_len;
+		net_ctr_add(s, EWYK_NET_TX_PKTS, sent);
+		net_ctr_add(s, EWYK_NET_TX_BYTES, bytes);
+		if (sent < b->n) {
+			net_ctr_add(s, EWYK_NET_DROP_TX_FULL, b->n - sent);
+			rte_pktmbuf_free_bulk(b->pkts + sent, b->n - sent);
+		}
+		b->n = 0;
+		sent_total += sent;
+	}
+	return sent_total;
+}
+
+void
+net_tx_enqueue(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m)
+{
+	struct net_txb *b = &s->txb[port];
+
+	if (b->n == NET_TXB_SIZE)
+		ewyk_net_tx_flush(s);
+	b->pkts[b->n++] = m;
+}
+
+void
+net_send_l2(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
+		const struct rte_ether_addr *dst, uint16_t ether_type)
+{
+	const struct net_port *pt = &s->net->ports[port];
+	struct rte_ether_hdr *eth;
+	uint16_t l2 = RTE_ETHER_HDR_LEN + (pt->vlan_id != 0 ? 4 : 0);
+
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, l2);
+	if (eth == NULL) {
+		net_drop(s, m, EWYK_NET_DROP_NO_MBUF);
+		return;
+	}
+	rte_ether_addr_copy(dst, &eth->dst_addr);
+	rte_ether_addr_copy(&pt->mac, &eth->src_addr);
+	if (pt->vlan_id != 0) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
+
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(pt->vlan_id);
+		vh->eth_proto = rte_cpu_to_be_16(ether_type);
+	} else {
+		eth->ether_type = rte_cpu_to_be_16(ether_type);
+	}
+	m->l2_len = l2;
+	net_tx_enqueue(s, port, m);
+}
+
+int
+ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
+		rte_be32_t src, rte_be32_t dst, uint8_t proto, bool l4_cksum)
+{
+	struct ewyk_net *net = s->net;
+	const struct net_port *pt;
+	struct rte_ipv4_hdr *ip;
+	uint32_t l4_len = rte_pktmbuf_pkt_len(m);
+	uint16_t cks_off = 0;
+
+	if (port >= net->nb_ports) {
+		net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
+		return -EINVAL;
+	}
+	pt = &net->ports[port];
+	if (l4_len + sizeof(*ip) > pt->mtu) {
+		net_drop(s, m, EWYK_NET_DROP_TOO_BIG);
+		return -EMSGSIZE;
+	}
+	if (rte_pktmbuf_headroom(m) < NET_HDR_ROOM) {
+		net_drop(s, m, EWYK_NET_DROP_NO_MBUF);
+		return -ENOMEM;
+	}
+	if (l4_cksum && proto == IPPROTO_TCP)
+		cks_off = 16;
+	else if (l4_cksum && proto == IPPROTO_UDP)
+		cks_off = 6;
+	if (cks_off != 0 && rte_pktmbuf_data_len(m) < cks_off + 2) {
+		net_drop(s, m, EWYK_NET_DROP_NO_MBUF);
+		return -EINVAL;
+	}
+
+	ip = (struct rte_ipv4_hdr *)rte_pktmbuf_prepend(m, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = 0;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(l4_len + sizeof(*ip)));
+	ip->packet_id = 0;
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = 64;
+	ip->next_proto_id = proto;
+	ip->hdr_checksum = 0;
+	ip->src_addr = src;
+	ip->dst_addr = dst;
+	m->l3_len = sizeof(*ip);
+	m->l2_len = RTE_ETHER_HDR_LEN + (pt->vlan_id != 0 ? 4 : 0);
+	m->ol_flags &= ~(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK);
+
+	if (pt->tx_ip_cksum)
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+	else
+		ip->hdr_checksum = (uint16_t)~rte_raw_cksum(ip, sizeof(*ip));
+
+	if (cks_off != 0) {
+		uint16_t *ck = rte_pktmbuf_mtod_offset(m, uint16_t *,
+			sizeof(*ip) + cks_off);
+		bool hw = proto == IPPROTO_TCP ? pt->tx_tcp_cksum :
+			pt->tx_udp_cksum;
+
+		if (hw) {
+			m->ol_flags |= RTE_MBUF_F_TX_IPV4 |
+				(proto == IPPROTO_TCP ? RTE_MBUF_F_TX_TCP_CKSUM :
+				RTE_MBUF_F_TX_UDP_CKSUM);
+			*ck = rte_ipv4_phdr_cksum(ip, m->ol_flags);
+		} else {
+			uint16_t v;
+
+			*ck = 0;
+			rte_pktmbuf_adj(m, sizeof(*ip));
+			v = ewyk_net_l4_cksum(m, src, dst, proto);
+			if (v == 0 && proto == IPPROTO_UDP)
+				v = 0xffff;
+			rte_pktmbuf_prepend(m, sizeof(*ip));
+			*ck = v;
+		}
+	}
+
+	/* On-link only: the destination is its own next hop. */
+	if ((dst & pt->mask) != (pt->ip & pt->mask)) {
+		net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
+		return -ENETUNREACH;
+	}
+	return net_arp_resolve_and_send(s, port, dst, m, s->now);
+}

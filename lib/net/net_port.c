@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Port set-up: one RX and one TX queue per shard, symmetric RSS, checksum
+ * offloads when the PMD has them, MTU, start and link status.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "net_private.h"
+
+/*
+ * A Toeplitz key made of one repeated 16-bit pattern hashes (a, b) and
+ * (b, a) alike, so both directions of a flow land on the same queue
+ * (Woo & Park, "Scalable TCP Session Monitoring with Symmetric RSS").
+ */
+static const uint8_t net_rss_key[40] = {
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+};
+
+const uint8_t *
+ewyk_net_rss_key(uint8_t *len)
+{
+	if (len != NULL)
+		*len = sizeof(net_rss_key);
+	return net_rss_key;
+}
+
+int
+ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
+		struct ewyk_net_port_info *info)
+{
+	struct rte_eth_conf pconf;
+	struct rte_eth_dev_info di;
+	struct rte_eth_link link;
+	struct net_port *pt;
+	uint16_t pid, q, nq, nrx, ntx;
+	int socket, rc;
+
+	if (net == NULL || conf == NULL || conf->rx_pools == NULL ||
+			conf->prefix_len == 0 || conf->prefix_len > 32 ||
+			conf->vlan_id > 4094 || conf->ip == 0 ||
+			!rte_eth_dev_is_valid_port(conf->port_id))
+		return -EINVAL;
+	if (net->nb_ports == EWYK_NET_MAX_PORTS)
+		return -ENOSPC;
+	pid = conf->port_id;
+	nq = net->nb_shards;
+	rc = rte_eth_dev_info_get(pid, &di);
+	if (rc != 0)
+		return rc;
+	if (di.max_rx_queues < nq || di.max_tx_queues < nq) {
+		NET_LOG(ERR, "port %u (%s) has %u RX / %u TX queues, %u shards need %u"
+			" (af_packet: add qpairs=%u to the vdev)", pid,
+			di.driver_name, di.max_rx_queues, di.max_tx_queues, nq,
+			nq, nq);
+		return -ENOTSUP;
+	}
+	pt = &net->ports[net->nb_ports];
+	memset(pt, 0, sizeof(*pt));
+	memset(&pconf, 0, sizeof(pconf));
+
+	if (nq > 1 && di.flow_type_rss_offloads != 0) {
+		uint64_t hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP |
+			RTE_ETH_RSS_UDP) & di.flow_type_rss_offloads;
+
+		pconf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		pconf.rx_adv_conf.rss_conf.rss_hf = hf;
+		/* Symmetric only with our key; a PMD with another key size
+		 * spreads flows but the layer above must not predict it. */
+		if (di.hash_key_size == sizeof(net_rss_key)) {
+			pconf.rx_adv_conf.rss_conf.rss_key =
+				(uint8_t *)(uintptr_t)net_rss_key;
+			pconf.rx_adv_conf.rss_conf.rss_key_len =
+				sizeof(net_rss_key);
+			pt->rss = hf != 0;
+		}
+	}
+	if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) {
+		pconf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+		pt->tx_ip_cksum = true;
+	}
+	if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) {
+		pconf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+		pt->tx_tcp_cksum = true;
+	}
+	if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) {
+		pconf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+		pt->tx_udp_cksum = true;
+	}
+	if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		pconf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	if ((di.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+			RTE_ETH_RX_OFFLOAD_TCP_CKSUM)) ==
+			(RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM)) {
+		pconf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+			RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
+		pt->rx_cksum = true;
+	}
+
+	rc = rte_eth_dev_configure(pid, nq, nq, &pconf);
+	if (rc != 0) {
+		NET_LOG(ERR, "port %u: configure: %s", pid, rte_strerror(-rc));
+		return rc;
+	}
+	if (conf->mtu != 0) {
+		rc = rte_eth_dev_set_mtu(pid, conf->mtu);
+		if (rc != 0) {
+			NET_LOG(ERR, "port %u: MTU %u: %s", pid, conf->mtu,
+				rte_strerror(-rc));
+			return rc;
+		}
+	}
+	rc = rte_eth_dev_get_mtu(pid, &pt->mtu);
+	if (rc != 0 || pt->mtu == 0)
+		pt->mtu = RTE_ETHER_MTU;
+
+	nrx = conf->nb_rx_desc != 0 ? conf->nb_rx_desc : 1024;
+	ntx = conf->nb_tx_desc != 0 ? conf->nb_tx_desc : 1024;
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nrx, &ntx);
+	if (rc != 0)
+		return rc;
+	socket = rte_eth_dev_socket_id(pid);
+	for (q = 0; q < nq; q++) {
+		struct rte_eth_txconf txc = di.default_txconf;
+
+		if (conf->rx_pools[q] == NULL)
+			return -EINVAL;
+		rc = rte_eth_rx_queue_setup(pid, q, nrx, socket, NULL,
+			conf->rx_pools[q]);
+		if (rc != 0) {
+			NET_LOG(ERR, "port %u: rx queue %u: %s", pid, q,
+				rte_strerror(-rc));
+			return rc;
+		}
+		txc.offloads = pconf.txmode.offloads;
+		rc = rte_eth_tx_queue_setup(pid, q, ntx, socket, &txc);
+		if (rc != 0) {
+			NET_LOG(ERR, "port %u: tx queue %u: %s", pid, q,
+				rte_strerror(-rc));
+			return rc;
+		}
+	}
+	rc = rte_eth_dev_start(pid);
+	if (rc != 0) {
+		NET_LOG(ERR, "port %u: start: %s", pid, rte_strerror(-rc));
+		return rc;
+	}
+	rc = rte_eth_macaddr_get(pid, &pt->mac);
+	if (rc != 0)
+		return rc;
+
+	pt->port_id = pid;
+	pt->ip = conf->ip;
+	pt->prefix_len = conf->prefix_len;
+	pt->mask = rte_cpu_to_be_32(conf->prefix_len == 32 ? UINT32_MAX :
+		~(UINT32_MAX >> conf->prefix_len));
+	pt->vlan_id = conf->vlan_id;
+
+	memset(&link, 0, sizeof(link));
+	rte_eth_link_get_nowait(pid, &link);
+	if (info != NULL) {
+		info->mac = pt->mac;
+		info->mtu = pt->mtu;
+		info->rss = pt->rss;
+		info->tx_ip_cksum = pt->tx_ip_cksum;
+		info->tx_l4_cksum = pt->tx_tcp_cksum;
+		info->rx_cksum = pt->rx_cksum;
+		info->link_up = link.link_status == RTE_ETH_LINK_UP;
+		info->link_speed = link.link_speed;
+	}
+	NET_LOG(INFO, "port %u (%s): %u queue(s), MTU %u, RSS %s, tx cksum ip=%d tcp=%d, link %s",
+		pid, di.driver_name, nq, pt->mtu, pt->rss ? "symmetric" : "off",
+		pt->tx_ip_cksum, pt->tx_tcp_cksum,
+		link.link_status == RTE_ETH_LINK_UP ? "up" : "down");
+	return net->nb_ports++;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef EWYK_NET_PRIVATE_H
+#define EWYK_NET_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_ip.h>
+#include <rte_ring.h>
+
+#include "ewyk_net.h"
+
+extern int ewyk_net_logtype;
+#define NET_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, ewyk_net_logtype, "NET: " fmt "\n", ##__VA_ARGS__)
+
+/** Frames buffered per port before a TX burst is forced. */
+#define NET_TXB_SIZE 64
+/** How far an ARP lookup probes from the hashed slot. */
+#define NET_ARP_PROBE 8
+/** ARP retries and give-ups are checked this often (ms). */
+#define NET_ARP_HOUSEKEEP_MS 10
+/** Headroom ip_output needs: Ethernet + VLAN + minimal IPv4. */
+#define NET_HDR_ROOM (RTE_ETHER_HDR_LEN + 4 + 20)
+
+/** One port as the datapath sees it (read-only once started). */
+struct net_port {
+	uint16_t port_id;        /* DPDK port id */
+	uint16_t mtu;
+	uint16_t vlan_id;        /* 0: untagged only */
+	uint8_t prefix_len;
+	bool rss;                /* RSS with the symmetric key */
+	bool tx_ip_cksum;        /* NIC fills IPv4 checksum */
+	bool tx_tcp_cksum;       /* NIC fills TCP checksum */
+	bool tx_udp_cksum;       /* NIC fills UDP checksum */
+	bool rx_cksum;           /* NIC flags RX checksum status */
+	rte_be32_t ip;           /* our address */
+	rte_be32_t mask;         /* subnet mask */
+	struct rte_ether_addr mac;
+};
+
+struct ewyk_net {
+	struct ewyk_net_conf conf;   /* with defaults filled in */
+	uint16_t nb_ports;
+	uint16_t nb_shards;
+	uint64_t arp_timeout_cyc;    /* conf.arp_timeout_ms in TSC cycles */
+	uint64_t arp_retry_cyc;
+	uint64_t housekeep_cyc;
+	struct net_port ports[EWYK_NET_MAX_PORTS];
+	struct ewyk_net_shard *shards[EWYK_NET_MAX_SHARDS];
+};
+
+enum net_arp_state {
+	NET_ARP_FREE = 0,
+	NET_ARP_INCOMPLETE,   /* request sent, frames may be waiting */
+	NET_ARP_REACHABLE,    /* mac valid */
+};
+
+/** ARP cache entry; waiting frames sit in the shard's arp_q slice. */
+struct net_arp_entry {
+	rte_be32_t ip;
+	uint8_t state;          /* enum net_arp_state */
+	uint8_t retries;        /* requests sent while INCOMPLETE */
+	uint16_t port;          /* port index it was learnt / asked on */
+	uint16_t nq;            /* frames waiting */
+	struct rte_ether_addr mac;
+	uint64_t deadline;      /* REACHABLE: stale after; INCOMPLETE: next retry */
+};
+
+struct net_l4_handler {
+	ewyk_net_l4_input_t fn;
+	void *arg;
+};
+
+struct net_txb {
+	uint16_t n;
+	struct rte_mbuf *pkts[NET_TXB_SIZE];
+};
+
+struct ewyk_net_shard {
+	/* Read-mostly. */
+	struct ewyk_net *net;
+	uint16_t id;
+	struct rte_mempool *pool;
+	struct rte_ring *inbox;          /* MPSC: frames from other lcores */
+	struct net_arp_entry *arp;       /* conf.arp_entries entries */
+	struct rte_mbuf **arp_q;         /* arp_entries * arp_queue_len */
+	uint32_t arp_mask;
+	uint64_t next_housekeep;
+	uint64_t now;                    /* TSC of the current receive pass */
+	struct net_l4_handler l4[256];
+	struct net_txb txb[EWYK_NET_MAX_PORTS];
+	/* Counters: written by the token holder only, read by anyone. */
+	uint64_t ctr[EWYK_NET_COUNTER_MAX] __rte_cache_aligned;
+} __rte_cache_aligned;
+
+/** Add to a counter of the shard (single writer; relaxed store for readers). */
+static inline void
+net_ctr_add(struct ewyk_net_shard *s, enum ewyk_net_counter c, uint64_t v)
+{
+	__atomic_store_n(&s->ctr[c], s->ctr[c] + v, __ATOMIC_RELAXED);
+}
+
+/** Count a drop and free the frame. */
+static inline void
+net_drop(struct ewyk_net_shard *s, struct rte_mbuf *m, enum ewyk_net_counter c)
+{
+	net_ctr_add(s, c, 1);
+	rte_pktmbuf_free(m);
+}
+
+/* net_output.c */
+void net_tx_enqueue(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m);
+void net_send_l2(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
+		const struct rte_ether_addr *dst, uint16_t ether_type);
+
+/* net_arp.c */
+void net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
+		bool from_inbox, uint64_t now);
+int net_arp_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
+		rte_be32_t nexthop, struct rte_mbuf *m, uint64_t now);
+void net_arp_housekeep(struct ewyk_net_shard *s, uint64_t now);
+int net_arp_request(struct ewyk_net_shard *s, uint16_t port, rte_be32_t tip);
+void net_arp_flush(struct ewyk_net_shard *s);
+
+/* net_input.c */
+void net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
+		bool from_inbox, uint64_t now);
+
+/* net_cksum.c */
+bool net_ipv4_hdr_valid_cksum(const struct rte_ipv4_hdr *ip, uint16_t hlen);
+
+#endif /* EWYK_NET_PRIVATE_H */
