@@ -29,13 +29,14 @@
  *
  * Timing guarantee. Let T = 2^tick_shift cycles. A timer armed (or re-armed)
  * for expiry E runs its callback in the first call of ewyk_twheel_advance()
- * whose @p now is >= max(ceil(E / T), c + 1) * T, where c is the wheel's
- * current tick when the timer was armed: floor(now / T) of the previous
- * advance() call (the tick being processed, when armed from a callback).
- * It never runs in a call whose now < E (never early). So it runs at most
- * T - 1 cycles after E, plus however long the caller waits between two
- * advance() calls, unless max_callbacks defers it to a later call; a timer
- * armed for a time that is already due runs at the start of the next tick.
+ * whose @p now is >= max(ceil(E / T), c + 1) * T, where c = floor(n / T)
+ * and n is the now of the latest advance() call when the timer was armed
+ * (of the running call, when armed from a callback; start_tsc before the
+ * first call). It never runs in a call whose now < E (never early). So it
+ * runs less than T cycles after E, plus however long the caller waits
+ * between two advance() calls, unless max_callbacks defers it to a later
+ * call. A timer armed for a time already due runs in the first advance()
+ * call of a later tick (so a callback re-arming itself "now" cannot loop).
  *
  * Callbacks run inside ewyk_twheel_advance() and may arm, re-arm or cancel
  * any timer of the wheel, themselves included. A timer is no longer pending
@@ -63,7 +64,7 @@ extern "C" {
 #define EWYK_TWHEEL_MIN_SHIFT 8
 #define EWYK_TWHEEL_MAX_SHIFT 30
 /** Longest wheel name, terminating NUL included. */
-#define EWYK_TWHEEL_NAMESIZE 32
+#define EWYK_TWHEEL_NAMESIZE 24
 
 struct ewyk_twheel;
 struct ewyk_twheel_timer;
@@ -311,8 +312,10 @@ static inline unsigned int
 ewyk_twheel_advance(struct ewyk_twheel *w, uint64_t now,
 		unsigned int max_callbacks)
 {
-	if (likely(now < w->next_due))
+	if (likely(now < w->next_due)) {
+		w->now = now;
 		return 0;
+	}
 	return ewyk_twheel_advance_slow(w, now, max_callbacks);
 }
 
