@@ -440,9 +440,11 @@ struct ewyk_producer_conf {
 	void *ctx;               /**< its context */
 	uint32_t burst;          /**< tasks per produce call; default 32, max 256 */
 	/**
-	 * Consecutive empty bursts after which the holder releases the token
-	 * (0: at the first one; EWYK_PRODUCER_POLL_FOREVER: only when
-	 * ewyk_producer_stop() is called, for polled RX queues).
+	 * Extra consecutive empty bursts the holder polls before it releases
+	 * the token (0: release at the first empty burst;
+	 * EWYK_PRODUCER_POLL_FOREVER: release only after
+	 * ewyk_producer_stop(), for polled RX queues that no interrupt
+	 * would restart).
 	 */
 	uint32_t idle_polls;
 };
@@ -542,6 +544,17 @@ ewyk_producer_resume(struct ewyk_producer *p);
  */
 enum ewyk_producer_state
 ewyk_producer_state_get(const struct ewyk_producer *p);
+
+/**
+ * The mode of the innermost task the strategy is running on the calling
+ * lcore (thread), for chaining: a producer run inside a PC or PIC task
+ * never hands production off (EPC), it uses PEC or PIC instead.
+ *
+ * @return
+ *   An enum ewyk_exec_mode, or -1 when no task is running here.
+ */
+int
+ewyk_strategy_current_mode(void);
 
 /**
  * Whether a task invoked in @p mode may block (chaining: a nested producer

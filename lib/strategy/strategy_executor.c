@@ -1,0 +1,505 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The reserved-lcore executor: serving lcores, each with a padded
+ * single-slot mailbox, an idle bitmap through which try_execute claims one
+ * lock-free, spin-then-park on a futex, and the bounded PEC ring.
+ *
+ * Races and how they are closed (Jetty's ReservedThreadExecutor and
+ * AdaptiveExecutionStrategy document the same shapes):
+ *
+ * - Two claimers, one idle lcore: the claim is a fetch_and on the bitmap;
+ *   only the caller that saw the bit set owns the lcore's mailbox.
+ * - An idle lcore leaving by itself (work on the ring, quit, stop) races a
+ *   claimer: it clears its own bit with the same fetch_and; if the bit was
+ *   already gone, a job is on its way and it waits for it and runs it.
+ * - Lost wake-up, park side: the owner turns EMPTY into PARKED with a CAS
+ *   before futex_wait(PARKED); the claimer exchanges the word to FULL and
+ *   wakes only if it read PARKED; futex_wait re-checks the word atomically.
+ * - Lost wake-up, ring side (a task enqueued just as every serving lcore
+ *   goes idle): the submitter enqueues, fences, then looks for an idle bit;
+ *   an lcore publishes its idle bit, fences, then looks at the ring. With
+ *   both fences sequentially consistent one of them sees the other.
+ * - Quit/stop while spinning or parking: the flag is set (seq_cst) before
+ *   parked lcores are kicked (PARKED -> EMPTY + wake), and an lcore
+ *   re-reads the flags after announcing PARKED, before it sleeps.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "strategy_private.h"
+
+#define EXEC_DEFAULT_RING 1024
+#define EXEC_DEFAULT_SPIN_US 20
+#define EXEC_DRAIN_BURST 8
+
+/* Sentinel jobs: never called, compared by address. */
+static void
+exec_job_drain(void *arg)
+{
+	RTE_SET_USED(arg);
+}
+
+static void
+exec_job_stop(void *arg)
+{
+	RTE_SET_USED(arg);
+}
+
+static void
+exec_futex_wait(uint32_t *addr, uint32_t val)
+{
+	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void
+exec_futex_wake(uint32_t *addr)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+unsigned int
+ewyk_executor_default_reserved(void)
+{
+	unsigned int n = rte_lcore_count() / 4;
+
+	if (n < 1)
+		n = 1;
+	if (n > EWYK_EXECUTOR_MAX_LCORES)
+		n = EWYK_EXECUTOR_MAX_LCORES;
+	return n;
+}
+
+struct ewyk_executor *
+ewyk_executor_create(const struct ewyk_executor_conf *conf)
+{
+	struct ewyk_executor *ex;
+	char rname[RTE_RING_NAMESIZE];
+	uint32_t size;
+	int socket;
+	unsigned int i;
+
+	if (conf == NULL || conf->name == NULL || conf->name[0] == '\0' ||
+			strlen(conf->name) > STRATEGY_NAME_MAX) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	size = conf->ring_size != 0 ? conf->ring_size : EXEC_DEFAULT_RING;
+	if (size > RTE_RING_SZ_MASK) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	socket = conf->socket_id;
+	snprintf(rname, sizeof(rname), EXECUTOR_RING_PREFIX "%.*s",
+		STRATEGY_NAME_MAX, conf->name);
+	if (rte_ring_lookup(rname) != NULL) {
+		rte_errno = EEXIST;
+		return NULL;
+	}
+
+	ex = rte_zmalloc_socket("ewyk_executor", sizeof(*ex),
+		RTE_CACHE_LINE_SIZE, socket);
+	if (ex == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	snprintf(ex->name, sizeof(ex->name), "%.*s", STRATEGY_NAME_MAX,
+		conf->name);
+	/* Multi-producer, multi-consumer; exact capacity for back-pressure. */
+	ex->ring = rte_ring_create_elem(rname, sizeof(struct ewyk_task), size,
+		socket, RING_F_EXACT_SZ);
+	if (ex->ring == NULL) {
+		int err = rte_errno;
+
+		rte_free(ex);
+		rte_errno = err != 0 ? err : ENOMEM;
+		return NULL;
+	}
+	ex->ring_size = size;
+	ex->spin_cycles = (conf->spin_us != 0 ? conf->spin_us :
+		EXEC_DEFAULT_SPIN_US) * (rte_get_tsc_hz() / 1000000);
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		ex->slot_of[i] = -1;
+	STRATEGY_LOG(DEBUG, "executor %s: ring %u, spin %" PRIu64 " cycles",
+		ex->name, size, ex->spin_cycles);
+	return ex;
+}
+
+void
+ewyk_executor_free(struct ewyk_executor *ex)
+{
+	struct ewyk_task t;
+
+	if (ex == NULL)
+		return;
+	/* Whatever is left was never run: tell its owner (exactly once). */
+	while (rte_ring_mc_dequeue_elem(ex->ring, &t, sizeof(t)) == 0)
+		strategy_invoke(&t, EWYK_MODE_REJECTED);
+	rte_ring_free(ex->ring);
+	rte_free(ex);
+}
+
+/* Claim one idle serving lcore; its slot, or -1 if none is idle. */
+static int
+exec_claim(struct ewyk_executor *ex)
+{
+	uint64_t mask = __atomic_load_n(&ex->idle, __ATOMIC_RELAXED);
+
+	while (mask != 0) {
+		unsigned int i = (unsigned int)__builtin_ctzll(mask);
+		uint64_t bit = UINT64_C(1) << i;
+		uint64_t old = __atomic_fetch_and(&ex->idle, ~bit,
+			__ATOMIC_ACQ_REL);
+
+		if (old & bit)
+			return (int)i;
+		mask = old & ~bit;
+	}
+	return -1;
+}
+
+/* Publish a job in a claimed lcore's mailbox and wake it if parked. */
+static void
+exec_give(struct ewyk_executor *ex, int slot, ewyk_job_fn fn, void *arg)
+{
+	struct exec_mbox *mb = &ex->mbox[slot];
+
+	mb->fn = fn;
+	mb->arg = arg;
+	if (__atomic_exchange_n(&mb->word, MBOX_FULL, __ATOMIC_ACQ_REL) ==
+			MBOX_PARKED)
+		exec_futex_wake(&mb->word);
+}
+
+int
+ewyk_executor_try_execute(struct ewyk_executor *ex, ewyk_job_fn fn, void *arg)
+{
+	int slot;
+
+	if (ex == NULL || fn == NULL)
+		return -EINVAL;
+	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
+		return -ESHUTDOWN;
+	slot = exec_claim(ex);
+	if (slot < 0)
+		return -EBUSY;
+	exec_give(ex, slot, fn, arg);
+	return 0;
+}
+
+int
+ewyk_executor_submit(struct ewyk_executor *ex, const struct ewyk_task *task)
+{
+	struct ewyk_task t;
+	int slot;
+
+	if (ex == NULL || task == NULL || task->fn == NULL)
+		return -EINVAL;
+	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
+		return -ESHUTDOWN;
+	t = *task;
+	if (rte_ring_mp_enqueue_elem(ex->ring, &t, sizeof(t)) != 0)
+		return -ENOBUFS;
+	/* Pairs with the fence after an lcore publishes its idle bit. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ex->idle, __ATOMIC_RELAXED) != 0) {
+		slot = exec_claim(ex);
+		if (slot >= 0)
+			exec_give(ex, slot, exec_job_drain, NULL);
+	}
+	return 0;
+}
+
+/* Run queued PEC tasks until the ring is empty or @max ran. */
+static unsigned int
+exec_drain(struct ewyk_executor *ex, unsigned int max,
+	struct exec_slot_stats *ss)
+{
+	struct ewyk_task t[EXEC_DRAIN_BURST];
+	unsigned int done = 0;
+	unsigned int n, i;
+
+	while (done < max) {
+		n = RTE_MIN((unsigned int)EXEC_DRAIN_BURST, max - done);
+		n = rte_ring_mc_dequeue_burst_elem(ex->ring, t, sizeof(t[0]),
+			n, NULL);
+		if (n == 0)
+			break;
+		for (i = 0; i < n; i++)
+			strategy_invoke(&t[i], EWYK_MODE_PEC);
+		done += n;
+		if (ss != NULL)
+			__atomic_store_n(&ss->pec_run, ss->pec_run + n,
+				__ATOMIC_RELAXED);
+	}
+	return done;
+}
+
+unsigned int
+ewyk_executor_run_queued(struct ewyk_executor *ex, unsigned int max)
+{
+	if (ex == NULL)
+		return 0;
+	return exec_drain(ex, max, NULL);
+}
+
+static int
+exec_should_leave(struct ewyk_executor *ex, const uint32_t *quit)
+{
+	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
+		return 1;
+	return quit != NULL && __atomic_load_n(quit, __ATOMIC_ACQUIRE) != 0;
+}
+
+/*
+ * Wait for the mailbox to fill: spin for the budget, then park. Returns 1
+ * with a job, 0 when kicked (or the leave condition holds) without one.
+ * @claimed: this lcore was claimed, a job is certainly coming: ignore the
+ * leave condition (but still return 0 when kicked).
+ */
+static int
+exec_wait_job(struct ewyk_executor *ex, int slot, const uint32_t *quit,
+	int claimed)
+{
+	struct exec_mbox *mb = &ex->mbox[slot];
+	struct exec_slot_stats *ss = &ex->sstats[slot];
+	uint64_t end = rte_get_tsc_cycles() + ex->spin_cycles;
+	uint32_t w;
+	int parked = 0;
+
+	for (;;) {
+		if (__atomic_load_n(&mb->word, __ATOMIC_ACQUIRE) == MBOX_FULL)
+			return 1;
+		if (!claimed && exec_should_leave(ex, quit))
+			return 0;
+		if (rte_get_tsc_cycles() >= end)
+			break;
+		rte_pause();
+	}
+	for (;;) {
+		w = MBOX_EMPTY;
+		if (!__atomic_compare_exchange_n(&mb->word, &w, MBOX_PARKED, 0,
+				__ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
+			if (w == MBOX_FULL)
+				goto got;
+			/* w == PARKED cannot be: only we set it. */
+		}
+		if (!claimed && exec_should_leave(ex, quit)) {
+			w = MBOX_PARKED;
+			if (__atomic_compare_exchange_n(&mb->word, &w,
+					MBOX_EMPTY, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+				return 0;
+			goto got; /* became FULL, or a kick made it EMPTY */
+		}
+		__atomic_store_n(&ss->parks, ss->parks + 1, __ATOMIC_RELAXED);
+		parked = 1;
+		do {
+			exec_futex_wait(&mb->word, MBOX_PARKED);
+			w = __atomic_load_n(&mb->word, __ATOMIC_ACQUIRE);
+		} while (w == MBOX_PARKED);
+		if (w == MBOX_FULL)
+			goto got;
+		return 0; /* kicked: the caller re-reads its flags */
+	}
+got:
+	w = __atomic_load_n(&mb->word, __ATOMIC_ACQUIRE);
+	if (w != MBOX_FULL)
+		return 0;
+	if (parked)
+		__atomic_store_n(&ss->wakes, ss->wakes + 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/* Slot of the calling lcore, allocated on first use; <0 is -errno. */
+static int
+exec_slot_get(struct ewyk_executor *ex)
+{
+	unsigned int lc = rte_lcore_id();
+	uint32_t n;
+	int slot;
+
+	if (lc >= RTE_MAX_LCORE)
+		return -EINVAL;
+	slot = ex->slot_of[lc];
+	if (slot >= 0)
+		return slot;
+	n = __atomic_load_n(&ex->nslots, __ATOMIC_RELAXED);
+	do {
+		if (n >= EWYK_EXECUTOR_MAX_LCORES)
+			return -ENOSPC;
+	} while (!__atomic_compare_exchange_n(&ex->nslots, &n, n + 1, 0,
+			__ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	ex->sstats[n].lcore = lc;
+	ex->slot_of[lc] = (int8_t)n;
+	return (int)n;
+}
+
+int
+ewyk_executor_serve(struct ewyk_executor *ex, const uint32_t *quit)
+{
+	struct exec_mbox *mb;
+	struct exec_slot_stats *ss;
+	uint64_t bit;
+	ewyk_job_fn fn;
+	void *arg;
+	int claimed;
+	int slot;
+
+	if (ex == NULL)
+		return -EINVAL;
+	slot = exec_slot_get(ex);
+	if (slot < 0)
+		return slot;
+	mb = &ex->mbox[slot];
+	ss = &ex->sstats[slot];
+	if (ss->serving)
+		return -EBUSY;
+	ss->serving = 1;
+	bit = UINT64_C(1) << slot;
+
+	for (;;) {
+		/* Busy: run what is queued, then leave or go idle. */
+		exec_drain(ex, UINT_MAX, ss);
+		if (exec_should_leave(ex, quit))
+			break;
+
+		__atomic_store_n(&mb->word, MBOX_EMPTY, __ATOMIC_RELAXED);
+		__atomic_fetch_or(&ex->idle, bit, __ATOMIC_SEQ_CST);
+		/* Pairs with the fence in ewyk_executor_submit(). */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		claimed = 0;
+		for (;;) {
+			if (!claimed && (rte_ring_count(ex->ring) != 0 ||
+					exec_should_leave(ex, quit))) {
+				uint64_t old = __atomic_fetch_and(&ex->idle,
+					~bit, __ATOMIC_ACQ_REL);
+
+				if (old & bit)
+					break; /* un-idled ourselves */
+				/* Claimed meanwhile: a job is coming. */
+				claimed = 1;
+			}
+			if (exec_wait_job(ex, slot, quit, claimed))
+				break;
+		}
+		if (__atomic_load_n(&mb->word, __ATOMIC_ACQUIRE) != MBOX_FULL)
+			continue; /* left idle by ourselves */
+
+		fn = mb->fn;
+		arg = mb->arg;
+		__atomic_store_n(&mb->word, MBOX_EMPTY, __ATOMIC_RELAXED);
+		if (fn == exec_job_stop) {
+			exec_drain(ex, UINT_MAX, ss);
+			break;
+		}
+		if (fn != exec_job_drain) {
+			__atomic_store_n(&ss->jobs, ss->jobs + 1,
+				__ATOMIC_RELAXED);
+			fn(arg);
+		}
+	}
+	ss->serving = 0;
+	return 0;
+}
+
+int
+ewyk_executor_lcore_main(void *arg)
+{
+	return ewyk_executor_serve(arg, NULL);
+}
+
+void
+ewyk_executor_wake_all(struct ewyk_executor *ex)
+{
+	uint32_t n, i, w;
+
+	if (ex == NULL)
+		return;
+	/* The flag the caller changed is ordered before our reads. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	n = __atomic_load_n(&ex->nslots, __ATOMIC_ACQUIRE);
+	for (i = 0; i < n; i++) {
+		w = MBOX_PARKED;
+		if (__atomic_compare_exchange_n(&ex->mbox[i].word, &w,
+				MBOX_EMPTY, 0, __ATOMIC_SEQ_CST,
+				__ATOMIC_RELAXED))
+			exec_futex_wake(&ex->mbox[i].word);
+	}
+}
+
+int
+ewyk_executor_stop(struct ewyk_executor *ex)
+{
+	int slot;
+
+	if (ex == NULL)
+		return -EINVAL;
+	__atomic_store_n(&ex->stopping, 1, __ATOMIC_SEQ_CST);
+	/* Idle lcores get a stop job; busy ones see the flag when done. */
+	while ((slot = exec_claim(ex)) >= 0)
+		exec_give(ex, slot, exec_job_stop, NULL);
+	ewyk_executor_wake_all(ex);
+	return 0;
+}
+
+unsigned int
+ewyk_executor_idle_count(const struct ewyk_executor *ex)
+{
+	if (ex == NULL)
+		return 0;
+	return (unsigned int)__builtin_popcountll(
+		__atomic_load_n(&ex->idle, __ATOMIC_RELAXED));
+}
+
+unsigned int
+ewyk_executor_queued(const struct ewyk_executor *ex)
+{
+	if (ex == NULL)
+		return 0;
+	return rte_ring_count(ex->ring);
+}
+
+void
+executor_stats_add(const struct ewyk_executor *ex,
+	struct ewyk_strategy_stats *st)
+{
+	uint32_t n, i, idle;
+
+	if (ex == NULL)
+		return;
+	n = __atomic_load_n(&ex->nslots, __ATOMIC_ACQUIRE);
+	idle = ewyk_executor_idle_count(ex);
+	st->reserved_total = n;
+	st->reserved_idle = idle;
+	st->reserved_busy = 0;
+	for (i = 0; i < n; i++) {
+		const struct exec_slot_stats *ss = &ex->sstats[i];
+
+		if (__atomic_load_n(&ss->serving, __ATOMIC_RELAXED))
+			st->reserved_busy++;
+		st->parks += __atomic_load_n(&ss->parks, __ATOMIC_RELAXED);
+		st->wakes += __atomic_load_n(&ss->wakes, __ATOMIC_RELAXED);
+		st->jobs += __atomic_load_n(&ss->jobs, __ATOMIC_RELAXED);
+		st->pec_run += __atomic_load_n(&ss->pec_run, __ATOMIC_RELAXED);
+	}
+	st->reserved_busy = st->reserved_busy > idle ?
+		st->reserved_busy - idle : 0;
+	st->ring_count = rte_ring_count(ex->ring);
+	st->ring_capacity = ex->ring_size;
+}

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef EWYK_STRATEGY_PRIVATE_H
+#define EWYK_STRATEGY_PRIVATE_H
+
+/*
+ * Private to lib/strategy: object layouts, the log macro, per-lcore counter
+ * helpers. Nothing here is part of the API.
+ */
+
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_per_lcore.h>
+
+#include "ewyk_strategy.h"
+
+extern int ewyk_strategy_logtype;
+
+#define STRATEGY_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, ewyk_strategy_logtype, \
+		"strategy: " fmt "\n", ## __VA_ARGS__)
+
+/* Name prefixes: memzone of a strategy, rte_ring of an executor. */
+#define STRATEGY_MZ_PREFIX "ewyk_strat_"
+#define EXECUTOR_RING_PREFIX "ewyk_x_"
+#define STRATEGY_NAME_MAX 20
+
+/* Mode of the task running on this thread (-1: none); for chaining. */
+RTE_DECLARE_PER_LCORE(int, ewyk_strategy_cur_mode);
+
+/* Mailbox word of a serving lcore. */
+enum {
+	MBOX_EMPTY = 0,  /* nothing yet; owner spins or is about to park */
+	MBOX_FULL = 1,   /* fn/arg published (release) for the owner */
+	MBOX_PARKED = 2, /* owner sleeps on the futex; a writer must wake it */
+};
+
+/*
+ * One serving lcore's mailbox. The single slot and its word are written by
+ * whoever claimed the lcore (through the idle bitmap) and read by the
+ * owner; two cache lines so the adjacent-line prefetcher does not couple it
+ * with the owner's counters.
+ */
+struct exec_mbox {
+	uint32_t word;       /* MBOX_* */
+	uint32_t pad0;
+	ewyk_job_fn fn;      /* job, valid when word == MBOX_FULL */
+	void *arg;
+	uint8_t pad[2 * RTE_CACHE_LINE_MIN_SIZE - 24];
+} __rte_cache_aligned;
+
+/* Per serving lcore, written by that lcore only (read by stats). */
+struct exec_slot_stats {
+	uint64_t jobs;    /* mailbox jobs run */
+	uint64_t pec_run; /* ring tasks run */
+	uint64_t parks;   /* futex waits entered */
+	uint64_t wakes;   /* returned from a park with a job */
+	uint32_t serving; /* inside ewyk_executor_serve() (nesting guard) */
+	uint32_t lcore;   /* owner's lcore id */
+} __rte_cache_aligned;
+
+struct ewyk_executor {
+	/* Read-mostly. */
+	char name[32];
+	struct rte_ring *ring;    /* bounded MPMC ring of struct ewyk_task */
+	uint64_t spin_cycles;     /* spin budget before parking */
+	uint32_t ring_size;
+
+	/* Contended: claimed with fetch_and, published with fetch_or. */
+	uint64_t idle __rte_cache_aligned;
+
+	uint32_t stopping __rte_cache_aligned;
+	uint32_t nslots;          /* lcores that ever served */
+	int8_t slot_of[RTE_MAX_LCORE]; /* lcore id -> slot, -1 none */
+
+	struct exec_mbox mbox[EWYK_EXECUTOR_MAX_LCORES];
+	struct exec_slot_stats sstats[EWYK_EXECUTOR_MAX_LCORES];
+};
+
+/* Counters of one strategy on one lcore (slot RTE_MAX_LCORE: others). */
+struct strategy_lcore_stats {
+	uint64_t mode[EWYK_MODE_MAX];
+	uint64_t handoffs;
+	uint64_t epc_misses;
+	uint64_t produce_calls;
+	uint64_t reproduce;
+	uint64_t idle;
+} __rte_cache_aligned;
+
+struct ewyk_strategy {
+	char name[32];
+	enum ewyk_strategy_kind kind;
+	struct ewyk_executor *ex;
+	const struct rte_memzone *mz;
+	struct strategy_lcore_stats stats[RTE_MAX_LCORE + 1];
+};
+
+struct ewyk_producer {
+	/* Token word: contended by wakers (ewyk_producer_run()). */
+	uint32_t state;           /* enum ewyk_producer_state */
+	uint32_t stop;            /* ewyk_producer_stop() request */
+
+	/* Owned by the token holder; handed over with the token. */
+	struct ewyk_strategy *s __rte_cache_aligned;
+	ewyk_produce_fn produce;
+	void *ctx;
+	uint32_t burst;
+	uint32_t idle_polls;
+	uint32_t pos;             /* next task of buf to dispatch */
+	uint32_t n;               /* tasks in buf */
+	uint32_t empty;           /* consecutive empty bursts */
+	struct ewyk_task buf[];
+};
+
+/* Bump one counter of the calling lcore; lock-free, single writer. */
+static inline struct strategy_lcore_stats *
+strategy_stats_here(struct ewyk_strategy *s)
+{
+	unsigned int l = rte_lcore_id();
+
+	return &s->stats[l < RTE_MAX_LCORE ? l : RTE_MAX_LCORE];
+}
+
+static inline void
+strategy_count(struct ewyk_strategy *s, uint64_t *field)
+{
+	if (rte_lcore_id() < RTE_MAX_LCORE)
+		__atomic_store_n(field,
+			__atomic_load_n(field, __ATOMIC_RELAXED) + 1,
+			__ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(field, 1, __ATOMIC_RELAXED);
+	RTE_SET_USED(s);
+}
+
+#define STRATEGY_COUNT(s, f) strategy_count((s), &strategy_stats_here(s)->f)
+
+/* Invoke a task in @mode, tracking the current mode for chaining. */
+static inline void
+strategy_invoke(const struct ewyk_task *t, enum ewyk_exec_mode mode)
+{
+	int prev = RTE_PER_LCORE(ewyk_strategy_cur_mode);
+
+	RTE_PER_LCORE(ewyk_strategy_cur_mode) = (int)mode;
+	t->fn(t->arg, mode);
+	RTE_PER_LCORE(ewyk_strategy_cur_mode) = prev;
+}
+
+/* Whether this thread runs inside a task that must not block. */
+static inline int
+strategy_in_nonblocking(void)
+{
+	int m = RTE_PER_LCORE(ewyk_strategy_cur_mode);
+
+	return m == EWYK_MODE_PC || m == EWYK_MODE_PIC ||
+		m == EWYK_MODE_REJECTED;
+}
+
+/* Executor internals used by the strategy's stats. */
+void
+executor_stats_add(const struct ewyk_executor *ex,
+	struct ewyk_strategy_stats *st);
+
+#endif /* EWYK_STRATEGY_PRIVATE_H */

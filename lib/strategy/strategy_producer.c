@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The producer token and the produce loop.
+ *
+ * Token states, as Jetty's AdaptiveExecutionStrategy:
+ *   IDLE --run()--> PRODUCING --run() elsewhere--> REPRODUCING
+ *   PRODUCING --empty burst--> IDLE            (CAS: loses to a run())
+ *   REPRODUCING --empty burst--> PRODUCING     (produce once more)
+ *
+ * Unlike Jetty, EPC does not release the token and let a "pending"
+ * producer race for it: the holder *transfers* it, state word untouched,
+ * with the rest of its burst, through the claimed reserved lcore's mailbox
+ * (release/acquire). So the token is never IDLE while tasks of a burst are
+ * still undispatched (no stranding), and never has two holders.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "strategy_private.h"
+
+#define PRODUCER_DEFAULT_BURST 32
+#define PRODUCER_MAX_BURST 256
+
+static int producer_loop(struct ewyk_producer *p);
+
+struct ewyk_producer *
+ewyk_producer_create(struct ewyk_strategy *s,
+	const struct ewyk_producer_conf *conf)
+{
+	struct ewyk_producer *p;
+	uint32_t burst;
+
+	if (s == NULL || conf == NULL || conf->produce == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	burst = conf->burst != 0 ? conf->burst : PRODUCER_DEFAULT_BURST;
+	if (burst > PRODUCER_MAX_BURST) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	p = rte_zmalloc("ewyk_producer",
+		sizeof(*p) + burst * sizeof(struct ewyk_task),
+		RTE_CACHE_LINE_SIZE);
+	if (p == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	p->state = EWYK_PRODUCER_IDLE;
+	p->s = s;
+	p->produce = conf->produce;
+	p->ctx = conf->ctx;
+	p->burst = burst;
+	p->idle_polls = conf->idle_polls;
+	return p;
+}
+
+void
+ewyk_producer_free(struct ewyk_producer *p)
+{
+	if (p == NULL)
+		return;
+	if (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) != EWYK_PRODUCER_IDLE)
+		STRATEGY_LOG(ERR, "producer freed while its token is held");
+	rte_free(p);
+}
+
+/* Continuation run on the reserved lcore that received the token. */
+static void
+producer_job(void *arg)
+{
+	producer_loop(arg);
+}
+
+/*
+ * Dispatch one task by the strategy's table. Returns 1 if production was
+ * handed off (the caller must not touch @p any more), 0 otherwise.
+ */
+static int
+producer_dispatch(struct ewyk_producer *p, struct ewyk_strategy *s,
+	const struct ewyk_task *t)
+{
+	struct strategy_lcore_stats *st = strategy_stats_here(s);
+	int mode = ewyk_strategy_decide(s->kind, t->invocation, 1);
+	int ret;
+
+	if (mode < 0) {
+		/* Unknown invocation type: the safe choice, as BLOCKING. */
+		mode = ewyk_strategy_decide(s->kind, EWYK_INVOKE_BLOCKING, 1);
+	}
+	if (mode == EWYK_MODE_EPC) {
+		/*
+		 * Inside a PC/PIC task of an outer strategy this lcore must
+		 * not block, so it cannot run a task after handing off.
+		 */
+		if (!strategy_in_nonblocking() &&
+				ewyk_executor_try_execute(s->ex, producer_job,
+					p) == 0) {
+			/* @p belongs to the new holder from here on. */
+			strategy_count(s, &st->handoffs);
+			strategy_count(s, &st->mode[EWYK_MODE_EPC]);
+			strategy_invoke(t, EWYK_MODE_EPC);
+			return 1;
+		}
+		strategy_count(s, &st->epc_misses);
+		mode = ewyk_strategy_decide(s->kind,
+			t->invocation <= EWYK_INVOKE_EITHER ?
+				t->invocation : EWYK_INVOKE_BLOCKING, 0);
+	}
+	if (mode == EWYK_MODE_PEC) {
+		ret = ewyk_executor_submit(s->ex, t);
+		if (ret != 0)
+			mode = EWYK_MODE_REJECTED;
+		strategy_count(s, &st->mode[mode]);
+		if (ret != 0)
+			strategy_invoke(t, EWYK_MODE_REJECTED);
+		return 0;
+	}
+	strategy_count(s, &st->mode[mode]);
+	strategy_invoke(t, (enum ewyk_exec_mode)mode);
+	return 0;
+}
+
+/* The holder's loop; entered with the token held (PRODUCING/REPRODUCING). */
+static int
+producer_loop(struct ewyk_producer *p)
+{
+	struct ewyk_strategy *s = p->s;
+	struct ewyk_task t;
+	uint32_t st;
+
+	for (;;) {
+		if (p->pos == p->n) {
+			p->pos = 0;
+			p->n = p->produce(p->ctx, p->buf, p->burst);
+			if (p->n > p->burst)
+				p->n = p->burst;
+			if (p->n == 0) {
+				if (p->idle_polls == EWYK_PRODUCER_POLL_FOREVER ||
+						p->empty < p->idle_polls) {
+					if (!__atomic_load_n(&p->stop,
+							__ATOMIC_ACQUIRE)) {
+						if (p->empty < UINT32_MAX)
+							p->empty++;
+						continue;
+					}
+				}
+				p->empty = 0;
+				st = EWYK_PRODUCER_PRODUCING;
+				if (__atomic_compare_exchange_n(&p->state, &st,
+						EWYK_PRODUCER_IDLE, 0,
+						__ATOMIC_RELEASE,
+						__ATOMIC_ACQUIRE)) {
+					STRATEGY_COUNT(s, idle);
+					return __atomic_load_n(&p->stop,
+						__ATOMIC_RELAXED) ?
+						EWYK_PRODUCE_STOPPED :
+						EWYK_PRODUCE_IDLE;
+				}
+				/* REPRODUCING: a run() came meanwhile. */
+				__atomic_store_n(&p->state,
+					EWYK_PRODUCER_PRODUCING,
+					__ATOMIC_RELAXED);
+				continue;
+			}
+			p->empty = 0;
+		}
+		t = p->buf[p->pos++];
+		if (producer_dispatch(p, s, &t))
+			return EWYK_PRODUCE_HANDED_OFF;
+	}
+}
+
+int
+ewyk_producer_run(struct ewyk_producer *p)
+{
+	uint32_t st;
+
+	if (p == NULL)
+		return -EINVAL;
+	STRATEGY_COUNT(p->s, produce_calls);
+	st = __atomic_load_n(&p->state, __ATOMIC_RELAXED);
+	for (;;) {
+		if (st == EWYK_PRODUCER_IDLE) {
+			if (__atomic_compare_exchange_n(&p->state, &st,
+					EWYK_PRODUCER_PRODUCING, 0,
+					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				return producer_loop(p);
+		} else if (st == EWYK_PRODUCER_PRODUCING) {
+			if (__atomic_compare_exchange_n(&p->state, &st,
+					EWYK_PRODUCER_REPRODUCING, 0,
+					__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+				STRATEGY_COUNT(p->s, reproduce);
+				return EWYK_PRODUCE_BUSY;
+			}
+		} else {
+			return EWYK_PRODUCE_BUSY;
+		}
+	}
+}
+
+int
+ewyk_producer_try_run(struct ewyk_producer *p)
+{
+	uint32_t st = EWYK_PRODUCER_IDLE;
+
+	if (p == NULL)
+		return -EINVAL;
+	if (__atomic_load_n(&p->state, __ATOMIC_RELAXED) != EWYK_PRODUCER_IDLE)
+		return EWYK_PRODUCE_BUSY;
+	if (!__atomic_compare_exchange_n(&p->state, &st,
+			EWYK_PRODUCER_PRODUCING, 0, __ATOMIC_ACQUIRE,
+			__ATOMIC_RELAXED))
+		return EWYK_PRODUCE_BUSY;
+	STRATEGY_COUNT(p->s, produce_calls);
+	return producer_loop(p);
+}
+
+int
+ewyk_producer_stop(struct ewyk_producer *p)
+{
+	if (p == NULL)
+		return -EINVAL;
+	__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
+ewyk_producer_resume(struct ewyk_producer *p)
+{
+	if (p == NULL)
+		return -EINVAL;
+	__atomic_store_n(&p->stop, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+enum ewyk_producer_state
+ewyk_producer_state_get(const struct ewyk_producer *p)
+{
+	if (p == NULL)
+		return EWYK_PRODUCER_IDLE;
+	return (enum ewyk_producer_state)__atomic_load_n(&p->state,
+		__ATOMIC_ACQUIRE);
+}

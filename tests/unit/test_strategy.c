@@ -1,0 +1,1121 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of lib/strategy: the decision table mode by mode, try_execute,
+ * parking, the bounded PEC ring, the producer token (REPRODUCING, polling
+ * stop, chaining), exactly-once delivery with bursts and idle gaps from
+ * several threads, and the Jetty HTTP/2 flow-control starvation shape.
+ *
+ * Threads: the main lcore (0) and EAL worker lcore 1, plus pthreads made
+ * lcores with rte_thread_register(). On a 2-core box they oversubscribe;
+ * nothing here depends on timing except deadlock guards (seconds).
+ */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <inttypes.h>
+
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_random.h>
+#include <rte_ring.h>
+
+#include "test_common.h"
+
+#include <ewyk_strategy.h>
+
+#define WORKER_LCORE 1
+#define GUARD_S 20.0
+
+/* Helpers. */
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Wait (yielding) until *v >= want or the deadlock guard fires. */
+static int
+wait_u64(const uint64_t *v, uint64_t want, double guard_s)
+{
+	double end = now_s() + guard_s;
+
+	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) < want) {
+		if (now_s() > end)
+			return -1;
+		sched_yield();
+	}
+	return 0;
+}
+
+static int
+wait_idle_count(struct ewyk_executor *ex, unsigned int want)
+{
+	double end = now_s() + GUARD_S;
+
+	while (ewyk_executor_idle_count(ex) != want) {
+		if (now_s() > end)
+			return -1;
+		sched_yield();
+	}
+	return 0;
+}
+
+static int
+wait_producer_idle(struct ewyk_producer *p)
+{
+	double end = now_s() + GUARD_S;
+
+	while (ewyk_producer_state_get(p) != EWYK_PRODUCER_IDLE) {
+		if (now_s() > end)
+			return -1;
+		sched_yield();
+	}
+	return 0;
+}
+
+static struct ewyk_executor *
+mk_executor(const char *name, uint32_t ring, uint32_t spin_us)
+{
+	struct ewyk_executor_conf c = {
+		.name = name, .socket_id = SOCKET_ID_ANY,
+		.ring_size = ring, .spin_us = spin_us,
+	};
+	struct ewyk_executor *ex = ewyk_executor_create(&c);
+
+	assert_non_null(ex);
+	return ex;
+}
+
+static struct ewyk_strategy *
+mk_strategy(const char *name, enum ewyk_strategy_kind k,
+	struct ewyk_executor *ex)
+{
+	struct ewyk_strategy_conf c = {
+		.name = name, .kind = k, .executor = ex,
+		.socket_id = SOCKET_ID_ANY,
+	};
+	struct ewyk_strategy *s = ewyk_strategy_create(&c);
+
+	assert_non_null(s);
+	return s;
+}
+
+static void
+serve_on_worker(struct ewyk_executor *ex)
+{
+	assert_int_equal(rte_eal_remote_launch(ewyk_executor_lcore_main, ex,
+		WORKER_LCORE), 0);
+}
+
+static void
+stop_worker(struct ewyk_executor *ex)
+{
+	assert_int_equal(ewyk_executor_stop(ex), 0);
+	assert_int_equal(rte_eal_wait_lcore(WORKER_LCORE), 0);
+}
+
+/* A pthread registered as an lcore, free to run on any CPU. */
+struct lthread {
+	pthread_t tid;
+	void (*fn)(void *);
+	void *arg;
+};
+
+static void *
+lthread_main(void *a)
+{
+	struct lthread *t = a;
+	cpu_set_t all;
+	long i, n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	CPU_ZERO(&all);
+	for (i = 0; i < n && i < CPU_SETSIZE; i++)
+		CPU_SET(i, &all);
+	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
+	if (rte_thread_register() != 0)
+		return (void *)1;
+	t->fn(t->arg);
+	rte_thread_unregister();
+	return NULL;
+}
+
+static void
+lthread_start(struct lthread *t, void (*fn)(void *), void *arg)
+{
+	t->fn = fn;
+	t->arg = arg;
+	assert_int_equal(pthread_create(&t->tid, NULL, lthread_main, t), 0);
+}
+
+static void
+lthread_join(struct lthread *t)
+{
+	void *r = NULL;
+
+	assert_int_equal(pthread_join(t->tid, &r), 0);
+	assert_null(r);
+}
+
+/* One-shot producer: yields a fixed list of tasks once. */
+
+struct rec {
+	uint64_t runs;       /* invocations */
+	int mode;            /* last mode */
+	unsigned int lcore;  /* lcore it ran on */
+	int cur_mode;        /* ewyk_strategy_current_mode() inside */
+};
+
+static void
+rec_fn(void *arg, enum ewyk_exec_mode mode)
+{
+	struct rec *r = arg;
+
+	r->mode = (int)mode;
+	r->lcore = rte_lcore_id();
+	r->cur_mode = ewyk_strategy_current_mode();
+	__atomic_fetch_add(&r->runs, 1, __ATOMIC_RELEASE);
+}
+
+struct list_prod {
+	struct ewyk_task *tasks;
+	unsigned int n, next;
+	unsigned int calls_after_first; /* produce calls after the list */
+	unsigned int last_lcore;         /* lcore of the last call */
+};
+
+static unsigned int
+list_produce(void *ctx, struct ewyk_task *out, unsigned int max)
+{
+	struct list_prod *lp = ctx;
+	unsigned int k = 0;
+
+	lp->last_lcore = rte_lcore_id();
+	if (lp->next == lp->n)
+		lp->calls_after_first++;
+	while (k < max && lp->next < lp->n)
+		out[k++] = lp->tasks[lp->next++];
+	return k;
+}
+
+/* Run one task of @inv through a producer of @s; return its record. */
+static void
+run_one(struct ewyk_strategy *s, uint32_t inv, struct rec *r,
+	unsigned int *prod_lcore)
+{
+	struct ewyk_task t = { .fn = rec_fn, .arg = r, .invocation = inv };
+	struct list_prod lp = { .tasks = &t, .n = 1 };
+	struct ewyk_producer_conf pc = { .produce = list_produce, .ctx = &lp };
+	struct ewyk_producer *p = ewyk_producer_create(s, &pc);
+	int st;
+
+	assert_non_null(p);
+	memset(r, 0, sizeof(*r));
+	r->mode = -1;
+	st = ewyk_producer_run(p);
+	assert_true(st == EWYK_PRODUCE_IDLE || st == EWYK_PRODUCE_HANDED_OFF);
+	assert_int_equal(wait_producer_idle(p), 0);
+	if (prod_lcore != NULL)
+		*prod_lcore = lp.last_lcore;
+	ewyk_producer_free(p);
+}
+
+/* Tests. */
+
+static void
+test_decide_table(void **state)
+{
+	static const int want[4][3][2] = {
+		/* [kind][invocation][reserved_idle] */
+		[EWYK_STRATEGY_PC] = {
+			{ EWYK_MODE_PC, EWYK_MODE_PC },
+			{ EWYK_MODE_PC, EWYK_MODE_PC },
+			{ EWYK_MODE_PC, EWYK_MODE_PC } },
+		[EWYK_STRATEGY_PEC] = {
+			{ EWYK_MODE_PEC, EWYK_MODE_PEC },
+			{ EWYK_MODE_PEC, EWYK_MODE_PEC },
+			{ EWYK_MODE_PEC, EWYK_MODE_PEC } },
+		[EWYK_STRATEGY_EPC] = {
+			{ EWYK_MODE_PC, EWYK_MODE_EPC },
+			{ EWYK_MODE_PC, EWYK_MODE_EPC },
+			{ EWYK_MODE_PC, EWYK_MODE_EPC } },
+		[EWYK_STRATEGY_ADAPTIVE] = {
+			{ EWYK_MODE_PC, EWYK_MODE_PC },
+			{ EWYK_MODE_PEC, EWYK_MODE_EPC },
+			{ EWYK_MODE_PIC, EWYK_MODE_EPC } },
+	};
+	int k, i, r;
+
+	(void)state;
+	for (k = 0; k < 4; k++)
+		for (i = 0; i < 3; i++)
+			for (r = 0; r < 2; r++)
+				assert_int_equal(ewyk_strategy_decide(
+					(enum ewyk_strategy_kind)k, i, r),
+					want[k][i][r]);
+	assert_int_equal(ewyk_strategy_decide(EWYK_STRATEGY_PC, 3, 0), -EINVAL);
+	assert_int_equal(ewyk_strategy_decide((enum ewyk_strategy_kind)9, 0, 0),
+		-EINVAL);
+}
+
+/* Live table: each kind, each invocation, with and without an idle lcore. */
+static void
+check_live(enum ewyk_strategy_kind k, struct ewyk_executor *ex, int served)
+{
+	static const char *names[] = { "t_pc", "t_pec", "t_epc", "t_ad" };
+	struct ewyk_strategy *s = mk_strategy(names[k], k, ex);
+	struct ewyk_strategy_stats st;
+	unsigned int self = rte_lcore_id();
+	unsigned int plc;
+	uint32_t inv;
+	struct rec r;
+	int want;
+
+	for (inv = 0; inv <= EWYK_INVOKE_EITHER; inv++) {
+		if (served)
+			assert_int_equal(wait_idle_count(ex, 1), 0);
+		want = ewyk_strategy_decide(k, inv, served);
+		run_one(s, inv, &r, &plc);
+		if (want == EWYK_MODE_PEC && !served) {
+			/* Queued; nobody serves: run it here. */
+			assert_int_equal(r.runs, 0);
+			assert_int_equal(ewyk_executor_queued(ex), 1);
+			assert_int_equal(ewyk_executor_run_queued(ex, 8), 1);
+		}
+		assert_int_equal(wait_u64(&r.runs, 1, GUARD_S), 0);
+		assert_int_equal(r.runs, 1);
+		assert_int_equal(r.mode, want);
+		assert_int_equal(r.cur_mode, want);
+		switch (want) {
+		case EWYK_MODE_PC:
+		case EWYK_MODE_PIC:
+			assert_int_equal(r.lcore, self);
+			assert_int_equal(plc, self);
+			break;
+		case EWYK_MODE_EPC:
+			/* Ran here; production went on on the worker. */
+			assert_int_equal(r.lcore, self);
+			assert_int_equal(plc, WORKER_LCORE);
+			break;
+		case EWYK_MODE_PEC:
+			assert_int_equal(r.lcore, served ? WORKER_LCORE : self);
+			break;
+		default:
+			fail();
+		}
+	}
+	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+	assert_int_equal(st.mode[EWYK_MODE_PC] + st.mode[EWYK_MODE_PIC] +
+		st.mode[EWYK_MODE_EPC] + st.mode[EWYK_MODE_PEC], 3);
+	assert_int_equal(st.handoffs, st.mode[EWYK_MODE_EPC]);
+	ewyk_strategy_free(s);
+}
+
+static void
+live_kind(enum ewyk_strategy_kind k)
+{
+	struct ewyk_executor *ex0 = mk_executor("live0", 64, 0);
+	struct ewyk_executor *ex1 = mk_executor("live1", 64, 0);
+
+	/* No lcore serves ex0: nothing is ever idle. */
+	check_live(k, ex0, 0);
+	serve_on_worker(ex1);
+	check_live(k, ex1, 1);
+	stop_worker(ex1);
+	ewyk_executor_free(ex0);
+	ewyk_executor_free(ex1);
+}
+
+static void
+test_live_pc(void **state)
+{
+	(void)state;
+	live_kind(EWYK_STRATEGY_PC);
+}
+
+static void
+test_live_pec(void **state)
+{
+	(void)state;
+	live_kind(EWYK_STRATEGY_PEC);
+}
+
+static void
+test_live_epc(void **state)
+{
+	(void)state;
+	live_kind(EWYK_STRATEGY_EPC);
+}
+
+static void
+test_live_adaptive(void **state)
+{
+	(void)state;
+	live_kind(EWYK_STRATEGY_ADAPTIVE);
+}
+
+/* try_execute: immediate -EBUSY, hand-off, -ESHUTDOWN; parking. */
+
+struct gate {
+	uint32_t open;
+	uint64_t entered;
+	unsigned int lcore;
+};
+
+static void
+gate_job(void *arg)
+{
+	struct gate *g = arg;
+
+	g->lcore = rte_lcore_id();
+	__atomic_fetch_add(&g->entered, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&g->open, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void
+test_try_execute(void **state)
+{
+	struct ewyk_executor *ex = mk_executor("tx", 16, 1);
+	struct ewyk_strategy *s = mk_strategy("tx", EWYK_STRATEGY_ADAPTIVE, ex);
+	struct ewyk_strategy_stats st;
+	struct gate g = { 0 };
+
+	(void)state;
+	assert_int_equal(ewyk_executor_try_execute(ex, gate_job, &g), -EBUSY);
+	assert_int_equal(ewyk_executor_try_execute(NULL, gate_job, &g),
+		-EINVAL);
+	serve_on_worker(ex);
+	assert_int_equal(wait_idle_count(ex, 1), 0);
+	/* With a 1 us spin budget the idle lcore parks on its futex. */
+	do {
+		assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+		sched_yield();
+	} while (st.parks == 0);
+	assert_int_equal(ewyk_executor_try_execute(ex, gate_job, &g), 0);
+	assert_int_equal(wait_u64(&g.entered, 1, GUARD_S), 0);
+	assert_int_equal(g.lcore, WORKER_LCORE);
+	/* It is busy in the job: nothing idle, fail at once. */
+	assert_int_equal(ewyk_executor_idle_count(ex), 0);
+	assert_int_equal(ewyk_executor_try_execute(ex, gate_job, &g), -EBUSY);
+	__atomic_store_n(&g.open, 1, __ATOMIC_RELEASE);
+	assert_int_equal(wait_idle_count(ex, 1), 0);
+	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+	assert_int_equal(st.reserved_total, 1);
+	assert_int_equal(st.jobs, 1);
+	assert_true(st.wakes >= 1);
+	stop_worker(ex);
+	assert_int_equal(ewyk_executor_try_execute(ex, gate_job, &g),
+		-ESHUTDOWN);
+	ewyk_strategy_free(s);
+	ewyk_executor_free(ex);
+}
+
+/* Bounded: PEC ring full is reported, nothing grows, nothing is lost. */
+
+struct cnt {
+	uint64_t run[EWYK_MODE_MAX];
+};
+
+static void
+cnt_fn(void *arg, enum ewyk_exec_mode mode)
+{
+	struct cnt *c = arg;
+
+	__atomic_fetch_add(&c->run[mode], 1, __ATOMIC_RELAXED);
+}
+
+static void
+test_pec_ring_full(void **state)
+{
+	struct ewyk_executor *ex = mk_executor("full", 8, 0);
+	struct ewyk_strategy *s = mk_strategy("full", EWYK_STRATEGY_PEC, ex);
+	struct ewyk_strategy *sa = mk_strategy("fulla",
+		EWYK_STRATEGY_ADAPTIVE, ex);
+	struct ewyk_strategy_stats st;
+	struct ewyk_task t[12];
+	struct cnt c = { { 0 } };
+	struct list_prod lp = { .tasks = t, .n = 12 };
+	struct ewyk_producer_conf pc = { .produce = list_produce, .ctx = &lp };
+	struct ewyk_producer *p;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 12; i++)
+		t[i] = (struct ewyk_task){ .fn = cnt_fn, .arg = &c,
+			.invocation = EWYK_INVOKE_NON_BLOCKING };
+	p = ewyk_producer_create(s, &pc);
+	assert_non_null(p);
+	assert_int_equal(ewyk_producer_run(p), EWYK_PRODUCE_IDLE);
+	/* 8 queued (exact capacity), 4 told REJECTED (HTTP: 503). */
+	assert_int_equal(ewyk_executor_queued(ex), 8);
+	assert_int_equal(c.run[EWYK_MODE_REJECTED], 4);
+	assert_int_equal(c.run[EWYK_MODE_PEC], 0);
+	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+	assert_int_equal(st.mode[EWYK_MODE_PEC], 8);
+	assert_int_equal(st.mode[EWYK_MODE_REJECTED], 4);
+	assert_int_equal(st.ring_count, 8);
+	assert_int_equal(st.ring_capacity, 8);
+	/* Out of a producer loop: the caller keeps the task. */
+	assert_int_equal(ewyk_strategy_execute(s, &t[0]), -ENOBUFS);
+	assert_int_equal(ewyk_executor_submit(ex, &t[0]), -ENOBUFS);
+	t[0].invocation = EWYK_INVOKE_BLOCKING;
+	assert_int_equal(ewyk_strategy_execute(sa, &t[0]), -ENOBUFS);
+	t[0].invocation = EWYK_INVOKE_NON_BLOCKING;
+	assert_int_equal(ewyk_strategy_execute(sa, &t[0]), EWYK_MODE_PC);
+	assert_int_equal(c.run[EWYK_MODE_REJECTED], 4);
+	assert_int_equal(ewyk_executor_queued(ex), 8);
+	/* Drain: all 8 run in PEC mode. */
+	assert_int_equal(ewyk_executor_run_queued(ex, 100), 8);
+	assert_int_equal(c.run[EWYK_MODE_PEC], 8);
+	/* Space again. */
+	assert_int_equal(ewyk_strategy_execute(s, &t[0]), EWYK_MODE_PEC);
+	assert_int_equal(ewyk_strategy_execute(s, &t[1]), EWYK_MODE_PEC);
+	ewyk_producer_free(p);
+	ewyk_strategy_free(s);
+	ewyk_strategy_free(sa);
+	/* Free with 2 queued: they are told, not lost. */
+	ewyk_executor_free(ex);
+	assert_int_equal(c.run[EWYK_MODE_REJECTED], 6);
+	assert_int_equal(c.run[EWYK_MODE_PEC], 8);
+}
+
+/* REPRODUCING: work that arrives while the holder looks is not lost. */
+
+struct rp_ctx {
+	struct ewyk_producer *p;
+	struct cnt c;
+	unsigned int produced, calls;
+	int busy_ret;
+};
+
+static unsigned int
+rp_produce(void *ctx, struct ewyk_task *out, unsigned int max)
+{
+	struct rp_ctx *x = ctx;
+
+	(void)max;
+	x->calls++;
+	if (x->calls == 2) {
+		/*
+		 * The holder found nothing; before it releases the token,
+		 * "another lcore" adds work and calls run(): it must see
+		 * the token held, mark it REPRODUCING and return.
+		 */
+		x->busy_ret = ewyk_producer_run(x->p);
+		return 0;
+	}
+	if (x->calls == 1 || x->calls == 3) {
+		out[0] = (struct ewyk_task){ .fn = cnt_fn, .arg = &x->c };
+		x->produced++;
+		return 1;
+	}
+	return 0;
+}
+
+static void
+test_reproducing(void **state)
+{
+	struct ewyk_strategy *s = mk_strategy("rp", EWYK_STRATEGY_PC, NULL);
+	struct rp_ctx x = { 0 };
+	struct ewyk_producer_conf pc = { .produce = rp_produce, .ctx = &x };
+	struct ewyk_strategy_stats st;
+
+	(void)state;
+	x.p = ewyk_producer_create(s, &pc);
+	assert_non_null(x.p);
+	assert_int_equal(ewyk_producer_state_get(x.p), EWYK_PRODUCER_IDLE);
+	assert_int_equal(ewyk_producer_run(x.p), EWYK_PRODUCE_IDLE);
+	assert_int_equal(x.busy_ret, EWYK_PRODUCE_BUSY);
+	assert_int_equal(x.produced, 2);
+	assert_int_equal(x.c.run[EWYK_MODE_PC], 2);
+	assert_int_equal(x.calls, 4); /* 2 empty: one re-produce, one idle */
+	assert_int_equal(ewyk_producer_state_get(x.p), EWYK_PRODUCER_IDLE);
+	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+	assert_int_equal(st.reproduce, 1);
+	assert_int_equal(st.idle, 1);
+	assert_int_equal(st.produce_calls, 2);
+	ewyk_producer_free(x.p);
+	ewyk_strategy_free(s);
+}
+
+/* A polled producer keeps the token on empty bursts until stopped. */
+
+struct poll_ctx {
+	struct ewyk_producer *p;
+	unsigned int calls;
+	int try_ret;
+};
+
+static unsigned int
+poll_produce(void *ctx, struct ewyk_task *out, unsigned int max)
+{
+	struct poll_ctx *x = ctx;
+
+	(void)out;
+	(void)max;
+	if (++x->calls == 100) {
+		x->try_ret = ewyk_producer_try_run(x->p);
+		ewyk_producer_stop(x->p);
+	}
+	return 0;
+}
+
+static void
+test_polling_stop(void **state)
+{
+	struct ewyk_strategy *s = mk_strategy("poll", EWYK_STRATEGY_PC, NULL);
+	struct poll_ctx x = { 0 };
+	struct ewyk_producer_conf pc = { .produce = poll_produce, .ctx = &x,
+		.idle_polls = EWYK_PRODUCER_POLL_FOREVER };
+	struct ewyk_producer_conf bad = { .produce = NULL };
+
+	(void)state;
+	assert_null(ewyk_producer_create(s, &bad));
+	assert_int_equal(rte_errno, EINVAL);
+	x.p = ewyk_producer_create(s, &pc);
+	assert_non_null(x.p);
+	assert_int_equal(ewyk_producer_run(x.p), EWYK_PRODUCE_STOPPED);
+	assert_int_equal(x.calls, 100);
+	/* try_run while held: BUSY without marking REPRODUCING. */
+	assert_int_equal(x.try_ret, EWYK_PRODUCE_BUSY);
+	assert_int_equal(ewyk_producer_resume(x.p), 0);
+	ewyk_producer_free(x.p);
+	ewyk_strategy_free(s);
+}
+
+/* Chaining: a producer run inside a PC task never hands production off. */
+
+struct chain_ctx {
+	struct ewyk_strategy *inner;
+	struct rec rb, re;
+};
+
+static void
+chain_outer_fn(void *arg, enum ewyk_exec_mode mode)
+{
+	struct chain_ctx *x = arg;
+	struct ewyk_task t[2] = {
+		{ .fn = rec_fn, .arg = &x->rb, .invocation = EWYK_INVOKE_BLOCKING },
+		{ .fn = rec_fn, .arg = &x->re, .invocation = EWYK_INVOKE_EITHER },
+	};
+	struct list_prod lp = { .tasks = t, .n = 2 };
+	struct ewyk_producer_conf pc = { .produce = list_produce, .ctx = &lp };
+	struct ewyk_producer *p = ewyk_producer_create(x->inner, &pc);
+
+	assert_int_equal(mode, EWYK_MODE_PC);
+	assert_int_equal(ewyk_strategy_current_mode(), EWYK_MODE_PC);
+	assert_non_null(p);
+	assert_int_equal(ewyk_producer_run(p), EWYK_PRODUCE_IDLE);
+	ewyk_producer_free(p);
+	assert_int_equal(ewyk_strategy_current_mode(), EWYK_MODE_PC);
+}
+
+static void
+test_chaining(void **state)
+{
+	struct ewyk_executor *ex = mk_executor("chain", 16, 0);
+	struct ewyk_strategy *outer = mk_strategy("chain_o",
+		EWYK_STRATEGY_ADAPTIVE, ex);
+	struct chain_ctx x = { 0 };
+	struct ewyk_task t = { .fn = chain_outer_fn, .arg = &x,
+		.invocation = EWYK_INVOKE_NON_BLOCKING };
+	struct list_prod lp = { .tasks = &t, .n = 1 };
+	struct ewyk_producer_conf pc = { .produce = list_produce, .ctx = &lp };
+	struct ewyk_producer *p;
+
+	(void)state;
+	x.inner = mk_strategy("chain_i", EWYK_STRATEGY_ADAPTIVE, ex);
+	serve_on_worker(ex);
+	assert_int_equal(wait_idle_count(ex, 1), 0);
+	assert_int_equal(ewyk_strategy_current_mode(), -1);
+	p = ewyk_producer_create(outer, &pc);
+	assert_non_null(p);
+	assert_int_equal(ewyk_producer_run(p), EWYK_PRODUCE_IDLE);
+	/* A reserved lcore was idle, yet: BLOCKING -> PEC, EITHER -> PIC. */
+	assert_int_equal(wait_u64(&x.rb.runs, 1, GUARD_S), 0);
+	assert_int_equal(x.rb.mode, EWYK_MODE_PEC);
+	assert_int_equal(x.rb.lcore, WORKER_LCORE);
+	assert_int_equal(x.re.runs, 1);
+	assert_int_equal(x.re.mode, EWYK_MODE_PIC);
+	assert_int_equal(x.re.lcore, rte_lcore_id());
+	assert_int_equal(ewyk_strategy_current_mode(), -1);
+	stop_worker(ex);
+	ewyk_producer_free(p);
+	ewyk_strategy_free(x.inner);
+	ewyk_strategy_free(outer);
+	ewyk_executor_free(ex);
+}
+
+static void
+test_create_errors(void **state)
+{
+	struct ewyk_executor_conf ec = { .name = NULL };
+	struct ewyk_strategy_conf sc = { .name = "e", .kind = EWYK_STRATEGY_PEC };
+	struct ewyk_executor *ex;
+	struct ewyk_strategy *s;
+
+	(void)state;
+	assert_null(ewyk_executor_create(&ec));
+	assert_int_equal(rte_errno, EINVAL);
+	ec.name = "this-name-is-far-too-long-for-a-ring";
+	assert_null(ewyk_executor_create(&ec));
+	assert_int_equal(rte_errno, EINVAL);
+	assert_null(ewyk_strategy_create(&sc)); /* PEC without executor */
+	assert_int_equal(rte_errno, EINVAL);
+	ex = mk_executor("dup", 16, 0);
+	ec.name = "dup";
+	assert_null(ewyk_executor_create(&ec));
+	assert_int_equal(rte_errno, EEXIST);
+	s = mk_strategy("dup", EWYK_STRATEGY_PC, NULL);
+	sc.kind = EWYK_STRATEGY_PC;
+	sc.name = "dup";
+	assert_null(ewyk_strategy_create(&sc));
+	assert_int_equal(rte_errno, EEXIST);
+	assert_ptr_equal(ewyk_strategy_lookup("dup"), s);
+	assert_null(ewyk_strategy_lookup("nope"));
+	assert_int_equal(rte_errno, ENOENT);
+	assert_int_equal(ewyk_strategy_kind_get(s), EWYK_STRATEGY_PC);
+	assert_true(ewyk_executor_default_reserved() >= 1);
+	assert_int_equal(ewyk_executor_serve(NULL, NULL), -EINVAL);
+	ewyk_strategy_free(s);
+	ewyk_executor_free(ex);
+}
+
+/*
+ * Exactly-once: several source threads push bursts of task ids, with idle
+ * gaps, into the RX rings of several shards and call ewyk_producer_run()
+ * after each burst (as an RX interrupt or a completion would). Whoever
+ * gets the token produces. Every task must be invoked exactly once (run,
+ * or REJECTED when the PEC ring is full), and none may be left behind
+ * when the sources stop and every token goes IDLE.
+ */
+
+#define EO_SHARDS 3
+#define EO_SOURCES 3
+#define EO_RX 512
+
+struct eo;
+
+struct eo_slot {
+	struct eo *eo;
+	uint32_t hits;
+	uint32_t inv;
+};
+
+struct eo_shard {
+	struct rte_ring *rx;
+	struct ewyk_producer *p;
+	uint32_t in_produce;
+	struct eo *eo;
+};
+
+struct eo {
+	struct ewyk_executor *ex;
+	struct ewyk_strategy *s;
+	struct eo_shard sh[EO_SHARDS];
+	struct eo_slot *slot;
+	uint64_t total;
+	uint64_t per_source;
+	uint64_t done;
+	uint64_t rejected;
+	uint32_t quit;
+	uint32_t stop_reserved;
+	uint32_t double_producer;
+	uint32_t twice;
+	uint32_t timeout;
+	int source_no;
+};
+
+static void
+eo_fn(void *arg, enum ewyk_exec_mode mode)
+{
+	struct eo_slot *sl = arg;
+	struct eo *eo = sl->eo;
+
+	if (__atomic_fetch_add(&sl->hits, 1, __ATOMIC_RELAXED) != 0)
+		__atomic_store_n(&eo->twice, 1, __ATOMIC_RELAXED);
+	if (mode == EWYK_MODE_REJECTED)
+		__atomic_fetch_add(&eo->rejected, 1, __ATOMIC_RELAXED);
+	else if (sl->inv == EWYK_INVOKE_BLOCKING && (rte_rand() & 63) == 0)
+		usleep(20); /* really block, now and then */
+	if (__atomic_add_fetch(&eo->done, 1, __ATOMIC_ACQ_REL) == eo->total) {
+		__atomic_store_n(&eo->quit, 1, __ATOMIC_RELEASE);
+		ewyk_executor_wake_all(eo->ex);
+	}
+}
+
+static unsigned int
+eo_produce(void *ctx, struct ewyk_task *out, unsigned int max)
+{
+	struct eo_shard *sh = ctx;
+	void *ids[64];
+	unsigned int n, i;
+
+	if (__atomic_exchange_n(&sh->in_produce, 1, __ATOMIC_ACQUIRE) != 0)
+		__atomic_store_n(&sh->eo->double_producer, 1, __ATOMIC_RELAXED);
+	n = rte_ring_sc_dequeue_burst(sh->rx, ids, RTE_MIN(max, 64u), NULL);
+	for (i = 0; i < n; i++) {
+		struct eo_slot *sl = ids[i];
+
+		out[i] = (struct ewyk_task){ .fn = eo_fn, .arg = sl,
+			.invocation = sl->inv };
+	}
+	__atomic_store_n(&sh->in_produce, 0, __ATOMIC_RELEASE);
+	return n;
+}
+
+static void
+eo_source(void *arg)
+{
+	struct eo *eo = arg;
+	int me = __atomic_fetch_add(&eo->source_no, 1, __ATOMIC_RELAXED);
+	uint64_t id = me * eo->per_source, end = id + eo->per_source;
+
+	while (id < end) {
+		struct eo_shard *sh = &eo->sh[rte_rand() % EO_SHARDS];
+		uint64_t burst = 1 + rte_rand() % 48;
+
+		for (; burst > 0 && id < end; burst--, id++) {
+			struct eo_slot *sl = &eo->slot[id];
+			uint64_t r = rte_rand() % 10;
+
+			sl->inv = r < 8 ? EWYK_INVOKE_NON_BLOCKING :
+				r == 8 ? EWYK_INVOKE_BLOCKING :
+				EWYK_INVOKE_EITHER;
+			while (rte_ring_mp_enqueue(sh->rx, sl) != 0) {
+				ewyk_producer_run(sh->p);
+				sched_yield();
+			}
+		}
+		ewyk_producer_run(sh->p);
+		if ((rte_rand() & 7) == 0)
+			usleep(rte_rand() % 200); /* idle gap */
+	}
+}
+
+static void
+eo_reserved(void *arg)
+{
+	struct eo *eo = arg;
+
+	ewyk_executor_serve(eo->ex, &eo->stop_reserved);
+}
+
+static void *
+eo_watchdog(void *arg)
+{
+	struct eo *eo = arg;
+	double end = now_s() + GUARD_S;
+
+	while (!__atomic_load_n(&eo->quit, __ATOMIC_ACQUIRE)) {
+		if (now_s() > end) {
+			__atomic_store_n(&eo->timeout, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&eo->quit, 1, __ATOMIC_RELEASE);
+			ewyk_executor_wake_all(eo->ex);
+			break;
+		}
+		usleep(1000);
+	}
+	return NULL;
+}
+
+static void
+exactly_once(enum ewyk_strategy_kind k)
+{
+	struct eo *eo = calloc(1, sizeof(*eo));
+	struct lthread src[EO_SOURCES], res;
+	struct ewyk_strategy_stats st;
+	pthread_t wd;
+	char name[32];
+	uint64_t i, sum = 0;
+	unsigned int j;
+	int m;
+
+	assert_non_null(eo);
+	eo->per_source = getenv("EWYK_TEST_LONG") != NULL ? 400000 : 15000;
+	eo->total = eo->per_source * EO_SOURCES;
+	eo->slot = calloc(eo->total, sizeof(*eo->slot));
+	assert_non_null(eo->slot);
+	for (i = 0; i < eo->total; i++)
+		eo->slot[i].eo = eo;
+	eo->ex = mk_executor("eo", 256, 0);
+	eo->s = mk_strategy("eo", k, eo->ex);
+	for (j = 0; j < EO_SHARDS; j++) {
+		struct ewyk_producer_conf pc = { .produce = eo_produce,
+			.ctx = &eo->sh[j], .burst = 16 };
+
+		snprintf(name, sizeof(name), "eo_rx%u", j);
+		eo->sh[j].eo = eo;
+		eo->sh[j].rx = rte_ring_create(name, EO_RX, SOCKET_ID_ANY,
+			RING_F_SC_DEQ | RING_F_EXACT_SZ);
+		assert_non_null(eo->sh[j].rx);
+		eo->sh[j].p = ewyk_producer_create(eo->s, &pc);
+		assert_non_null(eo->sh[j].p);
+	}
+	/* Reserved: EAL lcore 1, one registered thread, and main below. */
+	serve_on_worker(eo->ex);
+	lthread_start(&res, eo_reserved, eo);
+	for (j = 0; j < EO_SOURCES; j++)
+		lthread_start(&src[j], eo_source, eo);
+	assert_int_equal(pthread_create(&wd, NULL, eo_watchdog, eo), 0);
+	/* Main "becomes a reserved lcore" until the last task completes. */
+	assert_int_equal(ewyk_executor_serve(eo->ex, &eo->quit), 0);
+	for (j = 0; j < EO_SOURCES; j++)
+		lthread_join(&src[j]);
+	pthread_join(wd, NULL);
+	assert_int_equal(eo->timeout, 0);
+	for (j = 0; j < EO_SHARDS; j++) {
+		assert_int_equal(wait_producer_idle(eo->sh[j].p), 0);
+		assert_int_equal(rte_ring_count(eo->sh[j].rx), 0);
+	}
+	assert_int_equal(ewyk_executor_queued(eo->ex), 0);
+	assert_int_equal(eo->double_producer, 0);
+	assert_int_equal(eo->twice, 0);
+	assert_int_equal(eo->done, eo->total);
+	for (i = 0; i < eo->total; i++)
+		if (eo->slot[i].hits != 1)
+			fail_msg("task %" PRIu64 " invoked %u times", i,
+				eo->slot[i].hits);
+	assert_int_equal(ewyk_strategy_stats_get(eo->s, &st), 0);
+	for (m = 0; m < EWYK_MODE_MAX; m++)
+		sum += st.mode[m];
+	assert_int_equal(sum, eo->total);
+	assert_int_equal(st.mode[EWYK_MODE_REJECTED], eo->rejected);
+	print_message("    %s: pc %" PRIu64 " pic %" PRIu64 " epc %" PRIu64
+		" pec %" PRIu64 " rejected %" PRIu64 ", reproduce %" PRIu64
+		", parks %" PRIu64 "\n",
+		(const char *[]){ "pc", "pec", "epc", "adaptive" }[k],
+		st.mode[0], st.mode[1], st.mode[2], st.mode[3], st.mode[4],
+		st.reproduce, st.parks);
+	__atomic_store_n(&eo->stop_reserved, 1, __ATOMIC_RELEASE);
+	stop_worker(eo->ex);
+	lthread_join(&res);
+	for (j = 0; j < EO_SHARDS; j++) {
+		ewyk_producer_free(eo->sh[j].p);
+		rte_ring_free(eo->sh[j].rx);
+	}
+	ewyk_strategy_free(eo->s);
+	ewyk_executor_free(eo->ex);
+	free(eo->slot);
+	free(eo);
+}
+
+static void
+test_exactly_once_pc(void **state)
+{
+	(void)state;
+	exactly_once(EWYK_STRATEGY_PC);
+}
+
+static void
+test_exactly_once_pec(void **state)
+{
+	(void)state;
+	exactly_once(EWYK_STRATEGY_PEC);
+}
+
+static void
+test_exactly_once_epc(void **state)
+{
+	(void)state;
+	exactly_once(EWYK_STRATEGY_EPC);
+}
+
+static void
+test_exactly_once_adaptive(void **state)
+{
+	(void)state;
+	exactly_once(EWYK_STRATEGY_ADAPTIVE);
+}
+
+/*
+ * The HTTP/2 flow-control shape that starved Jetty: a connection yields K
+ * blocking writes, each waiting for a WINDOW_UPDATE that the same producer
+ * yields only after all the writes. If the producing lcore ever runs a
+ * write in place, nobody is left to produce the update.
+ */
+
+#define H2_K 6
+
+struct h2 {
+	uint32_t credit[H2_K];
+	uint64_t written;
+	uint32_t timeouts;
+	uint32_t rejected;
+	double wait_s;
+};
+
+struct h2_write {
+	struct h2 *h;
+	unsigned int i;
+};
+
+static void
+h2_write_fn(void *arg, enum ewyk_exec_mode mode)
+{
+	struct h2_write *w = arg;
+	struct h2 *h = w->h;
+	double end = now_s() + h->wait_s;
+
+	if (mode == EWYK_MODE_REJECTED) {
+		__atomic_fetch_add(&h->rejected, 1, __ATOMIC_RELAXED);
+	} else {
+		/* Block until the window opens (or the guard fires). */
+		while (!__atomic_load_n(&h->credit[w->i], __ATOMIC_ACQUIRE)) {
+			if (now_s() > end) {
+				__atomic_fetch_add(&h->timeouts, 1,
+					__ATOMIC_RELAXED);
+				break;
+			}
+			usleep(50);
+		}
+	}
+	__atomic_fetch_add(&h->written, 1, __ATOMIC_RELEASE);
+}
+
+static void
+h2_update_fn(void *arg, enum ewyk_exec_mode mode)
+{
+	(void)mode;
+	__atomic_store_n((uint32_t *)arg, 1, __ATOMIC_RELEASE);
+}
+
+static void
+h2_run(struct ewyk_strategy *s, struct h2 *h, unsigned int k)
+{
+	struct ewyk_task t[2 * H2_K];
+	struct h2_write w[H2_K];
+	struct list_prod lp = { .tasks = t, .n = 2 * k };
+	struct ewyk_producer_conf pc = { .produce = list_produce, .ctx = &lp,
+		.burst = 4 };
+	struct ewyk_producer *p = ewyk_producer_create(s, &pc);
+	unsigned int i;
+	int st;
+
+	assert_non_null(p);
+	for (i = 0; i < k; i++) {
+		w[i] = (struct h2_write){ .h = h, .i = i };
+		t[i] = (struct ewyk_task){ .fn = h2_write_fn, .arg = &w[i],
+			.invocation = EWYK_INVOKE_BLOCKING };
+		t[k + i] = (struct ewyk_task){ .fn = h2_update_fn,
+			.arg = &h->credit[i],
+			.invocation = EWYK_INVOKE_NON_BLOCKING };
+	}
+	st = ewyk_producer_run(p);
+	assert_true(st == EWYK_PRODUCE_IDLE || st == EWYK_PRODUCE_HANDED_OFF);
+	assert_int_equal(wait_u64(&h->written, k, GUARD_S + h->wait_s * k), 0);
+	assert_int_equal(wait_producer_idle(p), 0);
+	ewyk_producer_free(p);
+}
+
+struct srv {
+	struct ewyk_executor *ex;
+	uint32_t quit;
+};
+
+static void
+srv_fn(void *arg)
+{
+	struct srv *x = arg;
+
+	ewyk_executor_serve(x->ex, &x->quit);
+}
+
+static void
+test_no_starvation_adaptive(void **state)
+{
+	struct ewyk_executor *ex = mk_executor("h2", 64, 0);
+	struct ewyk_strategy *s = mk_strategy("h2", EWYK_STRATEGY_ADAPTIVE, ex);
+	struct ewyk_strategy_stats st;
+	struct h2 h = { .wait_s = GUARD_S };
+	struct srv r = { .ex = ex };
+	struct lthread r2;
+
+	(void)state;
+	/* Two reserved lcores: EAL lcore 1 and a registered thread. */
+	serve_on_worker(ex);
+	lthread_start(&r2, srv_fn, &r);
+	assert_int_equal(wait_idle_count(ex, 2), 0);
+	h2_run(s, &h, H2_K);
+	assert_int_equal(h.timeouts, 0);
+	assert_int_equal(h.rejected, 0);
+	assert_int_equal(h.written, H2_K);
+	/*
+	 * Write 1 went EPC (the producer blocks in it, production moved to
+	 * reserved A), write 2 too (A blocks, production moved to B); with
+	 * every other lcore blocked in a write, writes 3.. were queued (PEC)
+	 * and B went on producing the WINDOW_UPDATEs in place (PC).
+	 */
+	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+	assert_int_equal(st.mode[EWYK_MODE_EPC], 2);
+	assert_int_equal(st.mode[EWYK_MODE_PEC], H2_K - 2);
+	assert_int_equal(st.mode[EWYK_MODE_PC], H2_K);
+	assert_int_equal(st.handoffs, 2);
+	__atomic_store_n(&r.quit, 1, __ATOMIC_RELEASE);
+	ewyk_executor_wake_all(ex);
+	lthread_join(&r2);
+	stop_worker(ex);
+	ewyk_strategy_free(s);
+	ewyk_executor_free(ex);
+}
+
+/* The same shape under PC starves every write: the shape is real. */
+static void
+test_starvation_shape_pc(void **state)
+{
+	struct ewyk_strategy *s = mk_strategy("h2pc", EWYK_STRATEGY_PC, NULL);
+	struct h2 h = { .wait_s = 0.02 };
+
+	(void)state;
+	h2_run(s, &h, 3);
+	assert_int_equal(h.timeouts, 3);
+	assert_int_equal(h.written, 3);
+	ewyk_strategy_free(s);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decide_table),
+		cmocka_unit_test(test_create_errors),
+		cmocka_unit_test(test_live_pc),
+		cmocka_unit_test(test_live_pec),
+		cmocka_unit_test(test_live_epc),
+		cmocka_unit_test(test_live_adaptive),
+		cmocka_unit_test(test_try_execute),
+		cmocka_unit_test(test_pec_ring_full),
+		cmocka_unit_test(test_reproducing),
+		cmocka_unit_test(test_polling_stop),
+		cmocka_unit_test(test_chaining),
+		cmocka_unit_test(test_exactly_once_pc),
+		cmocka_unit_test(test_exactly_once_pec),
+		cmocka_unit_test(test_exactly_once_epc),
+		cmocka_unit_test(test_exactly_once_adaptive),
+		cmocka_unit_test(test_no_starvation_adaptive),
+		cmocka_unit_test(test_starvation_shape_pc),
+	};
+
+	if (ewyk_test_eal_init(argc, argv) < 0)
+		return 1;
+	if (rte_lcore_count() < 2) {
+		fprintf(stderr, "test_strategy needs 2 lcores\n");
+		return 1;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
