@@ -99,7 +99,7 @@ extern "C" {
  * Flag: the pool stores caller-owned pointers (obj_size must be 0). It
  * starts empty; ewyk_pool_put() adds a pointer (up to capacity), get takes
  * one. No multiplexing, usage limit, reserve, enable or remove. Pointers
- * must be at least 2-byte aligned and non-NULL.
+ * must be non-NULL. At most `capacity` pointers may be in the pool.
  */
 #define EWYK_POOL_F_EXTERNAL (1u << 1)
 /**
@@ -458,7 +458,7 @@ ewyk_pool_info_get(const struct ewyk_pool *pool, struct ewyk_pool_info *info);
  * @param pool The pool.
  * @param lcore_id 0..RTE_MAX_LCORE-1.
  * @param info Filled in.
- * @return 0, -EINVAL, or -ENOENT (the pool has no cache).
+ * @return 0 or -EINVAL.
  */
 int
 ewyk_pool_lcore_info_get(const struct ewyk_pool *pool, unsigned int lcore_id,
@@ -498,6 +498,7 @@ struct ewyk_pool_lcore {
 	void **objs;		/**< LIFO, flush_thresh + 1 slots */
 	void *handback;		/**< struct rte_ring, MPSC, or NULL */
 	int socket_requested;	/**< node asked for this memory */
+	uint32_t cursor;	/**< next-fit cursor (LCORE strategy) */
 	struct ewyk_pool_stats stats __rte_cache_aligned; /**< counters */
 } __rte_cache_aligned;
 
@@ -583,7 +584,7 @@ ewyk_pool_put(struct ewyk_pool *pool, void *obj)
 		if (likely(lc != NULL && lc->len < lc->flush_thresh)) {
 			if (lc->check_owner) {
 				off = (uintptr_t)obj - (uintptr_t)h->objs;
-				if (unlikely(off >= h->arena_len))
+				if (unlikely(off > h->arena_len - h->elt_size))
 					return ewyk_pool_put_slow(pool, obj);
 				oh = (const struct ewyk_pool_objhdr *)
 					(void *)((char *)obj + h->hdr_off);
