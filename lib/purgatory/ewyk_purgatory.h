@@ -48,7 +48,7 @@ struct ewyk_purgatory;
 struct ewyk_purgatory_op;
 
 /** Longest purgatory name, terminating NUL included. */
-#define EWYK_PURGATORY_NAMESIZE 32
+#define EWYK_PURGATORY_NAMESIZE 24
 /** Most watch keys one op may have. */
 #define EWYK_PURGATORY_MAX_KEYS 8
 
@@ -106,7 +106,8 @@ struct ewyk_purgatory_stats {
 	uint64_t completed;  /**< on_complete() run */
 	uint64_t expired;    /**< on_expire() run */
 	uint64_t cancelled;  /**< ops cancelled */
-	uint64_t claims_lost;/**< claims or completions that lost the race */
+	uint64_t races_lost; /**< owner-side expiry, completion or cancel
+				  that lost the race to a claim */
 	uint64_t purges;     /**< full sweeps of the watch lists */
 	uint64_t purged;     /**< stale watch entries dropped */
 	uint64_t full;       /**< add() refused with ENOSPC */
