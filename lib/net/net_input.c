@@ -54,7 +54,7 @@ net_icmp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		net_drop(s, m, EWYK_NET_DROP_ICMP_TRUNCATED);
 		return;
 	}
-	if (rte_raw_cksum_mbuf(m, off, icmp_len, &sum) != 0 || sum != 0xffff) {
+	if (net_cksum_mbuf(m, off, icmp_len, &sum) != 0 || sum != 0xffff) {
 		net_drop(s, m, EWYK_NET_DROP_ICMP_CKSUM);
 		return;
 	}
@@ -67,7 +67,7 @@ net_icmp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 
 	icmp->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
 	icmp->icmp_cksum = 0;
-	rte_raw_cksum_mbuf(m, off, icmp_len, &sum);
+	net_cksum_mbuf(m, off, icmp_len, &sum);
 	icmp->icmp_cksum = (uint16_t)~sum;
 
 	tmp = ip->src_addr;

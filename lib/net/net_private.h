@@ -133,5 +133,7 @@ void net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 
 /* net_cksum.c */
 bool net_ipv4_hdr_valid_cksum(const struct rte_ipv4_hdr *ip, uint16_t hlen);
+int net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len,
+		uint16_t *cksum);
 
 #endif /* EWYK_NET_PRIVATE_H */
