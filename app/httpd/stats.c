@@ -97,8 +97,8 @@ httpd_stats_print(struct httpd *h, bool final)
 
 	memset(&tot, 0, sizeof(tot));
 	memset(&ptot, 0, sizeof(ptot));
-	printf("\n%s per-lcore stats%s\n", final ? "Final" : "==",
-		secs > 0 ? "" : " (rates from the next report on)");
+	printf("\n%s per-lcore stats (rates over the last %.1f s)\n",
+		final ? "Final" : "==", secs);
 	printf("%-7s %12s %14s %12s %14s %9s %11s %11s %9s %9s %13s %9s\n",
 		"lcore", "rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "drops",
 		"rx_pps", "tx_pps", "rx_Mbps", "tx_Mbps", "loops", "cyc/pkt");
@@ -192,6 +192,8 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 int
 httpd_stats_telemetry_init(struct httpd *h)
 {
+	/* Rates of the first report run from here, when every counter is 0. */
+	prev_snap.tsc = rte_rdtsc();
 	tel_app = h;
 	return rte_telemetry_register_cmd("/ewyk/stats", tel_stats,
 		"Per-lcore stats of ewyk-httpd: packets, bytes, drops, loop iterations, busy cycles per packet");
