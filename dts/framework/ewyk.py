@@ -70,6 +70,10 @@ class Testbed:
         return self.node.run(f"taskset -c 1 {cmd}", ns=self.ns_peer,
                              check=check, timeout=timeout)
 
+    def node_dir(self):
+        """A directory for this testbed's captures and logs."""
+        return log_dir()
+
     def peer_mac(self):
         out = self.node.run(f"cat /sys/class/net/{self.if_peer}/address",
                             ns=self.ns_peer).stdout

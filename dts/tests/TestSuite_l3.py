@@ -12,8 +12,9 @@ import sys
 
 from scapy.all import ARP, ICMP, IP, Dot1Q, Ether, Raw, fragment  # noqa: E402
 
-from framework.ewyk import (EWYK_IP, PEER_IP, EwykHttpd, Testbed, parse_ping,
-                            settle)
+from framework.ewyk import (EWYK_IP, PEER_IP, EwykHttpd, Testbed, httpd_binary,
+                            parse_ping, settle)
+from framework.node import wait_for
 from framework.test_suite import TestSuite
 
 SCAPY_PEER = os.path.join(os.path.dirname(os.path.dirname(
@@ -220,6 +221,27 @@ class TestSuite_l3(TestSuite):
         raw = bytes(self._eth())[:12] + b"\x08\x00"
         self._assert_dropped([raw], "drop_ip_truncated")
 
+    def test_bad_arguments(self):
+        eal = (f"{httpd_binary()} -l 0 --no-huge -m 256 --no-pci --no-shconf "
+               f"--no-telemetry --log-level=lib.eal:error --file-prefix=ewyk-badargs")
+        null = "--vdev=net_null0"
+        cases = [
+            (f"{null} --", 2, "at least one --ip"),
+            (f"{null} -- --ip 300.1.1.1/24", 2, "expected A.B.C.D/NN"),
+            (f"{null} -- --ip 10.0.0.1/33", 2, "expected A.B.C.D/NN"),
+            (f"{null} -- --ip 10.0.0.1", 2, "expected A.B.C.D/NN"),
+            (f"{null} -- --ip 10.0.0.1/24 --stats-interval abc", 2, "--stats-interval"),
+            (f"{null} -- --ip 10.0.0.1/24 --vlan 5000", 2, "--vlan"),
+            (f"{null} -- --ip 10.0.0.1/24 --bogus", 2, "Usage"),
+            (f"{null} -- --ip 10.0.0.1/24 --ip 10.0.1.1/24", 1, "1 port(s) but 2 --ip"),
+            ("-- --ip 10.0.0.1/24", 1, "no ports"),
+        ]
+        for args, want_rc, want_msg in cases:
+            p = self.node.run(f"{eal} {args}", check=False, timeout=60)
+            out = p.stdout + p.stderr
+            assert p.returncode == want_rc, (args, p.returncode, out)
+            assert want_msg in out, (args, out)
+
     def test_zz_still_serving_and_clean_exit(self):
         # Last: after all of the above the process still answers, and
         # SIGINT gives the final stats and exit code 0.
@@ -230,3 +252,106 @@ class TestSuite_l3(TestSuite):
         log = self.app.log()
         assert "Final per-lcore stats" in log
         assert "drops by reason" in log
+
+
+class TestSuite_l3_multicore(TestSuite):
+    """Two lcores, two af_packet queue pairs: every shard answers, ARP is
+    shared, and the start-up gratuitous ARP reaches the peer."""
+
+    def set_up_all(self):
+        self.tb = Testbed(self.node)
+        # Let the peer kernel create neighbour entries from gratuitous ARP
+        # (arp_accept=1): the announcement ewyk sends at start-up then
+        # shows up in its neighbour table, before anything else talks.
+        self.node.run(f"sysctl -qw net.ipv4.conf.{self.tb.if_peer}.arp_accept=1",
+                      ns=self.tb.ns_peer)
+        self.app = EwykHttpd(self.tb, lcores="0-1", vdev_args="qpairs=2",
+                             app_args=["--stats-interval", "0"],
+                             log_name="ewyk-httpd-mc").start()
+
+    def test_gratuitous_arp_at_start(self):
+        # Runs first: no ping or arping has happened yet.
+        m = re.search(r"mac ([0-9A-F:]{17})", self.app.log())
+        assert m, self.app.log()
+        neigh = wait_for(lambda: self.node.run(
+            f"ip neigh show {EWYK_IP} dev {self.tb.if_peer}",
+            ns=self.tb.ns_peer).stdout.strip(), timeout=5)
+        assert m.group(1).lower() in neigh.lower(), neigh
+        assert self.app.net_stats()["arp_req_tx"] >= 1
+
+    def test_ping_both_shards(self):
+        out = self.tb.peer(f"{PING} -c 100 -i 0.005 {EWYK_IP}").stdout
+        assert parse_ping(out) == (100, 100), out
+        out = self.tb.peer(f"{PING} -c 20 -i 0.01 -s 1400 {EWYK_IP}").stdout
+        assert parse_ping(out) == (20, 20), out
+
+    def test_arping(self):
+        out = self.tb.peer(f"arping -c 3 -w 5 -I {self.tb.if_peer} {EWYK_IP}").stdout
+        assert "Received 3 response" in out, out
+
+    def test_stats_per_lcore(self):
+        st = self.app.telemetry("/ewyk/stats")
+        assert {"lcore_0", "lcore_1", "total"} <= set(st), st.keys()
+        total = sum(st[k]["rx_pkts"] for k in ("lcore_0", "lcore_1"))
+        assert st["total"]["rx_pkts"] == total > 0
+
+    def test_zz_clean_exit(self):
+        assert self.app.stop() == 0, self.app.log()
+        log = self.app.log()
+        assert "Final per-lcore stats" in log
+        # One row per lcore plus the total.
+        final = log[log.index("Final per-lcore stats"):]
+        assert any(r.startswith("0 ") for r in final.splitlines())
+        assert any(r.startswith("1 ") for r in final.splitlines())
+        assert any(r.startswith("total") for r in final.splitlines())
+
+
+class TestSuite_l3_vlan(TestSuite):
+    """--vlan 100: frames tagged with VLAN 100 are served and answered
+    tagged; untagged ones are dropped and counted. (The kernel here has no
+    8021q module, so the peer's tagged frames are crafted with scapy.)"""
+
+    def set_up_all(self):
+        self.tb = Testbed(self.node)
+        self.app = EwykHttpd(self.tb, app_args=["--stats-interval", "0",
+                                                "--vlan", "100"],
+                             log_name="ewyk-httpd-vlan").start()
+        m = re.search(r"mac ([0-9A-F:]{17})", self.app.log())
+        assert m, self.app.log()
+        self.ewyk_mac = m.group(1).lower()
+        self.peer_mac = self.tb.peer_mac()
+
+    def _send(self, frames, bpf):
+        hexes = " ".join(bytes(f).hex() for f in frames)
+        out = self.tb.node.run(
+            f"{sys.executable} {SCAPY_PEER} {self.tb.if_peer} 0.7 '{bpf}' {hexes}",
+            ns=self.tb.ns_peer, timeout=60).stdout
+        return json.loads(out)
+
+    def test_tagged_arp_and_ping(self):
+        eth = Ether(src=self.peer_mac, dst=self.ewyk_mac)
+        arp = Ether(src=self.peer_mac, dst="ff:ff:ff:ff:ff:ff") / Dot1Q(vlan=100) / ARP(
+            op=1, hwsrc=self.peer_mac, psrc=PEER_IP, pdst=EWYK_IP)
+        # (A BPF "vlan 100" misses tags the receiving kernel moved to
+        # metadata; match on the source and read the tag from the decode.)
+        res = self._send([arp], f"ether src {self.ewyk_mac}")
+        assert res["matched"] == 1, res
+        assert res["summaries"][0].startswith("Ether / Dot1Q / ARP is at"), res
+        echoes = [eth / Dot1Q(vlan=100) / IP(src=PEER_IP, dst=EWYK_IP) /
+                  ICMP(id=TEST_ID, seq=i) / Raw(b"v" * 100) for i in range(5)]
+        res = self._send(echoes, f"ether src {self.ewyk_mac}")
+        assert res["matched"] == 5, res
+        assert all(x.startswith("Ether / Dot1Q / IP / ICMP 198.18.0.2 > 198.18.0.1 echo-reply")
+                   for x in res["summaries"]), res
+
+    def test_untagged_and_other_vlan_dropped(self):
+        before = self.app.net_stats()["drop_vlan"]
+        eth = Ether(src=self.peer_mac, dst=self.ewyk_mac)
+        frames = [eth / IP(src=PEER_IP, dst=EWYK_IP) / ICMP(id=TEST_ID) / Raw(b"u"),
+                  eth / Dot1Q(vlan=200) / IP(src=PEER_IP, dst=EWYK_IP) /
+                  ICMP(id=TEST_ID) / Raw(b"w")]
+        res = self._send(frames, f"ether src {self.ewyk_mac}")
+        assert res["matched"] == 0, res
+        settle(0.2)
+        assert self.app.net_stats()["drop_vlan"] - before == 2
+        assert self.app.alive()

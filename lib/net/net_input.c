@@ -192,6 +192,16 @@ net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		net_drop(s, m, EWYK_NET_DROP_RUNT);
 		return;
 	}
+	/* A PMD (or the kernel under af_packet) that took the 802.1Q tag out
+	 * of the frame: put it back, so that the tag is judged below and
+	 * in-place replies carry it. */
+	if (m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) {
+		m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
+		if (rte_vlan_insert(&m) != 0) {
+			net_drop(s, m, EWYK_NET_DROP_VLAN);
+			return;
+		}
+	}
 	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	if (!rte_is_same_ether_addr(&eth->dst_addr, &pt->mac)) {
 		if (rte_is_multicast_ether_addr(&eth->dst_addr)) {
