@@ -156,7 +156,7 @@ alloc_lcores(struct ewyk_pool *p, const struct ewyk_pool_params *prm)
 				   EWYK_POOL_F_NO_HANDBACK));
 	uint32_t thresh = p->cache_size + p->cache_size / 2;
 	unsigned int ring_count = 0;
-	size_t objs_len, ring_len = 0, len;
+	size_t objs_len, ring_len = 0, stash_len, len;
 	struct ewyk_pool_lcore *lc;
 	unsigned int l;
 	int node;
@@ -167,7 +167,8 @@ alloc_lcores(struct ewyk_pool *p, const struct ewyk_pool_params *prm)
 	}
 	objs_len = RTE_ALIGN_CEIL((size_t)thresh * sizeof(void *),
 		RTE_CACHE_LINE_SIZE);
-	len = sizeof(*lc) + objs_len + ring_len;
+	stash_len = hb ? EWYK_POOL_STASH * sizeof(void *) : 0;
+	len = sizeof(*lc) + objs_len + stash_len + ring_len;
 	for (l = 0; l < RTE_MAX_LCORE; l++) {
 		node = lcore_node(prm, l);
 		lc = NULL;
@@ -192,12 +193,15 @@ alloc_lcores(struct ewyk_pool *p, const struct ewyk_pool_params *prm)
 		lc->socket_requested = node;
 		lc->cursor = lcore_start(l, p->head.capacity);
 		if (hb) {
-			lc->handback = (char *)(lc + 1) + objs_len;
+			lc->stash = (void **)(void *)((char *)(lc + 1) +
+				objs_len);
+			lc->handback = (char *)(lc + 1) + objs_len + stash_len;
 			if (rte_ring_init(lc->handback, "ewyk_pool_hb",
 					ring_count, RING_F_SC_DEQ) != 0)
 				return -EINVAL;
 		}
 		p->head.lc[l] = lc;
+		p->handback[l] = lc->handback;
 	}
 	return 0;
 }
@@ -520,6 +524,8 @@ ewyk_pool_info_get(const struct ewyk_pool *p, struct ewyk_pool_info *info)
 		info->n_cached += __atomic_load_n(&lc->len, __ATOMIC_RELAXED);
 		if (lc->handback != NULL)
 			info->n_handback += rte_ring_count(lc->handback);
+		info->n_handback += __atomic_load_n(&lc->stash_len,
+			__ATOMIC_RELAXED);
 	}
 	return 0;
 }
@@ -540,5 +546,6 @@ ewyk_pool_lcore_info_get(const struct ewyk_pool *p, unsigned int lcore,
 	info->cache_len = __atomic_load_n(&lc->len, __ATOMIC_RELAXED);
 	info->handback_len = lc->handback != NULL ?
 		rte_ring_count(lc->handback) : 0;
+	info->stash_len = __atomic_load_n(&lc->stash_len, __ATOMIC_RELAXED);
 	return 0;
 }

@@ -219,7 +219,8 @@ struct ewyk_pool_info {
 	uint32_t n_in_use;		/**< ACTIVE entries held (incl. caches) */
 	uint32_t n_closed;		/**< CLOSED entries still held */
 	uint32_t n_cached;		/**< objects in lcore caches */
-	uint32_t n_handback;		/**< objects in hand-back rings */
+	uint32_t n_handback;		/**< objects on their way back to
+					  *  their owner (rings, stashes) */
 };
 
 /** State of one entry (ewyk_pool_obj_state()). */
@@ -244,6 +245,7 @@ struct ewyk_pool_lcore_info {
 	int socket;		/**< node the cache memory is on (-1: unknown) */
 	uint32_t cache_len;	/**< objects in the cache now */
 	uint32_t handback_len;	/**< objects waiting in the hand-back ring */
+	uint32_t stash_len;	/**< remote frees batched for their owner */
 };
 
 /**
@@ -481,6 +483,9 @@ ewyk_pool_strategy_name(enum ewyk_pool_strategy s);
 /** @internal Owner value of an object no lcore cache owns. */
 #define EWYK_POOL_OWNER_NONE 0xffffu
 
+/** @internal Remote frees batched per hand-back (one ring CAS each). */
+#define EWYK_POOL_STASH 32
+
 /** @internal Hidden trailer of each object slot (non-EXTERNAL pools). */
 struct ewyk_pool_objhdr {
 	uint32_t idx;	/**< entry index */
@@ -499,6 +504,9 @@ struct ewyk_pool_lcore {
 	void *handback;		/**< struct rte_ring, MPSC, or NULL */
 	int socket_requested;	/**< node asked for this memory */
 	uint32_t cursor;	/**< next-fit cursor (LCORE strategy) */
+	uint16_t stash_len;	/**< remote frees waiting in stash[] */
+	uint16_t stash_owner;	/**< the lcore they go back to */
+	void **stash;		/**< EWYK_POOL_STASH objects */
 	struct ewyk_pool_stats stats __rte_cache_aligned; /**< counters */
 } __rte_cache_aligned;
 
@@ -561,7 +569,10 @@ ewyk_pool_get(struct ewyk_pool *pool)
  * Release an object (from a get, or an enable with acquire). Legal on any
  * lcore and on threads without lcore id: on the owner lcore it goes into the
  * cache (no atomic operation); on another lcore it is handed back to the
- * owner (MPSC ring) or, failing that, released to the shared array.
+ * owner (batched per EWYK_POOL_STASH objects, then one MPSC ring enqueue;
+ * the batch also goes at the end of ewyk_pool_put_bulk(), on the releasing
+ * lcore's next cache miss, and by ewyk_pool_cache_flush()) or, when the
+ * owner's ring is full, released to the shared array.
  *
  * @param pool The pool.
  * @param obj The object (for EXTERNAL pools: any non-NULL pointer to store).

@@ -61,7 +61,10 @@ cache_flush_some(struct ewyk_pool *p, struct ewyk_pool_lcore *lc)
 	lc->len -= done;
 }
 
-/* Refill the cache to size / 2 + need objects (at most flush_thresh). */
+/*
+ * Refill the cache: everything handed back that fits, then from the shared
+ * array up to size / 2 + need objects (at most flush_thresh).
+ */
 static void
 cache_refill(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
 		unsigned int need)
@@ -69,15 +72,51 @@ cache_refill(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
 	unsigned int target = RTE_MIN(lc->size / 2 + need, lc->flush_thresh);
 	unsigned int got;
 
-	if (lc->handback != NULL && lc->len < target) {
+	/* Returned objects first, as many as fit: they are owed to us. */
+	if (lc->handback != NULL && lc->len < lc->flush_thresh) {
 		got = rte_ring_sc_dequeue_burst(lc->handback,
-			&lc->objs[lc->len], target - lc->len, NULL);
+			&lc->objs[lc->len], lc->flush_thresh - lc->len, NULL);
 		lc->len += got;
 		lc->stats.drained += got;
 	}
 	if (lc->len < target)
 		lc->len += shared_get(p, lc, &lc->objs[lc->len],
 			target - lc->len, lc->lcore_id);
+}
+
+/* Hand obj back to its owner lcore; 0 on success, -ENOBUFS ring full. */
+static int
+hand_back(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, uint16_t owner,
+		void *obj)
+{
+	struct rte_ring *r = p->handback[owner];
+
+	if (r != NULL && rte_ring_mp_enqueue(r, obj) == 0) {
+		POOL_STAT_ADD(p, lc, handback, 1);
+		return 0;
+	}
+	POOL_STAT_ADD(p, lc, handback_full, 1);
+	return -ENOBUFS;
+}
+
+/* Send the batched remote frees to their owner: one ring enqueue. */
+static void
+stash_flush(struct ewyk_pool *p, struct ewyk_pool_lcore *lc)
+{
+	unsigned int n = lc->stash_len, done = 0;
+	struct rte_ring *r = p->handback[lc->stash_owner];
+
+	if (n == 0)
+		return;
+	if (r != NULL)
+		done = rte_ring_mp_enqueue_burst(r, lc->stash, n, NULL);
+	lc->stats.handback += done;
+	if (done < n) {
+		/* The owner is behind: straight to the shared array. */
+		lc->stats.handback_full += n - done;
+		pool_shared_release_bulk(p, lc, lc->stash + done, n - done);
+	}
+	lc->stash_len = 0;
 }
 
 /*
@@ -96,6 +135,8 @@ get_uncached(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void **objs,
 	if (lc != NULL && lc->size > 0) {
 		if (lc->check_owner)
 			owner = lc->lcore_id;
+		if (lc->stash_len > 0)
+			stash_flush(p, lc);
 		if (lc->handback != NULL && lc->len < lc->flush_thresh) {
 			got = rte_ring_sc_dequeue_burst(lc->handback,
 				&lc->objs[lc->len], lc->flush_thresh - lc->len,
@@ -134,6 +175,8 @@ ewyk_pool_get_slow(struct ewyk_pool *p, void **objs, unsigned int n, bool all)
 	if (lc != NULL && lc->size > 0 && n <= lc->flush_thresh) {
 		if (lc->len < n) {
 			lc->stats.get_misses++;
+			if (lc->stash_len > 0)
+				stash_flush(p, lc);
 			cache_refill(p, lc, n);
 		} else {
 			lc->stats.get_hits += n;
@@ -149,22 +192,6 @@ ewyk_pool_get_slow(struct ewyk_pool *p, void **objs, unsigned int n, bool all)
 	}
 	/* No cache, no lcore id, or a bulk larger than the cache. */
 	return get_uncached(p, lc, objs, n, all);
-}
-
-/* Hand obj back to its owner lcore; 0 on success, -ENOBUFS ring full. */
-static int
-hand_back(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, uint16_t owner,
-		void *obj)
-{
-	struct ewyk_pool_lcore *olc = p->head.lc[owner];
-
-	if (olc->handback != NULL &&
-			rte_ring_mp_enqueue(olc->handback, obj) == 0) {
-		POOL_STAT_ADD(p, lc, handback, 1);
-		return 0;
-	}
-	POOL_STAT_ADD(p, lc, handback_full, 1);
-	return -ENOBUFS;
 }
 
 static int
@@ -230,10 +257,14 @@ ewyk_pool_put_slow(struct ewyk_pool *p, void *obj)
 		} else {
 			lc->stats.remote_frees++;
 			if (!(p->head.flags & EWYK_POOL_F_NO_HANDBACK)) {
-				if (hand_back(p, lc, owner, obj) == 0)
-					return 0;
-				return pool_shared_release(p, lc,
-					(uint32_t)idx);
+				if (lc->stash_len > 0 &&
+						lc->stash_owner != owner)
+					stash_flush(p, lc);
+				lc->stash_owner = owner;
+				lc->stash[lc->stash_len++] = obj;
+				if (lc->stash_len == EWYK_POOL_STASH)
+					stash_flush(p, lc);
+				return 0;
 			}
 		}
 		oh->owner = lc->lcore_id;
@@ -303,6 +334,9 @@ ewyk_pool_put_bulk(struct ewyk_pool *p, void * const *objs, unsigned int n)
 		else
 			rte_errno = EINVAL;
 	}
+	/* A burst of remote frees goes back to its owner now. */
+	if (lc != NULL && lc->stash_len > 0)
+		stash_flush(p, lc);
 	return done;
 }
 
@@ -318,6 +352,11 @@ ewyk_pool_cache_flush(struct ewyk_pool *p)
 	lc = pool_lc(p);
 	if (lc == NULL)
 		return 0;
+	if (lc->stash_len > 0) {
+		moved += pool_shared_release_bulk(p, lc, lc->stash,
+			lc->stash_len);
+		lc->stash_len = 0;
+	}
 	if (lc->handback != NULL) {
 		do {
 			got = rte_ring_sc_dequeue_burst(lc->handback, tmp,

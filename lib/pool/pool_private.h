@@ -94,6 +94,12 @@ struct ewyk_pool {
 	void *obj_ctor_arg;
 	ewyk_pool_lcore_node_t lcore_node;
 	void *lcore_node_arg;
+	/*
+	 * Hand-back rings by owner lcore, read-only after creation: a remote
+	 * put must not read the owner's cache line, which the owner writes
+	 * on every get and put.
+	 */
+	void *handback[RTE_MAX_LCORE];
 
 	/*
 	 * Tickets. avail: acquirable holder units (an idle ACTIVE entry has

@@ -593,8 +593,17 @@ test_handback(void **state)
 	assert_int_equal(rte_eal_wait_lcore(1), 0);
 	for (i = 0; i < x.n; i++)
 		assert_int_equal(st(x.p, x.objs[i]).owner, 1);
-	for (i = 0; i < x.n; i++)
+	/* Single remote puts are batched in lcore 0's stash... */
+	for (i = 0; i < 8; i++)
 		assert_int_equal(ewyk_pool_put(x.p, x.objs[i]), 0);
+	assert_int_equal(ewyk_pool_lcore_info_get(x.p, 0, &li), 0);
+	assert_int_equal(li.stash_len, 8);
+	assert_int_equal(ewyk_pool_lcore_info_get(x.p, 1, &li), 0);
+	assert_int_equal(li.handback_len, 0);
+	/* ...and a bulk put sends the batch to the owner's ring. */
+	assert_int_equal(ewyk_pool_put_bulk(x.p, x.objs + 8, 8), 8);
+	assert_int_equal(ewyk_pool_lcore_info_get(x.p, 0, &li), 0);
+	assert_int_equal(li.stash_len, 0);
 	assert_int_equal(ewyk_pool_lcore_stats_get(x.p, 0, &s0), 0);
 	assert_int_equal(s0.remote_frees, 16);
 	assert_int_equal(s0.handback, 16);
@@ -613,10 +622,9 @@ test_handback(void **state)
 	assert_int_equal(ewyk_pool_lcore_stats_get(x.p, 1, &s1), 0);
 	assert_int_equal(s1.drained, 16);
 	assert_int_equal(s1.get_misses, 2);
-	for (i = 0; i < x.n; i++) {
+	for (i = 0; i < x.n; i++)
 		assert_int_equal(st(x.p, x.objs[i]).owner, 1);
-		assert_int_equal(ewyk_pool_put(x.p, x.objs[i]), 0);
-	}
+	assert_int_equal(ewyk_pool_put_bulk(x.p, x.objs, x.n), x.n);
 	/* A flush on lcore 1 drains its ring and empties its cache. */
 	assert_int_equal(rte_eal_remote_launch(lcore_flush, x.p, 1), 0);
 	rte_eal_wait_lcore(1);
