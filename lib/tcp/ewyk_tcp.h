@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef EWYK_TCP_H
+#define EWYK_TCP_H
+
+/**
+ * @file
+ * ewyk TCP endpoint, one instance per shard.
+ *
+ * An @ref ewyk_tcp context holds everything TCP keeps for the flows a
+ * shard owns: the connection table (keyed by the 4-tuple), the listeners,
+ * the connection objects (from an ewyk pool), the timers (nodes in the
+ * shard's timer wheel) and the counters. Only the shard's token holder
+ * calls into it; nothing in it is locked.
+ *
+ * The layer above is driven by events, not POSIX sockets:
+ * - a listener's @ref ewyk_tcp_ops.accept is called when a passive open
+ *   completes its handshake;
+ * - @ref ewyk_tcp_ops.recv hands in-order data over as mbuf chains
+ *   (zero-copy: the received buffers themselves, headers stripped). The
+ *   receiver tells the endpoint how much it has consumed with
+ *   @ref ewyk_tcp_recvd, which reopens the receive window;
+ * - @ref ewyk_tcp_send queues mbuf chains for sending; segments reference
+ *   them (indirect mbufs) until they are acknowledged;
+ * - @ref ewyk_tcp_ops.writable says that send space opened after a send
+ *   was refused, @ref ewyk_tcp_ops.eof that the peer sent its FIN, and
+ *   @ref ewyk_tcp_ops.closed that the connection is gone.
+ *
+ * Callbacks run on the shard's lcore, inside @ref ewyk_tcp_input or
+ * @ref ewyk_tcp_advance. They may call any function of this API on any
+ * connection of the same context, including closing or aborting the
+ * connection they were called for.
+ *
+ * Protocol: RFC 9293 state machine (simultaneous open and close included),
+ * RFC 5961 RST/SYN/ACK hardening, RFC 7323 window scaling, timestamps and
+ * PAWS, RFC 2018 SACK (generated, and used to choose retransmissions),
+ * RFC 6298 retransmission timer, RFC 5681/6582 congestion control with
+ * NewReno fast recovery, RFC 4987 SYN cookies, RFC 6528 ISNs. See
+ * docs/guides/tcp.md for what is not supported.
+ *
+ * Addresses are in network byte order (rte_be32_t); ports in host order.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "ewyk_net.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ewyk_twheel;
+
+/** One TCP context per shard. */
+struct ewyk_tcp;
+/** One connection (opaque). */
+struct ewyk_tcp_conn;
+
+/** Connection states (RFC 9293 section 3.3.2). */
+enum ewyk_tcp_state {
+	EWYK_TCP_CLOSED = 0,
+	EWYK_TCP_LISTEN,
+	EWYK_TCP_SYN_SENT,
+	EWYK_TCP_SYN_RECEIVED,
+	EWYK_TCP_ESTABLISHED,
+	EWYK_TCP_FIN_WAIT_1,
+	EWYK_TCP_FIN_WAIT_2,
+	EWYK_TCP_CLOSE_WAIT,
+	EWYK_TCP_CLOSING,
+	EWYK_TCP_LAST_ACK,
+	EWYK_TCP_TIME_WAIT,
+	EWYK_TCP_STATE_MAX
+};
+
+/**
+ * Per-shard counters. Every dropped segment increments exactly one
+ * EWYK_TCP_DROP_* counter. Names (telemetry keys) come from
+ * @ref ewyk_tcp_counter_name.
+ */
+enum ewyk_tcp_counter {
+	EWYK_TCP_SEG_IN,            /**< segments received (valid or not) */
+	EWYK_TCP_SEG_OUT,           /**< segments sent */
+	EWYK_TCP_BYTES_IN,          /**< payload bytes accepted in order */
+	EWYK_TCP_BYTES_OUT,         /**< payload bytes sent (retransmissions included) */
+	EWYK_TCP_RETRANS_SEGS,      /**< segments retransmitted (any reason) */
+	EWYK_TCP_RETRANS_BYTES,     /**< payload bytes retransmitted */
+	EWYK_TCP_FAST_RETRANS,      /**< fast retransmits (entries into recovery) */
+	EWYK_TCP_SACK_RETRANS,      /**< holes retransmitted as chosen by SACK */
+	EWYK_TCP_PARTIAL_ACKS,      /**< NewReno partial ACKs */
+	EWYK_TCP_RTO,               /**< retransmission timeouts */
+	EWYK_TCP_SYN_RETRANS,       /**< SYN or SYN-ACK retransmissions */
+	EWYK_TCP_DUPACKS_IN,        /**< duplicate ACKs received */
+	EWYK_TCP_SACK_BLOCKS_IN,    /**< valid SACK blocks received */
+	EWYK_TCP_SACK_BLOCKS_OUT,   /**< SACK blocks sent */
+	EWYK_TCP_OOO_QUEUED,        /**< out-of-order segments queued */
+	EWYK_TCP_PERSIST_PROBES,    /**< zero-window probes sent */
+	EWYK_TCP_KEEPALIVE_PROBES,  /**< keep-alive probes sent */
+	EWYK_TCP_DELAYED_ACKS,      /**< ACKs sent by the delayed-ACK timer */
+	EWYK_TCP_QUICK_ACKS,        /**< ACKs sent at once (every 2nd segment, OOO, FIN, ...) */
+	EWYK_TCP_WINDOW_UPDATES,    /**< pure window updates sent */
+	EWYK_TCP_CHALLENGE_ACKS,    /**< RFC 5961 challenge ACKs sent */
+	EWYK_TCP_RST_IN,            /**< acceptable RSTs received (connection reset) */
+	EWYK_TCP_RST_OUT,           /**< RSTs sent */
+	EWYK_TCP_SYNCOOKIES_SENT,   /**< SYN-ACKs carrying a cookie */
+	EWYK_TCP_SYNCOOKIES_OK,     /**< connections created from a valid cookie */
+	EWYK_TCP_PASSIVE_OPENS,     /**< SYNs accepted by a listener */
+	EWYK_TCP_ACTIVE_OPENS,      /**< connects started */
+	EWYK_TCP_ESTABLISHED_CONNS, /**< connections that reached ESTABLISHED */
+	EWYK_TCP_CONN_CLOSED,       /**< connections freed after an orderly close */
+	EWYK_TCP_CONN_RESET,        /**< connections reset by the peer */
+	EWYK_TCP_CONN_ABORTED,      /**< connections aborted by the application */
+	EWYK_TCP_CONN_TIMEOUT,      /**< connections dropped after too many retries */
+	EWYK_TCP_TW_REUSE,          /**< TIME_WAIT connections reused by a new SYN */
+	EWYK_TCP_SEND_REFUSED,      /**< ewyk_tcp_send refused for lack of space */
+	/* drops, one reason each */
+	EWYK_TCP_DROP_SHORT,        /**< shorter than a TCP header */
+	EWYK_TCP_DROP_DOFF,         /**< data offset < 5 or beyond the segment */
+	EWYK_TCP_DROP_CKSUM,        /**< bad checksum */
+	EWYK_TCP_DROP_OPTIONS,      /**< malformed or truncated options */
+	EWYK_TCP_DROP_FLAGS,        /**< flag combination that makes no sense */
+	EWYK_TCP_DROP_PORT,         /**< source or destination port zero */
+	EWYK_TCP_DROP_NO_LISTENER,  /**< no connection or listener (RST sent) */
+	EWYK_TCP_DROP_OUT_OF_WINDOW, /**< sequence not acceptable (ACK sent) */
+	EWYK_TCP_DROP_PAWS,         /**< rejected by PAWS (ACK sent) */
+	EWYK_TCP_DROP_BAD_ACK,      /**< ACK of unsent data or too old */
+	EWYK_TCP_DROP_NO_ACK,       /**< no ACK flag in a synchronized state */
+	EWYK_TCP_DROP_RST,          /**< RST not exactly at RCV.NXT, or unacceptable */
+	EWYK_TCP_DROP_SYN,          /**< SYN in a synchronized state (challenged) */
+	EWYK_TCP_DROP_STATE,        /**< nothing to do with it in this state */
+	EWYK_TCP_DROP_OOO_FULL,     /**< out-of-order queue full */
+	EWYK_TCP_DROP_BACKLOG,      /**< SYN dropped: backlog full, no cookies */
+	EWYK_TCP_DROP_COOKIE,       /**< ACK with an invalid or stale cookie */
+	EWYK_TCP_DROP_NO_CONN_MEM,  /**< connection pool empty */
+	EWYK_TCP_DROP_NO_MBUF,      /**< mbuf pool empty when building a segment */
+	EWYK_TCP_DROP_STEERED,      /**< belongs to another shard, forwarding failed */
+	EWYK_TCP_COUNTER_MAX        /**< number of counters */
+};
+
+/** First drop counter; every counter from here on is a drop reason. */
+#define EWYK_TCP_DROP_FIRST EWYK_TCP_DROP_SHORT
+
+/**
+ * Segment output function. The mbuf's data starts at the TCP header
+ * (checksum left zero), with headroom for IPv4 and Ethernet. The function
+ * owns the mbuf whatever it returns.
+ *
+ * @param arg   the pointer given in @ref ewyk_tcp_conf.output_arg
+ * @param m     the segment
+ * @param port  port index to send through
+ * @param src   source address
+ * @param dst   destination address
+ * @return 0 or a negative errno (the segment is counted as sent either way;
+ *   TCP recovers from a lost segment).
+ */
+typedef int (*ewyk_tcp_output_t)(void *arg, struct rte_mbuf *m, uint16_t port,
+		rte_be32_t src, rte_be32_t dst);
+
+/** Configuration of a per-shard TCP context. A zero field takes its default. */
+struct ewyk_tcp_conf {
+	/** Shard this context serves; NULL to run without lib/net (tests):
+	 *  then output, tx_pool and wheel or tick_hz... are taken from here. */
+	struct ewyk_net_shard *shard;
+	/** Mempool segments are built from; NULL: the shard's pool. */
+	struct rte_mempool *tx_pool;
+	/** Output function; NULL: ewyk_net_ip_output on the shard. */
+	ewyk_tcp_output_t output;
+	void *output_arg;           /**< first argument of output */
+	/** Timer wheel of the shard, shared with the layers above; NULL: the
+	 *  context makes its own and @ref ewyk_tcp_advance advances it. */
+	struct ewyk_twheel *wheel;
+	int socket_id;              /**< NUMA node for memory (SOCKET_ID_ANY ok) */
+	uint32_t max_conns;         /**< connection objects; 0 = 16384 */
+	uint32_t hash_buckets;      /**< table buckets (power of 2); 0 = max_conns */
+	uint16_t mss;               /**< MSS we announce; 0 = 1460 */
+	uint32_t rcv_buf;           /**< receive buffer per connection; 0 = 256 KiB */
+	uint32_t snd_buf;           /**< send buffer per connection; 0 = 256 KiB */
+	uint32_t time_wait_ms;      /**< 2MSL; 0 = 60000 */
+	uint32_t delack_ms;         /**< delayed-ACK timeout; 0 = 40 */
+	bool no_delack;             /**< ACK every segment at once */
+	bool no_syncookies;         /**< drop SYNs when a backlog is full */
+	bool no_timestamps;         /**< do not offer or accept timestamps */
+	bool no_sack;               /**< do not offer or accept SACK */
+	bool no_wscale;             /**< do not offer or accept window scaling */
+	uint32_t rto_init_ms;       /**< initial RTO (RFC 6298: 1 s); 0 = 1000 */
+	uint32_t rto_min_ms;        /**< lower bound of the RTO; 0 = 200 */
+	uint32_t rto_max_ms;        /**< upper bound of the RTO; 0 = 60000 */
+	uint8_t max_retries;        /**< RTO expiries in a row before giving up; 0 = 12 */
+	uint8_t syn_retries;        /**< SYN / SYN-ACK retransmissions; 0 = 5 */
+	uint16_t ooo_max_segs;      /**< out-of-order segments held per conn; 0 = 128 */
+	uint32_t fin_wait2_ms;      /**< FIN-WAIT-2 limit once closed; 0 = 60000 */
+	uint32_t keepalive_ms;      /**< idle time before keep-alive probes; 0 = off */
+	uint32_t keepalive_intvl_ms; /**< between probes; 0 = 75000 */
+	uint8_t keepalive_probes;   /**< unanswered probes before reset; 0 = 9 */
+	uint8_t quickack_segs;      /**< segments ACKed at once after open; 0 = 16 */
+	bool no_quickack;           /**< no quick-ACK phase after open */
+	uint16_t ephemeral_lo;      /**< first local port of active opens; 0 = 32768 */
+	uint16_t ephemeral_hi;      /**< last local port of active opens; 0 = 60999 */
+	uint64_t secret;            /**< ISN/cookie/timestamp secret; 0 = random */
+};
+
+/**
+ * Events of a connection, to the layer above. Every pointer may be NULL
+ * except where noted. @p ctx is the connection's context
+ * (@ref ewyk_tcp_conn_set_ctx).
+ */
+struct ewyk_tcp_ops {
+	/**
+	 * Passive open completed (listener's ops only). Set the connection's
+	 * context here. Return 0 to take the connection, a negative value to
+	 * refuse it (a RST is sent). NULL: every connection is refused.
+	 */
+	int (*accept)(void *listen_arg, struct ewyk_tcp_conn *c);
+	/**
+	 * Active open finished: @p err is 0 (ESTABLISHED), -ECONNREFUSED
+	 * (RST) or -ETIMEDOUT. On error the connection is gone when this
+	 * returns (no closed event follows).
+	 */
+	void (*connected)(void *ctx, struct ewyk_tcp_conn *c, int err);
+	/**
+	 * In-order data. @p m is a chain holding only payload; ownership
+	 * passes. Call @ref ewyk_tcp_recvd for the bytes consumed.
+	 */
+	void (*recv)(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m);
+	/** The peer's FIN arrived in order: no more data will come. */
+	void (*eof)(void *ctx, struct ewyk_tcp_conn *c);
+	/** Send space opened after @ref ewyk_tcp_send refused data: at
+	 *  least half the send buffer is free again. */
+	void (*writable)(void *ctx, struct ewyk_tcp_conn *c);
+	/**
+	 * The connection is finished and the handle invalid after return:
+	 * @p err 0 (both FINs exchanged), -ECONNRESET (peer reset),
+	 * -ETIMEDOUT (retries or keep-alive exhausted). Not called once the
+	 * application called @ref ewyk_tcp_close or @ref ewyk_tcp_abort.
+	 */
+	void (*closed)(void *ctx, struct ewyk_tcp_conn *c, int err);
+};
+
+/** Arguments of @ref ewyk_tcp_connect. */
+struct ewyk_tcp_connect_args {
+	rte_be32_t dst_ip;          /**< peer address */
+	uint16_t dst_port;          /**< peer port */
+	rte_be32_t src_ip;          /**< 0: the address of the port routing to dst */
+	uint16_t src_port;          /**< 0: pick one whose return traffic lands on this shard */
+	uint16_t port;              /**< port index, used when there is no shard */
+	const struct ewyk_tcp_ops *ops; /**< events; must outlive the connection */
+	void *ctx;                  /**< the connection's context */
+};
+
+/** What @ref ewyk_tcp_conn_info reports about a connection. */
+struct ewyk_tcp_conn_info {
+	enum ewyk_tcp_state state;
+	rte_be32_t local_ip, remote_ip;
+	uint16_t local_port, remote_port;
+	uint16_t port;              /**< port index */
+	uint16_t snd_mss;           /**< payload bytes per segment we send */
+	uint8_t snd_wscale, rcv_wscale; /**< 0xff: window scaling off */
+	bool sack, timestamps;      /**< options in force */
+	uint32_t snd_wnd;           /**< peer's window (bytes) */
+	uint32_t rcv_wnd;           /**< window we announce now (bytes) */
+	uint32_t cwnd, ssthresh;    /**< bytes */
+	uint32_t srtt_us, rttvar_us, rto_ms;
+	uint32_t in_flight;         /**< bytes sent, not acknowledged */
+	uint32_t snd_queued;        /**< bytes queued (unsent + in flight) */
+	uint32_t ooo_segs;          /**< segments in the out-of-order queue */
+	uint32_t retransmits;       /**< segments retransmitted */
+};
+
+/**
+ * Create the TCP context of a shard. With @p conf->shard set, registers
+ * its input function for IPPROTO_TCP on the shard.
+ *
+ * @param conf  configuration (copied)
+ * @return the context, or NULL with rte_errno set: EINVAL (bad
+ *   configuration: no shard and no output or tx_pool, bad sizes), ENOMEM,
+ *   EEXIST (a context already registered under that shard id).
+ */
+struct ewyk_tcp *
+ewyk_tcp_create(const struct ewyk_tcp_conf *conf);
+
+/**
+ * Free a context: every connection is dropped silently (no RST, no
+ * callback), timers cancelled, memory returned. Safe with NULL.
+ */
+void
+ewyk_tcp_free(struct ewyk_tcp *t);
+
+/**
+ * Listen on a local port.
+ *
+ * @param t        context
+ * @param ip       local address (0: any of ours)
+ * @param port     local port (host order, not 0)
+ * @param ops      events of the connections accepted (must outlive them)
+ * @param arg      first argument of ops->accept
+ * @param backlog  most connections in SYN-RECEIVED at once before SYN
+ *                 cookies (or drops) take over; 0 = 1024
+ * @return 0, -EINVAL (port 0, NULL ops), -EADDRINUSE (already
+ *   listening), -ENOSPC (too many listeners).
+ */
+int
+ewyk_tcp_listen(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port,
+		const struct ewyk_tcp_ops *ops, void *arg, uint32_t backlog);
+
+/**
+ * Stop listening. Connections already accepted are not affected;
+ * half-open ones of the listener are dropped.
+ *
+ * @return 0 or -ENOENT.
+ */
+int
+ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port);
+
+/**
+ * Active open: send a SYN. The result comes through ops->connected.
+ *
+ * @param t  context
+ * @param a  arguments
+ * @return the connection, or NULL with rte_errno: EINVAL (bad args),
+ *   ENETUNREACH (no route), EADDRINUSE (4-tuple taken), EADDRNOTAVAIL (no
+ *   free local port for this shard), ENOMEM (no connection object).
+ */
+struct ewyk_tcp_conn *
+ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a);
+
+/**
+ * Input function for ewyk_net_l4_register (@p arg is the context).
+ * Validates the segment (every bad one dropped and counted) and runs it
+ * through the state machine. Owns @p m.
+ */
+void
+ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
+		const struct ewyk_net_ip_info *ip);
+
+/**
+ * Process one received segment without lib/net (tests, fuzzing).
+ *
+ * @param t   context
+ * @param m   segment, data at the TCP header, pkt_len the TCP length;
+ *            owned by the call
+ * @param ip  IPv4 facts (src, dst, port, cksum_good, l4_len)
+ */
+void
+ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
+		const struct ewyk_net_ip_info *ip);
+
+/**
+ * Set the context's clock and run every timer due. Call once per loop
+ * iteration with the loop's TSC reading; when the wheel is shared
+ * (conf.wheel), call it before advancing the wheel.
+ *
+ * @param t    context
+ * @param now  TSC cycles (monotonic)
+ * @return the number of TCP timers that fired.
+ */
+unsigned int
+ewyk_tcp_advance(struct ewyk_tcp *t, uint64_t now);
+
+/**
+ * Queue data for sending. Segments go out at once as far as the windows
+ * allow (no Nagle by default).
+ *
+ * @param c  connection (ESTABLISHED or CLOSE_WAIT)
+ * @param m  chain of payload; on success ownership passes. Every segment
+ *           must be a direct or indirect mbuf with its data in place.
+ * @return 0; -EAGAIN when the send buffer is full (the caller keeps @p m;
+ *   ops->writable follows); -ENOTCONN when the connection cannot send
+ *   (not established, or shut down); -EINVAL for an empty chain.
+ */
+int
+ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m);
+
+/** @return bytes @ref ewyk_tcp_send would take now (0 when not sending). */
+uint32_t
+ewyk_tcp_send_space(const struct ewyk_tcp_conn *c);
+
+/**
+ * Tell the endpoint that @p len bytes handed over by ops->recv have been
+ * consumed, so the receive window opens again (a window update is sent
+ * when it grew enough).
+ */
+void
+ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len);
+
+/**
+ * Close our sending direction: a FIN follows the queued data. Receiving
+ * goes on.
+ *
+ * @return 0, or -ENOTCONN if already shut down or not connected.
+ */
+int
+ewyk_tcp_shutdown(struct ewyk_tcp_conn *c);
+
+/**
+ * Close the connection and let go of the handle: queued data is sent,
+ * then a FIN; no more callbacks. Data arriving afterwards resets the
+ * connection (as Linux does). In SYN-SENT the connection just goes.
+ */
+void
+ewyk_tcp_close(struct ewyk_tcp_conn *c);
+
+/** Abort: send a RST (if synchronized) and free at once; no callbacks. */
+void
+ewyk_tcp_abort(struct ewyk_tcp_conn *c);
+
+/** Disable (true, default) or enable (false) Nagle's algorithm. */
+void
+ewyk_tcp_set_nodelay(struct ewyk_tcp_conn *c, bool nodelay);
+
+/** Set the connection's context (the @p ctx of its callbacks). */
+void
+ewyk_tcp_conn_set_ctx(struct ewyk_tcp_conn *c, void *ctx);
+
+/** Set the callbacks of a connection (e.g. after accept). */
+void
+ewyk_tcp_conn_set_ops(struct ewyk_tcp_conn *c, const struct ewyk_tcp_ops *ops);
+
+/** @return the connection's context. */
+void *
+ewyk_tcp_conn_ctx(const struct ewyk_tcp_conn *c);
+
+/** @return the connection's state. */
+enum ewyk_tcp_state
+ewyk_tcp_conn_state(const struct ewyk_tcp_conn *c);
+
+/** @return the context a connection belongs to. */
+struct ewyk_tcp *
+ewyk_tcp_conn_tcp(const struct ewyk_tcp_conn *c);
+
+/** Fill @p info with the connection's state. */
+void
+ewyk_tcp_conn_info(const struct ewyk_tcp_conn *c, struct ewyk_tcp_conn_info *info);
+
+/**
+ * Find a connection by its 4-tuple (tests, debugging).
+ *
+ * @return the connection, or NULL.
+ */
+struct ewyk_tcp_conn *
+ewyk_tcp_lookup(struct ewyk_tcp *t, rte_be32_t local_ip, uint16_t local_port,
+		rte_be32_t remote_ip, uint16_t remote_port);
+
+/** @return the shard served by @p t, or NULL. */
+struct ewyk_net_shard *
+ewyk_tcp_shard(const struct ewyk_tcp *t);
+
+/** @return the TCP context registered for shard id @p shard_id, or NULL. */
+struct ewyk_tcp *
+ewyk_tcp_get(uint16_t shard_id);
+
+/**
+ * Which shard owns a flow when the port has RSS with the symmetric key, or
+ * when the shards steer in software (same hash).
+ *
+ * @return the shard index in 0..nb_shards-1.
+ */
+uint16_t
+ewyk_tcp_flow_shard(rte_be32_t local_ip, uint16_t local_port,
+		rte_be32_t remote_ip, uint16_t remote_port, uint16_t nb_shards);
+
+/** Read one counter of a context (callable from any thread). */
+uint64_t
+ewyk_tcp_counter_get(const struct ewyk_tcp *t, enum ewyk_tcp_counter c);
+
+/** Add up one counter over every registered context. */
+uint64_t
+ewyk_tcp_counter_sum(enum ewyk_tcp_counter c);
+
+/** @return connections in state @p s in context @p t (any thread). */
+uint64_t
+ewyk_tcp_state_count(const struct ewyk_tcp *t, enum ewyk_tcp_state s);
+
+/** @return the counter's name ("seg_in", "drop_cksum", ...), or NULL. */
+const char *
+ewyk_tcp_counter_name(enum ewyk_tcp_counter c);
+
+/** @return the state's name ("ESTABLISHED", ...), or NULL. */
+const char *
+ewyk_tcp_state_name(enum ewyk_tcp_state s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EWYK_TCP_H */

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Keyed hashing for ISNs (RFC 6528), timestamp offsets (RFC 7323 section
+ * 7.1) and SYN cookies (RFC 4987): SipHash-2-4 written from its paper,
+ * keyed by the context's secret.
+ *
+ * SYN cookie (our ISS when a listener's backlog is full):
+ *   bits 31..27  time slot (64 s) modulo 32
+ *   bits 26..24  index into the MSS table
+ *   bits 23..0   SipHash(4-tuple, peer ISN, slot) & 0xffffff
+ * With timestamps, the low 6 bits of our TSval carry what else the SYN
+ * asked for: bit 0 SACK permitted, bits 1..4 window scale (15: none).
+ */
+
+#include "tcp_private.h"
+
+#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+
+#define SIPROUND(v0, v1, v2, v3) do { \
+	v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32); \
+	v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2; \
+	v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0; \
+	v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32); \
+} while (0)
+
+uint64_t
+tcp_siphash(uint64_t k0, uint64_t k1, const uint32_t *w, unsigned int n)
+{
+	uint64_t v0 = k0 ^ UINT64_C(0x736f6d6570736575);
+	uint64_t v1 = k1 ^ UINT64_C(0x646f72616e646f6d);
+	uint64_t v2 = k0 ^ UINT64_C(0x6c7967656e657261);
+	uint64_t v3 = k1 ^ UINT64_C(0x7465646279746573);
+	uint64_t b = (uint64_t)(n * 4) << 56;
+	unsigned int i;
+
+	for (i = 0; i + 1 < n; i += 2) {
+		uint64_t mi = (uint64_t)w[i] | ((uint64_t)w[i + 1] << 32);
+
+		v3 ^= mi;
+		SIPROUND(v0, v1, v2, v3);
+		SIPROUND(v0, v1, v2, v3);
+		v0 ^= mi;
+	}
+	if (i < n)
+		b |= w[i];
+	v3 ^= b;
+	SIPROUND(v0, v1, v2, v3);
+	SIPROUND(v0, v1, v2, v3);
+	v0 ^= b;
+	v2 ^= 0xff;
+	SIPROUND(v0, v1, v2, v3);
+	SIPROUND(v0, v1, v2, v3);
+	SIPROUND(v0, v1, v2, v3);
+	SIPROUND(v0, v1, v2, v3);
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+static uint64_t
+tuple_hash(struct ewyk_tcp *t, uint32_t tag, rte_be32_t lip, uint16_t lport,
+		rte_be32_t rip, uint16_t rport, uint32_t x, uint32_t y)
+{
+	uint32_t w[6] = {
+		tag, lip, rip, ((uint32_t)lport << 16) | rport, x, y,
+	};
+
+	return tcp_siphash(t->k0, t->k1, w, RTE_DIM(w));
+}
+
+uint32_t
+tcp_isn(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport, rte_be32_t rip,
+		uint16_t rport)
+{
+	/* M: a 4 us clock; F: keyed hash of the 4-tuple. */
+	uint32_t m = (uint32_t)(t->now / (4 * t->cyc_us));
+
+	return m + (uint32_t)tuple_hash(t, 1, lip, lport, rip, rport, 0, 0);
+}
+
+uint32_t
+tcp_ts_offset(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
+		rte_be32_t rip, uint16_t rport)
+{
+	return (uint32_t)tuple_hash(t, 2, lip, lport, rip, rport, 0, 0);
+}
+
+static const uint16_t cookie_mss[8] = {
+	536, 1024, 1220, 1360, 1400, 1440, 1460, 8960,
+};
+
+static uint32_t
+cookie_slot(struct ewyk_tcp *t)
+{
+	return (uint32_t)(t->now / (t->hz * TCP_COOKIE_PERIOD_S));
+}
+
+uint32_t
+tcp_cookie_make(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
+		rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint16_t *mss)
+{
+	uint32_t slot = cookie_slot(t) & 0x1f;
+	uint32_t idx = 0;
+	uint32_t h;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(cookie_mss); i++)
+		if (cookie_mss[i] <= *mss)
+			idx = i;
+	*mss = cookie_mss[idx];
+	h = (uint32_t)tuple_hash(t, 3, lip, lport, rip, rport, peer_isn, slot);
+	return (slot << 27) | (idx << 24) | (h & 0xffffff);
+}
+
+int
+tcp_cookie_check(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
+		rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint32_t cookie)
+{
+	uint32_t now = cookie_slot(t);
+	uint32_t slot = cookie >> 27;
+	uint32_t idx = (cookie >> 24) & 7;
+	uint32_t h;
+
+	/* Valid for the current slot and the one before (64 to 128 s). */
+	if (slot != (now & 0x1f) && slot != ((now - 1) & 0x1f))
+		return -1;
+	h = (uint32_t)tuple_hash(t, 3, lip, lport, rip, rport, peer_isn, slot);
+	if ((h & 0xffffff) != (cookie & 0xffffff))
+		return -1;
+	return cookie_mss[idx];
+}
+
+uint32_t
+tcp_cookie_tsval(uint32_t ts_now, int wscale, bool sack)
+{
+	uint32_t bits = (sack ? 1u : 0u) | ((uint32_t)(wscale < 0 ? 15 : wscale) << 1);
+	uint32_t ts = (ts_now & ~0x3fu) | bits;
+
+	/* Never ahead of the clock: later TSvals must not look older. */
+	if (SEQ_GT(ts, ts_now))
+		ts -= 0x40;
+	return ts;
+}
+
+void
+tcp_cookie_ts_decode(uint32_t tsecr, int *wscale, bool *sack)
+{
+	uint32_t ws = (tsecr >> 1) & 0xf;
+
+	*sack = (tsecr & 1) != 0;
+	*wscale = ws == 15 ? -1 : (int)RTE_MIN(ws, (uint32_t)TCP_MAX_WSCALE);
+}

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The per-shard context: configuration defaults, memory (connection pool,
+ * table buckets, timer wheel), the clock, and active opens (choosing a
+ * local port whose return traffic lands on this shard).
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_random.h>
+#include <rte_thash.h>
+
+#include "tcp_private.h"
+
+RTE_LOG_REGISTER(ewyk_tcp_logtype, ewyk.tcp, INFO);
+
+static int
+net_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
+		rte_be32_t dst)
+{
+	return ewyk_net_ip_output(arg, m, port, src, dst, IPPROTO_TCP, true);
+}
+
+static int
+conf_defaults(struct ewyk_tcp_conf *c)
+{
+#define DEF(f, v) do { if (c->f == 0) c->f = (v); } while (0)
+	DEF(max_conns, 16384);
+	DEF(mss, 1460);
+	DEF(rcv_buf, 256 * 1024);
+	DEF(snd_buf, 256 * 1024);
+	DEF(time_wait_ms, 60000);
+	DEF(delack_ms, 40);
+	DEF(rto_init_ms, 1000);
+	DEF(rto_min_ms, 200);
+	DEF(rto_max_ms, 60000);
+	DEF(max_retries, 12);
+	DEF(syn_retries, 5);
+	DEF(ooo_max_segs, 128);
+	DEF(fin_wait2_ms, 60000);
+	DEF(keepalive_intvl_ms, 75000);
+	DEF(keepalive_probes, 9);
+	DEF(quickack_segs, 16);
+	DEF(ephemeral_lo, 32768);
+	DEF(ephemeral_hi, 60999);
+#undef DEF
+	if (c->hash_buckets == 0)
+		c->hash_buckets = rte_align32pow2(c->max_conns);
+	if (!rte_is_power_of_2(c->hash_buckets))
+		return -1;
+	if (c->mss < TCP_MIN_MSS || c->rto_min_ms > c->rto_max_ms ||
+			c->rto_init_ms > c->rto_max_ms ||
+			c->ephemeral_lo > c->ephemeral_hi ||
+			c->rcv_buf < c->mss || c->rcv_buf > (1u << 30) ||
+			c->snd_buf > (1u << 30))
+		return -1;
+	return 0;
+}
+
+struct ewyk_tcp *
+ewyk_tcp_create(const struct ewyk_tcp_conf *conf)
+{
+	static const struct rte_mbuf_dynfield dyn = {
+		.name = "ewyk_tcp_seg",
+		.size = sizeof(struct tcp_mbuf_meta),
+		.align = __alignof__(struct tcp_mbuf_meta),
+	};
+	struct ewyk_pool_params pp;
+	struct ewyk_tcp *t;
+	char name[EWYK_POOL_NAMESIZE];
+	int socket;
+
+	if (conf == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (conf->shard == NULL && (conf->output == NULL || conf->tx_pool == NULL)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (conf->shard != NULL &&
+			tcp_registry_check(ewyk_net_shard_id(conf->shard)) != 0) {
+		rte_errno = EEXIST;
+		return NULL;
+	}
+	socket = conf->socket_id;
+	t = rte_zmalloc_socket("ewyk_tcp", sizeof(*t), RTE_CACHE_LINE_SIZE, socket);
+	if (t == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	t->conf = *conf;
+	if (conf_defaults(&t->conf) != 0) {
+		rte_free(t);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	t->dyn_off = rte_mbuf_dynfield_register(&dyn);
+	if (t->dyn_off < 0)
+		goto fail;
+	t->hz = rte_get_tsc_hz();
+	t->cyc_ms = RTE_MAX(t->hz / 1000, (uint64_t)1);
+	t->cyc_us = RTE_MAX(t->hz / 1000000, (uint64_t)1);
+	t->now = rte_rdtsc();
+	t->shard = conf->shard;
+	if (t->shard != NULL) {
+		t->net = ewyk_net_shard_net(t->shard);
+		t->shard_id = ewyk_net_shard_id(t->shard);
+		t->nb_shards = ewyk_net_nb_shards(t->net);
+		t->tx_pool = conf->tx_pool != NULL ? conf->tx_pool :
+			ewyk_net_shard_pool(t->shard);
+		t->output = conf->output != NULL ? conf->output : net_output;
+		t->output_arg = conf->output != NULL ? conf->output_arg : t->shard;
+	} else {
+		t->nb_shards = 1;
+		t->tx_pool = conf->tx_pool;
+		t->output = conf->output;
+		t->output_arg = conf->output_arg;
+	}
+	if (t->conf.secret != 0) {
+		t->k0 = t->conf.secret;
+		t->k1 = t->conf.secret * UINT64_C(0x9e3779b97f4a7c15) + 1;
+	} else {
+		t->k0 = rte_rand();
+		t->k1 = rte_rand();
+	}
+	/* Offer the smallest scale that lets the whole buffer be announced. */
+	while (t->rcv_wscale < TCP_MAX_WSCALE &&
+			(t->conf.rcv_buf >> t->rcv_wscale) > UINT16_MAX)
+		t->rcv_wscale++;
+	t->eph_next = (uint16_t)rte_rand();
+
+	t->hmask = t->conf.hash_buckets - 1;
+	t->buckets = rte_zmalloc_socket("ewyk_tcp_tbl",
+			sizeof(t->buckets[0]) * t->conf.hash_buckets,
+			RTE_CACHE_LINE_SIZE, socket);
+	if (t->buckets == NULL)
+		goto fail;
+
+	snprintf(name, sizeof(name), "tcp%" PRIxPTR, (uintptr_t)t & 0xffffffffffu);
+	memset(&pp, 0, sizeof(pp));
+	pp.name = name;
+	pp.capacity = t->conf.max_conns;
+	pp.obj_size = sizeof(struct ewyk_tcp_conn);
+	pp.socket_id = socket;
+	pp.cache_size = RTE_MIN(64u, t->conf.max_conns);
+	t->conn_pool = ewyk_pool_create(&pp);
+	if (t->conn_pool == NULL)
+		goto fail;
+
+	if (conf->wheel != NULL) {
+		t->wheel = conf->wheel;
+	} else {
+		struct ewyk_twheel_params wp;
+
+		memset(&wp, 0, sizeof(wp));
+		snprintf(name, sizeof(name), "tcpw%" PRIxPTR,
+				(uintptr_t)t & 0xffffffffffu);
+		wp.name = name;
+		wp.socket_id = socket;
+		wp.start_tsc = t->now;
+		t->wheel = ewyk_twheel_create(&wp);
+		if (t->wheel == NULL)
+			goto fail;
+		t->own_wheel = true;
+	}
+	if (t->shard != NULL) {
+		if (ewyk_net_l4_register(t->shard, IPPROTO_TCP,
+				ewyk_tcp_l4_input, t) != 0)
+			goto fail;
+		tcp_registry_add(t);
+	}
+	return t;
+fail:
+	if (t->own_wheel)
+		ewyk_twheel_free(t->wheel);
+	ewyk_pool_free(t->conn_pool);
+	rte_free(t->buckets);
+	rte_free(t);
+	if (rte_errno == 0)
+		rte_errno = ENOMEM;
+	return NULL;
+}
+
+void
+ewyk_tcp_free(struct ewyk_tcp *t)
+{
+	uint32_t i;
+
+	if (t == NULL)
+		return;
+	if (t->registered)
+		tcp_registry_del(t);
+	for (i = 0; i <= t->hmask; i++) {
+		struct ewyk_tcp_conn *c, *n;
+
+		for (c = t->buckets[i]; c != NULL; c = n) {
+			n = c->hnext;
+			c->app_closed = 1;
+			c->busy = 0;
+			tcp_conn_destroy(c);
+		}
+	}
+	if (t->own_wheel)
+		ewyk_twheel_free(t->wheel);
+	ewyk_pool_free(t->conn_pool);
+	rte_free(t->buckets);
+	rte_free(t);
+}
+
+unsigned int
+ewyk_tcp_advance(struct ewyk_tcp *t, uint64_t now)
+{
+	if (now > t->now)
+		t->now = now;
+	if (!t->own_wheel)
+		return 0;
+	return ewyk_twheel_advance(t->wheel, t->now, 0);
+}
+
+struct ewyk_net_shard *
+ewyk_tcp_shard(const struct ewyk_tcp *t)
+{
+	return t != NULL ? t->shard : NULL;
+}
+
+uint16_t
+ewyk_tcp_flow_shard(rte_be32_t local_ip, uint16_t local_port,
+		rte_be32_t remote_ip, uint16_t remote_port, uint16_t nb_shards)
+{
+	uint32_t tuple[3];
+	const uint8_t *key;
+	uint8_t klen;
+
+	if (nb_shards <= 1)
+		return 0;
+	/* The tuple as the NIC sees the return traffic: src = remote. */
+	tuple[0] = rte_be_to_cpu_32(remote_ip);
+	tuple[1] = rte_be_to_cpu_32(local_ip);
+	tuple[2] = ((uint32_t)remote_port << 16) | local_port;
+	key = ewyk_net_rss_key(&klen);
+	RTE_SET_USED(klen);
+	/* Default RETA: entry i -> queue i % nb_queues. */
+	return (uint16_t)((rte_softrss(tuple, 3, key) & 0x7f) % nb_shards);
+}
+
+struct ewyk_tcp_conn *
+ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a)
+{
+	struct ewyk_tcp_conn *c;
+	rte_be32_t src;
+	uint16_t port, sport = 0;
+
+	if (t == NULL || a == NULL || a->ops == NULL || a->dst_ip == 0 ||
+			a->dst_port == 0) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	src = a->src_ip;
+	port = a->port;
+	if (t->net != NULL) {
+		int r = ewyk_net_route(t->net, a->dst_ip);
+
+		if (r < 0) {
+			rte_errno = ENETUNREACH;
+			return NULL;
+		}
+		port = (uint16_t)r;
+		if (src == 0)
+			src = ewyk_net_port_ip(t->net, port);
+	}
+	if (src == 0) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (a->src_port != 0) {
+		if (tcp_table_lookup(t, src, a->src_port, a->dst_ip,
+				a->dst_port) != NULL) {
+			rte_errno = EADDRINUSE;
+			return NULL;
+		}
+		sport = a->src_port;
+	} else {
+		uint32_t n = (uint32_t)t->conf.ephemeral_hi - t->conf.ephemeral_lo + 1;
+		uint32_t i;
+
+		for (i = 0; i < n; i++) {
+			uint16_t p = (uint16_t)(t->conf.ephemeral_lo +
+					(uint16_t)(t->eph_next + i) % n);
+
+			if (ewyk_tcp_flow_shard(src, p, a->dst_ip, a->dst_port,
+					t->nb_shards) != t->shard_id)
+				continue;
+			if (tcp_table_lookup(t, src, p, a->dst_ip,
+					a->dst_port) != NULL)
+				continue;
+			sport = p;
+			t->eph_next = (uint16_t)(t->eph_next + i + 1);
+			break;
+		}
+		if (sport == 0) {
+			rte_errno = EADDRNOTAVAIL;
+			return NULL;
+		}
+	}
+	c = tcp_conn_alloc(t);
+	if (c == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	c->lip = src;
+	c->lport = sport;
+	c->rip = a->dst_ip;
+	c->rport = a->dst_port;
+	c->port = port;
+	c->ops = a->ops;
+	c->ctx = a->ctx;
+	c->app_known = 1;
+	c->rcv_wscale = t->conf.no_wscale ? 0 : t->rcv_wscale;
+	c->ts_off = tcp_ts_offset(t, c->lip, c->lport, c->rip, c->rport);
+	c->iss = tcp_isn(t, c->lip, c->lport, c->rip, c->rport);
+	c->snd_una = c->iss;
+	c->snd_nxt = c->snd_max = c->iss;
+	c->rtt_timing = 1;
+	c->rtt_tsc = t->now;
+	tcp_set_state(c, EWYK_TCP_SYN_SENT);
+	tcp_table_insert(t, c);
+	tcp_ctr_inc(t, EWYK_TCP_ACTIVE_OPENS);
+	tcp_send_syn(c);
+	tcp_timer_rto_arm(c);
+	return c;
+}

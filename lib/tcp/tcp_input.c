@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Segment input: validation (length, data offset, checksum, options,
+ * flags), then dispatch to a connection, a listener or the CLOSED reply.
+ * Every segment that goes no further is counted under exactly one drop
+ * reason.
+ */
+
+#include <rte_ip.h>
+
+#include "tcp_private.h"
+
+static int
+parse_options(const uint8_t *p, unsigned int n, struct tcp_opts *o)
+{
+	unsigned int i = 0;
+
+	while (i < n) {
+		uint8_t kind = p[i];
+		uint8_t len;
+
+		if (kind == TCPOPT_EOL)
+			break;
+		if (kind == TCPOPT_NOP) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= n)
+			return -1;               /* kind without length */
+		len = p[i + 1];
+		if (len < 2 || i + len > n)
+			return -1;               /* zero or overlong length */
+		switch (kind) {
+		case TCPOPT_MSS:
+			if (len != 4)
+				return -1;
+			o->has_mss = 1;
+			o->mss = (uint16_t)((p[i + 2] << 8) | p[i + 3]);
+			break;
+		case TCPOPT_WS:
+			if (len != 3)
+				return -1;
+			o->has_ws = 1;
+			/* RFC 7323 2.3: larger shifts are used as 14. */
+			o->ws = RTE_MIN(p[i + 2], TCP_MAX_WSCALE);
+			break;
+		case TCPOPT_SACK_PERM:
+			if (len != 2)
+				return -1;
+			o->sack_perm = 1;
+			break;
+		case TCPOPT_SACK: {
+			unsigned int k, nb = (len - 2u) / 8u;
+
+			if ((len - 2u) % 8u != 0 || nb == 0 || nb > 4)
+				return -1;
+			for (k = 0; k < nb; k++) {
+				const uint8_t *b = p + i + 2 + 8 * k;
+
+				o->sack[k][0] = rte_be_to_cpu_32(*(const unaligned_uint32_t *)b);
+				o->sack[k][1] = rte_be_to_cpu_32(*(const unaligned_uint32_t *)(b + 4));
+			}
+			o->nsack = (uint8_t)nb;
+			break;
+		}
+		case TCPOPT_TS:
+			if (len != 10)
+				return -1;
+			o->has_ts = 1;
+			o->tsval = rte_be_to_cpu_32(*(const unaligned_uint32_t *)(p + i + 2));
+			o->tsecr = rte_be_to_cpu_32(*(const unaligned_uint32_t *)(p + i + 6));
+			break;
+		default:
+			break;                   /* unknown: skipped by its length */
+		}
+		i += len;
+	}
+	return 0;
+}
+
+/*
+ * Flag combinations that no state accepts: SYN with FIN or RST, RST with
+ * FIN, and anything that carries neither SYN, RST nor ACK (a segment
+ * without ACK is only meaningful as SYN or RST).
+ */
+static bool
+flags_valid(uint8_t f)
+{
+	if ((f & TH_SYN) && (f & (TH_FIN | TH_RST)))
+		return false;
+	if ((f & TH_RST) && (f & TH_FIN))
+		return false;
+	if ((f & (TH_SYN | TH_RST | TH_ACK)) == 0)
+		return false;
+	return true;
+}
+
+/*
+ * Validate and parse. On success the mbuf is unchanged (data still at
+ * the TCP header) and 0 is returned; otherwise the drop counter to use.
+ */
+int
+tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
+		const struct ewyk_net_ip_info *ip, struct tcp_seg *s)
+{
+	uint8_t buf[TCP_HDR_LEN + TCP_MAX_OPT_LEN];
+	const struct rte_tcp_hdr *th;
+	const uint8_t *hp;
+	uint32_t plen = rte_pktmbuf_pkt_len(m);
+	unsigned int hlen;
+
+	if (plen < TCP_HDR_LEN)
+		return EWYK_TCP_DROP_SHORT;
+	hp = rte_pktmbuf_read(m, 0, TCP_HDR_LEN, buf);
+	if (hp == NULL)
+		return EWYK_TCP_DROP_SHORT;
+	th = (const struct rte_tcp_hdr *)hp;
+	hlen = (th->data_off >> 4) * 4u;
+	if (hlen < TCP_HDR_LEN || hlen > plen)
+		return EWYK_TCP_DROP_DOFF;
+	if (hlen > TCP_HDR_LEN) {
+		hp = rte_pktmbuf_read(m, 0, hlen, buf);
+		if (hp == NULL)
+			return EWYK_TCP_DROP_DOFF;
+		th = (const struct rte_tcp_hdr *)hp;
+	}
+	if (!ip->cksum_good &&
+			ewyk_net_l4_cksum(m, ip->src, ip->dst, IPPROTO_TCP) != 0)
+		return EWYK_TCP_DROP_CKSUM;
+	s->sport = rte_be_to_cpu_16(th->src_port);
+	s->dport = rte_be_to_cpu_16(th->dst_port);
+	if (s->sport == 0 || s->dport == 0)
+		return EWYK_TCP_DROP_PORT;
+	s->flags = th->tcp_flags & (TH_FIN | TH_SYN | TH_RST | TH_PSH |
+			TH_ACK | TH_URG);
+	if (!flags_valid(s->flags))
+		return EWYK_TCP_DROP_FLAGS;
+	memset(&s->o, 0, sizeof(s->o));
+	if (parse_options(hp + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &s->o) != 0)
+		return EWYK_TCP_DROP_OPTIONS;
+	s->seq = rte_be_to_cpu_32(th->sent_seq);
+	s->ack = rte_be_to_cpu_32(th->recv_ack);
+	s->wnd = rte_be_to_cpu_16(th->rx_win);
+	s->hlen = (uint8_t)hlen;
+	s->len = plen - hlen;
+	return 0;
+}
+
+void
+ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
+		const struct ewyk_net_ip_info *ip)
+{
+	struct ewyk_tcp_conn *c;
+	struct tcp_listener *l;
+	struct tcp_seg s;
+	int drop;
+
+	tcp_ctr_inc(t, EWYK_TCP_SEG_IN);
+	drop = tcp_parse(t, m, ip, &s);
+	if (unlikely(drop != 0)) {
+		tcp_ctr_inc(t, (enum ewyk_tcp_counter)drop);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	c = tcp_table_lookup(t, ip->dst, s.dport, ip->src, s.sport);
+	if (likely(c != NULL)) {
+		/* Strip the header: m now holds only the payload. */
+		m = tcp_mbuf_adj(m, s.hlen);
+		tcp_state_input(c, &s, m);
+		return;
+	}
+	l = tcp_listener_find(t, ip->dst, s.dport);
+	if (l != NULL && !(s.flags & TH_RST)) {
+		m = tcp_mbuf_adj(m, s.hlen);
+		if ((s.flags & (TH_SYN | TH_ACK)) == TH_SYN) {
+			tcp_listen_input(t, l, &s, m, ip);
+			return;
+		}
+		if ((s.flags & (TH_SYN | TH_ACK)) == TH_ACK &&
+				l->cookie_tsc != 0 &&
+				t->now - l->cookie_tsc <
+				2 * TCP_COOKIE_PERIOD_S * t->hz) {
+			tcp_cookie_input(t, l, &s, m, ip);
+			return;
+		}
+		/* A listener answers anything else with a RST. */
+		tcp_send_rst_reply(t, &s, ip);
+		tcp_ctr_inc(t, EWYK_TCP_DROP_NO_LISTENER);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* CLOSED: RFC 9293 3.10.7.1, a RST for anything but a RST. */
+	tcp_send_rst_reply(t, &s, ip);
+	tcp_ctr_inc(t, EWYK_TCP_DROP_NO_LISTENER);
+	rte_pktmbuf_free(m);
+}
+
+void
+ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *sh, struct rte_mbuf *m,
+		const struct ewyk_net_ip_info *ip)
+{
+	struct ewyk_tcp *t = arg;
+
+	if (t->nb_shards > 1 && !ewyk_net_port_rss(t->net, ip->port) &&
+			rte_pktmbuf_pkt_len(m) >= 4) {
+		/* No RSS on this port: steer to the shard that owns the flow. */
+		const rte_be16_t *pp = rte_pktmbuf_mtod(m, const rte_be16_t *);
+		uint16_t owner;
+
+		if (m->data_len >= 4) {
+			owner = ewyk_tcp_flow_shard(ip->dst,
+					rte_be_to_cpu_16(pp[1]), ip->src,
+					rte_be_to_cpu_16(pp[0]), t->nb_shards);
+			if (owner != t->shard_id) {
+				struct ewyk_net_shard *o =
+					ewyk_net_shard_get(t->net, owner);
+				uint16_t hl = m->l2_len + m->l3_len;
+
+				if (o != NULL && rte_pktmbuf_prepend(m, hl) != NULL) {
+					if (ewyk_net_shard_forward(o, m, ip->port) != 0)
+						tcp_ctr_inc(t, EWYK_TCP_DROP_STEERED);
+					return;
+				}
+			}
+		}
+	}
+	RTE_SET_USED(sh);
+	ewyk_tcp_input(t, m, ip);
+}

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef EWYK_TCP_PRIVATE_H
+#define EWYK_TCP_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_tcp.h>
+
+#include "ewyk_tcp.h"
+#include "ewyk_twheel.h"
+#include "ewyk_pool.h"
+
+extern int ewyk_tcp_logtype;
+#define TCP_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, ewyk_tcp_logtype, "TCP: " fmt "\n", ##__VA_ARGS__)
+
+/* Sequence-space comparisons (RFC 9293 section 3.4). */
+#define SEQ_LT(a, b)  ((int32_t)((uint32_t)(a) - (uint32_t)(b)) < 0)
+#define SEQ_LEQ(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) <= 0)
+#define SEQ_GT(a, b)  ((int32_t)((uint32_t)(a) - (uint32_t)(b)) > 0)
+#define SEQ_GEQ(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) >= 0)
+#define SEQ_MAX(a, b) (SEQ_GT(a, b) ? (a) : (b))
+#define SEQ_MIN(a, b) (SEQ_LT(a, b) ? (a) : (b))
+
+/* TCP flags. */
+#define TH_FIN RTE_TCP_FIN_FLAG
+#define TH_SYN RTE_TCP_SYN_FLAG
+#define TH_RST RTE_TCP_RST_FLAG
+#define TH_PSH RTE_TCP_PSH_FLAG
+#define TH_ACK RTE_TCP_ACK_FLAG
+#define TH_URG RTE_TCP_URG_FLAG
+
+/* Option kinds (RFC 9293, 7323, 2018). */
+#define TCPOPT_EOL 0
+#define TCPOPT_NOP 1
+#define TCPOPT_MSS 2
+#define TCPOPT_WS 3
+#define TCPOPT_SACK_PERM 4
+#define TCPOPT_SACK 5
+#define TCPOPT_TS 8
+
+#define TCP_HDR_LEN 20
+#define TCP_MAX_OPT_LEN 40
+#define TCP_TS_OPT_LEN 12         /* NOP NOP TS, aligned */
+#define TCP_MAX_WSCALE 14
+#define TCP_DEFAULT_MSS 536       /* when the peer sends no MSS option */
+#define TCP_MIN_MSS 64            /* smaller announced MSS values are raised */
+#define TCP_MAX_LISTENERS 16
+#define TCP_SACK_MAX 6            /* SACK scoreboard blocks kept */
+#define TCP_SACK_OUT_MAX 4        /* SACK blocks we send (3 with timestamps) */
+#define TCP_COPY_MAX 256          /* payloads up to this are copied, not referenced */
+#define TCP_MAX_PIECES 16         /* referenced buffers per segment */
+#define TCP_HDR_ROOM 64           /* headroom kept for IPv4 + Ethernet + VLAN */
+#define TCP_COOKIE_PERIOD_S 64    /* SYN cookie time slot */
+#define TCP_TW_ISS_GAP 131072     /* new ISS above the TIME_WAIT's SND.NXT */
+#define TCP_PAWS_WINDOW 1         /* TSval may lag TS.Recent by this (ms) */
+#define TCP_MAX_PROBES_BACKOFF 6  /* persist/keepalive backoff cap (x64) */
+
+/* What the rtx timer of a connection is doing. */
+enum tcp_rtx_kind {
+	TCP_RTX_NONE = 0,
+	TCP_RTX_RTO,       /* retransmission (data, SYN, SYN-ACK, FIN) */
+	TCP_RTX_PERSIST,   /* zero-window probe */
+};
+
+/* What the misc timer of a connection is doing. */
+enum tcp_misc_kind {
+	TCP_MISC_NONE = 0,
+	TCP_MISC_TIME_WAIT,
+	TCP_MISC_FIN_WAIT_2,
+	TCP_MISC_KEEPALIVE,
+};
+
+/** Options parsed from a segment. */
+struct tcp_opts {
+	uint8_t has_mss : 1, has_ws : 1, sack_perm : 1, has_ts : 1;
+	uint8_t ws;
+	uint8_t nsack;
+	uint16_t mss;
+	uint32_t tsval, tsecr;
+	uint32_t sack[4][2];       /* host order [start, end) */
+};
+
+/** A parsed, validated segment. */
+struct tcp_seg {
+	uint32_t seq, ack;
+	uint32_t len;              /* payload bytes */
+	uint32_t wnd;              /* raw window field */
+	uint16_t sport, dport;     /* host order */
+	uint8_t flags;
+	uint8_t hlen;              /* header + options bytes */
+	struct tcp_opts o;
+};
+
+/** Per-mbuf metadata in a dynamic field (out-of-order queue). */
+struct tcp_mbuf_meta {
+	struct rte_mbuf *qnext;    /* next segment in the OOO queue */
+	uint32_t seq;              /* first byte */
+	uint32_t len;              /* payload bytes */
+};
+
+/** A SACK block, host order, [start, end). */
+struct tcp_sack_blk {
+	uint32_t start, end;
+};
+
+struct tcp_listener {
+	rte_be32_t ip;             /* 0: any */
+	uint16_t port;             /* 0: free slot */
+	uint32_t backlog;
+	uint32_t syn_count;        /* connections in SYN-RECEIVED */
+	uint64_t cookie_tsc;       /* last time a cookie was sent */
+	const struct ewyk_tcp_ops *ops;
+	void *arg;
+};
+
+struct ewyk_tcp_conn {
+	/* Table linkage and identity. */
+	struct ewyk_tcp_conn *hnext;
+	struct ewyk_tcp_conn **hpprev;
+	struct ewyk_tcp *tcp;
+	rte_be32_t lip, rip;
+	uint16_t lport, rport;     /* host order */
+	uint16_t port;             /* port index */
+	uint8_t state;             /* enum ewyk_tcp_state */
+	uint8_t busy;              /* nesting of input/timer/callback frames */
+
+	/* Flags. */
+	uint32_t passive : 1,      /* created by a listener */
+		app_closed : 1,    /* ewyk_tcp_close/abort called: no callbacks */
+		shut_wr : 1,       /* FIN queued after the data */
+		eof_seen : 1,      /* peer FIN delivered */
+		ts_ok : 1, sack_ok : 1, ws_ok : 1,
+		nodelay : 1,
+		in_recovery : 1,
+		partial_seen : 1,  /* first partial ACK of this recovery seen */
+		want_writable : 1,
+		ack_now : 1,       /* an ACK must go out before input returns */
+		ack_delayed : 1,   /* an ACK is owed (delayed) */
+		rtt_timing : 1,
+		dead : 1,          /* destroyed; object released when not busy */
+		in_table : 1,
+		in_syn_count : 1,  /* counted in listener->syn_count */
+		ooo_fin : 1,       /* ooo_fin_seq is valid */
+		fin_acked : 1,     /* our FIN was acknowledged */
+		rto_recover : 1,   /* recover was set by an RTO (RFC 6582 4) */
+		app_known : 1,     /* the application has the handle */
+		est_once : 1;      /* reached ESTABLISHED */
+	uint8_t rtx_kind;          /* enum tcp_rtx_kind */
+	uint8_t misc_kind;         /* enum tcp_misc_kind */
+	uint8_t tmr_used;          /* bit per timer: armed once on the wheel */
+	uint8_t retries;           /* RTO / probe expiries without progress */
+	uint8_t backoff;           /* RTO shift */
+	uint8_t dupacks;
+	uint8_t quickack;          /* segments still to ACK at once */
+	uint8_t ka_probes;
+
+	const struct ewyk_tcp_ops *ops;
+	void *ctx;
+	struct tcp_listener *listener; /* SYN-RECEIVED of a listener */
+
+	/* Send side. */
+	uint32_t iss, snd_una, snd_nxt, snd_max;
+	uint32_t snd_wnd, max_snd_wnd, snd_wl1, snd_wl2;
+	uint32_t cwnd, ssthresh, recover, rexmit_nxt, bytes_acked;
+	uint16_t snd_mss, peer_mss;
+	uint8_t snd_wscale, rcv_wscale;
+	uint8_t nsack;
+	struct tcp_sack_blk sack[TCP_SACK_MAX]; /* sorted, disjoint, > snd_una */
+	uint32_t rtt_seq;
+	uint64_t rtt_tsc;
+	uint32_t srtt_us, rttvar_us, rto_ms;
+	uint64_t last_send_tsc;
+
+	/* Send queue: segments linked by ->next, bytes [snd_una, +sq_len). */
+	struct rte_mbuf *sq_head, *sq_tail;
+	uint32_t sq_off;           /* bytes of sq_head already acknowledged */
+	uint32_t sq_len;
+	struct rte_mbuf *sq_cur;   /* lookup cursor (NULL: invalid) */
+	uint32_t sq_cur_seq;       /* sequence of sq_cur's first byte */
+
+	/* Receive side. */
+	uint32_t irs, rcv_nxt, rcv_adv;
+	uint32_t rcv_held;         /* delivered, not yet ewyk_tcp_recvd */
+	uint32_t ooo_bytes;
+	uint16_t ooo_n;
+	uint16_t rcv_mss;          /* largest segment seen from the peer */
+	uint32_t rcv_unacked;      /* in-order bytes received since our last ACK */
+	uint32_t ooo_fin_seq;      /* sequence of an out-of-order FIN */
+	uint32_t last_ack_sent;
+	uint32_t ts_recent;
+	uint32_t ts_off;
+	uint32_t ooo_last_start, ooo_last_end; /* most recent OOO arrival (SACK) */
+	struct rte_mbuf *ooo_head; /* sorted by seq, disjoint */
+	uint64_t last_rx_tsc;
+	uint32_t retrans_segs;
+
+	/* Timers. */
+	struct ewyk_twheel_timer rtx_tmr;
+	struct ewyk_twheel_timer delack_tmr;
+	struct ewyk_twheel_timer misc_tmr;
+} __rte_cache_aligned;
+
+struct ewyk_tcp {
+	/* Hot. */
+	uint64_t now;              /* TSC of the loop */
+	struct ewyk_twheel *wheel;
+	struct ewyk_pool *conn_pool;
+	struct ewyk_tcp_conn **buckets;
+	uint32_t hmask;
+	int dyn_off;               /* tcp_mbuf_meta dynfield offset */
+	struct rte_mempool *tx_pool;
+	ewyk_tcp_output_t output;
+	void *output_arg;
+	struct ewyk_net_shard *shard;
+	struct ewyk_net *net;
+	uint16_t shard_id;
+	uint16_t nb_shards;
+	bool own_wheel;
+	bool registered;
+
+	/* Derived configuration. */
+	struct ewyk_tcp_conf conf;
+	uint64_t hz;               /* TSC cycles per second */
+	uint64_t cyc_ms;           /* TSC cycles per millisecond */
+	uint64_t cyc_us;           /* TSC cycles per microsecond (>= 1) */
+	uint8_t rcv_wscale;        /* window scale we offer */
+	uint16_t eph_next;         /* next ephemeral port to try */
+	uint64_t k0, k1;           /* SipHash key */
+	uint32_t conns;            /* objects in use */
+
+	struct tcp_listener listeners[TCP_MAX_LISTENERS];
+
+	/* Counters: single writer (the token holder), any reader. */
+	uint64_t ctr[EWYK_TCP_COUNTER_MAX] __rte_cache_aligned;
+	uint64_t states[EWYK_TCP_STATE_MAX];
+} __rte_cache_aligned;
+
+/** Add to a counter (single writer; relaxed store so readers see whole values). */
+static inline void
+tcp_ctr_add(struct ewyk_tcp *t, enum ewyk_tcp_counter c, uint64_t v)
+{
+	__atomic_store_n(&t->ctr[c], t->ctr[c] + v, __ATOMIC_RELAXED);
+}
+
+static inline void
+tcp_ctr_inc(struct ewyk_tcp *t, enum ewyk_tcp_counter c)
+{
+	tcp_ctr_add(t, c, 1);
+}
+
+static inline struct tcp_mbuf_meta *
+tcp_meta(const struct ewyk_tcp *t, struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, t->dyn_off, struct tcp_mbuf_meta *);
+}
+
+/** Timestamp clock: milliseconds. */
+static inline uint32_t
+tcp_ts_now(const struct ewyk_tcp *t)
+{
+	return (uint32_t)(t->now / t->cyc_ms);
+}
+
+static inline uint64_t
+tcp_ms_to_cyc(const struct ewyk_tcp *t, uint64_t ms)
+{
+	return ms * t->cyc_ms;
+}
+
+/* Bits of tmr_used. */
+#define TCP_TMR_RTX 1
+#define TCP_TMR_DELACK 2
+#define TCP_TMR_MISC 4
+
+/* tcp_conn.c */
+void tcp_set_state(struct ewyk_tcp_conn *c, enum ewyk_tcp_state s);
+struct ewyk_tcp_conn *tcp_conn_alloc(struct ewyk_tcp *t);
+void tcp_conn_destroy(struct ewyk_tcp_conn *c);
+void tcp_conn_release(struct ewyk_tcp_conn *c);
+void tcp_conn_drop(struct ewyk_tcp_conn *c, int err);
+void tcp_conn_init_wnd(struct ewyk_tcp_conn *c);
+void tcp_conn_set_mss(struct ewyk_tcp_conn *c);
+bool tcp_notify_established(struct ewyk_tcp_conn *c);
+void tcp_notify_closed(struct ewyk_tcp_conn *c, int err);
+
+static inline void
+tcp_conn_hold(struct ewyk_tcp_conn *c)
+{
+	c->busy++;
+}
+
+static inline void
+tcp_conn_unhold(struct ewyk_tcp_conn *c)
+{
+	if (--c->busy == 0 && c->dead)
+		tcp_conn_release(c);
+}
+
+/* tcp_table.c */
+uint32_t tcp_hash(rte_be32_t lip, uint16_t lport, rte_be32_t rip, uint16_t rport);
+struct ewyk_tcp_conn *tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip,
+		uint16_t lport, rte_be32_t rip, uint16_t rport);
+void tcp_table_insert(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
+void tcp_table_remove(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
+struct tcp_listener *tcp_listener_find(struct ewyk_tcp *t, rte_be32_t ip,
+		uint16_t port);
+
+/* tcp_crypto.c */
+uint64_t tcp_siphash(uint64_t k0, uint64_t k1, const uint32_t *w, unsigned int n);
+uint32_t tcp_isn(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
+		rte_be32_t rip, uint16_t rport);
+uint32_t tcp_ts_offset(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
+		rte_be32_t rip, uint16_t rport);
+uint32_t tcp_cookie_make(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
+		rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint16_t *mss);
+int tcp_cookie_check(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
+		rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint32_t cookie);
+uint32_t tcp_cookie_tsval(uint32_t ts_now, int wscale, bool sack);
+void tcp_cookie_ts_decode(uint32_t tsecr, int *wscale, bool *sack);
+
+/* tcp_output.c */
+int tcp_send_syn(struct ewyk_tcp_conn *c);
+int tcp_send_ack(struct ewyk_tcp_conn *c);
+int tcp_send_probe(struct ewyk_tcp_conn *c, uint32_t seq);
+int tcp_send_rst(struct ewyk_tcp_conn *c);
+void tcp_send_rst_reply(struct ewyk_tcp *t, const struct tcp_seg *s,
+		const struct ewyk_net_ip_info *ip);
+int tcp_send_synack_cookie(struct ewyk_tcp *t, const struct tcp_seg *s,
+		const struct ewyk_net_ip_info *ip, uint32_t iss, uint16_t mss);
+int tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len,
+		bool fin);
+void tcp_output(struct ewyk_tcp_conn *c);
+uint32_t tcp_rcv_wnd_field(struct ewyk_tcp_conn *c);
+uint32_t tcp_rcv_space(const struct ewyk_tcp_conn *c);
+
+/* tcp_input.c */
+int tcp_parse(struct ewyk_tcp *t, struct rte_mbuf *m,
+		const struct ewyk_net_ip_info *ip, struct tcp_seg *s);
+
+/* tcp_state.c */
+void tcp_fin_in_order(struct ewyk_tcp_conn *c);
+void tcp_state_input(struct ewyk_tcp_conn *c, struct tcp_seg *s,
+		struct rte_mbuf *m);
+void tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l,
+		struct tcp_seg *s, struct rte_mbuf *m,
+		const struct ewyk_net_ip_info *ip);
+void tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l,
+		struct tcp_seg *s, struct rte_mbuf *m,
+		const struct ewyk_net_ip_info *ip, bool has_iss, uint32_t iss);
+void tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l,
+		struct tcp_seg *s, struct rte_mbuf *m,
+		const struct ewyk_net_ip_info *ip);
+
+/* tcp_recv.c */
+struct rte_mbuf *tcp_mbuf_adj(struct rte_mbuf *m, uint32_t n);
+struct rte_mbuf *tcp_mbuf_trim(struct rte_mbuf *m, uint32_t n);
+void tcp_data_input(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
+		uint32_t len, bool fin);
+void tcp_ooo_purge(struct ewyk_tcp_conn *c);
+unsigned int tcp_sack_blocks_out(struct ewyk_tcp_conn *c,
+		struct tcp_sack_blk *blk, unsigned int max);
+void tcp_ack_owed(struct ewyk_tcp_conn *c, uint32_t len);
+void tcp_ack_flush(struct ewyk_tcp_conn *c);
+
+/* tcp_cc.c */
+void tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s);
+void tcp_retransmit(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t maxlen);
+void tcp_sack_clear(struct ewyk_tcp_conn *c);
+void tcp_rtt_sample(struct ewyk_tcp_conn *c, uint64_t rtt_cyc);
+void tcp_rto_update(struct ewyk_tcp_conn *c);
+void tcp_sack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s);
+bool tcp_sack_next_hole(const struct ewyk_tcp_conn *c, uint32_t from,
+		uint32_t *start, uint32_t *len);
+void tcp_cc_init(struct ewyk_tcp_conn *c);
+void tcp_sq_free_acked(struct ewyk_tcp_conn *c, uint32_t bytes);
+
+/* tcp_timer.c */
+void tcp_timer_rto_arm(struct ewyk_tcp_conn *c);
+void tcp_timer_rto_restart(struct ewyk_tcp_conn *c);
+void tcp_timer_persist_arm(struct ewyk_tcp_conn *c);
+void tcp_timer_rtx_stop(struct ewyk_tcp_conn *c);
+void tcp_timer_delack_arm(struct ewyk_tcp_conn *c);
+void tcp_timer_delack_stop(struct ewyk_tcp_conn *c);
+void tcp_timer_misc_arm(struct ewyk_tcp_conn *c, enum tcp_misc_kind k,
+		uint64_t expiry);
+void tcp_timer_misc_stop(struct ewyk_tcp_conn *c);
+void tcp_timer_stop_all(struct ewyk_tcp_conn *c);
+void tcp_enter_time_wait(struct ewyk_tcp_conn *c);
+void tcp_keepalive_arm(struct ewyk_tcp_conn *c);
+
+/* tcp_stats.c */
+void tcp_registry_add(struct ewyk_tcp *t);
+void tcp_registry_del(struct ewyk_tcp *t);
+int tcp_registry_check(uint16_t shard_id);
+
+#endif /* EWYK_TCP_PRIVATE_H */

@@ -1,0 +1,628 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The RFC 9293 state machine ("SEGMENT ARRIVES", section 3.10.7) with the
+ * RFC 5961 hardening: RSTs act only exactly at RCV.NXT (challenge ACK
+ * otherwise), SYNs in synchronized states are answered by a challenge
+ * ACK, ACKs outside [SND.UNA - MAX.SND.WND, SND.NXT] are not accepted;
+ * PAWS (RFC 7323); passive opens, SYN cookies and TIME-WAIT reuse.
+ */
+
+#include "tcp_private.h"
+
+#define TS_LT(a, b) SEQ_LT(a, b)
+#define TS_GEQ(a, b) SEQ_GEQ(a, b)
+
+static void
+drop_seg(struct ewyk_tcp *t, struct rte_mbuf *m, enum ewyk_tcp_counter why)
+{
+	tcp_ctr_inc(t, why);
+	rte_pktmbuf_free(m);
+}
+
+static void
+challenge_ack(struct ewyk_tcp_conn *c)
+{
+	tcp_ctr_inc(c->tcp, EWYK_TCP_CHALLENGE_ACKS);
+	tcp_send_ack(c);
+}
+
+/* Options of the peer's SYN decide what the connection uses. */
+static void
+syn_options(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
+{
+	const struct ewyk_tcp_conf *cf = &c->tcp->conf;
+
+	c->ts_ok = s->o.has_ts && !cf->no_timestamps;
+	c->sack_ok = s->o.sack_perm && !cf->no_sack;
+	c->ws_ok = s->o.has_ws && !cf->no_wscale;
+	c->snd_wscale = c->ws_ok ? s->o.ws : 0;
+	c->rcv_wscale = c->ws_ok ? c->tcp->rcv_wscale : 0;
+	c->peer_mss = s->o.has_mss ? RTE_MAX(s->o.mss, (uint16_t)TCP_MIN_MSS) :
+		TCP_DEFAULT_MSS;
+	if (c->ts_ok)
+		c->ts_recent = s->o.tsval;
+	tcp_conn_set_mss(c);
+	tcp_cc_init(c);
+}
+
+void
+tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l,
+		struct tcp_seg *s, struct rte_mbuf *m,
+		const struct ewyk_net_ip_info *ip, bool has_iss, uint32_t iss)
+{
+	struct ewyk_tcp_conn *c;
+
+	rte_pktmbuf_free(m);            /* data on a SYN is not taken */
+	c = tcp_conn_alloc(t);
+	if (c == NULL)
+		return;
+	c->lip = ip->dst;
+	c->lport = s->dport;
+	c->rip = ip->src;
+	c->rport = s->sport;
+	c->port = ip->port;
+	c->passive = 1;
+	c->listener = l;
+	c->in_syn_count = 1;
+	l->syn_count++;
+	c->ts_off = tcp_ts_offset(t, c->lip, c->lport, c->rip, c->rport);
+	c->iss = has_iss ? iss : tcp_isn(t, c->lip, c->lport, c->rip, c->rport);
+	c->snd_una = c->iss;
+	c->snd_nxt = c->snd_max = c->iss + 1;
+	c->irs = s->seq;
+	c->rcv_nxt = s->seq + 1;
+	c->snd_wnd = s->wnd;            /* never scaled in a SYN */
+	c->max_snd_wnd = s->wnd;
+	c->snd_wl1 = s->seq;
+	syn_options(c, s);
+	c->rtt_timing = 1;
+	c->rtt_tsc = t->now;
+	tcp_set_state(c, EWYK_TCP_SYN_RECEIVED);
+	tcp_table_insert(t, c);
+	tcp_ctr_inc(t, EWYK_TCP_PASSIVE_OPENS);
+	tcp_send_syn(c);
+	tcp_timer_rto_arm(c);
+}
+
+void
+tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l,
+		struct tcp_seg *s, struct rte_mbuf *m,
+		const struct ewyk_net_ip_info *ip)
+{
+	if (l->syn_count < l->backlog && t->conns < t->conf.max_conns) {
+		tcp_passive_open(t, l, s, m, ip, false, 0);
+		return;
+	}
+	if (t->conf.no_syncookies) {
+		drop_seg(t, m, EWYK_TCP_DROP_BACKLOG);
+		return;
+	}
+	/* RFC 4987: answer statelessly, the state rides in our ISS. */
+	{
+		uint16_t mss = s->o.has_mss ? RTE_MIN(s->o.mss, t->conf.mss) :
+			TCP_DEFAULT_MSS;
+		uint32_t cookie = tcp_cookie_make(t, ip->dst, s->dport, ip->src,
+				s->sport, s->seq, &mss);
+
+		rte_pktmbuf_free(m);
+		if (tcp_send_synack_cookie(t, s, ip, cookie, mss) == 0) {
+			tcp_ctr_inc(t, EWYK_TCP_SYNCOOKIES_SENT);
+			l->cookie_tsc = t->now;
+		}
+	}
+}
+
+static bool
+establish(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
+{
+	struct ewyk_tcp *t = c->tcp;
+
+	c->snd_una = c->iss + 1;
+	if (SEQ_LT(c->snd_nxt, c->snd_una))
+		c->snd_nxt = c->snd_una;
+	/* The window of a SYN segment is never scaled (RFC 7323 2.2). */
+	c->snd_wnd = (s->flags & TH_SYN) ? s->wnd : s->wnd << c->snd_wscale;
+	c->max_snd_wnd = RTE_MAX(c->max_snd_wnd, c->snd_wnd);
+	c->snd_wl1 = s->seq;
+	c->snd_wl2 = s->ack;
+	if (c->rtt_timing && c->retries == 0)
+		tcp_rtt_sample(c, t->now - c->rtt_tsc);
+	c->rtt_timing = 0;
+	c->retries = 0;
+	c->backoff = 0;
+	tcp_timer_rtx_stop(c);
+	if (c->in_syn_count && c->listener != NULL)
+		c->listener->syn_count--;
+	c->in_syn_count = 0;
+	tcp_set_state(c, EWYK_TCP_ESTABLISHED);
+	c->est_once = 1;
+	tcp_ctr_inc(t, EWYK_TCP_ESTABLISHED_CONNS);
+	tcp_keepalive_arm(c);
+	return tcp_notify_established(c);
+}
+
+void
+tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l,
+		struct tcp_seg *s, struct rte_mbuf *m,
+		const struct ewyk_net_ip_info *ip)
+{
+	struct ewyk_tcp_conn *c;
+	int mss;
+
+	mss = tcp_cookie_check(t, ip->dst, s->dport, ip->src, s->sport,
+			s->seq - 1, s->ack - 1);
+	if (mss < 0) {
+		tcp_send_rst_reply(t, s, ip);
+		drop_seg(t, m, EWYK_TCP_DROP_COOKIE);
+		return;
+	}
+	c = tcp_conn_alloc(t);
+	if (c == NULL) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	c->lip = ip->dst;
+	c->lport = s->dport;
+	c->rip = ip->src;
+	c->rport = s->sport;
+	c->port = ip->port;
+	c->passive = 1;
+	c->listener = l;
+	c->ts_off = tcp_ts_offset(t, c->lip, c->lport, c->rip, c->rport);
+	c->iss = s->ack - 1;
+	c->snd_una = c->iss;
+	c->snd_nxt = c->snd_max = s->ack;
+	c->irs = s->seq - 1;
+	c->rcv_nxt = s->seq;
+	c->rcv_adv = c->rcv_nxt + RTE_MIN(t->conf.rcv_buf, (uint32_t)UINT16_MAX);
+	c->last_ack_sent = c->rcv_nxt;
+	c->peer_mss = (uint16_t)mss;
+	c->ts_ok = s->o.has_ts && !t->conf.no_timestamps;
+	if (c->ts_ok) {
+		int ws;
+		bool sack;
+
+		tcp_cookie_ts_decode(s->o.tsecr, &ws, &sack);
+		c->sack_ok = sack && !t->conf.no_sack;
+		c->ws_ok = ws >= 0 && !t->conf.no_wscale;
+		c->snd_wscale = c->ws_ok ? (uint8_t)ws : 0;
+		c->rcv_wscale = c->ws_ok ? t->rcv_wscale : 0;
+		c->ts_recent = s->o.tsval;
+	}
+	tcp_conn_set_mss(c);
+	tcp_cc_init(c);
+	tcp_set_state(c, EWYK_TCP_SYN_RECEIVED);
+	tcp_table_insert(t, c);
+	tcp_ctr_inc(t, EWYK_TCP_SYNCOOKIES_OK);
+	tcp_ctr_inc(t, EWYK_TCP_PASSIVE_OPENS);
+	/* Handshake done: now the segment itself (data, FIN) as established. */
+	tcp_conn_hold(c);
+	if (establish(c, s))
+		tcp_state_input(c, s, m);
+	else
+		rte_pktmbuf_free(m);
+	tcp_conn_unhold(c);
+}
+
+static void
+syn_sent_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
+{
+	struct ewyk_tcp *t = c->tcp;
+	bool ack = (s->flags & TH_ACK) != 0;
+
+	if (ack && (SEQ_LEQ(s->ack, c->iss) || SEQ_GT(s->ack, c->snd_max))) {
+		if (!(s->flags & TH_RST)) {
+			struct ewyk_net_ip_info ip = {
+				.src = c->rip, .dst = c->lip, .port = c->port,
+			};
+
+			tcp_send_rst_reply(t, s, &ip);
+		}
+		drop_seg(t, m, EWYK_TCP_DROP_BAD_ACK);
+		return;
+	}
+	if (s->flags & TH_RST) {
+		if (!ack) {
+			drop_seg(t, m, EWYK_TCP_DROP_RST);
+			return;
+		}
+		rte_pktmbuf_free(m);
+		tcp_ctr_inc(t, EWYK_TCP_RST_IN);
+		tcp_conn_drop(c, -ECONNREFUSED);
+		return;
+	}
+	if (!(s->flags & TH_SYN)) {
+		drop_seg(t, m, EWYK_TCP_DROP_STATE);
+		return;
+	}
+	rte_pktmbuf_free(m);            /* data on a SYN is not taken */
+	c->irs = s->seq;
+	c->rcv_nxt = s->seq + 1;
+	c->last_ack_sent = c->rcv_nxt;
+	syn_options(c, s);
+	if (!(s->o.has_ts) || t->conf.no_timestamps)
+		c->ts_ok = 0;
+	if (ack) {
+		/* SYN-ACK: window not scaled in a SYN segment. */
+		c->snd_una = s->ack;
+		c->snd_wnd = s->wnd;
+		c->max_snd_wnd = s->wnd;
+		c->snd_wl1 = s->seq;
+		c->snd_wl2 = s->ack;
+		c->rcv_adv = c->rcv_nxt;
+		if (c->rtt_timing && c->retries == 0)
+			tcp_rtt_sample(c, t->now - c->rtt_tsc);
+		c->rtt_timing = 0;
+		c->retries = 0;
+		c->backoff = 0;
+		tcp_timer_rtx_stop(c);
+		tcp_set_state(c, EWYK_TCP_ESTABLISHED);
+		c->est_once = 1;
+		tcp_ctr_inc(t, EWYK_TCP_ESTABLISHED_CONNS);
+		tcp_keepalive_arm(c);
+		c->ack_now = 1;
+		if (!tcp_notify_established(c))
+			return;
+		tcp_ack_flush(c);
+		return;
+	}
+	/* Simultaneous open (RFC 9293 figure 7). */
+	c->snd_wnd = s->wnd;
+	c->max_snd_wnd = s->wnd;
+	c->snd_wl1 = s->seq;
+	tcp_set_state(c, EWYK_TCP_SYN_RECEIVED);
+	tcp_send_syn(c);
+	tcp_timer_rto_arm(c);
+}
+
+/* TIME-WAIT: a retransmitted FIN, or a new SYN above the old connection
+ * that may reuse the 4-tuple (RFC 9293 3.10.7.4, RFC 6191). */
+static bool
+time_wait_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
+{
+	struct ewyk_tcp *t = c->tcp;
+	struct tcp_listener *l;
+	struct ewyk_net_ip_info ip;
+	bool newer;
+	uint32_t iss;
+
+	if ((s->flags & (TH_FIN | TH_RST | TH_SYN)) == TH_FIN &&
+			s->seq + s->len + 1 == c->rcv_nxt) {
+		/* The peer's FIN again: our last ACK was lost (RFC 9293). */
+		rte_pktmbuf_free(m);
+		tcp_send_ack(c);
+		tcp_timer_misc_arm(c, TCP_MISC_TIME_WAIT, t->now +
+				tcp_ms_to_cyc(t, t->conf.time_wait_ms));
+		return true;
+	}
+	if ((s->flags & (TH_SYN | TH_ACK | TH_RST)) != TH_SYN)
+		return false;
+	if (c->ts_ok && s->o.has_ts)
+		newer = SEQ_GT(s->o.tsval, c->ts_recent);
+	else
+		newer = SEQ_GT(s->seq, c->rcv_nxt);
+	if (!newer)
+		return false;
+	l = tcp_listener_find(t, c->lip, c->lport);
+	if (l == NULL)
+		return false;
+	memset(&ip, 0, sizeof(ip));
+	ip.src = c->rip;
+	ip.dst = c->lip;
+	ip.port = c->port;
+	iss = c->snd_nxt + TCP_TW_ISS_GAP;
+	tcp_ctr_inc(t, EWYK_TCP_TW_REUSE);
+	tcp_ctr_inc(t, EWYK_TCP_CONN_CLOSED);
+	tcp_conn_destroy(c);
+	tcp_passive_open(t, l, s, m, &ip, true, iss);
+	return true;
+}
+
+static void
+reset_conn(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+
+	tcp_ctr_inc(t, EWYK_TCP_RST_IN);
+	if (c->state == EWYK_TCP_SYN_RECEIVED) {
+		tcp_conn_drop(c, -ECONNREFUSED);
+		return;
+	}
+	if (c->state != EWYK_TCP_TIME_WAIT)
+		tcp_ctr_inc(t, EWYK_TCP_CONN_RESET);
+	tcp_conn_drop(c, -ECONNRESET);
+}
+
+/* RFC 9293 3.10.7.4, first check: is the sequence number acceptable? */
+static bool
+seq_acceptable(const struct ewyk_tcp_conn *c, const struct tcp_seg *s,
+		uint32_t wnd)
+{
+	uint32_t seglen = s->len + ((s->flags & TH_SYN) ? 1 : 0) +
+		((s->flags & TH_FIN) ? 1 : 0);
+	uint32_t nxt = c->rcv_nxt;
+
+	if (seglen == 0) {
+		if (wnd == 0)
+			return s->seq == nxt;
+		return SEQ_LEQ(nxt, s->seq) && SEQ_LT(s->seq, nxt + wnd);
+	}
+	if (wnd == 0)
+		return false;
+	return (SEQ_LEQ(nxt, s->seq) && SEQ_LT(s->seq, nxt + wnd)) ||
+		(SEQ_LEQ(nxt, s->seq + seglen - 1) &&
+		 SEQ_LT(s->seq + seglen - 1, nxt + wnd));
+}
+
+void
+tcp_fin_in_order(struct ewyk_tcp_conn *c)
+{
+	switch (c->state) {
+	case EWYK_TCP_SYN_RECEIVED:
+	case EWYK_TCP_ESTABLISHED:
+		tcp_set_state(c, EWYK_TCP_CLOSE_WAIT);
+		break;
+	case EWYK_TCP_FIN_WAIT_1:
+		if (!c->fin_acked)
+			tcp_set_state(c, EWYK_TCP_CLOSING);
+		break;
+	default:
+		break;
+	}
+	if (!c->eof_seen && c->app_known && !c->app_closed && c->ops != NULL &&
+			c->ops->eof != NULL) {
+		c->eof_seen = 1;
+		c->ops->eof(c->ctx, c);
+		if (c->dead)
+			return;
+	}
+	c->eof_seen = 1;
+	if (c->state == EWYK_TCP_FIN_WAIT_2 ||
+			(c->state == EWYK_TCP_FIN_WAIT_1 && c->fin_acked))
+		tcp_enter_time_wait(c);
+}
+
+static void
+sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
+{
+	struct ewyk_tcp *t = c->tcp;
+	uint32_t wnd, seq, len, edge;
+	bool fin;
+
+	/* A retransmitted SYN: our SYN-ACK was lost. */
+	if (c->state == EWYK_TCP_SYN_RECEIVED &&
+			(s->flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN &&
+			s->seq == c->irs) {
+		tcp_ctr_inc(t, EWYK_TCP_SYN_RETRANS);
+		tcp_send_syn(c);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/*
+	 * Simultaneous open: the peer's SYN-ACK answers our SYN. RFC 9293
+	 * gets there through an extra ACK exchange; taking it at once is
+	 * what Linux does.
+	 */
+	if (c->state == EWYK_TCP_SYN_RECEIVED && !c->passive &&
+			(s->flags & (TH_SYN | TH_ACK | TH_RST)) == (TH_SYN | TH_ACK) &&
+			s->seq == c->irs && s->ack == c->iss + 1) {
+		rte_pktmbuf_free(m);
+		c->ack_now = 1;
+		if (establish(c, s))
+			tcp_ack_flush(c);
+		return;
+	}
+	/*
+	 * PAWS (RFC 7323 5.3), with one tick of tolerance as Linux has, so
+	 * that a segment reordered by less than a millisecond is not lost.
+	 */
+	if (c->ts_ok && s->o.has_ts && !(s->flags & TH_RST) &&
+			TS_LT(s->o.tsval + TCP_PAWS_WINDOW, c->ts_recent)) {
+		tcp_send_ack(c);
+		drop_seg(t, m, EWYK_TCP_DROP_PAWS);
+		return;
+	}
+	wnd = RTE_MAX(c->rcv_adv - c->rcv_nxt, tcp_rcv_space(c));
+	if (SEQ_LT(c->rcv_adv, c->rcv_nxt))
+		wnd = tcp_rcv_space(c);
+	if (!seq_acceptable(c, s, wnd)) {
+		uint32_t end = s->seq + s->len + ((s->flags & TH_FIN) ? 1 : 0);
+
+		if ((s->flags & (TH_SYN | TH_RST | TH_ACK)) == TH_ACK &&
+				c->state != EWYK_TCP_SYN_RECEIVED &&
+				((wnd == 0 && s->seq == c->rcv_nxt) ||
+				 SEQ_LEQ(end, c->rcv_nxt))) {
+			/*
+			 * A zero-window probe, or an old duplicate (a
+			 * go-back-N retransmission): take its ACK, not its
+			 * data, and answer at once (as BSD does).
+			 */
+			rte_pktmbuf_free(m);
+			m = NULL;
+			s->len = 0;
+			s->flags &= (uint8_t)~TH_FIN;
+			c->ack_now = 1;
+		} else {
+			if (!(s->flags & TH_RST))
+				tcp_send_ack(c);
+			drop_seg(t, m, EWYK_TCP_DROP_OUT_OF_WINDOW);
+			return;
+		}
+	}
+	if (s->flags & TH_RST) {
+		rte_pktmbuf_free(m);
+		if (s->seq == c->rcv_nxt) {
+			reset_conn(c);
+		} else {
+			challenge_ack(c);
+			tcp_ctr_inc(t, EWYK_TCP_DROP_RST);
+		}
+		return;
+	}
+	if (s->flags & TH_SYN) {
+		challenge_ack(c);
+		drop_seg(t, m, EWYK_TCP_DROP_SYN);
+		return;
+	}
+	if (!(s->flags & TH_ACK)) {
+		drop_seg(t, m, EWYK_TCP_DROP_NO_ACK);
+		return;
+	}
+	/* RFC 7323 5.3 R3: remember the peer's clock. */
+	if (c->ts_ok && s->o.has_ts && SEQ_LEQ(s->seq, c->last_ack_sent) &&
+			TS_GEQ(s->o.tsval, c->ts_recent))
+		c->ts_recent = s->o.tsval;
+
+	if (c->state == EWYK_TCP_SYN_RECEIVED) {
+		if (SEQ_GT(s->ack, c->snd_una) && SEQ_LEQ(s->ack, c->snd_max)) {
+			if (!establish(c, s)) {
+				rte_pktmbuf_free(m);
+				return;
+			}
+		} else {
+			struct ewyk_net_ip_info ip = {
+				.src = c->rip, .dst = c->lip, .port = c->port,
+			};
+
+			tcp_send_rst_reply(t, s, &ip);
+			drop_seg(t, m, EWYK_TCP_DROP_BAD_ACK);
+			return;
+		}
+	}
+	/* RFC 5961 5.2: acceptable ACK range. */
+	if (SEQ_GT(s->ack, c->snd_max) ||
+			SEQ_LT(s->ack, c->snd_una - RTE_MAX(c->max_snd_wnd, 65535u))) {
+		challenge_ack(c);
+		drop_seg(t, m, EWYK_TCP_DROP_BAD_ACK);
+		return;
+	}
+	tcp_ack_input(c, s);
+	if (c->fin_acked) {
+		switch (c->state) {
+		case EWYK_TCP_FIN_WAIT_1:
+			tcp_set_state(c, EWYK_TCP_FIN_WAIT_2);
+			if (c->app_closed)
+				tcp_timer_misc_arm(c, TCP_MISC_FIN_WAIT_2, t->now +
+						tcp_ms_to_cyc(t, t->conf.fin_wait2_ms));
+			break;
+		case EWYK_TCP_CLOSING:
+			tcp_enter_time_wait(c);
+			break;
+		case EWYK_TCP_LAST_ACK:
+			rte_pktmbuf_free(m);
+			tcp_ctr_inc(t, EWYK_TCP_CONN_CLOSED);
+			tcp_notify_closed(c, 0);
+			tcp_conn_destroy(c);
+			return;
+		default:
+			break;
+		}
+		if (c->dead) {
+			rte_pktmbuf_free(m);
+			return;
+		}
+	}
+	if (c->state == EWYK_TCP_TIME_WAIT) {
+		rte_pktmbuf_free(m);
+		if (s->flags & TH_FIN) {
+			/* The peer's FIN again: our last ACK was lost. */
+			tcp_send_ack(c);
+			tcp_timer_misc_arm(c, TCP_MISC_TIME_WAIT, t->now +
+					tcp_ms_to_cyc(t, t->conf.time_wait_ms));
+		}
+		return;
+	}
+	if (c->want_writable && !c->app_closed && ewyk_tcp_send_space(c) > 0 &&
+			c->sq_len <= t->conf.snd_buf / 2) {
+		c->want_writable = 0;
+		if (c->ops != NULL && c->ops->writable != NULL)
+			c->ops->writable(c->ctx, c);
+		if (c->dead) {
+			rte_pktmbuf_free(m);
+			return;
+		}
+	}
+	/* Segment text and FIN (URG is not supported: data is just data). */
+	seq = s->seq;
+	len = s->len;
+	fin = (s->flags & TH_FIN) != 0;
+	if (len > 0 || fin) {
+		if (c->state != EWYK_TCP_ESTABLISHED &&
+				c->state != EWYK_TCP_FIN_WAIT_1 &&
+				c->state != EWYK_TCP_FIN_WAIT_2) {
+			/* Past the peer's FIN: nothing new can come. */
+			rte_pktmbuf_free(m);
+			c->ack_now = 1;
+			goto out;
+		}
+		if (len > 0 && c->app_closed) {
+			/* Data for a closed connection: reset it (as Linux). */
+			rte_pktmbuf_free(m);
+			tcp_ctr_inc(t, EWYK_TCP_CONN_ABORTED);
+			tcp_send_rst(c);
+			tcp_conn_destroy(c);
+			return;
+		}
+		if (SEQ_LT(seq, c->rcv_nxt)) {
+			uint32_t cut = c->rcv_nxt - seq;
+
+			if (cut >= len) {
+				rte_pktmbuf_free(m);
+				m = NULL;
+				if (seq + len != c->rcv_nxt)
+					fin = false;
+				seq = c->rcv_nxt;
+				len = 0;
+				c->ack_now = 1;          /* a duplicate */
+			} else {
+				m = tcp_mbuf_adj(m, cut);
+				seq = c->rcv_nxt;
+				len -= cut;
+			}
+		}
+		edge = c->rcv_nxt + wnd;
+		if (len > 0 && SEQ_GT(seq + len, edge)) {
+			uint32_t excess = seq + len - edge;
+
+			m = tcp_mbuf_trim(m, RTE_MIN(excess, len));
+			len -= RTE_MIN(excess, len);
+			fin = false;
+			c->ack_now = 1;
+		}
+		if (len > 0 || fin) {
+			tcp_data_input(c, seq, m, len, fin);
+			if (c->dead)
+				return;
+		} else {
+			rte_pktmbuf_free(m);
+		}
+	} else {
+		rte_pktmbuf_free(m);
+	}
+out:
+	tcp_ack_flush(c);
+}
+
+void
+tcp_state_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
+{
+	struct ewyk_tcp *t = c->tcp;
+
+	tcp_conn_hold(c);
+	c->last_rx_tsc = t->now;
+	c->ka_probes = 0;
+	switch (c->state) {
+	case EWYK_TCP_SYN_SENT:
+		syn_sent_input(c, s, m);
+		break;
+	case EWYK_TCP_TIME_WAIT:
+		if (time_wait_input(c, s, m))
+			break;
+		sync_input(c, s, m);
+		break;
+	default:
+		sync_input(c, s, m);
+		break;
+	}
+	tcp_conn_unhold(c);
+}

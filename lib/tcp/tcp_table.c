@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Connection table: open hashing with intrusive chains, keyed by the
+ * 4-tuple. The bucket array is sized at creation; nothing is allocated
+ * afterwards. Listeners live in a small array (a shard has few).
+ */
+
+#include <rte_hash_crc.h>
+
+#include "tcp_private.h"
+
+uint32_t
+tcp_hash(rte_be32_t lip, uint16_t lport, rte_be32_t rip, uint16_t rport)
+{
+	uint32_t h;
+
+	h = rte_hash_crc_4byte(lip, 0x9e3779b9);
+	h = rte_hash_crc_4byte(rip, h);
+	h = rte_hash_crc_4byte(((uint32_t)lport << 16) | rport, h);
+	return h;
+}
+
+struct ewyk_tcp_conn *
+tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
+		rte_be32_t rip, uint16_t rport)
+{
+	struct ewyk_tcp_conn *c;
+
+	c = t->buckets[tcp_hash(lip, lport, rip, rport) & t->hmask];
+	for (; c != NULL; c = c->hnext) {
+		if (c->rport == rport && c->lport == lport &&
+				c->rip == rip && c->lip == lip)
+			return c;
+	}
+	return NULL;
+}
+
+void
+tcp_table_insert(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp_conn **b;
+
+	b = &t->buckets[tcp_hash(c->lip, c->lport, c->rip, c->rport) & t->hmask];
+	c->hnext = *b;
+	if (*b != NULL)
+		(*b)->hpprev = &c->hnext;
+	c->hpprev = b;
+	*b = c;
+	c->in_table = 1;
+}
+
+void
+tcp_table_remove(struct ewyk_tcp *t __rte_unused, struct ewyk_tcp_conn *c)
+{
+	if (!c->in_table)
+		return;
+	*c->hpprev = c->hnext;
+	if (c->hnext != NULL)
+		c->hnext->hpprev = c->hpprev;
+	c->hnext = NULL;
+	c->hpprev = NULL;
+	c->in_table = 0;
+}
+
+struct tcp_listener *
+tcp_listener_find(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port)
+{
+	struct tcp_listener *any = NULL;
+	unsigned int i;
+
+	for (i = 0; i < TCP_MAX_LISTENERS; i++) {
+		struct tcp_listener *l = &t->listeners[i];
+
+		if (l->port != port)
+			continue;
+		if (l->ip == ip)
+			return l;
+		if (l->ip == 0)
+			any = l;
+	}
+	return any;
+}
+
+struct ewyk_tcp_conn *
+ewyk_tcp_lookup(struct ewyk_tcp *t, rte_be32_t local_ip, uint16_t local_port,
+		rte_be32_t remote_ip, uint16_t remote_port)
+{
+	if (t == NULL)
+		return NULL;
+	return tcp_table_lookup(t, local_ip, local_port, remote_ip, remote_port);
+}
+
+int
+ewyk_tcp_listen(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port,
+		const struct ewyk_tcp_ops *ops, void *arg, uint32_t backlog)
+{
+	struct tcp_listener *free_slot = NULL;
+	unsigned int i;
+
+	if (t == NULL || port == 0 || ops == NULL)
+		return -EINVAL;
+	for (i = 0; i < TCP_MAX_LISTENERS; i++) {
+		struct tcp_listener *l = &t->listeners[i];
+
+		if (l->port == 0) {
+			if (free_slot == NULL)
+				free_slot = l;
+			continue;
+		}
+		if (l->port == port && l->ip == ip)
+			return -EADDRINUSE;
+	}
+	if (free_slot == NULL)
+		return -ENOSPC;
+	memset(free_slot, 0, sizeof(*free_slot));
+	free_slot->ip = ip;
+	free_slot->port = port;
+	free_slot->ops = ops;
+	free_slot->arg = arg;
+	free_slot->backlog = backlog != 0 ? backlog : 1024;
+	return 0;
+}
+
+int
+ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port)
+{
+	unsigned int i, j;
+
+	if (t == NULL)
+		return -ENOENT;
+	for (i = 0; i < TCP_MAX_LISTENERS; i++) {
+		struct tcp_listener *l = &t->listeners[i];
+
+		if (l->port != port || l->ip != ip || port == 0)
+			continue;
+		/* Drop the half-open connections that point at it. */
+		for (j = 0; j <= t->hmask && l->syn_count > 0; j++) {
+			struct ewyk_tcp_conn *c = t->buckets[j], *n;
+
+			for (; c != NULL; c = n) {
+				n = c->hnext;
+				if (c->listener == l)
+					tcp_conn_drop(c, 0);
+			}
+		}
+		memset(l, 0, sizeof(*l));
+		return 0;
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Connection timers, three intrusive nodes per connection on the shard's
+ * wheel:
+ *   rtx     retransmission (RFC 6298, with backoff and a retry limit) or
+ *           zero-window persist (RFC 9293 3.8.6.1);
+ *   delack  delayed ACK (RFC 9293 3.8.6.3);
+ *   misc    TIME-WAIT (2MSL), FIN-WAIT-2 limit, keep-alive (RFC 9293 3.8.4).
+ */
+
+#include "tcp_private.h"
+
+static void
+tmr_set(struct ewyk_tcp_conn *c, struct ewyk_twheel_timer *tm, uint8_t bit,
+		uint64_t expiry, ewyk_twheel_cb_t cb)
+{
+	struct ewyk_tcp *t = c->tcp;
+
+	if (c->tmr_used & bit) {
+		ewyk_twheel_rearm(t->wheel, tm, expiry);
+	} else {
+		if (ewyk_twheel_arm(t->wheel, tm, expiry, cb, c) == 0)
+			c->tmr_used |= bit;
+	}
+}
+
+static void
+tmr_stop(struct ewyk_tcp_conn *c, struct ewyk_twheel_timer *tm)
+{
+	if (ewyk_twheel_pending(tm))
+		ewyk_twheel_cancel(c->tcp->wheel, tm);
+}
+
+static uint64_t
+rto_cyc(const struct ewyk_tcp_conn *c)
+{
+	const struct ewyk_tcp *t = c->tcp;
+	uint64_t ms = (uint64_t)c->rto_ms << RTE_MIN(c->backoff, 16);
+
+	if (ms > t->conf.rto_max_ms)
+		ms = t->conf.rto_max_ms;
+	return tcp_ms_to_cyc(t, ms);
+}
+
+static void rtx_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm, void *arg);
+static void delack_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm, void *arg);
+static void misc_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm, void *arg);
+
+void
+tcp_timer_rto_arm(struct ewyk_tcp_conn *c)
+{
+	c->rtx_kind = TCP_RTX_RTO;
+	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, c->tcp->now + rto_cyc(c), rtx_cb);
+}
+
+void
+tcp_timer_rto_restart(struct ewyk_tcp_conn *c)
+{
+	tcp_timer_rto_arm(c);
+}
+
+void
+tcp_timer_persist_arm(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+	uint64_t ms = (uint64_t)RTE_MAX(c->rto_ms, 200u) <<
+		RTE_MIN(c->backoff, TCP_MAX_PROBES_BACKOFF);
+
+	if (ms > t->conf.rto_max_ms)
+		ms = t->conf.rto_max_ms;
+	c->rtx_kind = TCP_RTX_PERSIST;
+	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, t->now + tcp_ms_to_cyc(t, ms), rtx_cb);
+}
+
+void
+tcp_timer_rtx_stop(struct ewyk_tcp_conn *c)
+{
+	c->rtx_kind = TCP_RTX_NONE;
+	tmr_stop(c, &c->rtx_tmr);
+}
+
+void
+tcp_timer_delack_arm(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+
+	if (ewyk_twheel_pending(&c->delack_tmr))
+		return;
+	tmr_set(c, &c->delack_tmr, TCP_TMR_DELACK,
+			t->now + tcp_ms_to_cyc(t, t->conf.delack_ms), delack_cb);
+}
+
+void
+tcp_timer_delack_stop(struct ewyk_tcp_conn *c)
+{
+	tmr_stop(c, &c->delack_tmr);
+}
+
+void
+tcp_timer_misc_arm(struct ewyk_tcp_conn *c, enum tcp_misc_kind k,
+		uint64_t expiry)
+{
+	c->misc_kind = (uint8_t)k;
+	tmr_set(c, &c->misc_tmr, TCP_TMR_MISC, expiry, misc_cb);
+}
+
+void
+tcp_timer_misc_stop(struct ewyk_tcp_conn *c)
+{
+	c->misc_kind = TCP_MISC_NONE;
+	tmr_stop(c, &c->misc_tmr);
+}
+
+void
+tcp_timer_stop_all(struct ewyk_tcp_conn *c)
+{
+	tcp_timer_rtx_stop(c);
+	tcp_timer_delack_stop(c);
+	tcp_timer_misc_stop(c);
+}
+
+void
+tcp_keepalive_arm(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+
+	if (t->conf.keepalive_ms == 0)
+		return;
+	tcp_timer_misc_arm(c, TCP_MISC_KEEPALIVE,
+			c->last_rx_tsc + tcp_ms_to_cyc(t, t->conf.keepalive_ms));
+}
+
+void
+tcp_enter_time_wait(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+
+	tcp_set_state(c, EWYK_TCP_TIME_WAIT);
+	tcp_timer_rtx_stop(c);
+	tcp_timer_delack_stop(c);
+	tcp_ooo_purge(c);
+	tcp_timer_misc_arm(c, TCP_MISC_TIME_WAIT,
+			t->now + tcp_ms_to_cyc(t, t->conf.time_wait_ms));
+	tcp_notify_closed(c, 0);
+}
+
+static void
+rto_syn(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+
+	if (c->retries >= t->conf.syn_retries) {
+		tcp_conn_drop(c, -ETIMEDOUT);
+		return;
+	}
+	c->retries++;
+	c->backoff++;
+	tcp_ctr_inc(t, EWYK_TCP_SYN_RETRANS);
+	tcp_ctr_inc(t, EWYK_TCP_RETRANS_SEGS);
+	c->retrans_segs++;
+	tcp_send_syn(c);
+	tcp_timer_rto_arm(c);
+}
+
+static void
+rto_data(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+	uint32_t flight = c->snd_max - c->snd_una;
+	uint32_t maxlen = c->snd_wnd == 0 ? 1 : c->snd_mss;
+
+	if (flight == 0)
+		return;
+	if (c->retries >= t->conf.max_retries) {
+		tcp_ctr_inc(t, EWYK_TCP_CONN_TIMEOUT);
+		tcp_send_rst(c);
+		tcp_conn_drop(c, -ETIMEDOUT);
+		return;
+	}
+	tcp_ctr_inc(t, EWYK_TCP_RTO);
+	/* RFC 5681 (4): one loss episode per window; RFC 6582 section 4. */
+	if (c->backoff == 0)
+		c->ssthresh = RTE_MAX(flight / 2, 2u * c->snd_mss);
+	c->cwnd = c->snd_mss;
+	c->bytes_acked = 0;
+	c->in_recovery = 0;
+	c->dupacks = 0;
+	c->recover = c->snd_max;
+	c->rto_recover = 1;
+	c->rtt_timing = 0;
+	/* RFC 2018 8: the receiver may have reneged; start afresh. */
+	tcp_sack_clear(c);
+	c->retries++;
+	if (c->backoff < 16)
+		c->backoff++;
+	/* Go back: resend from the first unacknowledged byte. */
+	c->snd_nxt = c->snd_una;
+	tcp_retransmit(c, c->snd_una, maxlen);
+	{
+		uint32_t data_end = c->snd_una + c->sq_len;
+		uint32_t len = SEQ_LT(c->snd_una, data_end) ?
+			RTE_MIN(RTE_MIN(data_end - c->snd_una, maxlen),
+					(uint32_t)c->snd_mss) : 0;
+
+		c->snd_nxt = c->snd_una + len;
+		if (c->shut_wr && c->snd_nxt == data_end &&
+				SEQ_GT(c->snd_max, data_end))
+			c->snd_nxt++;
+	}
+	c->rexmit_nxt = c->snd_nxt;
+	tcp_timer_rto_arm(c);
+}
+
+static void
+persist(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+	uint32_t data_end = c->snd_una + c->sq_len;
+	int n;
+
+	if (c->snd_wnd != 0 || c->snd_nxt != c->snd_una) {
+		tcp_output(c);
+		return;
+	}
+	tcp_ctr_inc(t, EWYK_TCP_PERSIST_PROBES);
+	if (c->backoff < TCP_MAX_PROBES_BACKOFF)
+		c->backoff++;
+	if (SEQ_LT(c->snd_una, data_end)) {
+		/* One byte of new data beyond the window (RFC 9293 3.8.6.1). */
+		n = tcp_send_segment(c, c->snd_una, 1, false);
+		if (n > 0) {
+			c->snd_nxt = c->snd_una + 1;
+			tcp_timer_rto_arm(c);
+			return;
+		}
+	}
+	tcp_timer_persist_arm(c);
+}
+
+static void
+rtx_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
+		void *arg)
+{
+	struct ewyk_tcp_conn *c = arg;
+	uint8_t kind = c->rtx_kind;
+
+	c->tcp->now = ewyk_twheel_now(w);
+	c->rtx_kind = TCP_RTX_NONE;
+	tcp_conn_hold(c);
+	switch (c->state) {
+	case EWYK_TCP_SYN_SENT:
+	case EWYK_TCP_SYN_RECEIVED:
+		rto_syn(c);
+		break;
+	case EWYK_TCP_ESTABLISHED:
+	case EWYK_TCP_CLOSE_WAIT:
+	case EWYK_TCP_FIN_WAIT_1:
+	case EWYK_TCP_CLOSING:
+	case EWYK_TCP_LAST_ACK:
+		if (kind == TCP_RTX_PERSIST)
+			persist(c);
+		else
+			rto_data(c);
+		break;
+	default:
+		break;
+	}
+	tcp_conn_unhold(c);
+}
+
+static void
+delack_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
+		void *arg)
+{
+	struct ewyk_tcp_conn *c = arg;
+
+	c->tcp->now = ewyk_twheel_now(w);
+	if (!c->ack_delayed || c->dead)
+		return;
+	tcp_ctr_inc(c->tcp, EWYK_TCP_DELAYED_ACKS);
+	tcp_send_ack(c);
+}
+
+static void
+keepalive(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+	uint64_t idle = t->now - c->last_rx_tsc;
+	uint64_t ka = tcp_ms_to_cyc(t, t->conf.keepalive_ms);
+
+	if (c->state != EWYK_TCP_ESTABLISHED && c->state != EWYK_TCP_CLOSE_WAIT &&
+			c->state != EWYK_TCP_FIN_WAIT_2)
+		return;
+	if (idle < ka) {
+		c->ka_probes = 0;
+		tcp_keepalive_arm(c);
+		return;
+	}
+	if (c->ka_probes >= t->conf.keepalive_probes) {
+		tcp_ctr_inc(t, EWYK_TCP_CONN_TIMEOUT);
+		tcp_send_rst(c);
+		tcp_conn_drop(c, -ETIMEDOUT);
+		return;
+	}
+	c->ka_probes++;
+	tcp_ctr_inc(t, EWYK_TCP_KEEPALIVE_PROBES);
+	tcp_send_probe(c, c->snd_una - 1);
+	tcp_timer_misc_arm(c, TCP_MISC_KEEPALIVE,
+			t->now + tcp_ms_to_cyc(t, t->conf.keepalive_intvl_ms));
+}
+
+static void
+misc_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
+		void *arg)
+{
+	struct ewyk_tcp_conn *c = arg;
+	uint8_t kind = c->misc_kind;
+
+	c->tcp->now = ewyk_twheel_now(w);
+	c->misc_kind = TCP_MISC_NONE;
+	tcp_conn_hold(c);
+	switch (kind) {
+	case TCP_MISC_TIME_WAIT:
+		tcp_ctr_inc(c->tcp, EWYK_TCP_CONN_CLOSED);
+		tcp_conn_destroy(c);
+		break;
+	case TCP_MISC_FIN_WAIT_2:
+		if (c->state == EWYK_TCP_FIN_WAIT_2) {
+			tcp_ctr_inc(c->tcp, EWYK_TCP_CONN_TIMEOUT);
+			tcp_conn_drop(c, -ETIMEDOUT);
+		}
+		break;
+	case TCP_MISC_KEEPALIVE:
+		keepalive(c);
+		break;
+	default:
+		break;
+	}
+	tcp_conn_unhold(c);
+}
