@@ -251,6 +251,7 @@ struct ewyk_pool *
 ewyk_pool_create(const struct ewyk_pool_params *prm)
 {
 	char mzname[RTE_MEMZONE_NAMESIZE];
+	const struct rte_memseg_list *msl;
 	const struct rte_memzone *mz;
 	struct ewyk_pool *p;
 	uint32_t align;
@@ -322,6 +323,12 @@ ewyk_pool_create(const struct ewyk_pool_params *prm)
 	}
 	if (alloc_lcores(p, prm) < 0)
 		goto nomem;
+	if (socket == SOCKET_ID_ANY) {
+		/* Say where "any" landed. */
+		msl = rte_mem_virt2memseg_list(p->entries);
+		if (msl != NULL)
+			p->socket_id = msl->socket_id;
+	}
 	init_entries(p);
 	POOL_LOG(DEBUG, "%s: created, %u x %u bytes, cache %u, node %d",
 		p->name, p->head.capacity, p->obj_size, p->cache_size, socket);

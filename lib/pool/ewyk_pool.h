@@ -31,7 +31,13 @@
  *
  * The cache is used when max_multiplex == 1 and max_usage == 0 (unlimited);
  * pools with multiplexing or usage limits work on the shared array directly,
- * so that every acquisition is counted and every holder is visible.
+ * so that every acquisition is counted and every holder is visible. Objects
+ * parked in other lcores' caches are not available to a get: size the
+ * capacity for the objects in use plus about 1.5 x cache_size per lcore.
+ *
+ * Releasing an object the caller does not hold is a bug the pool detects
+ * only when the entry shows no holder (-EINVAL); like rte_mempool it does
+ * not detect a double put on the owner lcore's cache path.
  *
  * Objects either live in the pool's own memory (default: `capacity` slots of
  * `obj_size` bytes allocated on the requested NUMA node) or, with
@@ -211,7 +217,8 @@ struct ewyk_pool_info {
 	uint32_t max_usage;		/**< 0: unlimited */
 	uint32_t flags;			/**< EWYK_POOL_F_* */
 	enum ewyk_pool_strategy strategy; /**< search strategy */
-	int socket_id;			/**< node of the object memory */
+	int socket_id;			/**< node of the object memory (where
+					  *  SOCKET_ANY landed) */
 	/* Gauges, read without stopping the pool (approximate when busy). */
 	uint32_t n_free;		/**< FREE entries */
 	uint32_t n_reserved;		/**< RESERVED entries */
@@ -256,7 +263,7 @@ struct ewyk_pool_lcore_info {
  *   - EINVAL: bad parameter (NULL, capacity 0 or too large, obj_size 0
  *     without EXTERNAL or non-zero with it, alignment not a power of two,
  *     cache_size > EWYK_POOL_CACHE_MAX, max_multiplex too large, strategy
- *     unknown, EXTERNAL with multiplex/usage, lcore_node missing for
+ *     unknown, EXTERNAL with multiplex/usage/EMPTY, unknown flag,
  *     SOCKET_CALLER on a thread without lcore id);
  *   - ENAMETOOLONG: name too long;
  *   - EEXIST: a pool with this name exists;
@@ -371,8 +378,9 @@ int
 ewyk_pool_remove(struct ewyk_pool *pool, void *obj);
 
 /**
- * Empty the calling lcore's cache and hand-back ring into the shared array
- * (before an lcore stops using a pool, or to account for every object).
+ * Empty the calling lcore's cache, its stash of remote frees and its
+ * hand-back ring into the shared array (before an lcore stops using a pool,
+ * or to account for every object).
  *
  * @param pool The pool.
  * @return The number of objects moved; 0 on a thread without lcore id.

@@ -11,6 +11,21 @@
 
 #include "pool_private.h"
 
+/*
+ * Pop the n most recently cached objects; the caller checked lc->len >= n.
+ * One block copy: the n hottest objects, not reversed one by one.
+ */
+static inline void
+cache_pop(struct ewyk_pool_lcore *lc, void **objs, unsigned int n)
+{
+	if (n == 1) {
+		objs[0] = lc->objs[--lc->len];
+		return;
+	}
+	lc->len -= n;
+	memcpy(objs, &lc->objs[lc->len], n * sizeof(objs[0]));
+}
+
 static inline struct ewyk_pool_lcore *
 pool_lc(struct ewyk_pool *p)
 {
@@ -145,8 +160,7 @@ get_uncached(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void **objs,
 			lc->stats.drained += got;
 		}
 		from_cache = RTE_MIN(lc->len, n);
-		for (i = 0; i < from_cache; i++)
-			objs[i] = lc->objs[--lc->len];
+		cache_pop(lc, objs, from_cache);
 	}
 	got = from_cache + shared_get(p, lc, objs + from_cache,
 		n - from_cache, owner);
@@ -168,7 +182,7 @@ unsigned int
 ewyk_pool_get_slow(struct ewyk_pool *p, void **objs, unsigned int n, bool all)
 {
 	struct ewyk_pool_lcore *lc = pool_lc(p);
-	unsigned int got, i;
+	unsigned int got;
 
 	if (n == 0)
 		return 0;
@@ -182,8 +196,7 @@ ewyk_pool_get_slow(struct ewyk_pool *p, void **objs, unsigned int n, bool all)
 			lc->stats.get_hits += n;
 		}
 		got = lc->len >= n ? n : (all ? 0 : lc->len);
-		for (i = 0; i < got; i++)
-			objs[i] = lc->objs[--lc->len];
+		cache_pop(lc, objs, got);
 		if (got < n) {
 			lc->stats.exhausted++;
 			rte_errno = ENOBUFS;
@@ -280,11 +293,9 @@ unsigned int
 ewyk_pool_get_burst(struct ewyk_pool *p, void **objs, unsigned int n)
 {
 	struct ewyk_pool_lcore *lc = pool_lc(p);
-	unsigned int i;
 
 	if (lc != NULL && lc->len >= n) {
-		for (i = 0; i < n; i++)
-			objs[i] = lc->objs[--lc->len];
+		cache_pop(lc, objs, n);
 		lc->stats.get_hits += n;
 		return n;
 	}
@@ -295,11 +306,9 @@ unsigned int
 ewyk_pool_get_bulk(struct ewyk_pool *p, void **objs, unsigned int n)
 {
 	struct ewyk_pool_lcore *lc = pool_lc(p);
-	unsigned int i;
 
 	if (lc != NULL && lc->len >= n) {
-		for (i = 0; i < n; i++)
-			objs[i] = lc->objs[--lc->len];
+		cache_pop(lc, objs, n);
 		lc->stats.get_hits += n;
 		return n;
 	}
@@ -317,11 +326,12 @@ ewyk_pool_put_bulk(struct ewyk_pool *p, void * const *objs, unsigned int n)
 		if (lc->len + n > lc->flush_thresh)
 			cache_flush_some(p, lc);
 		if (lc->len + n <= lc->flush_thresh) {
-			for (i = 0; i < n; i++) {
+			/* NULL would read as a FREE slot once flushed. */
+			for (i = 0; i < n; i++)
 				if (unlikely(objs[i] == NULL))
 					break;
-				lc->objs[lc->len++] = objs[i];
-			}
+			memcpy(&lc->objs[lc->len], objs, i * sizeof(objs[0]));
+			lc->len += i;
 			lc->stats.put_cached += i;
 			if (i == n)
 				return n;
