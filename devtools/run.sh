@@ -67,7 +67,7 @@ ip netns exec $PEER taskset -c 1 arping -c 3 -I ewr1 198.18.0.2 || true
 ip netns exec $PEER taskset -c 1 timeout "$DURATION" ping -f -q -s 64 198.18.0.2 || true
 ewyk_log "telemetry /ewyk/stats (dpdk-telemetry.py)"
 tel=$(echo /ewyk/stats | dpdk-telemetry.py -f ewyk-run)
-echo "$tel" | python3 -c 'import json,sys; d=json.load(sys.stdin)["/ewyk/stats"]; print(json.dumps(d["total"]))' 
+echo "$tel" | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin)["/ewyk/stats"]; print(json.dumps(d["total"]))' 
 kill -INT "$PID"
 wait "$PID"
 PID=

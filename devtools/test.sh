@@ -7,7 +7,8 @@
 # run of every libFuzzer target. Ends with one line "N passed, N failed".
 #
 # Environment: EWYK_SKIP_ASAN=1, EWYK_SKIP_FUZZ=1, EWYK_FUZZ_SECONDS (20),
-# EWYK_DTS_ARGS (extra pytest arguments, e.g. "-k l3").
+# EWYK_DTS_ARGS (extra pytest arguments, e.g. "-k l3"). The DTS suites run
+# on Debian's /usr/bin/python3, which has python3-scapy and python3-pytest.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 ewyk_need_root || exit 1
@@ -54,7 +55,7 @@ fi
 if [ -x "$EWYK_ROOT/build/app/httpd/ewyk-httpd" ]; then
 	ewyk_log "DTS suites (ewyk-httpd on core 0, kernel peer on core 1)"
 	out=$(cd "$EWYK_ROOT" && EWYK_BUILD="$EWYK_ROOT/build" \
-		python3 -m pytest dts -v ${EWYK_DTS_ARGS:-} 2>&1)
+		/usr/bin/python3 -m pytest dts -v ${EWYK_DTS_ARGS:-} 2>&1)
 	echo "$out" | tail -n 60
 	last=$(echo "$out" | grep -E '(passed|failed|error)' | tail -n 1)
 	p=$(echo "$last" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
@@ -68,7 +69,7 @@ if [ "${EWYK_SKIP_FUZZ:-0}" != 1 ] && command -v clang >/dev/null; then
 			-Dbuildtype=debugoptimized >/dev/null; then
 		secs=${EWYK_FUZZ_SECONDS:-20}
 		for fz in "$EWYK_ROOT"/build-fuzz/tests/fuzz/fuzz_*; do
-			[ -x "$fz" ] || continue
+			[ -f "$fz" ] && [ -x "$fz" ] || continue
 			name=$(basename "$fz")
 			ewyk_log "fuzz: $name for $secs s"
 			if "$fz" -max_total_time="$secs" -print_final_stats=1 \

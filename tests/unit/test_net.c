@@ -484,7 +484,7 @@ mal_frame(enum mal k)
 		REFIX();
 		break;
 	case MAL_IP_SRC:
-		ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(224, 0, 0, 1));
+		ip->src_addr = rte_cpu_to_be_32(UINT32_C(0xe0000001) /* 224.0.0.1 */);
 		REFIX();
 		break;
 	case MAL_IP_PROTO:
@@ -740,7 +740,7 @@ test_output_errors(void **state)
 	m = rte_pktmbuf_alloc(mp);
 	rte_pktmbuf_append(m, 20);
 	assert_int_equal(ewyk_net_ip_output(sh[0], m, 0, rte_cpu_to_be_32(OUR_IP),
-		rte_cpu_to_be_32(RTE_IPV4(192, 0, 2, 1)), 253, false),
+		rte_cpu_to_be_32(UINT32_C(0xc0000201) /* 192.0.2.1 */), 253, false),
 		-ENETUNREACH);
 	m = rte_pktmbuf_alloc(mp);
 	rte_pktmbuf_append(m, 20);
