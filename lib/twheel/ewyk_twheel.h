@@ -18,25 +18,36 @@
  * occupancy bitmap; level l has slots of 64^l ticks. With a 1 us tick the
  * levels reach 64 us, 4 ms, 262 ms, 16.8 s, 17.9 min, 19.1 h and 50.9 days;
  * anything further is parked in the top level and re-placed when it comes
- * up. Timers cascade: when a slot of level l > 0 comes due, its timers move
- * down to finer levels, so a timer fires within one tick of its expiry
- * (see "Timing guarantee").
+ * up. When a slot of level l > 0 comes due, its timers that are not due yet
+ * cascade down to finer levels.
+ *
+ * Slack. Cascading down to the exact tick costs one more touch of the timer
+ * per level. A wheel may instead let a timer fire a little late: with slack
+ * shift k (default EWYK_TWHEEL_SLACK_DEFAULT = 3), a timer whose delay is at
+ * least 2^k slots of its level is put in the slot that starts at or just
+ * after its expiry and fires from there without cascading, at most
+ * delay / 2^k late (12.5% by default, as Linux's timer wheel). Shorter
+ * timers, and every timer of a wheel made with EWYK_TWHEEL_SLACK_EXACT,
+ * cascade to the exact tick.
  *
  * Timers are intrusive: struct ewyk_twheel_timer (32 bytes) lives in the
  * user's object. Arm, re-arm and cancel are O(1). Re-arming to a later
  * expiry only stores the new expiry; the timer is re-placed lazily when the
  * slot it sits in comes up (TCP re-arms its RTO on every ACK).
  *
- * Timing guarantee. Let T = 2^tick_shift cycles. A timer armed (or re-armed)
- * for expiry E runs its callback in the first call of ewyk_twheel_advance()
- * whose @p now is >= max(ceil(E / T), c + 1) * T, where c = floor(n / T)
- * and n is the now of the latest advance() call when the timer was armed
- * (of the running call, when armed from a callback; start_tsc before the
- * first call). It never runs in a call whose now < E (never early). So it
- * runs less than T cycles after E, plus however long the caller waits
- * between two advance() calls, unless max_callbacks defers it to a later
- * call. A timer armed for a time already due runs in the first advance()
- * call of a later tick (so a callback re-arming itself "now" cannot loop).
+ * Timing guarantee. Let T = 2^tick_shift cycles and c = floor(n / T), n
+ * being the now of the latest advance() call when the timer is armed or
+ * re-armed (of the running call, when armed from a callback; start_tsc
+ * before the first call). A timer armed for expiry E has the due tick
+ * x = max(ceil(E / T), c + 1) and the allowed lateness L = 0 on an exact
+ * wheel, L = floor((x - c) / 2^k) ticks otherwise. Its callback runs in
+ * the first call of ewyk_twheel_advance() whose @p now is >= y * T for some
+ * y with x <= y <= x + L, and never in a call whose now < E (never early).
+ * So it runs less than T cycles plus (E - n) / 2^k after E, plus however
+ * long the caller waits between two advance() calls, unless max_callbacks
+ * defers it to a later call. A timer armed for a time already due runs in
+ * the first advance() of a later tick (a callback re-arming itself "now"
+ * cannot loop).
  *
  * Callbacks run inside ewyk_twheel_advance() and may arm, re-arm or cancel
  * any timer of the wheel, themselves included. A timer is no longer pending
@@ -63,6 +74,14 @@ extern "C" {
 /** Smallest and largest accepted tick_shift. */
 #define EWYK_TWHEEL_MIN_SHIFT 8
 #define EWYK_TWHEEL_MAX_SHIFT 30
+/** Default slack shift: fire at most delay / 8 late (see file comment). */
+#define EWYK_TWHEEL_SLACK_DEFAULT 3
+/** Largest slack shift accepted. */
+#define EWYK_TWHEEL_MAX_SLACK 16
+/** slack_shift value for an exact wheel: cascade down to the tick. */
+#define EWYK_TWHEEL_SLACK_EXACT 255
+/** Bits of expiry tick in a node (private layout, see twheel.c). */
+#define EWYK_TWHEEL_TICK_BITS 54
 /** Longest wheel name, terminating NUL included. */
 #define EWYK_TWHEEL_NAMESIZE 24
 
@@ -90,7 +109,7 @@ typedef void (*ewyk_twheel_cb_t)(struct ewyk_twheel *w,
 struct ewyk_twheel_timer {
 	struct ewyk_twheel_timer *next;   /**< private: next in slot list */
 	struct ewyk_twheel_timer **pprev; /**< private: link to us; NULL = idle */
-	uint64_t word;  /**< private: expiry tick (bits 0-55), cb index (56-63) */
+	uint64_t word;  /**< private: expiry tick, placement, callback index */
 	void *arg;      /**< private: callback argument */
 };
 
@@ -108,6 +127,13 @@ struct ewyk_twheel_params {
 	unsigned int tick_shift;
 	/** The wheel's start time in TSC cycles; 0 means rte_rdtsc(). */
 	uint64_t start_tsc;
+	/**
+	 * Slack shift k: a timer may fire up to delay / 2^k late to save
+	 * cascades. 0 picks EWYK_TWHEEL_SLACK_DEFAULT; 1 to
+	 * EWYK_TWHEEL_MAX_SLACK; EWYK_TWHEEL_SLACK_EXACT for an exact wheel
+	 * (late by less than one tick).
+	 */
+	unsigned int slack_shift;
 };
 
 /** Counters of one wheel (see ewyk_twheel_stats_get()). */
@@ -131,9 +157,11 @@ struct ewyk_twheel {
 	uint64_t now;       /**< now of the current or last advance() */
 	uint64_t elapsed;   /**< current tick: all earlier ticks are processed */
 	uint32_t shift;     /**< tick_shift */
+	uint32_t slack;     /**< slack shift, 0 = exact */
 	uint32_t count;     /**< pending timers */
 	uint32_t ncbs;      /**< callbacks in cbs[] (index 0 unused) */
 	uint32_t last_cb;   /**< index of the callback last armed */
+	uint32_t pad0;      /**< unused */
 	struct ewyk_twheel_timer *due; /**< timers taken from slots, to run */
 	uint64_t bitmap[EWYK_TWHEEL_LEVELS]; /**< occupied slots per level */
 	struct ewyk_twheel_stats stats;      /**< counters (pending unused) */
@@ -153,7 +181,7 @@ struct ewyk_twheel {
  *   and start time.
  * @return
  *   The wheel, or NULL with rte_errno set: EINVAL (NULL params or name, bad
- *   tick_shift, name too long), EEXIST (name in use), ENOMEM.
+ *   tick_shift or slack_shift, name too long), EEXIST (name in use), ENOMEM.
  */
 struct ewyk_twheel *
 ewyk_twheel_create(const struct ewyk_twheel_params *params);
@@ -167,8 +195,8 @@ ewyk_twheel_create(const struct ewyk_twheel_params *params);
  *   As for ewyk_twheel_create(); name may be NULL (then the wheel is not
  *   visible in telemetry); socket_id is ignored.
  * @return
- *   0, or -EINVAL (NULL argument, bad tick_shift, name too long), -EEXIST
- *   (name in use), -ENOMEM (registration failed).
+ *   0, or -EINVAL (NULL argument, bad tick_shift or slack_shift, name too
+ *   long), -EEXIST (name in use), -ENOMEM (registration failed).
  */
 int
 ewyk_twheel_init(struct ewyk_twheel *w, const struct ewyk_twheel_params *params);
@@ -389,7 +417,8 @@ static inline uint64_t
 ewyk_twheel_timer_expiry(const struct ewyk_twheel *w,
 		const struct ewyk_twheel_timer *t)
 {
-	return (t->word & ((UINT64_C(1) << 56) - 1)) << w->shift;
+	return (t->word & ((UINT64_C(1) << EWYK_TWHEEL_TICK_BITS) - 1)) <<
+		w->shift;
 }
 
 /**

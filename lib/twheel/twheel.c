@@ -46,7 +46,8 @@ RTE_LOG_REGISTER(ewyk_twheel_logtype, ewyk.twheel, INFO);
 
 static_assert(sizeof(struct ewyk_twheel_timer) <= 32,
 	"timer node must stay within 32 bytes");
-static_assert(EWYK_TWHEEL_MAX_CBS < 256, "callback index is 8 bits");
+static_assert(EWYK_TWHEEL_MAX_CBS < 128, "callback index is 7 bits");
+static_assert(NLEVELS < 8, "rounded level is 3 bits");
 
 static inline uint64_t
 tw_tick(const struct ewyk_twheel_timer *t)
@@ -95,12 +96,18 @@ tw_slot_insert(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 	w->bitmap[lvl] |= UINT64_C(1) << slot;
 }
 
-/* Put t (tick > w->elapsed) in its slot and lower next_due if needed. */
+/*
+ * Put t (tick > w->elapsed; t->word holds tick) in its slot and lower
+ * next_due if needed. With slack, a timer far enough out goes to the slot
+ * starting just after its tick (recorded in the node's rounded level) and
+ * will fire from there without cascading.
+ */
 static inline void
 tw_place(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, uint64_t tick)
 {
 	uint64_t diff = (tick ^ w->elapsed) | LVL_MASK;
 	unsigned int lvl = (63 - __builtin_clzll(diff)) / LVL_BITS;
+	uint64_t rlvl = 0;
 	unsigned int slot;
 	uint64_t start;
 	uint64_t tsc;
@@ -108,8 +115,24 @@ tw_place(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, uint64_t tick)
 	if (likely(lvl < NLEVELS)) {
 		unsigned int sh = lvl * LVL_BITS;
 
-		slot = (tick >> sh) & LVL_MASK;
 		start = tick & ~((UINT64_C(1) << sh) - 1);
+		if (lvl > 0 && w->slack != 0 && start != tick) {
+			uint64_t g = UINT64_C(1) << sh;
+			uint64_t now_tick = w->now >> w->shift;
+			uint64_t up = start + g;
+
+			/* late by < g <= delay / 2^slack, and the rounded
+			 * slot is still ahead on this level
+			 */
+			if (tick > now_tick &&
+					((tick - now_tick) >> w->slack) >= g &&
+					((up ^ w->elapsed) >> (sh + LVL_BITS)) ==
+					0) {
+				start = up;
+				rlvl = lvl;
+			}
+		}
+		slot = (start >> sh) & LVL_MASK;
 	} else {
 		/* Past the end of the top level's current turn. */
 		unsigned int cur = (w->elapsed >> TOP_SHIFT) & LVL_MASK;
@@ -130,6 +153,7 @@ tw_place(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, uint64_t tick)
 				((uint64_t)(cur + LVL_MASK) << TOP_SHIFT);
 		}
 	}
+	t->word = (t->word & ~TW_RLVL_MASK) | (rlvl << TW_RLVL_SHIFT);
 	tw_slot_insert(w, t, lvl, slot);
 	tsc = tw_tick_to_tsc(w, start);
 	if (tsc < w->next_due)
@@ -192,6 +216,22 @@ tw_expiry_tick(const struct ewyk_twheel *w, uint64_t expiry_tsc)
 	return tick < min ? min : tick;
 }
 
+/*
+ * Outside advance(), when nothing is due before now (the fast path left
+ * the clock behind), move the wheel's tick up to now so that new timers
+ * are placed relative to the present: fewer cascades.
+ */
+static inline void
+tw_sync(struct ewyk_twheel *w)
+{
+	if (w->now < w->next_due) {
+		uint64_t nt = w->now >> w->shift;
+
+		if (nt > w->elapsed)
+			w->elapsed = nt;
+	}
+}
+
 int
 ewyk_twheel_arm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 		uint64_t expiry_tsc, ewyk_twheel_cb_t cb, void *arg)
@@ -212,11 +252,12 @@ ewyk_twheel_arm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 		w->last_cb = idx;
 	}
 	tick = tw_expiry_tick(w, expiry_tsc);
+	tw_sync(w);
 	if (t->pprev != NULL)
 		tw_unlink(w, t);
 	else
 		tw_set_count(w, w->count + 1);
-	t->word = tick | ((uint64_t)idx << TW_TICK_BITS);
+	t->word = tick | ((uint64_t)idx << TW_CB_SHIFT);
 	t->arg = arg;
 	tw_place(w, t, tick);
 	TW_STAT_ADD(w, armed, 1);
@@ -229,12 +270,15 @@ ewyk_twheel_rearm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 {
 	uint64_t tick;
 
-	if (unlikely(w == NULL || t == NULL || (t->word >> TW_TICK_BITS) == 0))
+	if (unlikely(w == NULL || t == NULL || (t->word >> TW_CB_SHIFT) == 0))
 		return -EINVAL;
 	tick = tw_expiry_tick(w, expiry_tsc);
 	TW_STAT_ADD(w, rearmed, 1);
 	if (likely(t->pprev != NULL)) {
-		if (tick >= tw_tick(t)) {
+		uint64_t old = tw_tick(t);
+		unsigned int rl = (t->word & TW_RLVL_MASK) >> TW_RLVL_SHIFT;
+
+		if (likely(tick >= old && rl == 0)) {
 			/* Same or later: the node's slot starts no later than
 			 * the new expiry; store it and let the slot re-place
 			 * the node when it comes up.
@@ -242,10 +286,29 @@ ewyk_twheel_rearm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 			t->word = (t->word & ~TW_TICK_MASK) | tick;
 			return 0;
 		}
+		if (tick >= old) {
+			/* Placed with slack: its slot starts at s, just after
+			 * the old tick.
+			 */
+			uint64_t g = UINT64_C(1) << (rl * LVL_BITS);
+			uint64_t s = (old + g - 1) & ~(g - 1);
+			uint64_t now_tick = w->now >> w->shift;
+
+			if (tick >= s) {
+				t->word = (t->word &
+					~(TW_TICK_MASK | TW_RLVL_MASK)) | tick;
+				return 0;
+			}
+			if (s - tick <= ((tick - now_tick) >> w->slack)) {
+				t->word = (t->word & ~TW_TICK_MASK) | tick;
+				return 0;
+			}
+		}
 		tw_unlink(w, t);
 	} else {
 		tw_set_count(w, w->count + 1);
 	}
+	tw_sync(w);
 	t->word = (t->word & ~TW_TICK_MASK) | tick;
 	tw_place(w, t, tick);
 	return 0;
@@ -344,7 +407,7 @@ ewyk_twheel_advance_slow(struct ewyk_twheel *w, uint64_t now,
 				t->pprev = NULL;
 				tw_set_count(w, w->count - 1);
 				ran++;
-				w->cbs[t->word >> TW_TICK_BITS](w, t, t->arg);
+				w->cbs[t->word >> TW_CB_SHIFT](w, t, t->arg);
 			} else {
 				tw_place(w, t, tick);
 				cascaded++;
@@ -410,12 +473,24 @@ ewyk_twheel_init(struct ewyk_twheel *w, const struct ewyk_twheel_params *params)
 			EWYK_TWHEEL_MIN_SHIFT, EWYK_TWHEEL_MAX_SHIFT);
 		return -EINVAL;
 	}
+	if (params->slack_shift > EWYK_TWHEEL_MAX_SLACK &&
+			params->slack_shift != EWYK_TWHEEL_SLACK_EXACT) {
+		TWHEEL_LOG(ERR, "slack_shift %u out of range",
+			params->slack_shift);
+		return -EINVAL;
+	}
 	if (params->name != NULL &&
 			strnlen(params->name, EWYK_TWHEEL_NAMESIZE) >=
 			EWYK_TWHEEL_NAMESIZE)
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->shift = shift;
+	if (params->slack_shift == EWYK_TWHEEL_SLACK_EXACT)
+		w->slack = 0;
+	else if (params->slack_shift == 0)
+		w->slack = EWYK_TWHEEL_SLACK_DEFAULT;
+	else
+		w->slack = params->slack_shift;
 	start = params->start_tsc != 0 ? params->start_tsc : rte_rdtsc();
 	w->elapsed = start >> shift;
 	w->now = start;

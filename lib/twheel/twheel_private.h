@@ -12,9 +12,17 @@ extern int ewyk_twheel_logtype;
 	rte_log(RTE_LOG_ ## level, ewyk_twheel_logtype, "twheel: " fmt "\n", \
 		##__VA_ARGS__)
 
-/* Node word: expiry tick in the low 56 bits, callback index above. */
-#define TW_TICK_BITS 56
+/*
+ * Node word: expiry tick (bits 0-53), rounded level (54-56: 0 = the node's
+ * slot starts at or before its tick; l > 0 = the node was placed with slack
+ * in the level-l slot that starts at its tick rounded up to 64^l), callback
+ * index (57-63).
+ */
+#define TW_TICK_BITS EWYK_TWHEEL_TICK_BITS
 #define TW_TICK_MASK ((UINT64_C(1) << TW_TICK_BITS) - 1)
+#define TW_RLVL_SHIFT TW_TICK_BITS
+#define TW_RLVL_MASK (UINT64_C(7) << TW_RLVL_SHIFT)
+#define TW_CB_SHIFT (TW_TICK_BITS + 3)
 
 /* Counters are written by the owner only, read by telemetry. */
 #define TW_STAT_ADD(w, field, n) \

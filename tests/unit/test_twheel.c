@@ -32,18 +32,26 @@
 #define START (UINT64_C(1) << 40) /* a non-trivial start time */
 
 static struct ewyk_twheel *
-mk_wheel(const char *name)
+mk_wheel_slack(const char *name, unsigned int slack)
 {
 	struct ewyk_twheel_params p = {
 		.name = name,
 		.socket_id = SOCKET_ID_ANY,
 		.tick_shift = SHIFT,
 		.start_tsc = START,
+		.slack_shift = slack,
 	};
 	struct ewyk_twheel *w = ewyk_twheel_create(&p);
 
 	assert_non_null(w);
 	return w;
+}
+
+/* An exact wheel (fires within one tick). */
+static struct ewyk_twheel *
+mk_wheel(const char *name)
+{
+	return mk_wheel_slack(name, EWYK_TWHEEL_SLACK_EXACT);
 }
 
 struct rec {
@@ -83,6 +91,10 @@ test_params(void **state)
 	assert_int_equal(rte_errno, EINVAL);
 	p.name = "tw_params";
 	p.socket_id = SOCKET_ID_ANY;
+	p.slack_shift = EWYK_TWHEEL_MAX_SLACK + 1;
+	assert_null(ewyk_twheel_create(&p));
+	assert_int_equal(rte_errno, EINVAL);
+	p.slack_shift = 0;
 	w = ewyk_twheel_create(&p);	/* default tick */
 	assert_non_null(w);
 	assert_true(ewyk_twheel_tick_cycles(w) * 1000000 >= rte_get_tsc_hz());
@@ -218,6 +230,59 @@ test_never_early_one_tick_late(void **state)
 		assert_int_equal(ewyk_twheel_next_expiry(w), UINT64_MAX);
 		ewyk_twheel_free(w);
 	}
+}
+
+/*
+ * With slack k, a timer with due tick x armed at tick c fires at a tick in
+ * [x, x + ((x - c) >> k)], and far timers skip the cascades.
+ */
+static void
+test_slack_bound(void **state)
+{
+	static const unsigned int ks[] = { 1, 3, 6 };
+	uint64_t cascades = 0;
+	unsigned int i, j;
+
+	(void)state;
+	for (j = 0; j < RTE_DIM(ks); j++) {
+		for (i = 0; i < 2000; i++) {
+			struct ewyk_twheel *w = mk_wheel_slack("tw_slack", ks[j]);
+			struct ewyk_twheel_stats st;
+			struct rec r = { .fired = 0 };
+			uint64_t d = ((((uint64_t)rand() << 31) | rand()) %
+				(UINT64_C(1) << (10 + i % 32))) + 1;
+			uint64_t e = START + d;
+			uint64_t x = RTE_MAX((e + T - 1) / T, START / T + 1);
+			uint64_t late = (x - START / T) >> ks[j];
+			uint64_t now = START;
+
+			ewyk_twheel_timer_init(&r.tm);
+			assert_int_equal(ewyk_twheel_arm(w, &r.tm, e, rec_cb, &r),
+				0);
+			/* jump to just before the due tick, then tick by tick
+			 * (or in 1/64 steps of the allowed lateness)
+			 */
+			ewyk_twheel_advance(w, x * T - 1, 0);
+			assert_int_equal(r.fired, 0);
+			now = x * T;
+			for (;;) {
+				if (now > (x + late) * T)
+					now = (x + late) * T;
+				ewyk_twheel_advance(w, now, 0);
+				if (r.fired != 0 || now == (x + late) * T)
+					break;
+				now += T * (late / 64 + 1);
+			}
+			assert_int_equal(r.fired, 1);
+			assert_true(r.fired_at >= e);
+			assert_true(r.fired_at <= (x + late) * T);
+			ewyk_twheel_stats_get(w, &st);
+			cascades += st.cascaded;
+			ewyk_twheel_free(w);
+		}
+	}
+	print_message("slack: %" PRIu64 " cascades for %u timers\n",
+		cascades, (unsigned int)(2000 * RTE_DIM(ks)));
 }
 
 /* Callbacks that re-arm themselves, cancel and re-arm others. */
@@ -411,13 +476,14 @@ struct mt {
 	struct model *m;
 	uint64_t expiry;
 	uint64_t due;
+	uint64_t latest;	/* due + allowed lateness */
 	uint32_t ver;
 	uint8_t armed;
 	uint8_t ever;
 };
 
 struct hent {
-	uint64_t due;
+	uint64_t due;	/* the latest time it may still be pending */
 	uint32_t id;
 	uint32_t ver;
 };
@@ -432,6 +498,7 @@ struct model {
 	unsigned int armed;
 	unsigned int ran;	/* callbacks in the current advance() */
 	unsigned int draining;	/* callbacks leave timers alone */
+	unsigned int slack;	/* 0: exact wheel */
 	uint64_t fired, arms, cancels, rearms;
 };
 
@@ -501,7 +568,7 @@ h_compact(struct model *m)
 	m->hn = 0;
 	for (i = 0; i < M_TIMERS; i++)
 		if (m->t[i].armed)
-			h_push(m, m->t[i].due, i, m->t[i].ver);
+			h_push(m, m->t[i].latest, i, m->t[i].ver);
 }
 
 static uint64_t
@@ -511,6 +578,17 @@ m_due(const struct model *m, uint64_t e)
 	uint64_t b = m->now / T + 1;
 
 	return (a > b ? a : b) * T;
+}
+
+/* Last time the timer may still be pending: its due tick plus slack. */
+static uint64_t
+m_latest(const struct model *m, uint64_t due)
+{
+	uint64_t c = m->now / T;
+
+	if (m->slack == 0)
+		return due;
+	return due + (((due / T - c) >> m->slack) * T);
 }
 
 /* TCP-like delay mix, sometimes in the past. */
@@ -549,7 +627,8 @@ m_arm(struct model *m, unsigned int i, uint64_t e)
 	t->ver++;
 	t->expiry = e;
 	t->due = m_due(m, e);
-	h_push(m, t->due, i, t->ver);
+	t->latest = m_latest(m, t->due);
+	h_push(m, t->latest, i, t->ver);
 	m->arms++;
 }
 
@@ -569,7 +648,8 @@ m_rearm(struct model *m, unsigned int i, uint64_t e)
 	t->ver++;
 	t->expiry = e;
 	t->due = m_due(m, e);
-	h_push(m, t->due, i, t->ver);
+	t->latest = m_latest(m, t->due);
+	h_push(m, t->latest, i, t->ver);
 	m->rearms++;
 }
 
@@ -672,7 +752,8 @@ m_jump(struct model *m)
 }
 
 static void
-run_model(const char *name, uint64_t seed, unsigned int capped)
+run_model(const char *name, uint64_t seed, unsigned int capped,
+		unsigned int slack)
 {
 	const char *lng = getenv("EWYK_TEST_LONG");
 	uint64_t steps = (lng != NULL && atoi(lng) != 0) ? 50000000 : 1000000;
@@ -681,7 +762,9 @@ run_model(const char *name, uint64_t seed, unsigned int capped)
 	unsigned int i;
 
 	assert_non_null(m);
-	m->w = mk_wheel(name);
+	m->w = mk_wheel_slack(name, slack == 0 ? EWYK_TWHEEL_SLACK_EXACT :
+		slack);
+	m->slack = slack;
 	m->rng = seed;
 	m->now = START;
 	for (i = 0; i < M_TIMERS; i++) {
@@ -715,9 +798,15 @@ run_model(const char *name, uint64_t seed, unsigned int capped)
 	assert_int_equal(ewyk_twheel_count(m->w), 0);
 	for (i = 0; i < M_TIMERS; i++)
 		assert_false(ewyk_twheel_pending(&m->t[i].tm));
-	print_message("model %s: %" PRIu64 " steps, %" PRIu64 " arms, %"
-		PRIu64 " rearms, %" PRIu64 " cancels, %" PRIu64 " fired\n",
-		name, steps, m->arms, m->rearms, m->cancels, m->fired);
+	{
+		struct ewyk_twheel_stats st;
+
+		ewyk_twheel_stats_get(m->w, &st);
+		print_message("model %s: %" PRIu64 " steps, %" PRIu64
+			" arms, %" PRIu64 " rearms, %" PRIu64 " cancels, %"
+			PRIu64 " fired, %" PRIu64 " cascades\n", name, steps,
+			m->arms, m->rearms, m->cancels, m->fired, st.cascaded);
+	}
 	assert_true(m->fired > steps / 20);
 	ewyk_twheel_free(m->w);
 	free(m->heap);
@@ -728,14 +817,21 @@ static void
 test_model_random(void **state)
 {
 	(void)state;
-	run_model("tw_model", UINT64_C(0x9e3779b97f4a7c15), 0);
+	run_model("tw_model", UINT64_C(0x9e3779b97f4a7c15), 0, 0);
+}
+
+static void
+test_model_random_slack(void **state)
+{
+	(void)state;
+	run_model("tw_model_slack", UINT64_C(0x123456789abcdef1), 0, 3);
 }
 
 static void
 test_model_random_capped(void **state)
 {
 	(void)state;
-	run_model("tw_model_cap", UINT64_C(0xdeadbeefcafef00d), 1);
+	run_model("tw_model_cap", UINT64_C(0xdeadbeefcafef00d), 1, 3);
 }
 
 int
@@ -746,11 +842,13 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_arm_cancel_errors),
 		cmocka_unit_test(test_callback_table_full),
 		cmocka_unit_test(test_never_early_one_tick_late),
+		cmocka_unit_test(test_slack_bound),
 		cmocka_unit_test(test_callbacks_touch_timers),
 		cmocka_unit_test(test_long_stall),
 		cmocka_unit_test(test_far_future),
 		cmocka_unit_test(test_callback_cap),
 		cmocka_unit_test(test_model_random),
+		cmocka_unit_test(test_model_random_slack),
 		cmocka_unit_test(test_model_random_capped),
 	};
 
