@@ -43,9 +43,16 @@ enum {
  * owner; two cache lines so the adjacent-line prefetcher does not couple it
  * with the owner's counters.
  */
+/* What a mailbox carries. */
+enum {
+	JOB_RUN = 0,   /* call fn(arg) */
+	JOB_DRAIN = 1, /* a task was queued: drain the PEC ring */
+	JOB_STOP = 2,  /* the executor stops: drain, then leave */
+};
+
 struct exec_mbox {
 	uint32_t word;       /* MBOX_* */
-	uint32_t pad0;
+	uint32_t kind;       /* JOB_*, valid when word == MBOX_FULL */
 	ewyk_job_fn fn;      /* job, valid when word == MBOX_FULL */
 	void *arg;
 	uint8_t pad[2 * RTE_CACHE_LINE_MIN_SIZE - 24];

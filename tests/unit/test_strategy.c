@@ -768,7 +768,7 @@ eo_produce(void *ctx, struct ewyk_task *out, unsigned int max)
 
 	if (__atomic_exchange_n(&sh->in_produce, 1, __ATOMIC_ACQUIRE) != 0)
 		__atomic_store_n(&sh->eo->double_producer, 1, __ATOMIC_RELAXED);
-	n = rte_ring_sc_dequeue_burst(sh->rx, ids, RTE_MIN(max, 64u), NULL);
+	n = rte_ring_dequeue_burst(sh->rx, ids, RTE_MIN(max, 64u), NULL);
 	for (i = 0; i < n; i++) {
 		struct eo_slot *sl = ids[i];
 
@@ -797,7 +797,7 @@ eo_source(void *arg)
 			sl->inv = r < 8 ? EWYK_INVOKE_NON_BLOCKING :
 				r == 8 ? EWYK_INVOKE_BLOCKING :
 				EWYK_INVOKE_EITHER;
-			while (rte_ring_mp_enqueue(sh->rx, sl) != 0) {
+			while (rte_ring_enqueue(sh->rx, sl) != 0) {
 				ewyk_producer_run(sh->p);
 				sched_yield();
 			}
@@ -824,6 +824,18 @@ eo_watchdog(void *arg)
 
 	while (!__atomic_load_n(&eo->quit, __ATOMIC_ACQUIRE)) {
 		if (now_s() > end) {
+			unsigned int j;
+
+			for (j = 0; j < EO_SHARDS; j++)
+				print_error("shard %u: token %d, rx %u\n", j,
+					(int)ewyk_producer_state_get(
+						eo->sh[j].p),
+					rte_ring_count(eo->sh[j].rx));
+			print_error("done %" PRIu64 "/%" PRIu64
+				", queued %u, idle %u\n",
+				eo->done, eo->total,
+				ewyk_executor_queued(eo->ex),
+				ewyk_executor_idle_count(eo->ex));
 			__atomic_store_n(&eo->timeout, 1, __ATOMIC_RELAXED);
 			__atomic_store_n(&eo->quit, 1, __ATOMIC_RELEASE);
 			ewyk_executor_wake_all(eo->ex);
@@ -861,8 +873,13 @@ exactly_once(enum ewyk_strategy_kind k)
 
 		snprintf(name, sizeof(name), "eo_rx%u", j);
 		eo->sh[j].eo = eo;
+		/*
+		 * RTS: the sources are preemptible threads sharing CPUs; with
+		 * the classic MP sync, one preempted between its head and
+		 * tail updates convoys all the others.
+		 */
 		eo->sh[j].rx = rte_ring_create(name, EO_RX, SOCKET_ID_ANY,
-			RING_F_SC_DEQ | RING_F_EXACT_SZ);
+			RING_F_SC_DEQ | RING_F_EXACT_SZ | RING_F_MP_RTS_ENQ);
 		assert_non_null(eo->sh[j].rx);
 		eo->sh[j].p = ewyk_producer_create(eo->s, &pc);
 		assert_non_null(eo->sh[j].p);
