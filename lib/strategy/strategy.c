@@ -306,10 +306,13 @@ strategy_tel_list(const char *cmd, const char *params,
 
 RTE_INIT(ewyk_strategy_telemetry_init)
 {
-	rte_telemetry_register_cmd("/ewyk/strategy/stats", strategy_tel_stats,
-		"Counters of execution strategies (tasks per mode, hand-offs, "
-		"reserved lcores, PEC ring). Parameters: string name "
-		"(optional; all strategies when absent)");
-	rte_telemetry_register_cmd("/ewyk/strategy/list", strategy_tel_list,
-		"Names of execution strategies. Takes no parameters");
+	/* Help texts must stay under RTE_TEL_MAX_STRING_LEN (128). */
+	if (rte_telemetry_register_cmd("/ewyk/strategy/stats",
+			strategy_tel_stats,
+			"Strategy counters: tasks per mode, reserved lcores, "
+			"PEC ring. Parameter: name (optional, else all)") != 0 ||
+			rte_telemetry_register_cmd("/ewyk/strategy/list",
+				strategy_tel_list,
+				"Names of execution strategies. No parameters") != 0)
+		STRATEGY_LOG(ERR, "telemetry commands not registered");
 }
