@@ -14,6 +14,7 @@
 #include <rte_mempool.h>
 
 #include <ewyk_net.h>
+#include <ewyk_tcp.h>
 
 #define HTTPD_MAX_LCORES EWYK_NET_MAX_SHARDS
 
@@ -29,6 +30,7 @@ struct httpd_lcore {
 	uint16_t shard_id;
 	struct ewyk_net_shard *shard;
 	struct rte_mempool *pool;
+	struct ewyk_tcp *tcp;          /* TCP of the shard (tcp_services.c) */
 	struct httpd *app;
 	struct httpd_loop_stats ls;
 } __rte_cache_aligned;
@@ -41,6 +43,8 @@ struct httpd_conf {
 	uint16_t mtu;
 	uint16_t vlan;
 	unsigned int nb_mbufs;         /* per shard */
+	uint16_t echo_port;            /* --echo-port; 0: off (tcp_services.c) */
+	uint16_t discard_port;         /* --discard-port; 0: off */
 };
 
 struct httpd {

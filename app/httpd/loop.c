@@ -10,6 +10,7 @@
 #include <rte_lcore.h>
 
 #include "httpd.h"
+#include "tcp_services.h"
 
 static bool httpd_quit;
 
@@ -57,6 +58,7 @@ httpd_loop(void *arg)
 
 		n = ewyk_net_poll(s, now);
 		/* HOOK: per-shard timers of the layers above run here. */
+		tcp_services_poll(lc, now);
 		ewyk_net_tx_flush(s);
 
 		prev = now;

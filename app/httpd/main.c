@@ -25,6 +25,7 @@
 #include <rte_mbuf.h>
 
 #include "httpd.h"
+#include "tcp_services.h"
 
 static void
 usage(const char *prog)
@@ -36,6 +37,8 @@ usage(const char *prog)
 		"  --mtu N                 MTU of every port (68..9000; default: the port's)\n"
 		"  --vlan ID               live on 802.1Q VLAN ID (1..4094) on every port\n"
 		"  --mbufs N               mbufs per lcore pool (default 16383)\n"
+		"  --echo-port N           TCP echo service on port N\n"
+		"  --discard-port N        TCP discard service on port N\n"
 		"  -h, --help              this text\n"
 		"Without a NIC, e.g.: --no-huge -m 512 --vdev=net_af_packet0,iface=veth0\n",
 		prog);
@@ -89,6 +92,8 @@ parse_args(int argc, char **argv, struct httpd_conf *c)
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "vlan", required_argument, NULL, 'v' },
 		{ "mbufs", required_argument, NULL, 'b' },
+		{ "echo-port", required_argument, NULL, 'E' },
+		{ "discard-port", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -145,6 +150,18 @@ parse_args(int argc, char **argv, struct httpd_conf *c)
 				return -1;
 			}
 			c->nb_mbufs = (unsigned int)v;
+			break;
+		case 'E':
+		case 'D':
+			if (parse_uint(optarg, 1, 65535, &v) != 0) {
+				fprintf(stderr, "error: --%s '%s': expected a port 1..65535\n",
+					o == 'E' ? "echo-port" : "discard-port", optarg);
+				return -1;
+			}
+			if (o == 'E')
+				c->echo_port = (uint16_t)v;
+			else
+				c->discard_port = (uint16_t)v;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -268,6 +285,8 @@ setup(struct httpd *h)
 			return -1;
 		}
 		/* HOOK: layers above register on the shard here. */
+		if (tcp_services_shard_init(h, lc) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -326,6 +345,7 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (setup(h) != 0) {
+		tcp_services_free(h);
 		ewyk_net_free(h->net);
 		rte_eal_cleanup();
 		return 1;
@@ -346,6 +366,7 @@ main(int argc, char **argv)
 	rte_eal_mp_wait_lcore();
 
 	httpd_stats_print(h, true);
+	tcp_services_free(h);
 	ewyk_net_free(h->net);
 	rte_free(h);
 	rte_eal_cleanup();

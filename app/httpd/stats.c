@@ -12,6 +12,7 @@
 #include <rte_telemetry.h>
 
 #include "httpd.h"
+#include "tcp_services.h"
 
 /* One lcore's figures at one instant. */
 struct lcore_snap {
@@ -127,6 +128,7 @@ httpd_stats_print(struct httpd *h, bool final)
 				ewyk_net_counter_get(h->lc[i].shard, c));
 		printf("]\n");
 	}
+	tcp_services_stats_print(h);
 	fflush(stdout);
 	memcpy(prev_snap.s, cur, sizeof(cur[0]) * h->nb_lcores);
 	prev_snap.tsc = now;
@@ -177,6 +179,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 		for (c = EWYK_NET_DROP_FIRST; c < EWYK_NET_COUNTER_MAX; c++)
 			rte_tel_data_add_dict_u64(l, ewyk_net_counter_name(c),
 				ewyk_net_counter_get(h->lc[i].shard, c));
+		tcp_services_tel_lcore(l, &h->lc[i]);
 		snprintf(key, sizeof(key), "lcore_%u", h->lc[i].lcore_id);
 		rte_tel_data_add_dict_container(d, key, l, 0);
 	}

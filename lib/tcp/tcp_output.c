@@ -444,13 +444,17 @@ tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len, bool fin)
 	uint8_t opts[TCP_MAX_OPT_LEN];
 	struct rte_tcp_hdr *th;
 	unsigned int olen, hlen;
-	uint32_t sent = 0, end;
+	uint32_t sent = 0, end, maxlen, asked = len;
 	uint8_t flags = TH_ACK;
 
 	if (m == NULL)
 		return -ENOBUFS;
 	olen = opts_est(c, opts);
 	hlen = TCP_HDR_LEN + olen;
+	/* SACK blocks take room from the payload: stay within the MSS. */
+	maxlen = (uint32_t)c->snd_mss + (c->ts_ok ? TCP_TS_OPT_LEN : 0) - olen;
+	if (len > maxlen)
+		len = maxlen;
 	th = (struct rte_tcp_hdr *)rte_pktmbuf_append(m, (uint16_t)hlen);
 	if (len > 0) {
 		sent = add_payload(c, m, seq, len);
@@ -459,7 +463,7 @@ tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len, bool fin)
 			return -ENOBUFS;
 		}
 	}
-	if (sent < len)
+	if (sent < asked)
 		fin = false;
 	end = seq + sent + (fin ? 1 : 0);
 	if (fin)

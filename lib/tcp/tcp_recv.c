@@ -93,7 +93,11 @@ tcp_ooo_purge(struct ewyk_tcp_conn *c)
 	c->ooo_fin = 0;
 }
 
-/* Hand in-order bytes to the layer above. */
+/*
+ * Hand in-order bytes to the layer above. The ACK they call for is noted
+ * first, so that a reply sent from the callback carries it (and no pure
+ * ACK follows).
+ */
 static void
 deliver(struct ewyk_tcp_conn *c, struct rte_mbuf *m, uint32_t len)
 {
@@ -101,6 +105,7 @@ deliver(struct ewyk_tcp_conn *c, struct rte_mbuf *m, uint32_t len)
 
 	c->rcv_nxt += len;
 	tcp_ctr_add(t, EWYK_TCP_BYTES_IN, len);
+	tcp_ack_owed(c, len);
 	if (c->app_closed || c->dead || c->ops == NULL || c->ops->recv == NULL) {
 		rte_pktmbuf_free(m);
 		return;
@@ -203,6 +208,8 @@ tcp_data_input(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 		c->ack_now = 1;
 		return;
 	}
+	if (had_ooo)
+		c->ack_now = 1;          /* a hole was (partly) filled */
 	if (len > 0)
 		deliver(c, m, len);
 	else
@@ -232,10 +239,8 @@ tcp_data_input(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 	}
 	if (c->dead)
 		return;
-	if (had_ooo)
-		c->ack_now = 1;          /* a hole was (partly) filled */
-	else
-		tcp_ack_owed(c, len);
+	if (had_ooo && c->rcv_nxt != c->last_ack_sent)
+		c->ack_now = 1;          /* what the hole held, at once too */
 	if (got_fin) {
 		tcp_ooo_purge(c);
 		c->rcv_nxt++;
