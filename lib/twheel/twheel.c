@@ -121,11 +121,12 @@ tw_place(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, uint64_t tick)
 			uint64_t now_tick = w->now >> w->shift;
 			uint64_t up = start + g;
 
-			/* late by < g <= delay / 2^slack, and the rounded
-			 * slot is still ahead on this level
+			/* late by up - tick <= delay / 2^slack, and the
+			 * rounded slot is still ahead on this level
 			 */
 			if (tick > now_tick &&
-					((tick - now_tick) >> w->slack) >= g &&
+					((tick - now_tick) >> w->slack) >=
+					up - tick &&
 					((up ^ w->elapsed) >> (sh + LVL_BITS)) ==
 					0) {
 				start = up;
