@@ -92,6 +92,7 @@ enum ewyk_tcp_counter {
 	EWYK_TCP_FAST_RETRANS,      /**< fast retransmits (entries into recovery) */
 	EWYK_TCP_SACK_RETRANS,      /**< holes retransmitted as chosen by SACK */
 	EWYK_TCP_PARTIAL_ACKS,      /**< NewReno partial ACKs */
+	EWYK_TCP_LOST_RETRANS,      /**< retransmissions found lost and sent again */
 	EWYK_TCP_RTO,               /**< retransmission timeouts */
 	EWYK_TCP_SYN_RETRANS,       /**< SYN or SYN-ACK retransmissions */
 	EWYK_TCP_DUPACKS_IN,        /**< duplicate ACKs received */

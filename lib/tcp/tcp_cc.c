@@ -161,26 +161,67 @@ tcp_sack_next_hole(const struct ewyk_tcp_conn *c, uint32_t from,
 	return false;
 }
 
-/* Resend at @p seq up to @p maxlen bytes (and the FIN if it was sent there). */
-void
+/*
+ * Resend at @p seq up to @p maxlen bytes (at most an MSS; and the FIN if it
+ * was sent there). SACK options may make a segment shorter than asked: the
+ * rest goes in a second one. Returns the sequence space covered.
+ */
+uint32_t
 tcp_retransmit(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t maxlen)
 {
 	uint32_t data_end = c->snd_una + c->sq_len;
-	uint32_t len = 0;
+	uint32_t len = 0, done = 0;
 	bool fin;
+	int n;
 
 	if (SEQ_LT(seq, data_end))
 		len = RTE_MIN(RTE_MIN(data_end - seq, maxlen), (uint32_t)c->snd_mss);
 	fin = c->shut_wr && seq + len == data_end && SEQ_GT(c->snd_max, data_end);
 	if (len == 0 && !fin)
-		return;
-	tcp_send_segment(c, seq, len, fin);
+		return 0;
+	do {
+		n = tcp_send_segment(c, seq + done, len - done, fin);
+		if (n < 0)
+			break;
+		done += (uint32_t)n;
+	} while (done < len && n > 0);
+	return done + (fin && done == len ? 1 : 0);
 }
 
 static uint32_t
 flight_size(const struct ewyk_tcp_conn *c)
 {
 	return c->snd_max - c->snd_una;
+}
+
+/* Retransmit in recovery, remembering what had been sent by then. */
+static uint32_t
+recovery_rexmit(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len)
+{
+	uint32_t n = tcp_retransmit(c, seq, len);
+
+	c->rexmit_mark = c->snd_max;
+	c->rexmit_tsc = c->tcp->now;
+	return n;
+}
+
+/*
+ * Was the retransmission of SND.UNA lost? With SACK: the receiver reports
+ * data sent after it, yet not it. Without: an RTT and more went by and
+ * duplicate ACKs still come.
+ */
+static bool
+rexmit_lost(const struct ewyk_tcp_conn *c)
+{
+	const struct ewyk_tcp *t = c->tcp;
+
+	if (!SEQ_LT(c->snd_una, c->rexmit_nxt))
+		return false;            /* not retransmitted in this pass yet */
+	if (c->sack_ok)
+		return c->nsack > 0 &&
+			SEQ_GT(c->sack[c->nsack - 1].end, c->rexmit_mark);
+	return c->srtt_us != 0 && t->now - c->rexmit_tsc >
+		(2 * (uint64_t)c->srtt_us + 2000) * t->cyc_us;
 }
 
 static void
@@ -195,8 +236,7 @@ enter_recovery(struct ewyk_tcp_conn *c)
 	c->rto_recover = 0;
 	c->in_recovery = 1;
 	c->partial_seen = 0;
-	tcp_retransmit(c, c->snd_una, mss);
-	c->rexmit_nxt = c->snd_una + mss;
+	c->rexmit_nxt = c->snd_una + recovery_rexmit(c, c->snd_una, mss);
 	c->cwnd = c->ssthresh + 3 * mss;
 }
 
@@ -210,11 +250,17 @@ dupack(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 	if (c->dupacks < UINT8_MAX)
 		c->dupacks++;
 	if (c->in_recovery) {
+		if (rexmit_lost(c)) {
+			/* Start the pass over the holes again. */
+			tcp_ctr_inc(t, EWYK_TCP_LOST_RETRANS);
+			c->rexmit_nxt = c->snd_una +
+				recovery_rexmit(c, c->snd_una, c->snd_mss);
+			return;
+		}
 		/* One segment left the network: fill a hole if SACK shows one. */
 		if (c->sack_ok && tcp_sack_next_hole(c, c->rexmit_nxt, &st, &len) &&
 				SEQ_LT(st, c->recover)) {
-			tcp_retransmit(c, st, len);
-			c->rexmit_nxt = st + len;
+			c->rexmit_nxt = st + recovery_rexmit(c, st, len);
 			tcp_ctr_inc(t, EWYK_TCP_SACK_RETRANS);
 		} else {
 			c->cwnd += c->snd_mss;
@@ -251,13 +297,14 @@ new_ack(struct ewyk_tcp_conn *c, uint32_t acked)
 		}
 		/* Partial ACK: the next hole is lost too. */
 		tcp_ctr_inc(t, EWYK_TCP_PARTIAL_ACKS);
-		if (SEQ_GEQ(c->snd_una, c->rexmit_nxt) || !c->sack_ok) {
-			tcp_retransmit(c, c->snd_una, mss);
-			c->rexmit_nxt = c->snd_una + mss;
+		if (SEQ_GEQ(c->snd_una, c->rexmit_nxt) || !c->sack_ok ||
+				rexmit_lost(c)) {
+			if (SEQ_LT(c->snd_una, c->rexmit_nxt))
+				tcp_ctr_inc(t, EWYK_TCP_LOST_RETRANS);
+			c->rexmit_nxt = c->snd_una + recovery_rexmit(c, c->snd_una, mss);
 		} else if (tcp_sack_next_hole(c, c->rexmit_nxt, &st, &len) &&
 				SEQ_LT(st, c->recover)) {
-			tcp_retransmit(c, st, len);
-			c->rexmit_nxt = st + len;
+			c->rexmit_nxt = st + recovery_rexmit(c, st, len);
 			tcp_ctr_inc(t, EWYK_TCP_SACK_RETRANS);
 		}
 		c->cwnd -= RTE_MIN(acked, c->cwnd);
@@ -272,6 +319,9 @@ new_ack(struct ewyk_tcp_conn *c, uint32_t acked)
 		return;
 	}
 	c->dupacks = 0;
+	/* Grow only a window that was in use (RFC 7661 in spirit). */
+	if (c->snd_max - c->snd_una + acked + mss < c->cwnd)
+		return;
 	if (c->cwnd < c->ssthresh) {
 		c->cwnd += RTE_MIN(acked, mss);          /* slow start */
 	} else {

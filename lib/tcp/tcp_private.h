@@ -168,6 +168,8 @@ struct ewyk_tcp_conn {
 	uint32_t iss, snd_una, snd_nxt, snd_max;
 	uint32_t snd_wnd, max_snd_wnd, snd_wl1, snd_wl2;
 	uint32_t cwnd, ssthresh, recover, rexmit_nxt, bytes_acked;
+	uint32_t rexmit_mark;      /* SND.MAX at the last retransmission in recovery */
+	uint64_t rexmit_tsc;       /* and its time */
 	uint16_t snd_mss, peer_mss;
 	uint8_t snd_wscale, rcv_wscale;
 	uint8_t nsack;
@@ -370,7 +372,7 @@ void tcp_ack_flush(struct ewyk_tcp_conn *c);
 
 /* tcp_cc.c */
 void tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s);
-void tcp_retransmit(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t maxlen);
+uint32_t tcp_retransmit(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t maxlen);
 void tcp_sack_clear(struct ewyk_tcp_conn *c);
 void tcp_rtt_sample(struct ewyk_tcp_conn *c, uint64_t rtt_cyc);
 void tcp_rto_update(struct ewyk_tcp_conn *c);

@@ -24,6 +24,7 @@ static const char *const ctr_names[EWYK_TCP_COUNTER_MAX] = {
 	[EWYK_TCP_FAST_RETRANS] = "fast_retrans",
 	[EWYK_TCP_SACK_RETRANS] = "sack_retrans",
 	[EWYK_TCP_PARTIAL_ACKS] = "partial_acks",
+	[EWYK_TCP_LOST_RETRANS] = "lost_retrans",
 	[EWYK_TCP_RTO] = "rto",
 	[EWYK_TCP_SYN_RETRANS] = "syn_retrans",
 	[EWYK_TCP_DUPACKS_IN] = "dupacks_in",

@@ -194,19 +194,7 @@ rto_data(struct ewyk_tcp_conn *c)
 	if (c->backoff < 16)
 		c->backoff++;
 	/* Go back: resend from the first unacknowledged byte. */
-	c->snd_nxt = c->snd_una;
-	tcp_retransmit(c, c->snd_una, maxlen);
-	{
-		uint32_t data_end = c->snd_una + c->sq_len;
-		uint32_t len = SEQ_LT(c->snd_una, data_end) ?
-			RTE_MIN(RTE_MIN(data_end - c->snd_una, maxlen),
-					(uint32_t)c->snd_mss) : 0;
-
-		c->snd_nxt = c->snd_una + len;
-		if (c->shut_wr && c->snd_nxt == data_end &&
-				SEQ_GT(c->snd_max, data_end))
-			c->snd_nxt++;
-	}
+	c->snd_nxt = c->snd_una + tcp_retransmit(c, c->snd_una, maxlen);
 	c->rexmit_nxt = c->snd_nxt;
 	tcp_timer_rto_arm(c);
 }
