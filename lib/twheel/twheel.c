@@ -19,6 +19,12 @@
  * placed again when its old slot comes up. Empty stretches of time cost
  * nothing: the bitmaps jump straight to the next occupied slot.
  *
+ * Slack. With slack shift k, a timer at level l > 0 whose tick would be
+ * rounded up to the next level-l slot boundary by at most (delay >> k)
+ * ticks goes into that slot instead: it fires when the slot comes up,
+ * without cascading. The node records l (its "rounded level") so that a
+ * lazy re-arm can tell where its slot starts.
+ *
  * w->next_due caches the start (in TSC) of the earliest occupied slot, so
  * an advance() with nothing to do is one compare. It is a lower bound:
  * cancel does not raise it, arm lowers it.

@@ -245,7 +245,7 @@ test_slack_bound(void **state)
 
 	(void)state;
 	for (j = 0; j < RTE_DIM(ks); j++) {
-		for (i = 0; i < 2000; i++) {
+		for (i = 0; i < 1000; i++) {
 			struct ewyk_twheel *w = mk_wheel_slack("tw_slack", ks[j]);
 			struct ewyk_twheel_stats st;
 			struct rec r = { .fired = 0 };
@@ -282,7 +282,7 @@ test_slack_bound(void **state)
 		}
 	}
 	print_message("slack: %" PRIu64 " cascades for %u timers\n",
-		cascades, (unsigned int)(2000 * RTE_DIM(ks)));
+		cascades, (unsigned int)(1000 * RTE_DIM(ks)));
 }
 
 /* Callbacks that re-arm themselves, cancel and re-arm others. */
@@ -756,7 +756,7 @@ run_model(const char *name, uint64_t seed, unsigned int capped,
 		unsigned int slack)
 {
 	const char *lng = getenv("EWYK_TEST_LONG");
-	uint64_t steps = (lng != NULL && atoi(lng) != 0) ? 50000000 : 1000000;
+	uint64_t steps = (lng != NULL && atoi(lng) != 0) ? 50000000 : 700000;
 	struct model *m = calloc(1, sizeof(*m));
 	uint64_t s;
 	unsigned int i;
