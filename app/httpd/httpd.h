@@ -43,6 +43,7 @@ struct httpd_conf {
 	uint16_t mtu;
 	uint16_t vlan;
 	unsigned int nb_mbufs;         /* per shard */
+	char mbuf_ops[RTE_MEMPOOL_OPS_NAMESIZE]; /* --mbuf-ops; "": DPDK's choice */
 	uint16_t echo_port;            /* --echo-port; 0: off (tcp_services.c) */
 	uint16_t discard_port;         /* --discard-port; 0: off */
 };

@@ -23,6 +23,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
 
 #include "httpd.h"
 #include "tcp_services.h"
@@ -37,6 +38,8 @@ usage(const char *prog)
 		"  --mtu N                 MTU of every port (68..9000; default: the port's)\n"
 		"  --vlan ID               live on 802.1Q VLAN ID (1..4094) on every port\n"
 		"  --mbufs N               mbufs per lcore pool (default 16383)\n"
+		"  --mbuf-ops NAME         mempool ops of the mbuf pools, e.g. ewyk (lib/pool) or ring_mp_mc;\n"
+		"                          default: DPDK's choice (--mbuf-pool-ops-name, else the platform's)\n"
 		"  --echo-port N           TCP echo service on port N\n"
 		"  --discard-port N        TCP discard service on port N\n"
 		"  -h, --help              this text\n"
@@ -92,6 +95,7 @@ parse_args(int argc, char **argv, struct httpd_conf *c)
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "vlan", required_argument, NULL, 'v' },
 		{ "mbufs", required_argument, NULL, 'b' },
+		{ "mbuf-ops", required_argument, NULL, 'o' },
 		{ "echo-port", required_argument, NULL, 'E' },
 		{ "discard-port", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
@@ -150,6 +154,15 @@ parse_args(int argc, char **argv, struct httpd_conf *c)
 				return -1;
 			}
 			c->nb_mbufs = (unsigned int)v;
+			break;
+		case 'o':
+			if (optarg[0] == '\0' ||
+					strlen(optarg) >= RTE_MEMPOOL_OPS_NAMESIZE) {
+				fprintf(stderr, "error: --mbuf-ops '%s': expected an ops name of 1..%d characters\n",
+					optarg, RTE_MEMPOOL_OPS_NAMESIZE - 1);
+				return -1;
+			}
+			snprintf(c->mbuf_ops, sizeof(c->mbuf_ops), "%s", optarg);
 			break;
 		case 'E':
 		case 'D':
@@ -225,11 +238,14 @@ setup(struct httpd *h)
 		lcore = lc->lcore_id;
 
 		snprintf(name, sizeof(name), "ewyk_mbuf_%u", i);
-		lc->pool = rte_pktmbuf_pool_create(name, h->conf.nb_mbufs, 256,
-			0, RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+		lc->pool = rte_pktmbuf_pool_create_by_ops(name, h->conf.nb_mbufs,
+			256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, socket,
+			h->conf.mbuf_ops[0] != '\0' ? h->conf.mbuf_ops : NULL);
 		if (lc->pool == NULL) {
-			fprintf(stderr, "error: mbuf pool for lcore %u on socket %d: %s (try a larger -m, or fewer --mbufs)\n",
-				lcore, socket, rte_strerror(rte_errno));
+			fprintf(stderr, "error: mbuf pool for lcore %u on socket %d (ops %s): %s (try a larger -m, or fewer --mbufs)\n",
+				lcore, socket, h->conf.mbuf_ops[0] != '\0' ?
+				h->conf.mbuf_ops : rte_mbuf_best_mempool_ops(),
+				rte_strerror(rte_errno));
 			return -1;
 		}
 		lc->shard_id = (uint16_t)i;
@@ -357,6 +373,8 @@ main(int argc, char **argv)
 	ewyk_net_announce(h->lc[0].shard);
 	ewyk_net_tx_flush(h->lc[0].shard);
 
+	printf("ewyk-httpd: mbuf pools on mempool ops '%s'\n",
+		rte_mempool_get_ops(h->lc[0].pool->ops_index)->name);
 	printf("ewyk-httpd: %u lcore(s) polling, stats every %u s; Ctrl-C stops\n",
 		h->nb_lcores, h->conf.stats_interval);
 	fflush(stdout);

@@ -355,3 +355,36 @@ class TestSuite_l3_vlan(TestSuite):
         settle(0.2)
         assert self.app.net_stats()["drop_vlan"] - before == 2
         assert self.app.alive()
+
+
+class TestSuite_l3_ewyk_mempool(TestSuite):
+    """ewyk-httpd's mbufs on lib/pool through the "ewyk" mempool driver
+    (--mbuf-ops ewyk): traffic passes and the pool's counters move."""
+
+    def set_up_all(self):
+        self.tb = Testbed(self.node)
+        self.app = EwykHttpd(self.tb, app_args=["--stats-interval", "0",
+                                                "--mbuf-ops", "ewyk"],
+                             log_name="ewyk-httpd-mp").start()
+
+    def test_ops_in_use(self):
+        assert "mbuf pools on mempool ops 'ewyk'" in self.app.log()
+
+    def test_ping_through_ewyk_pool(self):
+        out = self.tb.peer(f"{PING} -c 200 -i 0.005 {EWYK_IP}", timeout=60).stdout
+        assert parse_ping(out) == (200, 200), out
+        out = self.tb.peer(f"{PING} -c 20 -i 0.01 -s 1400 {EWYK_IP}").stdout
+        assert parse_ping(out) == (20, 20), out
+
+    def test_pool_seen_in_telemetry(self):
+        pools = self.app.telemetry("/ewyk/pool/list")
+        names = pools if isinstance(pools, list) else list(pools)
+        assert any("ewyk_mbuf_0" in n for n in names), pools
+
+    def test_bad_ops_name(self):
+        eal = (f"{httpd_binary()} -l 0 --no-huge -m 256 --no-pci --no-shconf "
+               f"--no-telemetry --log-level=lib.eal:error --file-prefix=ewyk-badops "
+               f"--vdev=net_null0 -- --ip 10.0.0.1/24 --mbuf-ops no_such_ops")
+        p = self.node.run(eal, check=False, timeout=60)
+        assert p.returncode == 1, p.stdout + p.stderr
+        assert "ops no_such_ops" in p.stderr, p.stderr
