@@ -94,6 +94,7 @@ enum ewyk_tcp_counter {
 	EWYK_TCP_PARTIAL_ACKS,      /**< NewReno partial ACKs */
 	EWYK_TCP_LOST_RETRANS,      /**< retransmissions found lost and sent again */
 	EWYK_TCP_RTO,               /**< retransmission timeouts */
+	EWYK_TCP_TLP_PROBES,        /**< tail loss probes sent (RFC 8985 section 7) */
 	EWYK_TCP_SYN_RETRANS,       /**< SYN or SYN-ACK retransmissions */
 	EWYK_TCP_DUPACKS_IN,        /**< duplicate ACKs received */
 	EWYK_TCP_SACK_BLOCKS_IN,    /**< valid SACK blocks received */
@@ -192,7 +193,7 @@ struct ewyk_tcp_conf {
 	uint32_t rto_max_ms;        /**< upper bound of the RTO; 0 = 60000 */
 	uint8_t max_retries;        /**< RTO expiries in a row before giving up; 0 = 12 */
 	uint8_t syn_retries;        /**< SYN / SYN-ACK retransmissions; 0 = 5 */
-	uint16_t ooo_max_segs;      /**< out-of-order segments held per conn; 0 = 128 */
+	uint16_t ooo_max_segs;      /**< out-of-order segments held per conn; 0 = rcv_buf / 512 (64..4096) */
 	uint32_t fin_wait2_ms;      /**< FIN-WAIT-2 limit once closed; 0 = 60000 */
 	uint32_t keepalive_ms;      /**< idle time before keep-alive probes; 0 = off */
 	uint32_t keepalive_intvl_ms; /**< between probes; 0 = 75000 */

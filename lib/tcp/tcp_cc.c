@@ -80,11 +80,27 @@ tcp_sack_clear(struct ewyk_tcp_conn *c)
 	c->nsack = 0;
 }
 
-/* Merge the valid SACK blocks of an ACK into the scoreboard. */
-void
+/* Bytes the scoreboard holds (all above SND.UNA). */
+static uint32_t
+sacked_bytes(const struct ewyk_tcp_conn *c)
+{
+	uint32_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->nsack; i++)
+		n += c->sack[i].end - c->sack[i].start;
+	return n;
+}
+
+/*
+ * Merge the valid SACK blocks of an ACK into the scoreboard. Returns the
+ * bytes newly SACKed.
+ */
+uint32_t
 tcp_sack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 {
 	unsigned int i, j, k;
+	uint32_t before;
 
 	/* Forget what the cumulative ACK now covers. */
 	for (i = 0, k = 0; i < c->nsack; i++) {
@@ -96,8 +112,9 @@ tcp_sack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 		k++;
 	}
 	c->nsack = (uint8_t)k;
-	if (!c->sack_ok)
-		return;
+	if (!c->sack_ok || s->o.nsack == 0)
+		return 0;
+	before = sacked_bytes(c);
 	for (i = 0; i < s->o.nsack; i++) {
 		uint32_t st = s->o.sack[i][0], en = s->o.sack[i][1];
 		struct tcp_sack_blk nb;
@@ -136,6 +153,8 @@ tcp_sack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 			c->nsack++;
 		}
 	}
+	k = sacked_bytes(c);
+	return k > before ? k - before : 0;
 }
 
 /*
@@ -267,9 +286,9 @@ dupack(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 		}
 		return;
 	}
-	if (c->dupacks >= 3 || (c->sack_ok && c->nsack > 0 &&
-			c->sack[c->nsack - 1].end - c->snd_una >=
-			3u * c->snd_mss && c->dupacks >= 2)) {
+	/* RFC 5681 three duplicates, or RFC 6675 IsLost(SND.UNA). */
+	if (c->dupacks >= 3 || (c->sack_ok &&
+			sacked_bytes(c) > 2u * c->snd_mss)) {
 		bool ok = c->rto_recover ? SEQ_GT(s->ack, c->recover) :
 			SEQ_GEQ(s->ack, c->recover);
 
@@ -346,6 +365,14 @@ tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 	uint32_t ack = s->ack;
 	uint32_t wnd = s->wnd << c->snd_wscale;
 	bool win_same = wnd == c->snd_wnd;
+	unsigned int i;
+
+	/* A D-SACK (RFC 2883) for the loss probe: it was not needed. */
+	for (i = 0; c->tlp_out && c->tlp_rexmit && i < s->o.nsack; i++)
+		if (SEQ_LT(s->o.sack[i][0], ack) &&
+				SEQ_LEQ(s->o.sack[i][0], c->tlp_seq) &&
+				SEQ_GT(s->o.sack[i][1], c->tlp_seq))
+			c->tlp_dsack = 1;
 
 	if (SEQ_GT(ack, c->snd_una)) {
 		uint32_t acked = ack - c->snd_una;
@@ -367,15 +394,42 @@ tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 		c->backoff = 0;
 		tcp_sack_input(c, s);
 		new_ack(c, acked);
+		/* SACK shows a loss even though the ACK moved (RFC 6675 IsLost). */
+		if (!c->in_recovery && c->sack_ok &&
+				sacked_bytes(c) > 2u * c->snd_mss &&
+				(c->rto_recover ? SEQ_GT(ack, c->recover) :
+				 SEQ_GEQ(ack, c->recover))) {
+			c->dupacks = 0;
+			enter_recovery(c);
+		}
+		if (c->tlp_out && SEQ_GEQ(ack, c->tlp_high)) {
+			/*
+			 * The probe's episode is over. A retransmitted probe the
+			 * peer did not report as a duplicate repaired a loss:
+			 * respond as fast recovery would (RFC 8985 7.4.2).
+			 */
+			c->tlp_out = 0;
+			if (c->tlp_rexmit && !c->tlp_dsack) {
+				c->ssthresh = RTE_MAX(c->cwnd / 2, 2u * c->snd_mss);
+				c->cwnd = c->ssthresh;
+			}
+		}
 		if (c->snd_una == c->snd_max)
 			tcp_timer_rtx_stop(c);
 		else if (!c->in_recovery || c->rtx_kind != TCP_RTX_RTO)
-			tcp_timer_rto_restart(c);
+			tcp_timer_xmit_arm(c);
 	} else {
-		tcp_sack_input(c, s);
-		if (ack == c->snd_una && s->len == 0 &&
-				!(s->flags & (TH_SYN | TH_FIN)) && win_same &&
-				c->snd_max != c->snd_una && c->snd_wnd != 0)
+		/*
+		 * A duplicate ACK (RFC 5681), or, with SACK, any ACK at
+		 * SND.UNA that SACKs new data: a peer that sends data too
+		 * piggybacks all its ACKs, and none of them is "duplicate".
+		 */
+		uint32_t newly = tcp_sack_input(c, s);
+		bool outstanding = c->snd_max != c->snd_una && c->snd_wnd != 0;
+
+		if (ack == c->snd_una && outstanding &&
+				((s->len == 0 && !(s->flags & (TH_SYN | TH_FIN)) &&
+				  win_same) || newly > 0))
 			dupack(c, s);
 	}
 	/* Window update (RFC 9293 3.10.7.4, SND.WL1/WL2). */

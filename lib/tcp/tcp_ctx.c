@@ -41,13 +41,14 @@ conf_defaults(struct ewyk_tcp_conf *c)
 	DEF(rto_max_ms, 60000);
 	DEF(max_retries, 12);
 	DEF(syn_retries, 5);
-	DEF(ooo_max_segs, 128);
 	DEF(fin_wait2_ms, 60000);
 	DEF(keepalive_intvl_ms, 75000);
 	DEF(keepalive_probes, 9);
 	DEF(quickack_segs, 16);
 	DEF(ephemeral_lo, 32768);
 	DEF(ephemeral_hi, 60999);
+	/* Enough to hold a whole window of small segments. */
+	DEF(ooo_max_segs, (uint16_t)RTE_MIN(RTE_MAX(c->rcv_buf / 512, 64u), 4096u));
 #undef DEF
 	if (c->hash_buckets == 0)
 		c->hash_buckets = rte_align32pow2(c->max_conns);

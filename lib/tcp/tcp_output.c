@@ -498,7 +498,7 @@ tcp_output(struct ewyk_tcp_conn *c)
 	struct ewyk_tcp *t = c->tcp;
 	uint32_t data_end, flight, wnd, usable, unsent, len;
 	unsigned int guard;
-	bool fin;
+	bool fin, sent_new = false;
 	int n;
 
 	if (c->dead)
@@ -546,6 +546,7 @@ tcp_output(struct ewyk_tcp_conn *c)
 			n = tcp_send_segment(c, c->snd_nxt, len, fin);
 			if (n <= 0)
 				break;
+			sent_new = true;
 			c->snd_nxt += (uint32_t)n;
 			if (fin && (uint32_t)n == len)
 				c->snd_nxt++;
@@ -558,8 +559,10 @@ tcp_output(struct ewyk_tcp_conn *c)
 		}
 	}
 	if (c->snd_nxt != c->snd_una) {
-		if (c->rtx_kind != TCP_RTX_RTO)
-			tcp_timer_rto_arm(c);
+		/* Sending new data restarts a probe timer, not an RTO. */
+		if (c->rtx_kind == TCP_RTX_NONE || c->rtx_kind == TCP_RTX_PERSIST ||
+				(c->rtx_kind == TCP_RTX_TLP && sent_new))
+			tcp_timer_xmit_arm(c);
 	} else if (c->snd_wnd == 0 && (c->sq_len > 0 || c->shut_wr) &&
 			c->rtx_kind == TCP_RTX_NONE) {
 		tcp_timer_persist_arm(c);

@@ -58,14 +58,24 @@ extern int ewyk_tcp_logtype;
 #define TCP_HDR_ROOM 64           /* headroom kept for IPv4 + Ethernet + VLAN */
 #define TCP_COOKIE_PERIOD_S 64    /* SYN cookie time slot */
 #define TCP_TW_ISS_GAP 131072     /* new ISS above the TIME_WAIT's SND.NXT */
-#define TCP_PAWS_WINDOW 1         /* TSval may lag TS.Recent by this (ms) */
-#define TCP_MAX_PROBES_BACKOFF 6  /* persist/keepalive backoff cap (x64) */
+/*
+ * How far (in the peer's timestamp ticks, 1 ms for Linux) a segment's TSval
+ * may lag TS.Recent before PAWS rejects it. RFC 7323 says 0, Linux 1; a
+ * path that reorders by a few milliseconds then loses good segments. PAWS
+ * is there against old duplicates from a previous wrap of the sequence
+ * space, which 50 ms cannot be below ~340 Gbit/s.
+ */
+#define TCP_PAWS_WINDOW 50
+#define TCP_MAX_PROBES_BACKOFF 6
+#define TCP_TLP_MIN_US 10000      /* shortest probe timeout */
+#define TCP_TLP_DELACK_US 200000  /* WCDelAckT of RFC 8985 */  /* persist/keepalive backoff cap (x64) */
 
 /* What the rtx timer of a connection is doing. */
 enum tcp_rtx_kind {
 	TCP_RTX_NONE = 0,
 	TCP_RTX_RTO,       /* retransmission (data, SYN, SYN-ACK, FIN) */
 	TCP_RTX_PERSIST,   /* zero-window probe */
+	TCP_RTX_TLP,       /* tail loss probe (RFC 8985 section 7) */
 };
 
 /* What the misc timer of a connection is doing. */
@@ -150,7 +160,10 @@ struct ewyk_tcp_conn {
 		fin_acked : 1,     /* our FIN was acknowledged */
 		rto_recover : 1,   /* recover was set by an RTO (RFC 6582 4) */
 		app_known : 1,     /* the application has the handle */
-		est_once : 1;      /* reached ESTABLISHED */
+		est_once : 1,      /* reached ESTABLISHED */
+		tlp_out : 1,       /* a loss probe is outstanding */
+		tlp_rexmit : 1,    /* ... and it was a retransmission */
+		tlp_dsack : 1;     /* ... that the peer reported as a duplicate */
 	uint8_t rtx_kind;          /* enum tcp_rtx_kind */
 	uint8_t misc_kind;         /* enum tcp_misc_kind */
 	uint8_t tmr_used;          /* bit per timer: armed once on the wheel */
@@ -169,6 +182,7 @@ struct ewyk_tcp_conn {
 	uint32_t snd_wnd, max_snd_wnd, snd_wl1, snd_wl2;
 	uint32_t cwnd, ssthresh, recover, rexmit_nxt, bytes_acked;
 	uint32_t rexmit_mark;      /* SND.MAX at the last retransmission in recovery */
+	uint32_t tlp_seq, tlp_high; /* probe's sequence, SND.MAX when sent */
 	uint64_t rexmit_tsc;       /* and its time */
 	uint16_t snd_mss, peer_mss;
 	uint8_t snd_wscale, rcv_wscale;
@@ -376,7 +390,7 @@ uint32_t tcp_retransmit(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t maxlen);
 void tcp_sack_clear(struct ewyk_tcp_conn *c);
 void tcp_rtt_sample(struct ewyk_tcp_conn *c, uint64_t rtt_cyc);
 void tcp_rto_update(struct ewyk_tcp_conn *c);
-void tcp_sack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s);
+uint32_t tcp_sack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s);
 bool tcp_sack_next_hole(const struct ewyk_tcp_conn *c, uint32_t from,
 		uint32_t *start, uint32_t *len);
 void tcp_cc_init(struct ewyk_tcp_conn *c);
@@ -385,6 +399,7 @@ void tcp_sq_free_acked(struct ewyk_tcp_conn *c, uint32_t bytes);
 /* tcp_timer.c */
 void tcp_timer_rto_arm(struct ewyk_tcp_conn *c);
 void tcp_timer_rto_restart(struct ewyk_tcp_conn *c);
+void tcp_timer_xmit_arm(struct ewyk_tcp_conn *c);
 void tcp_timer_persist_arm(struct ewyk_tcp_conn *c);
 void tcp_timer_rtx_stop(struct ewyk_tcp_conn *c);
 void tcp_timer_delack_arm(struct ewyk_tcp_conn *c);

@@ -354,6 +354,24 @@ seq_acceptable(const struct ewyk_tcp_conn *c, const struct tcp_seg *s,
 		 SEQ_LT(s->seq + seglen - 1, nxt + wnd));
 }
 
+/*
+ * A duplicate ACK overtaken by a later segment carries an older timestamp
+ * but is no old duplicate: PAWS must not eat it, or fast retransmit
+ * starves on a path that reorders (what Linux calls a disordered ACK).
+ * Pure ACK at RCV.NXT, acknowledging SND.UNA, not widening the window,
+ * and its timestamp within an RTO of TS.Recent.
+ */
+static bool
+paws_disordered_ack(const struct ewyk_tcp_conn *c, const struct tcp_seg *s)
+{
+	uint32_t wnd = s->wnd << c->snd_wscale;
+
+	return (s->flags & (TH_SYN | TH_FIN | TH_RST | TH_ACK)) == TH_ACK &&
+		s->len == 0 && s->seq == c->rcv_nxt && s->ack == c->snd_una &&
+		wnd != 0 && wnd <= c->snd_wnd &&
+		c->ts_recent - s->o.tsval <= c->rto_ms;
+}
+
 void
 tcp_fin_in_order(struct ewyk_tcp_conn *c)
 {
@@ -412,12 +430,10 @@ sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 			tcp_ack_flush(c);
 		return;
 	}
-	/*
-	 * PAWS (RFC 7323 5.3), with one tick of tolerance as Linux has, so
-	 * that a segment reordered by less than a millisecond is not lost.
-	 */
+	/* PAWS (RFC 7323 5.3), with TCP_PAWS_WINDOW of tolerance for reordering. */
 	if (c->ts_ok && s->o.has_ts && !(s->flags & TH_RST) &&
-			TS_LT(s->o.tsval + TCP_PAWS_WINDOW, c->ts_recent)) {
+			TS_LT(s->o.tsval + TCP_PAWS_WINDOW, c->ts_recent) &&
+			!paws_disordered_ack(c, s)) {
 		tcp_send_ack(c);
 		drop_seg(t, m, EWYK_TCP_DROP_PAWS);
 		return;

@@ -26,6 +26,7 @@ static const char *const ctr_names[EWYK_TCP_COUNTER_MAX] = {
 	[EWYK_TCP_PARTIAL_ACKS] = "partial_acks",
 	[EWYK_TCP_LOST_RETRANS] = "lost_retrans",
 	[EWYK_TCP_RTO] = "rto",
+	[EWYK_TCP_TLP_PROBES] = "tlp_probes",
 	[EWYK_TCP_SYN_RETRANS] = "syn_retrans",
 	[EWYK_TCP_DUPACKS_IN] = "dupacks_in",
 	[EWYK_TCP_SACK_BLOCKS_IN] = "sack_blocks_in",

@@ -59,6 +59,38 @@ tcp_timer_rto_restart(struct ewyk_tcp_conn *c)
 	tcp_timer_rto_arm(c);
 }
 
+/*
+ * Data in flight: arm a tail loss probe (RFC 8985 section 7) when one can
+ * go, else the RTO. A lost tail, or the lost single ACK of a peer that
+ * ACKs rarely, then costs a probe after two RTTs instead of an RTO.
+ */
+void
+tcp_timer_xmit_arm(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+	uint64_t pto_us, rto_us;
+
+	if (!c->sack_ok || c->in_recovery || c->srtt_us == 0 || c->tlp_out ||
+			c->backoff != 0 || c->snd_wnd == 0 ||
+			(c->state != EWYK_TCP_ESTABLISHED &&
+			 c->state != EWYK_TCP_CLOSE_WAIT)) {
+		tcp_timer_rto_arm(c);
+		return;
+	}
+	pto_us = 2 * (uint64_t)c->srtt_us;
+	if (c->snd_max - c->snd_una <= c->snd_mss)
+		pto_us += TCP_TLP_DELACK_US;    /* one segment: a delayed ACK */
+	if (pto_us < TCP_TLP_MIN_US)
+		pto_us = TCP_TLP_MIN_US;
+	rto_us = (uint64_t)c->rto_ms * 1000;
+	if (pto_us >= rto_us) {
+		tcp_timer_rto_arm(c);
+		return;
+	}
+	c->rtx_kind = TCP_RTX_TLP;
+	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, t->now + pto_us * t->cyc_us, rtx_cb);
+}
+
 void
 tcp_timer_persist_arm(struct ewyk_tcp_conn *c)
 {
@@ -188,6 +220,7 @@ rto_data(struct ewyk_tcp_conn *c)
 	c->recover = c->snd_max;
 	c->rto_recover = 1;
 	c->rtt_timing = 0;
+	c->tlp_out = 0;
 	/* RFC 2018 8: the receiver may have reneged; start afresh. */
 	tcp_sack_clear(c);
 	c->retries++;
@@ -225,6 +258,45 @@ persist(struct ewyk_tcp_conn *c)
 	tcp_timer_persist_arm(c);
 }
 
+/* The probe: new data if the peer's window takes it, else the last segment. */
+static void
+tlp(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+	uint32_t data_end = c->snd_una + c->sq_len;
+	uint32_t room = c->snd_wnd - RTE_MIN(c->snd_wnd, c->snd_nxt - c->snd_una);
+	int n = 0;
+
+	if (c->snd_nxt == c->snd_una || c->snd_nxt != c->snd_max) {
+		tcp_timer_rto_arm(c);
+		return;
+	}
+	tcp_ctr_inc(t, EWYK_TCP_TLP_PROBES);
+	c->tlp_out = 1;
+	c->tlp_dsack = 0;
+	if (SEQ_LT(c->snd_nxt, data_end) && room > 0) {
+		uint32_t len = RTE_MIN(RTE_MIN(data_end - c->snd_nxt, room),
+				(uint32_t)c->snd_mss);
+		bool fin = c->shut_wr && c->snd_nxt + len == data_end;
+
+		n = tcp_send_segment(c, c->snd_nxt, len, fin);
+		if (n > 0) {
+			c->snd_nxt += (uint32_t)n + (fin && (uint32_t)n == len ? 1 : 0);
+			c->tlp_rexmit = 0;
+		}
+	}
+	if (n <= 0) {
+		uint32_t last = SEQ_GT(c->snd_una + c->snd_mss, data_end) ?
+			c->snd_una : data_end - c->snd_mss;
+
+		c->tlp_seq = last;
+		c->tlp_rexmit = 1;
+		tcp_retransmit(c, last, data_end - last);
+	}
+	c->tlp_high = c->snd_max;
+	tcp_timer_rto_arm(c);
+}
+
 static void
 rtx_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
 		void *arg)
@@ -247,6 +319,8 @@ rtx_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
 	case EWYK_TCP_LAST_ACK:
 		if (kind == TCP_RTX_PERSIST)
 			persist(c);
+		else if (kind == TCP_RTX_TLP)
+			tlp(c);
 		else
 			rto_data(c);
 		break;

@@ -913,6 +913,19 @@ static const struct step s_paws[] = {
 	IN(F_ACK, 1, 1, .len = 10), EV(EV_RECV, 10), OUT(F_ACK, 1, 11), END
 };
 
+static const struct step s_paws_disordered_ack[] = {
+	PASSIVE_OPEN,
+	SEND(5792), OUT(F_ACK, 1, 1, .len = 1448), OUT(F_ACK, 1449, 1, .len = 1448),
+	OUT(F_ACK, 2897, 1, .len = 1448), OUT(F_ACK | F_PSH, 4345, 1, .len = 1448),
+	IN(F_ACK, 1, 1, .tsval = 2000),
+	/* Overtaken on the way: older timestamp, still a duplicate ACK. */
+	IN(F_ACK, 1, 1, .tsval = 1990), NOOUT,
+	CTR(EWYK_TCP_DUPACKS_IN, 2), CTR(EWYK_TCP_DROP_PAWS, 0),
+	/* Older than an RTO: PAWS. */
+	IN(F_ACK, 1, 1, .tsval = 1500), OUT(F_ACK, 5793, 1),
+	CTR(EWYK_TCP_DROP_PAWS, 1), CTR(EWYK_TCP_DUPACKS_IN, 2), END
+};
+
 static const struct step s_rto_backoff[] = {
 	PASSIVE_OPEN,
 	SEND(100), OUT(F_ACK | F_PSH, 1, 1, .len = 100),
@@ -967,13 +980,55 @@ static const struct step s_sack_recovery[] = {
 	OUT(F_ACK, 5793, 1, .len = 1448), OUT(F_ACK | F_PSH, 7241, 1, .len = 1448),
 	/* Segments 1 and 3 lost. */
 	IN(F_ACK, 1, 1, .nsack = 1, .sack = {{1449, 2897}}), NOOUT,
-	IN(F_ACK, 1, 1, .nsack = 2, .sack = {{4345, 5793}, {1449, 2897}}),
-	OUT(F_ACK, 1, 1, .len = 1448), CTR(EWYK_TCP_FAST_RETRANS, 1),
+	IN(F_ACK, 1, 1, .nsack = 2, .sack = {{4345, 5793}, {1449, 2897}}), NOOUT,
+	/* More than 2 MSS SACKed above SND.UNA: lost (RFC 6675 IsLost). */
 	IN(F_ACK, 1, 1, .nsack = 2, .sack = {{4345, 7241}, {1449, 2897}}),
+	OUT(F_ACK, 1, 1, .len = 1448), CTR(EWYK_TCP_FAST_RETRANS, 1),
+	IN(F_ACK, 1, 1, .nsack = 2, .sack = {{4345, 8689}, {1449, 2897}}),
 	OUT(F_ACK, 2897, 1, .len = 1448), CTR(EWYK_TCP_SACK_RETRANS, 1),
 	IN(F_ACK, 1, 1, .nsack = 2, .sack = {{4345, 8689}, {1449, 2897}}), NOOUT,
-	CTR(EWYK_TCP_SACK_BLOCKS_IN, 7),
+	CTR(EWYK_TCP_SACK_BLOCKS_IN, 9),
 	IN(F_ACK, 1, 8689), NOOUT, CTR(EWYK_TCP_RETRANS_SEGS, 2), END
+};
+
+static const struct step s_sack_recovery_bidir[] = {
+	/* The peer sends data too: its ACKs all carry data, none is a
+	 * "duplicate"; the SACK blocks still show the loss. */
+	PASSIVE_OPEN,
+	SEND(5792), OUT(F_ACK, 1, 1, .len = 1448), OUT(F_ACK, 1449, 1, .len = 1448),
+	OUT(F_ACK, 2897, 1, .len = 1448), OUT(F_ACK | F_PSH, 4345, 1, .len = 1448),
+	IN(F_ACK, 1, 1, .len = 100, .nsack = 1, .sack = {{1449, 2897}}),
+	EV(EV_RECV, 100), OUT(F_ACK, 5793, 101),
+	IN(F_ACK, 101, 1, .len = 100, .nsack = 1, .sack = {{1449, 4345}}),
+	EV(EV_RECV, 100), OUT(F_ACK, 5793, 201),
+	IN(F_ACK, 201, 1, .len = 100, .nsack = 1, .sack = {{1449, 5793}}),
+	EV(EV_RECV, 100), OUT(F_ACK, 1, 201, .len = 1448), OUT(F_ACK, 5793, 301),
+	CTR(EWYK_TCP_FAST_RETRANS, 1), CTR(EWYK_TCP_DUPACKS_IN, 3),
+	IN(F_ACK, 301, 5793), NOOUT, END
+};
+
+static const struct step s_tlp_dsack[] = {
+	PASSIVE_OPEN,
+	SEND(2896), OUT(F_ACK, 1, 1, .len = 1448), OUT(F_ACK | F_PSH, 1449, 1, .len = 1448),
+	/* No ACK for 2 RTTs (10 ms at least): the last segment again. */
+	WAIT(9), NOOUT,
+	WAIT(2), OUT(F_ACK | F_PSH, 1449, 1, .len = 1448), CTR(EWYK_TCP_TLP_PROBES, 1),
+	/* The ACK was what got lost: the peer says so with a D-SACK. */
+	IN(F_ACK, 1, 2897, .nsack = 1, .sack = {{1449, 2897}}),
+	NOOUT, WAIT(1000), NOOUT, CTR(EWYK_TCP_RTO, 0), END
+};
+
+#define OUTD(s, ...) OUT(F_ACK, (s), 1, .len = 1448, __VA_ARGS__)
+static const struct step s_tlp_new_data[] = {
+	PASSIVE_OPEN,
+	/* 12 segments queued, the initial window sends 10. */
+	SEND(17376),
+	OUTD(1), OUTD(1449), OUTD(2897), OUTD(4345), OUTD(5793), OUTD(7241),
+	OUTD(8689), OUTD(10137), OUTD(11585), OUTD(13033),
+	/* The probe is new data when the peer's window has room. */
+	WAIT(11), OUTD(14481), CTR(EWYK_TCP_TLP_PROBES, 1),
+	IN(F_ACK, 1, 15929), OUT(F_ACK | F_PSH, 15929, 1, .len = 1448),
+	IN(F_ACK, 1, 17377), NOOUT, WAIT(1000), NOOUT, CTR(EWYK_TCP_RTO, 0), END
 };
 
 static const struct step s_persist[] = {
@@ -1142,9 +1197,10 @@ static const struct script scripts[] = {
 	SC(close_on_eof, .close_on_eof = true),
 	SC(rst_exact), SC(rst_hardening), SC(syn_in_established),
 	SC(out_of_window_data), SC(bad_ack), SC(ooo_sack), SC(ooo_fin), SC(paws),
-	SC(sack_shrinks_payload),
+	SC(sack_shrinks_payload), SC(paws_disordered_ack),
 	SC(rto_backoff), SC(rto_give_up), SC(fast_retransmit),
-	SC(newreno_partial), SC(sack_recovery), SC(persist),
+	SC(newreno_partial), SC(sack_recovery), SC(sack_recovery_bidir),
+	SC(tlp_dsack), SC(tlp_new_data), SC(persist),
 	SC(rcv_window, .rcv_buf = 4096, .hold = true), SC(tw_reuse),
 	SC(syncookies, .backlog = 1),
 	SC(backlog_no_cookies, .backlog = 1, .nocookies = true),
