@@ -200,22 +200,32 @@ while True:
 '''
 
 
-class _RelayTestbed:
-    """ewyk -- S | M1 [relay] M2 | P -- kernel: impairment in user space."""
+class _ExtraTestbed:
+    """A testbed of the suite's own, beside the main one.
 
-    def __init__(self, node):
+    relay=False: ewyk -- S | P -- kernel (a second ewyk-httpd, e.g. on two
+    lcores). relay=True: ewyk -- S | M1 [relay] M2 | P -- kernel, the
+    relay impairing both directions in user space.
+    """
+
+    def __init__(self, node, tag, relay=False):
         self.node = node
-        self.ns_srv = node.add_netns("ewtrs")
-        self.ns_mid = node.add_netns("ewtrm")
-        self.ns_peer = node.add_netns("ewtrp")
-        self.if_srv = node.name("etS")
-        self.if_m1 = node.name("etA")
-        self.if_m2 = node.name("etB")
-        self.if_peer = node.name("etP")
-        node.add_veth(self.if_srv, self.ns_srv, self.if_m1, self.ns_mid)
-        node.add_veth(self.if_m2, self.ns_mid, self.if_peer, self.ns_peer)
-        for ifc, ns in ((self.if_srv, self.ns_srv), (self.if_m1, self.ns_mid),
-                        (self.if_m2, self.ns_mid), (self.if_peer, self.ns_peer)):
+        self.ns_srv = node.add_netns(f"ew{tag}s")
+        self.ns_peer = node.add_netns(f"ew{tag}p")
+        self.if_srv = node.name(f"e{tag}S")
+        self.if_peer = node.name(f"e{tag}P")
+        links = []
+        if relay:
+            self.ns_mid = node.add_netns(f"ew{tag}m")
+            self.if_m1 = node.name(f"e{tag}A")
+            self.if_m2 = node.name(f"e{tag}B")
+            node.add_veth(self.if_srv, self.ns_srv, self.if_m1, self.ns_mid)
+            node.add_veth(self.if_m2, self.ns_mid, self.if_peer, self.ns_peer)
+            links = [(self.if_m1, self.ns_mid), (self.if_m2, self.ns_mid)]
+        else:
+            node.add_veth(self.if_srv, self.ns_srv, self.if_peer, self.ns_peer)
+        for ifc, ns in [(self.if_srv, self.ns_srv),
+                        (self.if_peer, self.ns_peer)] + links:
             node.run(f"sysctl -qw net.ipv6.conf.{ifc}.disable_ipv6=1", ns=ns,
                      check=False)
         node.run(f"ip addr add {PEER_IP}/{PREFIX} dev {self.if_peer}",
@@ -409,7 +419,7 @@ class TestSuite_tcp(TestSuite):
         else:
             print(f"sch_netem unavailable ({netem.stderr.strip()}): "
                   "impairing in a relay namespace instead")
-            rtb = _RelayTestbed(self.node)
+            rtb = _ExtraTestbed(self.node, "r", relay=True)
             relay = self.node.spawn(
                 ["ip", "netns", "exec", rtb.ns_mid, "taskset", "-c", "1", PY,
                  self.relay_py, rtb.if_m1, rtb.if_m2, "0.02", "2", "0.10"],
@@ -438,6 +448,31 @@ class TestSuite_tcp(TestSuite):
               f"retrans_segs={d.get('retrans_segs')} fast_retrans={d.get('fast_retrans', 0)} "
               f"sack_retrans={d.get('sack_retrans', 0)} rto={d.get('rto', 0)} "
               f"ooo_queued={d.get('ooo_queued')} dupacks_in={d.get('dupacks_in', 0)}")
+
+    def test_two_shards(self):
+        """Two lcores, two queues: af_packet has no RSS with ewyk's key, so
+        each shard hands the other the segments of the flows it owns."""
+        tb = _ExtraTestbed(self.node, "2")
+        app = EwykHttpd(
+            tb, lcores="0-1", vdev_args="qpairs=2",
+            app_args=["--stats-interval", "0", "--echo-port", str(ECHO_PORT)],
+            log_name="ewyk-httpd-tcp-2shards").start()
+        try:
+            tb.peer(f"ping -c 1 -W 3 {EWYK_IP}")
+            r = self._client(tb, "many", EWYK_IP, ECHO_PORT, 100, 20000, 100,
+                             timeout=150)
+            assert r["ok"] == 100, r
+            s0 = app.telemetry("/ewyk/tcp/shard_stats,0")
+            s1 = app.telemetry("/ewyk/tcp/shard_stats,1")
+            net = app.net_stats()
+            assert s0["passive_opens"] > 0 and s1["passive_opens"] > 0, (s0, s1)
+            assert s0["passive_opens"] + s1["passive_opens"] == 100
+            assert s0["bytes_in"] + s1["bytes_in"] == 100 * 20000
+            assert net["inbox_rx"] > 0, net
+            print(f"two shards: {s0['passive_opens']} + {s1['passive_opens']} "
+                  f"connections, {net['inbox_rx']} frames steered")
+        finally:
+            app.stop()
 
     def test_tshark_clean_session(self):
         if not have("tshark"):
