@@ -202,6 +202,26 @@ int
 ewyk_executor_try_execute(struct ewyk_executor *ex, ewyk_job_fn fn, void *arg);
 
 /**
+ * Like ewyk_executor_try_execute(), but only to lcore @p lcore, if it
+ * serves the executor and is idle right now.
+ *
+ * @param ex
+ *   The executor.
+ * @param lcore
+ *   The lcore id wanted.
+ * @param fn
+ *   Job function.
+ * @param arg
+ *   Its argument.
+ * @return
+ *   0 when handed over; -EBUSY when that lcore is not idle (or never
+ *   served); -ESHUTDOWN when stopping; -EINVAL on a bad argument.
+ */
+int
+ewyk_executor_try_execute_on(struct ewyk_executor *ex, unsigned int lcore,
+	ewyk_job_fn fn, void *arg);
+
+/**
  * Enqueue a task on the bounded PEC ring and wake an idle reserved lcore
  * to run it (mode EWYK_MODE_PEC). Never blocks.
  *
@@ -239,6 +259,29 @@ ewyk_executor_submit(struct ewyk_executor *ex, const struct ewyk_task *task);
  */
 int
 ewyk_executor_serve(struct ewyk_executor *ex, const uint32_t *quit);
+
+/** ewyk_executor_serve_opt() flag: take mailbox jobs only, no PEC tasks. */
+#define EWYK_SERVE_NO_RING 0x1
+
+/**
+ * ewyk_executor_serve() with options. With EWYK_SERVE_NO_RING the lcore
+ * takes mailbox jobs only (production hand-offs: EPC, production coming
+ * home) and is never woken for, nor runs, tasks of the PEC ring: the way
+ * for a worker lcore to wait for its production to come back without
+ * getting stuck in someone's blocking task meanwhile.
+ *
+ * @param ex
+ *   The executor.
+ * @param quit
+ *   As for ewyk_executor_serve().
+ * @param flags
+ *   0 or EWYK_SERVE_NO_RING.
+ * @return
+ *   As ewyk_executor_serve(); -EINVAL for unknown flags.
+ */
+int
+ewyk_executor_serve_opt(struct ewyk_executor *ex, const uint32_t *quit,
+	uint32_t flags);
 
 /**
  * lcore_function_t wrapper for rte_eal_remote_launch(): serve @p arg (an
@@ -399,6 +442,7 @@ struct ewyk_strategy_stats {
 	uint64_t wakes;          /**< futex wakes sent to parked lcores */
 	uint64_t jobs;           /**< mailbox jobs run by reserved lcores */
 	uint64_t pec_run;        /**< PEC tasks run from the ring */
+	uint64_t homecomings;    /**< production handed back to its home */
 };
 
 /**
@@ -434,6 +478,14 @@ enum ewyk_producer_state {
 /** Holder keeps polling on empty bursts (an RX queue); see idle_polls. */
 #define EWYK_PRODUCER_POLL_FOREVER UINT32_MAX
 
+/**
+ * Producer flag: production has a home lcore (conf.home_lcore, e.g. the
+ * worker lcore polling the shard's RX queue). A holder elsewhere (after
+ * EPC moved production to a reserved lcore) hands it back home, between
+ * two bursts, as soon as the home lcore is idle in the executor.
+ */
+#define EWYK_PRODUCER_F_HOME 0x1
+
 /** Producer configuration. */
 struct ewyk_producer_conf {
 	ewyk_produce_fn produce; /**< yields tasks; never NULL */
@@ -447,6 +499,8 @@ struct ewyk_producer_conf {
 	 * would restart).
 	 */
 	uint32_t idle_polls;
+	uint32_t flags;          /**< EWYK_PRODUCER_F_* */
+	uint32_t home_lcore;     /**< with EWYK_PRODUCER_F_HOME */
 };
 
 /** Return values of ewyk_producer_run() and ewyk_producer_try_run(). */

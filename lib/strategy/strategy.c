@@ -189,6 +189,8 @@ ewyk_strategy_stats_get(const struct ewyk_strategy *s,
 		st->reproduce += __atomic_load_n(&c->reproduce,
 			__ATOMIC_RELAXED);
 		st->idle += __atomic_load_n(&c->idle, __ATOMIC_RELAXED);
+		st->homecomings += __atomic_load_n(&c->homecomings,
+			__ATOMIC_RELAXED);
 	}
 	executor_stats_add(s->ex, st);
 	return 0;
@@ -213,6 +215,7 @@ strategy_tel_fill(const struct ewyk_strategy *s, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "produce_calls", st.produce_calls);
 	rte_tel_data_add_dict_u64(d, "reproduce", st.reproduce);
 	rte_tel_data_add_dict_u64(d, "idle", st.idle);
+	rte_tel_data_add_dict_u64(d, "homecomings", st.homecomings);
 	rte_tel_data_add_dict_u64(d, "reserved_total", st.reserved_total);
 	rte_tel_data_add_dict_u64(d, "reserved_idle", st.reserved_idle);
 	rte_tel_data_add_dict_u64(d, "reserved_busy", st.reserved_busy);

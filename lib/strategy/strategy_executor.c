@@ -158,9 +158,9 @@ ewyk_executor_free(struct ewyk_executor *ex)
  * wake-up.
  */
 static int
-exec_claim(struct ewyk_executor *ex)
+exec_claim(struct ewyk_executor *ex, uint64_t exclude)
 {
-	uint64_t mask = __atomic_load_n(&ex->idle, __ATOMIC_RELAXED);
+	uint64_t mask = __atomic_load_n(&ex->idle, __ATOMIC_RELAXED) & ~exclude;
 	uint64_t spin = 0, m, bit, old;
 	unsigned int i;
 
@@ -177,7 +177,7 @@ exec_claim(struct ewyk_executor *ex)
 		old = __atomic_fetch_and(&ex->idle, ~bit, __ATOMIC_ACQ_REL);
 		if (old & bit)
 			return (int)i;
-		mask = old & ~bit;
+		mask = old & ~bit & ~exclude;
 	}
 	return -1;
 }
@@ -206,8 +206,32 @@ ewyk_executor_try_execute(struct ewyk_executor *ex, ewyk_job_fn fn, void *arg)
 		return -EINVAL;
 	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
 		return -ESHUTDOWN;
-	slot = exec_claim(ex);
+	slot = exec_claim(ex, 0);
 	if (slot < 0)
+		return -EBUSY;
+	exec_give(ex, slot, JOB_RUN, fn, arg);
+	return 0;
+}
+
+int
+ewyk_executor_try_execute_on(struct ewyk_executor *ex, unsigned int lcore,
+	ewyk_job_fn fn, void *arg)
+{
+	uint64_t bit, old;
+	int slot;
+
+	if (ex == NULL || fn == NULL || lcore >= RTE_MAX_LCORE)
+		return -EINVAL;
+	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
+		return -ESHUTDOWN;
+	slot = __atomic_load_n(&ex->slot_of[lcore], __ATOMIC_RELAXED);
+	if (slot < 0)
+		return -EBUSY;
+	bit = UINT64_C(1) << slot;
+	if ((__atomic_load_n(&ex->idle, __ATOMIC_RELAXED) & bit) == 0)
+		return -EBUSY;
+	old = __atomic_fetch_and(&ex->idle, ~bit, __ATOMIC_ACQ_REL);
+	if ((old & bit) == 0)
 		return -EBUSY;
 	exec_give(ex, slot, JOB_RUN, fn, arg);
 	return 0;
@@ -229,7 +253,8 @@ ewyk_executor_submit(struct ewyk_executor *ex, const struct ewyk_task *task)
 	/* Pairs with the fence after an lcore publishes its idle bit. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&ex->idle, __ATOMIC_RELAXED) != 0) {
-		slot = exec_claim(ex);
+		slot = exec_claim(ex, __atomic_load_n(&ex->no_ring,
+			__ATOMIC_RELAXED));
 		if (slot >= 0)
 			exec_give(ex, slot, JOB_DRAIN, NULL, NULL);
 	}
@@ -357,12 +382,19 @@ exec_slot_get(struct ewyk_executor *ex)
 	} while (!__atomic_compare_exchange_n(&ex->nslots, &n, n + 1, 0,
 			__ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
 	ex->sstats[n].lcore = lc;
-	ex->slot_of[lc] = (int8_t)n;
+	__atomic_store_n(&ex->slot_of[lc], (int8_t)n, __ATOMIC_RELEASE);
 	return (int)n;
 }
 
 int
 ewyk_executor_serve(struct ewyk_executor *ex, const uint32_t *quit)
+{
+	return ewyk_executor_serve_opt(ex, quit, 0);
+}
+
+int
+ewyk_executor_serve_opt(struct ewyk_executor *ex, const uint32_t *quit,
+	uint32_t flags)
 {
 	struct exec_mbox *mb;
 	struct exec_slot_stats *ss;
@@ -371,9 +403,10 @@ ewyk_executor_serve(struct ewyk_executor *ex, const uint32_t *quit)
 	void *arg;
 	uint32_t kind;
 	int claimed;
+	int ring;
 	int slot;
 
-	if (ex == NULL)
+	if (ex == NULL || (flags & ~(uint32_t)EWYK_SERVE_NO_RING) != 0)
 		return -EINVAL;
 	slot = exec_slot_get(ex);
 	if (slot < 0)
@@ -384,10 +417,17 @@ ewyk_executor_serve(struct ewyk_executor *ex, const uint32_t *quit)
 		return -EBUSY;
 	ss->serving = 1;
 	bit = UINT64_C(1) << slot;
+	ring = (flags & EWYK_SERVE_NO_RING) == 0;
+	/* Before our idle bit can be seen: submitters must skip us. */
+	if (ring)
+		__atomic_fetch_and(&ex->no_ring, ~bit, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_or(&ex->no_ring, bit, __ATOMIC_SEQ_CST);
 
 	for (;;) {
 		/* Busy: run what is queued, then leave or go idle. */
-		exec_drain(ex, UINT_MAX, ss);
+		if (ring)
+			exec_drain(ex, UINT_MAX, ss);
 		if (exec_should_leave(ex, quit))
 			break;
 
@@ -397,7 +437,8 @@ ewyk_executor_serve(struct ewyk_executor *ex, const uint32_t *quit)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		claimed = 0;
 		for (;;) {
-			if (!claimed && (rte_ring_count(ex->ring) != 0 ||
+			if (!claimed && ((ring &&
+					rte_ring_count(ex->ring) != 0) ||
 					exec_should_leave(ex, quit))) {
 				uint64_t old = __atomic_fetch_and(&ex->idle,
 					~bit, __ATOMIC_ACQ_REL);
@@ -418,8 +459,21 @@ ewyk_executor_serve(struct ewyk_executor *ex, const uint32_t *quit)
 		arg = mb->arg;
 		__atomic_store_n(&mb->word, MBOX_EMPTY, __ATOMIC_RELAXED);
 		if (kind == JOB_STOP) {
-			exec_drain(ex, UINT_MAX, ss);
+			if (ring)
+				exec_drain(ex, UINT_MAX, ss);
 			break;
+		}
+		if (kind == JOB_DRAIN && !ring) {
+			/*
+			 * A submitter read the no-ring mask before we set our
+			 * bit: pass the wake-up on to a ring server (if none
+			 * is idle, all are busy and will see the ring).
+			 */
+			int other = exec_claim(ex, __atomic_load_n(
+				&ex->no_ring, __ATOMIC_ACQUIRE));
+
+			if (other >= 0)
+				exec_give(ex, other, JOB_DRAIN, NULL, NULL);
 		}
 		if (kind == JOB_RUN) {
 			__atomic_store_n(&ss->jobs, ss->jobs + 1,
@@ -465,7 +519,7 @@ ewyk_executor_stop(struct ewyk_executor *ex)
 		return -EINVAL;
 	__atomic_store_n(&ex->stopping, 1, __ATOMIC_SEQ_CST);
 	/* Idle lcores get a stop job; busy ones see the flag when done. */
-	while ((slot = exec_claim(ex)) >= 0)
+	while ((slot = exec_claim(ex, 0)) >= 0)
 		exec_give(ex, slot, JOB_STOP, NULL, NULL);
 	ewyk_executor_wake_all(ex);
 	return 0;

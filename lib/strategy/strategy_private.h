@@ -77,6 +77,8 @@ struct ewyk_executor {
 
 	/* Contended: claimed with fetch_and, published with fetch_or. */
 	uint64_t idle __rte_cache_aligned;
+	/* Slots serving with EWYK_SERVE_NO_RING: never woken to drain. */
+	uint64_t no_ring;
 
 	uint32_t stopping __rte_cache_aligned;
 	uint32_t nslots;          /* lcores that ever served */
@@ -94,6 +96,7 @@ struct strategy_lcore_stats {
 	uint64_t produce_calls;
 	uint64_t reproduce;
 	uint64_t idle;
+	uint64_t homecomings;
 } __rte_cache_aligned;
 
 struct ewyk_strategy {
@@ -115,6 +118,8 @@ struct ewyk_producer {
 	void *ctx;
 	uint32_t burst;
 	uint32_t idle_polls;
+	uint32_t flags;           /* EWYK_PRODUCER_F_* */
+	uint32_t home;            /* home lcore, with EWYK_PRODUCER_F_HOME */
 	uint32_t pos;             /* next task of buf to dispatch */
 	uint32_t n;               /* tasks in buf */
 	uint32_t empty;           /* consecutive empty bursts */

@@ -39,7 +39,10 @@ ewyk_producer_create(struct ewyk_strategy *s,
 		return NULL;
 	}
 	burst = conf->burst != 0 ? conf->burst : PRODUCER_DEFAULT_BURST;
-	if (burst > PRODUCER_MAX_BURST) {
+	if (burst > PRODUCER_MAX_BURST ||
+			(conf->flags & ~(uint32_t)EWYK_PRODUCER_F_HOME) != 0 ||
+			((conf->flags & EWYK_PRODUCER_F_HOME) &&
+			 (conf->home_lcore >= RTE_MAX_LCORE || s->ex == NULL))) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -56,6 +59,8 @@ ewyk_producer_create(struct ewyk_strategy *s,
 	p->ctx = conf->ctx;
 	p->burst = burst;
 	p->idle_polls = conf->idle_polls;
+	p->flags = conf->flags;
+	p->home = conf->home_lcore;
 	return p;
 }
 
@@ -135,6 +140,15 @@ producer_loop(struct ewyk_producer *p)
 
 	for (;;) {
 		if (p->pos == p->n) {
+			/* Between bursts: go home if home is idle. */
+			if ((p->flags & EWYK_PRODUCER_F_HOME) &&
+					rte_lcore_id() != p->home &&
+					!strategy_in_nonblocking() &&
+					ewyk_executor_try_execute_on(s->ex,
+						p->home, producer_job, p) == 0) {
+				STRATEGY_COUNT(s, homecomings);
+				return EWYK_PRODUCE_HANDED_OFF;
+			}
 			p->pos = 0;
 			p->n = p->produce(p->ctx, p->buf, p->burst);
 			if (p->n > p->burst)

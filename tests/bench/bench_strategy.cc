@@ -290,6 +290,9 @@ run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 	pc.produce = produce;
 	pc.ctx = b;
 	pc.burst = BURST;
+	/* The main lcore is the shard's worker: production comes home. */
+	pc.flags = EWYK_PRODUCER_F_HOME;
+	pc.home_lcore = rte_get_main_lcore();
 	p = s != nullptr ? ewyk_producer_create(s, &pc) : nullptr;
 	if (p == nullptr) {
 		state.SkipWithError(rte_strerror(rte_errno));
@@ -308,9 +311,14 @@ run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 		__atomic_store_n(&b->completed, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&b->quit, 0, __ATOMIC_RELEASE);
 		ewyk_producer_run(p);
-		/* Not holding the token: be a reserved lcore till the end. */
+		/*
+		 * Not holding the token: wait in the executor for production
+		 * to come back (EPC hand-off, or home), running no queued
+		 * task meanwhile, until the batch is complete.
+		 */
 		while (!__atomic_load_n(&b->quit, __ATOMIC_ACQUIRE))
-			ewyk_executor_serve(ex, &b->quit);
+			ewyk_executor_serve_opt(ex, &b->quit,
+				EWYK_SERVE_NO_RING);
 		while (ewyk_producer_state_get(p) != EWYK_PRODUCER_IDLE)
 			rte_pause();
 		items += BATCH;
@@ -358,6 +366,7 @@ run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 	state.counters["pec_frac"] = items ?
 		(double)st.mode[EWYK_MODE_PEC] / (double)items : 0;
 	state.counters["rejected"] = (double)b->rejected;
+	state.counters["homecomings"] = (double)st.homecomings;
 
 	ewyk_producer_free(p);
 	ewyk_strategy_free(s);

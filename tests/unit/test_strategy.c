@@ -171,6 +171,20 @@ lthread_join(struct lthread *t)
 	assert_null(r);
 }
 
+/* A registered thread serving an executor until quit. */
+struct srv {
+	struct ewyk_executor *ex;
+	uint32_t quit;
+};
+
+static void
+srv_fn(void *arg)
+{
+	struct srv *x = arg;
+
+	ewyk_executor_serve(x->ex, &x->quit);
+}
+
 /* One-shot producer: yields a fixed list of tasks once. */
 
 struct rec {
@@ -385,6 +399,12 @@ gate_job(void *arg)
 	__atomic_fetch_add(&g->entered, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&g->open, __ATOMIC_ACQUIRE))
 		sched_yield();
+}
+
+static void
+nop_job(void *arg)
+{
+	(void)arg;
 }
 
 static void
@@ -661,6 +681,159 @@ test_chaining(void **state)
 	ewyk_executor_free(ex);
 }
 
+/* Production returns home: EPC moves it away, home idles, it comes back. */
+
+struct home_ctx {
+	struct ewyk_executor *ex;
+	uint32_t quit;
+	uint64_t away_calls;   /* produce calls not on home */
+	unsigned int home;
+	int phase;             /* 0: yield the blocking task, 1: after */
+	struct rec rb;
+};
+
+static void
+home_block_fn(void *arg, enum ewyk_exec_mode mode)
+{
+	struct home_ctx *x = arg;
+
+	x->rb.mode = (int)mode;
+	x->rb.lcore = rte_lcore_id();
+	/* Block until production has run elsewhere for a while. */
+	while (__atomic_load_n(&x->away_calls, __ATOMIC_ACQUIRE) < 3)
+		sched_yield();
+}
+
+static void
+nop_fn(void *arg, enum ewyk_exec_mode mode)
+{
+	(void)arg;
+	(void)mode;
+}
+
+static unsigned int
+home_produce(void *ctx, struct ewyk_task *out, unsigned int max)
+{
+	struct home_ctx *x = ctx;
+
+	(void)max;
+	if (x->phase == 0) {
+		x->phase = 1;
+		out[0] = (struct ewyk_task){ .fn = home_block_fn, .arg = x,
+			.invocation = EWYK_INVOKE_BLOCKING };
+		return 1;
+	}
+	if (rte_lcore_id() == x->home) {
+		/* Back home: done. */
+		__atomic_store_n(&x->quit, 1, __ATOMIC_RELEASE);
+		return 0;
+	}
+	__atomic_fetch_add(&x->away_calls, 1, __ATOMIC_RELEASE);
+	out[0] = (struct ewyk_task){ .fn = nop_fn,
+		.invocation = EWYK_INVOKE_NON_BLOCKING };
+	return 1;
+}
+
+static void
+test_homecoming(void **state)
+{
+	struct home_ctx x = { .home = rte_lcore_id() };
+	struct ewyk_strategy *s;
+	struct ewyk_strategy_stats st;
+	struct ewyk_producer_conf pc = { .produce = home_produce, .ctx = &x,
+		.burst = 1, .flags = EWYK_PRODUCER_F_HOME,
+		.home_lcore = rte_lcore_id() };
+	struct ewyk_producer_conf bad = pc;
+	struct ewyk_producer *p;
+
+	(void)state;
+	x.ex = mk_executor("home", 16, 0);
+	s = mk_strategy("home", EWYK_STRATEGY_ADAPTIVE, x.ex);
+	bad.home_lcore = RTE_MAX_LCORE;
+	assert_null(ewyk_producer_create(s, &bad));
+	p = ewyk_producer_create(s, &pc);
+	assert_non_null(p);
+	/* Home has no slot yet: never goes home, no harm. */
+	assert_int_equal(ewyk_executor_try_execute_on(x.ex, x.home, nop_job,
+		NULL), -EBUSY);
+	serve_on_worker(x.ex);
+	assert_int_equal(wait_idle_count(x.ex, 1), 0);
+	/* Blocking task: EPC, production to lcore 1 while we block. */
+	assert_int_equal(ewyk_producer_run(p), EWYK_PRODUCE_HANDED_OFF);
+	assert_int_equal(x.rb.mode, EWYK_MODE_EPC);
+	/* Idle here: lcore 1 hands production back between two bursts. */
+	assert_int_equal(ewyk_executor_serve_opt(x.ex, &x.quit,
+		EWYK_SERVE_NO_RING), 0);
+	assert_int_equal(wait_producer_idle(p), 0);
+	assert_true(x.away_calls >= 3);
+	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+	assert_int_equal(st.handoffs, 1);
+	assert_int_equal(st.homecomings, 1);
+	stop_worker(x.ex);
+	ewyk_producer_free(p);
+	ewyk_strategy_free(s);
+	ewyk_executor_free(x.ex);
+}
+
+/* A no-ring server takes hand-offs but never queued tasks. */
+
+struct noring_ctx {
+	struct ewyk_executor *ex;
+	uint32_t quit;
+};
+
+static int
+noring_main(void *arg)
+{
+	struct noring_ctx *x = arg;
+
+	return ewyk_executor_serve_opt(x->ex, &x->quit, EWYK_SERVE_NO_RING);
+}
+
+static void
+test_serve_no_ring(void **state)
+{
+	struct noring_ctx x = { 0 };
+	struct ewyk_task t;
+	struct cnt c = { { 0 } };
+	struct gate g = { .open = 1 };
+	struct srv r;
+	struct lthread rt;
+	unsigned int i;
+
+	(void)state;
+	x.ex = mk_executor("noring", 16, 0);
+	assert_int_equal(ewyk_executor_serve_opt(x.ex, NULL, 0x80), -EINVAL);
+	t = (struct ewyk_task){ .fn = cnt_fn, .arg = &c };
+	assert_int_equal(rte_eal_remote_launch(noring_main, &x, WORKER_LCORE),
+		0);
+	assert_int_equal(wait_idle_count(x.ex, 1), 0);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(ewyk_executor_submit(x.ex, &t), 0);
+	/* Not woken for them, not running them; still takes a job. */
+	assert_int_equal(ewyk_executor_try_execute(x.ex, gate_job, &g), 0);
+	assert_int_equal(wait_u64(&g.entered, 1, GUARD_S), 0);
+	assert_int_equal(g.lcore, WORKER_LCORE);
+	assert_int_equal(wait_idle_count(x.ex, 1), 0);
+	assert_int_equal(ewyk_executor_queued(x.ex), 5);
+	assert_int_equal(c.run[EWYK_MODE_PEC], 0);
+	/* A ring server drains them. */
+	r = (struct srv){ .ex = x.ex };
+	lthread_start(&rt, srv_fn, &r);
+	assert_int_equal(wait_u64(&c.run[EWYK_MODE_PEC], 5, GUARD_S), 0);
+	/* And later submissions wake it, not the no-ring one. */
+	assert_int_equal(wait_idle_count(x.ex, 2), 0);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(ewyk_executor_submit(x.ex, &t), 0);
+	assert_int_equal(wait_u64(&c.run[EWYK_MODE_PEC], 10, GUARD_S), 0);
+	__atomic_store_n(&r.quit, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&x.quit, 1, __ATOMIC_RELEASE);
+	ewyk_executor_wake_all(x.ex);
+	lthread_join(&rt);
+	assert_int_equal(rte_eal_wait_lcore(WORKER_LCORE), 0);
+	ewyk_executor_free(x.ex);
+}
+
 static void
 test_create_errors(void **state)
 {
@@ -890,8 +1063,12 @@ exactly_once(enum ewyk_strategy_kind k)
 	for (j = 0; j < EO_SOURCES; j++)
 		lthread_start(&src[j], eo_source, eo);
 	assert_int_equal(pthread_create(&wd, NULL, eo_watchdog, eo), 0);
-	/* Main "becomes a reserved lcore" until the last task completes. */
-	assert_int_equal(ewyk_executor_serve(eo->ex, &eo->quit), 0);
+	/*
+	 * Main "becomes a reserved lcore" until the last task completes:
+	 * production hand-offs only, no queued tasks (EWYK_SERVE_NO_RING).
+	 */
+	assert_int_equal(ewyk_executor_serve_opt(eo->ex, &eo->quit,
+		EWYK_SERVE_NO_RING), 0);
 	for (j = 0; j < EO_SOURCES; j++)
 		lthread_join(&src[j]);
 	pthread_join(wd, NULL);
@@ -1040,19 +1217,6 @@ h2_run(struct ewyk_strategy *s, struct h2 *h, unsigned int k)
 	ewyk_producer_free(p);
 }
 
-struct srv {
-	struct ewyk_executor *ex;
-	uint32_t quit;
-};
-
-static void
-srv_fn(void *arg)
-{
-	struct srv *x = arg;
-
-	ewyk_executor_serve(x->ex, &x->quit);
-}
-
 static void
 test_no_starvation_adaptive(void **state)
 {
@@ -1120,6 +1284,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_reproducing),
 		cmocka_unit_test(test_polling_stop),
 		cmocka_unit_test(test_chaining),
+		cmocka_unit_test(test_homecoming),
+		cmocka_unit_test(test_serve_no_ring),
 		cmocka_unit_test(test_exactly_once_pc),
 		cmocka_unit_test(test_exactly_once_pec),
 		cmocka_unit_test(test_exactly_once_epc),
