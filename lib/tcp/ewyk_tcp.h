@@ -118,6 +118,7 @@ enum ewyk_tcp_counter {
 	EWYK_TCP_CONN_ABORTED,      /**< connections aborted by the application */
 	EWYK_TCP_CONN_TIMEOUT,      /**< connections dropped after too many retries */
 	EWYK_TCP_TW_REUSE,          /**< TIME_WAIT connections reused by a new SYN */
+	EWYK_TCP_TW_OVERFLOW,       /**< connections closed without TIME_WAIT (max_time_wait) */
 	EWYK_TCP_SEND_REFUSED,      /**< ewyk_tcp_send refused for lack of space */
 	/* drops, one reason each */
 	EWYK_TCP_DROP_SHORT,        /**< shorter than a TCP header */
@@ -182,6 +183,7 @@ struct ewyk_tcp_conf {
 	uint32_t rcv_buf;           /**< receive buffer per connection; 0 = 256 KiB */
 	uint32_t snd_buf;           /**< send buffer per connection; 0 = 256 KiB */
 	uint32_t time_wait_ms;      /**< 2MSL; 0 = 60000 */
+	uint32_t max_time_wait;     /**< most connections in TIME_WAIT; beyond, closed at once; 0 = max_conns / 2 */
 	uint32_t delack_ms;         /**< delayed-ACK timeout; 0 = 40 */
 	bool no_delack;             /**< ACK every segment at once */
 	bool no_syncookies;         /**< drop SYNs when a backlog is full */

@@ -35,6 +35,7 @@ conf_defaults(struct ewyk_tcp_conf *c)
 	DEF(rcv_buf, 256 * 1024);
 	DEF(snd_buf, 256 * 1024);
 	DEF(time_wait_ms, 60000);
+	DEF(max_time_wait, c->max_conns / 2);
 	DEF(delack_ms, 40);
 	DEF(rto_init_ms, 1000);
 	DEF(rto_min_ms, 200);

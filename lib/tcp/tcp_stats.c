@@ -50,6 +50,7 @@ static const char *const ctr_names[EWYK_TCP_COUNTER_MAX] = {
 	[EWYK_TCP_CONN_ABORTED] = "conn_aborted",
 	[EWYK_TCP_CONN_TIMEOUT] = "conn_timeout",
 	[EWYK_TCP_TW_REUSE] = "tw_reuse",
+	[EWYK_TCP_TW_OVERFLOW] = "tw_overflow",
 	[EWYK_TCP_SEND_REFUSED] = "send_refused",
 	[EWYK_TCP_DROP_SHORT] = "drop_short",
 	[EWYK_TCP_DROP_DOFF] = "drop_doff",

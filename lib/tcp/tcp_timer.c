@@ -171,9 +171,24 @@ tcp_enter_time_wait(struct ewyk_tcp_conn *c)
 	tcp_timer_rtx_stop(c);
 	tcp_timer_delack_stop(c);
 	tcp_ooo_purge(c);
+	tcp_notify_closed(c, 0);
+	if (c->dead)
+		return;
+	/*
+	 * Connection objects held for 2MSL must not starve new connections
+	 * (Linux's tcp_max_tw_buckets): over the limit, no TIME_WAIT. The
+	 * ACK of the peer's FIN still goes out (the caller sends it).
+	 */
+	if (t->states[EWYK_TCP_TIME_WAIT] > t->conf.max_time_wait) {
+		tcp_ctr_inc(t, EWYK_TCP_TW_OVERFLOW);
+		tcp_ctr_inc(t, EWYK_TCP_CONN_CLOSED);
+		c->ack_now = 0;
+		tcp_send_ack(c);
+		tcp_conn_destroy(c);
+		return;
+	}
 	tcp_timer_misc_arm(c, TCP_MISC_TIME_WAIT,
 			t->now + tcp_ms_to_cyc(t, t->conf.time_wait_ms));
-	tcp_notify_closed(c, 0);
 }
 
 static void

@@ -297,7 +297,7 @@ struct step {
 struct script {
 	const char *name;
 	bool delack, refuse, hold, close_on_eof, nocookies;
-	uint32_t rcv_buf, snd_buf, backlog, keepalive_ms;
+	uint32_t rcv_buf, snd_buf, backlog, keepalive_ms, max_tw;
 	const struct step *steps;
 };
 
@@ -455,6 +455,7 @@ make_ctx(const struct script *sc)
 	cf.fin_wait2_ms = 2000;
 	cf.rcv_buf = sc->rcv_buf;
 	cf.snd_buf = sc->snd_buf;
+	cf.max_time_wait = sc->max_tw;
 	cf.max_retries = 4;
 	cf.syn_retries = 2;
 	cf.no_syncookies = sc->nocookies;
@@ -1071,6 +1072,20 @@ static const struct step s_tw_reuse[] = {
 	IN(F_ACK, 100001, 2 + 131072 + 1), EV(EV_ACCEPT, 0), STATE(ES), END
 };
 
+static const struct step s_tw_overflow[] = {
+	PASSIVE_OPEN,
+	CLOSE, OUT(F_FIN | F_ACK, 1, 1), IN(F_FIN | F_ACK, 1, 2), OUT(F_ACK, 2, 2),
+	STATE(EWYK_TCP_TIME_WAIT),
+	/* A second one: over max_time_wait (1), it closes without TIME_WAIT. */
+	IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460),
+	OUT(F_SYN | F_ACK, 0, 1, .learn = true),
+	IN(F_ACK, 1, 1, .sport = 40001), EV(EV_ACCEPT, 0),
+	CLOSE, OUT(F_FIN | F_ACK, 1, 1),
+	IN(F_FIN | F_ACK, 1, 2, .sport = 40001), OUT(F_ACK, 2, 2),
+	CTR(EWYK_TCP_TW_OVERFLOW, 1), CTR(EWYK_TCP_CONN_CLOSED, 1),
+	STATE(EWYK_TCP_TIME_WAIT), END
+};
+
 static const struct step s_syncookies[] = {
 	IN(F_SYN, 0, 0, .mss = 1460, .ts = true, .sackok = true, .ws = WS(7)),
 	OUT(F_SYN | F_ACK, 0, 1),
@@ -1202,6 +1217,7 @@ static const struct script scripts[] = {
 	SC(newreno_partial), SC(sack_recovery), SC(sack_recovery_bidir),
 	SC(tlp_dsack), SC(tlp_new_data), SC(persist),
 	SC(rcv_window, .rcv_buf = 4096, .hold = true), SC(tw_reuse),
+	SC(tw_overflow, .max_tw = 1),
 	SC(syncookies, .backlog = 1),
 	SC(backlog_no_cookies, .backlog = 1, .nocookies = true),
 	SC(closed_port), SC(delayed_ack, .delack = true),
