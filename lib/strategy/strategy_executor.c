@@ -238,18 +238,23 @@ ewyk_executor_try_execute_on(struct ewyk_executor *ex, unsigned int lcore,
 }
 
 int
-ewyk_executor_submit(struct ewyk_executor *ex, const struct ewyk_task *task)
+executor_enqueue(struct ewyk_executor *ex, const struct ewyk_task *task)
 {
 	struct ewyk_task t;
-	int slot;
 
-	if (ex == NULL || task == NULL || task->fn == NULL)
-		return -EINVAL;
 	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
 		return -ESHUTDOWN;
 	t = *task;
 	if (rte_ring_enqueue_elem(ex->ring, &t, sizeof(t)) != 0)
 		return -ENOBUFS;
+	return 0;
+}
+
+void
+executor_doorbell(struct ewyk_executor *ex)
+{
+	int slot;
+
 	/* Pairs with the fence after an lcore publishes its idle bit. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&ex->idle, __ATOMIC_RELAXED) != 0) {
@@ -258,7 +263,19 @@ ewyk_executor_submit(struct ewyk_executor *ex, const struct ewyk_task *task)
 		if (slot >= 0)
 			exec_give(ex, slot, JOB_DRAIN, NULL, NULL);
 	}
-	return 0;
+}
+
+int
+ewyk_executor_submit(struct ewyk_executor *ex, const struct ewyk_task *task)
+{
+	int ret;
+
+	if (ex == NULL || task == NULL || task->fn == NULL)
+		return -EINVAL;
+	ret = executor_enqueue(ex, task);
+	if (ret == 0)
+		executor_doorbell(ex);
+	return ret;
 }
 
 /* Run queued PEC tasks until the ring is empty or @max ran. */

@@ -123,6 +123,7 @@ struct ewyk_producer {
 	uint32_t pos;             /* next task of buf to dispatch */
 	uint32_t n;               /* tasks in buf */
 	uint32_t empty;           /* consecutive empty bursts */
+	uint32_t doorbell;        /* PEC tasks enqueued, doorbell not rung */
 	struct ewyk_task buf[];
 };
 
@@ -169,6 +170,17 @@ strategy_in_nonblocking(void)
 	return m == EWYK_MODE_PC || m == EWYK_MODE_PIC ||
 		m == EWYK_MODE_REJECTED;
 }
+
+/*
+ * PEC submission in two halves, so that a producer rings the doorbell
+ * (wakes a reserved lcore: maybe a futex syscall) once per burst, after
+ * the burst's in-place tasks, not in the middle of them. Every enqueue
+ * must be followed by a doorbell on the same thread (lost wake-up).
+ */
+int
+executor_enqueue(struct ewyk_executor *ex, const struct ewyk_task *task);
+void
+executor_doorbell(struct ewyk_executor *ex);
 
 /* Executor internals used by the strategy's stats. */
 void

@@ -102,23 +102,32 @@ producer_dispatch(struct ewyk_producer *p, struct ewyk_strategy *s,
 		 * Inside a PC/PIC task of an outer strategy this lcore must
 		 * not block, so it cannot run a task after handing off.
 		 */
+		int bell = p->doorbell;
+
+		p->doorbell = 0;
 		if (!strategy_in_nonblocking() &&
 				ewyk_executor_try_execute(s->ex, producer_job,
 					p) == 0) {
 			/* @p belongs to the new holder from here on. */
+			if (bell)
+				executor_doorbell(s->ex);
 			strategy_count(s, &st->handoffs);
 			strategy_count(s, &st->mode[EWYK_MODE_EPC]);
 			strategy_invoke(t, EWYK_MODE_EPC);
 			return 1;
 		}
+		p->doorbell = bell;
 		strategy_count(s, &st->epc_misses);
 		mode = ewyk_strategy_decide(s->kind,
 			t->invocation <= EWYK_INVOKE_EITHER ?
 				t->invocation : EWYK_INVOKE_BLOCKING, 0);
 	}
 	if (mode == EWYK_MODE_PEC) {
-		ret = ewyk_executor_submit(s->ex, t);
-		if (ret != 0)
+		/* The doorbell is rung at the end of the burst. */
+		ret = executor_enqueue(s->ex, t);
+		if (ret == 0)
+			p->doorbell = 1;
+		else
 			mode = EWYK_MODE_REJECTED;
 		strategy_count(s, &st->mode[mode]);
 		if (ret != 0)
@@ -140,6 +149,10 @@ producer_loop(struct ewyk_producer *p)
 
 	for (;;) {
 		if (p->pos == p->n) {
+			if (p->doorbell) {
+				p->doorbell = 0;
+				executor_doorbell(s->ex);
+			}
 			/* Between bursts: go home if home is idle. */
 			if ((p->flags & EWYK_PRODUCER_F_HOME) &&
 					rte_lcore_id() != p->home &&
