@@ -10,6 +10,14 @@
 
 #include "tcp_private.h"
 
+/* A big-endian 32-bit field at any alignment. */
+static inline uint32_t
+get32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+		((uint32_t)p[2] << 8) | p[3];
+}
+
 static int
 parse_options(const uint8_t *p, unsigned int n, struct tcp_opts *o)
 {
@@ -57,8 +65,8 @@ parse_options(const uint8_t *p, unsigned int n, struct tcp_opts *o)
 			for (k = 0; k < nb; k++) {
 				const uint8_t *b = p + i + 2 + 8 * k;
 
-				o->sack[k][0] = rte_be_to_cpu_32(*(const unaligned_uint32_t *)b);
-				o->sack[k][1] = rte_be_to_cpu_32(*(const unaligned_uint32_t *)(b + 4));
+				o->sack[k][0] = get32(b);
+				o->sack[k][1] = get32(b + 4);
 			}
 			o->nsack = (uint8_t)nb;
 			break;
@@ -67,8 +75,8 @@ parse_options(const uint8_t *p, unsigned int n, struct tcp_opts *o)
 			if (len != 10)
 				return -1;
 			o->has_ts = 1;
-			o->tsval = rte_be_to_cpu_32(*(const unaligned_uint32_t *)(p + i + 2));
-			o->tsecr = rte_be_to_cpu_32(*(const unaligned_uint32_t *)(p + i + 6));
+			o->tsval = get32(p + i + 2);
+			o->tsecr = get32(p + i + 6);
 			break;
 		default:
 			break;                   /* unknown: skipped by its length */
