@@ -11,9 +11,10 @@
  *
  * One benchmark iteration is a batch of BATCH tasks produced by one
  * producer (token) and completed. The main lcore starts each batch as the
- * producer; the other EAL lcores serve the executor as reserved lcores; the
- * main lcore serves it too whenever it does not hold the token (EPC hands
- * the token around). Counters:
+ * producer and is its home; the other EAL lcores serve the executor as
+ * reserved lcores; whenever the main lcore does not hold the token (EPC
+ * handed it on) it waits in the executor for production to come back,
+ * running no queued task (EWYK_SERVE_NO_RING). Counters:
  *
  *   items_per_second       tasks / wall time of the run
  *   items_per_cpu_second   tasks / CPU time of all the process's threads
