@@ -165,8 +165,8 @@ typedef int (*ewyk_tcp_output_t)(void *arg, struct rte_mbuf *m, uint16_t port,
 
 /** Configuration of a per-shard TCP context. A zero field takes its default. */
 struct ewyk_tcp_conf {
-	/** Shard this context serves; NULL to run without lib/net (tests):
-	 *  then output, tx_pool and wheel or tick_hz... are taken from here. */
+	/** Shard this context serves; NULL to run without lib/net (unit
+	 *  tests, fuzzing): then output and tx_pool are required. */
 	struct ewyk_net_shard *shard;
 	/** Mempool segments are built from; NULL: the shard's pool. */
 	struct rte_mempool *tx_pool;
@@ -288,7 +288,10 @@ ewyk_tcp_create(const struct ewyk_tcp_conf *conf);
 
 /**
  * Free a context: every connection is dropped silently (no RST, no
- * callback), timers cancelled, memory returned. Safe with NULL.
+ * callback), timers cancelled, memory returned. The shard must not be
+ * polled by then.
+ *
+ * @param t  context; NULL is a no-op
  */
 void
 ewyk_tcp_free(struct ewyk_tcp *t);
@@ -314,7 +317,10 @@ ewyk_tcp_listen(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port,
  * Stop listening. Connections already accepted are not affected;
  * half-open ones of the listener are dropped.
  *
- * @return 0 or -ENOENT.
+ * @param t     context
+ * @param ip    the address given to @ref ewyk_tcp_listen
+ * @param port  the port given to @ref ewyk_tcp_listen
+ * @return 0 or -ENOENT (no such listener).
  */
 int
 ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port);
@@ -332,9 +338,16 @@ struct ewyk_tcp_conn *
 ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a);
 
 /**
- * Input function for ewyk_net_l4_register (@p arg is the context).
- * Validates the segment (every bad one dropped and counted) and runs it
- * through the state machine. Owns @p m.
+ * Input function for ewyk_net_l4_register (registered by
+ * @ref ewyk_tcp_create when given a shard). Steers segments of another
+ * shard's flow to it when the port has no RSS, validates the segment
+ * (every bad one dropped and counted) and runs it through the state
+ * machine.
+ *
+ * @param arg  the context
+ * @param s    the shard it arrived on
+ * @param m    the segment, data at the TCP header; owned by the call
+ * @param ip   IPv4 facts
  */
 void
 ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
@@ -378,23 +391,34 @@ ewyk_tcp_advance(struct ewyk_tcp *t, uint64_t now);
 int
 ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m);
 
-/** @return bytes @ref ewyk_tcp_send would take now (0 when not sending). */
+/**
+ * Room in the send buffer.
+ *
+ * @param c  connection
+ * @return bytes @ref ewyk_tcp_send would take now; 0 when the connection
+ *   cannot send (not established, shut down, closed) or the buffer is full.
+ */
 uint32_t
 ewyk_tcp_send_space(const struct ewyk_tcp_conn *c);
 
 /**
- * Tell the endpoint that @p len bytes handed over by ops->recv have been
+ * Tell the endpoint that bytes handed over by ops->recv have been
  * consumed, so the receive window opens again (a window update is sent
- * when it grew enough).
+ * when it grew by min(rcv_buf / 2, 2 MSS), or at once from a closed
+ * window).
+ *
+ * @param c    connection (NULL or a finished one: no-op)
+ * @param len  bytes consumed
  */
 void
 ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len);
 
 /**
  * Close our sending direction: a FIN follows the queued data. Receiving
- * goes on.
+ * goes on (ESTABLISHED -> FIN_WAIT_1, CLOSE_WAIT -> LAST_ACK).
  *
- * @return 0, or -ENOTCONN if already shut down or not connected.
+ * @param c  connection
+ * @return 0, or -ENOTCONN if already shut down, closed or not connected.
  */
 int
 ewyk_tcp_shutdown(struct ewyk_tcp_conn *c);
@@ -403,86 +427,167 @@ ewyk_tcp_shutdown(struct ewyk_tcp_conn *c);
  * Close the connection and let go of the handle: queued data is sent,
  * then a FIN; no more callbacks. Data arriving afterwards resets the
  * connection (as Linux does). In SYN-SENT the connection just goes.
+ *
+ * @param c  connection (NULL or already closed: no-op)
  */
 void
 ewyk_tcp_close(struct ewyk_tcp_conn *c);
 
-/** Abort: send a RST (if synchronized) and free at once; no callbacks. */
+/**
+ * Abort: send a RST (if synchronized) and free at once; no callbacks.
+ *
+ * @param c  connection (NULL or already closed: no-op)
+ */
 void
 ewyk_tcp_abort(struct ewyk_tcp_conn *c);
 
-/** Disable (true, default) or enable (false) Nagle's algorithm. */
+/**
+ * Nagle's algorithm (RFC 9293 3.7.4) on a connection.
+ *
+ * @param c        connection
+ * @param nodelay  true (the default): off; false: on
+ */
 void
 ewyk_tcp_set_nodelay(struct ewyk_tcp_conn *c, bool nodelay);
 
-/** Set the connection's context (the @p ctx of its callbacks). */
+/**
+ * Set the connection's context (the @p ctx of its callbacks).
+ *
+ * @param c    connection
+ * @param ctx  anything
+ */
 void
 ewyk_tcp_conn_set_ctx(struct ewyk_tcp_conn *c, void *ctx);
 
-/** Set the callbacks of a connection (e.g. after accept). */
+/**
+ * Set the callbacks of a connection (e.g. in accept, to differ from the
+ * listener's).
+ *
+ * @param c    connection
+ * @param ops  events; must outlive the connection
+ */
 void
 ewyk_tcp_conn_set_ops(struct ewyk_tcp_conn *c, const struct ewyk_tcp_ops *ops);
 
-/** @return the connection's context. */
+/**
+ * @param c  connection
+ * @return the connection's context (NULL for a NULL @p c).
+ */
 void *
 ewyk_tcp_conn_ctx(const struct ewyk_tcp_conn *c);
 
-/** @return the connection's state. */
+/**
+ * @param c  connection
+ * @return its state (EWYK_TCP_CLOSED for a NULL @p c).
+ */
 enum ewyk_tcp_state
 ewyk_tcp_conn_state(const struct ewyk_tcp_conn *c);
 
-/** @return the context a connection belongs to. */
+/**
+ * @param c  connection
+ * @return the context it belongs to (NULL for a NULL @p c).
+ */
 struct ewyk_tcp *
 ewyk_tcp_conn_tcp(const struct ewyk_tcp_conn *c);
 
-/** Fill @p info with the connection's state. */
+/**
+ * Snapshot of a connection (tests, debugging, telemetry of the layers
+ * above).
+ *
+ * @param c     connection
+ * @param info  filled in (left alone when either is NULL)
+ */
 void
 ewyk_tcp_conn_info(const struct ewyk_tcp_conn *c, struct ewyk_tcp_conn_info *info);
 
 /**
- * Find a connection by its 4-tuple (tests, debugging).
+ * Find a connection by its 4-tuple (tests, debugging). Token holder only.
  *
- * @return the connection, or NULL.
+ * @param t            context
+ * @param local_ip     our address
+ * @param local_port   our port
+ * @param remote_ip    the peer's address
+ * @param remote_port  the peer's port
+ * @return the connection (TIME_WAIT ones included), or NULL.
  */
 struct ewyk_tcp_conn *
 ewyk_tcp_lookup(struct ewyk_tcp *t, rte_be32_t local_ip, uint16_t local_port,
 		rte_be32_t remote_ip, uint16_t remote_port);
 
-/** @return the shard served by @p t, or NULL. */
+/**
+ * @param t  context
+ * @return the shard it serves, or NULL (no lib/net, or a NULL @p t).
+ */
 struct ewyk_net_shard *
 ewyk_tcp_shard(const struct ewyk_tcp *t);
 
-/** @return the TCP context registered for shard id @p shard_id, or NULL. */
+/**
+ * The context created for a shard (any thread; contexts are registered
+ * when created with a shard and unregistered when freed).
+ *
+ * @param shard_id  shard index
+ * @return the context, or NULL.
+ */
 struct ewyk_tcp *
 ewyk_tcp_get(uint16_t shard_id);
 
 /**
- * Which shard owns a flow when the port has RSS with the symmetric key, or
- * when the shards steer in software (same hash).
+ * Which shard owns a flow when the port has RSS with lib/net's symmetric
+ * key and the PMD's default RETA, or when the shards steer in software
+ * (the same hash).
  *
- * @return the shard index in 0..nb_shards-1.
+ * @param local_ip     our address
+ * @param local_port   our port
+ * @param remote_ip    the peer's address
+ * @param remote_port  the peer's port
+ * @param nb_shards    number of shards
+ * @return the shard index in 0..nb_shards-1 (0 when nb_shards <= 1).
  */
 uint16_t
 ewyk_tcp_flow_shard(rte_be32_t local_ip, uint16_t local_port,
 		rte_be32_t remote_ip, uint16_t remote_port, uint16_t nb_shards);
 
-/** Read one counter of a context (callable from any thread). */
+/**
+ * Read one counter of a context (any thread; relaxed loads).
+ *
+ * @param t  context (NULL: 0)
+ * @param c  counter
+ * @return its value (0 for an unknown counter).
+ */
 uint64_t
 ewyk_tcp_counter_get(const struct ewyk_tcp *t, enum ewyk_tcp_counter c);
 
-/** Add up one counter over every registered context. */
+/**
+ * Add up one counter over every registered context (any thread).
+ *
+ * @param c  counter
+ * @return the sum.
+ */
 uint64_t
 ewyk_tcp_counter_sum(enum ewyk_tcp_counter c);
 
-/** @return connections in state @p s in context @p t (any thread). */
+/**
+ * Connections in a state (any thread).
+ *
+ * @param t  context (NULL: 0)
+ * @param s  state (CLOSED and LISTEN are not counted: 0)
+ * @return how many.
+ */
 uint64_t
 ewyk_tcp_state_count(const struct ewyk_tcp *t, enum ewyk_tcp_state s);
 
-/** @return the counter's name ("seg_in", "drop_cksum", ...), or NULL. */
+/**
+ * @param c  counter
+ * @return its name ("seg_in", "drop_cksum", ...; the telemetry key), or
+ *   NULL when out of range.
+ */
 const char *
 ewyk_tcp_counter_name(enum ewyk_tcp_counter c);
 
-/** @return the state's name ("ESTABLISHED", ...), or NULL. */
+/**
+ * @param s  state
+ * @return its name ("ESTABLISHED", ...), or NULL when out of range.
+ */
 const char *
 ewyk_tcp_state_name(enum ewyk_tcp_state s);
 
