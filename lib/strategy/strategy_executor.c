@@ -389,7 +389,7 @@ exec_slot_get(struct ewyk_executor *ex)
 
 	if (lc >= RTE_MAX_LCORE)
 		return -EINVAL;
-	slot = ex->slot_of[lc];
+	slot = __atomic_load_n(&ex->slot_of[lc], __ATOMIC_RELAXED);
 	if (slot >= 0)
 		return slot;
 	n = __atomic_load_n(&ex->nslots, __ATOMIC_RELAXED);
