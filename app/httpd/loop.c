@@ -57,7 +57,7 @@ httpd_loop(void *arg)
 		stat_add(&lc->ls.iters, 1);
 
 		n = ewyk_net_poll(s, now);
-		/* HOOK: per-shard timers of the layers above run here. */
+		/* The shard's timers (TCP retransmission, delayed ACK, ...). */
 		tcp_services_poll(lc, now);
 		ewyk_net_tx_flush(s);
 

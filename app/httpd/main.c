@@ -300,7 +300,7 @@ setup(struct httpd *h)
 				rte_strerror(rte_errno));
 			return -1;
 		}
-		/* HOOK: layers above register on the shard here. */
+		/* The layers above register their protocol handlers. */
 		if (tcp_services_shard_init(h, lc) != 0)
 			return -1;
 	}
