@@ -106,6 +106,7 @@ enum ewyk_tcp_counter {
 	EWYK_TCP_QUICK_ACKS,        /**< ACKs sent at once (every 2nd segment, OOO, FIN, ...) */
 	EWYK_TCP_WINDOW_UPDATES,    /**< pure window updates sent */
 	EWYK_TCP_CHALLENGE_ACKS,    /**< RFC 5961 challenge ACKs sent */
+	EWYK_TCP_CHALLENGE_LIMITED, /**< challenge ACKs not sent: over the rate limit */
 	EWYK_TCP_RST_IN,            /**< acceptable RSTs received (connection reset) */
 	EWYK_TCP_RST_OUT,           /**< RSTs sent */
 	EWYK_TCP_SYNCOOKIES_SENT,   /**< SYN-ACKs carrying a cookie */
@@ -200,6 +201,7 @@ struct ewyk_tcp_conf {
 	uint32_t keepalive_ms;      /**< idle time before keep-alive probes; 0 = off */
 	uint32_t keepalive_intvl_ms; /**< between probes; 0 = 75000 */
 	uint8_t keepalive_probes;   /**< unanswered probes before reset; 0 = 9 */
+	uint32_t challenge_ack_limit; /**< challenge ACKs per second (RFC 5961 7); 0 = 1000, UINT32_MAX = no limit */
 	uint8_t quickack_segs;      /**< segments ACKed at once after open; 0 = 16 */
 	bool no_quickack;           /**< no quick-ACK phase after open */
 	uint16_t ephemeral_lo;      /**< first local port of active opens; 0 = 32768 */

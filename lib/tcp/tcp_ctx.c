@@ -46,6 +46,7 @@ conf_defaults(struct ewyk_tcp_conf *c)
 	DEF(keepalive_intvl_ms, 75000);
 	DEF(keepalive_probes, 9);
 	DEF(quickack_segs, 16);
+	DEF(challenge_ack_limit, 1000);
 	DEF(ephemeral_lo, 32768);
 	DEF(ephemeral_hi, 60999);
 	/* Enough to hold a whole window of small segments. */

@@ -249,6 +249,8 @@ struct ewyk_tcp {
 	uint16_t eph_next;         /* next ephemeral port to try */
 	uint64_t k0, k1;           /* SipHash key */
 	uint32_t conns;            /* objects in use */
+	uint64_t chack_sec;        /* second the challenge-ACK count is for */
+	uint32_t chack_count;      /* challenge ACKs sent in it */
 
 	struct tcp_listener listeners[TCP_MAX_LISTENERS];
 

@@ -19,10 +19,24 @@ drop_seg(struct ewyk_tcp *t, struct rte_mbuf *m, enum ewyk_tcp_counter why)
 	rte_pktmbuf_free(m);
 }
 
+/* RFC 5961 section 7: challenge ACKs are throttled (per shard, per second). */
 static void
 challenge_ack(struct ewyk_tcp_conn *c)
 {
-	tcp_ctr_inc(c->tcp, EWYK_TCP_CHALLENGE_ACKS);
+	struct ewyk_tcp *t = c->tcp;
+	uint64_t sec = t->now / t->hz;
+
+	if (sec != t->chack_sec) {
+		t->chack_sec = sec;
+		t->chack_count = 0;
+	}
+	if (t->conf.challenge_ack_limit != UINT32_MAX &&
+			t->chack_count >= t->conf.challenge_ack_limit) {
+		tcp_ctr_inc(t, EWYK_TCP_CHALLENGE_LIMITED);
+		return;
+	}
+	t->chack_count++;
+	tcp_ctr_inc(t, EWYK_TCP_CHALLENGE_ACKS);
 	tcp_send_ack(c);
 }
 

@@ -38,6 +38,7 @@ static const char *const ctr_names[EWYK_TCP_COUNTER_MAX] = {
 	[EWYK_TCP_QUICK_ACKS] = "quick_acks",
 	[EWYK_TCP_WINDOW_UPDATES] = "window_updates",
 	[EWYK_TCP_CHALLENGE_ACKS] = "challenge_acks",
+	[EWYK_TCP_CHALLENGE_LIMITED] = "challenge_limited",
 	[EWYK_TCP_RST_IN] = "rst_in",
 	[EWYK_TCP_RST_OUT] = "rst_out",
 	[EWYK_TCP_SYNCOOKIES_SENT] = "syncookies_sent",

@@ -297,7 +297,7 @@ struct step {
 struct script {
 	const char *name;
 	bool delack, refuse, hold, close_on_eof, nocookies;
-	uint32_t rcv_buf, snd_buf, backlog, keepalive_ms, max_tw;
+	uint32_t rcv_buf, snd_buf, backlog, keepalive_ms, max_tw, chack;
 	const struct step *steps;
 };
 
@@ -456,6 +456,7 @@ make_ctx(const struct script *sc)
 	cf.rcv_buf = sc->rcv_buf;
 	cf.snd_buf = sc->snd_buf;
 	cf.max_time_wait = sc->max_tw;
+	cf.challenge_ack_limit = sc->chack;
 	cf.max_retries = 4;
 	cf.syn_retries = 2;
 	cf.no_syncookies = sc->nocookies;
@@ -836,6 +837,15 @@ static const struct step s_rst_hardening[] = {
 	IN(F_RST | F_ACK, 1, 1), EV(EV_CLOSED, -ECONNRESET), GONE, END
 };
 
+static const struct step s_challenge_limit[] = {
+	PASSIVE_OPEN,
+	IN(F_RST, 100, 0), OUT(F_ACK, 1, 1), IN(F_SYN, 5, 0), OUT(F_ACK, 1, 1),
+	/* Two a second at most: the third waits for the next second. */
+	IN(F_RST, 101, 0), NOOUT, CTR(EWYK_TCP_CHALLENGE_LIMITED, 1),
+	WAIT(1000), IN(F_RST, 102, 0), OUT(F_ACK, 1, 1),
+	CTR(EWYK_TCP_CHALLENGE_ACKS, 3), STATE(ES), END
+};
+
 static const struct step s_syn_in_established[] = {
 	PASSIVE_OPEN,
 	IN(F_SYN, 5, 0), OUT(F_ACK, 1, 1), CTR(EWYK_TCP_CHALLENGE_ACKS, 1),
@@ -1211,6 +1221,7 @@ static const struct script scripts[] = {
 	SC(half_close_ours), SC(half_close_peer),
 	SC(close_on_eof, .close_on_eof = true),
 	SC(rst_exact), SC(rst_hardening), SC(syn_in_established),
+	SC(challenge_limit, .chack = 2),
 	SC(out_of_window_data), SC(bad_ack), SC(ooo_sack), SC(ooo_fin), SC(paws),
 	SC(sack_shrinks_payload), SC(paws_disordered_ack),
 	SC(rto_backoff), SC(rto_give_up), SC(fast_retransmit),
