@@ -63,5 +63,6 @@ bool httpd_stopping(void);
 /* stats.c */
 void httpd_stats_print(struct httpd *h, bool final);
 int httpd_stats_telemetry_init(struct httpd *h);
+void httpd_stats_telemetry_fini(void);
 
 #endif /* EWYK_HTTPD_H */

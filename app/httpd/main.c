@@ -384,6 +384,7 @@ main(int argc, char **argv)
 	rte_eal_mp_wait_lcore();
 
 	httpd_stats_print(h, true);
+	httpd_stats_telemetry_fini();
 	tcp_services_free(h);
 	ewyk_net_free(h->net);
 	rte_free(h);

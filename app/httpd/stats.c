@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
 #include "httpd.h"
@@ -26,7 +27,10 @@ static struct {
 	struct lcore_snap s[HTTPD_MAX_LCORES];
 } prev_snap;
 
+/* The app as telemetry sees it; the lock keeps teardown from freeing it
+ * under a running callback (telemetry thread vs main only). */
 static struct httpd *tel_app;
+static rte_spinlock_t tel_lock = RTE_SPINLOCK_INITIALIZER;
 
 static uint64_t
 ld(const uint64_t *p)
@@ -153,10 +157,8 @@ tel_add_snap(struct rte_tel_data *d, const struct lcore_snap *s)
  * /ewyk/stats: {"total": {...}, "lcore_<id>": {..., drop reasons}, ...}
  */
 static int
-tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
-		struct rte_tel_data *d)
+tel_stats_locked(struct httpd *h, struct rte_tel_data *d)
 {
-	struct httpd *h = tel_app;
 	struct lcore_snap tot, s;
 	struct rte_tel_data *t;
 	unsigned int i, c;
@@ -192,12 +194,34 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
+static int
+tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	int rc;
+
+	rte_spinlock_lock(&tel_lock);
+	rc = tel_stats_locked(tel_app, d);
+	rte_spinlock_unlock(&tel_lock);
+	return rc;
+}
+
+void
+httpd_stats_telemetry_fini(void)
+{
+	rte_spinlock_lock(&tel_lock);
+	tel_app = NULL;
+	rte_spinlock_unlock(&tel_lock);
+}
+
 int
 httpd_stats_telemetry_init(struct httpd *h)
 {
 	/* Rates of the first report run from here, when every counter is 0. */
 	prev_snap.tsc = rte_rdtsc();
+	rte_spinlock_lock(&tel_lock);
 	tel_app = h;
+	rte_spinlock_unlock(&tel_lock);
 	return rte_telemetry_register_cmd("/ewyk/stats", tel_stats,
 		"Per-lcore stats of ewyk-httpd: packets, bytes, drops, loop iterations, busy cycles per packet");
 }

@@ -64,6 +64,17 @@ class TestSuite_l3(TestSuite):
         return (f"ether src {self.ewyk_mac} and ((icmp and icmp[4:2] = {TEST_ID}) "
                 f"or (arp and arp[24:4] = {TEST_ARP_SRC_HEX}))")
 
+    def _assert_still_pinging(self):
+        """3 of 3 echoes answered. One retry: on this 2-core box a burst of
+        load from elsewhere can delay a reply past ping's timeout, which is
+        not the wedged process this check is for."""
+        res = parse_ping(self.tb.peer(f"{PING} -c 3 -i 0.05 {EWYK_IP}",
+                                      check=False).stdout)
+        if res != (3, 3):
+            res = parse_ping(self.tb.peer(f"{PING} -c 3 -i 0.05 {EWYK_IP}",
+                                          check=False).stdout)
+        assert res == (3, 3), res
+
     def _assert_dropped(self, frames, counter, n=None):
         """Frames produce no reply, bump `counter` by n, app lives, ping works."""
         n = len(frames) if n is None else n
@@ -77,8 +88,7 @@ class TestSuite_l3(TestSuite):
             f"{counter}: {before[counter]} -> {after[counter]}, expected +{n}; moved: {moved}")
         assert after["rx_pkts"] - before["rx_pkts"] >= n
         assert self.app.alive(), self.app.log()
-        tx, rx = parse_ping(self.tb.peer(f"{PING} -c 3 -i 0.05 {EWYK_IP}").stdout)
-        assert rx == tx == 3
+        self._assert_still_pinging()
 
     # -- functional tests -------------------------------------------------
     def test_ping_200(self):
@@ -152,7 +162,7 @@ class TestSuite_l3(TestSuite):
         proto = after["drop_ip_proto"] - before["drop_ip_proto"]
         assert (frag, proto) in ((2, 0), (0, 1)), (frag, proto)
         assert self.app.alive()
-        assert parse_ping(self.tb.peer(f"{PING} -c 3 -i 0.05 {EWYK_IP}").stdout) == (3, 3)
+        self._assert_still_pinging()
 
     def test_unknown_protocol(self):
         p = self._eth() / IP(src=PEER_IP, dst=EWYK_IP, proto=253) / Raw(b"z" * 20)

@@ -182,7 +182,7 @@ net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	struct rte_ether_addr sha;
 	rte_be32_t sip, tip;
 	uint16_t op;
-	bool for_us;
+	bool for_us, learn;
 	uint16_t i;
 
 	RTE_SET_USED(now);
@@ -212,8 +212,11 @@ net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	for_us = tip == pt->ip && sip != pt->ip;
 
 	/* RFC 826 merge: refresh a known sender; add it if we are the
-	 * target. A sender of 0.0.0.0 is a probe (RFC 5227): learn nothing. */
-	if (sip != 0)
+	 * target. A sender of 0.0.0.0 is a probe (RFC 5227): learn nothing;
+	 * nor from a sender outside this port's subnet (the cache is keyed by
+	 * address, and that address is reached through another port). */
+	learn = sip != 0 && (sip & pt->mask) == (pt->ip & pt->mask);
+	if (learn)
 		net_arp_learn(s, port, sip, &sha, for_us);
 
 	if (from_inbox) {
@@ -225,7 +228,7 @@ net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		return;
 	}
 	/* Tell the other shards: they send to this peer too. */
-	if (sip != 0 && s->net->nb_shards > 1) {
+	if (learn && s->net->nb_shards > 1) {
 		for (i = 0; i < s->net->nb_shards; i++) {
 			struct ewyk_net_shard *o = s->net->shards[i];
 			struct rte_mbuf *c;
@@ -253,9 +256,12 @@ net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		rte_ether_addr_copy(&sha, &eth->dst_addr);
 		rte_ether_addr_copy(&pt->mac, &eth->src_addr);
 		/* Keep exactly Ethernet (+VLAN) + ARP; drop padding. */
-		rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) -
-			(m->l2_len + sizeof(*a)));
-		m->ol_flags = 0;
+		if (rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) -
+				(m->l2_len + sizeof(*a))) != 0) {
+			net_drop(s, m, EWYK_NET_DROP_ARP_MALFORMED);
+			return;
+		}
+		m->ol_flags &= RTE_MBUF_F_EXTERNAL | RTE_MBUF_F_INDIRECT;
 		net_ctr_add(s, EWYK_NET_ARP_REPLY_TX, 1);
 		net_tx_enqueue(s, port, m);
 		return;

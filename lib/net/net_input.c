@@ -81,12 +81,14 @@ net_icmp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	/* Back to the sender's MAC; a VLAN tag, if any, stays as it came. */
 	rte_ether_addr_copy(&eth->src_addr, &eth->dst_addr);
 	rte_ether_addr_copy(&s->net->ports[port].mac, &eth->src_addr);
-	m->ol_flags = 0;
+	/* Clear RX flags, keep what says who owns the buffer. */
+	m->ol_flags &= RTE_MBUF_F_EXTERNAL | RTE_MBUF_F_INDIRECT;
 	net_tx_enqueue(s, port, m);
 }
 
 static void
-net_ipv4_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m)
+net_ipv4_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
+		bool from_inbox)
 {
 	const struct net_port *pt = &s->net->ports[port];
 	struct rte_ipv4_hdr *ip;
@@ -143,9 +145,13 @@ net_ipv4_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m)
 	}
 	if (hlen > sizeof(*ip))
 		net_ctr_add(s, EWYK_NET_IP_OPTIONS, 1);
-	/* Ethernet pads short frames: keep exactly the IP datagram. */
-	if (avail > tot)
-		rte_pktmbuf_trim(m, avail - tot);
+	/* Ethernet pads short frames: keep exactly the IP datagram. The
+	 * padding must sit in the last segment; a chain with more spare
+	 * bytes than that is not a padded frame. */
+	if (avail > tot && rte_pktmbuf_trim(m, avail - tot) != 0) {
+		net_drop(s, m, EWYK_NET_DROP_IP_LEN);
+		return;
+	}
 	m->l3_len = hlen;
 
 	if (ip->next_proto_id == IPPROTO_ICMP) {
@@ -171,7 +177,9 @@ net_ipv4_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m)
 			RTE_MBUF_F_RX_L4_CKSUM_BAD)
 		info.cksum_good = false;
 	rte_pktmbuf_adj(m, (uint16_t)(m->l2_len + hlen));
-	net_ctr_add(s, EWYK_NET_L4_DELIVERED, 1);
+	/* A frame steered here by another shard was counted there already. */
+	if (!from_inbox)
+		net_ctr_add(s, EWYK_NET_L4_DELIVERED, 1);
 	h->fn(h->arg, s, m, &info);
 }
 
@@ -223,7 +231,8 @@ net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 			return;
 		}
 		vh = (const struct rte_vlan_hdr *)(eth + 1);
-		if (etype != RTE_ETHER_TYPE_VLAN || pt->vlan_id == 0 ||
+		/* VID 0 is a priority tag only (802.1Q): untagged for us. */
+		if (etype != RTE_ETHER_TYPE_VLAN ||
 				(rte_be_to_cpu_16(vh->vlan_tci) & 0xfff) !=
 				pt->vlan_id) {
 			net_drop(s, m, EWYK_NET_DROP_VLAN);
@@ -240,7 +249,7 @@ net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	m->l2_len = l2;
 	switch (etype) {
 	case RTE_ETHER_TYPE_IPV4:
-		net_ipv4_input(s, port, m);
+		net_ipv4_input(s, port, m, from_inbox);
 		break;
 	case RTE_ETHER_TYPE_ARP:
 		net_arp_input(s, port, m, from_inbox, now);

@@ -25,14 +25,18 @@ ewyk_net_tx_flush(struct ewyk_net_shard *s)
 
 		if (b->n == 0)
 			continue;
+		/* Lengths are read before the burst: what the PMD accepts is
+		 * its own from then on (af_packet frees it inside tx_burst). */
+		for (i = 0; i < b->n; i++)
+			bytes += b->pkts[i]->pkt_len;
 		sent = rte_eth_tx_burst(net->ports[p].port_id, s->id, b->pkts,
 			b->n);
 		/* One retry: the PMD may have freed descriptors meanwhile. */
 		if (sent < b->n)
 			sent += rte_eth_tx_burst(net->ports[p].port_id, s->id,
 				b->pkts + sent, b->n - sent);
-		for (i = 0; i < sent; i++)
-			bytes += b->pkts[i]->pkt_len;
+		for (i = sent; i < b->n; i++)
+			bytes -= b->pkts[i]->pkt_len;
 		net_ctr_add(s, EWYK_NET_TX_PKTS, sent);
 		net_ctr_add(s, EWYK_NET_TX_BYTES, bytes);
 		if (sent < b->n) {

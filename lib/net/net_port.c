@@ -62,9 +62,17 @@ ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
 			nq, nq);
 		return -ENOTSUP;
 	}
+	for (q = 0; q < nq; q++)
+		if (conf->rx_pools[q] == NULL)
+			return -EINVAL;
 	pt = &net->ports[net->nb_ports];
 	memset(pt, 0, sizeof(*pt));
 	memset(&pconf, 0, sizeof(pconf));
+	/* Everything that can fail without side effects goes before start, so
+	 * that a port is never left running behind a failed add. */
+	rc = rte_eth_macaddr_get(pid, &pt->mac);
+	if (rc != 0)
+		return rc;
 
 	if (nq > 1 && di.flow_type_rss_offloads != 0) {
 		uint64_t hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP |
@@ -130,8 +138,6 @@ ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
 	for (q = 0; q < nq; q++) {
 		struct rte_eth_txconf txc = di.default_txconf;
 
-		if (conf->rx_pools[q] == NULL)
-			return -EINVAL;
 		rc = rte_eth_rx_queue_setup(pid, q, nrx, socket, NULL,
 			conf->rx_pools[q]);
 		if (rc != 0) {
@@ -152,10 +158,6 @@ ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
 		NET_LOG(ERR, "port %u: start: %s", pid, rte_strerror(-rc));
 		return rc;
 	}
-	rc = rte_eth_macaddr_get(pid, &pt->mac);
-	if (rc != 0)
-		return rc;
-
 	pt->port_id = pid;
 	pt->ip = conf->ip;
 	pt->prefix_len = conf->prefix_len;

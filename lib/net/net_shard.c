@@ -12,6 +12,7 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
+#include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
 #include "net_private.h"
@@ -20,10 +21,11 @@ RTE_LOG_REGISTER(ewyk_net_logtype, ewyk.net, INFO);
 
 /*
  * Telemetry callbacks take no user argument, so the live context is kept
- * here. It is written at create/free (before and after the lcores run) and
- * only read by the telemetry thread.
+ * here. The lock (telemetry thread vs create/free only, never taken by an
+ * lcore) keeps a callback from reading a context while it is being freed.
  */
 static struct ewyk_net *net_telemetry_ctx;
+static rte_spinlock_t net_telemetry_lock = RTE_SPINLOCK_INITIALIZER;
 
 static const char *const net_counter_names[EWYK_NET_COUNTER_MAX] = {
 	[EWYK_NET_RX_PKTS] = "rx_pkts",
@@ -139,7 +141,9 @@ ewyk_net_create(const struct ewyk_net_conf *conf)
 	net->arp_timeout_cyc = hz / 1000 * net->conf.arp_timeout_ms;
 	net->arp_retry_cyc = hz / 1000 * net->conf.arp_retry_ms;
 	net->housekeep_cyc = hz / 1000 * NET_ARP_HOUSEKEEP_MS;
+	rte_spinlock_lock(&net_telemetry_lock);
 	net_telemetry_ctx = net;
+	rte_spinlock_unlock(&net_telemetry_lock);
 	return net;
 }
 
@@ -173,8 +177,10 @@ ewyk_net_free(struct ewyk_net *net)
 
 	if (net == NULL)
 		return;
+	rte_spinlock_lock(&net_telemetry_lock);
 	if (net_telemetry_ctx == net)
 		net_telemetry_ctx = NULL;
+	rte_spinlock_unlock(&net_telemetry_lock);
 	for (i = 0; i < net->nb_ports; i++) {
 		int rc = rte_eth_dev_stop(net->ports[i].port_id);
 
@@ -267,10 +273,19 @@ ewyk_net_shard_create(struct ewyk_net *net, uint16_t shard_id, int socket_id,
 	nq = (size_t)net->conf.arp_entries * net->conf.arp_queue_len;
 	s->arp_q = rte_zmalloc_socket("ewyk_net_arpq", sizeof(*s->arp_q) * nq,
 		RTE_CACHE_LINE_SIZE, socket_id);
-	snprintf(name, sizeof(name), "ewyk_inbox_%u", shard_id);
+	/* Ring names are process-wide: tell contexts apart. */
+	snprintf(name, sizeof(name), "ewyk_ib_%08x_%u",
+		(uint32_t)(uintptr_t)net, shard_id);
 	s->inbox = rte_ring_create(name, net->conf.inbox_size, socket_id,
 		RING_F_SC_DEQ);
-	if (s->arp == NULL || s->arp_q == NULL || s->inbox == NULL) {
+	if (s->inbox == NULL) {
+		int err = rte_errno;
+
+		net_shard_free(s);
+		rte_errno = err;
+		return NULL;
+	}
+	if (s->arp == NULL || s->arp_q == NULL) {
 		net_shard_free(s);
 		goto nomem;
 	}
@@ -387,10 +402,9 @@ ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now)
 /* ---- telemetry: /ewyk/net/stats[,shard] ---- */
 
 static int
-net_tel_stats(const char *cmd __rte_unused, const char *params,
+net_tel_stats_locked(struct ewyk_net *net, const char *params,
 		struct rte_tel_data *d)
 {
-	struct ewyk_net *net = net_telemetry_ctx;
 	struct ewyk_net_shard *s = NULL;
 	unsigned int c;
 
@@ -412,6 +426,18 @@ net_tel_stats(const char *cmd __rte_unused, const char *params,
 		rte_tel_data_add_dict_u64(d, net_counter_names[c], v);
 	}
 	return 0;
+}
+
+static int
+net_tel_stats(const char *cmd __rte_unused, const char *params,
+		struct rte_tel_data *d)
+{
+	int rc;
+
+	rte_spinlock_lock(&net_telemetry_lock);
+	rc = net_tel_stats_locked(net_telemetry_ctx, params, d);
+	rte_spinlock_unlock(&net_telemetry_lock);
+	return rc;
 }
 
 RTE_INIT(net_telemetry_init)

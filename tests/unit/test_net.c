@@ -377,6 +377,55 @@ test_vlan_port(void **state)
 	assert_int_equal(sent(1, 0, out, 4), 0);
 }
 
+static void
+test_priority_tag_is_untagged(void **state)
+{
+	uint8_t buf[256];
+	struct rte_mbuf *out[4], *m;
+	struct rte_vlan_hdr *v;
+	uint16_t n = echo_build(buf, PEER_IP, OUR_IP, 16);
+
+	(void)state;
+	drain_all();
+	/* An 802.1p priority tag (VID 0) on the untagged port: served. */
+	m = frame_new(1, RTE_ETHER_TYPE_IPV4, false, buf, n);
+	rte_ether_addr_copy(&our_mac[0], &rte_pktmbuf_mtod(m,
+		struct rte_ether_hdr *)->dst_addr);
+	v = rte_pktmbuf_mtod_offset(m, struct rte_vlan_hdr *, 14);
+	v->vlan_tci = rte_cpu_to_be_16(5 << 13); /* PCP 5, VID 0 */
+	input(0, 0, m);
+	assert_int_equal(sent(0, 0, out, 4), 1);
+	{
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(out[0],
+			struct rte_ipv4_hdr *, 18);
+
+		assert_int_equal(out[0]->pkt_len, 18 + 20 + 8 + 16);
+		assert_int_equal(ip->src_addr, rte_cpu_to_be_32(OUR_IP));
+		assert_int_equal(((struct rte_icmp_hdr *)(ip + 1))->icmp_type,
+			RTE_IP_ICMP_ECHO_REPLY);
+	}
+	rte_pktmbuf_free(out[0]);
+}
+
+static void
+test_arp_off_subnet_not_learnt(void **state)
+{
+	struct rte_ether_addr mac;
+	struct rte_mbuf *out[4];
+	unsigned int n;
+
+	(void)state;
+	drain_all();
+	/* A request for our address from a sender outside the port's subnet
+	 * is answered, but the sender is not put in the cache. */
+	input(0, 0, arp_frame(0, RTE_ARP_OP_REQUEST, VLAN_PEER, OUR_IP));
+	n = sent(0, 0, out, 4);
+	assert_int_equal(n, 1);
+	rte_pktmbuf_free(out[0]);
+	assert_int_equal(ewyk_net_arp_lookup(sh[0], rte_cpu_to_be_32(VLAN_PEER),
+		&mac), -ENOENT);
+}
+
 /* One malformed frame per case: it must bump exactly its counter. */
 enum mal {
 	MAL_RUNT, MAL_NOT_OURS, MAL_MCAST, MAL_VLAN, MAL_ETYPE, MAL_IP_TRUNC,
@@ -823,6 +872,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_arp_reply_and_sharing),
 		cmocka_unit_test(test_icmp_echo),
 		cmocka_unit_test(test_vlan_port),
+		cmocka_unit_test(test_priority_tag_is_untagged),
+		cmocka_unit_test(test_arp_off_subnet_not_learnt),
 		cmocka_unit_test(test_malformed_dropped_and_counted),
 		cmocka_unit_test(test_ip_options_skipped),
 		cmocka_unit_test(test_l4_delivery_trims_padding),
