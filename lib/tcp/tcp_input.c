@@ -224,11 +224,17 @@ ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *sh, struct rte_mbuf *m,
 					ewyk_net_shard_get(t->net, owner);
 				uint16_t hl = m->l2_len + m->l3_len;
 
-				if (o != NULL && rte_pktmbuf_prepend(m, hl) != NULL) {
-					if (ewyk_net_shard_forward(o, m, ip->port) != 0)
-						tcp_ctr_inc(t, EWYK_TCP_DROP_STEERED);
+				/* Never handle another shard's flow here: it
+				 * would answer for a connection it cannot see. */
+				if (o == NULL || rte_pktmbuf_prepend(m, hl) == NULL) {
+					tcp_ctr_inc(t, EWYK_TCP_DROP_STEERED);
+					rte_pktmbuf_free(m);
 					return;
 				}
+				/* A full inbox is counted once, by lib/net, on
+				 * the owner (drop_inbox_full). */
+				(void)ewyk_net_shard_forward(o, m, ip->port);
+				return;
 			}
 		}
 	}
