@@ -59,6 +59,22 @@ syn_options(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 	tcp_cc_init(c);
 }
 
+/* A connection a listener accepts: the segment's 4-tuple, seen from us. */
+static void
+tcp_conn_passive_init(struct ewyk_tcp *t, struct ewyk_tcp_conn *c,
+		struct tcp_listener *l, const struct tcp_seg *s,
+		const struct ewyk_net_ip_info *ip)
+{
+	c->lip = ip->dst;
+	c->lport = s->dport;
+	c->rip = ip->src;
+	c->rport = s->sport;
+	c->port = ip->port;
+	c->passive = 1;
+	c->listener = l;
+	c->ts_off = tcp_ts_offset(t, c->lip, c->lport, c->rip, c->rport);
+}
+
 void
 tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l,
 		struct tcp_seg *s, struct rte_mbuf *m,
@@ -70,16 +86,9 @@ tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l,
 	c = tcp_conn_alloc(t);
 	if (c == NULL)
 		return;
-	c->lip = ip->dst;
-	c->lport = s->dport;
-	c->rip = ip->src;
-	c->rport = s->sport;
-	c->port = ip->port;
-	c->passive = 1;
-	c->listener = l;
+	tcp_conn_passive_init(t, c, l, s, ip);
 	c->in_syn_count = 1;
 	l->syn_count++;
-	c->ts_off = tcp_ts_offset(t, c->lip, c->lport, c->rip, c->rport);
 	c->iss = has_iss ? iss : tcp_isn(t, c->lip, c->lport, c->rip, c->rport);
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = c->iss + 1;
@@ -175,14 +184,7 @@ tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l,
 		rte_pktmbuf_free(m);
 		return;
 	}
-	c->lip = ip->dst;
-	c->lport = s->dport;
-	c->rip = ip->src;
-	c->rport = s->sport;
-	c->port = ip->port;
-	c->passive = 1;
-	c->listener = l;
-	c->ts_off = tcp_ts_offset(t, c->lip, c->lport, c->rip, c->rport);
+	tcp_conn_passive_init(t, c, l, s, ip);
 	c->iss = s->ack - 1;
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = s->ack;
