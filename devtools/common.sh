@@ -13,6 +13,9 @@ EWYK_PKGS=(
 	python3 python3-scapy python3-pytest
 	iproute2 iputils-ping iputils-arping ethtool procps
 	tshark socat wrk nghttp2-client apache2-utils hping3
+	nftables nginx-light h2o prometheus linux-perf
+	libssl-dev libnghttp2-dev libh2o-evloop-dev
+	libclang-rt-14-dev clang-format gnuplot-nox python3-matplotlib
 )
 
 ewyk_log() { printf '\033[1m==> %s\033[0m\n' "$*"; }
