@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""docs/examples/hello, built against the installed libewyk, serves its
+hello over TCP to the kernel peer.
+
+The example is the one devtools/test.sh builds from a DESTDIR install
+(EWYK_HELLO_BIN); run alone, the suite installs EWYK_BUILD into a
+temporary DESTDIR and builds it the same way (devtools/build-example.sh).
+"""
+
+import os
+import subprocess
+import tempfile
+
+from framework.ewyk import (EWYK_IP, PREFIX, REPO, Testbed, build_dir,
+                            eal_mem_args, log_dir, parse_ping)
+from framework.node import wait_for
+from framework.test_suite import TestSuite
+
+HELLO_PORT = 8080
+
+
+class TestSuite_hello(TestSuite):
+
+    def set_up_all(self):
+        self.tmp = None
+        binary = os.environ.get("EWYK_HELLO_BIN")
+        if not binary:
+            self.tmp = tempfile.mkdtemp(prefix="ewyk-hello-")
+            subprocess.run([os.path.join(REPO, "devtools", "build-example.sh"),
+                            build_dir(), self.tmp], check=True,
+                           capture_output=True, text=True)
+            binary = os.path.join(self.tmp, "hello-build", "hello")
+        out = os.path.dirname(os.path.dirname(binary))
+        with open(os.path.join(out, "libdir")) as f:
+            libdir = f.read().strip()
+        self.tb = Testbed(self.node)
+        self.prefix = f"ewyk-dts-{self.node.tag}-hello"
+        self.log_path = os.path.join(log_dir(), f"hello-{self.node.tag}.log")
+        argv = [binary, "-l", "0", "--no-pci", f"--file-prefix={self.prefix}",
+                f"--vdev=net_af_packet0,iface={self.tb.if_srv}",
+                "--log-level=lib.eal:warning"] + eal_mem_args() + [
+                "--", f"{EWYK_IP}/{PREFIX}", str(HELLO_PORT)]
+        env = dict(os.environ, LD_LIBRARY_PATH=libdir)
+        self.proc = self.node.spawn(argv, ns=self.tb.ns_srv,
+                                    log_path=self.log_path, env=env)
+        ok = wait_for(lambda: self.proc.poll() is not None
+                      or "serving" in self.log(), timeout=20)
+        assert ok and self.proc.poll() is None, self.log()
+
+    def tear_down_all(self):
+        if self.tmp:
+            subprocess.run(["rm", "-rf", self.tmp], check=False)
+
+    def log(self):
+        try:
+            with open(self.log_path) as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def test_hello_over_tcp(self):
+        # ARP and ping through lib/net first, then three clients in a row.
+        tx, rx = parse_ping(self.tb.peer(f"ping -c 3 -i 0.2 -W 3 {EWYK_IP}",
+                                         check=False).stdout)
+        assert rx >= 1, (tx, rx, self.log())
+        for _ in range(3):
+            out = self.tb.peer(f"socat -T 5 -u TCP:{EWYK_IP}:{HELLO_PORT} -",
+                               timeout=30).stdout
+            assert out == "hello from ewyk\n", out
+
+    def test_zz_clean_exit(self):
+        rc = self.node.stop(self.proc)
+        assert rc == 0, self.log()
+        assert "hello: stopped" in self.log()
