@@ -48,7 +48,7 @@ SCAPY_PEER = os.path.join(os.path.dirname(os.path.dirname(
 CLIENT = r'''
 import hashlib, json, os, selectors, socket, struct, sys, time
 
-def echo(host, port, payloads, timeout, read_delay=0.0, rcvbuf=0):
+def echo(host, port, payloads, timeout, wait_go=False, rcvbuf=0):
     sel = selectors.DefaultSelector()
     conns = []
     for p in payloads:
@@ -63,7 +63,6 @@ def echo(host, port, payloads, timeout, read_delay=0.0, rcvbuf=0):
         conns.append(st)
     deadline = time.monotonic() + timeout
     pending = len(conns)
-    shut_at = None
     while pending and time.monotonic() < deadline:
         for key, ev in sel.select(timeout=0.5):
             st = key.data
@@ -81,11 +80,14 @@ def echo(host, port, payloads, timeout, read_delay=0.0, rcvbuf=0):
                     except OSError:
                         pass
                     st["shut"] = True
-                    shut_at = time.monotonic()
                     sel.modify(s, selectors.EVENT_READ, st)
+                    if wait_go:
+                        # Tell the test our FIN is out; read nothing until
+                        # it says so (the peer's window stays closed).
+                        print("SHUT", flush=True)
+                        sys.stdin.readline()
             if ev & selectors.EVENT_READ:
-                if read_delay and (shut_at is None or
-                                   time.monotonic() - shut_at < read_delay):
+                if wait_go and not st["shut"]:
                     time.sleep(0.01)
                     continue
                 try:
@@ -122,9 +124,9 @@ def main():
                "eof": sum(1 for c in cs if c["done"]),
                "errors": [c["err"] for c in cs if c["err"]][:5]}
     elif mode == "halfclose":
-        size, delay = int(sys.argv[4]), float(sys.argv[5])
+        size = int(sys.argv[4])
         p = os.urandom(size)
-        c = echo(host, port, [p], 30, read_delay=delay, rcvbuf=16384)[0]
+        c = echo(host, port, [p], 120, wait_go=True, rcvbuf=16384)[0]
         res = {"ok": bytes(c["in"]) == p, "received": len(c["in"]),
                "eof": c["done"], "err": c["err"]}
     elif mode == "rst":
@@ -322,21 +324,27 @@ class TestSuite_tcp(TestSuite):
         assert self._wait_state("last_ack", 0)
 
     def test_half_close(self):
-        # The client sends 300 KB, shuts its side and reads nothing for a
-        # while: ewyk, with echo data the client has no window for, sits in
-        # CLOSE_WAIT and keeps sending once the client reads.
+        # The client sends 300 KB, shuts its side and reads nothing until
+        # told: ewyk, with echo data the client has no window for, sits in
+        # CLOSE_WAIT, and keeps sending once the client reads. The client
+        # reports when its FIN is out and waits for the test's word, so no
+        # timing window is involved: ewyk must reach CLOSE_WAIT while the
+        # client still holds its window shut (20 s allowed for a busy box).
         proc = subprocess.Popen(
             ["ip", "netns", "exec", self.tb.ns_peer, "taskset", "-c", "1", PY,
-             self.client, "halfclose", EWYK_IP, str(ECHO_PORT), "300000", "2.0"],
-            stdout=subprocess.PIPE, text=True)
+             self.client, "halfclose", EWYK_IP, str(ECHO_PORT), "300000"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         try:
-            seen = wait_for(lambda: _tcp_stats(self.app)["state_close_wait"] >= 1,
-                            timeout=1.8, interval=0.05)
-            out, _ = proc.communicate(timeout=60)
+            shut = proc.stdout.readline().strip()
+            seen = shut == "SHUT" and wait_for(
+                lambda: _tcp_stats(self.app)["state_close_wait"] >= 1,
+                timeout=20, interval=0.05)
+            out, _ = proc.communicate(input="go\n", timeout=120)
         finally:
             if proc.poll() is None:
                 proc.kill()
         r = json.loads(out.strip().splitlines()[-1])
+        assert shut == "SHUT", (shut, out)
         assert seen, "ewyk never in CLOSE_WAIT after the client's FIN"
         assert r["ok"] and r["eof"], r
         # Discard: half-close, nothing comes back, then ewyk's FIN.
@@ -492,10 +500,12 @@ class TestSuite_tcp(TestSuite):
             self.node.stop(proc, sig=signal.SIGINT)
 
         def count(flt):
+            # check=True: a filter tshark rejects must fail the test, not
+            # read as "0 frames matched".
             out = self.node.run(
                 f"tshark -r {cap} -o tcp.check_checksum:TRUE "
                 f"-o ip.check_checksum:TRUE -Y '{flt}' -T fields -e frame.number",
-                check=False).stdout
+                check=True).stdout
             return len([ln for ln in out.splitlines() if ln.strip()])
 
         frames = count("tcp")
@@ -508,7 +518,7 @@ class TestSuite_tcp(TestSuite):
         fins = self.node.run(
             f"tshark -r {cap} -Y 'tcp.flags.fin == 1' -T fields -e frame.number "
             f"-e ip.src -e tcp.srcport -e tcp.seq -e tcp.ack -e tcp.len "
-            f"-e _ws.expert.message", check=False).stdout
+            f"-e _ws.expert.message", check=True).stdout
         assert count("tcp.flags.syn == 1 and tcp.flags.ack == 1") == 3
         assert count("tcp.flags.reset == 1") == 0
         assert count("tcp.flags.fin == 1 and !tcp.analysis.retransmission") == 6, fins
@@ -518,12 +528,27 @@ class TestSuite_tcp(TestSuite):
         os.unlink(cap)
 
     def test_stats_telemetry(self):
+        # One connection echoing 5000 bytes: the counters move by exactly
+        # that traffic, and the three views (totals, the shard's, the
+        # lcore row of /ewyk/stats) agree.
+        before = _tcp_stats(self.app)
+        lc0 = self.app.telemetry("/ewyk/stats")["lcore_0"]
+        r = self._client(self.tb, "many", EWYK_IP, ECHO_PORT, 1, 5000, 30)
+        assert r["ok"] == 1, r
+        assert wait_for(lambda: _tcp_stats(self.app)["conn_closed"]
+                        - before["conn_closed"] == 1, timeout=10)
         st = _tcp_stats(self.app)
-        for k in ("seg_in", "seg_out", "retrans_segs", "rst_out", "drop_cksum",
-                  "state_established", "state_time_wait"):
-            assert k in st, k
-        assert st["seg_in"] > 0 and st["seg_out"] > 0
         shard = self.app.telemetry("/ewyk/tcp/shard_stats,0")
-        assert shard["seg_in"] == st["seg_in"]
         lc = self.app.telemetry("/ewyk/stats")["lcore_0"]
-        assert lc["tcp_seg_in"] > 0 and "tcp_drops" in lc
+        d = _delta(before, st)
+        assert d.get("passive_opens") == 1, d
+        assert d.get("bytes_in") == 5000 and d.get("bytes_out") == 5000, d
+        # SYN, the data, the FIN and their ACKs: at least 3 each way.
+        assert d.get("seg_in", 0) >= 3 and d.get("seg_out", 0) >= 3, d
+        for k in ("retrans_segs", "rst_out", "drop_cksum"):
+            assert k in st, k
+        for k in ("seg_in", "seg_out", "bytes_in", "passive_opens"):
+            assert shard[k] == st[k], (k, shard[k], st[k])
+        assert lc["tcp_seg_in"] - lc0["tcp_seg_in"] == d["seg_in"], (lc0, lc, d)
+        assert lc["tcp_bytes_in"] - lc0["tcp_bytes_in"] == 5000, (lc0, lc)
+        assert "tcp_drops" in lc
