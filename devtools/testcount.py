@@ -66,7 +66,8 @@ def count_meson(build_dir):
         with open(log) as f:
             runs = [json.loads(ln) for ln in f if ln.strip()]
     except (OSError, ValueError) as e:
-        t.fail(f"no meson test log ({e})")
+        t.fail(f"no meson test log: meson ran no test, or none exists "
+               f"in the suite ({e})")
         return t
     if not runs:
         t.fail("meson ran no test binary")
@@ -104,8 +105,15 @@ def count_meson(build_dir):
             if not any(seen[c] == "SKIPPED" for c in order):
                 t.skip(f"unit/{binary}", "exit 77")
         elif res != "OK" and bad_cases == 0:
-            t.fail(f"unit/{binary}: {res} (exit {r['returncode']}) "
-                   "with no failed case reported")
+            out = r.get("stdout", "") + r.get("stderr", "")
+            why = "with no failed case reported"
+            if "LeakSanitizer: detected memory leaks" in out:
+                why = "LeakSanitizer: memory leaked (see the log)"
+            elif "ERROR: AddressSanitizer" in out:
+                why = "AddressSanitizer error (see the log)"
+            elif "runtime error:" in out:
+                why = "UBSan runtime error (see the log)"
+            t.fail(f"unit/{binary}: {res} (exit {r['returncode']}) {why}")
         if not order and res != "SKIP":
             t.fail(f"unit/{binary}: ran no test case")
     return t
