@@ -31,5 +31,24 @@ echo "installed: $(ls "$libdir" | grep -c '^libewyk_.*\.a$') static and" \
 	"$(find "$out/root" -name 'ewyk_*.h' | wc -l) headers, $pc"
 # The example sees nothing of the source or build tree: only the DESTDIR.
 cp -r "$ROOT/docs/examples/hello" "$out/hello-src"
-PKG_CONFIG_PATH=$(dirname "$pc") make -C "$out/hello-src" O="$out/hello-build"
-echo "built: $out/hello-build/hello"
+export PKG_CONFIG_PATH
+PKG_CONFIG_PATH=$(dirname "$pc")
+make -C "$out/hello-src" O="$out/hello-build"
+echo "built: $out/hello-build/hello (shared libewyk)"
+# The static archives too: the same libs, as lib<name>.a (drivers whole),
+# DPDK still shared.
+static=()
+for l in $(pkg-config --libs-only-l libewyk | tr ' ' '\n' | grep '^-lewyk_'); do
+	case $l in
+	-lewyk_drv_*) static+=(-Wl,--whole-archive "-l:lib${l#-l}.a" -Wl,--no-whole-archive) ;;
+	*) static+=("-l:lib${l#-l}.a") ;;
+	esac
+done
+cc -O2 -D_GNU_SOURCE $(pkg-config --cflags libewyk) "$out/hello-src/hello.c" \
+	-o "$out/hello-build/hello-static" -L"$libdir" "${static[@]}" \
+	$(pkg-config --libs libdpdk) -lnuma -pthread
+if ldd "$out/hello-build/hello-static" | grep -q libewyk_; then
+	echo "error: hello-static still loads a shared libewyk" >&2
+	exit 1
+fi
+echo "built: $out/hello-build/hello-static (static libewyk archives)"

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """docs/examples/hello, built against the installed libewyk, serves its
-hello over TCP to the kernel peer.
+hello over TCP to the kernel peer: linked with the shared libraries
+(pkg-config), and with the static archives (hello-static).
 
 The example is the one devtools/test.sh builds from a DESTDIR install
 (EWYK_HELLO_BIN); run alone, the suite installs EWYK_BUILD into a
@@ -21,6 +22,8 @@ HELLO_PORT = 8080
 
 class TestSuite_hello(TestSuite):
 
+    binary_name = "hello"
+
     def set_up_all(self):
         self.tmp = None
         binary = os.environ.get("EWYK_HELLO_BIN")
@@ -30,12 +33,14 @@ class TestSuite_hello(TestSuite):
                             build_dir(), self.tmp], check=True,
                            capture_output=True, text=True)
             binary = os.path.join(self.tmp, "hello-build", "hello")
+        binary = os.path.join(os.path.dirname(binary), self.binary_name)
         out = os.path.dirname(os.path.dirname(binary))
         with open(os.path.join(out, "libdir")) as f:
             libdir = f.read().strip()
         self.tb = Testbed(self.node)
-        self.prefix = f"ewyk-dts-{self.node.tag}-hello"
-        self.log_path = os.path.join(log_dir(), f"hello-{self.node.tag}.log")
+        self.prefix = f"ewyk-dts-{self.node.tag}-{self.binary_name}"
+        self.log_path = os.path.join(log_dir(),
+                                     f"{self.binary_name}-{self.node.tag}.log")
         argv = [binary, "-l", "0", "--no-pci", f"--file-prefix={self.prefix}",
                 f"--vdev=net_af_packet0,iface={self.tb.if_srv}",
                 "--log-level=lib.eal:warning"] + eal_mem_args() + [
@@ -72,3 +77,9 @@ class TestSuite_hello(TestSuite):
         rc = self.node.stop(self.proc)
         assert rc == 0, self.log()
         assert "hello: stopped" in self.log()
+
+
+class TestSuite_hello_static(TestSuite_hello):
+    """The same, linked with the installed static archives."""
+
+    binary_name = "hello-static"
