@@ -250,25 +250,30 @@ format_reporter(int argc, char **argv)
 
 /*
  * The benchmark main(): parse Google Benchmark's flags (anything else is
- * an error), run, clean up the EAL.
+ * an error), run, call cleanup (if not NULL; it frees what the benchmarks
+ * kept, while the EAL is still up), clean up the EAL.
  *
  * @return 0, or 1 when a flag was not understood or a benchmark reported
  *   an error (a failed sanity check).
  */
 inline int
-run(int argc, char **argv)
+run(int argc, char **argv, void (*cleanup)(void) = nullptr)
 {
 	/* before Initialize(), which removes the flags it knows */
 	ErrorCounter rep(format_reporter(argc, argv));
 
 	benchmark::Initialize(&argc, argv);
 	if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+		if (cleanup != nullptr)
+			cleanup();
 		rte_eal_cleanup();
 		return 1;
 	}
 
 	benchmark::RunSpecifiedBenchmarks(&rep);
 	benchmark::Shutdown();
+	if (cleanup != nullptr)
+		cleanup();
 	rte_eal_cleanup();
 	if (rep.errors() != 0) {
 		fprintf(stderr, "%u benchmark run(s) reported an error\n",

@@ -364,5 +364,8 @@ main(int argc, char **argv)
 	}
 	benchmark::AddCustomContext("tsc_hz", std::to_string(g_hz));
 	register_all();
-	return ewyk_bench::run(argc, argv);
+	return ewyk_bench::run(argc, argv, [] {
+		tw_teardown();
+		rt_teardown();
+	});
 }

@@ -61,12 +61,13 @@ tw_pop_free(TwPop *p)
  * One population per kind ("ops": arm, rearm, cancel; "expire"), rebuilt
  * when N changes so that memory stays bounded. nullptr on failure.
  */
+inline TwPop *g_tw_ops, *g_tw_exp; /* the populations of now */
+
 inline TwPop *
 tw_pop(const char *kind, uint32_t n)
 {
-	static TwPop *cur_ops, *cur_exp;
 	bool expire = strcmp(kind, "expire") == 0;
-	TwPop **cur = expire ? &cur_exp : &cur_ops;
+	TwPop **cur = expire ? &g_tw_exp : &g_tw_ops;
 
 	if (*cur != nullptr && (*cur)->n == n)
 		return *cur;
@@ -120,6 +121,17 @@ tw_pop(const char *kind, uint32_t n)
 	}
 	*cur = p;
 	return p;
+}
+
+/* Free both populations (at exit). */
+inline void
+tw_teardown(void)
+{
+	if (g_tw_ops != nullptr)
+		tw_pop_free(g_tw_ops);
+	if (g_tw_exp != nullptr)
+		tw_pop_free(g_tw_exp);
+	g_tw_ops = g_tw_exp = nullptr;
 }
 
 struct Tw {
