@@ -55,7 +55,10 @@ free_2m_pages()
 	return n;
 }
 
-/* Whether a hugetlbfs of 2 MB pages (or of the default size) is mounted. */
+/*
+ * Whether a hugetlbfs of 2 MB pages (or of the default size) is mounted
+ * where this process may create files.
+ */
 inline bool
 hugetlbfs_mounted()
 {
@@ -68,8 +71,9 @@ hugetlbfs_mounted()
 		std::getline(f, rest);
 		if (type != "hugetlbfs")
 			continue;
-		if (opts.find("pagesize=") == std::string::npos ||
-				opts.find("pagesize=2M") != std::string::npos)
+		if ((opts.find("pagesize=") == std::string::npos ||
+				opts.find("pagesize=2M") != std::string::npos) &&
+				access(dir.c_str(), W_OK) == 0)
 			return true;
 	}
 	return false;
@@ -109,7 +113,7 @@ want_huge(unsigned int mem_mb, std::string *why)
 		return true;
 	}
 	if (!mounted) {
-		*why = "no hugetlbfs of 2 MB pages mounted";
+		*why = "no writable hugetlbfs of 2 MB pages mounted";
 		return false;
 	}
 	if (have < need) {
