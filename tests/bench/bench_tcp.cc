@@ -20,14 +20,16 @@
  *                           application closes on EOF). items = connections;
  *                           counters segments_in, segments_out per
  *                           connection (measured on the wire).
- *  BM_ewyk_rx_segment       in-order 1448-byte segments (1500-byte MTU)
- *                           into an established connection, delivered
+ *  BM_ewyk_rx_segment       in-order full-sized segments (1460 bytes:
+ *                           1500-byte MTU, MSS 1460, no timestamps) into
+ *                           an established connection, delivered
  *                           zero-copy to the application (which consumes
- *                           them), delayed ACKs (one per two segments).
+ *                           them), delayed ACKs (one per two full-sized
+ *                           segments, counter acks_per_segment).
  *                           items = segments.
  *  BM_ewyk_tx_64k           the application sends 64 KiB (32 mbufs of 2 KiB,
  *                           allocated in the timed region); TCP cuts it
- *                           into 1448-byte segments referencing them
+ *                           into 1460-byte segments referencing them
  *                           (indirect mbufs) with software checksums; the
  *                           peer ACKs what is in flight until all of it is
  *                           acknowledged. bytes/s of payload.
@@ -37,8 +39,10 @@
  *
  *  BM_kernel_conn_lifetime  connect (nonblocking) + accept + close of both
  *                           ends, over a veth pair (1500-byte MTU, TSO,
- *                           GSO, GRO and checksum offload off) between this
- *                           namespace and a network namespace of its own.
+ *                           GSO, GRO and checksum offload off, timestamps
+ *                           off: 1460-byte segments, as ewyk's) between
+ *                           this namespace and a network namespace of its
+ *                           own.
  *  BM_kernel_veth_64k       write 64 KiB into a TCP socket and read it at
  *                           the other end, over the same veth pair.
  *  BM_kernel_loopback_64k   the same over 127.0.0.1 (64 KiB MTU).
@@ -83,7 +87,7 @@ namespace {
 constexpr uint32_t kLocal = RTE_IPV4(10, 0, 0, 1);
 constexpr uint32_t kPeer = RTE_IPV4(10, 0, 0, 2);
 constexpr uint16_t kPort = 80;
-constexpr uint16_t kMss = 1448;
+constexpr uint16_t kMss = 1460; /* full-sized: MSS 1460, no timestamps */
 constexpr unsigned int kBurst = 32;
 constexpr unsigned int kConnBatch = 256;
 constexpr unsigned int kSegBatch = 256;
