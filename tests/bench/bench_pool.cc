@@ -6,13 +6,16 @@
  *  BM_rte_mempool/threads:{1,2}    rte_mempool_get/put, cache 256, default
  *                                  (ring_mp_mc) ops
  *  BM_mutex_deque/threads:{1,2}    std::mutex + std::deque (LIFO)
+ *  BM_spinlock_array/threads:{1,2} rte_spinlock + an array used as a stack
+ *                                  (LIFO): what a DPDK user would write
  *  BM_ewyk_pool_nocache/threads:{1,2}  the shared CAS array alone
  *
  * One iteration: acquire one object, 16 rounds of work on it that the
  * compiler cannot fold (JMH's Blackhole.consumeCPU recurrence, seeded from
  * and written back to the object), release it.
  *
- *  BM_*_cross/threads:2            each thread acquires, works, and hands
+ *  BM_*_cross/threads:2            (ewyk_pool, rte_mempool, mutex_deque,
+ *                                  spinlock_array) each thread acquires, works, and hands
  *                                  the object to the other thread, which
  *                                  releases it (a cross-lcore free)
  *  BM_mempool_bulk32/<ops>/cache:<n>/threads:{1,2}
@@ -51,8 +54,11 @@
 #include <rte_mempool.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include <ewyk_pool.h>
+
+#include "bench_common.h"
 
 namespace {
 
@@ -69,6 +75,13 @@ struct rte_mempool *g_mp;
 std::mutex g_mtx;
 std::deque<void *> g_dq;
 void *g_dq_mem;
+/* rte_spinlock + array (a LIFO stack of free objects) */
+struct {
+	rte_spinlock_t lock;
+	unsigned int top;
+	void *obj[kCap];
+} g_sa;
+void *g_sa_mem;
 struct rte_ring *g_inbox[2];
 
 /* JMH Blackhole.consumeCPU's recurrence on the object's first word. */
@@ -243,6 +256,45 @@ BM_mutex_deque(benchmark::State &state)
 	report(state, t0, static_cast<double>(state.iterations()));
 }
 
+void *
+sa_get()
+{
+	void *o = nullptr;
+
+	rte_spinlock_lock(&g_sa.lock);
+	if (g_sa.top > 0)
+		o = g_sa.obj[--g_sa.top];
+	rte_spinlock_unlock(&g_sa.lock);
+	return o;
+}
+
+void
+sa_put(void *o)
+{
+	rte_spinlock_lock(&g_sa.lock);
+	g_sa.obj[g_sa.top++] = o;
+	rte_spinlock_unlock(&g_sa.lock);
+}
+
+void
+BM_spinlock_array(benchmark::State &state)
+{
+	ThreadCtx ctx(state);
+
+	T0 t0;
+	for (auto _ : state) {
+		void *o = sa_get();
+
+		if (o == nullptr) {
+			state.SkipWithError("array exhausted");
+			break;
+		}
+		work(o);
+		sa_put(o);
+	}
+	report(state, t0, static_cast<double>(state.iterations()));
+}
+
 /* Reusable two-thread barrier (sense by generation). */
 std::atomic<unsigned> g_bar_count{0};
 std::atomic<unsigned> g_bar_gen{0};
@@ -340,6 +392,12 @@ BM_mutex_deque_cross(benchmark::State &state)
 	run_cross(state, dq_get, dq_put);
 }
 
+void
+BM_spinlock_array_cross(benchmark::State &state)
+{
+	run_cross(state, sa_get, sa_put);
+}
+
 /* The mempool driver: get_bulk/put_bulk of 32 through rte_mempool. */
 void
 BM_mempool_bulk32(benchmark::State &state, struct rte_mempool *mp)
@@ -408,12 +466,15 @@ setup()
 		nullptr, nullptr, nullptr, nullptr, SOCKET_ID_ANY, 0);
 	g_dq_mem = rte_zmalloc("bench_dq", (size_t)kCap * kObjSize,
 		RTE_CACHE_LINE_SIZE);
+	g_sa_mem = rte_zmalloc("bench_sa", (size_t)kCap * kObjSize,
+		RTE_CACHE_LINE_SIZE);
 	g_inbox[0] = rte_ring_create("bench_in0", 1024, SOCKET_ID_ANY,
 		RING_F_SP_ENQ | RING_F_SC_DEQ);
 	g_inbox[1] = rte_ring_create("bench_in1", 1024, SOCKET_ID_ANY,
 		RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (g_ewyk == nullptr || g_ewyk_nocache == nullptr || g_mp == nullptr ||
-			g_dq_mem == nullptr || g_inbox[0] == nullptr ||
+			g_dq_mem == nullptr || g_sa_mem == nullptr ||
+			g_inbox[0] == nullptr ||
 			g_inbox[1] == nullptr) {
 		fprintf(stderr, "setup failed: %s\n", rte_strerror(rte_errno));
 		return -1;
@@ -421,12 +482,18 @@ setup()
 	p = static_cast<char *>(g_dq_mem);
 	for (unsigned i = 0; i < kCap; i++)
 		g_dq.push_back(p + (size_t)i * kObjSize);
+	rte_spinlock_init(&g_sa.lock);
+	p = static_cast<char *>(g_sa_mem);
+	for (unsigned i = 0; i < kCap; i++)
+		g_sa.obj[g_sa.top++] = p + (size_t)i * kObjSize;
 
 	benchmark::RegisterBenchmark("BM_ewyk_pool", BM_ewyk_pool)
 		->Threads(1)->Threads(2);
 	benchmark::RegisterBenchmark("BM_rte_mempool", BM_rte_mempool)
 		->Threads(1)->Threads(2);
 	benchmark::RegisterBenchmark("BM_mutex_deque", BM_mutex_deque)
+		->Threads(1)->Threads(2);
+	benchmark::RegisterBenchmark("BM_spinlock_array", BM_spinlock_array)
 		->Threads(1)->Threads(2);
 	benchmark::RegisterBenchmark("BM_ewyk_pool_nocache",
 		BM_ewyk_pool_nocache)->Threads(1)->Threads(2);
@@ -436,6 +503,8 @@ setup()
 		BM_rte_mempool_cross)->Threads(2);
 	benchmark::RegisterBenchmark("BM_mutex_deque_cross",
 		BM_mutex_deque_cross)->Threads(2);
+	benchmark::RegisterBenchmark("BM_spinlock_array_cross",
+		BM_spinlock_array_cross)->Threads(2);
 	for (const char *o : ops) {
 		for (unsigned c : caches) {
 			std::string name = std::string("bench_") + o + "_" +
@@ -461,28 +530,9 @@ setup()
 int
 main(int argc, char **argv)
 {
-	char prefix[64];
-	std::vector<char *> eal;
-
-	snprintf(prefix, sizeof(prefix), "--file-prefix=bench-pool-%d",
-		(int)getpid());
-	eal.push_back(argv[0]);
-	for (const char *a : { "-l", "0", "--no-huge", "-m", "512",
-			"--no-pci", "--no-shconf", "--no-telemetry",
-			"--log-level=lib.eal:error" })
-		eal.push_back(const_cast<char *>(a));
-	eal.push_back(prefix);
-	if (rte_eal_init(static_cast<int>(eal.size()), eal.data()) < 0) {
-		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
+	if (ewyk_bench::eal_init(argv[0], "pool", { "-l", "0" }, 512) < 0)
 		return 1;
-	}
 	if (setup() < 0)
 		return 1;
-	benchmark::Initialize(&argc, argv);
-	if (benchmark::ReportUnrecognizedArguments(argc, argv))
-		return 1;
-	benchmark::RunSpecifiedBenchmarks();
-	benchmark::Shutdown();
-	rte_eal_cleanup();
-	return 0;
+	return ewyk_bench::run(argc, argv);
 }

@@ -55,6 +55,8 @@
 
 #include <ewyk_strategy.h>
 
+#include "bench_common.h"
+
 namespace {
 
 constexpr unsigned int DATA_BYTES = 2048;   /* "a few KB" parsed per task */
@@ -369,6 +371,16 @@ run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 	state.counters["rejected"] = (double)b->rejected;
 	state.counters["homecomings"] = (double)st.homecomings;
 
+	/* sanity: every task ran exactly once; the ring is never full */
+	uint64_t ran = 0;
+
+	for (i = 0; i < NSESSIONS; i++)
+		ran += b->sessions[i].n;
+	if (b->rejected != 0)
+		state.SkipWithError("tasks rejected (the ring cannot fill)");
+	else if (ran != items)
+		state.SkipWithError("tasks run != tasks produced");
+
 	ewyk_producer_free(p);
 	ewyk_strategy_free(s);
 	ewyk_executor_free(ex);
@@ -404,21 +416,11 @@ main(int argc, char **argv)
 	const char *lcores = getenv("EWYK_BENCH_LCORES");
 	std::string lopt = std::string("--lcores=") +
 		(lcores != nullptr ? lcores : "0@0,1@1,2@1");
-	std::string prefix = "--file-prefix=ewyk-bench-strategy-" +
-		std::to_string(getpid());
-	std::vector<char *> eal = {
-		argv[0], (char *)lopt.c_str(), (char *)"--no-huge",
-		(char *)"-m", (char *)"512", (char *)"--no-pci",
-		(char *)"--no-shconf", (char *)"--no-telemetry",
-		(char *)"--log-level=lib.eal:error", (char *)prefix.c_str(),
-	};
 	int cpu[RTE_MAX_LCORE];
 	unsigned int lc;
 
-	if (rte_eal_init((int)eal.size(), eal.data()) < 0) {
-		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
+	if (ewyk_bench::eal_init(argv[0], "strategy", { lopt }, 512) < 0)
 		return 1;
-	}
 	if (rte_lcore_count() < 2) {
 		fprintf(stderr, "bench_strategy needs >= 2 lcores\n");
 		return 1;
@@ -443,11 +445,5 @@ main(int argc, char **argv)
 			(std::string("BM_strategy_mixed/") + m.name).c_str(),
 			run, m.kind, 1)->Unit(benchmark::kMillisecond);
 	}
-	benchmark::Initialize(&argc, argv);
-	if (benchmark::ReportUnrecognizedArguments(argc, argv))
-		return 1;
-	benchmark::RunSpecifiedBenchmarks();
-	benchmark::Shutdown();
-	rte_eal_cleanup();
-	return 0;
+	return ewyk_bench::run(argc, argv);
 }
