@@ -462,8 +462,8 @@ class TestSuite_tcp(TestSuite):
             r = self._client(tb, "many", EWYK_IP, ECHO_PORT, 100, 20000, 100,
                              timeout=150)
             assert r["ok"] == 100, r
-            s0 = app.telemetry("/ewyk/tcp/shard_stats,0")
-            s1 = app.telemetry("/ewyk/tcp/shard_stats,1")
+            s0 = app.telemetry("/ewyk/tcp/stats,0")
+            s1 = app.telemetry("/ewyk/tcp/stats,1")
             net = app.net_stats()
             assert s0["passive_opens"] > 0 and s1["passive_opens"] > 0, (s0, s1)
             assert s0["passive_opens"] + s1["passive_opens"] == 100
@@ -523,7 +523,7 @@ class TestSuite_tcp(TestSuite):
                   "state_established", "state_time_wait"):
             assert k in st, k
         assert st["seg_in"] > 0 and st["seg_out"] > 0
-        shard = self.app.telemetry("/ewyk/tcp/shard_stats,0")
+        shard = self.app.telemetry("/ewyk/tcp/stats,0")
         assert shard["seg_in"] == st["seg_in"]
         lc = self.app.telemetry("/ewyk/stats")["lcore_0"]
         assert lc["tcp_seg_in"] > 0 and "tcp_drops" in lc

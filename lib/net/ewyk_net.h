@@ -29,6 +29,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_byteorder.h>
@@ -49,52 +50,87 @@ extern "C" {
 #define EWYK_NET_BURST 32
 
 /**
- * Per-shard counters. Every drop has its own counter; names are given by
- * @ref ewyk_net_counter_name and are the keys used in telemetry.
+ * Per-shard counters, declared once. Each entry X(SYM, name, type, help)
+ * gives the enum value EWYK_NET_<SYM>, the name <name> (telemetry key,
+ * @ref ewyk_net_counter_name, Prometheus metric ewyk_net_<name>_total),
+ * its type (every one is a COUNTER: it only grows) and its help text.
+ * Every drop has its own counter.
  */
+#define EWYK_NET_COUNTERS(X) \
+	X(RX_PKTS, rx_pkts, COUNTER, "Frames received") \
+	X(RX_BYTES, rx_bytes, COUNTER, "Bytes received (frame length)") \
+	X(TX_PKTS, tx_pkts, COUNTER, "Frames handed to the PMD and accepted") \
+	X(TX_BYTES, tx_bytes, COUNTER, "Bytes accepted by the PMD") \
+	X(ARP_RX, arp_rx, COUNTER, "Valid ARP packets received") \
+	X(ARP_REPLY_TX, arp_reply_tx, COUNTER, \
+		"ARP replies sent for our addresses") \
+	X(ARP_REQ_TX, arp_req_tx, COUNTER, \
+		"ARP requests sent (resolution, gratuitous)") \
+	X(ARP_LEARNT, arp_learnt, COUNTER, \
+		"ARP cache entries created or refreshed") \
+	X(ICMP_ECHO_RX, icmp_echo_rx, COUNTER, "Echo requests answered") \
+	X(IP_OPTIONS, ip_options, COUNTER, \
+		"IPv4 packets with options (skipped, not dropped)") \
+	X(L4_DELIVERED, l4_delivered, COUNTER, \
+		"IPv4 payloads handed to an L4 handler") \
+	X(INBOX_RX, inbox_rx, COUNTER, "Frames taken from this shard's inbox") \
+	/* drops, one reason each */ \
+	X(DROP_RUNT, drop_runt, COUNTER, \
+		"Frame shorter than an Ethernet header") \
+	X(DROP_NOT_OURS, drop_not_ours, COUNTER, "Unicast to another MAC") \
+	X(DROP_MULTICAST, drop_multicast, COUNTER, \
+		"Multicast (non-broadcast) destination") \
+	X(DROP_VLAN, drop_vlan, COUNTER, \
+		"VLAN tag not configured on the port") \
+	X(DROP_ETHERTYPE, drop_ethertype, COUNTER, \
+		"EtherType we do not speak (IPv6, LLDP...)") \
+	X(DROP_ARP_MALFORMED, drop_arp_malformed, COUNTER, \
+		"Truncated ARP, wrong hw/proto type or sizes") \
+	X(DROP_ARP_NOT_OURS, drop_arp_not_ours, COUNTER, \
+		"ARP request for another host's address") \
+	X(DROP_ARP_OP, drop_arp_op, COUNTER, \
+		"ARP opcode other than request/reply") \
+	X(DROP_IP_TRUNCATED, drop_ip_truncated, COUNTER, \
+		"Shorter than a minimal IPv4 header") \
+	X(DROP_IP_VERSION, drop_ip_version, COUNTER, "Version field not 4") \
+	X(DROP_IP_IHL, drop_ip_ihl, COUNTER, \
+		"IHL below 5 or header beyond the frame") \
+	X(DROP_IP_LEN, drop_ip_len, COUNTER, \
+		"Total length beyond the frame or below IHL") \
+	X(DROP_IP_CKSUM, drop_ip_cksum, COUNTER, "Bad IPv4 header checksum") \
+	X(DROP_IP_TTL, drop_ip_ttl, COUNTER, "TTL zero") \
+	X(DROP_IP_FRAG, drop_ip_frag, COUNTER, "Fragment (no reassembly yet)") \
+	X(DROP_IP_NOT_OURS, drop_ip_not_ours, COUNTER, \
+		"Destination not one of our addresses") \
+	X(DROP_IP_SRC, drop_ip_src, COUNTER, \
+		"Source is broadcast, multicast or zero") \
+	X(DROP_IP_PROTO, drop_ip_proto, COUNTER, \
+		"No handler for the protocol") \
+	X(DROP_ICMP_TRUNCATED, drop_icmp_truncated, COUNTER, \
+		"ICMP shorter than its header") \
+	X(DROP_ICMP_CKSUM, drop_icmp_cksum, COUNTER, "Bad ICMP checksum") \
+	X(DROP_ICMP_TYPE, drop_icmp_type, COUNTER, \
+		"ICMP type we do not answer") \
+	X(DROP_NO_ROUTE, drop_no_route, COUNTER, \
+		"No port's subnet holds the destination") \
+	X(DROP_ARP_QUEUE, drop_arp_queue, COUNTER, \
+		"Waiting-for-ARP queue full") \
+	X(DROP_ARP_UNRESOLVED, drop_arp_unresolved, COUNTER, \
+		"ARP never answered: queued frames freed") \
+	X(DROP_NO_MBUF, drop_no_mbuf, COUNTER, \
+		"Mbuf pool empty when building a frame") \
+	X(DROP_TX_FULL, drop_tx_full, COUNTER, "PMD TX queue full") \
+	X(DROP_INBOX_FULL, drop_inbox_full, COUNTER, \
+		"Another shard's inbox full") \
+	X(DROP_TOO_BIG, drop_too_big, COUNTER, \
+		"Frame to send larger than the MTU")
+
+/** Per-shard counters: one per entry of EWYK_NET_COUNTERS, in its order. */
 enum ewyk_net_counter {
-	EWYK_NET_RX_PKTS,        /**< frames received */
-	EWYK_NET_RX_BYTES,       /**< bytes received (frame length) */
-	EWYK_NET_TX_PKTS,        /**< frames handed to the PMD and accepted */
-	EWYK_NET_TX_BYTES,       /**< bytes accepted by the PMD */
-	EWYK_NET_ARP_RX,         /**< valid ARP packets received */
-	EWYK_NET_ARP_REPLY_TX,   /**< ARP replies sent for our addresses */
-	EWYK_NET_ARP_REQ_TX,     /**< ARP requests sent (resolution, gratuitous) */
-	EWYK_NET_ARP_LEARNT,     /**< ARP cache entries created or refreshed */
-	EWYK_NET_ICMP_ECHO_RX,   /**< echo requests answered */
-	EWYK_NET_IP_OPTIONS,     /**< IPv4 packets with options (skipped, not dropped) */
-	EWYK_NET_L4_DELIVERED,   /**< IPv4 payloads handed to an L4 handler */
-	EWYK_NET_INBOX_RX,       /**< frames taken from this shard's inbox */
-	/* drops, one reason each */
-	EWYK_NET_DROP_RUNT,          /**< frame shorter than an Ethernet header */
-	EWYK_NET_DROP_NOT_OURS,      /**< unicast to another MAC */
-	EWYK_NET_DROP_MULTICAST,     /**< multicast (non-broadcast) destination */
-	EWYK_NET_DROP_VLAN,          /**< VLAN tag not configured on the port */
-	EWYK_NET_DROP_ETHERTYPE,     /**< EtherType we do not speak (IPv6, LLDP...) */
-	EWYK_NET_DROP_ARP_MALFORMED, /**< truncated ARP, wrong hw/proto type or sizes */
-	EWYK_NET_DROP_ARP_NOT_OURS,  /**< ARP request for another host's address */
-	EWYK_NET_DROP_ARP_OP,        /**< ARP opcode other than request/reply */
-	EWYK_NET_DROP_IP_TRUNCATED,  /**< shorter than a minimal IPv4 header */
-	EWYK_NET_DROP_IP_VERSION,    /**< version field not 4 */
-	EWYK_NET_DROP_IP_IHL,        /**< IHL below 5 or header beyond the frame */
-	EWYK_NET_DROP_IP_LEN,        /**< total length beyond the frame or below IHL */
-	EWYK_NET_DROP_IP_CKSUM,      /**< bad IPv4 header checksum */
-	EWYK_NET_DROP_IP_TTL,        /**< TTL zero */
-	EWYK_NET_DROP_IP_FRAG,       /**< fragment (no reassembly yet) */
-	EWYK_NET_DROP_IP_NOT_OURS,   /**< destination not one of our addresses */
-	EWYK_NET_DROP_IP_SRC,        /**< source is broadcast, multicast or zero */
-	EWYK_NET_DROP_IP_PROTO,      /**< no handler for the protocol */
-	EWYK_NET_DROP_ICMP_TRUNCATED, /**< ICMP shorter than its header */
-	EWYK_NET_DROP_ICMP_CKSUM,    /**< bad ICMP checksum */
-	EWYK_NET_DROP_ICMP_TYPE,     /**< ICMP type we do not answer */
-	EWYK_NET_DROP_NO_ROUTE,      /**< no port's subnet holds the destination */
-	EWYK_NET_DROP_ARP_QUEUE,     /**< waiting-for-ARP queue full */
-	EWYK_NET_DROP_ARP_UNRESOLVED, /**< ARP never answered: queued frames freed */
-	EWYK_NET_DROP_NO_MBUF,       /**< mbuf pool empty when building a frame */
-	EWYK_NET_DROP_TX_FULL,       /**< PMD TX queue full */
-	EWYK_NET_DROP_INBOX_FULL,    /**< another shard's inbox full */
-	EWYK_NET_DROP_TOO_BIG,       /**< frame to send larger than the MTU */
-	EWYK_NET_COUNTER_MAX         /**< number of counters */
+#define EWYK_NET_COUNTER_ENUM(sym, name, type, help) EWYK_NET_ ## sym,
+	EWYK_NET_COUNTERS(EWYK_NET_COUNTER_ENUM)
+#undef EWYK_NET_COUNTER_ENUM
+	EWYK_NET_COUNTER_MAX /**< number of counters */
 };
 
 /** First drop counter; every counter from here on is a drop reason. */
@@ -381,6 +417,23 @@ ewyk_net_counter_sum(const struct ewyk_net *net, enum ewyk_net_counter c);
  */
 const char *
 ewyk_net_counter_name(enum ewyk_net_counter c);
+
+/**
+ * Write the counters of every shard as Prometheus text exposition (format
+ * 0.0.4): metric ewyk_net_<name>_total, one sample per shard labelled
+ * shard="<id>". For an HTTP /metrics page.
+ *
+ * @param buf
+ *   Output; may be NULL when @p size is 0, to learn the length needed.
+ * @param size
+ *   Size of @p buf. The text is NUL-terminated when @p size > 0, and
+ *   truncated when it does not fit, as with snprintf().
+ * @return
+ *   Length of the whole text (without the NUL), fitting or not;
+ *   -ENOMEM.
+ */
+int
+ewyk_net_prometheus(char *buf, size_t size);
 
 /**
  * Look up the ARP cache of a shard.

@@ -41,6 +41,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_byteorder.h>
@@ -78,71 +79,119 @@ enum ewyk_tcp_state {
 };
 
 /**
- * Per-shard counters. Every dropped segment increments exactly one
- * EWYK_TCP_DROP_* counter. Names (telemetry keys) come from
- * @ref ewyk_tcp_counter_name.
+ * Per-shard counters, declared once. Each entry X(SYM, name, type, help)
+ * gives the enum value EWYK_TCP_<SYM>, the name <name> (telemetry key,
+ * @ref ewyk_tcp_counter_name, Prometheus metric ewyk_tcp_<name>_total),
+ * its type (every one is a COUNTER: it only grows) and its help text.
+ * Every dropped segment increments exactly one EWYK_TCP_DROP_* counter.
  */
+#define EWYK_TCP_COUNTERS(X) \
+	X(SEG_IN, seg_in, COUNTER, "Segments received (valid or not)") \
+	X(SEG_OUT, seg_out, COUNTER, "Segments sent") \
+	X(BYTES_IN, bytes_in, COUNTER, "Payload bytes accepted in order") \
+	X(BYTES_OUT, bytes_out, COUNTER, \
+		"Payload bytes sent (retransmissions included)") \
+	X(RETRANS_SEGS, retrans_segs, COUNTER, \
+		"Segments retransmitted (any reason)") \
+	X(RETRANS_BYTES, retrans_bytes, COUNTER, \
+		"Payload bytes retransmitted") \
+	X(FAST_RETRANS, fast_retrans, COUNTER, \
+		"Fast retransmits (entries into recovery)") \
+	X(SACK_RETRANS, sack_retrans, COUNTER, \
+		"Holes retransmitted as chosen by SACK") \
+	X(PARTIAL_ACKS, partial_acks, COUNTER, "NewReno partial ACKs") \
+	X(LOST_RETRANS, lost_retrans, COUNTER, \
+		"Retransmissions found lost and sent again") \
+	X(RTO, rto, COUNTER, "Retransmission timeouts") \
+	X(TLP_PROBES, tlp_probes, COUNTER, \
+		"Tail loss probes sent (RFC 8985 section 7)") \
+	X(SYN_RETRANS, syn_retrans, COUNTER, "SYN or SYN-ACK retransmissions") \
+	X(DUPACKS_IN, dupacks_in, COUNTER, "Duplicate ACKs received") \
+	X(SACK_BLOCKS_IN, sack_blocks_in, COUNTER, \
+		"Valid SACK blocks received") \
+	X(SACK_BLOCKS_OUT, sack_blocks_out, COUNTER, "SACK blocks sent") \
+	X(OOO_QUEUED, ooo_queued, COUNTER, "Out-of-order segments queued") \
+	X(PERSIST_PROBES, persist_probes, COUNTER, "Zero-window probes sent") \
+	X(KEEPALIVE_PROBES, keepalive_probes, COUNTER, \
+		"Keep-alive probes sent") \
+	X(DELAYED_ACKS, delayed_acks, COUNTER, \
+		"ACKs sent by the delayed-ACK timer") \
+	X(QUICK_ACKS, quick_acks, COUNTER, \
+		"ACKs sent at once (every 2nd segment, OOO, FIN, ...)") \
+	X(WINDOW_UPDATES, window_updates, COUNTER, "Pure window updates sent") \
+	X(CHALLENGE_ACKS, challenge_acks, COUNTER, \
+		"RFC 5961 challenge ACKs sent") \
+	X(CHALLENGE_LIMITED, challenge_limited, COUNTER, \
+		"Challenge ACKs not sent: over the rate limit") \
+	X(RST_IN, rst_in, COUNTER, \
+		"Acceptable RSTs received (connection reset)") \
+	X(RST_OUT, rst_out, COUNTER, "RSTs sent") \
+	X(SYNCOOKIES_SENT, syncookies_sent, COUNTER, \
+		"SYN-ACKs carrying a cookie") \
+	X(SYNCOOKIES_OK, syncookies_ok, COUNTER, \
+		"Connections created from a valid cookie") \
+	X(PASSIVE_OPENS, passive_opens, COUNTER, \
+		"SYNs accepted by a listener") \
+	X(ACTIVE_OPENS, active_opens, COUNTER, "Connects started") \
+	X(ESTABLISHED_CONNS, established, COUNTER, \
+		"Connections that reached ESTABLISHED") \
+	X(CONN_CLOSED, conn_closed, COUNTER, \
+		"Connections freed after an orderly close") \
+	X(CONN_RESET, conn_reset, COUNTER, "Connections reset by the peer") \
+	X(CONN_ABORTED, conn_aborted, COUNTER, \
+		"Connections aborted by the application") \
+	X(CONN_TIMEOUT, conn_timeout, COUNTER, \
+		"Connections dropped after too many retries") \
+	X(TW_REUSE, tw_reuse, COUNTER, \
+		"TIME_WAIT connections reused by a new SYN") \
+	X(TW_OVERFLOW, tw_overflow, COUNTER, \
+		"Connections closed without TIME_WAIT (max_time_wait)") \
+	X(SEND_REFUSED, send_refused, COUNTER, \
+		"Ewyk_tcp_send refused for lack of space") \
+	/* drops, one reason each */ \
+	X(DROP_SHORT, drop_short, COUNTER, "Shorter than a TCP header") \
+	X(DROP_DOFF, drop_doff, COUNTER, \
+		"Data offset < 5 or beyond the segment") \
+	X(DROP_CKSUM, drop_cksum, COUNTER, "Bad checksum") \
+	X(DROP_OPTIONS, drop_options, COUNTER, \
+		"Malformed or truncated options") \
+	X(DROP_FLAGS, drop_flags, COUNTER, \
+		"Flag combination that makes no sense") \
+	X(DROP_PORT, drop_port, COUNTER, "Source or destination port zero") \
+	X(DROP_NO_LISTENER, drop_no_listener, COUNTER, \
+		"No connection or listener (RST sent)") \
+	X(DROP_OUT_OF_WINDOW, drop_out_of_window, COUNTER, \
+		"Sequence not acceptable (ACK sent)") \
+	X(DROP_PAWS, drop_paws, COUNTER, "Rejected by PAWS (ACK sent)") \
+	X(DROP_BAD_ACK, drop_bad_ack, COUNTER, \
+		"ACK of unsent data or too old") \
+	X(DROP_NO_ACK, drop_no_ack, COUNTER, \
+		"No ACK flag in a synchronized state") \
+	X(DROP_RST, drop_rst, COUNTER, \
+		"RST not exactly at RCV.NXT, or unacceptable") \
+	X(DROP_SYN, drop_syn, COUNTER, \
+		"SYN in a synchronized state (challenged)") \
+	X(DROP_STATE, drop_state, COUNTER, \
+		"Nothing to do with it in this state") \
+	X(DROP_OOO_FULL, drop_ooo_full, COUNTER, "Out-of-order queue full") \
+	X(DROP_BACKLOG, drop_backlog, COUNTER, \
+		"SYN dropped: backlog full, no cookies") \
+	X(DROP_COOKIE, drop_cookie, COUNTER, \
+		"ACK with an invalid or stale cookie") \
+	X(DROP_NO_CONN_MEM, drop_no_conn_mem, COUNTER, \
+		"Connection pool empty") \
+	X(DROP_NO_MBUF, drop_no_mbuf, COUNTER, \
+		"Mbuf pool empty when building a segment") \
+	X(DROP_STEERED, drop_steered, COUNTER, \
+		"Belongs to another shard that cannot be reached (no such " \
+		"shard, no headroom); a full inbox is lib/net's drop_inbox_full")
+
+/** Per-shard counters: one per entry of EWYK_TCP_COUNTERS, in its order. */
 enum ewyk_tcp_counter {
-	EWYK_TCP_SEG_IN,            /**< segments received (valid or not) */
-	EWYK_TCP_SEG_OUT,           /**< segments sent */
-	EWYK_TCP_BYTES_IN,          /**< payload bytes accepted in order */
-	EWYK_TCP_BYTES_OUT,         /**< payload bytes sent (retransmissions included) */
-	EWYK_TCP_RETRANS_SEGS,      /**< segments retransmitted (any reason) */
-	EWYK_TCP_RETRANS_BYTES,     /**< payload bytes retransmitted */
-	EWYK_TCP_FAST_RETRANS,      /**< fast retransmits (entries into recovery) */
-	EWYK_TCP_SACK_RETRANS,      /**< holes retransmitted as chosen by SACK */
-	EWYK_TCP_PARTIAL_ACKS,      /**< NewReno partial ACKs */
-	EWYK_TCP_LOST_RETRANS,      /**< retransmissions found lost and sent again */
-	EWYK_TCP_RTO,               /**< retransmission timeouts */
-	EWYK_TCP_TLP_PROBES,        /**< tail loss probes sent (RFC 8985 section 7) */
-	EWYK_TCP_SYN_RETRANS,       /**< SYN or SYN-ACK retransmissions */
-	EWYK_TCP_DUPACKS_IN,        /**< duplicate ACKs received */
-	EWYK_TCP_SACK_BLOCKS_IN,    /**< valid SACK blocks received */
-	EWYK_TCP_SACK_BLOCKS_OUT,   /**< SACK blocks sent */
-	EWYK_TCP_OOO_QUEUED,        /**< out-of-order segments queued */
-	EWYK_TCP_PERSIST_PROBES,    /**< zero-window probes sent */
-	EWYK_TCP_KEEPALIVE_PROBES,  /**< keep-alive probes sent */
-	EWYK_TCP_DELAYED_ACKS,      /**< ACKs sent by the delayed-ACK timer */
-	EWYK_TCP_QUICK_ACKS,        /**< ACKs sent at once (every 2nd segment, OOO, FIN, ...) */
-	EWYK_TCP_WINDOW_UPDATES,    /**< pure window updates sent */
-	EWYK_TCP_CHALLENGE_ACKS,    /**< RFC 5961 challenge ACKs sent */
-	EWYK_TCP_CHALLENGE_LIMITED, /**< challenge ACKs not sent: over the rate limit */
-	EWYK_TCP_RST_IN,            /**< acceptable RSTs received (connection reset) */
-	EWYK_TCP_RST_OUT,           /**< RSTs sent */
-	EWYK_TCP_SYNCOOKIES_SENT,   /**< SYN-ACKs carrying a cookie */
-	EWYK_TCP_SYNCOOKIES_OK,     /**< connections created from a valid cookie */
-	EWYK_TCP_PASSIVE_OPENS,     /**< SYNs accepted by a listener */
-	EWYK_TCP_ACTIVE_OPENS,      /**< connects started */
-	EWYK_TCP_ESTABLISHED_CONNS, /**< connections that reached ESTABLISHED */
-	EWYK_TCP_CONN_CLOSED,       /**< connections freed after an orderly close */
-	EWYK_TCP_CONN_RESET,        /**< connections reset by the peer */
-	EWYK_TCP_CONN_ABORTED,      /**< connections aborted by the application */
-	EWYK_TCP_CONN_TIMEOUT,      /**< connections dropped after too many retries */
-	EWYK_TCP_TW_REUSE,          /**< TIME_WAIT connections reused by a new SYN */
-	EWYK_TCP_TW_OVERFLOW,       /**< connections closed without TIME_WAIT (max_time_wait) */
-	EWYK_TCP_SEND_REFUSED,      /**< ewyk_tcp_send refused for lack of space */
-	/* drops, one reason each */
-	EWYK_TCP_DROP_SHORT,        /**< shorter than a TCP header */
-	EWYK_TCP_DROP_DOFF,         /**< data offset < 5 or beyond the segment */
-	EWYK_TCP_DROP_CKSUM,        /**< bad checksum */
-	EWYK_TCP_DROP_OPTIONS,      /**< malformed or truncated options */
-	EWYK_TCP_DROP_FLAGS,        /**< flag combination that makes no sense */
-	EWYK_TCP_DROP_PORT,         /**< source or destination port zero */
-	EWYK_TCP_DROP_NO_LISTENER,  /**< no connection or listener (RST sent) */
-	EWYK_TCP_DROP_OUT_OF_WINDOW, /**< sequence not acceptable (ACK sent) */
-	EWYK_TCP_DROP_PAWS,         /**< rejected by PAWS (ACK sent) */
-	EWYK_TCP_DROP_BAD_ACK,      /**< ACK of unsent data or too old */
-	EWYK_TCP_DROP_NO_ACK,       /**< no ACK flag in a synchronized state */
-	EWYK_TCP_DROP_RST,          /**< RST not exactly at RCV.NXT, or unacceptable */
-	EWYK_TCP_DROP_SYN,          /**< SYN in a synchronized state (challenged) */
-	EWYK_TCP_DROP_STATE,        /**< nothing to do with it in this state */
-	EWYK_TCP_DROP_OOO_FULL,     /**< out-of-order queue full */
-	EWYK_TCP_DROP_BACKLOG,      /**< SYN dropped: backlog full, no cookies */
-	EWYK_TCP_DROP_COOKIE,       /**< ACK with an invalid or stale cookie */
-	EWYK_TCP_DROP_NO_CONN_MEM,  /**< connection pool empty */
-	EWYK_TCP_DROP_NO_MBUF,      /**< mbuf pool empty when building a segment */
-	EWYK_TCP_DROP_STEERED,      /**< belongs to another shard that cannot be reached (no such shard, no headroom); a full inbox is lib/net's drop_inbox_full */
-	EWYK_TCP_COUNTER_MAX        /**< number of counters */
+#define EWYK_TCP_COUNTER_ENUM(sym, name, type, help) EWYK_TCP_ ## sym,
+	EWYK_TCP_COUNTERS(EWYK_TCP_COUNTER_ENUM)
+#undef EWYK_TCP_COUNTER_ENUM
+	EWYK_TCP_COUNTER_MAX /**< number of counters */
 };
 
 /** First drop counter; every counter from here on is a drop reason. */
@@ -585,6 +634,24 @@ ewyk_tcp_state_count(const struct ewyk_tcp *t, enum ewyk_tcp_state s);
  */
 const char *
 ewyk_tcp_counter_name(enum ewyk_tcp_counter c);
+
+/**
+ * Write the counters and connection states of every shard as Prometheus
+ * text exposition (format 0.0.4): ewyk_tcp_<name>_total for a counter,
+ * ewyk_tcp_state_<state> (a gauge) for a state from SYN-SENT on, one
+ * sample per shard labelled shard="<id>". For an HTTP /metrics page.
+ *
+ * @param buf
+ *   Output; may be NULL when @p size is 0, to learn the length needed.
+ * @param size
+ *   Size of @p buf. The text is NUL-terminated when @p size > 0, and
+ *   truncated when it does not fit, as with snprintf().
+ * @return
+ *   Length of the whole text (without the NUL), fitting or not;
+ *   -ENOMEM.
+ */
+int
+ewyk_tcp_prometheus(char *buf, size_t size);
 
 /**
  * @param s  state

@@ -414,7 +414,7 @@ void tcp_enter_time_wait(struct ewyk_tcp_conn *c);
 void tcp_keepalive_arm(struct ewyk_tcp_conn *c);
 
 /* tcp_stats.c */
-void tcp_registry_add(struct ewyk_tcp *t);
+int tcp_registry_add(struct ewyk_tcp *t);
 void tcp_registry_del(struct ewyk_tcp *t);
 int tcp_registry_check(uint16_t shard_id);
 
