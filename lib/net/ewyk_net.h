@@ -190,13 +190,17 @@ struct ewyk_net_shard;
 /**
  * L4 input handler. Called on the shard's lcore, in the RX pass.
  *
- * @param arg  the pointer given at registration
- * @param s    the shard the packet arrived on
- * @param m    the packet; data starts at the L4 header, pkt_len is exactly
- *             the L4 length (padding trimmed), l2_len/l3_len are set so
- *             the headers can still be read. The handler owns it and must
- *             free, keep or reuse it.
- * @param ip   IPv4 facts
+ * @param arg
+ *   the pointer given at registration
+ * @param s
+ *   the shard the packet arrived on
+ * @param m
+ *   the packet; data starts at the L4 header, pkt_len is exactly
+ *   the L4 length (padding trimmed), l2_len/l3_len are set so
+ *   the headers can still be read. The handler owns it and must
+ *   free, keep or reuse it.
+ * @param ip
+ *   IPv4 facts
  */
 typedef void (*ewyk_net_l4_input_t)(void *arg, struct ewyk_net_shard *s,
 		struct rte_mbuf *m, const struct ewyk_net_ip_info *ip);
@@ -205,15 +209,21 @@ typedef void (*ewyk_net_l4_input_t)(void *arg, struct ewyk_net_shard *s,
  * Create the network context. Call once after rte_eal_init, before adding
  * ports.
  *
- * @return the context, or NULL with rte_errno set: EINVAL (bad conf),
+ * @param conf
+ *   configuration (copied); zero fields take their defaults
+ * @return
+ *   the context, or NULL with rte_errno set: EINVAL (bad conf),
  *   ENOMEM.
  */
 struct ewyk_net *
 ewyk_net_create(const struct ewyk_net_conf *conf);
 
 /**
- * Stop the ports, free the shards and the context. Safe with NULL. No shard
- * may be polled any more.
+ * Stop the ports, free the shards and the context. No shard may be polled
+ * any more.
+ *
+ * @param net
+ *   context; NULL is a no-op
  */
 void
 ewyk_net_free(struct ewyk_net *net);
@@ -224,10 +234,14 @@ ewyk_net_free(struct ewyk_net *net);
  * advertised, the MTU. Ports are numbered by the order they are added (the
  * "port index" used in the rest of the API).
  *
- * @param net   context
- * @param conf  port configuration
- * @param info  filled with what the port ended up with (may be NULL)
- * @return the port index (>= 0), or a negative errno: -EINVAL (bad conf,
+ * @param net
+ *   context
+ * @param conf
+ *   port configuration
+ * @param info
+ *   filled with what the port ended up with (may be NULL)
+ * @return
+ *   the port index (>= 0), or a negative errno: -EINVAL (bad conf,
  *   unknown port, bad prefix), -ENOSPC (too many ports), -ENOTSUP (the PMD
  *   cannot give nb_shards queues), or the error of the failing ethdev call.
  */
@@ -235,29 +249,56 @@ int
 ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
 		struct ewyk_net_port_info *info);
 
-/** @return the number of ports added. */
+/**
+ * @param net
+ *   context
+ * @return
+ *   the number of ports added.
+ */
 uint16_t
 ewyk_net_nb_ports(const struct ewyk_net *net);
 
-/** @return the number of shards of the context. */
+/**
+ * @param net
+ *   context
+ * @return
+ *   the number of shards of the context.
+ */
 uint16_t
 ewyk_net_nb_shards(const struct ewyk_net *net);
 
 /**
- * @return the DPDK port id of port index @p port, or UINT16_MAX if there
+ * @param net
+ *   context
+ * @param port
+ *   port index
+ * @return
+ *   the DPDK port id of port index @p port, or UINT16_MAX if there
  *   is no such port.
  */
 uint16_t
 ewyk_net_port_id(const struct ewyk_net *net, uint16_t port);
 
-/** @return the IPv4 address (network order) of port index @p port, or 0. */
+/**
+ * @param net
+ *   context
+ * @param port
+ *   port index
+ * @return
+ *   the IPv4 address (network order) of port index @p port, or 0.
+ */
 rte_be32_t
 ewyk_net_port_ip(const struct ewyk_net *net, uint16_t port);
 
 /**
  * Find the port whose subnet holds @p dst.
  *
- * @return the port index, or -ENETUNREACH.
+ * @param net
+ *   context
+ * @param dst
+ *   destination address (network order)
+ * @return
+ *   the port index, or -ENETUNREACH.
  */
 int
 ewyk_net_route(const struct ewyk_net *net, rte_be32_t dst);
@@ -267,14 +308,21 @@ ewyk_net_route(const struct ewyk_net *net, rte_be32_t dst);
  * layer opening connections can compute which queue the return traffic of a
  * 4-tuple lands on (rte_softrss).
  *
- * @param len  set to the key length
- * @return the key
+ * @param len
+ *   set to the key length
+ * @return
+ *   the key
  */
 const uint8_t *
 ewyk_net_rss_key(uint8_t *len);
 
 /**
- * @return true if port index @p port spreads flows by RSS with
+ * @param net
+ *   context
+ * @param port
+ *   port index
+ * @return
+ *   true if port index @p port spreads flows by RSS with
  *   @ref ewyk_net_rss_key, false if the layer above must steer in software.
  */
 bool
@@ -284,30 +332,59 @@ ewyk_net_port_rss(const struct ewyk_net *net, uint16_t port);
  * Create shard @p shard_id (0..nb_shards-1) on NUMA node @p socket_id.
  * Called before launching the lcores, by any lcore.
  *
- * @param net        context
- * @param shard_id   index; also the RX/TX queue id on every port
- * @param socket_id  NUMA node for its memory (SOCKET_ID_ANY allowed)
- * @param tx_pool    mempool the shard builds its own frames from (ARP,
- *                   ICMP errors, the layer above's segments)
- * @return the shard, or NULL with rte_errno: EINVAL, EEXIST, ENOMEM.
+ * @param net
+ *   context
+ * @param shard_id
+ *   index; also the RX/TX queue id on every port
+ * @param socket_id
+ *   NUMA node for its memory (SOCKET_ID_ANY allowed)
+ * @param tx_pool
+ *   mempool the shard builds its own frames from (ARP,
+ *   ICMP errors, the layer above's segments)
+ * @return
+ *   the shard, or NULL with rte_errno: EINVAL, EEXIST (the shard
+ *   exists, or a shard of another context has this id: telemetry names
+ *   shards by id), ENOSPC (registry full), ENOMEM.
  */
 struct ewyk_net_shard *
 ewyk_net_shard_create(struct ewyk_net *net, uint16_t shard_id, int socket_id,
 		struct rte_mempool *tx_pool);
 
-/** @return shard @p shard_id of the context, or NULL. */
+/**
+ * @param net
+ *   context
+ * @param shard_id
+ *   shard index
+ * @return
+ *   shard @p shard_id of the context, or NULL.
+ */
 struct ewyk_net_shard *
 ewyk_net_shard_get(const struct ewyk_net *net, uint16_t shard_id);
 
-/** @return the index of shard @p s. */
+/**
+ * @param s
+ *   shard
+ * @return
+ *   the index of shard @p s.
+ */
 uint16_t
 ewyk_net_shard_id(const struct ewyk_net_shard *s);
 
-/** @return the context shard @p s belongs to. */
+/**
+ * @param s
+ *   shard
+ * @return
+ *   the context shard @p s belongs to.
+ */
 struct ewyk_net *
 ewyk_net_shard_net(const struct ewyk_net_shard *s);
 
-/** @return the mempool the shard builds frames from. */
+/**
+ * @param s
+ *   shard
+ * @return
+ *   the mempool the shard builds frames from.
+ */
 struct rte_mempool *
 ewyk_net_shard_pool(const struct ewyk_net_shard *s);
 
@@ -315,7 +392,16 @@ ewyk_net_shard_pool(const struct ewyk_net_shard *s);
  * Register the handler of an IP protocol on a shard. Replaces any earlier
  * one. Call before polling starts, or from the shard's own lcore.
  *
- * @return 0, or -EINVAL for ICMP (owned by the layer) or a NULL function.
+ * @param s
+ *   shard
+ * @param proto
+ *   IP protocol number (IPPROTO_TCP, IPPROTO_UDP, ...)
+ * @param fn
+ *   the handler
+ * @param arg
+ *   its first argument
+ * @return
+ *   0, or -EINVAL for ICMP (owned by the layer) or a NULL function.
  */
 int
 ewyk_net_l4_register(struct ewyk_net_shard *s, uint8_t proto,
@@ -326,9 +412,12 @@ ewyk_net_l4_register(struct ewyk_net_shard *s, uint8_t proto,
  * queue on every port and take each frame to completion, and do ARP
  * housekeeping (retries, give-ups) when due.
  *
- * @param s    shard (only its token holder may call this)
- * @param now  the loop's TSC reading
- * @return the number of frames taken (received + inbox)
+ * @param s
+ *   shard (only its token holder may call this)
+ * @param now
+ *   the loop's TSC reading
+ * @return
+ *   the number of frames taken (received + inbox)
  */
 uint16_t
 ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now);
@@ -337,6 +426,17 @@ ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now);
  * Process frames received on port index @p port by hand (as
  * @ref ewyk_net_poll does with what it pulls). Takes ownership of all of
  * them. For tests and for frames coming from elsewhere than a queue.
+ *
+ * @param s
+ *   shard (token holder only)
+ * @param port
+ *   port index the frames arrived on
+ * @param pkts
+ *   the frames, data at the Ethernet header
+ * @param n
+ *   number of frames
+ * @param now
+ *   the loop's TSC reading
  */
 void
 ewyk_net_input(struct ewyk_net_shard *s, uint16_t port,
@@ -350,14 +450,22 @@ ewyk_net_input(struct ewyk_net_shard *s, uint16_t port,
  * when the port offers it, else in software), resolves the next hop by ARP
  * (holding the frame while it resolves, bounded) and buffers it for TX.
  *
- * @param s         shard (token holder only)
- * @param m         packet, ownership passes in every case
- * @param port      port index to send through
- * @param src       source address (normally the port's)
- * @param dst       destination, on the port's subnet
- * @param proto     IP protocol
- * @param l4_cksum  fill the TCP/UDP checksum
- * @return 0 if buffered or held for ARP, or a negative errno with the
+ * @param s
+ *   shard (token holder only)
+ * @param m
+ *   packet, ownership passes in every case
+ * @param port
+ *   port index to send through
+ * @param src
+ *   source address (normally the port's)
+ * @param dst
+ *   destination, on the port's subnet
+ * @param proto
+ *   IP protocol
+ * @param l4_cksum
+ *   fill the TCP/UDP checksum
+ * @return
+ *   0 if buffered or held for ARP, or a negative errno with the
  *   frame freed and a drop counted: -EINVAL (bad port), -EMSGSIZE (larger
  *   than the MTU), -ENOBUFS (ARP queue full), -ENOMEM (headroom).
  */
@@ -369,7 +477,10 @@ ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
  * Hand all buffered frames of the shard to the PMDs. Frames the PMD does
  * not take are freed and counted (EWYK_NET_DROP_TX_FULL).
  *
- * @return the number of frames the PMDs accepted.
+ * @param s
+ *   shard (token holder only)
+ * @return
+ *   the number of frames the PMDs accepted.
  */
 uint16_t
 ewyk_net_tx_flush(struct ewyk_net_shard *s);
@@ -378,7 +489,10 @@ ewyk_net_tx_flush(struct ewyk_net_shard *s);
  * Send a gratuitous ARP request for the address of every port, so peers
  * and switches learn us. Done by shard 0 at start.
  *
- * @return the number of requests sent.
+ * @param s
+ *   shard (token holder only)
+ * @return
+ *   the number of requests sent.
  */
 int
 ewyk_net_announce(struct ewyk_net_shard *s);
@@ -386,12 +500,16 @@ ewyk_net_announce(struct ewyk_net_shard *s);
 /**
  * Put a frame in another shard's inbox. Callable from any lcore; the
  * target processes it in its next @ref ewyk_net_poll as if received on
- * @p port (with @p kind telling it where the frame came from).
+ * @p port, counted there as EWYK_NET_INBOX_RX (not again as received).
  *
- * @param target  the receiving shard
- * @param m       the frame (data at the Ethernet header); ownership passes
- * @param port    port index it arrived on
- * @return 0, or -ENOBUFS when the inbox is full (frame freed, counted on
+ * @param target
+ *   the receiving shard
+ * @param m
+ *   the frame (data at the Ethernet header); ownership passes
+ * @param port
+ *   port index it arrived on
+ * @return
+ *   0, or -ENOBUFS when the inbox is full (frame freed, counted on
  *   @p target as EWYK_NET_DROP_INBOX_FULL).
  */
 int
@@ -401,18 +519,35 @@ ewyk_net_shard_forward(struct ewyk_net_shard *target, struct rte_mbuf *m,
 /**
  * Read one counter of a shard. Callable from any thread (relaxed atomic
  * loads; the value is a snapshot).
+ *
+ * @param s
+ *   shard
+ * @param c
+ *   counter
+ * @return
+ *   its value; 0 for a NULL shard or an unknown counter.
  */
 uint64_t
 ewyk_net_counter_get(const struct ewyk_net_shard *s, enum ewyk_net_counter c);
 
 /**
  * Add up one counter over every shard of the context.
+ *
+ * @param net
+ *   context
+ * @param c
+ *   counter
+ * @return
+ *   the sum; 0 for a NULL context or an unknown counter.
  */
 uint64_t
 ewyk_net_counter_sum(const struct ewyk_net *net, enum ewyk_net_counter c);
 
 /**
- * @return the name of counter @p c ("rx_pkts", "drop_ip_cksum", ...), or
+ * @param c
+ *   counter
+ * @return
+ *   the name of counter @p c ("rx_pkts", "drop_ip_cksum", ...), or
  *   NULL when out of range.
  */
 const char *
@@ -438,10 +573,14 @@ ewyk_net_prometheus(char *buf, size_t size);
 /**
  * Look up the ARP cache of a shard.
  *
- * @param s    shard (token holder only)
- * @param ip   address
- * @param mac  filled when found
- * @return 0 when resolved, -ENOENT when unknown or still resolving.
+ * @param s
+ *   shard (token holder only)
+ * @param ip
+ *   address
+ * @param mac
+ *   filled when found
+ * @return
+ *   0 when resolved, -ENOENT when unknown or still resolving.
  */
 int
 ewyk_net_arp_lookup(struct ewyk_net_shard *s, rte_be32_t ip,
@@ -452,7 +591,16 @@ ewyk_net_arp_lookup(struct ewyk_net_shard *s, rte_be32_t ip,
  * data starting at the L4 header, pseudo-header included. Works on chained
  * mbufs.
  *
- * @return the checksum as it goes in the header (0 if the data is valid
+ * @param m
+ *   the segment, data at the L4 header, pkt_len its length
+ * @param src
+ *   IPv4 source address (network order)
+ * @param dst
+ *   IPv4 destination address (network order)
+ * @param proto
+ *   IPPROTO_TCP or IPPROTO_UDP
+ * @return
+ *   the checksum as it goes in the header (0 if the data is valid
  *   when checking a received segment whose checksum field is included).
  */
 uint16_t

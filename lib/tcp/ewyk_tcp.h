@@ -202,12 +202,18 @@ enum ewyk_tcp_counter {
  * (checksum left zero), with headroom for IPv4 and Ethernet. The function
  * owns the mbuf whatever it returns.
  *
- * @param arg   the pointer given in @ref ewyk_tcp_conf.output_arg
- * @param m     the segment
- * @param port  port index to send through
- * @param src   source address
- * @param dst   destination address
- * @return 0 or a negative errno (the segment is counted as sent either way;
+ * @param arg
+ *   the pointer given in @ref ewyk_tcp_conf.output_arg
+ * @param m
+ *   the segment
+ * @param port
+ *   port index to send through
+ * @param src
+ *   source address
+ * @param dst
+ *   destination address
+ * @return
+ *   0 or a negative errno (the segment is counted as sent either way;
  *   TCP recovers from a lost segment).
  */
 typedef int (*ewyk_tcp_output_t)(void *arg, struct rte_mbuf *m, uint16_t port,
@@ -329,8 +335,10 @@ struct ewyk_tcp_conn_info {
  * Create the TCP context of a shard. With @p conf->shard set, registers
  * its input function for IPPROTO_TCP on the shard.
  *
- * @param conf  configuration (copied)
- * @return the context, or NULL with rte_errno set: EINVAL (bad
+ * @param conf
+ *   configuration (copied)
+ * @return
+ *   the context, or NULL with rte_errno set: EINVAL (bad
  *   configuration: no shard and no output or tx_pool, bad sizes), ENOMEM,
  *   EEXIST (a context already registered under that shard id).
  */
@@ -342,7 +350,8 @@ ewyk_tcp_create(const struct ewyk_tcp_conf *conf);
  * callback), timers cancelled, memory returned. The shard must not be
  * polled by then.
  *
- * @param t  context; NULL is a no-op
+ * @param t
+ *   context; NULL is a no-op
  */
 void
 ewyk_tcp_free(struct ewyk_tcp *t);
@@ -350,14 +359,21 @@ ewyk_tcp_free(struct ewyk_tcp *t);
 /**
  * Listen on a local port.
  *
- * @param t        context
- * @param ip       local address (0: any of ours)
- * @param port     local port (host order, not 0)
- * @param ops      events of the connections accepted (must outlive them)
- * @param arg      first argument of ops->accept
- * @param backlog  most connections in SYN-RECEIVED at once before SYN
- *                 cookies (or drops) take over; 0 = 1024
- * @return 0, -EINVAL (port 0, NULL ops), -EADDRINUSE (already
+ * @param t
+ *   context
+ * @param ip
+ *   local address (0: any of ours)
+ * @param port
+ *   local port (host order, not 0)
+ * @param ops
+ *   events of the connections accepted (must outlive them)
+ * @param arg
+ *   first argument of ops->accept
+ * @param backlog
+ *   most connections in SYN-RECEIVED at once before SYN
+ *   cookies (or drops) take over; 0 = 1024
+ * @return
+ *   0, -EINVAL (port 0, NULL ops), -EADDRINUSE (already
  *   listening), -ENOSPC (too many listeners).
  */
 int
@@ -368,10 +384,14 @@ ewyk_tcp_listen(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port,
  * Stop listening. Connections already accepted are not affected;
  * half-open ones of the listener are dropped.
  *
- * @param t     context
- * @param ip    the address given to @ref ewyk_tcp_listen
- * @param port  the port given to @ref ewyk_tcp_listen
- * @return 0 or -ENOENT (no such listener).
+ * @param t
+ *   context
+ * @param ip
+ *   the address given to @ref ewyk_tcp_listen
+ * @param port
+ *   the port given to @ref ewyk_tcp_listen
+ * @return
+ *   0 or -ENOENT (no such listener).
  */
 int
 ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port);
@@ -379,9 +399,12 @@ ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port);
 /**
  * Active open: send a SYN. The result comes through ops->connected.
  *
- * @param t  context
- * @param a  arguments
- * @return the connection, or NULL with rte_errno: EINVAL (bad args),
+ * @param t
+ *   context
+ * @param a
+ *   arguments
+ * @return
+ *   the connection, or NULL with rte_errno: EINVAL (bad args),
  *   ENETUNREACH (no route), EADDRINUSE (4-tuple taken), EADDRNOTAVAIL (no
  *   free local port for this shard), ENOMEM (no connection object).
  */
@@ -395,10 +418,14 @@ ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a);
  * (every bad one dropped and counted) and runs it through the state
  * machine.
  *
- * @param arg  the context
- * @param s    the shard it arrived on
- * @param m    the segment, data at the TCP header; owned by the call
- * @param ip   IPv4 facts
+ * @param arg
+ *   the context
+ * @param s
+ *   the shard it arrived on
+ * @param m
+ *   the segment, data at the TCP header; owned by the call
+ * @param ip
+ *   IPv4 facts
  */
 void
 ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
@@ -407,10 +434,13 @@ ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
 /**
  * Process one received segment without lib/net (tests, fuzzing).
  *
- * @param t   context
- * @param m   segment, data at the TCP header, pkt_len the TCP length;
- *            owned by the call
- * @param ip  IPv4 facts (src, dst, port, cksum_good, l4_len)
+ * @param t
+ *   context
+ * @param m
+ *   segment, data at the TCP header, pkt_len the TCP length;
+ *   owned by the call
+ * @param ip
+ *   IPv4 facts (src, dst, port, cksum_good, l4_len)
  */
 void
 ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
@@ -421,9 +451,12 @@ ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
  * iteration with the loop's TSC reading; when the wheel is shared
  * (conf.wheel), call it before advancing the wheel.
  *
- * @param t    context
- * @param now  TSC cycles (monotonic)
- * @return the number of TCP timers that fired.
+ * @param t
+ *   context
+ * @param now
+ *   TSC cycles (monotonic)
+ * @return
+ *   the number of TCP timers that fired.
  */
 unsigned int
 ewyk_tcp_advance(struct ewyk_tcp *t, uint64_t now);
@@ -432,10 +465,13 @@ ewyk_tcp_advance(struct ewyk_tcp *t, uint64_t now);
  * Queue data for sending. Segments go out at once as far as the windows
  * allow (no Nagle by default).
  *
- * @param c  connection (ESTABLISHED or CLOSE_WAIT)
- * @param m  chain of payload; on success ownership passes. Every segment
- *           must be a direct or indirect mbuf with its data in place.
- * @return 0; -EAGAIN when the send buffer is full (the caller keeps @p m;
+ * @param c
+ *   connection (ESTABLISHED or CLOSE_WAIT)
+ * @param m
+ *   chain of payload; on success ownership passes. Every segment
+ *   must be a direct or indirect mbuf with its data in place.
+ * @return
+ *   0; -EAGAIN when the send buffer is full (the caller keeps @p m;
  *   ops->writable follows); -ENOTCONN when the connection cannot send
  *   (not established, or shut down); -EINVAL for an empty chain.
  */
@@ -445,8 +481,10 @@ ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m);
 /**
  * Room in the send buffer.
  *
- * @param c  connection
- * @return bytes @ref ewyk_tcp_send would take now; 0 when the connection
+ * @param c
+ *   connection
+ * @return
+ *   bytes @ref ewyk_tcp_send would take now; 0 when the connection
  *   cannot send (not established, shut down, closed) or the buffer is full.
  */
 uint32_t
@@ -458,8 +496,10 @@ ewyk_tcp_send_space(const struct ewyk_tcp_conn *c);
  * when it grew by min(rcv_buf / 2, 2 MSS), or at once from a closed
  * window).
  *
- * @param c    connection (NULL or a finished one: no-op)
- * @param len  bytes consumed
+ * @param c
+ *   connection (NULL or a finished one: no-op)
+ * @param len
+ *   bytes consumed
  */
 void
 ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len);
@@ -468,8 +508,10 @@ ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len);
  * Close our sending direction: a FIN follows the queued data. Receiving
  * goes on (ESTABLISHED -> FIN_WAIT_1, CLOSE_WAIT -> LAST_ACK).
  *
- * @param c  connection
- * @return 0, or -ENOTCONN if already shut down, closed or not connected.
+ * @param c
+ *   connection
+ * @return
+ *   0, or -ENOTCONN if already shut down, closed or not connected.
  */
 int
 ewyk_tcp_shutdown(struct ewyk_tcp_conn *c);
@@ -479,7 +521,8 @@ ewyk_tcp_shutdown(struct ewyk_tcp_conn *c);
  * then a FIN; no more callbacks. Data arriving afterwards resets the
  * connection (as Linux does). In SYN-SENT the connection just goes.
  *
- * @param c  connection (NULL or already closed: no-op)
+ * @param c
+ *   connection (NULL or already closed: no-op)
  */
 void
 ewyk_tcp_close(struct ewyk_tcp_conn *c);
@@ -487,7 +530,8 @@ ewyk_tcp_close(struct ewyk_tcp_conn *c);
 /**
  * Abort: send a RST (if synchronized) and free at once; no callbacks.
  *
- * @param c  connection (NULL or already closed: no-op)
+ * @param c
+ *   connection (NULL or already closed: no-op)
  */
 void
 ewyk_tcp_abort(struct ewyk_tcp_conn *c);
@@ -495,8 +539,10 @@ ewyk_tcp_abort(struct ewyk_tcp_conn *c);
 /**
  * Nagle's algorithm (RFC 9293 3.7.4) on a connection.
  *
- * @param c        connection
- * @param nodelay  true (the default): off; false: on
+ * @param c
+ *   connection
+ * @param nodelay
+ *   true (the default): off; false: on
  */
 void
 ewyk_tcp_set_nodelay(struct ewyk_tcp_conn *c, bool nodelay);
@@ -504,8 +550,10 @@ ewyk_tcp_set_nodelay(struct ewyk_tcp_conn *c, bool nodelay);
 /**
  * Set the connection's context (the @p ctx of its callbacks).
  *
- * @param c    connection
- * @param ctx  anything
+ * @param c
+ *   connection
+ * @param ctx
+ *   anything
  */
 void
 ewyk_tcp_conn_set_ctx(struct ewyk_tcp_conn *c, void *ctx);
@@ -514,29 +562,37 @@ ewyk_tcp_conn_set_ctx(struct ewyk_tcp_conn *c, void *ctx);
  * Set the callbacks of a connection (e.g. in accept, to differ from the
  * listener's).
  *
- * @param c    connection
- * @param ops  events; must outlive the connection
+ * @param c
+ *   connection
+ * @param ops
+ *   events; must outlive the connection
  */
 void
 ewyk_tcp_conn_set_ops(struct ewyk_tcp_conn *c, const struct ewyk_tcp_ops *ops);
 
 /**
- * @param c  connection
- * @return the connection's context (NULL for a NULL @p c).
+ * @param c
+ *   connection
+ * @return
+ *   the connection's context (NULL for a NULL @p c).
  */
 void *
 ewyk_tcp_conn_ctx(const struct ewyk_tcp_conn *c);
 
 /**
- * @param c  connection
- * @return its state (EWYK_TCP_CLOSED for a NULL @p c).
+ * @param c
+ *   connection
+ * @return
+ *   its state (EWYK_TCP_CLOSED for a NULL @p c).
  */
 enum ewyk_tcp_state
 ewyk_tcp_conn_state(const struct ewyk_tcp_conn *c);
 
 /**
- * @param c  connection
- * @return the context it belongs to (NULL for a NULL @p c).
+ * @param c
+ *   connection
+ * @return
+ *   the context it belongs to (NULL for a NULL @p c).
  */
 struct ewyk_tcp *
 ewyk_tcp_conn_tcp(const struct ewyk_tcp_conn *c);
@@ -545,8 +601,10 @@ ewyk_tcp_conn_tcp(const struct ewyk_tcp_conn *c);
  * Snapshot of a connection (tests, debugging, telemetry of the layers
  * above).
  *
- * @param c     connection
- * @param info  filled in (left alone when either is NULL)
+ * @param c
+ *   connection
+ * @param info
+ *   filled in (left alone when either is NULL)
  */
 void
 ewyk_tcp_conn_info(const struct ewyk_tcp_conn *c, struct ewyk_tcp_conn_info *info);
@@ -554,20 +612,28 @@ ewyk_tcp_conn_info(const struct ewyk_tcp_conn *c, struct ewyk_tcp_conn_info *inf
 /**
  * Find a connection by its 4-tuple (tests, debugging). Token holder only.
  *
- * @param t            context
- * @param local_ip     our address
- * @param local_port   our port
- * @param remote_ip    the peer's address
- * @param remote_port  the peer's port
- * @return the connection (TIME_WAIT ones included), or NULL.
+ * @param t
+ *   context
+ * @param local_ip
+ *   our address
+ * @param local_port
+ *   our port
+ * @param remote_ip
+ *   the peer's address
+ * @param remote_port
+ *   the peer's port
+ * @return
+ *   the connection (TIME_WAIT ones included), or NULL.
  */
 struct ewyk_tcp_conn *
 ewyk_tcp_lookup(struct ewyk_tcp *t, rte_be32_t local_ip, uint16_t local_port,
 		rte_be32_t remote_ip, uint16_t remote_port);
 
 /**
- * @param t  context
- * @return the shard it serves, or NULL (no lib/net, or a NULL @p t).
+ * @param t
+ *   context
+ * @return
+ *   the shard it serves, or NULL (no lib/net, or a NULL @p t).
  */
 struct ewyk_net_shard *
 ewyk_tcp_shard(const struct ewyk_tcp *t);
@@ -576,8 +642,10 @@ ewyk_tcp_shard(const struct ewyk_tcp *t);
  * The context created for a shard (any thread; contexts are registered
  * when created with a shard and unregistered when freed).
  *
- * @param shard_id  shard index
- * @return the context, or NULL.
+ * @param shard_id
+ *   shard index
+ * @return
+ *   the context, or NULL.
  */
 struct ewyk_tcp *
 ewyk_tcp_get(uint16_t shard_id);
@@ -587,12 +655,18 @@ ewyk_tcp_get(uint16_t shard_id);
  * key and the PMD's default RETA, or when the shards steer in software
  * (the same hash).
  *
- * @param local_ip     our address
- * @param local_port   our port
- * @param remote_ip    the peer's address
- * @param remote_port  the peer's port
- * @param nb_shards    number of shards
- * @return the shard index in 0..nb_shards-1 (0 when nb_shards <= 1).
+ * @param local_ip
+ *   our address
+ * @param local_port
+ *   our port
+ * @param remote_ip
+ *   the peer's address
+ * @param remote_port
+ *   the peer's port
+ * @param nb_shards
+ *   number of shards
+ * @return
+ *   the shard index in 0..nb_shards-1 (0 when nb_shards <= 1).
  */
 uint16_t
 ewyk_tcp_flow_shard(rte_be32_t local_ip, uint16_t local_port,
@@ -601,9 +675,12 @@ ewyk_tcp_flow_shard(rte_be32_t local_ip, uint16_t local_port,
 /**
  * Read one counter of a context (any thread; relaxed loads).
  *
- * @param t  context (NULL: 0)
- * @param c  counter
- * @return its value (0 for an unknown counter).
+ * @param t
+ *   context (NULL: 0)
+ * @param c
+ *   counter
+ * @return
+ *   its value (0 for an unknown counter).
  */
 uint64_t
 ewyk_tcp_counter_get(const struct ewyk_tcp *t, enum ewyk_tcp_counter c);
@@ -611,8 +688,10 @@ ewyk_tcp_counter_get(const struct ewyk_tcp *t, enum ewyk_tcp_counter c);
 /**
  * Add up one counter over every registered context (any thread).
  *
- * @param c  counter
- * @return the sum.
+ * @param c
+ *   counter
+ * @return
+ *   the sum.
  */
 uint64_t
 ewyk_tcp_counter_sum(enum ewyk_tcp_counter c);
@@ -620,16 +699,21 @@ ewyk_tcp_counter_sum(enum ewyk_tcp_counter c);
 /**
  * Connections in a state (any thread).
  *
- * @param t  context (NULL: 0)
- * @param s  state (CLOSED and LISTEN are not counted: 0)
- * @return how many.
+ * @param t
+ *   context (NULL: 0)
+ * @param s
+ *   state (CLOSED and LISTEN are not counted: 0)
+ * @return
+ *   how many.
  */
 uint64_t
 ewyk_tcp_state_count(const struct ewyk_tcp *t, enum ewyk_tcp_state s);
 
 /**
- * @param c  counter
- * @return its name ("seg_in", "drop_cksum", ...; the telemetry key), or
+ * @param c
+ *   counter
+ * @return
+ *   its name ("seg_in", "drop_cksum", ...; the telemetry key), or
  *   NULL when out of range.
  */
 const char *
@@ -654,8 +738,10 @@ int
 ewyk_tcp_prometheus(char *buf, size_t size);
 
 /**
- * @param s  state
- * @return its name ("ESTABLISHED", ...), or NULL when out of range.
+ * @param s
+ *   state
+ * @return
+ *   its name ("ESTABLISHED", ...), or NULL when out of range.
  */
 const char *
 ewyk_tcp_state_name(enum ewyk_tcp_state s);

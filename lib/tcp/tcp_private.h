@@ -66,9 +66,9 @@ extern int ewyk_tcp_logtype;
  * space, which 50 ms cannot be below ~340 Gbit/s.
  */
 #define TCP_PAWS_WINDOW 50
-#define TCP_MAX_PROBES_BACKOFF 6
+#define TCP_MAX_PROBES_BACKOFF 6  /* persist/keepalive backoff cap (x64) */
 #define TCP_TLP_MIN_US 10000      /* shortest probe timeout */
-#define TCP_TLP_DELACK_US 200000  /* WCDelAckT of RFC 8985 */  /* persist/keepalive backoff cap (x64) */
+#define TCP_TLP_DELACK_US 200000  /* WCDelAckT of RFC 8985 */
 
 /* What the rtx timer of a connection is doing. */
 enum tcp_rtx_kind {
