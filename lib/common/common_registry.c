@@ -81,7 +81,7 @@ reg_table(const struct ewyk_registry *r)
 	return mz != NULL ? mz->addr : NULL;
 }
 
-/* Index of a name in the table, or -1. Under the table's lock. */
+/* Index of a name in the table, or -1. Under the tailq lock. */
 static int
 reg_find(const struct registry_table *t, const char *name)
 {
@@ -239,17 +239,21 @@ ewyk_registry_tel_stats(const struct ewyk_registry *r, const char *params,
 static void
 reg_label(char *buf, size_t size, const char *key, const char *val)
 {
-	size_t n = (size_t)snprintf(buf, size, "%s=\"", key);
+	int k = snprintf(buf, size, "%s=\"", key);
+	size_t n;
 
-	for (; *val != '\0' && n + 3 < size; val++) {
-		if (*val == '\\' || *val == '"')
+	if (k < 0 || (size_t)k + 2 > size) {
+		buf[0] = '\0';
+		return;
+	}
+	/* Room for an escaped character, the closing quote and the NUL. */
+	for (n = (size_t)k; *val != '\0' && n + 4 <= size; val++) {
+		if (*val == '\\' || *val == '"' || *val == '\n')
 			buf[n++] = '\\';
 		buf[n++] = *val == '\n' ? 'n' : *val;
 	}
-	if (n + 2 <= size) {
-		buf[n++] = '"';
-		buf[n] = '\0';
-	}
+	buf[n++] = '"';
+	buf[n] = '\0';
 }
 
 int

@@ -298,6 +298,22 @@ test_registry(void **state)
 	assert_null(strstr(buf, "name="));
 }
 
+/* Label values are escaped: backslash, double quote, newline. */
+static void
+test_registry_label_escape(void **state)
+{
+	struct thing t = { 1, 2, "green" };
+	char buf[1024];
+
+	(void)state;
+	assert_int_equal(ewyk_registry_add(&things, "a\"b\\c\nd", &t), 0);
+	assert_true(ewyk_registry_prometheus(&things, "name", buf,
+		sizeof(buf)) > 0);
+	assert_non_null(strstr(buf,
+		"ewyk_testthing_a_total{name=\"a\\\"b\\\\c\\nd\"} 1\n"));
+	assert_int_equal(ewyk_registry_del(&things, &t), 0);
+}
+
 static void
 test_registry_full(void **state)
 {
@@ -326,6 +342,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_counter_lists),
 		cmocka_unit_test(test_promtool),
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_registry_label_escape),
 		cmocka_unit_test(test_registry_full),
 	};
 
