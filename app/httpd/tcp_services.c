@@ -333,7 +333,7 @@ tcp_services_tel_lcore(struct rte_tel_data *d, const struct httpd_lcore *lc)
 	uint64_t drops = 0;
 	unsigned int k, c;
 
-	/* All of them, per shard: /ewyk/tcp/shard_stats,<id>. */
+	/* All of them, per shard: /ewyk/tcp/stats,<id>. */
 	for (k = 0; k < RTE_DIM(table_ctrs); k++) {
 		snprintf(key, sizeof(key), "tcp_%s",
 			ewyk_tcp_counter_name(table_ctrs[k]));

@@ -470,8 +470,8 @@ class TestSuite_tcp(TestSuite):
             r = self._client(tb, "many", EWYK_IP, ECHO_PORT, 100, 20000, 100,
                              timeout=150)
             assert r["ok"] == 100, r
-            s0 = app.telemetry("/ewyk/tcp/shard_stats,0")
-            s1 = app.telemetry("/ewyk/tcp/shard_stats,1")
+            s0 = app.telemetry("/ewyk/tcp/stats,0")
+            s1 = app.telemetry("/ewyk/tcp/stats,1")
             net = app.net_stats()
             assert s0["passive_opens"] > 0 and s1["passive_opens"] > 0, (s0, s1)
             assert s0["passive_opens"] + s1["passive_opens"] == 100
@@ -538,7 +538,7 @@ class TestSuite_tcp(TestSuite):
         assert wait_for(lambda: _tcp_stats(self.app)["conn_closed"]
                         - before["conn_closed"] == 1, timeout=10)
         st = _tcp_stats(self.app)
-        shard = self.app.telemetry("/ewyk/tcp/shard_stats,0")
+        shard = self.app.telemetry("/ewyk/tcp/stats,0")
         lc = self.app.telemetry("/ewyk/stats")["lcore_0"]
         d = _delta(before, st)
         assert d.get("passive_opens") == 1, d

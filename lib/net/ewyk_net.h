@@ -29,6 +29,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_byteorder.h>
@@ -49,52 +50,87 @@ extern "C" {
 #define EWYK_NET_BURST 32
 
 /**
- * Per-shard counters. Every drop has its own counter; names are given by
- * @ref ewyk_net_counter_name and are the keys used in telemetry.
+ * Per-shard counters, declared once. Each entry X(SYM, name, type, help)
+ * gives the enum value EWYK_NET_<SYM>, the name <name> (telemetry key,
+ * @ref ewyk_net_counter_name, Prometheus metric ewyk_net_<name>_total),
+ * its type (every one is a COUNTER: it only grows) and its help text.
+ * Every drop has its own counter.
  */
+#define EWYK_NET_COUNTERS(X) \
+	X(RX_PKTS, rx_pkts, COUNTER, "Frames received") \
+	X(RX_BYTES, rx_bytes, COUNTER, "Bytes received (frame length)") \
+	X(TX_PKTS, tx_pkts, COUNTER, "Frames handed to the PMD and accepted") \
+	X(TX_BYTES, tx_bytes, COUNTER, "Bytes accepted by the PMD") \
+	X(ARP_RX, arp_rx, COUNTER, "Valid ARP packets received") \
+	X(ARP_REPLY_TX, arp_reply_tx, COUNTER, \
+		"ARP replies sent for our addresses") \
+	X(ARP_REQ_TX, arp_req_tx, COUNTER, \
+		"ARP requests sent (resolution, gratuitous)") \
+	X(ARP_LEARNT, arp_learnt, COUNTER, \
+		"ARP cache entries created or refreshed") \
+	X(ICMP_ECHO_RX, icmp_echo_rx, COUNTER, "Echo requests answered") \
+	X(IP_OPTIONS, ip_options, COUNTER, \
+		"IPv4 packets with options (skipped, not dropped)") \
+	X(L4_DELIVERED, l4_delivered, COUNTER, \
+		"IPv4 payloads handed to an L4 handler") \
+	X(INBOX_RX, inbox_rx, COUNTER, "Frames taken from this shard's inbox") \
+	/* drops, one reason each */ \
+	X(DROP_RUNT, drop_runt, COUNTER, \
+		"Frame shorter than an Ethernet header") \
+	X(DROP_NOT_OURS, drop_not_ours, COUNTER, "Unicast to another MAC") \
+	X(DROP_MULTICAST, drop_multicast, COUNTER, \
+		"Multicast (non-broadcast) destination") \
+	X(DROP_VLAN, drop_vlan, COUNTER, \
+		"VLAN tag not configured on the port") \
+	X(DROP_ETHERTYPE, drop_ethertype, COUNTER, \
+		"EtherType we do not speak (IPv6, LLDP...)") \
+	X(DROP_ARP_MALFORMED, drop_arp_malformed, COUNTER, \
+		"Truncated ARP, wrong hw/proto type or sizes") \
+	X(DROP_ARP_NOT_OURS, drop_arp_not_ours, COUNTER, \
+		"ARP request for another host's address") \
+	X(DROP_ARP_OP, drop_arp_op, COUNTER, \
+		"ARP opcode other than request/reply") \
+	X(DROP_IP_TRUNCATED, drop_ip_truncated, COUNTER, \
+		"Shorter than a minimal IPv4 header") \
+	X(DROP_IP_VERSION, drop_ip_version, COUNTER, "Version field not 4") \
+	X(DROP_IP_IHL, drop_ip_ihl, COUNTER, \
+		"IHL below 5 or header beyond the frame") \
+	X(DROP_IP_LEN, drop_ip_len, COUNTER, \
+		"Total length beyond the frame or below IHL") \
+	X(DROP_IP_CKSUM, drop_ip_cksum, COUNTER, "Bad IPv4 header checksum") \
+	X(DROP_IP_TTL, drop_ip_ttl, COUNTER, "TTL zero") \
+	X(DROP_IP_FRAG, drop_ip_frag, COUNTER, "Fragment (no reassembly yet)") \
+	X(DROP_IP_NOT_OURS, drop_ip_not_ours, COUNTER, \
+		"Destination not one of our addresses") \
+	X(DROP_IP_SRC, drop_ip_src, COUNTER, \
+		"Source is broadcast, multicast or zero") \
+	X(DROP_IP_PROTO, drop_ip_proto, COUNTER, \
+		"No handler for the protocol") \
+	X(DROP_ICMP_TRUNCATED, drop_icmp_truncated, COUNTER, \
+		"ICMP shorter than its header") \
+	X(DROP_ICMP_CKSUM, drop_icmp_cksum, COUNTER, "Bad ICMP checksum") \
+	X(DROP_ICMP_TYPE, drop_icmp_type, COUNTER, \
+		"ICMP type we do not answer") \
+	X(DROP_NO_ROUTE, drop_no_route, COUNTER, \
+		"No port's subnet holds the destination") \
+	X(DROP_ARP_QUEUE, drop_arp_queue, COUNTER, \
+		"Waiting-for-ARP queue full") \
+	X(DROP_ARP_UNRESOLVED, drop_arp_unresolved, COUNTER, \
+		"ARP never answered: queued frames freed") \
+	X(DROP_NO_MBUF, drop_no_mbuf, COUNTER, \
+		"Mbuf pool empty when building a frame") \
+	X(DROP_TX_FULL, drop_tx_full, COUNTER, "PMD TX queue full") \
+	X(DROP_INBOX_FULL, drop_inbox_full, COUNTER, \
+		"Another shard's inbox full") \
+	X(DROP_TOO_BIG, drop_too_big, COUNTER, \
+		"Frame to send larger than the MTU")
+
+/** Per-shard counters: one per entry of EWYK_NET_COUNTERS, in its order. */
 enum ewyk_net_counter {
-	EWYK_NET_RX_PKTS,        /**< frames received */
-	EWYK_NET_RX_BYTES,       /**< bytes received (frame length) */
-	EWYK_NET_TX_PKTS,        /**< frames handed to the PMD and accepted */
-	EWYK_NET_TX_BYTES,       /**< bytes accepted by the PMD */
-	EWYK_NET_ARP_RX,         /**< valid ARP packets received */
-	EWYK_NET_ARP_REPLY_TX,   /**< ARP replies sent for our addresses */
-	EWYK_NET_ARP_REQ_TX,     /**< ARP requests sent (resolution, gratuitous) */
-	EWYK_NET_ARP_LEARNT,     /**< ARP cache entries created or refreshed */
-	EWYK_NET_ICMP_ECHO_RX,   /**< echo requests answered */
-	EWYK_NET_IP_OPTIONS,     /**< IPv4 packets with options (skipped, not dropped) */
-	EWYK_NET_L4_DELIVERED,   /**< IPv4 payloads handed to an L4 handler */
-	EWYK_NET_INBOX_RX,       /**< frames taken from this shard's inbox */
-	/* drops, one reason each */
-	EWYK_NET_DROP_RUNT,          /**< frame shorter than an Ethernet header */
-	EWYK_NET_DROP_NOT_OURS,      /**< unicast to another MAC */
-	EWYK_NET_DROP_MULTICAST,     /**< multicast (non-broadcast) destination */
-	EWYK_NET_DROP_VLAN,          /**< VLAN tag not configured on the port */
-	EWYK_NET_DROP_ETHERTYPE,     /**< EtherType we do not speak (IPv6, LLDP...) */
-	EWYK_NET_DROP_ARP_MALFORMED, /**< truncated ARP, wrong hw/proto type or sizes */
-	EWYK_NET_DROP_ARP_NOT_OURS,  /**< ARP request for another host's address */
-	EWYK_NET_DROP_ARP_OP,        /**< ARP opcode other than request/reply */
-	EWYK_NET_DROP_IP_TRUNCATED,  /**< shorter than a minimal IPv4 header */
-	EWYK_NET_DROP_IP_VERSION,    /**< version field not 4 */
-	EWYK_NET_DROP_IP_IHL,        /**< IHL below 5 or header beyond the frame */
-	EWYK_NET_DROP_IP_LEN,        /**< total length beyond the frame or below IHL */
-	EWYK_NET_DROP_IP_CKSUM,      /**< bad IPv4 header checksum */
-	EWYK_NET_DROP_IP_TTL,        /**< TTL zero */
-	EWYK_NET_DROP_IP_FRAG,       /**< fragment (no reassembly yet) */
-	EWYK_NET_DROP_IP_NOT_OURS,   /**< destination not one of our addresses */
-	EWYK_NET_DROP_IP_SRC,        /**< source is broadcast, multicast or zero */
-	EWYK_NET_DROP_IP_PROTO,      /**< no handler for the protocol */
-	EWYK_NET_DROP_ICMP_TRUNCATED, /**< ICMP shorter than its header */
-	EWYK_NET_DROP_ICMP_CKSUM,    /**< bad ICMP checksum */
-	EWYK_NET_DROP_ICMP_TYPE,     /**< ICMP type we do not answer */
-	EWYK_NET_DROP_NO_ROUTE,      /**< no port's subnet holds the destination */
-	EWYK_NET_DROP_ARP_QUEUE,     /**< waiting-for-ARP queue full */
-	EWYK_NET_DROP_ARP_UNRESOLVED, /**< ARP never answered: queued frames freed */
-	EWYK_NET_DROP_NO_MBUF,       /**< mbuf pool empty when building a frame */
-	EWYK_NET_DROP_TX_FULL,       /**< PMD TX queue full */
-	EWYK_NET_DROP_INBOX_FULL,    /**< another shard's inbox full */
-	EWYK_NET_DROP_TOO_BIG,       /**< frame to send larger than the MTU */
-	EWYK_NET_COUNTER_MAX         /**< number of counters */
+#define EWYK_NET_COUNTER_ENUM(sym, name, type, help) EWYK_NET_ ## sym,
+	EWYK_NET_COUNTERS(EWYK_NET_COUNTER_ENUM)
+#undef EWYK_NET_COUNTER_ENUM
+	EWYK_NET_COUNTER_MAX /**< number of counters */
 };
 
 /** First drop counter; every counter from here on is a drop reason. */
@@ -154,13 +190,17 @@ struct ewyk_net_shard;
 /**
  * L4 input handler. Called on the shard's lcore, in the RX pass.
  *
- * @param arg  the pointer given at registration
- * @param s    the shard the packet arrived on
- * @param m    the packet; data starts at the L4 header, pkt_len is exactly
- *             the L4 length (padding trimmed), l2_len/l3_len are set so
- *             the headers can still be read. The handler owns it and must
- *             free, keep or reuse it.
- * @param ip   IPv4 facts
+ * @param arg
+ *   the pointer given at registration
+ * @param s
+ *   the shard the packet arrived on
+ * @param m
+ *   the packet; data starts at the L4 header, pkt_len is exactly
+ *   the L4 length (padding trimmed), l2_len/l3_len are set so
+ *   the headers can still be read. The handler owns it and must
+ *   free, keep or reuse it.
+ * @param ip
+ *   IPv4 facts
  */
 typedef void (*ewyk_net_l4_input_t)(void *arg, struct ewyk_net_shard *s,
 		struct rte_mbuf *m, const struct ewyk_net_ip_info *ip);
@@ -169,15 +209,21 @@ typedef void (*ewyk_net_l4_input_t)(void *arg, struct ewyk_net_shard *s,
  * Create the network context. Call once after rte_eal_init, before adding
  * ports.
  *
- * @return the context, or NULL with rte_errno set: EINVAL (bad conf),
+ * @param conf
+ *   configuration (copied); zero fields take their defaults
+ * @return
+ *   the context, or NULL with rte_errno set: EINVAL (bad conf),
  *   ENOMEM.
  */
 struct ewyk_net *
 ewyk_net_create(const struct ewyk_net_conf *conf);
 
 /**
- * Stop the ports, free the shards and the context. Safe with NULL. No shard
- * may be polled any more.
+ * Stop the ports, free the shards and the context. No shard may be polled
+ * any more.
+ *
+ * @param net
+ *   context; NULL is a no-op
  */
 void
 ewyk_net_free(struct ewyk_net *net);
@@ -188,10 +234,14 @@ ewyk_net_free(struct ewyk_net *net);
  * advertised, the MTU. Ports are numbered by the order they are added (the
  * "port index" used in the rest of the API).
  *
- * @param net   context
- * @param conf  port configuration
- * @param info  filled with what the port ended up with (may be NULL)
- * @return the port index (>= 0), or a negative errno: -EINVAL (bad conf,
+ * @param net
+ *   context
+ * @param conf
+ *   port configuration
+ * @param info
+ *   filled with what the port ended up with (may be NULL)
+ * @return
+ *   the port index (>= 0), or a negative errno: -EINVAL (bad conf,
  *   unknown port, bad prefix), -ENOSPC (too many ports), -ENOTSUP (the PMD
  *   cannot give nb_shards queues), or the error of the failing ethdev call.
  */
@@ -199,29 +249,56 @@ int
 ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
 		struct ewyk_net_port_info *info);
 
-/** @return the number of ports added. */
+/**
+ * @param net
+ *   context
+ * @return
+ *   the number of ports added.
+ */
 uint16_t
 ewyk_net_nb_ports(const struct ewyk_net *net);
 
-/** @return the number of shards of the context. */
+/**
+ * @param net
+ *   context
+ * @return
+ *   the number of shards of the context.
+ */
 uint16_t
 ewyk_net_nb_shards(const struct ewyk_net *net);
 
 /**
- * @return the DPDK port id of port index @p port, or UINT16_MAX if there
+ * @param net
+ *   context
+ * @param port
+ *   port index
+ * @return
+ *   the DPDK port id of port index @p port, or UINT16_MAX if there
  *   is no such port.
  */
 uint16_t
 ewyk_net_port_id(const struct ewyk_net *net, uint16_t port);
 
-/** @return the IPv4 address (network order) of port index @p port, or 0. */
+/**
+ * @param net
+ *   context
+ * @param port
+ *   port index
+ * @return
+ *   the IPv4 address (network order) of port index @p port, or 0.
+ */
 rte_be32_t
 ewyk_net_port_ip(const struct ewyk_net *net, uint16_t port);
 
 /**
  * Find the port whose subnet holds @p dst.
  *
- * @return the port index, or -ENETUNREACH.
+ * @param net
+ *   context
+ * @param dst
+ *   destination address (network order)
+ * @return
+ *   the port index, or -ENETUNREACH.
  */
 int
 ewyk_net_route(const struct ewyk_net *net, rte_be32_t dst);
@@ -231,14 +308,21 @@ ewyk_net_route(const struct ewyk_net *net, rte_be32_t dst);
  * layer opening connections can compute which queue the return traffic of a
  * 4-tuple lands on (rte_softrss).
  *
- * @param len  set to the key length
- * @return the key
+ * @param len
+ *   set to the key length
+ * @return
+ *   the key
  */
 const uint8_t *
 ewyk_net_rss_key(uint8_t *len);
 
 /**
- * @return true if port index @p port spreads flows by RSS with
+ * @param net
+ *   context
+ * @param port
+ *   port index
+ * @return
+ *   true if port index @p port spreads flows by RSS with
  *   @ref ewyk_net_rss_key, false if the layer above must steer in software.
  */
 bool
@@ -248,30 +332,59 @@ ewyk_net_port_rss(const struct ewyk_net *net, uint16_t port);
  * Create shard @p shard_id (0..nb_shards-1) on NUMA node @p socket_id.
  * Called before launching the lcores, by any lcore.
  *
- * @param net        context
- * @param shard_id   index; also the RX/TX queue id on every port
- * @param socket_id  NUMA node for its memory (SOCKET_ID_ANY allowed)
- * @param tx_pool    mempool the shard builds its own frames from (ARP,
- *                   ICMP errors, the layer above's segments)
- * @return the shard, or NULL with rte_errno: EINVAL, EEXIST, ENOMEM.
+ * @param net
+ *   context
+ * @param shard_id
+ *   index; also the RX/TX queue id on every port
+ * @param socket_id
+ *   NUMA node for its memory (SOCKET_ID_ANY allowed)
+ * @param tx_pool
+ *   mempool the shard builds its own frames from (ARP,
+ *   ICMP errors, the layer above's segments)
+ * @return
+ *   the shard, or NULL with rte_errno: EINVAL, EEXIST (the shard
+ *   exists, or a shard of another context has this id: telemetry names
+ *   shards by id), ENOSPC (registry full), ENOMEM.
  */
 struct ewyk_net_shard *
 ewyk_net_shard_create(struct ewyk_net *net, uint16_t shard_id, int socket_id,
 		struct rte_mempool *tx_pool);
 
-/** @return shard @p shard_id of the context, or NULL. */
+/**
+ * @param net
+ *   context
+ * @param shard_id
+ *   shard index
+ * @return
+ *   shard @p shard_id of the context, or NULL.
+ */
 struct ewyk_net_shard *
 ewyk_net_shard_get(const struct ewyk_net *net, uint16_t shard_id);
 
-/** @return the index of shard @p s. */
+/**
+ * @param s
+ *   shard
+ * @return
+ *   the index of shard @p s.
+ */
 uint16_t
 ewyk_net_shard_id(const struct ewyk_net_shard *s);
 
-/** @return the context shard @p s belongs to. */
+/**
+ * @param s
+ *   shard
+ * @return
+ *   the context shard @p s belongs to.
+ */
 struct ewyk_net *
 ewyk_net_shard_net(const struct ewyk_net_shard *s);
 
-/** @return the mempool the shard builds frames from. */
+/**
+ * @param s
+ *   shard
+ * @return
+ *   the mempool the shard builds frames from.
+ */
 struct rte_mempool *
 ewyk_net_shard_pool(const struct ewyk_net_shard *s);
 
@@ -279,7 +392,16 @@ ewyk_net_shard_pool(const struct ewyk_net_shard *s);
  * Register the handler of an IP protocol on a shard. Replaces any earlier
  * one. Call before polling starts, or from the shard's own lcore.
  *
- * @return 0, or -EINVAL for ICMP (owned by the layer) or a NULL function.
+ * @param s
+ *   shard
+ * @param proto
+ *   IP protocol number (IPPROTO_TCP, IPPROTO_UDP, ...)
+ * @param fn
+ *   the handler
+ * @param arg
+ *   its first argument
+ * @return
+ *   0, or -EINVAL for ICMP (owned by the layer) or a NULL function.
  */
 int
 ewyk_net_l4_register(struct ewyk_net_shard *s, uint8_t proto,
@@ -290,9 +412,12 @@ ewyk_net_l4_register(struct ewyk_net_shard *s, uint8_t proto,
  * queue on every port and take each frame to completion, and do ARP
  * housekeeping (retries, give-ups) when due.
  *
- * @param s    shard (only its token holder may call this)
- * @param now  the loop's TSC reading
- * @return the number of frames taken (received + inbox)
+ * @param s
+ *   shard (only its token holder may call this)
+ * @param now
+ *   the loop's TSC reading
+ * @return
+ *   the number of frames taken (received + inbox)
  */
 uint16_t
 ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now);
@@ -301,6 +426,17 @@ ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now);
  * Process frames received on port index @p port by hand (as
  * @ref ewyk_net_poll does with what it pulls). Takes ownership of all of
  * them. For tests and for frames coming from elsewhere than a queue.
+ *
+ * @param s
+ *   shard (token holder only)
+ * @param port
+ *   port index the frames arrived on
+ * @param pkts
+ *   the frames, data at the Ethernet header
+ * @param n
+ *   number of frames
+ * @param now
+ *   the loop's TSC reading
  */
 void
 ewyk_net_input(struct ewyk_net_shard *s, uint16_t port,
@@ -314,14 +450,22 @@ ewyk_net_input(struct ewyk_net_shard *s, uint16_t port,
  * when the port offers it, else in software), resolves the next hop by ARP
  * (holding the frame while it resolves, bounded) and buffers it for TX.
  *
- * @param s         shard (token holder only)
- * @param m         packet, ownership passes in every case
- * @param port      port index to send through
- * @param src       source address (normally the port's)
- * @param dst       destination, on the port's subnet
- * @param proto     IP protocol
- * @param l4_cksum  fill the TCP/UDP checksum
- * @return 0 if buffered or held for ARP, or a negative errno with the
+ * @param s
+ *   shard (token holder only)
+ * @param m
+ *   packet, ownership passes in every case
+ * @param port
+ *   port index to send through
+ * @param src
+ *   source address (normally the port's)
+ * @param dst
+ *   destination, on the port's subnet
+ * @param proto
+ *   IP protocol
+ * @param l4_cksum
+ *   fill the TCP/UDP checksum
+ * @return
+ *   0 if buffered or held for ARP, or a negative errno with the
  *   frame freed and a drop counted: -EINVAL (bad port), -EMSGSIZE (larger
  *   than the MTU), -ENOBUFS (ARP queue full), -ENOMEM (headroom).
  */
@@ -333,7 +477,10 @@ ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
  * Hand all buffered frames of the shard to the PMDs. Frames the PMD does
  * not take are freed and counted (EWYK_NET_DROP_TX_FULL).
  *
- * @return the number of frames the PMDs accepted.
+ * @param s
+ *   shard (token holder only)
+ * @return
+ *   the number of frames the PMDs accepted.
  */
 uint16_t
 ewyk_net_tx_flush(struct ewyk_net_shard *s);
@@ -342,7 +489,10 @@ ewyk_net_tx_flush(struct ewyk_net_shard *s);
  * Send a gratuitous ARP request for the address of every port, so peers
  * and switches learn us. Done by shard 0 at start.
  *
- * @return the number of requests sent.
+ * @param s
+ *   shard (token holder only)
+ * @return
+ *   the number of requests sent.
  */
 int
 ewyk_net_announce(struct ewyk_net_shard *s);
@@ -350,12 +500,16 @@ ewyk_net_announce(struct ewyk_net_shard *s);
 /**
  * Put a frame in another shard's inbox. Callable from any lcore; the
  * target processes it in its next @ref ewyk_net_poll as if received on
- * @p port (with @p kind telling it where the frame came from).
+ * @p port, counted there as EWYK_NET_INBOX_RX (not again as received).
  *
- * @param target  the receiving shard
- * @param m       the frame (data at the Ethernet header); ownership passes
- * @param port    port index it arrived on
- * @return 0, or -ENOBUFS when the inbox is full (frame freed, counted on
+ * @param target
+ *   the receiving shard
+ * @param m
+ *   the frame (data at the Ethernet header); ownership passes
+ * @param port
+ *   port index it arrived on
+ * @return
+ *   0, or -ENOBUFS when the inbox is full (frame freed, counted on
  *   @p target as EWYK_NET_DROP_INBOX_FULL).
  */
 int
@@ -365,30 +519,68 @@ ewyk_net_shard_forward(struct ewyk_net_shard *target, struct rte_mbuf *m,
 /**
  * Read one counter of a shard. Callable from any thread (relaxed atomic
  * loads; the value is a snapshot).
+ *
+ * @param s
+ *   shard
+ * @param c
+ *   counter
+ * @return
+ *   its value; 0 for a NULL shard or an unknown counter.
  */
 uint64_t
 ewyk_net_counter_get(const struct ewyk_net_shard *s, enum ewyk_net_counter c);
 
 /**
  * Add up one counter over every shard of the context.
+ *
+ * @param net
+ *   context
+ * @param c
+ *   counter
+ * @return
+ *   the sum; 0 for a NULL context or an unknown counter.
  */
 uint64_t
 ewyk_net_counter_sum(const struct ewyk_net *net, enum ewyk_net_counter c);
 
 /**
- * @return the name of counter @p c ("rx_pkts", "drop_ip_cksum", ...), or
+ * @param c
+ *   counter
+ * @return
+ *   the name of counter @p c ("rx_pkts", "drop_ip_cksum", ...), or
  *   NULL when out of range.
  */
 const char *
 ewyk_net_counter_name(enum ewyk_net_counter c);
 
 /**
+ * Write the counters of every shard as Prometheus text exposition (format
+ * 0.0.4): metric ewyk_net_<name>_total, one sample per shard labelled
+ * shard="<id>". For an HTTP /metrics page.
+ *
+ * @param buf
+ *   Output; may be NULL when @p size is 0, to learn the length needed.
+ * @param size
+ *   Size of @p buf. The text is NUL-terminated when @p size > 0, and
+ *   truncated when it does not fit, as with snprintf().
+ * @return
+ *   Length of the whole text (without the NUL), fitting or not;
+ *   -ENOMEM.
+ */
+int
+ewyk_net_prometheus(char *buf, size_t size);
+
+/**
  * Look up the ARP cache of a shard.
  *
- * @param s    shard (token holder only)
- * @param ip   address
- * @param mac  filled when found
- * @return 0 when resolved, -ENOENT when unknown or still resolving.
+ * @param s
+ *   shard (token holder only)
+ * @param ip
+ *   address
+ * @param mac
+ *   filled when found
+ * @return
+ *   0 when resolved, -ENOENT when unknown or still resolving.
  */
 int
 ewyk_net_arp_lookup(struct ewyk_net_shard *s, rte_be32_t ip,
@@ -399,7 +591,16 @@ ewyk_net_arp_lookup(struct ewyk_net_shard *s, rte_be32_t ip,
  * data starting at the L4 header, pseudo-header included. Works on chained
  * mbufs.
  *
- * @return the checksum as it goes in the header (0 if the data is valid
+ * @param m
+ *   the segment, data at the L4 header, pkt_len its length
+ * @param src
+ *   IPv4 source address (network order)
+ * @param dst
+ *   IPv4 destination address (network order)
+ * @param proto
+ *   IPPROTO_TCP or IPPROTO_UDP
+ * @return
+ *   the checksum as it goes in the header (0 if the data is valid
  *   when checking a received segment whose checksum field is included).
  */
 uint16_t

@@ -3,8 +3,14 @@
  * Receive path: Ethernet, VLAN, IPv4 and ICMP echo, run to completion on
  * the shard's lcore. Every frame ends in exactly one place: answered in
  * place, handed to an L4 handler, or dropped with one named counter.
+ *
+ * Entry points, last in this file: ewyk_net_poll() (the inbox, one
+ * rx_burst per port, ARP housekeeping) and ewyk_net_input() (one burst),
+ * both ending in net_rx_one() for each frame. docs/architecture.md follows
+ * a packet through them.
  */
 
+#include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_icmp.h>
 #include <rte_ip.h>
@@ -258,4 +264,45 @@ net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		net_drop(s, m, EWYK_NET_DROP_ETHERTYPE);
 		break;
 	}
+}
+
+void
+ewyk_net_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf **pkts,
+		uint16_t n, uint64_t now)
+{
+	uint16_t i;
+
+	s->now = now;
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		net_rx_one(s, port, pkts[i], false, now);
+	}
+}
+
+uint16_t
+ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now)
+{
+	struct ewyk_net *net = s->net;
+	struct rte_mbuf *pkts[EWYK_NET_BURST];
+	uint16_t total;
+	uint16_t p;
+
+	s->now = now;
+	/* Inbox first: it holds what other shards learnt or steered here. */
+	total = net_inbox_drain(s, now);
+	for (p = 0; p < net->nb_ports; p++) {
+		uint16_t nb = rte_eth_rx_burst(net->ports[p].port_id, s->id,
+			pkts, EWYK_NET_BURST);
+
+		if (nb == 0)
+			continue;
+		ewyk_net_input(s, p, pkts, nb, now);
+		total += nb;
+	}
+	if (unlikely(now >= s->next_housekeep)) {
+		s->next_housekeep = now + net->housekeep_cyc;
+		net_arp_housekeep(s, now);
+	}
+	return total;
 }

@@ -32,16 +32,13 @@ ewyk_net_rss_key(uint8_t *len)
 	return net_rss_key;
 }
 
-int
-ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
-		struct ewyk_net_port_info *info)
+/* Arguments, room for a port, and queues enough for every shard. */
+static int
+port_validate(const struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
+		struct rte_eth_dev_info *di)
 {
-	struct rte_eth_conf pconf;
-	struct rte_eth_dev_info di;
-	struct rte_eth_link link;
-	struct net_port *pt;
-	uint16_t pid, q, nq, nrx, ntx;
-	int socket, rc;
+	uint16_t q, nq;
+	int rc;
 
 	if (net == NULL || conf == NULL || conf->rx_pools == NULL ||
 			conf->prefix_len == 0 || conf->prefix_len > 32 ||
@@ -50,77 +47,86 @@ ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
 		return -EINVAL;
 	if (net->nb_ports == EWYK_NET_MAX_PORTS)
 		return -ENOSPC;
-	pid = conf->port_id;
 	nq = net->nb_shards;
-	rc = rte_eth_dev_info_get(pid, &di);
+	rc = rte_eth_dev_info_get(conf->port_id, di);
 	if (rc != 0)
 		return rc;
-	if (di.max_rx_queues < nq || di.max_tx_queues < nq) {
+	if (di->max_rx_queues < nq || di->max_tx_queues < nq) {
 		NET_LOG(ERR, "port %u (%s) has %u RX / %u TX queues, %u shards need %u"
-			" (af_packet: add qpairs=%u to the vdev)", pid,
-			di.driver_name, di.max_rx_queues, di.max_tx_queues, nq,
-			nq, nq);
+			" (af_packet: add qpairs=%u to the vdev)", conf->port_id,
+			di->driver_name, di->max_rx_queues, di->max_tx_queues,
+			nq, nq, nq);
 		return -ENOTSUP;
 	}
 	for (q = 0; q < nq; q++)
 		if (conf->rx_pools[q] == NULL)
 			return -EINVAL;
-	pt = &net->ports[net->nb_ports];
-	memset(pt, 0, sizeof(*pt));
-	memset(&pconf, 0, sizeof(pconf));
-	/* Everything that can fail without side effects goes before start, so
-	 * that a port is never left running behind a failed add. */
-	rc = rte_eth_macaddr_get(pid, &pt->mac);
-	if (rc != 0)
-		return rc;
+	return 0;
+}
 
-	if (nq > 1 && di.flow_type_rss_offloads != 0) {
+/*
+ * The device configuration: symmetric RSS over several queues, and every
+ * checksum offload the PMD has; pt records what the datapath may rely on.
+ */
+static void
+port_offloads(const struct rte_eth_dev_info *di, uint16_t nq,
+		struct rte_eth_conf *pconf, struct net_port *pt)
+{
+	if (nq > 1 && di->flow_type_rss_offloads != 0) {
 		uint64_t hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP |
-			RTE_ETH_RSS_UDP) & di.flow_type_rss_offloads;
+			RTE_ETH_RSS_UDP) & di->flow_type_rss_offloads;
 
-		pconf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		pconf.rx_adv_conf.rss_conf.rss_hf = hf;
+		pconf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		pconf->rx_adv_conf.rss_conf.rss_hf = hf;
 		/* Symmetric only with our key; a PMD with another key size
 		 * spreads flows but the layer above must not predict it. */
-		if (di.hash_key_size == sizeof(net_rss_key)) {
-			pconf.rx_adv_conf.rss_conf.rss_key =
+		if (di->hash_key_size == sizeof(net_rss_key)) {
+			pconf->rx_adv_conf.rss_conf.rss_key =
 				(uint8_t *)(uintptr_t)net_rss_key;
-			pconf.rx_adv_conf.rss_conf.rss_key_len =
+			pconf->rx_adv_conf.rss_conf.rss_key_len =
 				sizeof(net_rss_key);
 			pt->rss = hf != 0;
 		}
 	}
-	if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) {
-		pconf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+	if (di->tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) {
+		pconf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
 		pt->tx_ip_cksum = true;
 	}
-	if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) {
-		pconf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+	if (di->tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) {
+		pconf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
 		pt->tx_tcp_cksum = true;
 	}
-	if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) {
-		pconf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	if (di->tx_offload_capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) {
+		pconf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
 		pt->tx_udp_cksum = true;
 	}
-	if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
-		pconf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-	if ((di.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+	if (di->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		pconf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	if ((di->rx_offload_capa & (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
 			RTE_ETH_RX_OFFLOAD_TCP_CKSUM)) ==
 			(RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM)) {
-		pconf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+		pconf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
 			RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
 		pt->rx_cksum = true;
 	}
+}
 
-	rc = rte_eth_dev_configure(pid, nq, nq, &pconf);
+/* Configure the device and its MTU; pt->mtu is what the port runs with. */
+static int
+port_configure(uint16_t pid, uint16_t nq, const struct rte_eth_conf *pconf,
+		uint16_t mtu, struct net_port *pt)
+{
+	int rc;
+
+	rc = rte_eth_dev_configure(pid, nq, nq, pconf);
 	if (rc != 0) {
 		NET_LOG(ERR, "port %u: configure: %s", pid, rte_strerror(-rc));
 		return rc;
 	}
-	if (conf->mtu != 0) {
-		rc = rte_eth_dev_set_mtu(pid, conf->mtu);
+	if (mtu != 0) {
+		rc = rte_eth_dev_set_mtu(pid, mtu);
 		if (rc != 0) {
-			NET_LOG(ERR, "port %u: MTU %u: %s", pid, conf->mtu,
+			NET_LOG(ERR, "port %u: MTU %u: %s", pid, mtu,
 				rte_strerror(-rc));
 			return rc;
 		}
@@ -128,6 +134,16 @@ ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
 	rc = rte_eth_dev_get_mtu(pid, &pt->mtu);
 	if (rc != 0 || pt->mtu == 0)
 		pt->mtu = RTE_ETHER_MTU;
+	return 0;
+}
+
+/* One RX and one TX queue per shard, on the port's NUMA node. */
+static int
+port_queues(uint16_t pid, uint16_t nq, const struct ewyk_net_port_conf *conf,
+		const struct rte_eth_dev_info *di, uint64_t tx_offloads)
+{
+	uint16_t q, nrx, ntx;
+	int socket, rc;
 
 	nrx = conf->nb_rx_desc != 0 ? conf->nb_rx_desc : 1024;
 	ntx = conf->nb_tx_desc != 0 ? conf->nb_tx_desc : 1024;
@@ -136,7 +152,7 @@ ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
 		return rc;
 	socket = rte_eth_dev_socket_id(pid);
 	for (q = 0; q < nq; q++) {
-		struct rte_eth_txconf txc = di.default_txconf;
+		struct rte_eth_txconf txc = di->default_txconf;
 
 		rc = rte_eth_rx_queue_setup(pid, q, nrx, socket, NULL,
 			conf->rx_pools[q]);
@@ -145,7 +161,7 @@ ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
 				rte_strerror(-rc));
 			return rc;
 		}
-		txc.offloads = pconf.txmode.offloads;
+		txc.offloads = tx_offloads;
 		rc = rte_eth_tx_queue_setup(pid, q, ntx, socket, &txc);
 		if (rc != 0) {
 			NET_LOG(ERR, "port %u: tx queue %u: %s", pid, q,
@@ -153,6 +169,18 @@ ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
 			return rc;
 		}
 	}
+	return 0;
+}
+
+/* Start the port, then its addresses become live; fill info. */
+static int
+port_start(uint16_t pid, const struct ewyk_net_port_conf *conf,
+		const struct rte_eth_dev_info *di, uint16_t nq,
+		struct net_port *pt, struct ewyk_net_port_info *info)
+{
+	struct rte_eth_link link;
+	int rc;
+
 	rc = rte_eth_dev_start(pid);
 	if (rc != 0) {
 		NET_LOG(ERR, "port %u: start: %s", pid, rte_strerror(-rc));
@@ -178,8 +206,42 @@ ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
 		info->link_speed = link.link_speed;
 	}
 	NET_LOG(INFO, "port %u (%s): %u queue(s), MTU %u, RSS %s, tx cksum ip=%d tcp=%d, link %s",
-		pid, di.driver_name, nq, pt->mtu, pt->rss ? "symmetric" : "off",
+		pid, di->driver_name, nq, pt->mtu, pt->rss ? "symmetric" : "off",
 		pt->tx_ip_cksum, pt->tx_tcp_cksum,
 		link.link_status == RTE_ETH_LINK_UP ? "up" : "down");
+	return 0;
+}
+
+int
+ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
+		struct ewyk_net_port_info *info)
+{
+	struct rte_eth_conf pconf;
+	struct rte_eth_dev_info di;
+	struct net_port *pt;
+	uint16_t pid, nq;
+	int rc;
+
+	rc = port_validate(net, conf, &di);
+	if (rc != 0)
+		return rc;
+	pid = conf->port_id;
+	nq = net->nb_shards;
+	pt = &net->ports[net->nb_ports];
+	memset(pt, 0, sizeof(*pt));
+	memset(&pconf, 0, sizeof(pconf));
+	/* Everything that can fail without side effects goes before start, so
+	 * that a port is never left running behind a failed add. */
+	rc = rte_eth_macaddr_get(pid, &pt->mac);
+	if (rc != 0)
+		return rc;
+	port_offloads(&di, nq, &pconf, pt);
+	rc = port_configure(pid, nq, &pconf, conf->mtu, pt);
+	if (rc == 0)
+		rc = port_queues(pid, nq, conf, &di, pconf.txmode.offloads);
+	if (rc == 0)
+		rc = port_start(pid, conf, &di, nq, pt, info);
+	if (rc != 0)
+		return rc;
 	return net->nb_ports++;
 }

@@ -113,6 +113,13 @@ net_drop(struct ewyk_net_shard *s, struct rte_mbuf *m, enum ewyk_net_counter c)
 	rte_pktmbuf_free(m);
 }
 
+/* net_shard.c */
+uint16_t net_inbox_drain(struct ewyk_net_shard *s, uint64_t now);
+
+/* net_stats.c */
+int net_shard_register(struct ewyk_net_shard *s);
+void net_shard_unregister(struct ewyk_net_shard *s);
+
 /* net_output.c */
 void net_tx_enqueue(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m);
 void net_send_l2(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,

@@ -18,11 +18,6 @@
 
 RTE_LOG_REGISTER(ewyk_pool_logtype, ewyk.pool, INFO);
 
-RTE_INIT(ewyk_pool_init)
-{
-	pool_telemetry_register();
-}
-
 const char *
 ewyk_pool_strategy_name(enum ewyk_pool_strategy s)
 {
@@ -250,9 +245,7 @@ init_entries(struct ewyk_pool *p)
 struct ewyk_pool *
 ewyk_pool_create(const struct ewyk_pool_params *prm)
 {
-	char mzname[RTE_MEMZONE_NAMESIZE];
 	const struct rte_memseg_list *msl;
-	const struct rte_memzone *mz;
 	struct ewyk_pool *p;
 	uint32_t align;
 	int socket, err;
@@ -268,23 +261,19 @@ ewyk_pool_create(const struct ewyk_pool_params *prm)
 		rte_errno = -err;
 		return NULL;
 	}
-	snprintf(mzname, sizeof(mzname), POOL_MZ_PREFIX "%s", prm->name);
-	if (rte_memzone_lookup(mzname) != NULL) {
+	if (pool_lookup(prm->name) != NULL) {
 		POOL_LOG(ERR, "%s: a pool with this name exists", prm->name);
 		rte_errno = EEXIST;
 		return NULL;
 	}
-	mz = rte_memzone_reserve(mzname, sizeof(*p), socket, 0);
-	if (mz == NULL) {
-		err = rte_errno == EEXIST ? EEXIST : ENOMEM;
-		POOL_LOG(ERR, "%s: cannot reserve the pool header on node %d "
-			"(%s)", prm->name, socket, rte_strerror(rte_errno));
-		rte_errno = err;
+	p = rte_zmalloc_socket("ewyk_pool", sizeof(*p), RTE_CACHE_LINE_SIZE,
+		socket);
+	if (p == NULL) {
+		POOL_LOG(ERR, "%s: cannot allocate the pool header on node %d",
+			prm->name, socket);
+		rte_errno = ENOMEM;
 		return NULL;
 	}
-	p = mz->addr;
-	memset(p, 0, sizeof(*p));
-	p->mz = mz;
 	snprintf(p->name, sizeof(p->name), "%s", prm->name);
 	p->head.capacity = prm->capacity;
 	p->head.flags = prm->flags;
@@ -330,12 +319,22 @@ ewyk_pool_create(const struct ewyk_pool_params *prm)
 			p->socket_id = msl->socket_id;
 	}
 	init_entries(p);
+	/* Last, so that lookups and telemetry see only whole pools. */
+	err = pool_register(p);
+	if (err < 0) {
+		POOL_LOG(ERR, "%s: cannot register: %s", p->name,
+			rte_strerror(-err));
+		free_memory(p);
+		rte_free(p);
+		rte_errno = -err;
+		return NULL;
+	}
 	POOL_LOG(DEBUG, "%s: created, %u x %u bytes, cache %u, node %d",
 		p->name, p->head.capacity, p->obj_size, p->cache_size, socket);
 	return p;
 nomem:
 	free_memory(p);
-	rte_memzone_free(mz);
+	rte_free(p);
 	rte_errno = ENOMEM;
 	return NULL;
 }
@@ -343,38 +342,21 @@ nomem:
 void
 ewyk_pool_free(struct ewyk_pool *p)
 {
-	const struct rte_memzone *mz;
-	struct ewyk_pool copy;
-
 	if (p == NULL)
 		return;
 	/*
-	 * Unregister first (telemetry walks the memzones under their lock),
-	 * then free what the header pointed to.
+	 * Unregister first (a telemetry command reads the pool under the
+	 * registry's lock), then free what the header points to, and it.
 	 */
-	memcpy(&copy, p, sizeof(copy));
-	mz = p->mz;
-	rte_memzone_free(mz);
-	free_memory(&copy);
+	pool_unregister(p);
+	free_memory(p);
+	rte_free(p);
 }
 
 struct ewyk_pool *
 ewyk_pool_lookup(const char *name)
 {
-	char mzname[RTE_MEMZONE_NAMESIZE];
-	const struct rte_memzone *mz;
-
-	if (name == NULL) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	snprintf(mzname, sizeof(mzname), POOL_MZ_PREFIX "%s", name);
-	mz = rte_memzone_lookup(mzname);
-	if (mz == NULL) {
-		rte_errno = ENOENT;
-		return NULL;
-	}
-	return mz->addr;
+	return pool_lookup(name);
 }
 
 const char *

@@ -132,10 +132,14 @@ struct ewyk_pool;
  * Object constructor, called once per object slot: at creation (without
  * #EWYK_POOL_F_EMPTY) and again when ewyk_pool_get() refills a freed slot.
  *
- * @param pool The pool.
- * @param obj The object (obj_size bytes, zeroed at creation).
- * @param idx The object's entry index, 0..capacity-1.
- * @param arg ewyk_pool_params::obj_ctor_arg.
+ * @param pool
+ *   The pool.
+ * @param obj
+ *   The object (obj_size bytes, zeroed at creation).
+ * @param idx
+ *   The object's entry index, 0..capacity-1.
+ * @param arg
+ *   ewyk_pool_params::obj_ctor_arg.
  */
 typedef void (*ewyk_pool_obj_cb_t)(struct ewyk_pool *pool, void *obj,
 		uint32_t idx, void *arg);
@@ -144,9 +148,12 @@ typedef void (*ewyk_pool_obj_cb_t)(struct ewyk_pool *pool, void *obj,
  * lcore→NUMA-node mapping (default: rte_lcore_to_socket_id()). Used for
  * #EWYK_POOL_SOCKET_CALLER and to place each lcore's cache on its node.
  *
- * @param lcore_id An lcore id, 0..RTE_MAX_LCORE-1.
- * @param arg ewyk_pool_params::lcore_node_arg.
- * @return The node id, or a negative value for "unknown" (any node).
+ * @param lcore_id
+ *   An lcore id, 0..RTE_MAX_LCORE-1.
+ * @param arg
+ *   ewyk_pool_params::lcore_node_arg.
+ * @return
+ *   The node id, or a negative value for "unknown" (any node).
  */
 typedef int (*ewyk_pool_lcore_node_t)(unsigned int lcore_id, void *arg);
 
@@ -258,8 +265,10 @@ struct ewyk_pool_lcore_info {
 /**
  * Create a pool.
  *
- * @param params Parameters (copied; name must stay valid only for the call).
- * @return The pool, or NULL with rte_errno set to:
+ * @param params
+ *   Parameters (copied; name must stay valid only for the call).
+ * @return
+ *   The pool, or NULL with rte_errno set to:
  *   - EINVAL: bad parameter (NULL, capacity 0 or too large, obj_size 0
  *     without EXTERNAL or non-zero with it, alignment not a power of two,
  *     cache_size > EWYK_POOL_CACHE_MAX, max_multiplex too large, strategy
@@ -267,6 +276,7 @@ struct ewyk_pool_lcore_info {
  *     SOCKET_CALLER on a thread without lcore id);
  *   - ENAMETOOLONG: name too long;
  *   - EEXIST: a pool with this name exists;
+ *   - ENOSPC: 512 pools are registered already (the registry is full);
  *   - ENODEV: the explicit NUMA node is not one EAL knows;
  *   - ENOMEM: not enough memory on the requested node (never falls back to
  *     another node unless socket_id is #EWYK_POOL_SOCKET_ANY).
@@ -278,7 +288,8 @@ ewyk_pool_create(const struct ewyk_pool_params *params);
  * Free a pool and all its memory. Objects still held become invalid; no
  * callback runs. Must not run concurrently with any other use of the pool.
  *
- * @param pool The pool; NULL is a no-op.
+ * @param pool
+ *   The pool; NULL is a no-op.
  */
 void
 ewyk_pool_free(struct ewyk_pool *pool);
@@ -286,8 +297,10 @@ ewyk_pool_free(struct ewyk_pool *pool);
 /**
  * Find a pool by name.
  *
- * @param name The name.
- * @return The pool, or NULL with rte_errno = ENOENT (or EINVAL for NULL).
+ * @param name
+ *   The name.
+ * @return
+ *   The pool, or NULL with rte_errno = ENOENT (or EINVAL for NULL).
  */
 struct ewyk_pool *
 ewyk_pool_lookup(const char *name);
@@ -295,8 +308,10 @@ ewyk_pool_lookup(const char *name);
 /**
  * Name of a pool.
  *
- * @param pool The pool.
- * @return Its name (valid as long as the pool).
+ * @param pool
+ *   The pool.
+ * @return
+ *   Its name (valid as long as the pool).
  */
 const char *
 ewyk_pool_name(const struct ewyk_pool *pool);
@@ -304,10 +319,14 @@ ewyk_pool_name(const struct ewyk_pool *pool);
 /**
  * Get up to n objects (a burst). Never blocks or spins without bound.
  *
- * @param pool The pool.
- * @param objs Where to store the objects.
- * @param n How many are wanted.
- * @return How many were stored (0..n); when fewer than n, rte_errno is
+ * @param pool
+ *   The pool.
+ * @param objs
+ *   Where to store the objects.
+ * @param n
+ *   How many are wanted.
+ * @return
+ *   How many were stored (0..n); when fewer than n, rte_errno is
  *   ENOBUFS (pool exhausted) and the exhausted counter was incremented.
  */
 unsigned int
@@ -316,10 +335,14 @@ ewyk_pool_get_burst(struct ewyk_pool *pool, void **objs, unsigned int n);
 /**
  * Get exactly n objects or none.
  *
- * @param pool The pool.
- * @param objs Where to store the objects.
- * @param n How many.
- * @return n, or 0 with rte_errno = ENOBUFS (nothing taken).
+ * @param pool
+ *   The pool.
+ * @param objs
+ *   Where to store the objects.
+ * @param n
+ *   How many.
+ * @return
+ *   n, or 0 with rte_errno = ENOBUFS (nothing taken).
  */
 unsigned int
 ewyk_pool_get_bulk(struct ewyk_pool *pool, void **objs, unsigned int n);
@@ -327,10 +350,14 @@ ewyk_pool_get_bulk(struct ewyk_pool *pool, void **objs, unsigned int n);
 /**
  * Release n objects (each as ewyk_pool_put()).
  *
- * @param pool The pool.
- * @param objs The objects.
- * @param n How many.
- * @return How many were released (n unless some pointer was invalid; those
+ * @param pool
+ *   The pool.
+ * @param objs
+ *   The objects.
+ * @param n
+ *   How many.
+ * @return
+ *   How many were released (n unless some pointer was invalid; those
  *   are skipped and logged, rte_errno = EINVAL).
  */
 unsigned int
@@ -342,8 +369,10 @@ ewyk_pool_put_bulk(struct ewyk_pool *pool, void * const *objs, unsigned int n);
  * (a connection being opened). The returned memory is the slot's object,
  * for the caller to construct in place (no constructor is called).
  *
- * @param pool The pool (not EXTERNAL).
- * @return The object slot, or NULL with rte_errno = ENOBUFS (no FREE slot)
+ * @param pool
+ *   The pool (not EXTERNAL).
+ * @return
+ *   The object slot, or NULL with rte_errno = ENOBUFS (no FREE slot)
  *   or ENOTSUP (EXTERNAL pool).
  */
 void *
@@ -352,11 +381,15 @@ ewyk_pool_reserve(struct ewyk_pool *pool);
 /**
  * Make a reserved object available.
  *
- * @param pool The pool.
- * @param obj An object returned by ewyk_pool_reserve().
- * @param acquire If true, the caller keeps it (as if got: multiplex 1,
+ * @param pool
+ *   The pool.
+ * @param obj
+ *   An object returned by ewyk_pool_reserve().
+ * @param acquire
+ *   If true, the caller keeps it (as if got: multiplex 1,
  *   usage 1) and must later put or remove it; if false it becomes idle.
- * @return 0, or -EINVAL (not an object of this pool, or not RESERVED),
+ * @return
+ *   0, or -EINVAL (not an object of this pool, or not RESERVED),
  *   -ENOTSUP (EXTERNAL pool).
  */
 int
@@ -368,9 +401,12 @@ ewyk_pool_enable(struct ewyk_pool *pool, void *obj, bool acquire);
  * holder is gone the obj_retire callback runs and the slot becomes FREE.
  * The caller must not use obj after the call.
  *
- * @param pool The pool.
- * @param obj An object the caller holds or has reserved.
- * @return 1 if the slot is FREE now, 0 if other holders still share it
+ * @param pool
+ *   The pool.
+ * @param obj
+ *   An object the caller holds or has reserved.
+ * @return
+ *   1 if the slot is FREE now, 0 if other holders still share it
  *   (it becomes FREE when the last one puts it), -EINVAL (not held, not an
  *   object of this pool), -ENOTSUP (EXTERNAL pool).
  */
@@ -382,8 +418,10 @@ ewyk_pool_remove(struct ewyk_pool *pool, void *obj);
  * hand-back ring into the shared array (before an lcore stops using a pool,
  * or to account for every object).
  *
- * @param pool The pool.
- * @return The number of objects moved; 0 on a thread without lcore id.
+ * @param pool
+ *   The pool.
+ * @return
+ *   The number of objects moved; 0 on a thread without lcore id.
  */
 unsigned int
 ewyk_pool_cache_flush(struct ewyk_pool *pool);
@@ -391,9 +429,12 @@ ewyk_pool_cache_flush(struct ewyk_pool *pool);
 /**
  * Entry index of an object (stable for the pool's life).
  *
- * @param pool The pool (not EXTERNAL).
- * @param obj The object.
- * @return 0..capacity-1, or -EINVAL.
+ * @param pool
+ *   The pool (not EXTERNAL).
+ * @param obj
+ *   The object.
+ * @return
+ *   0..capacity-1, or -EINVAL.
  */
 int
 ewyk_pool_obj_index(const struct ewyk_pool *pool, const void *obj);
@@ -401,9 +442,12 @@ ewyk_pool_obj_index(const struct ewyk_pool *pool, const void *obj);
 /**
  * Object at an entry index.
  *
- * @param pool The pool (not EXTERNAL).
- * @param idx 0..capacity-1.
- * @return The object slot, or NULL with rte_errno = EINVAL.
+ * @param pool
+ *   The pool (not EXTERNAL).
+ * @param idx
+ *   0..capacity-1.
+ * @return
+ *   The object slot, or NULL with rte_errno = EINVAL.
  */
 void *
 ewyk_pool_obj_at(const struct ewyk_pool *pool, uint32_t idx);
@@ -411,10 +455,14 @@ ewyk_pool_obj_at(const struct ewyk_pool *pool, uint32_t idx);
 /**
  * Snapshot the state of an object's entry.
  *
- * @param pool The pool (not EXTERNAL).
- * @param obj The object.
- * @param info Filled in.
- * @return 0 or -EINVAL.
+ * @param pool
+ *   The pool (not EXTERNAL).
+ * @param obj
+ *   The object.
+ * @param info
+ *   Filled in.
+ * @return
+ *   0 or -EINVAL.
  */
 int
 ewyk_pool_obj_state(const struct ewyk_pool *pool, const void *obj,
@@ -423,9 +471,12 @@ ewyk_pool_obj_state(const struct ewyk_pool *pool, const void *obj,
 /**
  * Sum the per-lcore counters.
  *
- * @param pool The pool.
- * @param stats Filled in.
- * @return 0 or -EINVAL.
+ * @param pool
+ *   The pool.
+ * @param stats
+ *   Filled in.
+ * @return
+ *   0 or -EINVAL.
  */
 int
 ewyk_pool_stats_get(const struct ewyk_pool *pool,
@@ -434,10 +485,14 @@ ewyk_pool_stats_get(const struct ewyk_pool *pool,
 /**
  * Counters of one lcore (RTE_MAX_LCORE: threads without lcore id).
  *
- * @param pool The pool.
- * @param lcore_id 0..RTE_MAX_LCORE.
- * @param stats Filled in.
- * @return 0 or -EINVAL.
+ * @param pool
+ *   The pool.
+ * @param lcore_id
+ *   0..RTE_MAX_LCORE.
+ * @param stats
+ *   Filled in.
+ * @return
+ *   0 or -EINVAL.
  */
 int
 ewyk_pool_lcore_stats_get(const struct ewyk_pool *pool, unsigned int lcore_id,
@@ -446,8 +501,10 @@ ewyk_pool_lcore_stats_get(const struct ewyk_pool *pool, unsigned int lcore_id,
 /**
  * Zero all counters (not atomic with respect to running lcores).
  *
- * @param pool The pool.
- * @return 0 or -EINVAL.
+ * @param pool
+ *   The pool.
+ * @return
+ *   0 or -EINVAL.
  */
 int
 ewyk_pool_stats_reset(struct ewyk_pool *pool);
@@ -455,9 +512,12 @@ ewyk_pool_stats_reset(struct ewyk_pool *pool);
 /**
  * Configuration and gauges.
  *
- * @param pool The pool.
- * @param info Filled in.
- * @return 0 or -EINVAL.
+ * @param pool
+ *   The pool.
+ * @param info
+ *   Filled in.
+ * @return
+ *   0 or -EINVAL.
  */
 int
 ewyk_pool_info_get(const struct ewyk_pool *pool, struct ewyk_pool_info *info);
@@ -465,10 +525,14 @@ ewyk_pool_info_get(const struct ewyk_pool *pool, struct ewyk_pool_info *info);
 /**
  * Placement and fill of one lcore's cache.
  *
- * @param pool The pool.
- * @param lcore_id 0..RTE_MAX_LCORE-1.
- * @param info Filled in.
- * @return 0 or -EINVAL.
+ * @param pool
+ *   The pool.
+ * @param lcore_id
+ *   0..RTE_MAX_LCORE-1.
+ * @param info
+ *   Filled in.
+ * @return
+ *   0 or -EINVAL.
  */
 int
 ewyk_pool_lcore_info_get(const struct ewyk_pool *pool, unsigned int lcore_id,
@@ -477,8 +541,10 @@ ewyk_pool_lcore_info_get(const struct ewyk_pool *pool, unsigned int lcore_id,
 /**
  * Name of a strategy.
  *
- * @param s The strategy.
- * @return "first", "random", "lcore", "round_robin" or "unknown".
+ * @param s
+ *   The strategy.
+ * @return
+ *   "first", "random", "lcore", "round_robin" or "unknown".
  */
 const char *
 ewyk_pool_strategy_name(enum ewyk_pool_strategy s);
@@ -530,15 +596,46 @@ struct ewyk_pool_head {
 	struct ewyk_pool_lcore *lc[RTE_MAX_LCORE];
 };
 
-/** @internal Slow paths of the inline functions. */
+/**
+ * @internal Slow path of ewyk_pool_get() and ewyk_pool_get_bulk(): the
+ * lcore cache missed or there is none.
+ *
+ * @param pool
+ *   The pool.
+ * @param objs
+ *   Filled with the objects got.
+ * @param n
+ *   Objects wanted.
+ * @param all
+ *   All n or none (bulk), else as many as there are (burst).
+ * @return
+ *   The number of objects got.
+ */
 unsigned int
 ewyk_pool_get_slow(struct ewyk_pool *pool, void **objs, unsigned int n,
 		bool all);
-/** @internal */
+/**
+ * @internal Slow path of ewyk_pool_put(): the lcore cache is full, absent,
+ * or the object is another lcore's.
+ *
+ * @param pool
+ *   The pool.
+ * @param obj
+ *   The object.
+ * @return
+ *   As ewyk_pool_put().
+ */
 int
 ewyk_pool_put_slow(struct ewyk_pool *pool, void *obj);
 
-/** @internal The head is the first member of struct ewyk_pool. */
+/**
+ * @internal The head is the first member of struct ewyk_pool.
+ *
+ * @param pool
+ *   The pool.
+ * @return
+ *   Its head, read by the inline fast paths.
+ */
 static inline struct ewyk_pool_head *
 ewyk_pool_head_(struct ewyk_pool *pool)
 {
@@ -549,8 +646,10 @@ ewyk_pool_head_(struct ewyk_pool *pool)
  * Get one object. On an lcore-cache hit: no atomic operation.
  * Never blocks or spins without bound.
  *
- * @param pool The pool.
- * @return An object, or NULL with rte_errno = ENOBUFS (exhausted; the
+ * @param pool
+ *   The pool.
+ * @return
+ *   An object, or NULL with rte_errno = ENOBUFS (exhausted; the
  *   exhausted counter was incremented).
  */
 static inline void *
@@ -582,9 +681,12 @@ ewyk_pool_get(struct ewyk_pool *pool)
  * lcore's next cache miss, and by ewyk_pool_cache_flush()) or, when the
  * owner's ring is full, released to the shared array.
  *
- * @param pool The pool.
- * @param obj The object (for EXTERNAL pools: any non-NULL pointer to store).
- * @return 0 if the object is back in the pool; 1 if this release retired it
+ * @param pool
+ *   The pool.
+ * @param obj
+ *   The object (for EXTERNAL pools: any non-NULL pointer to store).
+ * @return
+ *   0 if the object is back in the pool; 1 if this release retired it
  *   (removed earlier, or max_usage reached: obj_retire ran, the slot is
  *   FREE, the object must not be used); -EINVAL if obj is not an object of
  *   this pool or not held; -ENOSPC if an EXTERNAL pool is full.

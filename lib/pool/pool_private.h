@@ -11,7 +11,6 @@
 
 #include <rte_common.h>
 #include <rte_log.h>
-#include <rte_memzone.h>
 
 #include "ewyk_pool.h"
 
@@ -20,9 +19,6 @@ extern int ewyk_pool_logtype;
 #define POOL_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, ewyk_pool_logtype, \
 		"ewyk.pool: " fmt "\n", ##__VA_ARGS__)
-
-/* Memzone holding a pool: name prefix (the registry is the memzone list). */
-#define POOL_MZ_PREFIX "EWYKP_"
 
 /*
  * Entry state word (non-EXTERNAL pools):
@@ -81,7 +77,6 @@ struct ewyk_pool {
 	char name[EWYK_POOL_NAMESIZE];
 	struct pool_entry *entries;
 	void *arena;			/* object memory (non-EXTERNAL) */
-	const struct rte_memzone *mz;	/* holds this structure */
 	uint32_t obj_size;
 	uint32_t obj_align;
 	uint32_t cache_size;		/* 0: no cache */
@@ -166,7 +161,9 @@ unsigned int pool_ext_take(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
 unsigned int pool_ext_store(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
 	void * const *objs, unsigned int n);
 
-/* pool_telemetry.c */
-void pool_telemetry_register(void);
+/* pool_telemetry.c: the registry of lib/common and its telemetry */
+int pool_register(struct ewyk_pool *p);
+void pool_unregister(struct ewyk_pool *p);
+struct ewyk_pool *pool_lookup(const char *name);
 
 #endif /* EWYK_POOL_PRIVATE_H */

@@ -87,56 +87,113 @@ set_owner(struct ewyk_pool *p, void *obj, uint16_t owner)
 		pool_objhdr(p, obj)->owner = owner;
 }
 
-unsigned int
-pool_shared_acquire(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
-		void **objs, unsigned int n, uint16_t owner)
+/*
+ * What a scan carries to its claim function: output arrays, the holder to
+ * record, and (acquire) the holder units that vanished at max_usage.
+ */
+struct pool_scan {
+	void **objs;		/* acquire, ext_take: out; ext_store: in */
+	uint32_t *idxs;		/* claim_free: out */
+	int64_t vanished;
+	uint16_t owner;
+};
+
+/*
+ * Try to take entry idx, the k-th one this scan takes if it succeeds (one
+ * CAS on its state word). Returns true when taken.
+ */
+typedef bool (*pool_claim_t)(struct ewyk_pool *p, uint32_t idx,
+		unsigned int k, struct pool_scan *sc);
+
+/*
+ * The one search of the shared array: from the strategy's start, at most
+ * POOL_SCAN_PASSES passes, until n entries are taken; the next-fit cursor
+ * is left after the last one. The caller holds n tickets. Always inlined,
+ * so that each caller's claim is a direct (inlined) call.
+ */
+static __rte_always_inline unsigned int
+pool_scan(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, unsigned int n,
+		pool_claim_t claim, struct pool_scan *sc)
 {
 	const uint32_t cap = p->head.capacity;
-	const uint32_t max_mux = p->max_mux;
-	const uint32_t max_usage = p->max_usage;
 	uint32_t idx, last = 0, i, pass;
 	unsigned int got = 0;
-	int64_t vanished = 0;
-	struct pool_entry *e;
-	uint64_t s, ns;
 
-	n = pool_tickets_take(&p->avail, n);
-	if (n == 0)
-		return 0;
 	idx = scan_start(p, lc);
 	for (pass = 0; pass < POOL_SCAN_PASSES && got < n; pass++) {
 		for (i = 0; i < cap && got < n; i++) {
-			e = &p->entries[idx];
-			s = __atomic_load_n(&e->state, __ATOMIC_RELAXED);
-			while (st_kind(s) == ST_ACTIVE && st_mux(s) < max_mux &&
-					(max_usage == 0 ||
-					 st_usage(s) < max_usage)) {
-				ns = st_make(ST_ACTIVE, st_usage(s) + 1,
-					st_mux(s) + 1);
-				if (__atomic_compare_exchange_n(&e->state, &s,
-						ns, false, __ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED)) {
-					/* At max_usage the free units vanish. */
-					if (max_usage != 0 &&
-							st_usage(ns) == max_usage)
-						vanished += max_mux -
-							st_mux(ns);
-					if (owner != EWYK_POOL_OWNER_NONE)
-						set_owner(p, e->obj, owner);
-					objs[got++] = e->obj;
-					last = idx;
-					break;
-				}
+			if (claim(p, idx, got, sc)) {
+				got++;
+				last = idx;
 			}
 			if (++idx == cap)
 				idx = 0;
 		}
 	}
-	pool_tickets_give(&p->avail, (int64_t)(n - got) - vanished);
 	if (got > 0)
 		scan_end(p, lc, last);
+	return got;
+}
+
+/* An ACTIVE entry with a free holder unit and usage left: one more hold. */
+static inline bool
+claim_active(struct ewyk_pool *p, uint32_t idx, unsigned int k,
+		struct pool_scan *sc)
+{
+	struct pool_entry *e = &p->entries[idx];
+	const uint32_t max_mux = p->max_mux;
+	const uint32_t max_usage = p->max_usage;
+	uint64_t s, ns;
+
+	s = __atomic_load_n(&e->state, __ATOMIC_RELAXED);
+	while (st_kind(s) == ST_ACTIVE && st_mux(s) < max_mux &&
+			(max_usage == 0 || st_usage(s) < max_usage)) {
+		ns = st_make(ST_ACTIVE, st_usage(s) + 1, st_mux(s) + 1);
+		if (__atomic_compare_exchange_n(&e->state, &s, ns, false,
+				__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			/* At max_usage the free units vanish. */
+			if (max_usage != 0 && st_usage(ns) == max_usage)
+				sc->vanished += max_mux - st_mux(ns);
+			if (sc->owner != EWYK_POOL_OWNER_NONE)
+				set_owner(p, e->obj, sc->owner);
+			sc->objs[k] = e->obj;
+			return true;
+		}
+	}
+	return false;
+}
+
+unsigned int
+pool_shared_acquire(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
+		void **objs, unsigned int n, uint16_t owner)
+{
+	struct pool_scan sc = { .objs = objs, .owner = owner };
+	unsigned int got;
+
+	n = pool_tickets_take(&p->avail, n);
+	if (n == 0)
+		return 0;
+	got = pool_scan(p, lc, n, claim_active, &sc);
+	pool_tickets_give(&p->avail, (int64_t)(n - got) - sc.vanished);
 	POOL_STAT_ADD(p, lc, get_shared, got);
 	return got;
+}
+
+/* A FREE entry: RESERVED for the caller to fill. */
+static inline bool
+claim_free_entry(struct ewyk_pool *p, uint32_t idx, unsigned int k,
+		struct pool_scan *sc)
+{
+	uint64_t s = ST_FREE;
+
+	if (__atomic_load_n(&p->entries[idx].state, __ATOMIC_RELAXED) !=
+			ST_FREE ||
+			!__atomic_compare_exchange_n(&p->entries[idx].state,
+				&s, ST_RESERVED, false, __ATOMIC_ACQUIRE,
+				__ATOMIC_RELAXED))
+		return false;
+	sc->idxs[k] = idx;
+	return true;
 }
 
 /*
@@ -147,35 +204,14 @@ static unsigned int
 claim_free(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, uint32_t *idxs,
 		unsigned int n)
 {
-	const uint32_t cap = p->head.capacity;
-	uint32_t idx, last = 0, i, pass;
-	unsigned int got = 0;
-	uint64_t s;
+	struct pool_scan sc = { .idxs = idxs };
+	unsigned int got;
 
 	n = pool_tickets_take(&p->nfree, n);
 	if (n == 0)
 		return 0;
-	idx = scan_start(p, lc);
-	for (pass = 0; pass < POOL_SCAN_PASSES && got < n; pass++) {
-		for (i = 0; i < cap && got < n; i++) {
-			s = ST_FREE;
-			if (__atomic_load_n(&p->entries[idx].state,
-					__ATOMIC_RELAXED) == ST_FREE &&
-					__atomic_compare_exchange_n(
-						&p->entries[idx].state, &s,
-						ST_RESERVED, false,
-						__ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED)) {
-				idxs[got++] = idx;
-				last = idx;
-			}
-			if (++idx == cap)
-				idx = 0;
-		}
-	}
+	got = pool_scan(p, lc, n, claim_free_entry, &sc);
 	pool_tickets_give(&p->nfree, (int64_t)(n - got));
-	if (got > 0)
-		scan_end(p, lc, last);
 	return got;
 }
 
@@ -431,75 +467,63 @@ ewyk_pool_remove(struct ewyk_pool *p, void *obj)
 	return 0;
 }
 
+/* EXTERNAL: a slot holding a pointer; emptied, the pointer taken. */
+static inline bool
+claim_stored(struct ewyk_pool *p, uint32_t idx, unsigned int k,
+		struct pool_scan *sc)
+{
+	uint64_t s = __atomic_load_n(&p->entries[idx].state, __ATOMIC_RELAXED);
+
+	if (s == 0 || !__atomic_compare_exchange_n(&p->entries[idx].state,
+			&s, 0, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	sc->objs[k] = (void *)(uintptr_t)s;
+	return true;
+}
+
 unsigned int
 pool_ext_take(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void **objs,
 		unsigned int n)
 {
-	const uint32_t cap = p->head.capacity;
-	uint32_t idx, last = 0, i, pass;
-	unsigned int got = 0;
-	uint64_t s;
+	struct pool_scan sc = { .objs = objs };
+	unsigned int got;
 
 	n = pool_tickets_take(&p->avail, n);
 	if (n == 0)
 		return 0;
-	idx = scan_start(p, lc);
-	for (pass = 0; pass < POOL_SCAN_PASSES && got < n; pass++) {
-		for (i = 0; i < cap && got < n; i++) {
-			s = __atomic_load_n(&p->entries[idx].state,
-				__ATOMIC_RELAXED);
-			if (s != 0 && __atomic_compare_exchange_n(
-					&p->entries[idx].state, &s, 0, false,
-					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-				objs[got++] = (void *)(uintptr_t)s;
-				last = idx;
-			}
-			if (++idx == cap)
-				idx = 0;
-		}
-	}
+	got = pool_scan(p, lc, n, claim_stored, &sc);
 	pool_tickets_give(&p->avail, (int64_t)(n - got));
 	pool_tickets_give(&p->nfree, got);
-	if (got > 0)
-		scan_end(p, lc, last);
 	POOL_STAT_ADD(p, lc, get_shared, got);
 	return got;
+}
+
+/* EXTERNAL: an empty slot; the k-th pointer stored in it. */
+static inline bool
+claim_empty(struct ewyk_pool *p, uint32_t idx, unsigned int k,
+		struct pool_scan *sc)
+{
+	uint64_t s = 0;
+
+	return __atomic_load_n(&p->entries[idx].state, __ATOMIC_RELAXED) == 0 &&
+		__atomic_compare_exchange_n(&p->entries[idx].state, &s,
+			(uint64_t)(uintptr_t)sc->objs[k], false,
+			__ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
 unsigned int
 pool_ext_store(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
 		void * const *objs, unsigned int n)
 {
-	const uint32_t cap = p->head.capacity;
-	uint32_t idx, last = 0, i, pass;
-	unsigned int done = 0;
-	uint64_t s;
+	struct pool_scan sc = { .objs = (void **)(uintptr_t)objs };
+	unsigned int done;
 
 	n = pool_tickets_take(&p->nfree, n);
 	if (n == 0)
 		return 0;
-	idx = scan_start(p, lc);
-	for (pass = 0; pass < POOL_SCAN_PASSES && done < n; pass++) {
-		for (i = 0; i < cap && done < n; i++) {
-			s = 0;
-			if (__atomic_load_n(&p->entries[idx].state,
-					__ATOMIC_RELAXED) == 0 &&
-					__atomic_compare_exchange_n(
-						&p->entries[idx].state, &s,
-						(uint64_t)(uintptr_t)objs[done],
-						false, __ATOMIC_RELEASE,
-						__ATOMIC_RELAXED)) {
-				done++;
-				last = idx;
-			}
-			if (++idx == cap)
-				idx = 0;
-		}
-	}
+	done = pool_scan(p, lc, n, claim_empty, &sc);
 	pool_tickets_give(&p->nfree, (int64_t)(n - done));
 	pool_tickets_give(&p->avail, done);
-	if (done > 0)
-		scan_end(p, lc, last);
 	POOL_STAT_ADD(p, lc, put_shared, done);
 	return done;
 }

@@ -1,112 +1,116 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Telemetry: /ewyk/pool/list and /ewyk/pool/stats,<name>. The registry is
- * the memzone list (each pool lives in a memzone named EWYKP_<name>), walked
- * under the memzone lock, so a pool being freed is never read.
+ * Pools in the registry of lib/common (memzone "ewyk_pool"), and their
+ * telemetry, in the scheme of docs/guides/telemetry.md:
+ *   /ewyk/pool/list          names of the pools
+ *   /ewyk/pool/stats         gauges and counters summed over the pools
+ *   /ewyk/pool/stats,<name>  configuration, gauges and counters of one pool
  */
 
-#include <string.h>
+#include <rte_errno.h>
 
-#include <rte_memzone.h>
-#include <rte_telemetry.h>
+#include <ewyk_common.h>
 
 #include "pool_private.h"
 
-static void
-list_cb(const struct rte_memzone *mz, void *arg)
-{
-	struct rte_tel_data *d = arg;
-	const struct ewyk_pool *p = mz->addr;
+/* Gauges of struct ewyk_pool_info, then struct ewyk_pool_stats. */
+#define POOL_INFO(X) \
+	X(CAPACITY, capacity, GAUGE, "Entries") \
+	X(N_FREE, n_free, GAUGE, "FREE entries") \
+	X(N_RESERVED, n_reserved, GAUGE, "RESERVED entries") \
+	X(N_IDLE, n_idle, GAUGE, "ACTIVE entries with no holder") \
+	X(N_IN_USE, n_in_use, GAUGE, "ACTIVE entries held, caches included") \
+	X(N_CLOSED, n_closed, GAUGE, "CLOSED entries still held") \
+	X(N_CACHED, n_cached, GAUGE, "Objects in lcore caches") \
+	X(N_HANDBACK, n_handback, GAUGE, \
+		"Objects on their way back to their owner")
+#define POOL_STATS(X) \
+	X(GET_HITS, get_hits, COUNTER, "Objects got from an lcore cache") \
+	X(GET_MISSES, get_misses, COUNTER, "Cache refills and uncached gets") \
+	X(GET_SHARED, get_shared, COUNTER, \
+		"Objects acquired from the shared array") \
+	X(GET_CREATED, get_created, COUNTER, \
+		"FREE slots constructed by a get") \
+	X(EXHAUSTED, exhausted, COUNTER, "Gets that failed with ENOBUFS") \
+	X(PUT_CACHED, put_cached, COUNTER, "Objects put into an lcore cache") \
+	X(PUT_SHARED, put_shared, COUNTER, \
+		"Objects released to the shared array") \
+	X(REMOTE_FREES, remote_frees, COUNTER, \
+		"Puts by an lcore not owning the object") \
+	X(HANDBACK, handback, COUNTER, "Objects handed back to their owner") \
+	X(HANDBACK_FULL, handback_full, COUNTER, \
+		"Hand-backs that found the ring full") \
+	X(DRAINED, drained, COUNTER, \
+		"Handed-back objects drained by the owner") \
+	X(RETIRED, retired, COUNTER, "Objects retired at max_usage") \
+	X(REMOVED, removed, COUNTER, "Objects removed (made FREE)") \
+	X(RESERVED, reserved, COUNTER, "Successful reserve calls")
 
-	if (strncmp(mz->name, POOL_MZ_PREFIX, strlen(POOL_MZ_PREFIX)) != 0)
-		return;
-	rte_tel_data_add_array_string(d, p->name);
-}
-
-static int
-tel_list(const char *cmd __rte_unused, const char *params __rte_unused,
-		struct rte_tel_data *d)
-{
-	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	rte_memzone_walk(list_cb, d);
-	return 0;
-}
-
-struct stats_arg {
-	const char *name;
-	struct rte_tel_data *d;
-	int found;
+static const struct ewyk_ctr_desc pool_ctr[] = {
+	POOL_INFO(EWYK_CTR_DESC)
+	POOL_STATS(EWYK_CTR_DESC)
 };
 
-#define ADD_U64(d, s, f) rte_tel_data_add_dict_u64(d, #f, (s)->f)
-
 static void
-stats_cb(const struct rte_memzone *mz, void *arg)
+pool_read(const void *obj, uint64_t *v)
 {
-	struct stats_arg *a = arg;
-	const struct ewyk_pool *p = mz->addr;
 	struct ewyk_pool_info info;
 	struct ewyk_pool_stats st;
-	struct rte_tel_data *d = a->d;
+	unsigned int i = 0;
 
-	if (strncmp(mz->name, POOL_MZ_PREFIX, strlen(POOL_MZ_PREFIX)) != 0 ||
-			strcmp(p->name, a->name) != 0)
-		return;
-	a->found = 1;
-	ewyk_pool_info_get(p, &info);
-	ewyk_pool_stats_get(p, &st);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "name", info.name);
-	ADD_U64(d, &info, capacity);
-	ADD_U64(d, &info, obj_size);
-	ADD_U64(d, &info, elt_size);
-	ADD_U64(d, &info, cache_size);
-	ADD_U64(d, &info, max_multiplex);
-	ADD_U64(d, &info, max_usage);
-	ADD_U64(d, &info, flags);
+	ewyk_pool_info_get(obj, &info);
+	ewyk_pool_stats_get(obj, &st);
+#define POOL_READ_INFO(sym, name, type, help) v[i++] = info.name;
+#define POOL_READ_STATS(sym, name, type, help) v[i++] = st.name;
+	POOL_INFO(POOL_READ_INFO)
+	POOL_STATS(POOL_READ_STATS)
+#undef POOL_READ_INFO
+#undef POOL_READ_STATS
+}
+
+/* Configuration: what does not add up over pools. */
+static void
+pool_describe(const void *obj, struct rte_tel_data *d)
+{
+	struct ewyk_pool_info info;
+
+	ewyk_pool_info_get(obj, &info);
+	rte_tel_data_add_dict_u64(d, "obj_size", info.obj_size);
+	rte_tel_data_add_dict_u64(d, "elt_size", info.elt_size);
+	rte_tel_data_add_dict_u64(d, "cache_size", info.cache_size);
+	rte_tel_data_add_dict_u64(d, "max_multiplex", info.max_multiplex);
+	rte_tel_data_add_dict_u64(d, "max_usage", info.max_usage);
+	rte_tel_data_add_dict_u64(d, "flags", info.flags);
 	rte_tel_data_add_dict_string(d, "strategy",
 		ewyk_pool_strategy_name(info.strategy));
 	rte_tel_data_add_dict_int(d, "socket_id", info.socket_id);
-	ADD_U64(d, &info, n_free);
-	ADD_U64(d, &info, n_reserved);
-	ADD_U64(d, &info, n_idle);
-	ADD_U64(d, &info, n_in_use);
-	ADD_U64(d, &info, n_closed);
-	ADD_U64(d, &info, n_cached);
-	ADD_U64(d, &info, n_handback);
-	ADD_U64(d, &st, get_hits);
-	ADD_U64(d, &st, get_misses);
-	ADD_U64(d, &st, get_shared);
-	ADD_U64(d, &st, get_created);
-	ADD_U64(d, &st, exhausted);
-	ADD_U64(d, &st, put_cached);
-	ADD_U64(d, &st, put_shared);
-	ADD_U64(d, &st, remote_frees);
-	ADD_U64(d, &st, handback);
-	ADD_U64(d, &st, handback_full);
-	ADD_U64(d, &st, drained);
-	ADD_U64(d, &st, retired);
-	ADD_U64(d, &st, removed);
-	ADD_U64(d, &st, reserved);
 }
 
-static int
-tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct stats_arg a = { .name = params, .d = d, .found = 0 };
+static const struct ewyk_registry pool_registry = {
+	.lib = "pool",
+	.what = "pools",
+	.ctr = pool_ctr,
+	.nb_ctr = RTE_DIM(pool_ctr),
+	.read = pool_read,
+	.describe = pool_describe,
+};
 
-	if (params == NULL || params[0] == '\0')
-		return tel_list(cmd, params, d);
-	rte_memzone_walk(stats_cb, &a);
-	return a.found ? 0 : -EINVAL;
+EWYK_REGISTRY_TELEMETRY(pool_registry)
+
+int
+pool_register(struct ewyk_pool *p)
+{
+	return ewyk_registry_add(&pool_registry, p->name, p);
 }
 
 void
-pool_telemetry_register(void)
+pool_unregister(struct ewyk_pool *p)
 {
-	rte_telemetry_register_cmd("/ewyk/pool/list", tel_list,
-		"Lists the ewyk pools. Takes no parameters");
-	rte_telemetry_register_cmd("/ewyk/pool/stats", tel_stats,
-		"Configuration, gauges and summed per-lcore counters of a pool."
-		" Parameters: pool name (none: list pools)");
+	ewyk_registry_del(&pool_registry, p);
+}
+
+struct ewyk_pool *
+pool_lookup(const char *name)
+{
+	return ewyk_registry_lookup(&pool_registry, name);
 }

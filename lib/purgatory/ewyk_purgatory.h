@@ -123,7 +123,8 @@ struct ewyk_purgatory_stats {
  *   See struct ewyk_purgatory_params.
  * @return
  *   The purgatory, or NULL with rte_errno set: EINVAL (NULL params, name or
- *   wheel, zero capacity, name too long), EEXIST (name in use), ENOMEM.
+ *   wheel, zero capacity, name too long), EEXIST (name in use), ENOSPC
+ *   (512 purgatories registered already), ENOMEM.
  */
 struct ewyk_purgatory *
 ewyk_purgatory_create(const struct ewyk_purgatory_params *params);

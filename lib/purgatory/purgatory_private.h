@@ -83,7 +83,7 @@ struct ewyk_purgatory {
 	uint32_t purge_threshold;
 	uint32_t depth;                 /* check() nesting: no unlinking */
 	struct ewyk_purgatory_stats stats; /* gauges filled on read */
-	const void *mz;                 /* registry memzone */
+	const void *reg;                /* registry, NULL if not registered */
 	char name[EWYK_PURGATORY_NAMESIZE];
 };
 

@@ -366,7 +366,8 @@ struct ewyk_strategy_conf {
  *   Configuration.
  * @return
  *   The strategy, or NULL with rte_errno set: EINVAL (bad conf, or no
- *   executor for a kind other than PC), EEXIST (name in use), ENOMEM.
+ *   executor for a kind other than PC), EEXIST (name in use), ENOSPC
+ *   (512 strategies registered already), ENOMEM.
  */
 struct ewyk_strategy *
 ewyk_strategy_create(const struct ewyk_strategy_conf *conf);

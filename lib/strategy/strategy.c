@@ -3,8 +3,8 @@
  * Strategy objects: the decision table, out-of-loop execution, counters
  * and the /ewyk/strategy telemetry commands.
  *
- * A strategy lives in a memzone named STRATEGY_MZ_PREFIX<name>, so that
- * lookup and telemetry find it without any global list.
+ * A strategy is in the registry of lib/common (memzone "ewyk_strategy"),
+ * so that lookup and telemetry find it without any global list.
  */
 
 #include <errno.h>
@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include <rte_errno.h>
-#include <rte_memzone.h>
+#include <rte_malloc.h>
 #include <rte_telemetry.h>
+
+#include <ewyk_common.h>
 
 #include "strategy_private.h"
 
@@ -26,14 +28,6 @@ static const char *const strategy_kind_names[] = {
 	[EWYK_STRATEGY_PEC] = "pec",
 	[EWYK_STRATEGY_EPC] = "epc",
 	[EWYK_STRATEGY_ADAPTIVE] = "adaptive",
-};
-
-static const char *const strategy_mode_names[EWYK_MODE_MAX] = {
-	[EWYK_MODE_PC] = "pc",
-	[EWYK_MODE_PIC] = "pic",
-	[EWYK_MODE_EPC] = "epc",
-	[EWYK_MODE_PEC] = "pec",
-	[EWYK_MODE_REJECTED] = "rejected",
 };
 
 int
@@ -69,9 +63,8 @@ ewyk_strategy_current_mode(void)
 struct ewyk_strategy *
 ewyk_strategy_create(const struct ewyk_strategy_conf *conf)
 {
-	const struct rte_memzone *mz;
 	struct ewyk_strategy *s;
-	char mzname[RTE_MEMZONE_NAMESIZE];
+	int ret;
 
 	if (conf == NULL || conf->name == NULL || conf->name[0] == '\0' ||
 			strlen(conf->name) > STRATEGY_NAME_MAX ||
@@ -81,26 +74,22 @@ ewyk_strategy_create(const struct ewyk_strategy_conf *conf)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	snprintf(mzname, sizeof(mzname), STRATEGY_MZ_PREFIX "%.*s",
-		STRATEGY_NAME_MAX, conf->name);
-	if (rte_memzone_lookup(mzname) != NULL) {
-		rte_errno = EEXIST;
+	s = rte_zmalloc_socket("ewyk_strategy", sizeof(*s),
+		RTE_CACHE_LINE_SIZE, conf->socket_id);
+	if (s == NULL) {
+		rte_errno = ENOMEM;
 		return NULL;
 	}
-	mz = rte_memzone_reserve_aligned(mzname, sizeof(*s), conf->socket_id,
-		0, RTE_CACHE_LINE_SIZE);
-	if (mz == NULL) {
-		if (rte_errno != EEXIST)
-			rte_errno = ENOMEM;
-		return NULL;
-	}
-	s = mz->addr;
-	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%.*s", STRATEGY_NAME_MAX,
 		conf->name);
 	s->kind = conf->kind;
 	s->ex = conf->executor;
-	s->mz = mz;
+	ret = strategy_register(s);
+	if (ret < 0) {
+		rte_free(s);
+		rte_errno = -ret;
+		return NULL;
+	}
 	STRATEGY_LOG(DEBUG, "strategy %s (%s) created", s->name,
 		strategy_kind_names[s->kind]);
 	return s;
@@ -111,27 +100,14 @@ ewyk_strategy_free(struct ewyk_strategy *s)
 {
 	if (s == NULL)
 		return;
-	rte_memzone_free(s->mz);
+	strategy_unregister(s);
+	rte_free(s);
 }
 
 struct ewyk_strategy *
 ewyk_strategy_lookup(const char *name)
 {
-	const struct rte_memzone *mz;
-	char mzname[RTE_MEMZONE_NAMESIZE];
-
-	if (name == NULL) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	snprintf(mzname, sizeof(mzname), STRATEGY_MZ_PREFIX "%.*s",
-		STRATEGY_NAME_MAX, name);
-	mz = rte_memzone_lookup(mzname);
-	if (mz == NULL) {
-		rte_errno = ENOENT;
-		return NULL;
-	}
-	return mz->addr;
+	return strategy_lookup(name);
 }
 
 enum ewyk_strategy_kind
@@ -196,126 +172,98 @@ ewyk_strategy_stats_get(const struct ewyk_strategy *s,
 	return 0;
 }
 
-/* Telemetry. */
+/*
+ * Registry and telemetry, in the scheme of docs/guides/telemetry.md:
+ *   /ewyk/strategy/list          names of the strategies
+ *   /ewyk/strategy/stats         counters summed over the strategies
+ *   /ewyk/strategy/stats,<name>  kind and counters of one strategy
+ */
 
-static void
-strategy_tel_fill(const struct ewyk_strategy *s, struct rte_tel_data *d)
-{
-	struct ewyk_strategy_stats st;
-	unsigned int m;
+/* struct ewyk_strategy_stats, field by field (mode[] first). */
+#define STRATEGY_STATS(X) \
+	X(HANDOFFS, handoffs, COUNTER, \
+		"Production handed to a reserved lcore") \
+	X(EPC_MISSES, epc_misses, COUNTER, \
+		"EPC wanted but no reserved lcore idle") \
+	X(PRODUCE_CALLS, produce_calls, COUNTER, "Producer run calls") \
+	X(REPRODUCE, reproduce, COUNTER, \
+		"Producer runs that found the token held") \
+	X(IDLE, idle, COUNTER, "Times a holder released the token") \
+	X(HOMECOMINGS, homecomings, COUNTER, \
+		"Production handed back to its home lcore") \
+	X(RESERVED_TOTAL, reserved_total, GAUGE, \
+		"Lcores that ever served the executor") \
+	X(RESERVED_IDLE, reserved_idle, GAUGE, "Reserved lcores idle") \
+	X(RESERVED_BUSY, reserved_busy, GAUGE, "Serving lcores not idle") \
+	X(RING_COUNT, ring_count, GAUGE, "Tasks on the PEC ring") \
+	X(RING_CAPACITY, ring_capacity, GAUGE, "PEC ring capacity") \
+	X(PARKS, parks, COUNTER, "Times a reserved lcore parked") \
+	X(WAKES, wakes, COUNTER, "Wakes sent to parked lcores") \
+	X(JOBS, jobs, COUNTER, "Mailbox jobs run by reserved lcores") \
+	X(PEC_RUN, pec_run, COUNTER, "PEC tasks run from the ring")
 
-	ewyk_strategy_stats_get(s, &st);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "kind", strategy_kind_names[s->kind]);
-	for (m = 0; m < EWYK_MODE_MAX; m++)
-		rte_tel_data_add_dict_u64(d, strategy_mode_names[m],
-			st.mode[m]);
-	rte_tel_data_add_dict_u64(d, "handoffs", st.handoffs);
-	rte_tel_data_add_dict_u64(d, "epc_misses", st.epc_misses);
-	rte_tel_data_add_dict_u64(d, "produce_calls", st.produce_calls);
-	rte_tel_data_add_dict_u64(d, "reproduce", st.reproduce);
-	rte_tel_data_add_dict_u64(d, "idle", st.idle);
-	rte_tel_data_add_dict_u64(d, "homecomings", st.homecomings);
-	rte_tel_data_add_dict_u64(d, "reserved_total", st.reserved_total);
-	rte_tel_data_add_dict_u64(d, "reserved_idle", st.reserved_idle);
-	rte_tel_data_add_dict_u64(d, "reserved_busy", st.reserved_busy);
-	rte_tel_data_add_dict_u64(d, "ring_count", st.ring_count);
-	rte_tel_data_add_dict_u64(d, "ring_capacity", st.ring_capacity);
-	rte_tel_data_add_dict_u64(d, "parks", st.parks);
-	rte_tel_data_add_dict_u64(d, "wakes", st.wakes);
-	rte_tel_data_add_dict_u64(d, "jobs", st.jobs);
-	rte_tel_data_add_dict_u64(d, "pec_run", st.pec_run);
-}
+static_assert(EWYK_MODE_MAX == 5, "one counter per mode below");
 
-static int
-strategy_is_ours(const struct rte_memzone *mz)
-{
-	return strncmp(mz->name, STRATEGY_MZ_PREFIX,
-		sizeof(STRATEGY_MZ_PREFIX) - 1) == 0;
-}
-
-static void
-strategy_tel_all_cb(const struct rte_memzone *mz, void *arg)
-{
-	struct rte_tel_data *d = arg;
-	const struct ewyk_strategy *s;
-	struct rte_tel_data *c;
-
-	if (!strategy_is_ours(mz))
-		return;
-	s = mz->addr;
-	c = rte_tel_data_alloc();
-	if (c == NULL)
-		return;
-	strategy_tel_fill(s, c);
-	if (rte_tel_data_add_dict_container(d, s->name, c, 0) != 0)
-		rte_tel_data_free(c);
-}
-
-struct strategy_tel_one {
-	const char *name;
-	struct rte_tel_data *d;
-	int found;
+static const struct ewyk_ctr_desc strategy_ctr[] = {
+	{ "pc", "Tasks run in place (PC)", EWYK_CTR_COUNTER },
+	{ "pic", "EITHER tasks run in place, non-blocking (PIC)",
+		EWYK_CTR_COUNTER },
+	{ "epc", "Tasks run after handing production over (EPC)",
+		EWYK_CTR_COUNTER },
+	{ "pec", "Tasks queued on the PEC ring", EWYK_CTR_COUNTER },
+	{ "rejected", "Tasks not run: PEC ring full or executor stopped",
+		EWYK_CTR_COUNTER },
+	STRATEGY_STATS(EWYK_CTR_DESC)
 };
 
-/* Under the memzone lock, so a concurrent free cannot pull it away. */
 static void
-strategy_tel_one_cb(const struct rte_memzone *mz, void *arg)
+strategy_read(const void *obj, uint64_t *v)
 {
-	struct strategy_tel_one *one = arg;
-	const struct ewyk_strategy *s = mz->addr;
+	struct ewyk_strategy_stats st;
+	unsigned int i, m;
 
-	if (!strategy_is_ours(mz) || one->found ||
-			strcmp(s->name, one->name) != 0)
-		return;
-	strategy_tel_fill(s, one->d);
-	one->found = 1;
-}
-
-static int
-strategy_tel_stats(const char *cmd, const char *params,
-	struct rte_tel_data *d)
-{
-	struct strategy_tel_one one = { .name = params, .d = d, .found = 0 };
-
-	RTE_SET_USED(cmd);
-	if (params != NULL && params[0] != '\0') {
-		rte_memzone_walk(strategy_tel_one_cb, &one);
-		return one.found ? 0 : -EINVAL;
-	}
-	rte_tel_data_start_dict(d);
-	rte_memzone_walk(strategy_tel_all_cb, d);
-	return 0;
+	ewyk_strategy_stats_get(obj, &st);
+	for (m = 0; m < EWYK_MODE_MAX; m++)
+		v[m] = st.mode[m];
+	i = m;
+#define STRATEGY_READ(sym, name, type, help) v[i++] = st.name;
+	STRATEGY_STATS(STRATEGY_READ)
+#undef STRATEGY_READ
 }
 
 static void
-strategy_tel_list_cb(const struct rte_memzone *mz, void *arg)
+strategy_describe(const void *obj, struct rte_tel_data *d)
 {
-	if (strategy_is_ours(mz))
-		rte_tel_data_add_array_string(arg,
-			((const struct ewyk_strategy *)mz->addr)->name);
+	const struct ewyk_strategy *s = obj;
+
+	rte_tel_data_add_dict_string(d, "kind", strategy_kind_names[s->kind]);
 }
 
-static int
-strategy_tel_list(const char *cmd, const char *params,
-	struct rte_tel_data *d)
+static const struct ewyk_registry strategy_registry = {
+	.lib = "strategy",
+	.what = "execution strategies",
+	.ctr = strategy_ctr,
+	.nb_ctr = RTE_DIM(strategy_ctr),
+	.read = strategy_read,
+	.describe = strategy_describe,
+};
+
+EWYK_REGISTRY_TELEMETRY(strategy_registry)
+
+int
+strategy_register(struct ewyk_strategy *s)
 {
-	RTE_SET_USED(cmd);
-	RTE_SET_USED(params);
-	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	rte_memzone_walk(strategy_tel_list_cb, d);
-	return 0;
+	return ewyk_registry_add(&strategy_registry, s->name, s);
 }
 
-RTE_INIT(ewyk_strategy_telemetry_init)
+void
+strategy_unregister(struct ewyk_strategy *s)
 {
-	/* Help texts must stay under RTE_TEL_MAX_STRING_LEN (128). */
-	if (rte_telemetry_register_cmd("/ewyk/strategy/stats",
-			strategy_tel_stats,
-			"Strategy counters: tasks per mode, reserved lcores, "
-			"PEC ring. Parameter: name (optional, else all)") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/strategy/list",
-				strategy_tel_list,
-				"Names of execution strategies. No parameters") != 0)
-		STRATEGY_LOG(ERR, "telemetry commands not registered");
+	ewyk_registry_del(&strategy_registry, s);
+}
+
+struct ewyk_strategy *
+strategy_lookup(const char *name)
+{
+	return ewyk_registry_lookup(&strategy_registry, name);
 }

@@ -22,8 +22,7 @@ extern int ewyk_strategy_logtype;
 	rte_log(RTE_LOG_ ## level, ewyk_strategy_logtype, \
 		"strategy: " fmt "\n", ## __VA_ARGS__)
 
-/* Name prefixes: memzone of a strategy, rte_ring of an executor. */
-#define STRATEGY_MZ_PREFIX "ewyk_strat_"
+/* Name prefix of an executor's rte_ring. */
 #define EXECUTOR_RING_PREFIX "ewyk_x_"
 #define STRATEGY_NAME_MAX 20
 
@@ -103,7 +102,6 @@ struct ewyk_strategy {
 	char name[32];
 	enum ewyk_strategy_kind kind;
 	struct ewyk_executor *ex;
-	const struct rte_memzone *mz;
 	struct strategy_lcore_stats stats[RTE_MAX_LCORE + 1];
 };
 
@@ -186,5 +184,10 @@ executor_doorbell(struct ewyk_executor *ex);
 void
 executor_stats_add(const struct ewyk_executor *ex,
 	struct ewyk_strategy_stats *st);
+
+/* strategy.c: the registry of lib/common and its telemetry */
+int strategy_register(struct ewyk_strategy *s);
+void strategy_unregister(struct ewyk_strategy *s);
+struct ewyk_strategy *strategy_lookup(const char *name);
 
 #endif /* EWYK_STRATEGY_PRIVATE_H */

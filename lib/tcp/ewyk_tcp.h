@@ -41,6 +41,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_byteorder.h>
@@ -78,71 +79,119 @@ enum ewyk_tcp_state {
 };
 
 /**
- * Per-shard counters. Every dropped segment increments exactly one
- * EWYK_TCP_DROP_* counter. Names (telemetry keys) come from
- * @ref ewyk_tcp_counter_name.
+ * Per-shard counters, declared once. Each entry X(SYM, name, type, help)
+ * gives the enum value EWYK_TCP_<SYM>, the name <name> (telemetry key,
+ * @ref ewyk_tcp_counter_name, Prometheus metric ewyk_tcp_<name>_total),
+ * its type (every one is a COUNTER: it only grows) and its help text.
+ * Every dropped segment increments exactly one EWYK_TCP_DROP_* counter.
  */
+#define EWYK_TCP_COUNTERS(X) \
+	X(SEG_IN, seg_in, COUNTER, "Segments received (valid or not)") \
+	X(SEG_OUT, seg_out, COUNTER, "Segments sent") \
+	X(BYTES_IN, bytes_in, COUNTER, "Payload bytes accepted in order") \
+	X(BYTES_OUT, bytes_out, COUNTER, \
+		"Payload bytes sent (retransmissions included)") \
+	X(RETRANS_SEGS, retrans_segs, COUNTER, \
+		"Segments retransmitted (any reason)") \
+	X(RETRANS_BYTES, retrans_bytes, COUNTER, \
+		"Payload bytes retransmitted") \
+	X(FAST_RETRANS, fast_retrans, COUNTER, \
+		"Fast retransmits (entries into recovery)") \
+	X(SACK_RETRANS, sack_retrans, COUNTER, \
+		"Holes retransmitted as chosen by SACK") \
+	X(PARTIAL_ACKS, partial_acks, COUNTER, "NewReno partial ACKs") \
+	X(LOST_RETRANS, lost_retrans, COUNTER, \
+		"Retransmissions found lost and sent again") \
+	X(RTO, rto, COUNTER, "Retransmission timeouts") \
+	X(TLP_PROBES, tlp_probes, COUNTER, \
+		"Tail loss probes sent (RFC 8985 section 7)") \
+	X(SYN_RETRANS, syn_retrans, COUNTER, "SYN or SYN-ACK retransmissions") \
+	X(DUPACKS_IN, dupacks_in, COUNTER, "Duplicate ACKs received") \
+	X(SACK_BLOCKS_IN, sack_blocks_in, COUNTER, \
+		"Valid SACK blocks received") \
+	X(SACK_BLOCKS_OUT, sack_blocks_out, COUNTER, "SACK blocks sent") \
+	X(OOO_QUEUED, ooo_queued, COUNTER, "Out-of-order segments queued") \
+	X(PERSIST_PROBES, persist_probes, COUNTER, "Zero-window probes sent") \
+	X(KEEPALIVE_PROBES, keepalive_probes, COUNTER, \
+		"Keep-alive probes sent") \
+	X(DELAYED_ACKS, delayed_acks, COUNTER, \
+		"ACKs sent by the delayed-ACK timer") \
+	X(QUICK_ACKS, quick_acks, COUNTER, \
+		"ACKs sent at once (every 2nd segment, OOO, FIN, ...)") \
+	X(WINDOW_UPDATES, window_updates, COUNTER, "Pure window updates sent") \
+	X(CHALLENGE_ACKS, challenge_acks, COUNTER, \
+		"RFC 5961 challenge ACKs sent") \
+	X(CHALLENGE_LIMITED, challenge_limited, COUNTER, \
+		"Challenge ACKs not sent: over the rate limit") \
+	X(RST_IN, rst_in, COUNTER, \
+		"Acceptable RSTs received (connection reset)") \
+	X(RST_OUT, rst_out, COUNTER, "RSTs sent") \
+	X(SYNCOOKIES_SENT, syncookies_sent, COUNTER, \
+		"SYN-ACKs carrying a cookie") \
+	X(SYNCOOKIES_OK, syncookies_ok, COUNTER, \
+		"Connections created from a valid cookie") \
+	X(PASSIVE_OPENS, passive_opens, COUNTER, \
+		"SYNs accepted by a listener") \
+	X(ACTIVE_OPENS, active_opens, COUNTER, "Connects started") \
+	X(ESTABLISHED_CONNS, established, COUNTER, \
+		"Connections that reached ESTABLISHED") \
+	X(CONN_CLOSED, conn_closed, COUNTER, \
+		"Connections freed after an orderly close") \
+	X(CONN_RESET, conn_reset, COUNTER, "Connections reset by the peer") \
+	X(CONN_ABORTED, conn_aborted, COUNTER, \
+		"Connections aborted by the application") \
+	X(CONN_TIMEOUT, conn_timeout, COUNTER, \
+		"Connections dropped after too many retries") \
+	X(TW_REUSE, tw_reuse, COUNTER, \
+		"TIME_WAIT connections reused by a new SYN") \
+	X(TW_OVERFLOW, tw_overflow, COUNTER, \
+		"Connections closed without TIME_WAIT (max_time_wait)") \
+	X(SEND_REFUSED, send_refused, COUNTER, \
+		"Ewyk_tcp_send refused for lack of space") \
+	/* drops, one reason each */ \
+	X(DROP_SHORT, drop_short, COUNTER, "Shorter than a TCP header") \
+	X(DROP_DOFF, drop_doff, COUNTER, \
+		"Data offset < 5 or beyond the segment") \
+	X(DROP_CKSUM, drop_cksum, COUNTER, "Bad checksum") \
+	X(DROP_OPTIONS, drop_options, COUNTER, \
+		"Malformed or truncated options") \
+	X(DROP_FLAGS, drop_flags, COUNTER, \
+		"Flag combination that makes no sense") \
+	X(DROP_PORT, drop_port, COUNTER, "Source or destination port zero") \
+	X(DROP_NO_LISTENER, drop_no_listener, COUNTER, \
+		"No connection or listener (RST sent)") \
+	X(DROP_OUT_OF_WINDOW, drop_out_of_window, COUNTER, \
+		"Sequence not acceptable (ACK sent)") \
+	X(DROP_PAWS, drop_paws, COUNTER, "Rejected by PAWS (ACK sent)") \
+	X(DROP_BAD_ACK, drop_bad_ack, COUNTER, \
+		"ACK of unsent data or too old") \
+	X(DROP_NO_ACK, drop_no_ack, COUNTER, \
+		"No ACK flag in a synchronized state") \
+	X(DROP_RST, drop_rst, COUNTER, \
+		"RST not exactly at RCV.NXT, or unacceptable") \
+	X(DROP_SYN, drop_syn, COUNTER, \
+		"SYN in a synchronized state (challenged)") \
+	X(DROP_STATE, drop_state, COUNTER, \
+		"Nothing to do with it in this state") \
+	X(DROP_OOO_FULL, drop_ooo_full, COUNTER, "Out-of-order queue full") \
+	X(DROP_BACKLOG, drop_backlog, COUNTER, \
+		"SYN dropped: backlog full, no cookies") \
+	X(DROP_COOKIE, drop_cookie, COUNTER, \
+		"ACK with an invalid or stale cookie") \
+	X(DROP_NO_CONN_MEM, drop_no_conn_mem, COUNTER, \
+		"Connection pool empty") \
+	X(DROP_NO_MBUF, drop_no_mbuf, COUNTER, \
+		"Mbuf pool empty when building a segment") \
+	X(DROP_STEERED, drop_steered, COUNTER, \
+		"Belongs to another shard that cannot be reached (no such " \
+		"shard, no headroom); a full inbox is lib/net's drop_inbox_full")
+
+/** Per-shard counters: one per entry of EWYK_TCP_COUNTERS, in its order. */
 enum ewyk_tcp_counter {
-	EWYK_TCP_SEG_IN,            /**< segments received (valid or not) */
-	EWYK_TCP_SEG_OUT,           /**< segments sent */
-	EWYK_TCP_BYTES_IN,          /**< payload bytes accepted in order */
-	EWYK_TCP_BYTES_OUT,         /**< payload bytes sent (retransmissions included) */
-	EWYK_TCP_RETRANS_SEGS,      /**< segments retransmitted (any reason) */
-	EWYK_TCP_RETRANS_BYTES,     /**< payload bytes retransmitted */
-	EWYK_TCP_FAST_RETRANS,      /**< fast retransmits (entries into recovery) */
-	EWYK_TCP_SACK_RETRANS,      /**< holes retransmitted as chosen by SACK */
-	EWYK_TCP_PARTIAL_ACKS,      /**< NewReno partial ACKs */
-	EWYK_TCP_LOST_RETRANS,      /**< retransmissions found lost and sent again */
-	EWYK_TCP_RTO,               /**< retransmission timeouts */
-	EWYK_TCP_TLP_PROBES,        /**< tail loss probes sent (RFC 8985 section 7) */
-	EWYK_TCP_SYN_RETRANS,       /**< SYN or SYN-ACK retransmissions */
-	EWYK_TCP_DUPACKS_IN,        /**< duplicate ACKs received */
-	EWYK_TCP_SACK_BLOCKS_IN,    /**< valid SACK blocks received */
-	EWYK_TCP_SACK_BLOCKS_OUT,   /**< SACK blocks sent */
-	EWYK_TCP_OOO_QUEUED,        /**< out-of-order segments queued */
-	EWYK_TCP_PERSIST_PROBES,    /**< zero-window probes sent */
-	EWYK_TCP_KEEPALIVE_PROBES,  /**< keep-alive probes sent */
-	EWYK_TCP_DELAYED_ACKS,      /**< ACKs sent by the delayed-ACK timer */
-	EWYK_TCP_QUICK_ACKS,        /**< ACKs sent at once (every 2nd segment, OOO, FIN, ...) */
-	EWYK_TCP_WINDOW_UPDATES,    /**< pure window updates sent */
-	EWYK_TCP_CHALLENGE_ACKS,    /**< RFC 5961 challenge ACKs sent */
-	EWYK_TCP_CHALLENGE_LIMITED, /**< challenge ACKs not sent: over the rate limit */
-	EWYK_TCP_RST_IN,            /**< acceptable RSTs received (connection reset) */
-	EWYK_TCP_RST_OUT,           /**< RSTs sent */
-	EWYK_TCP_SYNCOOKIES_SENT,   /**< SYN-ACKs carrying a cookie */
-	EWYK_TCP_SYNCOOKIES_OK,     /**< connections created from a valid cookie */
-	EWYK_TCP_PASSIVE_OPENS,     /**< SYNs accepted by a listener */
-	EWYK_TCP_ACTIVE_OPENS,      /**< connects started */
-	EWYK_TCP_ESTABLISHED_CONNS, /**< connections that reached ESTABLISHED */
-	EWYK_TCP_CONN_CLOSED,       /**< connections freed after an orderly close */
-	EWYK_TCP_CONN_RESET,        /**< connections reset by the peer */
-	EWYK_TCP_CONN_ABORTED,      /**< connections aborted by the application */
-	EWYK_TCP_CONN_TIMEOUT,      /**< connections dropped after too many retries */
-	EWYK_TCP_TW_REUSE,          /**< TIME_WAIT connections reused by a new SYN */
-	EWYK_TCP_TW_OVERFLOW,       /**< connections closed without TIME_WAIT (max_time_wait) */
-	EWYK_TCP_SEND_REFUSED,      /**< ewyk_tcp_send refused for lack of space */
-	/* drops, one reason each */
-	EWYK_TCP_DROP_SHORT,        /**< shorter than a TCP header */
-	EWYK_TCP_DROP_DOFF,         /**< data offset < 5 or beyond the segment */
-	EWYK_TCP_DROP_CKSUM,        /**< bad checksum */
-	EWYK_TCP_DROP_OPTIONS,      /**< malformed or truncated options */
-	EWYK_TCP_DROP_FLAGS,        /**< flag combination that makes no sense */
-	EWYK_TCP_DROP_PORT,         /**< source or destination port zero */
-	EWYK_TCP_DROP_NO_LISTENER,  /**< no connection or listener (RST sent) */
-	EWYK_TCP_DROP_OUT_OF_WINDOW, /**< sequence not acceptable (ACK sent) */
-	EWYK_TCP_DROP_PAWS,         /**< rejected by PAWS (ACK sent) */
-	EWYK_TCP_DROP_BAD_ACK,      /**< ACK of unsent data or too old */
-	EWYK_TCP_DROP_NO_ACK,       /**< no ACK flag in a synchronized state */
-	EWYK_TCP_DROP_RST,          /**< RST not exactly at RCV.NXT, or unacceptable */
-	EWYK_TCP_DROP_SYN,          /**< SYN in a synchronized state (challenged) */
-	EWYK_TCP_DROP_STATE,        /**< nothing to do with it in this state */
-	EWYK_TCP_DROP_OOO_FULL,     /**< out-of-order queue full */
-	EWYK_TCP_DROP_BACKLOG,      /**< SYN dropped: backlog full, no cookies */
-	EWYK_TCP_DROP_COOKIE,       /**< ACK with an invalid or stale cookie */
-	EWYK_TCP_DROP_NO_CONN_MEM,  /**< connection pool empty */
-	EWYK_TCP_DROP_NO_MBUF,      /**< mbuf pool empty when building a segment */
-	EWYK_TCP_DROP_STEERED,      /**< belongs to another shard that cannot be reached (no such shard, no headroom); a full inbox is lib/net's drop_inbox_full */
-	EWYK_TCP_COUNTER_MAX        /**< number of counters */
+#define EWYK_TCP_COUNTER_ENUM(sym, name, type, help) EWYK_TCP_ ## sym,
+	EWYK_TCP_COUNTERS(EWYK_TCP_COUNTER_ENUM)
+#undef EWYK_TCP_COUNTER_ENUM
+	EWYK_TCP_COUNTER_MAX /**< number of counters */
 };
 
 /** First drop counter; every counter from here on is a drop reason. */
@@ -153,12 +202,18 @@ enum ewyk_tcp_counter {
  * (checksum left zero), with headroom for IPv4 and Ethernet. The function
  * owns the mbuf whatever it returns.
  *
- * @param arg   the pointer given in @ref ewyk_tcp_conf.output_arg
- * @param m     the segment
- * @param port  port index to send through
- * @param src   source address
- * @param dst   destination address
- * @return 0 or a negative errno (the segment is counted as sent either way;
+ * @param arg
+ *   the pointer given in @ref ewyk_tcp_conf.output_arg
+ * @param m
+ *   the segment
+ * @param port
+ *   port index to send through
+ * @param src
+ *   source address
+ * @param dst
+ *   destination address
+ * @return
+ *   0 or a negative errno (the segment is counted as sent either way;
  *   TCP recovers from a lost segment).
  */
 typedef int (*ewyk_tcp_output_t)(void *arg, struct rte_mbuf *m, uint16_t port,
@@ -280,8 +335,10 @@ struct ewyk_tcp_conn_info {
  * Create the TCP context of a shard. With @p conf->shard set, registers
  * its input function for IPPROTO_TCP on the shard.
  *
- * @param conf  configuration (copied)
- * @return the context, or NULL with rte_errno set: EINVAL (bad
+ * @param conf
+ *   configuration (copied)
+ * @return
+ *   the context, or NULL with rte_errno set: EINVAL (bad
  *   configuration: no shard and no output or tx_pool, bad sizes), ENOMEM,
  *   EEXIST (a context already registered under that shard id).
  */
@@ -293,7 +350,8 @@ ewyk_tcp_create(const struct ewyk_tcp_conf *conf);
  * callback), timers cancelled, memory returned. The shard must not be
  * polled by then.
  *
- * @param t  context; NULL is a no-op
+ * @param t
+ *   context; NULL is a no-op
  */
 void
 ewyk_tcp_free(struct ewyk_tcp *t);
@@ -301,14 +359,21 @@ ewyk_tcp_free(struct ewyk_tcp *t);
 /**
  * Listen on a local port.
  *
- * @param t        context
- * @param ip       local address (0: any of ours)
- * @param port     local port (host order, not 0)
- * @param ops      events of the connections accepted (must outlive them)
- * @param arg      first argument of ops->accept
- * @param backlog  most connections in SYN-RECEIVED at once before SYN
- *                 cookies (or drops) take over; 0 = 1024
- * @return 0, -EINVAL (port 0, NULL ops), -EADDRINUSE (already
+ * @param t
+ *   context
+ * @param ip
+ *   local address (0: any of ours)
+ * @param port
+ *   local port (host order, not 0)
+ * @param ops
+ *   events of the connections accepted (must outlive them)
+ * @param arg
+ *   first argument of ops->accept
+ * @param backlog
+ *   most connections in SYN-RECEIVED at once before SYN
+ *   cookies (or drops) take over; 0 = 1024
+ * @return
+ *   0, -EINVAL (port 0, NULL ops), -EADDRINUSE (already
  *   listening), -ENOSPC (too many listeners).
  */
 int
@@ -319,10 +384,14 @@ ewyk_tcp_listen(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port,
  * Stop listening. Connections already accepted are not affected;
  * half-open ones of the listener are dropped.
  *
- * @param t     context
- * @param ip    the address given to @ref ewyk_tcp_listen
- * @param port  the port given to @ref ewyk_tcp_listen
- * @return 0 or -ENOENT (no such listener).
+ * @param t
+ *   context
+ * @param ip
+ *   the address given to @ref ewyk_tcp_listen
+ * @param port
+ *   the port given to @ref ewyk_tcp_listen
+ * @return
+ *   0 or -ENOENT (no such listener).
  */
 int
 ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port);
@@ -330,9 +399,12 @@ ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port);
 /**
  * Active open: send a SYN. The result comes through ops->connected.
  *
- * @param t  context
- * @param a  arguments
- * @return the connection, or NULL with rte_errno: EINVAL (bad args),
+ * @param t
+ *   context
+ * @param a
+ *   arguments
+ * @return
+ *   the connection, or NULL with rte_errno: EINVAL (bad args),
  *   ENETUNREACH (no route), EADDRINUSE (4-tuple taken), EADDRNOTAVAIL (no
  *   free local port for this shard), ENOMEM (no connection object).
  */
@@ -346,10 +418,14 @@ ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a);
  * (every bad one dropped and counted) and runs it through the state
  * machine.
  *
- * @param arg  the context
- * @param s    the shard it arrived on
- * @param m    the segment, data at the TCP header; owned by the call
- * @param ip   IPv4 facts
+ * @param arg
+ *   the context
+ * @param s
+ *   the shard it arrived on
+ * @param m
+ *   the segment, data at the TCP header; owned by the call
+ * @param ip
+ *   IPv4 facts
  */
 void
 ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
@@ -358,10 +434,13 @@ ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
 /**
  * Process one received segment without lib/net (tests, fuzzing).
  *
- * @param t   context
- * @param m   segment, data at the TCP header, pkt_len the TCP length;
- *            owned by the call
- * @param ip  IPv4 facts (src, dst, port, cksum_good, l4_len)
+ * @param t
+ *   context
+ * @param m
+ *   segment, data at the TCP header, pkt_len the TCP length;
+ *   owned by the call
+ * @param ip
+ *   IPv4 facts (src, dst, port, cksum_good, l4_len)
  */
 void
 ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
@@ -372,9 +451,12 @@ ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
  * iteration with the loop's TSC reading; when the wheel is shared
  * (conf.wheel), call it before advancing the wheel.
  *
- * @param t    context
- * @param now  TSC cycles (monotonic)
- * @return the number of TCP timers that fired.
+ * @param t
+ *   context
+ * @param now
+ *   TSC cycles (monotonic)
+ * @return
+ *   the number of TCP timers that fired.
  */
 unsigned int
 ewyk_tcp_advance(struct ewyk_tcp *t, uint64_t now);
@@ -383,10 +465,13 @@ ewyk_tcp_advance(struct ewyk_tcp *t, uint64_t now);
  * Queue data for sending. Segments go out at once as far as the windows
  * allow (no Nagle by default).
  *
- * @param c  connection (ESTABLISHED or CLOSE_WAIT)
- * @param m  chain of payload; on success ownership passes. Every segment
- *           must be a direct or indirect mbuf with its data in place.
- * @return 0; -EAGAIN when the send buffer is full (the caller keeps @p m;
+ * @param c
+ *   connection (ESTABLISHED or CLOSE_WAIT)
+ * @param m
+ *   chain of payload; on success ownership passes. Every segment
+ *   must be a direct or indirect mbuf with its data in place.
+ * @return
+ *   0; -EAGAIN when the send buffer is full (the caller keeps @p m;
  *   ops->writable follows); -ENOTCONN when the connection cannot send
  *   (not established, or shut down); -EINVAL for an empty chain.
  */
@@ -396,8 +481,10 @@ ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m);
 /**
  * Room in the send buffer.
  *
- * @param c  connection
- * @return bytes @ref ewyk_tcp_send would take now; 0 when the connection
+ * @param c
+ *   connection
+ * @return
+ *   bytes @ref ewyk_tcp_send would take now; 0 when the connection
  *   cannot send (not established, shut down, closed) or the buffer is full.
  */
 uint32_t
@@ -409,8 +496,10 @@ ewyk_tcp_send_space(const struct ewyk_tcp_conn *c);
  * when it grew by min(rcv_buf / 2, 2 MSS), or at once from a closed
  * window).
  *
- * @param c    connection (NULL or a finished one: no-op)
- * @param len  bytes consumed
+ * @param c
+ *   connection (NULL or a finished one: no-op)
+ * @param len
+ *   bytes consumed
  */
 void
 ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len);
@@ -419,8 +508,10 @@ ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len);
  * Close our sending direction: a FIN follows the queued data. Receiving
  * goes on (ESTABLISHED -> FIN_WAIT_1, CLOSE_WAIT -> LAST_ACK).
  *
- * @param c  connection
- * @return 0, or -ENOTCONN if already shut down, closed or not connected.
+ * @param c
+ *   connection
+ * @return
+ *   0, or -ENOTCONN if already shut down, closed or not connected.
  */
 int
 ewyk_tcp_shutdown(struct ewyk_tcp_conn *c);
@@ -430,7 +521,8 @@ ewyk_tcp_shutdown(struct ewyk_tcp_conn *c);
  * then a FIN; no more callbacks. Data arriving afterwards resets the
  * connection (as Linux does). In SYN-SENT the connection just goes.
  *
- * @param c  connection (NULL or already closed: no-op)
+ * @param c
+ *   connection (NULL or already closed: no-op)
  */
 void
 ewyk_tcp_close(struct ewyk_tcp_conn *c);
@@ -438,7 +530,8 @@ ewyk_tcp_close(struct ewyk_tcp_conn *c);
 /**
  * Abort: send a RST (if synchronized) and free at once; no callbacks.
  *
- * @param c  connection (NULL or already closed: no-op)
+ * @param c
+ *   connection (NULL or already closed: no-op)
  */
 void
 ewyk_tcp_abort(struct ewyk_tcp_conn *c);
@@ -446,8 +539,10 @@ ewyk_tcp_abort(struct ewyk_tcp_conn *c);
 /**
  * Nagle's algorithm (RFC 9293 3.7.4) on a connection.
  *
- * @param c        connection
- * @param nodelay  true (the default): off; false: on
+ * @param c
+ *   connection
+ * @param nodelay
+ *   true (the default): off; false: on
  */
 void
 ewyk_tcp_set_nodelay(struct ewyk_tcp_conn *c, bool nodelay);
@@ -455,8 +550,10 @@ ewyk_tcp_set_nodelay(struct ewyk_tcp_conn *c, bool nodelay);
 /**
  * Set the connection's context (the @p ctx of its callbacks).
  *
- * @param c    connection
- * @param ctx  anything
+ * @param c
+ *   connection
+ * @param ctx
+ *   anything
  */
 void
 ewyk_tcp_conn_set_ctx(struct ewyk_tcp_conn *c, void *ctx);
@@ -465,29 +562,37 @@ ewyk_tcp_conn_set_ctx(struct ewyk_tcp_conn *c, void *ctx);
  * Set the callbacks of a connection (e.g. in accept, to differ from the
  * listener's).
  *
- * @param c    connection
- * @param ops  events; must outlive the connection
+ * @param c
+ *   connection
+ * @param ops
+ *   events; must outlive the connection
  */
 void
 ewyk_tcp_conn_set_ops(struct ewyk_tcp_conn *c, const struct ewyk_tcp_ops *ops);
 
 /**
- * @param c  connection
- * @return the connection's context (NULL for a NULL @p c).
+ * @param c
+ *   connection
+ * @return
+ *   the connection's context (NULL for a NULL @p c).
  */
 void *
 ewyk_tcp_conn_ctx(const struct ewyk_tcp_conn *c);
 
 /**
- * @param c  connection
- * @return its state (EWYK_TCP_CLOSED for a NULL @p c).
+ * @param c
+ *   connection
+ * @return
+ *   its state (EWYK_TCP_CLOSED for a NULL @p c).
  */
 enum ewyk_tcp_state
 ewyk_tcp_conn_state(const struct ewyk_tcp_conn *c);
 
 /**
- * @param c  connection
- * @return the context it belongs to (NULL for a NULL @p c).
+ * @param c
+ *   connection
+ * @return
+ *   the context it belongs to (NULL for a NULL @p c).
  */
 struct ewyk_tcp *
 ewyk_tcp_conn_tcp(const struct ewyk_tcp_conn *c);
@@ -496,8 +601,10 @@ ewyk_tcp_conn_tcp(const struct ewyk_tcp_conn *c);
  * Snapshot of a connection (tests, debugging, telemetry of the layers
  * above).
  *
- * @param c     connection
- * @param info  filled in (left alone when either is NULL)
+ * @param c
+ *   connection
+ * @param info
+ *   filled in (left alone when either is NULL)
  */
 void
 ewyk_tcp_conn_info(const struct ewyk_tcp_conn *c, struct ewyk_tcp_conn_info *info);
@@ -505,20 +612,28 @@ ewyk_tcp_conn_info(const struct ewyk_tcp_conn *c, struct ewyk_tcp_conn_info *inf
 /**
  * Find a connection by its 4-tuple (tests, debugging). Token holder only.
  *
- * @param t            context
- * @param local_ip     our address
- * @param local_port   our port
- * @param remote_ip    the peer's address
- * @param remote_port  the peer's port
- * @return the connection (TIME_WAIT ones included), or NULL.
+ * @param t
+ *   context
+ * @param local_ip
+ *   our address
+ * @param local_port
+ *   our port
+ * @param remote_ip
+ *   the peer's address
+ * @param remote_port
+ *   the peer's port
+ * @return
+ *   the connection (TIME_WAIT ones included), or NULL.
  */
 struct ewyk_tcp_conn *
 ewyk_tcp_lookup(struct ewyk_tcp *t, rte_be32_t local_ip, uint16_t local_port,
 		rte_be32_t remote_ip, uint16_t remote_port);
 
 /**
- * @param t  context
- * @return the shard it serves, or NULL (no lib/net, or a NULL @p t).
+ * @param t
+ *   context
+ * @return
+ *   the shard it serves, or NULL (no lib/net, or a NULL @p t).
  */
 struct ewyk_net_shard *
 ewyk_tcp_shard(const struct ewyk_tcp *t);
@@ -527,8 +642,10 @@ ewyk_tcp_shard(const struct ewyk_tcp *t);
  * The context created for a shard (any thread; contexts are registered
  * when created with a shard and unregistered when freed).
  *
- * @param shard_id  shard index
- * @return the context, or NULL.
+ * @param shard_id
+ *   shard index
+ * @return
+ *   the context, or NULL.
  */
 struct ewyk_tcp *
 ewyk_tcp_get(uint16_t shard_id);
@@ -538,12 +655,18 @@ ewyk_tcp_get(uint16_t shard_id);
  * key and the PMD's default RETA, or when the shards steer in software
  * (the same hash).
  *
- * @param local_ip     our address
- * @param local_port   our port
- * @param remote_ip    the peer's address
- * @param remote_port  the peer's port
- * @param nb_shards    number of shards
- * @return the shard index in 0..nb_shards-1 (0 when nb_shards <= 1).
+ * @param local_ip
+ *   our address
+ * @param local_port
+ *   our port
+ * @param remote_ip
+ *   the peer's address
+ * @param remote_port
+ *   the peer's port
+ * @param nb_shards
+ *   number of shards
+ * @return
+ *   the shard index in 0..nb_shards-1 (0 when nb_shards <= 1).
  */
 uint16_t
 ewyk_tcp_flow_shard(rte_be32_t local_ip, uint16_t local_port,
@@ -552,9 +675,12 @@ ewyk_tcp_flow_shard(rte_be32_t local_ip, uint16_t local_port,
 /**
  * Read one counter of a context (any thread; relaxed loads).
  *
- * @param t  context (NULL: 0)
- * @param c  counter
- * @return its value (0 for an unknown counter).
+ * @param t
+ *   context (NULL: 0)
+ * @param c
+ *   counter
+ * @return
+ *   its value (0 for an unknown counter).
  */
 uint64_t
 ewyk_tcp_counter_get(const struct ewyk_tcp *t, enum ewyk_tcp_counter c);
@@ -562,8 +688,10 @@ ewyk_tcp_counter_get(const struct ewyk_tcp *t, enum ewyk_tcp_counter c);
 /**
  * Add up one counter over every registered context (any thread).
  *
- * @param c  counter
- * @return the sum.
+ * @param c
+ *   counter
+ * @return
+ *   the sum.
  */
 uint64_t
 ewyk_tcp_counter_sum(enum ewyk_tcp_counter c);
@@ -571,24 +699,49 @@ ewyk_tcp_counter_sum(enum ewyk_tcp_counter c);
 /**
  * Connections in a state (any thread).
  *
- * @param t  context (NULL: 0)
- * @param s  state (CLOSED and LISTEN are not counted: 0)
- * @return how many.
+ * @param t
+ *   context (NULL: 0)
+ * @param s
+ *   state (CLOSED and LISTEN are not counted: 0)
+ * @return
+ *   how many.
  */
 uint64_t
 ewyk_tcp_state_count(const struct ewyk_tcp *t, enum ewyk_tcp_state s);
 
 /**
- * @param c  counter
- * @return its name ("seg_in", "drop_cksum", ...; the telemetry key), or
+ * @param c
+ *   counter
+ * @return
+ *   its name ("seg_in", "drop_cksum", ...; the telemetry key), or
  *   NULL when out of range.
  */
 const char *
 ewyk_tcp_counter_name(enum ewyk_tcp_counter c);
 
 /**
- * @param s  state
- * @return its name ("ESTABLISHED", ...), or NULL when out of range.
+ * Write the counters and connection states of every shard as Prometheus
+ * text exposition (format 0.0.4): ewyk_tcp_<name>_total for a counter,
+ * ewyk_tcp_state_<state> (a gauge) for a state from SYN-SENT on, one
+ * sample per shard labelled shard="<id>". For an HTTP /metrics page.
+ *
+ * @param buf
+ *   Output; may be NULL when @p size is 0, to learn the length needed.
+ * @param size
+ *   Size of @p buf. The text is NUL-terminated when @p size > 0, and
+ *   truncated when it does not fit, as with snprintf().
+ * @return
+ *   Length of the whole text (without the NUL), fitting or not;
+ *   -ENOMEM.
+ */
+int
+ewyk_tcp_prometheus(char *buf, size_t size);
+
+/**
+ * @param s
+ *   state
+ * @return
+ *   its name ("ESTABLISHED", ...), or NULL when out of range.
  */
 const char *
 ewyk_tcp_state_name(enum ewyk_tcp_state s);

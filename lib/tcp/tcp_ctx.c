@@ -65,47 +65,24 @@ conf_defaults(struct ewyk_tcp_conf *c)
 	return 0;
 }
 
-struct ewyk_tcp *
-ewyk_tcp_create(const struct ewyk_tcp_conf *conf)
+/* A shard takes one context; without a shard, the caller sends. */
+static int
+tcp_conf_check(const struct ewyk_tcp_conf *conf)
 {
-	static const struct rte_mbuf_dynfield dyn = {
-		.name = "ewyk_tcp_seg",
-		.size = sizeof(struct tcp_mbuf_meta),
-		.align = __alignof__(struct tcp_mbuf_meta),
-	};
-	struct ewyk_pool_params pp;
-	struct ewyk_tcp *t;
-	char name[EWYK_POOL_NAMESIZE];
-	int socket;
-
-	if (conf == NULL) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	if (conf->shard == NULL && (conf->output == NULL || conf->tx_pool == NULL)) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
+	if (conf == NULL)
+		return -EINVAL;
+	if (conf->shard == NULL && (conf->output == NULL || conf->tx_pool == NULL))
+		return -EINVAL;
 	if (conf->shard != NULL &&
-			tcp_registry_check(ewyk_net_shard_id(conf->shard)) != 0) {
-		rte_errno = EEXIST;
-		return NULL;
-	}
-	socket = conf->socket_id;
-	t = rte_zmalloc_socket("ewyk_tcp", sizeof(*t), RTE_CACHE_LINE_SIZE, socket);
-	if (t == NULL) {
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	t->conf = *conf;
-	if (conf_defaults(&t->conf) != 0) {
-		rte_free(t);
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	t->dyn_off = rte_mbuf_dynfield_register(&dyn);
-	if (t->dyn_off < 0)
-		goto fail;
+			tcp_registry_check(ewyk_net_shard_id(conf->shard)) != 0)
+		return -EEXIST;
+	return 0;
+}
+
+/* Clock, output path, secrets and window scale: no memory yet. */
+static void
+tcp_ctx_init(struct ewyk_tcp *t, const struct ewyk_tcp_conf *conf)
+{
 	t->hz = rte_get_tsc_hz();
 	t->cyc_ms = RTE_MAX(t->hz / 1000, (uint64_t)1);
 	t->cyc_us = RTE_MAX(t->hz / 1000000, (uint64_t)1);
@@ -137,13 +114,21 @@ ewyk_tcp_create(const struct ewyk_tcp_conf *conf)
 			(t->conf.rcv_buf >> t->rcv_wscale) > UINT16_MAX)
 		t->rcv_wscale++;
 	t->eph_next = (uint16_t)rte_rand();
+}
+
+/* Table buckets, connection pool and (unless given) the timer wheel. */
+static int
+tcp_ctx_alloc(struct ewyk_tcp *t, int socket)
+{
+	struct ewyk_pool_params pp;
+	char name[EWYK_POOL_NAMESIZE];
 
 	t->hmask = t->conf.hash_buckets - 1;
 	t->buckets = rte_zmalloc_socket("ewyk_tcp_tbl",
 			sizeof(t->buckets[0]) * t->conf.hash_buckets,
 			RTE_CACHE_LINE_SIZE, socket);
 	if (t->buckets == NULL)
-		goto fail;
+		return -ENOMEM;
 
 	snprintf(name, sizeof(name), "tcp%" PRIxPTR, (uintptr_t)t & 0xffffffffffu);
 	memset(&pp, 0, sizeof(pp));
@@ -154,10 +139,10 @@ ewyk_tcp_create(const struct ewyk_tcp_conf *conf)
 	pp.cache_size = RTE_MIN(64u, t->conf.max_conns);
 	t->conn_pool = ewyk_pool_create(&pp);
 	if (t->conn_pool == NULL)
-		goto fail;
+		return rte_errno != 0 ? -rte_errno : -ENOMEM;
 
-	if (conf->wheel != NULL) {
-		t->wheel = conf->wheel;
+	if (t->conf.wheel != NULL) {
+		t->wheel = t->conf.wheel;
 	} else {
 		struct ewyk_twheel_params wp;
 
@@ -169,24 +154,80 @@ ewyk_tcp_create(const struct ewyk_tcp_conf *conf)
 		wp.start_tsc = t->now;
 		t->wheel = ewyk_twheel_create(&wp);
 		if (t->wheel == NULL)
-			goto fail;
+			return rte_errno != 0 ? -rte_errno : -ENOMEM;
 		t->own_wheel = true;
 	}
-	if (t->shard != NULL) {
-		if (ewyk_net_l4_register(t->shard, IPPROTO_TCP,
-				ewyk_tcp_l4_input, t) != 0)
-			goto fail;
-		tcp_registry_add(t);
-	}
-	return t;
-fail:
+	return 0;
+}
+
+/* Register for ewyk_tcp_get() and telemetry; take the shard's TCP input. */
+static int
+tcp_ctx_attach(struct ewyk_tcp *t)
+{
+	int ret;
+
+	if (t->shard == NULL)
+		return 0;
+	ret = tcp_registry_add(t);
+	if (ret != 0)
+		return ret;
+	ret = ewyk_net_l4_register(t->shard, IPPROTO_TCP, ewyk_tcp_l4_input, t);
+	if (ret != 0)
+		tcp_registry_del(t);
+	return ret;
+}
+
+/* Free what tcp_ctx_alloc() took, and the context. */
+static void
+tcp_ctx_release(struct ewyk_tcp *t)
+{
 	if (t->own_wheel)
 		ewyk_twheel_free(t->wheel);
 	ewyk_pool_free(t->conn_pool);
 	rte_free(t->buckets);
 	rte_free(t);
-	if (rte_errno == 0)
+}
+
+struct ewyk_tcp *
+ewyk_tcp_create(const struct ewyk_tcp_conf *conf)
+{
+	static const struct rte_mbuf_dynfield dyn = {
+		.name = "ewyk_tcp_seg",
+		.size = sizeof(struct tcp_mbuf_meta),
+		.align = __alignof__(struct tcp_mbuf_meta),
+	};
+	struct ewyk_tcp *t;
+	int ret;
+
+	ret = tcp_conf_check(conf);
+	if (ret < 0) {
+		rte_errno = -ret;
+		return NULL;
+	}
+	t = rte_zmalloc_socket("ewyk_tcp", sizeof(*t), RTE_CACHE_LINE_SIZE,
+		conf->socket_id);
+	if (t == NULL) {
 		rte_errno = ENOMEM;
+		return NULL;
+	}
+	t->conf = *conf;
+	if (conf_defaults(&t->conf) != 0) {
+		rte_free(t);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	t->dyn_off = rte_mbuf_dynfield_register(&dyn);
+	ret = t->dyn_off >= 0 ? 0 : rte_errno != 0 ? -rte_errno : -ENOMEM;
+	if (ret == 0) {
+		tcp_ctx_init(t, conf);
+		ret = tcp_ctx_alloc(t, conf->socket_id);
+	}
+	if (ret == 0)
+		ret = tcp_ctx_attach(t);
+	if (ret == 0)
+		return t;
+	tcp_ctx_release(t);
+	rte_errno = ret < 0 ? -ret : ENOMEM;
 	return NULL;
 }
 
@@ -209,11 +250,7 @@ ewyk_tcp_free(struct ewyk_tcp *t)
 			tcp_conn_destroy(c);
 		}
 	}
-	if (t->own_wheel)
-		ewyk_twheel_free(t->wheel);
-	ewyk_pool_free(t->conn_pool);
-	rte_free(t->buckets);
-	rte_free(t);
+	tcp_ctx_release(t);
 }
 
 unsigned int

@@ -66,9 +66,9 @@ extern int ewyk_tcp_logtype;
  * space, which 50 ms cannot be below ~340 Gbit/s.
  */
 #define TCP_PAWS_WINDOW 50
-#define TCP_MAX_PROBES_BACKOFF 6
+#define TCP_MAX_PROBES_BACKOFF 6  /* persist/keepalive backoff cap (x64) */
 #define TCP_TLP_MIN_US 10000      /* shortest probe timeout */
-#define TCP_TLP_DELACK_US 200000  /* WCDelAckT of RFC 8985 */  /* persist/keepalive backoff cap (x64) */
+#define TCP_TLP_DELACK_US 200000  /* WCDelAckT of RFC 8985 */
 
 /* What the rtx timer of a connection is doing. */
 enum tcp_rtx_kind {
@@ -414,7 +414,7 @@ void tcp_enter_time_wait(struct ewyk_tcp_conn *c);
 void tcp_keepalive_arm(struct ewyk_tcp_conn *c);
 
 /* tcp_stats.c */
-void tcp_registry_add(struct ewyk_tcp *t);
+int tcp_registry_add(struct ewyk_tcp *t);
 void tcp_registry_del(struct ewyk_tcp *t);
 int tcp_registry_check(uint16_t shard_id);
 

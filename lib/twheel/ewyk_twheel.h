@@ -181,7 +181,8 @@ struct ewyk_twheel {
  *   and start time.
  * @return
  *   The wheel, or NULL with rte_errno set: EINVAL (NULL params or name, bad
- *   tick_shift or slack_shift, name too long), EEXIST (name in use), ENOMEM.
+ *   tick_shift or slack_shift, name too long), EEXIST (name in use), ENOSPC
+ *   (512 named wheels registered already), ENOMEM.
  */
 struct ewyk_twheel *
 ewyk_twheel_create(const struct ewyk_twheel_params *params);
@@ -196,7 +197,8 @@ ewyk_twheel_create(const struct ewyk_twheel_params *params);
  *   visible in telemetry); socket_id is ignored.
  * @return
  *   0, or -EINVAL (NULL argument, bad tick_shift or slack_shift, name too
- *   long), -EEXIST (name in use), -ENOMEM (registration failed).
+ *   long), -EEXIST (name in use), -ENOSPC (512 named wheels registered
+ *   already), -ENOMEM (registration failed).
  */
 int
 ewyk_twheel_init(struct ewyk_twheel *w, const struct ewyk_twheel_params *params);

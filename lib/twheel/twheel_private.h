@@ -29,7 +29,7 @@ extern int ewyk_twheel_logtype;
 	__atomic_store_n(&(w)->stats.field, (w)->stats.field + (n), \
 		__ATOMIC_RELAXED)
 
-/* Registry (twheel_registry.c): a named memzone per named wheel. */
+/* Registry (twheel_registry.c): named wheels in the registry of lib/common. */
 int twheel_register(struct ewyk_twheel *w);
 void twheel_unregister(struct ewyk_twheel *w);
 

@@ -1,144 +1,71 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Registry of named wheels and their telemetry.
- *
- * Each named wheel owns a small memzone "ewyk_tw_<name>" that holds a
- * pointer to it: the EAL's memzone table is the registry (no global list
- * here), and a duplicate name fails there with EEXIST.
- *
- * Telemetry:
+ * Named wheels in the registry of lib/common (memzone "ewyk_twheel"), and
+ * their telemetry, in the scheme of docs/guides/telemetry.md:
  *   /ewyk/twheel/list          names of the wheels
- *   /ewyk/twheel/stats[,name]  counters of one wheel, or summed over all
+ *   /ewyk/twheel/stats         counters summed over the wheels
+ *   /ewyk/twheel/stats,<name>  counters of one wheel
  */
 
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
-
-#include <rte_common.h>
 #include <rte_errno.h>
-#include <rte_memzone.h>
-#include <rte_telemetry.h>
+
+#include <ewyk_common.h>
 
 #include "twheel_private.h"
 
-#define TW_MZ_PREFIX "ewyk_tw_"
+/* The stats table: struct ewyk_twheel_stats, field by field. */
+#define TW_STATS(X) \
+	X(ARMED, armed, COUNTER, "Timers armed") \
+	X(REARMED, rearmed, COUNTER, "Timers re-armed") \
+	X(CANCELLED, cancelled, COUNTER, "Pending timers cancelled") \
+	X(FIRED, fired, COUNTER, "Timer callbacks run") \
+	X(CASCADED, cascaded, COUNTER, \
+		"Timers moved to a finer level, lazy re-arms included") \
+	X(PENDING, pending, GAUGE, "Timers pending")
 
-static_assert(sizeof(TW_MZ_PREFIX) - 1 + EWYK_TWHEEL_NAMESIZE <=
-	RTE_MEMZONE_NAMESIZE, "memzone name must fit");
+static const struct ewyk_ctr_desc tw_ctr[] = { TW_STATS(EWYK_CTR_DESC) };
+
+static void
+tw_read(const void *obj, uint64_t *v)
+{
+	struct ewyk_twheel_stats s;
+	unsigned int i = 0;
+
+	ewyk_twheel_stats_get(obj, &s);
+#define TW_READ(sym, name, type, help) v[i++] = s.name;
+	TW_STATS(TW_READ)
+#undef TW_READ
+}
+
+static const struct ewyk_registry twheel_registry = {
+	.lib = "twheel",
+	.what = "timer wheels",
+	.ctr = tw_ctr,
+	.nb_ctr = RTE_DIM(tw_ctr),
+	.read = tw_read,
+};
+
+EWYK_REGISTRY_TELEMETRY(twheel_registry)
 
 int
 twheel_register(struct ewyk_twheel *w)
 {
-	char mzname[RTE_MEMZONE_NAMESIZE];
-	const struct rte_memzone *mz;
+	int ret = ewyk_registry_add(&twheel_registry, w->name, w);
 
-	snprintf(mzname, sizeof(mzname), TW_MZ_PREFIX "%s", w->name);
-	mz = rte_memzone_reserve(mzname, sizeof(w), SOCKET_ID_ANY, 0);
-	if (mz == NULL) {
-		int err = rte_errno == EEXIST ? EEXIST : ENOMEM;
-
+	if (ret < 0) {
 		TWHEEL_LOG(ERR, "%s: cannot register: %s", w->name,
-			rte_strerror(rte_errno));
-		return -err;
+			rte_strerror(-ret));
+		return ret;
 	}
-	*(struct ewyk_twheel **)mz->addr = w;
-	w->te = (void *)(uintptr_t)mz;
+	w->te = (void *)(uintptr_t)&twheel_registry;
 	return 0;
 }
 
 void
 twheel_unregister(struct ewyk_twheel *w)
 {
-	const struct rte_memzone *mz = w->te;
-
-	if (mz == NULL)
+	if (w->te == NULL)
 		return;
-	*(struct ewyk_twheel **)mz->addr = NULL;
-	rte_memzone_free(mz);
+	ewyk_registry_del(&twheel_registry, w);
 	w->te = NULL;
-}
-
-static struct ewyk_twheel *
-tw_from_mz(const struct rte_memzone *mz)
-{
-	if (strncmp(mz->name, TW_MZ_PREFIX, sizeof(TW_MZ_PREFIX) - 1) != 0)
-		return NULL;
-	return *(struct ewyk_twheel *const *)mz->addr;
-}
-
-static void
-tw_list_one(const struct rte_memzone *mz, void *arg)
-{
-	struct ewyk_twheel *w = tw_from_mz(mz);
-
-	if (w != NULL)
-		rte_tel_data_add_array_string(arg, w->name);
-}
-
-static int
-tw_tel_list(const char *cmd __rte_unused, const char *params __rte_unused,
-		struct rte_tel_data *d)
-{
-	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	rte_memzone_walk(tw_list_one, d);
-	return 0;
-}
-
-struct tw_sum {
-	const char *name;	/* NULL: all wheels */
-	unsigned int found;
-	struct ewyk_twheel_stats s;
-};
-
-static void
-tw_sum_one(const struct rte_memzone *mz, void *arg)
-{
-	struct ewyk_twheel *w = tw_from_mz(mz);
-	struct tw_sum *sum = arg;
-	struct ewyk_twheel_stats s;
-
-	if (w == NULL)
-		return;
-	if (sum->name != NULL && strcmp(sum->name, w->name) != 0)
-		return;
-	ewyk_twheel_stats_get(w, &s);
-	sum->found++;
-	sum->s.armed += s.armed;
-	sum->s.rearmed += s.rearmed;
-	sum->s.cancelled += s.cancelled;
-	sum->s.fired += s.fired;
-	sum->s.cascaded += s.cascaded;
-	sum->s.pending += s.pending;
-}
-
-static int
-tw_tel_stats(const char *cmd __rte_unused, const char *params,
-		struct rte_tel_data *d)
-{
-	struct tw_sum sum;
-
-	memset(&sum, 0, sizeof(sum));
-	if (params != NULL && params[0] != '\0')
-		sum.name = params;
-	rte_memzone_walk(tw_sum_one, &sum);
-	if (sum.name != NULL && sum.found == 0)
-		return -EINVAL;
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "wheels", sum.found);
-	rte_tel_data_add_dict_u64(d, "armed", sum.s.armed);
-	rte_tel_data_add_dict_u64(d, "rearmed", sum.s.rearmed);
-	rte_tel_data_add_dict_u64(d, "cancelled", sum.s.cancelled);
-	rte_tel_data_add_dict_u64(d, "fired", sum.s.fired);
-	rte_tel_data_add_dict_u64(d, "cascaded", sum.s.cascaded);
-	rte_tel_data_add_dict_u64(d, "pending", sum.s.pending);
-	return 0;
-}
-
-RTE_INIT(ewyk_twheel_telemetry)
-{
-	rte_telemetry_register_cmd("/ewyk/twheel/list", tw_tel_list,
-		"Names of the timer wheels. No parameters");
-	rte_telemetry_register_cmd("/ewyk/twheel/stats", tw_tel_stats,
-		"Timer wheel counters. Parameter: wheel name, or none for the sum of all");
 }
