@@ -69,6 +69,13 @@ extern "C" {
 #define EWYK_TWHEEL_SLOTS (1u << EWYK_TWHEEL_LEVEL_BITS)
 /** Number of levels: 42 bits of ticks, 50.9 days at a 1 us tick. */
 #define EWYK_TWHEEL_LEVELS 7
+/**
+ * Lists per slot. Timers of a slot are spread over this many lists (in
+ * turn), and a slot that comes up is walked one node of each list in turn,
+ * so that the cache misses of cold nodes overlap instead of following one
+ * another down a single chain. A power of two.
+ */
+#define EWYK_TWHEEL_WAYS 4
 /** Distinct callback functions one wheel can hold (see ewyk_twheel_arm()). */
 #define EWYK_TWHEEL_MAX_CBS 63
 /** Smallest and largest accepted tick_shift. */
@@ -161,8 +168,9 @@ struct ewyk_twheel {
 	uint32_t count;     /**< pending timers */
 	uint32_t ncbs;      /**< callbacks in cbs[] (index 0 unused) */
 	uint32_t last_cb;   /**< index of the callback last armed */
-	uint32_t pad0;      /**< unused */
-	struct ewyk_twheel_timer *due; /**< timers taken from slots, to run */
+	uint32_t rr;        /**< list of a slot the next insert goes to */
+	/** Timers taken from a slot, to run or re-place (one per list). */
+	struct ewyk_twheel_timer *due[EWYK_TWHEEL_WAYS];
 	uint64_t bitmap[EWYK_TWHEEL_LEVELS]; /**< occupied slots per level */
 	struct ewyk_twheel_stats stats;      /**< counters (pending unused) */
 	void *te;           /**< registration (telemetry), NULL if none */
@@ -170,7 +178,8 @@ struct ewyk_twheel {
 	char name[EWYK_TWHEEL_NAMESIZE];
 	ewyk_twheel_cb_t cbs[EWYK_TWHEEL_MAX_CBS + 1]; /**< callback table */
 	/** Slot list heads. */
-	struct ewyk_twheel_timer *slots[EWYK_TWHEEL_LEVELS][EWYK_TWHEEL_SLOTS];
+	struct ewyk_twheel_timer *slots[EWYK_TWHEEL_LEVELS][EWYK_TWHEEL_SLOTS]
+		[EWYK_TWHEEL_WAYS];
 } __rte_cache_aligned;
 
 /**

@@ -12,10 +12,21 @@
  *
  * Processing. advance() repeatedly finds the occupied slot with the earliest
  * start over all levels (a rotate and a count-trailing-zeros per level),
- * moves the clock to that start, and moves the slot's list to w->due. Each
- * timer popped from w->due either fires (its tick <= elapsed) or is placed
- * again relative to the new elapsed, i.e. cascades to a finer level. A
- * timer re-armed to a later expiry was left where it was; it simply gets
+ * moves the clock to that start, and moves the slot's lists to w->due[].
+ * Each timer popped from w->due[] either fires (its tick <= elapsed) or is
+ * placed again relative to the new elapsed, i.e. cascades to a finer
+ * level.
+ *
+ * Ways. A slot is EWYK_TWHEEL_WAYS lists, filled in turn (w->rr). Running
+ * a slot pops one node of each list in turn: popping a node touches the
+ * next node of its list (its pprev), so that node's cache miss is in
+ * flight while the nodes of the other lists are handled. With one list,
+ * the misses of a cold slot follow one another down the chain (one full
+ * memory latency per timer at 1e6 pending); with four, about four
+ * overlap. A slot is empty (its bitmap bit clear) when all its lists are.
+ * Timers of one slot run in no particular order.
+ *
+ * A timer re-armed to a later expiry was left where it was; it simply gets
  * placed again when its old slot comes up. Empty stretches of time cost
  * nothing: the bitmaps jump straight to the next occupied slot.
  *
@@ -49,6 +60,10 @@ RTE_LOG_REGISTER(ewyk_twheel_logtype, ewyk.twheel, INFO);
 #define NLEVELS EWYK_TWHEEL_LEVELS
 #define TOP_SHIFT (LVL_BITS * (NLEVELS - 1))
 #define WHEEL_BITS (LVL_BITS * NLEVELS)
+#define WAYS EWYK_TWHEEL_WAYS
+#define WAYS_MASK (WAYS - 1)
+
+static_assert((WAYS & WAYS_MASK) == 0, "EWYK_TWHEEL_WAYS: a power of two");
 
 static_assert(sizeof(struct ewyk_twheel_timer) <= 32,
 	"timer node must stay within 32 bytes");
@@ -86,12 +101,13 @@ tw_set_count(struct ewyk_twheel *w, uint32_t count)
 	__atomic_store_n(&w->count, count, __ATOMIC_RELAXED);
 }
 
-/* Insert t at the head of slot (lvl, slot). */
+/* Insert t at the head of one of the lists of slot (lvl, slot), in turn. */
 static inline void
 tw_slot_insert(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 		unsigned int lvl, unsigned int slot)
 {
-	struct ewyk_twheel_timer **head = &w->slots[lvl][slot];
+	struct ewyk_twheel_timer **head =
+		&w->slots[lvl][slot][w->rr++ & WAYS_MASK];
 	struct ewyk_twheel_timer *first = *head;
 
 	t->next = first;
@@ -178,16 +194,25 @@ tw_unlink(struct ewyk_twheel *w, struct ewyk_twheel_timer *t)
 	if (n != NULL) {
 		n->pprev = pp;
 	} else {
-		uintptr_t off = (uintptr_t)pp - (uintptr_t)&w->slots[0][0];
+		uintptr_t off = (uintptr_t)pp - (uintptr_t)&w->slots[0][0][0];
 
-		/* pp is a slot head (not a node's next, not w->due): the slot
-		 * just became empty.
+		/* pp is a slot's list head (not a node's next, not w->due):
+		 * the slot is empty if its other lists are.
 		 */
 		if (off < sizeof(w->slots)) {
 			unsigned int idx = off / sizeof(w->slots[0][0]);
+			struct ewyk_twheel_timer *const *h =
+				w->slots[idx / EWYK_TWHEEL_SLOTS]
+				[idx % EWYK_TWHEEL_SLOTS];
+			unsigned int i;
 
-			w->bitmap[idx / EWYK_TWHEEL_SLOTS] &=
-				~(UINT64_C(1) << (idx % EWYK_TWHEEL_SLOTS));
+			for (i = 0; i < WAYS; i++)
+				if (h[i] != NULL)
+					break;
+			if (i == WAYS)
+				w->bitmap[idx / EWYK_TWHEEL_SLOTS] &=
+					~(UINT64_C(1) <<
+					(idx % EWYK_TWHEEL_SLOTS));
 		}
 	}
 	t->next = NULL;
@@ -366,19 +391,25 @@ tw_next_slot(const struct ewyk_twheel *w, unsigned int *lvl_out)
 	return best;
 }
 
-/* Move the slot of level lvl that starts at tick start to w->due. */
+/* Move the lists of the slot of level lvl that starts at tick start to
+ * w->due (empty here).
+ */
 static inline void
 tw_take_slot(struct ewyk_twheel *w, unsigned int lvl, uint64_t start)
 {
 	unsigned int slot = (start >> (lvl * LVL_BITS)) & LVL_MASK;
-	struct ewyk_twheel_timer *first = w->slots[lvl][slot];
+	struct ewyk_twheel_timer **h = w->slots[lvl][slot];
+	unsigned int i;
 
-	/* w->due is empty here. */
-	w->slots[lvl][slot] = NULL;
 	w->bitmap[lvl] &= ~(UINT64_C(1) << slot);
-	w->due = first;
-	if (first != NULL)
-		first->pprev = &w->due;
+	for (i = 0; i < WAYS; i++) {
+		struct ewyk_twheel_timer *first = h[i];
+
+		h[i] = NULL;
+		w->due[i] = first;
+		if (first != NULL)
+			first->pprev = &w->due[i];
+	}
 }
 
 unsigned int
@@ -395,20 +426,35 @@ ewyk_twheel_advance_slow(struct ewyk_twheel *w, uint64_t now,
 	w->now = now;
 	target = now >> w->shift;
 	for (;;) {
-		struct ewyk_twheel_timer *t;
 		unsigned int lvl = 0;
+		unsigned int i = 0, idle = 0;
 
-		while ((t = w->due) != NULL) {
-			uint64_t tick = tw_tick(t);
+		/* One node of each due list in turn (nothing is added to them
+		 * meanwhile): the next node of a list is touched, its miss in
+		 * flight, while the other lists' nodes are handled.
+		 */
+		while (idle < WAYS) {
+			struct ewyk_twheel_timer *t = w->due[i];
+			struct ewyk_twheel_timer *n;
+			uint64_t tick;
 
+			if (t == NULL) {
+				idle++;
+				i = (i + 1) & WAYS_MASK;
+				continue;
+			}
+			idle = 0;
 			if (unlikely(max_callbacks != 0 &&
 					ran >= max_callbacks)) {
 				w->next_due = 0;
 				goto out;
 			}
-			w->due = t->next;
-			if (t->next != NULL)
-				t->next->pprev = &w->due;
+			n = t->next;
+			w->due[i] = n;
+			if (n != NULL)
+				n->pprev = &w->due[i];
+			i = (i + 1) & WAYS_MASK;
+			tick = tw_tick(t);
 			if (tick <= w->elapsed) {
 				t->next = NULL;
 				t->pprev = NULL;
@@ -442,8 +488,9 @@ ewyk_twheel_next_expiry(struct ewyk_twheel *w)
 	unsigned int lvl;
 	uint64_t next;
 
-	if (w->due != NULL)
-		return tw_tick_to_tsc(w, w->elapsed);
+	for (lvl = 0; lvl < WAYS; lvl++)
+		if (w->due[lvl] != NULL)
+			return tw_tick_to_tsc(w, w->elapsed);
 	next = tw_next_slot(w, &lvl);
 	if (next == UINT64_MAX) {
 		w->next_due = UINT64_MAX;
@@ -554,17 +601,21 @@ tw_drop_list(struct ewyk_twheel_timer *t)
 void
 ewyk_twheel_free(struct ewyk_twheel *w)
 {
-	unsigned int l, s;
+	unsigned int l, s, i;
 
 	if (w == NULL)
 		return;
 	twheel_unregister(w);
-	tw_drop_list(w->due);
-	w->due = NULL;
+	for (i = 0; i < WAYS; i++) {
+		tw_drop_list(w->due[i]);
+		w->due[i] = NULL;
+	}
 	for (l = 0; l < NLEVELS; l++) {
 		for (s = 0; s < EWYK_TWHEEL_SLOTS; s++) {
-			tw_drop_list(w->slots[l][s]);
-			w->slots[l][s] = NULL;
+			for (i = 0; i < WAYS; i++) {
+				tw_drop_list(w->slots[l][s][i]);
+				w->slots[l][s][i] = NULL;
+			}
 		}
 		w->bitmap[l] = 0;
 	}

@@ -304,11 +304,9 @@ chain_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 		if (c->fired[0] < 5)
 			assert_int_equal(ewyk_twheel_rearm(w, t, now + 10 * T), 0);
 		break;
-	case 1: /* cancels timer 2, due in the same slot */
-		assert_int_equal(ewyk_twheel_cancel(w, &c->tm[2]), 0);
-		break;
-	case 2:
-		fail_msg("timer 2 was cancelled");
+	case 1: /* 1 and 2 are due in the same slot: the one that runs */
+	case 2: /* first cancels the other, which then must not run */
+		assert_int_equal(ewyk_twheel_cancel(w, &c->tm[3 - i]), 0);
 		break;
 	case 3: /* arms itself in the past: must wait for a later tick */
 		if (c->fired[3] == 1)
@@ -332,9 +330,8 @@ test_callbacks_touch_timers(void **state)
 		ewyk_twheel_timer_init(&c.tm[i]);
 	assert_int_equal(ewyk_twheel_arm(w, &c.tm[0], now + 10 * T, chain_cb,
 		&c), 0);
-	/* 1 and 2 in the same tick: whichever runs first, 2 must not run
-	 * after 1 cancelled it; arm 2 first so 1 (inserted at the head)
-	 * runs first.
+	/* 1 and 2 in the same tick (the order within a slot is not
+	 * specified): whichever runs first cancels the other.
 	 */
 	assert_int_equal(ewyk_twheel_arm(w, &c.tm[2], now + 20 * T, chain_cb,
 		&c), 0);
@@ -352,8 +349,7 @@ test_callbacks_touch_timers(void **state)
 		}
 	}
 	assert_int_equal(c.fired[0], 5);
-	assert_int_equal(c.fired[1], 1);
-	assert_int_equal(c.fired[2], 0);
+	assert_int_equal(c.fired[1] + c.fired[2], 1);
 	assert_int_equal(c.fired[3], 2);
 	assert_int_equal(ewyk_twheel_count(w), 0);
 	ewyk_twheel_free(w);
