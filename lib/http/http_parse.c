@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
+
 #include "http_private.h"
 
 enum {
@@ -52,15 +54,26 @@ ewyk_http_method_name(unsigned int m)
 static int
 method_lookup(const char *p, uint32_t len)
 {
-	unsigned int m;
-
-	for (m = 0; m < EWYK_HTTP_METHOD_MAX; m++) {
-		const char *n = method_names[m];
-
-		if (strlen(n) == len && memcmp(n, p, len) == 0)
-			return (int)m;
+#define IS(m, lit) (memcmp(p, lit, sizeof(lit) - 1) == 0 ? (m) : -1)
+	switch (len) {
+	case 3:
+		return p[0] == 'G' ? IS(EWYK_HTTP_GET, "GET") :
+			IS(EWYK_HTTP_PUT, "PUT");
+	case 4:
+		return p[0] == 'H' ? IS(EWYK_HTTP_HEAD, "HEAD") :
+			IS(EWYK_HTTP_POST, "POST");
+	case 5:
+		return p[0] == 'P' ? IS(EWYK_HTTP_PATCH, "PATCH") :
+			IS(EWYK_HTTP_TRACE, "TRACE");
+	case 6:
+		return IS(EWYK_HTTP_DELETE, "DELETE");
+	case 7:
+		return p[0] == 'O' ? IS(EWYK_HTTP_OPTIONS, "OPTIONS") :
+			IS(EWYK_HTTP_CONNECT, "CONNECT");
+	default:
+		return -1;
 	}
-	return -1;
+#undef IS
 }
 
 static void
@@ -213,10 +226,16 @@ target_finish(struct ewyk_http_request *req)
 		t += i;
 		n -= i;
 	}
-	for (i = 0; i < n && t[i] != '?'; i++)
-		;
 	req->path.p = t;
-	req->path.len = i;
+	if (n < 32) {
+		for (i = 0; i < n && t[i] != '?'; i++)
+			;
+		req->path.len = i;
+	} else {
+		const char *q = memchr(t, '?', n);
+
+		req->path.len = q != NULL ? (uint32_t)(q - t) : n;
+	}
 	return 0;
 }
 
@@ -233,7 +252,117 @@ field_commit(struct ewyk_http_parser *p, struct ewyk_http_request *req)
 	h->value.len = n;
 	h->name = p->name;
 	req->nheaders++;
-	return http_field_apply(p, req, h);
+	return HTTP_FIELD_MAYBE(h->name.len) ? http_field_apply(p, req, h) : 0;
+}
+
+/*
+ * Fast path: a whole, well-formed head in one piece, at the start of a
+ * request. Straight-line code with no per-byte state dispatch; anything
+ * unusual (end of input, an error, a limit, a leading empty line, a version
+ * other than 1.0/1.1) returns -1 and the state machine below parses the
+ * piece from its start instead, so errors and their statuses come from one
+ * place only. The unit tests and the fuzzer compare this path (whole
+ * input) with the state machine (split input) on every request.
+ */
+static int
+parse_fast(struct ewyk_http_parser *p, struct ewyk_http_request *req,
+		const char *buf, uint32_t len, uint32_t *consumed)
+{
+	uint32_t i = 0, s, lend, hend;
+	struct ewyk_http_header *h;
+	int m;
+
+	while (i < len && http_tchar[(unsigned char)buf[i]])
+		i++;
+	if (i == 0 || i >= len || buf[i] != ' ')
+		return -1;
+	m = method_lookup(buf, i);
+	if (m < 0 || m == EWYK_HTTP_CONNECT)
+		return -1;
+	req->method_id = (uint8_t)m;
+	req->method.p = buf;
+	req->method.len = i;
+	s = ++i;
+	i += (uint32_t)http_scan_target(p->isa, buf + i, len - i);
+	if (i == s || len - i < 11 || buf[i] != ' ')
+		return -1;
+	req->target.p = buf + s;
+	req->target.len = i - s;
+	if (target_finish(req) != 0)
+		return -1;
+	i++;
+	{
+		uint64_t v;
+
+		/* "HTTP/1.1" or "HTTP/1.0", then CRLF */
+		memcpy(&v, buf + i, sizeof(v));
+		if ((v | rte_cpu_to_le_64(UINT64_C(1) << 56)) != (uint64_t)
+				rte_cpu_to_le_64(UINT64_C(0x312e312f50545448)) ||
+				buf[i + 8] != '\r' || buf[i + 9] != '\n')
+			return -1;
+		req->version_minor = buf[i + 7] == '1';
+	}
+	i += 10;
+	lend = i;
+	if (lend > p->lim.max_line)
+		return -1;
+	hend = len - lend > p->lim.max_header_bytes ?
+		lend + p->lim.max_header_bytes : len;
+	for (;;) {
+		if (i >= hend)
+			goto slow;
+		if (buf[i] == '\r') {
+			if (i + 1 >= hend || buf[i + 1] != '\n')
+				goto slow;
+			i += 2;
+			break;
+		}
+		if (req->nheaders >= req->max_headers)
+			goto slow;
+		h = &req->headers[req->nheaders];
+		s = i;
+		while (i < hend && http_tchar[(unsigned char)buf[i]])
+			i++;
+		if (i == s || i >= hend || buf[i] != ':')
+			goto slow;
+		h->name.p = buf + s;
+		h->name.len = i - s;
+		i++;
+		while (i < hend && (buf[i] == ' ' || buf[i] == '\t'))
+			i++;
+		s = i;
+		i += (uint32_t)http_scan_value(p->isa, buf + i, hend - i);
+		if (i + 1 >= hend || buf[i] != '\r' || buf[i + 1] != '\n')
+			goto slow;
+		h->value.p = buf + s;
+		h->value.len = i - s;
+		while (h->value.len > 0 && (buf[s + h->value.len - 1] == ' ' ||
+				buf[s + h->value.len - 1] == '\t'))
+			h->value.len--;
+		req->nheaders++;
+		if (HTTP_FIELD_MAYBE(h->name.len) &&
+				http_field_apply(p, req, h) != 0)
+			goto slow;
+		i += 2;
+	}
+	if (http_fields_finish(p, req) != 0)
+		goto slow;
+	p->state = PS_DONE;
+	*consumed = i;
+	return EWYK_HTTP_DONE;
+slow:
+	/* undo what the fields did; the state machine starts over */
+	p->nhost = 0;
+	p->flags = 0;
+	p->cl = 0;
+	p->te_count = 0;
+	p->te_chunked = 0;
+	p->te_last_chunked = 0;
+	p->te_other = 0;
+	req->nheaders = 0;
+	req->host.p = NULL;
+	req->host.len = 0;
+	return -1;
 }
 
 int
@@ -255,6 +384,9 @@ ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 		req->nheaders = 0;
 		req->host.p = NULL;
 		req->host.len = 0;
+		if (p->line_left == p->lim.max_line &&
+				parse_fast(p, req, buf, len, consumed) > 0)
+			return EWYK_HTTP_DONE;
 	}
 	while (i < len) {
 		size_t from = i;

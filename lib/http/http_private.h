@@ -63,6 +63,10 @@ http_view_ieq(const char *p, uint32_t len, const char *lit, uint32_t litlen)
  * Field semantics (http_fields.c): called for each complete field line and
  * once at the end of the header section. Return 0 or an HTTP status.
  */
+/* Lengths of the names http_field_apply() acts on (4 host, 6 expect,
+ * 10 connection, 14 content-length, 17 transfer-encoding). */
+#define HTTP_FIELD_MAYBE(len) ((len) < 32 && ((UINT32_C(1) << (len)) & \
+	((1u << 4) | (1u << 6) | (1u << 10) | (1u << 14) | (1u << 17))))
 uint16_t http_field_apply(struct ewyk_http_parser *p,
 		struct ewyk_http_request *req, const struct ewyk_http_header *h);
 uint16_t http_fields_finish(struct ewyk_http_parser *p,

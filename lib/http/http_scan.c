@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <string.h>
 
 #include <rte_log.h>
 
@@ -36,9 +37,35 @@ const uint8_t http_tchar[256] = {
 };
 #undef T
 
+/*
+ * Portable scanners: eight bytes at a time with word arithmetic (a word
+ * holding no stop byte is skipped whole), then the byte test on the word
+ * that holds one. "Any byte < n" is (x - n * ONES) & ~x & HIGHS.
+ */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+#define ANY_LESS(x, n) (((x) - (n) * ONES) & ~(x) & HIGHS)
+#define ANY_ZERO(x) ANY_LESS(x, 1)
+
+static inline uint64_t
+load64(const char *s)
+{
+	uint64_t x;
+
+	memcpy(&x, s, sizeof(x));
+	return x;
+}
+
 static inline size_t
 scan_target_scalar(const char *s, size_t i, size_t n)
 {
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x = load64(s + i);
+
+		if ((ANY_LESS(x, 0x21) | (x & HIGHS) |
+				ANY_ZERO(x ^ (0x7f * ONES))) != 0)
+			break;
+	}
 	for (; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
@@ -51,13 +78,26 @@ scan_target_scalar(const char *s, size_t i, size_t n)
 static inline size_t
 scan_value_scalar(const char *s, size_t i, size_t n)
 {
-	for (; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	for (;;) {
+		size_t w;
 
-		if ((c < 0x20 && c != '\t') || c == 0x7f)
-			break;
+		for (; i + 8 <= n; i += 8) {
+			uint64_t x = load64(s + i);
+
+			/* HT stops the word test too; the byte test passes it */
+			if ((ANY_LESS(x, 0x20) | ANY_ZERO(x ^ (0x7f * ONES))) != 0)
+				break;
+		}
+		w = i + 8 <= n ? i + 8 : n;
+		for (; i < w; i++) {
+			unsigned char c = (unsigned char)s[i];
+
+			if ((c < 0x20 && c != '\t') || c == 0x7f)
+				return i;
+		}
+		if (i >= n)
+			return n;
 	}
-	return i;
 }
 
 #ifdef HTTP_X86
