@@ -6,6 +6,8 @@
  * of RFC 9112 section 6.3 / 11.2 is rejected here (see docs/guides/http.md).
  */
 
+#include <string.h>
+
 #include "http_private.h"
 
 static int
@@ -122,6 +124,31 @@ connection(struct ewyk_http_parser *p, const struct ewyk_http_view *v)
 	}
 }
 
+/*
+ * Field-name comparison with a lower-case literal, a word at a time: for
+ * a token character x, (x | 0x20) equals a lower-case letter or '-' only
+ * when x is that letter in either case or '-' itself.
+ */
+static inline int
+name_is(const char *n, const char *lit, uint32_t len)
+{
+	uint64_t a, b;
+	uint32_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&a, n + i, 8);
+		memcpy(&b, lit + i, 8);
+		if ((a | UINT64_C(0x2020202020202020)) != b)
+			return 0;
+	}
+	for (; i < len; i++)
+		if (((unsigned char)n[i] | 0x20) != (unsigned char)lit[i])
+			return 0;
+	return 1;
+}
+
+#define NAME_IS(n, lit) name_is(n, lit, sizeof(lit) - 1)
+
 uint16_t
 http_field_apply(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 		const struct ewyk_http_header *h)
@@ -130,29 +157,29 @@ http_field_apply(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 
 	switch (h->name.len) {
 	case 4:
-		if (!HTTP_IEQ(n, 4, "host"))
+		if (!NAME_IS(n, "host"))
 			break;
 		if (p->nhost++ != 0)
 			return 400; /* more than one Host */
 		req->host = h->value;
 		break;
 	case 6:
-		if (!HTTP_IEQ(n, 6, "expect") || req->version_minor == 0)
+		if (!NAME_IS(n, "expect") || req->version_minor == 0)
 			break; /* 1.0: the expectation is ignored */
 		if (!HTTP_IEQ(h->value.p, h->value.len, "100-continue"))
 			return 417;
 		p->flags |= HF_EXPECT;
 		break;
 	case 10:
-		if (HTTP_IEQ(n, 10, "connection"))
+		if (NAME_IS(n, "connection"))
 			connection(p, &h->value);
 		break;
 	case 14:
-		if (HTTP_IEQ(n, 14, "content-length"))
+		if (NAME_IS(n, "content-length"))
 			return content_length(p, &h->value);
 		break;
 	case 17:
-		if (HTTP_IEQ(n, 17, "transfer-encoding"))
+		if (NAME_IS(n, "transfer-encoding"))
 			return transfer_encoding(p, &h->value);
 		break;
 	default:
