@@ -272,11 +272,17 @@ parse_fast(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 	struct ewyk_http_header *h;
 	int m;
 
+	if (len >= 4 && memcmp(buf, "GET ", 4) == 0) {
+		i = 3;
+		m = EWYK_HTTP_GET;
+		goto method_done;
+	}
 	while (i < len && http_tchar[(unsigned char)buf[i]])
 		i++;
 	if (i == 0 || i >= len || buf[i] != ' ')
 		return -1;
 	m = method_lookup(buf, i);
+method_done:
 	if (m < 0 || m == EWYK_HTTP_CONNECT)
 		return -1;
 	req->method_id = (uint8_t)m;
