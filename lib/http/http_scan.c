@@ -56,14 +56,17 @@ load64(const char *s)
 	return x;
 }
 
+#define TARGET_WORD_STOP(x) (ANY_LESS(x, 0x21) | ((x) & HIGHS) | \
+	ANY_ZERO((x) ^ (0x7f * ONES)))
+#define VALUE_WORD_STOP(x) (ANY_LESS(x, 0x20) | ANY_ZERO((x) ^ (0x7f * ONES)))
+
 static inline size_t
 scan_target_scalar(const char *s, size_t i, size_t n)
 {
 	for (; i + 8 <= n; i += 8) {
 		uint64_t x = load64(s + i);
 
-		if ((ANY_LESS(x, 0x21) | (x & HIGHS) |
-				ANY_ZERO(x ^ (0x7f * ONES))) != 0)
+		if (TARGET_WORD_STOP(x) != 0)
 			break;
 	}
 	for (; i < n; i++) {
@@ -85,7 +88,7 @@ scan_value_scalar(const char *s, size_t i, size_t n)
 			uint64_t x = load64(s + i);
 
 			/* HT stops the word test too; the byte test passes it */
-			if ((ANY_LESS(x, 0x20) | ANY_ZERO(x ^ (0x7f * ONES))) != 0)
+			if (VALUE_WORD_STOP(x) != 0)
 				break;
 		}
 		w = i + 8 <= n ? i + 8 : n;
@@ -109,6 +112,10 @@ scan_target_sse42(const char *s, size_t n)
 	const __m128i r = _mm_loadu_si128((const __m128i *)(const void *)ranges);
 	size_t i = 0;
 
+	/* short tokens end in the first word: no vector set-up for them */
+	if (n >= 8 && TARGET_WORD_STOP(load64(s)) != 0)
+		return scan_target_scalar(s, 0, 8);
+
 	for (; i + 16 <= n; i += 16) {
 		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
 		int k = _mm_cmpestri(r, 4, b, 16, _SIDD_UBYTE_OPS |
@@ -126,6 +133,12 @@ scan_value_sse42(const char *s, size_t n)
 	static const char ranges[16] = "\x00\x08\x0a\x1f\x7f\x7f";
 	const __m128i r = _mm_loadu_si128((const __m128i *)(const void *)ranges);
 	size_t i = 0;
+
+	if (n >= 8 && VALUE_WORD_STOP(load64(s)) != 0) {
+		i = scan_value_scalar(s, 0, 8);
+		if (i < 8)
+			return i;
+	}
 
 	for (; i + 16 <= n; i += 16) {
 		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
@@ -150,6 +163,9 @@ scan_target_avx2(const char *s, size_t n)
 	const __m256i hi = _mm256_set1_epi8(0x7f);
 	size_t i = 0;
 
+	if (n >= 8 && TARGET_WORD_STOP(load64(s)) != 0)
+		return scan_target_scalar(s, 0, 8);
+
 	for (; i + 32 <= n; i += 32) {
 		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
 		__m256i ok = _mm256_and_si256(_mm256_cmpgt_epi8(b, lo),
@@ -169,6 +185,12 @@ scan_value_avx2(const char *s, size_t n)
 	const __m256i ht = _mm256_set1_epi8('\t');
 	const __m256i del = _mm256_set1_epi8(0x7f);
 	size_t i = 0;
+
+	if (n >= 8 && VALUE_WORD_STOP(load64(s)) != 0) {
+		i = scan_value_scalar(s, 0, 8);
+		if (i < 8)
+			return i;
+	}
 
 	for (; i + 32 <= n; i += 32) {
 		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
