@@ -14,7 +14,10 @@
  *   field name, field value) that straddles a segment boundary is
  *   assembled in a caller-provided scratch area. Everything else is a view
  *   (pointer + length) into the caller's segments. It resumes where it
- *   stopped: every byte is examined once, however the input is split;
+ *   stopped and never goes back over bytes of earlier calls, however the
+ *   input is split (a whole head in the first piece is tried by a
+ *   straight-line fast path first; if that gives up, the state machine
+ *   parses that piece again: at most twice, only in that piece);
  * - the framing rules of RFC 9112 section 6 (Content-Length, chunked,
  *   rejection of every ambiguous combination) with the exact status code
  *   to answer for each malformed request;
