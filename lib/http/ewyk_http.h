@@ -1,0 +1,622 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef EWYK_HTTP_H
+#define EWYK_HTTP_H
+
+/**
+ * @file
+ * HTTP/1.1 (RFC 9110 / RFC 9112) message parsing and writing for ewyk.
+ *
+ * This header holds the self-contained core of lib/http:
+ *
+ * - a request-head parser (request line + header section) that works on
+ *   the TCP layer's mbuf segments as they arrive. It allocates nothing and
+ *   copies nothing, except for one bounded case: a token (method, target,
+ *   field name, field value) that straddles a segment boundary is
+ *   assembled in a caller-provided scratch area. Everything else is a view
+ *   (pointer + length) into the caller's segments. It resumes where it
+ *   stopped and never goes back over bytes of earlier calls, however the
+ *   input is split (a whole head in the first piece is tried by a
+ *   straight-line fast path first; if that gives up, the state machine
+ *   parses that piece again: at most twice, only in that piece);
+ * - the framing rules of RFC 9112 section 6 (Content-Length, chunked,
+ *   rejection of every ambiguous combination) with the exact status code
+ *   to answer for each malformed request;
+ * - streaming body decoders (Content-Length and chunked), which hand out
+ *   views of the body bytes and never buffer a body;
+ * - a response writer (status line, Date, Server, framing, Connection)
+ *   and a chunked body encoder that wraps mbufs in place;
+ * - a router: exact and prefix paths, methods, invocation type per route,
+ *   404 / 405 with Allow.
+ *
+ * Threading: nothing here is shared. A parser, body decoder, date cache or
+ * router belongs to its caller; a router may be read from several lcores
+ * once it is no longer modified.
+ *
+ * Return conventions: parsing functions return EWYK_HTTP_AGAIN (0),
+ * EWYK_HTTP_DONE (1), EWYK_HTTP_DATA (2), or -EBADMSG when the message is
+ * malformed; the HTTP status to answer is then in the parser's or
+ * decoder's `status` field, and the connection must be closed after it
+ * (its framing can no longer be trusted). Other functions return 0 (or a
+ * length) on success and a negative errno value on failure.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include <ewyk_strategy.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Need more input; everything given was consumed. */
+#define EWYK_HTTP_AGAIN 0
+/** The request head (or the body) is complete. */
+#define EWYK_HTTP_DONE 1
+/** A piece of body data is returned (body decoders only). */
+#define EWYK_HTTP_DATA 2
+
+/** Default limit on the request line (CRLF included): beyond it, 414. */
+#define EWYK_HTTP_DEF_MAX_LINE 8192
+/** Default limit on the header section (all field lines + final CRLF). */
+#define EWYK_HTTP_DEF_MAX_HEADER_BYTES 16384
+/** Default number of header fields a request may carry (431 beyond). */
+#define EWYK_HTTP_DEF_MAX_HEADERS 64
+/** Default body limit (413 beyond). */
+#define EWYK_HTTP_DEF_MAX_BODY (UINT64_C(1) << 20)
+/** Longest method accepted (a longer token is answered 501). */
+#define EWYK_HTTP_MAX_METHOD 16
+/** Limit on one chunk's extensions (400 beyond). */
+#define EWYK_HTTP_MAX_CHUNK_EXT 1024
+
+/** A view into the caller's bytes (or into the parser's scratch area). */
+struct ewyk_http_view {
+	const char *p; /**< first byte; not NUL-terminated */
+	uint32_t len;  /**< bytes */
+};
+
+/** One header field line: name and value (value without surrounding OWS). */
+struct ewyk_http_header {
+	struct ewyk_http_view name;  /**< field name, case as received */
+	struct ewyk_http_view value; /**< field value, OWS trimmed */
+};
+
+/** Request methods known to the parser (RFC 9110 section 9 + PATCH). */
+enum ewyk_http_method {
+	EWYK_HTTP_GET = 0,
+	EWYK_HTTP_HEAD,
+	EWYK_HTTP_POST,
+	EWYK_HTTP_PUT,
+	EWYK_HTTP_DELETE,
+	EWYK_HTTP_CONNECT,
+	EWYK_HTTP_OPTIONS,
+	EWYK_HTTP_TRACE,
+	EWYK_HTTP_PATCH,
+	EWYK_HTTP_METHOD_MAX, /**< number of methods */
+};
+
+/** How a message body is delimited (RFC 9112 section 6.3). */
+enum ewyk_http_framing {
+	EWYK_HTTP_BODY_NONE = 0, /**< no body */
+	EWYK_HTTP_BODY_LENGTH,   /**< Content-Length bytes */
+	EWYK_HTTP_BODY_CHUNKED,  /**< chunked transfer coding */
+};
+
+/** Vector instruction set used by the parser's scanners. */
+enum ewyk_http_isa {
+	EWYK_HTTP_ISA_SCALAR = 0, /**< portable byte loop */
+	EWYK_HTTP_ISA_SSE42,      /**< 16 bytes per step (PCMPESTRI ranges) */
+	EWYK_HTTP_ISA_AVX2,       /**< 32 bytes per step */
+};
+
+/** A parsed request head. Filled by ewyk_http_parse(). */
+struct ewyk_http_request {
+	struct ewyk_http_view method;  /**< method token */
+	struct ewyk_http_view target;  /**< request-target as received */
+	struct ewyk_http_view path;    /**< target up to '?' (origin-form) */
+	struct ewyk_http_header *headers; /**< caller's array (set before parsing) */
+	uint16_t max_headers; /**< its capacity: the header count limit (431) */
+	uint16_t nheaders;    /**< fields parsed */
+	uint8_t method_id;    /**< enum ewyk_http_method */
+	uint8_t version_minor; /**< 0 or 1 (HTTP/1.x, x > 1, counts as 1) */
+	uint8_t framing;      /**< enum ewyk_http_framing */
+	uint8_t keep_alive;   /**< 1: the connection may carry another request */
+	uint8_t expect_continue; /**< 1: Expect: 100-continue (HTTP/1.1) */
+	uint8_t head;         /**< 1: HEAD, the response carries no body */
+	uint64_t content_length; /**< with EWYK_HTTP_BODY_LENGTH */
+	struct ewyk_http_view host; /**< the Host field's value (len 0: none) */
+};
+
+/** Limits of a parser. Zero fields take the EWYK_HTTP_DEF_* values. */
+struct ewyk_http_limits {
+	uint32_t max_line;         /**< request line bytes, CRLF included */
+	uint32_t max_header_bytes; /**< header section bytes, final CRLF included */
+	uint64_t max_body;         /**< body bytes (decoded chunk data) */
+};
+
+/**
+ * Request-head parser state. Initialise with ewyk_http_parser_init(),
+ * reset with ewyk_http_parser_reset() before each request. The fields are
+ * private except `status`.
+ */
+struct ewyk_http_parser {
+	uint16_t status;     /**< HTTP status to answer after -EBADMSG */
+	uint8_t state;       /**< private */
+	uint8_t isa;         /**< enum ewyk_http_isa in use */
+	uint8_t tok_partial; /**< private: token continues from scratch */
+	uint8_t vpos;        /**< private: position in the version */
+	uint8_t nhost;       /**< private: Host fields seen */
+	uint8_t flags;       /**< private: field semantics seen */
+	uint32_t line_left;  /**< private: request line budget */
+	uint32_t hdr_left;   /**< private: header section budget */
+	uint32_t tok_off;    /**< private: token start in scratch */
+	uint32_t tok_len;    /**< private: token bytes in scratch */
+	char *scratch;       /**< straddling tokens are assembled here */
+	uint32_t scratch_size; /**< its size */
+	uint32_t scratch_used; /**< bytes used for this request */
+	struct ewyk_http_limits lim; /**< limits in force */
+	struct ewyk_http_view name; /**< private: current field name */
+	uint64_t cl;         /**< private: Content-Length seen */
+	uint8_t te_count;    /**< private: transfer codings seen */
+	uint8_t te_chunked;  /**< private: times "chunked" seen */
+	uint8_t te_last_chunked; /**< private: last coding is chunked */
+	uint8_t te_other;    /**< private: another coding seen */
+};
+
+/**
+ * Scratch bytes a parser needs so that no request within its limits can
+ * fail for lack of scratch, whatever the segmentation.
+ *
+ * @param lim
+ *   Limits (NULL: defaults).
+ * @return
+ *   max_line + max_header_bytes.
+ */
+uint32_t
+ewyk_http_scratch_size(const struct ewyk_http_limits *lim);
+
+/**
+ * Initialise a parser.
+ *
+ * @param p
+ *   Parser.
+ * @param lim
+ *   Limits (NULL or zero fields: defaults).
+ * @param scratch
+ *   Caller's scratch area where tokens that straddle two segments are
+ *   assembled (the only copy the parser makes). Must stay valid while the
+ *   request's views are used.
+ * @param scratch_size
+ *   Its size; at least ewyk_http_scratch_size(lim).
+ * @return
+ *   0, or -EINVAL (NULL argument or scratch too small).
+ */
+int
+ewyk_http_parser_init(struct ewyk_http_parser *p,
+		const struct ewyk_http_limits *lim, char *scratch,
+		uint32_t scratch_size);
+
+/**
+ * Make the parser ready for the next request (scratch is reused).
+ *
+ * @param p
+ *   Parser.
+ */
+void
+ewyk_http_parser_reset(struct ewyk_http_parser *p);
+
+/**
+ * The best instruction set this CPU offers the scanners.
+ *
+ * @return
+ *   An enum ewyk_http_isa.
+ */
+enum ewyk_http_isa
+ewyk_http_isa_best(void);
+
+/**
+ * Choose the scanners' instruction set (ewyk_http_parser_init() picks the
+ * best). All choices give identical results.
+ *
+ * @param p
+ *   Parser.
+ * @param isa
+ *   An enum ewyk_http_isa.
+ * @return
+ *   0, -ENOTSUP (the CPU lacks it) or -EINVAL.
+ */
+int
+ewyk_http_parser_set_isa(struct ewyk_http_parser *p, enum ewyk_http_isa isa);
+
+/**
+ * Feed the next contiguous bytes of a request head.
+ *
+ * Call with consecutive pieces of the byte stream; they may be split
+ * anywhere. Views in @p req point into those pieces (or into the scratch
+ * area for a token that straddled two pieces), so the caller keeps every
+ * piece given since the last reset alive while it uses @p req. Before the
+ * first call, set req->headers and req->max_headers; pass the same @p req
+ * on every call for one request.
+ *
+ * @param p
+ *   Parser.
+ * @param req
+ *   Request being filled.
+ * @param buf
+ *   Bytes.
+ * @param len
+ *   Their number.
+ * @param consumed
+ *   Out: bytes of @p buf used (on EWYK_HTTP_DONE, where the body or the
+ *   next request starts).
+ * @return
+ *   EWYK_HTTP_DONE (head complete: req is filled and its framing
+ *   checked), EWYK_HTTP_AGAIN (all consumed, need more), -EBADMSG
+ *   (p->status: 400, 413, 414, 417, 431, 501 or 505), -EINVAL (NULL
+ *   argument or the parser is already done or failed).
+ */
+int
+ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
+		const char *buf, uint32_t len, uint32_t *consumed);
+
+/**
+ * Feed the bytes of an mbuf chain from offset @p off on, segment by
+ * segment, to ewyk_http_parse().
+ *
+ * @param p
+ *   Parser.
+ * @param req
+ *   Request being filled.
+ * @param m
+ *   First mbuf of the chain (as ewyk_tcp_ops.recv hands it over).
+ * @param off
+ *   Bytes of the chain already consumed.
+ * @param consumed
+ *   Out: bytes of the chain consumed by this call (from @p off).
+ * @return
+ *   As ewyk_http_parse().
+ */
+int
+ewyk_http_parse_mbuf(struct ewyk_http_parser *p, struct ewyk_http_request *req,
+		const struct rte_mbuf *m, uint32_t off, uint32_t *consumed);
+
+/**
+ * Name of a method.
+ *
+ * @param m
+ *   An enum ewyk_http_method.
+ * @return
+ *   Its name ("GET", ...), or NULL when out of range.
+ */
+const char *
+ewyk_http_method_name(unsigned int m);
+
+/**
+ * Find a header field by name (case-insensitive).
+ *
+ * @param req
+ *   Parsed request.
+ * @param name
+ *   Field name, NUL-terminated.
+ * @return
+ *   The first field of that name, or NULL.
+ */
+const struct ewyk_http_header *
+ewyk_http_header_find(const struct ewyk_http_request *req, const char *name);
+
+/** Streaming body decoder state (Content-Length or chunked). */
+struct ewyk_http_body {
+	uint16_t status;     /**< HTTP status to answer after -EBADMSG */
+	uint8_t framing;     /**< enum ewyk_http_framing */
+	uint8_t state;       /**< private */
+	uint8_t ndigits;     /**< private: significant chunk-size digits */
+	uint32_t aux;        /**< private: extension / trailer bytes */
+	uint32_t max_trailer; /**< trailer section limit (431 beyond) */
+	uint64_t remaining;  /**< bytes left in the body / current chunk */
+	uint64_t total;      /**< body bytes decoded so far */
+	uint64_t max_body;   /**< body limit (413 beyond) */
+};
+
+/**
+ * Prepare a body decoder for a parsed request.
+ *
+ * @param b
+ *   Decoder.
+ * @param req
+ *   The request whose body follows (its framing and content_length).
+ * @param lim
+ *   Limits (NULL or zero fields: defaults): max_body and, for trailers,
+ *   max_header_bytes.
+ * @return
+ *   0, or -EINVAL.
+ */
+int
+ewyk_http_body_init(struct ewyk_http_body *b,
+		const struct ewyk_http_request *req,
+		const struct ewyk_http_limits *lim);
+
+/**
+ * Decode the next contiguous bytes of a body. Returns at most one piece
+ * of data per call; call again with the rest of the input.
+ *
+ * @param b
+ *   Decoder.
+ * @param buf
+ *   Bytes.
+ * @param len
+ *   Their number.
+ * @param consumed
+ *   Out: bytes of @p buf used (framing and data).
+ * @param data
+ *   Out: with EWYK_HTTP_DATA, the body bytes (a view into @p buf).
+ * @return
+ *   EWYK_HTTP_DATA, EWYK_HTTP_AGAIN (all consumed, no data),
+ *   EWYK_HTTP_DONE (body complete; what follows belongs to the next
+ *   request), -EBADMSG (b->status: 400, 413 or 431), -EINVAL.
+ */
+int
+ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
+		uint32_t *consumed, struct ewyk_http_view *data);
+
+/**
+ * ewyk_http_body_parse() over an mbuf chain from offset @p off: stops at
+ * the first data piece, the end of the body, an error or the chain's end.
+ *
+ * @param b
+ *   Decoder.
+ * @param m
+ *   First mbuf of the chain.
+ * @param off
+ *   Bytes of the chain already consumed.
+ * @param consumed
+ *   Out: bytes consumed by this call (from @p off).
+ * @param data
+ *   Out: with EWYK_HTTP_DATA, the data (inside one segment).
+ * @return
+ *   As ewyk_http_body_parse().
+ */
+int
+ewyk_http_body_parse_mbuf(struct ewyk_http_body *b, const struct rte_mbuf *m,
+		uint32_t off, uint32_t *consumed, struct ewyk_http_view *data);
+
+/** Length of "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n". */
+#define EWYK_HTTP_DATE_LEN 37
+
+/** Per-shard cache of the Date field line, refreshed once per second. */
+struct ewyk_http_date {
+	uint64_t sec;  /**< Unix time of the cached line */
+	char line[EWYK_HTTP_DATE_LEN + 1]; /**< "Date: ...\r\n", NUL-terminated */
+};
+
+/**
+ * Refresh the cached Date line from the caller's clock; does nothing when
+ * the second has not changed (call it once per poll loop).
+ *
+ * @param d
+ *   Cache (zeroed memory is a valid empty cache).
+ * @param unix_sec
+ *   Current time, seconds since the Epoch.
+ * @return
+ *   1 when the line was rewritten, 0 when it was current.
+ */
+int
+ewyk_http_date_update(struct ewyk_http_date *d, uint64_t unix_sec);
+
+/** Connection field of a response. */
+enum ewyk_http_conn_field {
+	EWYK_HTTP_CONN_NONE = 0,   /**< no Connection field (1.1 keep-alive) */
+	EWYK_HTTP_CONN_CLOSE,      /**< Connection: close */
+	EWYK_HTTP_CONN_KEEP_ALIVE, /**< Connection: keep-alive (for 1.0) */
+};
+
+/** What a response head says. */
+struct ewyk_http_response {
+	uint16_t status;        /**< 100-999 */
+	uint8_t framing;        /**< enum ewyk_http_framing */
+	uint8_t connection;     /**< enum ewyk_http_conn_field */
+	uint64_t content_length; /**< with EWYK_HTTP_BODY_LENGTH */
+	const char *content_type; /**< value, or NULL for none */
+	const char *server;     /**< Server value, NULL: "ewyk" */
+	const char *extra;      /**< more field lines, each ending CRLF, or NULL */
+};
+
+/**
+ * Write a response head: status line, Server, Date, framing field
+ * (Content-Length or Transfer-Encoding: chunked; none for 1xx, 204, 304
+ * and EWYK_HTTP_BODY_NONE), Content-Type, Connection, extra lines and the
+ * final CRLF. A 1xx response is its status line and CRLF only. For HEAD,
+ * write the head of the GET response and send no body.
+ *
+ * @param buf
+ *   Destination.
+ * @param cap
+ *   Its size.
+ * @param r
+ *   Response.
+ * @param d
+ *   Date cache (NULL: no Date field).
+ * @return
+ *   Bytes written (> 0), -ENOSPC (does not fit) or -EINVAL.
+ */
+int
+ewyk_http_response_head(char *buf, uint32_t cap,
+		const struct ewyk_http_response *r, const struct ewyk_http_date *d);
+
+/**
+ * ewyk_http_response_head() appended to the last segment of an mbuf.
+ *
+ * @param m
+ *   Packet mbuf; its last segment's tailroom receives the head.
+ * @param r
+ *   Response.
+ * @param d
+ *   Date cache (NULL: no Date field).
+ * @return
+ *   0, -ENOSPC (not enough tailroom; m unchanged) or -EINVAL.
+ */
+int
+ewyk_http_response_head_mbuf(struct rte_mbuf *m,
+		const struct ewyk_http_response *r, const struct ewyk_http_date *d);
+
+/**
+ * Reason phrase of a status code.
+ *
+ * @param status
+ *   Status code.
+ * @return
+ *   Its phrase ("OK", ...); "Unknown" for codes without one.
+ */
+const char *
+ewyk_http_reason(uint16_t status);
+
+/**
+ * Make an mbuf chain one chunk of a chunked body, in place: prepend the
+ * chunk-size line in the first segment's headroom, append CRLF in the last
+ * segment's tailroom.
+ *
+ * @param m
+ *   Chain holding the chunk's data (pkt_len > 0).
+ * @return
+ *   0, -ENOSPC (not enough headroom or tailroom; m unchanged), -EINVAL
+ *   (empty chain: use ewyk_http_chunk_last_mbuf()).
+ */
+int
+ewyk_http_chunk_wrap_mbuf(struct rte_mbuf *m);
+
+/**
+ * Append the last chunk and the end of an empty trailer section
+ * ("0\r\n\r\n") to an mbuf.
+ *
+ * @param m
+ *   Packet mbuf (its last segment's tailroom is used).
+ * @return
+ *   0, or -ENOSPC (m unchanged).
+ */
+int
+ewyk_http_chunk_last_mbuf(struct rte_mbuf *m);
+
+/**
+ * Write a chunk-size line ("<hex>\r\n") for a chunk of @p len bytes.
+ *
+ * @param buf
+ *   Destination.
+ * @param cap
+ *   Its size.
+ * @param len
+ *   Chunk length.
+ * @return
+ *   Bytes written, or -ENOSPC.
+ */
+int
+ewyk_http_chunk_size_line(char *buf, uint32_t cap, uint64_t len);
+
+/** Method bit of an enum ewyk_http_method, for route method masks. */
+#define EWYK_HTTP_M(m) (UINT32_C(1) << (m))
+
+/** A route: what ewyk_http_route_lookup() returns. */
+struct ewyk_http_route {
+	const char *path;   /**< path or prefix (copied into the router) */
+	uint32_t path_len;  /**< its length */
+	uint8_t prefix;     /**< 1: matches every path starting with path */
+	uint8_t invocation; /**< enum ewyk_invocation of its handler */
+	uint32_t methods;   /**< EWYK_HTTP_M() bits; GET implies HEAD */
+	void *handler;      /**< the caller's handler (opaque here) */
+	void *arg;          /**< its argument */
+};
+
+struct ewyk_http_router;
+
+/**
+ * Create a router.
+ *
+ * @param max_routes
+ *   Capacity (> 0).
+ * @param socket_id
+ *   NUMA socket of its memory (SOCKET_ID_ANY allowed).
+ * @return
+ *   The router, or NULL with rte_errno EINVAL or ENOMEM.
+ */
+struct ewyk_http_router *
+ewyk_http_router_create(uint32_t max_routes, int socket_id);
+
+/**
+ * Free a router (NULL is allowed).
+ *
+ * @param r
+ *   Router.
+ */
+void
+ewyk_http_router_free(struct ewyk_http_router *r);
+
+/**
+ * Add a route.
+ *
+ * @param r
+ *   Router.
+ * @param path
+ *   Path starting with '/', NUL-terminated (copied).
+ * @param prefix
+ *   Non-zero: a prefix route; zero: exact.
+ * @param methods
+ *   EWYK_HTTP_M() bits (non-zero).
+ * @param invocation
+ *   enum ewyk_invocation of the handler.
+ * @param handler
+ *   Caller's handler, returned by lookups.
+ * @param arg
+ *   Its argument.
+ * @return
+ *   0, -EINVAL, -EEXIST (same path, kind and an overlapping method) or
+ *   -ENOSPC (router full).
+ */
+int
+ewyk_http_route_add(struct ewyk_http_router *r, const char *path, int prefix,
+		uint32_t methods, enum ewyk_invocation invocation, void *handler,
+		void *arg);
+
+/**
+ * Route a request: an exact route wins over prefix routes, the longest
+ * prefix wins among them; the query string is ignored.
+ *
+ * @param r
+ *   Router.
+ * @param method
+ *   enum ewyk_http_method of the request.
+ * @param path
+ *   The request's path (ewyk_http_request.path).
+ * @param route
+ *   Out: the route matched (on 0).
+ * @param allow
+ *   Out (may be NULL): with -ENOTSUP, the methods the path allows
+ *   (EWYK_HTTP_M() bits, for the Allow field).
+ * @return
+ *   0, -ENOENT (no route for the path: answer 404), -ENOTSUP (routes for
+ *   the path, none for the method: answer 405 with Allow) or -EINVAL.
+ */
+int
+ewyk_http_route_lookup(const struct ewyk_http_router *r, unsigned int method,
+		struct ewyk_http_view path, const struct ewyk_http_route **route,
+		uint32_t *allow);
+
+/**
+ * Write an Allow field value ("GET, HEAD, POST") for a method mask.
+ *
+ * @param buf
+ *   Destination (NUL-terminated on success).
+ * @param cap
+ *   Its size.
+ * @param methods
+ *   EWYK_HTTP_M() bits.
+ * @return
+ *   Length written, or -ENOSPC.
+ */
+int
+ewyk_http_allow_format(char *buf, uint32_t cap, uint32_t methods);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EWYK_HTTP_H */

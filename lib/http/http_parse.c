@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Request-head parser (RFC 9112 sections 2-5): a byte-driven state machine
+ * that resumes where the previous piece of input stopped. The long runs
+ * (request-target, field values) go through the vector scanners; tokens
+ * that end inside the piece become views into it; a token that reaches the
+ * end of a piece is saved to the scratch area and completed there.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+
+#include "http_private.h"
+
+enum {
+	PS_START = 0, /* before the request line: method or empty line */
+	PS_START_LF,  /* CR of an empty line seen */
+	PS_METHOD,
+	PS_TARGET,
+	PS_VERSION,   /* vpos bytes of "HTTP/D.D" seen */
+	PS_RL_CR,     /* version complete, CR expected */
+	PS_RL_LF,
+	PS_LINE,      /* start of a field line (or of the final CRLF) */
+	PS_NAME,
+	PS_OWS,       /* after the colon */
+	PS_VALUE,
+	PS_VALUE_LF,
+	PS_END_LF,    /* CR of the final CRLF seen */
+	PS_DONE,
+	PS_ERROR,
+};
+
+static const char *const method_names[EWYK_HTTP_METHOD_MAX] = {
+	[EWYK_HTTP_GET] = "GET",
+	[EWYK_HTTP_HEAD] = "HEAD",
+	[EWYK_HTTP_POST] = "POST",
+	[EWYK_HTTP_PUT] = "PUT",
+	[EWYK_HTTP_DELETE] = "DELETE",
+	[EWYK_HTTP_CONNECT] = "CONNECT",
+	[EWYK_HTTP_OPTIONS] = "OPTIONS",
+	[EWYK_HTTP_TRACE] = "TRACE",
+	[EWYK_HTTP_PATCH] = "PATCH",
+};
+
+const char *
+ewyk_http_method_name(unsigned int m)
+{
+	return m < EWYK_HTTP_METHOD_MAX ? method_names[m] : NULL;
+}
+
+/* Methods are case-sensitive (RFC 9110 section 9.1). */
+static int
+method_lookup(const char *p, uint32_t len)
+{
+#define IS(m, lit) (memcmp(p, lit, sizeof(lit) - 1) == 0 ? (m) : -1)
+	switch (len) {
+	case 3:
+		return p[0] == 'G' ? IS(EWYK_HTTP_GET, "GET") :
+			IS(EWYK_HTTP_PUT, "PUT");
+	case 4:
+		return p[0] == 'H' ? IS(EWYK_HTTP_HEAD, "HEAD") :
+			IS(EWYK_HTTP_POST, "POST");
+	case 5:
+		return p[0] == 'P' ? IS(EWYK_HTTP_PATCH, "PATCH") :
+			IS(EWYK_HTTP_TRACE, "TRACE");
+	case 6:
+		return IS(EWYK_HTTP_DELETE, "DELETE");
+	case 7:
+		return p[0] == 'O' ? IS(EWYK_HTTP_OPTIONS, "OPTIONS") :
+			IS(EWYK_HTTP_CONNECT, "CONNECT");
+	default:
+		return -1;
+	}
+#undef IS
+}
+
+static void
+limits_fill(struct ewyk_http_limits *out, const struct ewyk_http_limits *in)
+{
+	out->max_line = in != NULL && in->max_line != 0 ? in->max_line :
+		EWYK_HTTP_DEF_MAX_LINE;
+	out->max_header_bytes = in != NULL && in->max_header_bytes != 0 ?
+		in->max_header_bytes : EWYK_HTTP_DEF_MAX_HEADER_BYTES;
+	out->max_body = in != NULL && in->max_body != 0 ? in->max_body :
+		EWYK_HTTP_DEF_MAX_BODY;
+}
+
+uint32_t
+ewyk_http_scratch_size(const struct ewyk_http_limits *lim)
+{
+	struct ewyk_http_limits l;
+
+	limits_fill(&l, lim);
+	return l.max_line + l.max_header_bytes;
+}
+
+void
+ewyk_http_parser_reset(struct ewyk_http_parser *p)
+{
+	p->status = 0;
+	p->state = PS_START;
+	p->tok_partial = 0;
+	p->vpos = 0;
+	p->nhost = 0;
+	p->flags = 0;
+	p->line_left = p->lim.max_line;
+	p->hdr_left = p->lim.max_header_bytes;
+	p->tok_off = 0;
+	p->tok_len = 0;
+	p->scratch_used = 0;
+	p->name.p = NULL;
+	p->name.len = 0;
+	p->cl = 0;
+	p->te_count = 0;
+	p->te_chunked = 0;
+	p->te_last_chunked = 0;
+	p->te_other = 0;
+}
+
+int
+ewyk_http_parser_init(struct ewyk_http_parser *p,
+		const struct ewyk_http_limits *lim, char *scratch,
+		uint32_t scratch_size)
+{
+	if (p == NULL || scratch == NULL)
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	limits_fill(&p->lim, lim);
+	if ((uint64_t)p->lim.max_line + p->lim.max_header_bytes > UINT32_MAX ||
+			scratch_size < p->lim.max_line + p->lim.max_header_bytes)
+		return -EINVAL;
+	p->scratch = scratch;
+	p->scratch_size = scratch_size;
+	p->isa = (uint8_t)ewyk_http_isa_best();
+	ewyk_http_parser_reset(p);
+	return 0;
+}
+
+static int
+fail(struct ewyk_http_parser *p, uint16_t status)
+{
+	p->status = status;
+	p->state = PS_ERROR;
+	return -EBADMSG;
+}
+
+/* Append to the scratch area; the caller sized it for the worst case. */
+static int
+scratch_put(struct ewyk_http_parser *p, const char *s, size_t n)
+{
+	if (n > p->scratch_size - p->scratch_used)
+		return -1;
+	memcpy(p->scratch + p->scratch_used, s, n);
+	p->scratch_used += (uint32_t)n;
+	return 0;
+}
+
+/* The token that started at buf[ts] (or earlier, in scratch) ends at e. */
+static int
+tok_finish(struct ewyk_http_parser *p, const char *buf, size_t ts, size_t e,
+		struct ewyk_http_view *v)
+{
+	if (!p->tok_partial) {
+		v->p = buf + ts;
+		v->len = (uint32_t)(e - ts);
+		return 0;
+	}
+	if (scratch_put(p, buf, e) < 0)
+		return -1;
+	p->tok_partial = 0;
+	v->p = p->scratch + p->tok_off;
+	v->len = p->tok_len + (uint32_t)e;
+	return 0;
+}
+
+/* The input ends inside a token: keep its bytes so far in scratch. */
+static int
+tok_save(struct ewyk_http_parser *p, const char *buf, size_t ts, size_t len)
+{
+	if (!p->tok_partial) {
+		p->tok_off = p->scratch_used;
+		p->tok_len = 0;
+		p->tok_partial = 1;
+	}
+	if (scratch_put(p, buf + ts, len - ts) < 0)
+		return -1;
+	p->tok_len += (uint32_t)(len - ts);
+	return 0;
+}
+
+static uint16_t
+target_finish(struct ewyk_http_request *req)
+{
+	const char *t = req->target.p;
+	uint32_t n = req->target.len;
+	uint32_t i;
+
+	if (t[0] == '/') {
+		/* origin-form */
+	} else if (n == 1 && t[0] == '*') {
+		if (req->method_id != EWYK_HTTP_OPTIONS)
+			return 400;
+		req->path = req->target;
+		return 0;
+	} else {
+		/* absolute-form: http:// or https:// authority [path] */
+		uint32_t s;
+
+		if (n > 7 && HTTP_IEQ(t, 7, "http://"))
+			s = 7;
+		else if (n > 8 && HTTP_IEQ(t, 8, "https://"))
+			s = 8;
+		else
+			return 400;
+		for (i = s; i < n && t[i] != '/' && t[i] != '?'; i++)
+			;
+		if (i == s)
+			return 400;
+		if (i == n || t[i] == '?') {
+			req->path.p = "/";
+			req->path.len = 1;
+			return 0;
+		}
+		t += i;
+		n -= i;
+	}
+	req->path.p = t;
+	if (n < 32) {
+		for (i = 0; i < n && t[i] != '?'; i++)
+			;
+		req->path.len = i;
+	} else {
+		const char *q = memchr(t, '?', n);
+
+		req->path.len = q != NULL ? (uint32_t)(q - t) : n;
+	}
+	return 0;
+}
+
+/* One field line is complete: record it and apply its semantics. */
+static uint16_t
+field_commit(struct ewyk_http_parser *p, struct ewyk_http_request *req)
+{
+	struct ewyk_http_header *h = &req->headers[req->nheaders];
+	const char *v = h->value.p;
+	uint32_t n = h->value.len;
+
+	while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+		n--;
+	h->value.len = n;
+	h->name = p->name;
+	req->nheaders++;
+	return HTTP_FIELD_MAYBE(h->name.len) ? http_field_apply(p, req, h) : 0;
+}
+
+/*
+ * Fast path: a whole, well-formed head in one piece, at the start of a
+ * request. Straight-line code with no per-byte state dispatch; anything
+ * unusual (end of input, an error, a limit, a leading empty line, a version
+ * other than 1.0/1.1) returns -1 and the state machine below parses the
+ * piece from its start instead, so errors and their statuses come from one
+ * place only. The unit tests and the fuzzer compare this path (whole
+ * input) with the state machine (split input) on every request.
+ */
+static int
+parse_fast(struct ewyk_http_parser *p, struct ewyk_http_request *req,
+		const char *buf, uint32_t len, uint32_t *consumed)
+{
+	uint32_t i = 0, s, lend, hend;
+	struct ewyk_http_header *h;
+	int m;
+
+	if (len >= 4 && memcmp(buf, "GET ", 4) == 0) {
+		i = 3;
+		m = EWYK_HTTP_GET;
+		goto method_done;
+	}
+	while (i < len && http_tchar[(unsigned char)buf[i]])
+		i++;
+	if (i == 0 || i >= len || buf[i] != ' ')
+		return -1;
+	m = method_lookup(buf, i);
+method_done:
+	if (m < 0 || m == EWYK_HTTP_CONNECT)
+		return -1;
+	req->method_id = (uint8_t)m;
+	req->method.p = buf;
+	req->method.len = i;
+	s = ++i;
+	i += (uint32_t)http_scan_target(p->isa, buf + i, len - i);
+	if (i == s || len - i < 11 || buf[i] != ' ')
+		return -1;
+	req->target.p = buf + s;
+	req->target.len = i - s;
+	if (target_finish(req) != 0)
+		return -1;
+	i++;
+	{
+		uint64_t v;
+
+		/* "HTTP/1.1" or "HTTP/1.0", then CRLF */
+		memcpy(&v, buf + i, sizeof(v));
+		if ((v | rte_cpu_to_le_64(UINT64_C(1) << 56)) != (uint64_t)
+				rte_cpu_to_le_64(UINT64_C(0x312e312f50545448)) ||
+				buf[i + 8] != '\r' || buf[i + 9] != '\n')
+			return -1;
+		req->version_minor = buf[i + 7] == '1';
+	}
+	i += 10;
+	lend = i;
+	if (lend > p->lim.max_line)
+		return -1;
+	hend = len - lend > p->lim.max_header_bytes ?
+		lend + p->lim.max_header_bytes : len;
+	for (;;) {
+		if (i >= hend)
+			goto slow;
+		if (buf[i] == '\r') {
+			if (i + 1 >= hend || buf[i + 1] != '\n')
+				goto slow;
+			i += 2;
+			break;
+		}
+		if (req->nheaders >= req->max_headers)
+			goto slow;
+		h = &req->headers[req->nheaders];
+		s = i;
+		while (i < hend && http_tchar[(unsigned char)buf[i]])
+			i++;
+		if (i == s || i >= hend || buf[i] != ':')
+			goto slow;
+		h->name.p = buf + s;
+		h->name.len = i - s;
+		i++;
+		while (i < hend && (buf[i] == ' ' || buf[i] == '\t'))
+			i++;
+		s = i;
+		i += (uint32_t)http_scan_value(p->isa, buf + i, hend - i);
+		if (i + 1 >= hend || buf[i] != '\r' || buf[i + 1] != '\n')
+			goto slow;
+		h->value.p = buf + s;
+		h->value.len = i - s;
+		while (h->value.len > 0 && (buf[s + h->value.len - 1] == ' ' ||
+				buf[s + h->value.len - 1] == '\t'))
+			h->value.len--;
+		req->nheaders++;
+		if (HTTP_FIELD_MAYBE(h->name.len) &&
+				http_field_apply(p, req, h) != 0)
+			goto slow;
+		i += 2;
+	}
+	if (http_fields_finish(p, req) != 0)
+		goto slow;
+	p->state = PS_DONE;
+	*consumed = i;
+	return EWYK_HTTP_DONE;
+slow:
+	/* undo what the fields did; the state machine starts over */
+	p->nhost = 0;
+	p->flags = 0;
+	p->cl = 0;
+	p->te_count = 0;
+	p->te_chunked = 0;
+	p->te_last_chunked = 0;
+	p->te_other = 0;
+	req->nheaders = 0;
+	req->host.p = NULL;
+	req->host.len = 0;
+	return -1;
+}
+
+int
+ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
+		const char *buf, uint32_t len, uint32_t *consumed)
+{
+	size_t i = 0, ts = 0, end;
+	uint32_t *budget;
+	uint16_t st;
+	unsigned char c;
+	int m;
+
+	if (p == NULL || req == NULL || consumed == NULL ||
+			(buf == NULL && len > 0) || p->state >= PS_DONE ||
+			req->headers == NULL)
+		return -EINVAL;
+	*consumed = 0;
+	if (p->state == PS_START) {
+		req->nheaders = 0;
+		req->host.p = NULL;
+		req->host.len = 0;
+		if (p->line_left == p->lim.max_line &&
+				parse_fast(p, req, buf, len, consumed) > 0)
+			return EWYK_HTTP_DONE;
+	}
+	while (i < len) {
+		size_t from = i;
+
+		budget = p->state < PS_LINE ? &p->line_left : &p->hdr_left;
+		if (*budget == 0)
+			return fail(p, p->state < PS_LINE ? 414 : 431);
+		end = len - i > *budget ? i + *budget : len;
+		c = (unsigned char)buf[i];
+		switch (p->state) {
+		case PS_START:
+			if (c == '\r') {
+				i++;
+				p->state = PS_START_LF;
+			} else if (http_tchar[c]) {
+				ts = i;
+				p->tok_partial = 0;
+				p->state = PS_METHOD;
+			} else {
+				return fail(p, 400);
+			}
+			break;
+		case PS_START_LF:
+			if (c != '\n')
+				return fail(p, 400);
+			i++;
+			p->state = PS_START;
+			break;
+		case PS_METHOD:
+			while (i < end && http_tchar[(unsigned char)buf[i]])
+				i++;
+			if ((p->tok_partial ? p->tok_len : 0) + (i - ts) >
+					EWYK_HTTP_MAX_METHOD)
+				return fail(p, 501);
+			if (i == end)
+				break;
+			if (buf[i] != ' ')
+				return fail(p, 400);
+			if (tok_finish(p, buf, ts, i, &req->method) < 0)
+				return fail(p, 431);
+			m = method_lookup(req->method.p, req->method.len);
+			if (m < 0 || m == EWYK_HTTP_CONNECT)
+				return fail(p, 501);
+			req->method_id = (uint8_t)m;
+			i++;
+			ts = i;
+			p->state = PS_TARGET;
+			break;
+		case PS_TARGET:
+			i += http_scan_target(p->isa, buf + i, end - i);
+			if (i == end)
+				break;
+			if (buf[i] != ' ')
+				return fail(p, 400);
+			if (tok_finish(p, buf, ts, i, &req->target) < 0)
+				return fail(p, 431);
+			if (req->target.len == 0)
+				return fail(p, 400);
+			st = target_finish(req);
+			if (st != 0)
+				return fail(p, st);
+			i++;
+			p->vpos = 0;
+			p->state = PS_VERSION;
+			break;
+		case PS_VERSION:
+			/* "HTTP/" DIGIT "." DIGIT, case-sensitive */
+			if (p->vpos < 5) {
+				if (c != (unsigned char)"HTTP/"[p->vpos])
+					return fail(p, 400);
+			} else if (p->vpos == 6) {
+				if (c != '.')
+					return fail(p, 400);
+			} else {
+				if (c < '0' || c > '9')
+					return fail(p, 400);
+				if (p->vpos == 5) {
+					req->version_minor = (uint8_t)(c - '0');
+				} else {
+					if (req->version_minor != 1)
+						return fail(p, 505);
+					req->version_minor = c == '0' ? 0 : 1;
+					p->state = PS_RL_CR;
+				}
+			}
+			p->vpos++;
+			i++;
+			break;
+		case PS_RL_CR:
+			if (c != '\r')
+				return fail(p, 400);
+			i++;
+			p->state = PS_RL_LF;
+			break;
+		case PS_RL_LF:
+			if (c != '\n')
+				return fail(p, 400);
+			i++;
+			p->state = PS_LINE;
+			break;
+		case PS_LINE:
+			if (c == '\r') {
+				i++;
+				p->state = PS_END_LF;
+			} else if (http_tchar[c]) {
+				if (req->nheaders >= req->max_headers)
+					return fail(p, 431);
+				ts = i;
+				p->tok_partial = 0;
+				p->state = PS_NAME;
+			} else {
+				/* obs-fold, whitespace before a name, CTL */
+				return fail(p, 400);
+			}
+			break;
+		case PS_NAME:
+			while (i < end && http_tchar[(unsigned char)buf[i]])
+				i++;
+			if (i == end)
+				break;
+			if (buf[i] != ':')
+				return fail(p, 400);
+			if (tok_finish(p, buf, ts, i, &p->name) < 0)
+				return fail(p, 431);
+			i++;
+			p->state = PS_OWS;
+			break;
+		case PS_OWS:
+			while (i < end && (buf[i] == ' ' || buf[i] == '\t'))
+				i++;
+			if (i == end)
+				break;
+			ts = i;
+			p->tok_partial = 0;
+			p->state = PS_VALUE;
+			break;
+		case PS_VALUE:
+			i += http_scan_value(p->isa, buf + i, end - i);
+			if (i == end)
+				break;
+			if (buf[i] != '\r')
+				return fail(p, 400);
+			if (tok_finish(p, buf, ts, i,
+					&req->headers[req->nheaders].value) < 0)
+				return fail(p, 431);
+			i++;
+			p->state = PS_VALUE_LF;
+			break;
+		case PS_VALUE_LF:
+			if (c != '\n')
+				return fail(p, 400);
+			i++;
+			st = field_commit(p, req);
+			if (st != 0)
+				return fail(p, st);
+			p->state = PS_LINE;
+			break;
+		case PS_END_LF:
+			if (c != '\n')
+				return fail(p, 400);
+			i++;
+			*budget -= (uint32_t)(i - from);
+			st = http_fields_finish(p, req);
+			if (st != 0)
+				return fail(p, st);
+			p->state = PS_DONE;
+			*consumed = (uint32_t)i;
+			return EWYK_HTTP_DONE;
+		default:
+			return -EINVAL;
+		}
+		*budget -= (uint32_t)(i - from);
+	}
+	switch (p->state) {
+	case PS_METHOD:
+	case PS_TARGET:
+	case PS_NAME:
+	case PS_VALUE:
+		if (tok_save(p, buf, ts, len) < 0)
+			return fail(p, 431);
+		break;
+	default:
+		break;
+	}
+	*consumed = len;
+	return EWYK_HTTP_AGAIN;
+}
+
+int
+ewyk_http_parse_mbuf(struct ewyk_http_parser *p, struct ewyk_http_request *req,
+		const struct rte_mbuf *m, uint32_t off, uint32_t *consumed)
+{
+	uint32_t total = 0, used;
+	int r;
+
+	if (m == NULL || consumed == NULL)
+		return -EINVAL;
+	*consumed = 0;
+	for (; m != NULL; m = m->next) {
+		if (off >= m->data_len) {
+			off -= m->data_len;
+			continue;
+		}
+		r = ewyk_http_parse(p, req, rte_pktmbuf_mtod_offset(m,
+				const char *, off), m->data_len - off, &used);
+		total += used;
+		off = 0;
+		if (r != EWYK_HTTP_AGAIN) {
+			*consumed = total;
+			return r;
+		}
+	}
+	*consumed = total;
+	return EWYK_HTTP_AGAIN;
+}
+
+const struct ewyk_http_header *
+ewyk_http_header_find(const struct ewyk_http_request *req, const char *name)
+{
+	uint32_t n, i;
+
+	if (req == NULL || name == NULL)
+		return NULL;
+	n = (uint32_t)strlen(name);
+	for (i = 0; i < req->nheaders; i++) {
+		const struct ewyk_http_header *h = &req->headers[i];
+		uint32_t j;
+
+		if (h->name.len != n)
+			continue;
+		for (j = 0; j < n; j++) {
+			unsigned char a = (unsigned char)h->name.p[j];
+			unsigned char b = (unsigned char)name[j];
+
+			if (a >= 'A' && a <= 'Z')
+				a |= 0x20;
+			if (b >= 'A' && b <= 'Z')
+				b |= 0x20;
+			if (a != b)
+				break;
+		}
+		if (j == n)
+			return h;
+	}
+	return NULL;
+}
