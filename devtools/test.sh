@@ -179,9 +179,16 @@ elif CC=clang CXX=clang++ ewyk_build build-fuzz -Dfuzz=true -Dtests=true \
 		n=$((n + 1))
 		name=$(basename "$fz")
 		ewyk_log "fuzz: $name for $secs s"
+		# Start from the seed corpus (copied: new inputs go to the copy,
+		# not into the repository).
+		seeds="$EWYK_ROOT/tests/fuzz/corpus/${name#fuzz_}"
+		work="$LOGDIR/corpus-$name"
+		rm -rf "$work" && mkdir -p "$work"
+		[ -d "$seeds" ] && cp -r "$seeds"/. "$work"/
 		if LSAN_OPTIONS=suppressions=$EWYK_ROOT/devtools/lsan.supp \
+				UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 				"$fz" -max_total_time="$secs" -print_final_stats=1 \
-				>"$LOGDIR/$name.log" 2>&1; then
+				"$work" >"$LOGDIR/$name.log" 2>&1; then
 			tail -n 3 "$LOGDIR/$name.log"
 			record "fuzz $name" 1 0
 		else

@@ -235,25 +235,45 @@ ewyk_registry_tel_stats(const struct ewyk_registry *r, const char *params,
 	return ewyk_ctr_tel_dict(d, r->ctr, tot, r->nb_ctr);
 }
 
-/* label="value", the value escaped as the exposition format asks. */
-static void
+/* A Prometheus label name: [a-zA-Z_][a-zA-Z0-9_]* */
+static int
+reg_label_name_ok(const char *s)
+{
+	const char *c;
+
+	if (s == NULL || s[0] == '\0' || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (c = s; *c != '\0'; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+				(*c >= '0' && *c <= '9') || *c == '_'))
+			return 0;
+	return 1;
+}
+
+/*
+ * label="value", the value escaped as the exposition format asks.
+ * Returns 0, or -ENAMETOOLONG when it does not fit: a truncated value
+ * could make two objects one series, which the format forbids.
+ */
+static int
 reg_label(char *buf, size_t size, const char *key, const char *val)
 {
 	int k = snprintf(buf, size, "%s=\"", key);
 	size_t n;
 
-	if (k < 0 || (size_t)k + 2 > size) {
-		buf[0] = '\0';
-		return;
-	}
+	if (k < 0 || (size_t)k + 2 > size)
+		return -ENAMETOOLONG;
 	/* Room for an escaped character, the closing quote and the NUL. */
-	for (n = (size_t)k; *val != '\0' && n + 4 <= size; val++) {
+	for (n = (size_t)k; *val != '\0'; val++) {
+		if (n + 4 > size)
+			return -ENAMETOOLONG;
 		if (*val == '\\' || *val == '"' || *val == '\n')
 			buf[n++] = '\\';
 		buf[n++] = *val == '\n' ? 'n' : *val;
 	}
 	buf[n++] = '"';
 	buf[n] = '\0';
+	return 0;
 }
 
 int
@@ -268,7 +288,7 @@ ewyk_registry_prometheus(const struct ewyk_registry *r, const char *label,
 	uint32_t i, n = 0;
 	int ret;
 
-	if (r == NULL || label == NULL ||
+	if (r == NULL || !reg_label_name_ok(label) ||
 			reg_mzname(r, prefix, sizeof(prefix)) < 0)
 		return -EINVAL;
 	/* Sized for a full registry: no allocation under the lock. */
@@ -283,8 +303,12 @@ ewyk_registry_prometheus(const struct ewyk_registry *r, const char *label,
 	rte_mcfg_tailq_read_lock();
 	t = reg_table(r);
 	for (i = 0; t != NULL && i < t->count; i++) {
-		reg_label(labels[i], sizeof(labels[i]), label,
-			t->slot[i].name);
+		if (reg_label(labels[i], sizeof(labels[i]), label,
+				t->slot[i].name) < 0) {
+			rte_mcfg_tailq_read_unlock();
+			ret = -ENAMETOOLONG;
+			goto out;
+		}
 		r->read(t->slot[i].obj, &vals[i * r->nb_ctr]);
 		series[i].labels = labels[i];
 		series[i].vals = &vals[i * r->nb_ctr];

@@ -223,13 +223,15 @@ ewyk_registry_tel_stats(const struct ewyk_registry *r, const char *params,
  * @param r
  *   The lib's registry.
  * @param label
- *   Label key, e.g. "name" or "shard".
+ *   Label key, e.g. "name" or "shard": a Prometheus label name,
+ *   [a-zA-Z_][a-zA-Z0-9_]*.
  * @param buf
  *   Output, as ewyk_ctr_prometheus().
  * @param size
  *   Size of buf.
  * @return
- *   As ewyk_ctr_prometheus(), or -ENOMEM.
+ *   As ewyk_ctr_prometheus(); -EINVAL for a bad label key, -ENAMETOOLONG
+ *   when a label does not fit whole (never truncated), or -ENOMEM.
  */
 int
 ewyk_registry_prometheus(const struct ewyk_registry *r, const char *label,

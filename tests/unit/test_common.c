@@ -311,6 +311,21 @@ test_registry_label_escape(void **state)
 		sizeof(buf)) > 0);
 	assert_non_null(strstr(buf,
 		"ewyk_testthing_a_total{name=\"a\\\"b\\\\c\\nd\"} 1\n"));
+	/* A label key that is no Prometheus label name is refused. */
+	assert_int_equal(ewyk_registry_prometheus(&things, "na-me", buf,
+		sizeof(buf)), -EINVAL);
+	assert_int_equal(ewyk_registry_prometheus(&things, "0name", buf,
+		sizeof(buf)), -EINVAL);
+	/* A label that does not fit whole is an error, never truncated
+	 * (two truncated names could become one series). */
+	{
+		char key[200];
+
+		memset(key, 'k', sizeof(key) - 1);
+		key[sizeof(key) - 1] = '\0';
+		assert_int_equal(ewyk_registry_prometheus(&things, key, buf,
+			sizeof(buf)), -ENAMETOOLONG);
+	}
 	assert_int_equal(ewyk_registry_del(&things, &t), 0);
 }
 
