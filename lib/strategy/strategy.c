@@ -28,34 +28,36 @@ static const char *const strategy_kind_names[] = {
 	[EWYK_STRATEGY_ADAPTIVE] = "adaptive",
 };
 
-static const char *const strategy_mode_names[EWYK_MODE_MAX] = {
-	[EWYK_MODE_PC] = "pc",
-	[EWYK_MODE_PIC] = "pic",
-	[EWYK_MODE_EPC] = "epc",
-	[EWYK_MODE_PEC] = "pec",
-	[EWYK_MODE_REJECTED] = "rejected",
+static const char *const strategy_mode_names[EWYK_STRATEGY_MODE_MAX] = {
+	[EWYK_STRATEGY_MODE_PC] = "pc",
+	[EWYK_STRATEGY_MODE_PIC] = "pic",
+	[EWYK_STRATEGY_MODE_EPC] = "epc",
+	[EWYK_STRATEGY_MODE_PEC] = "pec",
+	[EWYK_STRATEGY_MODE_REJECTED] = "rejected",
 };
 
 int
 ewyk_strategy_decide(enum ewyk_strategy_kind kind, uint32_t invocation,
 	int reserved_idle)
 {
-	if (invocation > EWYK_INVOKE_EITHER)
+	if (invocation > EWYK_STRATEGY_INVOKE_EITHER)
 		return -EINVAL;
 	switch (kind) {
 	case EWYK_STRATEGY_PC:
-		return EWYK_MODE_PC;
+		return EWYK_STRATEGY_MODE_PC;
 	case EWYK_STRATEGY_PEC:
-		return EWYK_MODE_PEC;
+		return EWYK_STRATEGY_MODE_PEC;
 	case EWYK_STRATEGY_EPC:
-		return reserved_idle ? EWYK_MODE_EPC : EWYK_MODE_PC;
+		return reserved_idle ? EWYK_STRATEGY_MODE_EPC
+				     : EWYK_STRATEGY_MODE_PC;
 	case EWYK_STRATEGY_ADAPTIVE:
-		if (invocation == EWYK_INVOKE_NON_BLOCKING)
-			return EWYK_MODE_PC;
+		if (invocation == EWYK_STRATEGY_INVOKE_NON_BLOCKING)
+			return EWYK_STRATEGY_MODE_PC;
 		if (reserved_idle)
-			return EWYK_MODE_EPC;
-		return invocation == EWYK_INVOKE_EITHER ? EWYK_MODE_PIC :
-			EWYK_MODE_PEC;
+			return EWYK_STRATEGY_MODE_EPC;
+		return invocation == EWYK_STRATEGY_INVOKE_EITHER
+			       ? EWYK_STRATEGY_MODE_PIC
+			       : EWYK_STRATEGY_MODE_PEC;
 	}
 	return -EINVAL;
 }
@@ -141,7 +143,8 @@ ewyk_strategy_kind_get(const struct ewyk_strategy *s)
 }
 
 int
-ewyk_strategy_execute(struct ewyk_strategy *s, const struct ewyk_task *task)
+ewyk_strategy_execute(
+	struct ewyk_strategy *s, const struct ewyk_strategy_task *task)
 {
 	struct strategy_lcore_stats *st;
 	int mode, ret;
@@ -152,17 +155,18 @@ ewyk_strategy_execute(struct ewyk_strategy *s, const struct ewyk_task *task)
 	if (mode < 0)
 		return mode;
 	st = strategy_stats_here(s);
-	if (mode == EWYK_MODE_PEC) {
-		ret = ewyk_executor_submit(s->ex, task);
+	if (mode == EWYK_STRATEGY_MODE_PEC) {
+		ret = ewyk_strategy_executor_submit(s->ex, task);
 		if (ret != 0) {
-			strategy_count(s, &st->mode[EWYK_MODE_REJECTED]);
+			strategy_count(
+				s, &st->mode[EWYK_STRATEGY_MODE_REJECTED]);
 			return ret;
 		}
-		strategy_count(s, &st->mode[EWYK_MODE_PEC]);
+		strategy_count(s, &st->mode[EWYK_STRATEGY_MODE_PEC]);
 		return mode;
 	}
 	strategy_count(s, &st->mode[mode]);
-	strategy_invoke(task, (enum ewyk_exec_mode)mode);
+	strategy_invoke(task, (enum ewyk_strategy_mode)mode);
 	return mode;
 }
 
@@ -178,7 +182,7 @@ ewyk_strategy_stats_get(const struct ewyk_strategy *s,
 	for (l = 0; l <= RTE_MAX_LCORE; l++) {
 		const struct strategy_lcore_stats *c = &s->stats[l];
 
-		for (m = 0; m < EWYK_MODE_MAX; m++)
+		for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++)
 			st->mode[m] += __atomic_load_n(&c->mode[m],
 				__ATOMIC_RELAXED);
 		st->handoffs += __atomic_load_n(&c->handoffs, __ATOMIC_RELAXED);
@@ -207,7 +211,7 @@ strategy_tel_fill(const struct ewyk_strategy *s, struct rte_tel_data *d)
 	ewyk_strategy_stats_get(s, &st);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "kind", strategy_kind_names[s->kind]);
-	for (m = 0; m < EWYK_MODE_MAX; m++)
+	for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++)
 		rte_tel_data_add_dict_u64(d, strategy_mode_names[m],
 			st.mode[m]);
 	rte_tel_data_add_dict_u64(d, "handoffs", st.handoffs);
@@ -311,11 +315,11 @@ RTE_INIT(ewyk_strategy_telemetry_init)
 {
 	/* Help texts must stay under RTE_TEL_MAX_STRING_LEN (128). */
 	if (rte_telemetry_register_cmd("/ewyk/strategy/stats",
-			strategy_tel_stats,
-			"Strategy counters: tasks per mode, reserved lcores, "
-			"PEC ring. Parameter: name (optional, else all)") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/strategy/list",
-				strategy_tel_list,
-				"Names of execution strategies. No parameters") != 0)
+		    strategy_tel_stats,
+		    "Strategy counters: tasks per mode, reserved lcores, "
+		    "PEC ring. Parameter: name (optional, else all)") != 0 ||
+		rte_telemetry_register_cmd("/ewyk/strategy/list",
+			strategy_tel_list,
+			"Names of execution strategies. No parameters") != 0)
 		STRATEGY_LOG(ERR, "telemetry commands not registered");
 }

@@ -61,21 +61,21 @@ exec_futex_wake(uint32_t *addr)
 }
 
 unsigned int
-ewyk_executor_default_reserved(void)
+ewyk_strategy_executor_default_reserved(void)
 {
 	unsigned int n = rte_lcore_count() / 4;
 
 	if (n < 1)
 		n = 1;
-	if (n > EWYK_EXECUTOR_MAX_LCORES)
-		n = EWYK_EXECUTOR_MAX_LCORES;
+	if (n > EWYK_STRATEGY_EXECUTOR_MAX_LCORES)
+		n = EWYK_STRATEGY_EXECUTOR_MAX_LCORES;
 	return n;
 }
 
-struct ewyk_executor *
-ewyk_executor_create(const struct ewyk_executor_conf *conf)
+struct ewyk_strategy_executor *
+ewyk_strategy_executor_create(const struct ewyk_strategy_executor_conf *conf)
 {
-	struct ewyk_executor *ex;
+	struct ewyk_strategy_executor *ex;
 	char rname[RTE_RING_NAMESIZE];
 	uint32_t size;
 	int socket;
@@ -99,7 +99,7 @@ ewyk_executor_create(const struct ewyk_executor_conf *conf)
 		return NULL;
 	}
 
-	ex = rte_zmalloc_socket("ewyk_executor", sizeof(*ex),
+	ex = rte_zmalloc_socket("ewyk_strategy_executor", sizeof(*ex),
 		RTE_CACHE_LINE_SIZE, socket);
 	if (ex == NULL) {
 		rte_errno = ENOMEM;
@@ -116,9 +116,9 @@ ewyk_executor_create(const struct ewyk_executor_conf *conf)
 	 * rte_thread_register()'ed threads). RTS never waits for another
 	 * thread to finish its copy.
 	 */
-	ex->ring = rte_ring_create_elem(rname, sizeof(struct ewyk_task), size,
-		socket, RING_F_EXACT_SZ | RING_F_MP_RTS_ENQ |
-		RING_F_MC_RTS_DEQ);
+	ex->ring = rte_ring_create_elem(rname,
+		sizeof(struct ewyk_strategy_task), size, socket,
+		RING_F_EXACT_SZ | RING_F_MP_RTS_ENQ | RING_F_MC_RTS_DEQ);
 	if (ex->ring == NULL) {
 		int err = rte_errno;
 
@@ -137,15 +137,15 @@ ewyk_executor_create(const struct ewyk_executor_conf *conf)
 }
 
 void
-ewyk_executor_free(struct ewyk_executor *ex)
+ewyk_strategy_executor_free(struct ewyk_strategy_executor *ex)
 {
-	struct ewyk_task t;
+	struct ewyk_strategy_task t;
 
 	if (ex == NULL)
 		return;
 	/* Whatever is left was never run: tell its owner (exactly once). */
 	while (rte_ring_dequeue_elem(ex->ring, &t, sizeof(t)) == 0)
-		strategy_invoke(&t, EWYK_MODE_REJECTED);
+		strategy_invoke(&t, EWYK_STRATEGY_MODE_REJECTED);
 	rte_ring_free(ex->ring);
 	rte_free(ex);
 }
@@ -158,7 +158,7 @@ ewyk_executor_free(struct ewyk_executor *ex)
  * wake-up.
  */
 static int
-exec_claim(struct ewyk_executor *ex, uint64_t exclude)
+exec_claim(struct ewyk_strategy_executor *ex, uint64_t exclude)
 {
 	uint64_t mask = __atomic_load_n(&ex->idle, __ATOMIC_RELAXED) & ~exclude;
 	uint64_t spin = 0, m, bit, old;
@@ -184,8 +184,8 @@ exec_claim(struct ewyk_executor *ex, uint64_t exclude)
 
 /* Publish a job in a claimed lcore's mailbox and wake it if parked. */
 static void
-exec_give(struct ewyk_executor *ex, int slot, uint32_t kind, ewyk_job_fn fn,
-	void *arg)
+exec_give(struct ewyk_strategy_executor *ex, int slot, uint32_t kind,
+	ewyk_strategy_job_fn fn, void *arg)
 {
 	struct exec_mbox *mb = &ex->mbox[slot];
 
@@ -198,7 +198,8 @@ exec_give(struct ewyk_executor *ex, int slot, uint32_t kind, ewyk_job_fn fn,
 }
 
 int
-ewyk_executor_try_execute(struct ewyk_executor *ex, ewyk_job_fn fn, void *arg)
+ewyk_strategy_executor_try_execute(
+	struct ewyk_strategy_executor *ex, ewyk_strategy_job_fn fn, void *arg)
 {
 	int slot;
 
@@ -214,8 +215,8 @@ ewyk_executor_try_execute(struct ewyk_executor *ex, ewyk_job_fn fn, void *arg)
 }
 
 int
-ewyk_executor_try_execute_on(struct ewyk_executor *ex, unsigned int lcore,
-	ewyk_job_fn fn, void *arg)
+ewyk_strategy_executor_try_execute_on(struct ewyk_strategy_executor *ex,
+	unsigned int lcore, ewyk_strategy_job_fn fn, void *arg)
 {
 	uint64_t bit, old;
 	int slot;
@@ -238,9 +239,10 @@ ewyk_executor_try_execute_on(struct ewyk_executor *ex, unsigned int lcore,
 }
 
 int
-executor_enqueue(struct ewyk_executor *ex, const struct ewyk_task *task)
+executor_enqueue(struct ewyk_strategy_executor *ex,
+	const struct ewyk_strategy_task *task)
 {
-	struct ewyk_task t;
+	struct ewyk_strategy_task t;
 
 	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
 		return -ESHUTDOWN;
@@ -251,7 +253,7 @@ executor_enqueue(struct ewyk_executor *ex, const struct ewyk_task *task)
 }
 
 void
-executor_doorbell(struct ewyk_executor *ex)
+executor_doorbell(struct ewyk_strategy_executor *ex)
 {
 	int slot;
 
@@ -266,7 +268,8 @@ executor_doorbell(struct ewyk_executor *ex)
 }
 
 int
-ewyk_executor_submit(struct ewyk_executor *ex, const struct ewyk_task *task)
+ewyk_strategy_executor_submit(struct ewyk_strategy_executor *ex,
+	const struct ewyk_strategy_task *task)
 {
 	int ret;
 
@@ -280,10 +283,10 @@ ewyk_executor_submit(struct ewyk_executor *ex, const struct ewyk_task *task)
 
 /* Run queued PEC tasks until the ring is empty or @max ran. */
 static unsigned int
-exec_drain(struct ewyk_executor *ex, unsigned int max,
+exec_drain(struct ewyk_strategy_executor *ex, unsigned int max,
 	struct exec_slot_stats *ss)
 {
-	struct ewyk_task t[EXEC_DRAIN_BURST];
+	struct ewyk_strategy_task t[EXEC_DRAIN_BURST];
 	unsigned int done = 0;
 	unsigned int n, i;
 
@@ -294,7 +297,7 @@ exec_drain(struct ewyk_executor *ex, unsigned int max,
 		if (n == 0)
 			break;
 		for (i = 0; i < n; i++)
-			strategy_invoke(&t[i], EWYK_MODE_PEC);
+			strategy_invoke(&t[i], EWYK_STRATEGY_MODE_PEC);
 		done += n;
 		if (ss != NULL)
 			__atomic_store_n(&ss->pec_run, ss->pec_run + n,
@@ -304,7 +307,8 @@ exec_drain(struct ewyk_executor *ex, unsigned int max,
 }
 
 unsigned int
-ewyk_executor_run_queued(struct ewyk_executor *ex, unsigned int max)
+ewyk_strategy_executor_run_queued(
+	struct ewyk_strategy_executor *ex, unsigned int max)
 {
 	if (ex == NULL)
 		return 0;
@@ -312,7 +316,7 @@ ewyk_executor_run_queued(struct ewyk_executor *ex, unsigned int max)
 }
 
 static int
-exec_should_leave(struct ewyk_executor *ex, const uint32_t *quit)
+exec_should_leave(struct ewyk_strategy_executor *ex, const uint32_t *quit)
 {
 	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
 		return 1;
@@ -326,7 +330,7 @@ exec_should_leave(struct ewyk_executor *ex, const uint32_t *quit)
  * leave condition (but still return 0 when kicked).
  */
 static int
-exec_wait_job(struct ewyk_executor *ex, int slot, const uint32_t *quit,
+exec_wait_job(struct ewyk_strategy_executor *ex, int slot, const uint32_t *quit,
 	int claimed)
 {
 	struct exec_mbox *mb = &ex->mbox[slot];
@@ -381,7 +385,7 @@ got:
 
 /* Slot of the calling lcore, allocated on first use; <0 is -errno. */
 static int
-exec_slot_get(struct ewyk_executor *ex)
+exec_slot_get(struct ewyk_strategy_executor *ex)
 {
 	unsigned int lc = rte_lcore_id();
 	uint32_t n;
@@ -394,7 +398,7 @@ exec_slot_get(struct ewyk_executor *ex)
 		return slot;
 	n = __atomic_load_n(&ex->nslots, __ATOMIC_RELAXED);
 	do {
-		if (n >= EWYK_EXECUTOR_MAX_LCORES)
+		if (n >= EWYK_STRATEGY_EXECUTOR_MAX_LCORES)
 			return -ENOSPC;
 	} while (!__atomic_compare_exchange_n(&ex->nslots, &n, n + 1, 0,
 			__ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
@@ -404,26 +408,27 @@ exec_slot_get(struct ewyk_executor *ex)
 }
 
 int
-ewyk_executor_serve(struct ewyk_executor *ex, const uint32_t *quit)
+ewyk_strategy_executor_serve(
+	struct ewyk_strategy_executor *ex, const uint32_t *quit)
 {
-	return ewyk_executor_serve_opt(ex, quit, 0);
+	return ewyk_strategy_executor_serve_opt(ex, quit, 0);
 }
 
 int
-ewyk_executor_serve_opt(struct ewyk_executor *ex, const uint32_t *quit,
-	uint32_t flags)
+ewyk_strategy_executor_serve_opt(
+	struct ewyk_strategy_executor *ex, const uint32_t *quit, uint32_t flags)
 {
 	struct exec_mbox *mb;
 	struct exec_slot_stats *ss;
 	uint64_t bit;
-	ewyk_job_fn fn;
+	ewyk_strategy_job_fn fn;
 	void *arg;
 	uint32_t kind;
 	int claimed;
 	int ring;
 	int slot;
 
-	if (ex == NULL || (flags & ~(uint32_t)EWYK_SERVE_NO_RING) != 0)
+	if (ex == NULL || (flags & ~(uint32_t)EWYK_STRATEGY_SERVE_NO_RING) != 0)
 		return -EINVAL;
 	slot = exec_slot_get(ex);
 	if (slot < 0)
@@ -434,7 +439,7 @@ ewyk_executor_serve_opt(struct ewyk_executor *ex, const uint32_t *quit,
 		return -EBUSY;
 	ss->serving = 1;
 	bit = UINT64_C(1) << slot;
-	ring = (flags & EWYK_SERVE_NO_RING) == 0;
+	ring = (flags & EWYK_STRATEGY_SERVE_NO_RING) == 0;
 	/* Before our idle bit can be seen: submitters must skip us. */
 	if (ring)
 		__atomic_fetch_and(&ex->no_ring, ~bit, __ATOMIC_SEQ_CST);
@@ -450,7 +455,7 @@ ewyk_executor_serve_opt(struct ewyk_executor *ex, const uint32_t *quit,
 
 		__atomic_store_n(&mb->word, MBOX_EMPTY, __ATOMIC_RELAXED);
 		__atomic_fetch_or(&ex->idle, bit, __ATOMIC_SEQ_CST);
-		/* Pairs with the fence in ewyk_executor_submit(). */
+		/* Pairs with the fence in ewyk_strategy_executor_submit(). */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		claimed = 0;
 		for (;;) {
@@ -503,13 +508,13 @@ ewyk_executor_serve_opt(struct ewyk_executor *ex, const uint32_t *quit,
 }
 
 int
-ewyk_executor_lcore_main(void *arg)
+ewyk_strategy_executor_lcore_main(void *arg)
 {
-	return ewyk_executor_serve(arg, NULL);
+	return ewyk_strategy_executor_serve(arg, NULL);
 }
 
 void
-ewyk_executor_wake_all(struct ewyk_executor *ex)
+ewyk_strategy_executor_wake_all(struct ewyk_strategy_executor *ex)
 {
 	uint32_t n, i, w;
 
@@ -528,7 +533,7 @@ ewyk_executor_wake_all(struct ewyk_executor *ex)
 }
 
 int
-ewyk_executor_stop(struct ewyk_executor *ex)
+ewyk_strategy_executor_stop(struct ewyk_strategy_executor *ex)
 {
 	int slot;
 
@@ -538,12 +543,12 @@ ewyk_executor_stop(struct ewyk_executor *ex)
 	/* Idle lcores get a stop job; busy ones see the flag when done. */
 	while ((slot = exec_claim(ex, 0)) >= 0)
 		exec_give(ex, slot, JOB_STOP, NULL, NULL);
-	ewyk_executor_wake_all(ex);
+	ewyk_strategy_executor_wake_all(ex);
 	return 0;
 }
 
 unsigned int
-ewyk_executor_idle_count(const struct ewyk_executor *ex)
+ewyk_strategy_executor_idle_count(const struct ewyk_strategy_executor *ex)
 {
 	if (ex == NULL)
 		return 0;
@@ -552,7 +557,7 @@ ewyk_executor_idle_count(const struct ewyk_executor *ex)
 }
 
 unsigned int
-ewyk_executor_queued(const struct ewyk_executor *ex)
+ewyk_strategy_executor_queued(const struct ewyk_strategy_executor *ex)
 {
 	if (ex == NULL)
 		return 0;
@@ -560,7 +565,7 @@ ewyk_executor_queued(const struct ewyk_executor *ex)
 }
 
 void
-executor_stats_add(const struct ewyk_executor *ex,
+executor_stats_add(const struct ewyk_strategy_executor *ex,
 	struct ewyk_strategy_stats *st)
 {
 	uint32_t n, i, idle;
@@ -568,7 +573,7 @@ executor_stats_add(const struct ewyk_executor *ex,
 	if (ex == NULL)
 		return;
 	n = __atomic_load_n(&ex->nslots, __ATOMIC_ACQUIRE);
-	idle = ewyk_executor_idle_count(ex);
+	idle = ewyk_strategy_executor_idle_count(ex);
 	st->reserved_total = n;
 	st->reserved_idle = idle;
 	st->reserved_busy = 0;
