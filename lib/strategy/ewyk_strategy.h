@@ -633,8 +633,12 @@ ewyk_strategy_producer_state_get(const struct ewyk_strategy_producer *p);
  * lcore (thread), for chaining: a producer run inside a PC or PIC task
  * never hands production off (EPC), it uses PEC or PIC instead.
  *
+ * A producer's produce() function runs in EWYK_STRATEGY_MODE_PC (it must
+ * not block), so a producer nested in it never hands production off.
+ *
  * @return
- *   An enum ewyk_strategy_mode, or -1 when no task is running here.
+ *   An enum ewyk_strategy_mode, or -1 when no task (and no produce()) is
+ *   running here.
  */
 int
 ewyk_strategy_current_mode(void);

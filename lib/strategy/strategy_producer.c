@@ -76,6 +76,25 @@ ewyk_strategy_producer_free(struct ewyk_strategy_producer *p)
 	rte_free(p);
 }
 
+/*
+ * Call produce() in a non-blocking mode: whatever a nested strategy finds
+ * in there (a connection yielding pipelined requests, HTTP/2 streams) must
+ * not hand production off nor block on the holder (DESIGN.md section 2,
+ * chaining). Inside an outer task the outer mode stays if it is stricter.
+ */
+static uint32_t
+producer_produce(struct ewyk_strategy_producer *p)
+{
+	int prev = RTE_PER_LCORE(ewyk_strategy_cur_mode);
+	uint32_t n;
+
+	if (!strategy_in_nonblocking())
+		RTE_PER_LCORE(ewyk_strategy_cur_mode) = EWYK_STRATEGY_MODE_PC;
+	n = p->produce(p->ctx, p->buf, p->burst);
+	RTE_PER_LCORE(ewyk_strategy_cur_mode) = prev;
+	return n;
+}
+
 /* Continuation run on the reserved lcore that received the token. */
 static void
 producer_job(void *arg)
@@ -168,7 +187,7 @@ producer_loop(struct ewyk_strategy_producer *p)
 				return EWYK_STRATEGY_PRODUCE_HANDED_OFF;
 			}
 			p->pos = 0;
-			p->n = p->produce(p->ctx, p->buf, p->burst);
+			p->n = producer_produce(p);
 			if (p->n > p->burst)
 				p->n = p->burst;
 			if (p->n == 0) {

@@ -717,6 +717,77 @@ test_chaining(void **state)
 	ewyk_strategy_executor_free(ex);
 }
 
+/*
+ * A producer nested in produce() itself (a connection yielding pipelined
+ * requests while the shard is polled): its BLOCKING task must not run on
+ * the token holder (EPC there would stall the shard), even with a reserved
+ * lcore idle. Before produce() ran in a non-blocking mode, the nested
+ * ADAPTIVE producer saw mode -1 and picked EPC on the holder.
+ */
+struct nest_ctx {
+	struct ewyk_strategy *inner;
+	int done;
+	int cur_mode; /* ewyk_strategy_current_mode() inside produce() */
+	struct rec rb;
+};
+
+static unsigned int
+nest_produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
+{
+	struct nest_ctx *x = ctx;
+	struct ewyk_strategy_task t = { .fn = rec_fn, .arg = &x->rb,
+		.invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
+	struct list_prod lp = { .tasks = &t, .n = 1 };
+	struct ewyk_strategy_producer_conf pc = {
+		.produce = list_produce, .ctx = &lp };
+	struct ewyk_strategy_producer *p;
+
+	(void)out;
+	(void)max;
+	if (x->done)
+		return 0;
+	x->done = 1;
+	x->cur_mode = ewyk_strategy_current_mode();
+	p = ewyk_strategy_producer_create(x->inner, &pc);
+	assert_non_null(p);
+	assert_int_equal(ewyk_strategy_producer_run(p),
+		EWYK_STRATEGY_PRODUCE_IDLE);
+	ewyk_strategy_producer_free(p);
+	return 0;
+}
+
+static void
+test_nested_in_produce(void **state)
+{
+	struct ewyk_strategy_executor *ex = mk_executor("nest", 16, 0);
+	struct ewyk_strategy *outer = mk_strategy("nest_o",
+		EWYK_STRATEGY_ADAPTIVE, ex);
+	struct nest_ctx x = { 0 };
+	struct ewyk_strategy_producer_conf pc = {
+		.produce = nest_produce, .ctx = &x };
+	struct ewyk_strategy_producer *p;
+
+	(void)state;
+	x.inner = mk_strategy("nest_i", EWYK_STRATEGY_ADAPTIVE, ex);
+	serve_on_worker(ex);
+	assert_int_equal(wait_idle_count(ex, 1), 0);
+	p = ewyk_strategy_producer_create(outer, &pc);
+	assert_non_null(p);
+	assert_int_equal(ewyk_strategy_producer_run(p),
+		EWYK_STRATEGY_PRODUCE_IDLE);
+	assert_int_equal(x.cur_mode, EWYK_STRATEGY_MODE_PC);
+	/* Queued for the reserved lcore, never run here in EPC mode. */
+	assert_int_equal(wait_u64(&x.rb.runs, 1, GUARD_S), 0);
+	assert_int_equal(x.rb.mode, EWYK_STRATEGY_MODE_PEC);
+	assert_int_equal(x.rb.lcore, WORKER_LCORE);
+	assert_int_equal(ewyk_strategy_current_mode(), -1);
+	stop_worker(ex);
+	ewyk_strategy_producer_free(p);
+	ewyk_strategy_free(x.inner);
+	ewyk_strategy_free(outer);
+	ewyk_strategy_executor_free(ex);
+}
+
 /* Production returns home: EPC moves it away, home idles, it comes back. */
 
 struct home_ctx {
@@ -1340,6 +1411,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_reproducing),
 		cmocka_unit_test(test_polling_stop),
 		cmocka_unit_test(test_chaining),
+		cmocka_unit_test(test_nested_in_produce),
 		cmocka_unit_test(test_homecoming),
 		cmocka_unit_test(test_serve_no_ring),
 		cmocka_unit_test(test_exactly_once_pc),
