@@ -80,12 +80,24 @@ enum ewyk_strategy_mode {
 	EWYK_STRATEGY_MODE_EPC = 2,
 	/** from the bounded ring, on a reserved lcore */
 	EWYK_STRATEGY_MODE_PEC = 3,
-	/** not run: PEC ring full or executor stopped */
+	/**
+	 * not run, refused at dispatch (PEC ring full, executor stopping):
+	 * invoked on the lcore that dispatched it, i.e. the token holder
+	 * inside a producer loop, which may answer (HTTP: 503)
+	 */
 	EWYK_STRATEGY_MODE_REJECTED = 4,
+	/**
+	 * not run, dropped after it was queued (executor freed with the task
+	 * on the ring, or its deadline passed while queued): invoked on
+	 * whichever lcore found it, which holds no token: release the task's
+	 * own resources only, touch no shard state (post to the shard's
+	 * inbox instead)
+	 */
+	EWYK_STRATEGY_MODE_DROPPED = 5,
 };
 
 /** Number of values of enum ewyk_strategy_mode. */
-#define EWYK_STRATEGY_MODE_MAX 5
+#define EWYK_STRATEGY_MODE_MAX 6
 
 /** Strategy kinds. */
 enum ewyk_strategy_kind {
@@ -97,9 +109,9 @@ enum ewyk_strategy_kind {
 
 /**
  * A task function. Invoked exactly once per task: either run (mode PC, PIC,
- * EPC or PEC) or told it was not run (EWYK_STRATEGY_MODE_REJECTED), in which
- * case it
- * must release its resources and, for HTTP, answer 503.
+ * EPC or PEC) or told it was not run: EWYK_STRATEGY_MODE_REJECTED (on the
+ * dispatching lcore: release its resources and, for HTTP, answer 503) or
+ * EWYK_STRATEGY_MODE_DROPPED (anywhere: release its own resources only).
  *
  * @param arg
  *   The task's argument.
@@ -160,8 +172,7 @@ struct ewyk_strategy_executor_conf {
  * Default number of reserved lcores for a process with
  * rte_lcore_count() lcores: one per four lcores, at least 1, at most
  * EWYK_STRATEGY_EXECUTOR_MAX_LCORES. The application launches that many lcores
- * on
- * ewyk_strategy_executor_lcore_main().
+ * on ewyk_strategy_executor_lcore_main().
  *
  * @return
  *   The default number of reserved lcores.
@@ -185,9 +196,8 @@ ewyk_strategy_executor_create(const struct ewyk_strategy_executor_conf *conf);
 
 /**
  * Free an executor. Every lcore must have left ewyk_strategy_executor_serve().
- * Tasks still on the PEC ring are invoked with EWYK_STRATEGY_MODE_REJECTED on
- * the
- * caller, so no task is ever lost. Free the strategies using it first.
+ * Tasks still on the PEC ring are invoked with EWYK_STRATEGY_MODE_DROPPED on
+ * the caller, so no task is ever lost. Free the strategies using it first.
  *
  * @param ex
  *   The executor; NULL is a no-op.
@@ -210,8 +220,9 @@ ewyk_strategy_executor_free(struct ewyk_strategy_executor *ex);
  *   0 when handed over; -EBUSY when no reserved lcore is idle (at once);
  *   -ESHUTDOWN when the executor is stopping; -EINVAL on a NULL argument.
  */
-int ewyk_strategy_executor_try_execute(
-	struct ewyk_strategy_executor *ex, ewyk_strategy_job_fn fn, void *arg);
+int
+ewyk_strategy_executor_try_execute(struct ewyk_strategy_executor *ex,
+	ewyk_strategy_job_fn fn, void *arg);
 
 /**
  * Like ewyk_strategy_executor_try_execute(), but only to lcore @p lcore, if it
@@ -229,7 +240,8 @@ int ewyk_strategy_executor_try_execute(
  *   0 when handed over; -EBUSY when that lcore is not idle (or never
  *   served); -ESHUTDOWN when stopping; -EINVAL on a bad argument.
  */
-int ewyk_strategy_executor_try_execute_on(struct ewyk_strategy_executor *ex,
+int
+ewyk_strategy_executor_try_execute_on(struct ewyk_strategy_executor *ex,
 	unsigned int lcore, ewyk_strategy_job_fn fn, void *arg);
 
 /**
@@ -244,7 +256,8 @@ int ewyk_strategy_executor_try_execute_on(struct ewyk_strategy_executor *ex,
  *   0 on success; -ENOBUFS when the ring is full (the caller still owns
  *   the task: answer 503); -ESHUTDOWN when stopping; -EINVAL on NULL.
  */
-int ewyk_strategy_executor_submit(struct ewyk_strategy_executor *ex,
+int
+ewyk_strategy_executor_submit(struct ewyk_strategy_executor *ex,
 	const struct ewyk_strategy_task *task);
 
 /**
@@ -266,11 +279,11 @@ int ewyk_strategy_executor_submit(struct ewyk_strategy_executor *ex,
  *   0 when quit or stopped; -EINVAL if the caller has no lcore id (not an
  *   EAL lcore nor registered); -ENOSPC if more than
  *   EWYK_STRATEGY_EXECUTOR_MAX_LCORES distinct lcores serve; -EBUSY if this
- *   lcore
- *   is already serving (nested call).
+ *   lcore is already serving (nested call).
  */
-int ewyk_strategy_executor_serve(
-	struct ewyk_strategy_executor *ex, const uint32_t *quit);
+int
+ewyk_strategy_executor_serve(struct ewyk_strategy_executor *ex,
+	const uint32_t *quit);
 
 /**
  * ewyk_strategy_executor_serve_opt() flag: take mailbox jobs only, no PEC
@@ -280,9 +293,8 @@ int ewyk_strategy_executor_serve(
 
 /**
  * ewyk_strategy_executor_serve() with options. With EWYK_STRATEGY_SERVE_NO_RING
- * the lcore
- * takes mailbox jobs only (production hand-offs: EPC, production coming
- * home) and is never woken for, nor runs, tasks of the PEC ring: the way
+ * the lcore takes mailbox jobs only (production hand-offs: EPC, production
+ * coming home) and is never woken for, nor runs, tasks of the PEC ring: the way
  * for a worker lcore to wait for its production to come back without
  * getting stuck in someone's blocking task meanwhile.
  *
@@ -295,7 +307,8 @@ int ewyk_strategy_executor_serve(
  * @return
  *   As ewyk_strategy_executor_serve(); -EINVAL for unknown flags.
  */
-int ewyk_strategy_executor_serve_opt(struct ewyk_strategy_executor *ex,
+int
+ewyk_strategy_executor_serve_opt(struct ewyk_strategy_executor *ex,
 	const uint32_t *quit, uint32_t flags);
 
 /**
@@ -345,8 +358,9 @@ ewyk_strategy_executor_wake_all(struct ewyk_strategy_executor *ex);
  * @return
  *   Number of tasks run.
  */
-unsigned int ewyk_strategy_executor_run_queued(
-	struct ewyk_strategy_executor *ex, unsigned int max);
+unsigned int
+ewyk_strategy_executor_run_queued(struct ewyk_strategy_executor *ex,
+	unsigned int max);
 
 /**
  * @param ex
@@ -420,8 +434,7 @@ ewyk_strategy_lookup(const char *name);
  * @return
  *   The mode (EWYK_STRATEGY_MODE_PEC means "enqueue"; it becomes
  *   EWYK_STRATEGY_MODE_REJECTED when the ring is full), or -EINVAL for a bad
- *   kind
- *   or invocation.
+ *   kind or invocation.
  */
 int
 ewyk_strategy_decide(enum ewyk_strategy_kind kind, uint32_t invocation,
@@ -429,19 +442,22 @@ ewyk_strategy_decide(enum ewyk_strategy_kind kind, uint32_t invocation,
 
 /**
  * Execute one task outside a producer loop (no production to hand off):
- * the table with no reserved lcore available, i.e. PC, PIC or PEC. With
- * PEC the task is enqueued; when the ring is full it is *not* invoked.
+ * the table with no reserved lcore available, i.e. PC, PIC or PEC. The task
+ * is invoked exactly once, as in a producer loop: when the PEC ring is full
+ * (or the executor stops) it is invoked here with
+ * EWYK_STRATEGY_MODE_REJECTED before this returns.
  *
  * @param s
  *   The strategy.
  * @param task
  *   The task.
  * @return
- *   The enum ewyk_strategy_mode used (>= 0), -ENOBUFS (ring full: the caller
- *   still owns the task), -ESHUTDOWN, or -EINVAL.
+ *   The enum ewyk_strategy_mode used (>= 0; EWYK_STRATEGY_MODE_REJECTED
+ *   when it was refused), or -EINVAL (bad argument: nothing invoked).
  */
-int ewyk_strategy_execute(
-	struct ewyk_strategy *s, const struct ewyk_strategy_task *task);
+int
+ewyk_strategy_execute(struct ewyk_strategy *s,
+	const struct ewyk_strategy_task *task);
 
 /** Counters of one strategy, summed over lcores. */
 struct ewyk_strategy_stats {
@@ -581,10 +597,8 @@ ewyk_strategy_producer_run(struct ewyk_strategy_producer *p);
 
 /**
  * Like ewyk_strategy_producer_run() but only if the token is IDLE; when it is
- * held
- * return EWYK_STRATEGY_PRODUCE_BUSY without marking it (a worker polling for
- * its
- * shard's return must not keep the holder producing forever).
+ * held return EWYK_STRATEGY_PRODUCE_BUSY without marking it (a worker polling
+ * for its shard's return must not keep the holder producing forever).
  *
  * @param p
  *   The producer.

@@ -34,6 +34,7 @@ static const char *const strategy_mode_names[EWYK_STRATEGY_MODE_MAX] = {
 	[EWYK_STRATEGY_MODE_EPC] = "epc",
 	[EWYK_STRATEGY_MODE_PEC] = "pec",
 	[EWYK_STRATEGY_MODE_REJECTED] = "rejected",
+	[EWYK_STRATEGY_MODE_DROPPED] = "dropped",
 };
 
 int
@@ -143,8 +144,8 @@ ewyk_strategy_kind_get(const struct ewyk_strategy *s)
 }
 
 int
-ewyk_strategy_execute(
-	struct ewyk_strategy *s, const struct ewyk_strategy_task *task)
+ewyk_strategy_execute(struct ewyk_strategy *s,
+	const struct ewyk_strategy_task *task)
 {
 	struct strategy_lcore_stats *st;
 	int mode, ret;
@@ -158,9 +159,11 @@ ewyk_strategy_execute(
 	if (mode == EWYK_STRATEGY_MODE_PEC) {
 		ret = ewyk_strategy_executor_submit(s->ex, task);
 		if (ret != 0) {
-			strategy_count(
-				s, &st->mode[EWYK_STRATEGY_MODE_REJECTED]);
-			return ret;
+			/* As in a producer loop: told here, exactly once. */
+			mode = EWYK_STRATEGY_MODE_REJECTED;
+			strategy_count(s, &st->mode[mode]);
+			strategy_invoke(task, EWYK_STRATEGY_MODE_REJECTED);
+			return mode;
 		}
 		strategy_count(s, &st->mode[EWYK_STRATEGY_MODE_PEC]);
 		return mode;

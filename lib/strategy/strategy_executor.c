@@ -145,7 +145,7 @@ ewyk_strategy_executor_free(struct ewyk_strategy_executor *ex)
 		return;
 	/* Whatever is left was never run: tell its owner (exactly once). */
 	while (rte_ring_dequeue_elem(ex->ring, &t, sizeof(t)) == 0)
-		strategy_invoke(&t, EWYK_STRATEGY_MODE_REJECTED);
+		strategy_invoke(&t, EWYK_STRATEGY_MODE_DROPPED);
 	rte_ring_free(ex->ring);
 	rte_free(ex);
 }

@@ -171,7 +171,8 @@ strategy_in_nonblocking(void)
 	int m = RTE_PER_LCORE(ewyk_strategy_cur_mode);
 
 	return m == EWYK_STRATEGY_MODE_PC || m == EWYK_STRATEGY_MODE_PIC ||
-		m == EWYK_STRATEGY_MODE_REJECTED;
+		m == EWYK_STRATEGY_MODE_REJECTED ||
+		m == EWYK_STRATEGY_MODE_DROPPED;
 }
 
 /*

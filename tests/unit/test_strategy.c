@@ -507,15 +507,21 @@ test_pec_ring_full(void **state)
 	assert_int_equal(st.mode[EWYK_STRATEGY_MODE_REJECTED], 4);
 	assert_int_equal(st.ring_count, 8);
 	assert_int_equal(st.ring_capacity, 8);
-	/* Out of a producer loop: the caller keeps the task. */
-	assert_int_equal(ewyk_strategy_execute(s, &t[0]), -ENOBUFS);
+	/*
+	 * Out of a producer loop the same rule: told REJECTED, here, once
+	 * (submit() alone leaves the task to its caller).
+	 */
+	assert_int_equal(ewyk_strategy_execute(s, &t[0]),
+		EWYK_STRATEGY_MODE_REJECTED);
+	assert_int_equal(c.run[EWYK_STRATEGY_MODE_REJECTED], 5);
 	assert_int_equal(ewyk_strategy_executor_submit(ex, &t[0]), -ENOBUFS);
 	t[0].invocation = EWYK_STRATEGY_INVOKE_BLOCKING;
-	assert_int_equal(ewyk_strategy_execute(sa, &t[0]), -ENOBUFS);
+	assert_int_equal(ewyk_strategy_execute(sa, &t[0]),
+		EWYK_STRATEGY_MODE_REJECTED);
 	t[0].invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING;
 	assert_int_equal(
 		ewyk_strategy_execute(sa, &t[0]), EWYK_STRATEGY_MODE_PC);
-	assert_int_equal(c.run[EWYK_STRATEGY_MODE_REJECTED], 4);
+	assert_int_equal(c.run[EWYK_STRATEGY_MODE_REJECTED], 6);
 	assert_int_equal(ewyk_strategy_executor_queued(ex), 8);
 	/* Drain: all 8 run in PEC mode. */
 	assert_int_equal(ewyk_strategy_executor_run_queued(ex, 100), 8);
@@ -528,9 +534,10 @@ test_pec_ring_full(void **state)
 	ewyk_strategy_producer_free(p);
 	ewyk_strategy_free(s);
 	ewyk_strategy_free(sa);
-	/* Free with 2 queued: they are told, not lost. */
+	/* Free with 2 queued: they are told DROPPED, not lost. */
 	ewyk_strategy_executor_free(ex);
 	assert_int_equal(c.run[EWYK_STRATEGY_MODE_REJECTED], 6);
+	assert_int_equal(c.run[EWYK_STRATEGY_MODE_DROPPED], 2);
 	assert_int_equal(c.run[EWYK_STRATEGY_MODE_PEC], 8);
 }
 
