@@ -121,12 +121,18 @@ enum ewyk_strategy_kind {
  */
 typedef void (*ewyk_strategy_task_fn)(void *arg, enum ewyk_strategy_mode mode);
 
-/** A task, as yielded by a producer. Copied by value; 24 bytes. */
+/** A task, as yielded by a producer. Copied by value; 32 bytes. */
 struct ewyk_strategy_task {
-	ewyk_strategy_task_fn fn;     /**< function; never NULL */
-	void *arg;           /**< its argument */
-	uint32_t invocation; /**< enum ewyk_strategy_invocation */
-	uint32_t flags;      /**< free for the producer; 0 if unused */
+	ewyk_strategy_task_fn fn; /**< function; never NULL */
+	void *arg;                /**< its argument */
+	uint32_t invocation;      /**< enum ewyk_strategy_invocation */
+	uint32_t flags;           /**< free for the producer; 0 if unused */
+	/**
+	 * TSC (rte_get_tsc_cycles()) after which a task queued on the PEC
+	 * ring is no longer started: it is invoked with
+	 * EWYK_STRATEGY_MODE_DROPPED instead. 0: no deadline.
+	 */
+	uint64_t deadline;
 };
 
 /**
@@ -478,6 +484,10 @@ struct ewyk_strategy_stats {
 	uint64_t jobs;           /**< mailbox jobs run by reserved lcores */
 	uint64_t pec_run;        /**< PEC tasks run from the ring */
 	uint64_t homecomings;    /**< production handed back to its home */
+	uint64_t pec_expired;    /**< queued tasks dropped at their deadline */
+	uint64_t pec_delay_n;    /**< queueing delays measured */
+	uint64_t pec_delay_p50_ns; /**< median PEC queueing delay (+-12%) */
+	uint64_t pec_delay_p99_ns; /**< 99th percentile of it (+-12%) */
 };
 
 /**
@@ -520,6 +530,13 @@ enum ewyk_strategy_producer_state {
  * two bursts, as soon as the home lcore is idle in the executor.
  */
 #define EWYK_STRATEGY_PRODUCER_F_HOME 0x1
+
+/**
+ * Producer flag: when the token is released on this lcore (run() returns
+ * IDLE or STOPPED), run the tasks queued on the PEC ring before returning
+ * (the lcore is free; see ewyk_strategy_producer_run()).
+ */
+#define EWYK_STRATEGY_PRODUCER_F_SERVE_RING 0x2
 
 /** Producer configuration. */
 struct ewyk_strategy_producer_conf {
@@ -586,6 +603,14 @@ ewyk_strategy_producer_free(struct ewyk_strategy_producer *p);
  * before going idle) and return at once. Never blocks by itself (tasks run
  * in PC/PIC/EPC mode run here, and an EPC task may block: that is its
  * point, production has moved on).
+ *
+ * When an EPC task returns, its lcore is free: before returning
+ * EWYK_STRATEGY_PRODUCE_HANDED_OFF it runs the tasks queued on the PEC ring
+ * (mode EWYK_STRATEGY_MODE_PEC), so a queued task starts on the first lcore
+ * that becomes free, not only on a reserved lcore that holds no token. With
+ * EWYK_STRATEGY_PRODUCER_F_SERVE_RING the same when the token is released
+ * (IDLE, STOPPED). Neither is done when called in a non-blocking mode
+ * (inside a PC/PIC task or a produce()).
  *
  * @param p
  *   The producer.

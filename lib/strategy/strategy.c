@@ -232,6 +232,9 @@ strategy_tel_fill(const struct ewyk_strategy *s, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "wakes", st.wakes);
 	rte_tel_data_add_dict_u64(d, "jobs", st.jobs);
 	rte_tel_data_add_dict_u64(d, "pec_run", st.pec_run);
+	rte_tel_data_add_dict_u64(d, "pec_expired", st.pec_expired);
+	rte_tel_data_add_dict_u64(d, "pec_delay_p50_ns", st.pec_delay_p50_ns);
+	rte_tel_data_add_dict_u64(d, "pec_delay_p99_ns", st.pec_delay_p99_ns);
 }
 
 static int

@@ -117,7 +117,7 @@ ewyk_strategy_executor_create(const struct ewyk_strategy_executor_conf *conf)
 	 * thread to finish its copy.
 	 */
 	ex->ring = rte_ring_create_elem(rname,
-		sizeof(struct ewyk_strategy_task), size, socket,
+		sizeof(struct exec_item), size, socket,
 		RING_F_EXACT_SZ | RING_F_MP_RTS_ENQ | RING_F_MC_RTS_DEQ);
 	if (ex->ring == NULL) {
 		int err = rte_errno;
@@ -139,13 +139,13 @@ ewyk_strategy_executor_create(const struct ewyk_strategy_executor_conf *conf)
 void
 ewyk_strategy_executor_free(struct ewyk_strategy_executor *ex)
 {
-	struct ewyk_strategy_task t;
+	struct exec_item it;
 
 	if (ex == NULL)
 		return;
 	/* Whatever is left was never run: tell its owner (exactly once). */
-	while (rte_ring_dequeue_elem(ex->ring, &t, sizeof(t)) == 0)
-		strategy_invoke(&t, EWYK_STRATEGY_MODE_DROPPED);
+	while (rte_ring_dequeue_elem(ex->ring, &it, sizeof(it)) == 0)
+		strategy_invoke(&it.t, EWYK_STRATEGY_MODE_DROPPED);
 	rte_ring_free(ex->ring);
 	rte_free(ex);
 }
@@ -242,12 +242,13 @@ int
 executor_enqueue(struct ewyk_strategy_executor *ex,
 	const struct ewyk_strategy_task *task)
 {
-	struct ewyk_strategy_task t;
+	struct exec_item it;
 
 	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
 		return -ESHUTDOWN;
-	t = *task;
-	if (rte_ring_enqueue_elem(ex->ring, &t, sizeof(t)) != 0)
+	it.t = *task;
+	it.enq_tsc = rte_get_tsc_cycles();
+	if (rte_ring_enqueue_elem(ex->ring, &it, sizeof(it)) != 0)
 		return -ENOBUFS;
 	return 0;
 }
@@ -281,38 +282,112 @@ ewyk_strategy_executor_submit(struct ewyk_strategy_executor *ex,
 	return ret;
 }
 
-/* Run queued PEC tasks until the ring is empty or @max ran. */
+/* Bucket of a delay of @ns nanoseconds (see struct exec_hist). */
 static unsigned int
-exec_drain(struct ewyk_strategy_executor *ex, unsigned int max,
-	struct exec_slot_stats *ss)
+exec_hist_bucket(uint64_t ns)
 {
-	struct ewyk_strategy_task t[EXEC_DRAIN_BURST];
-	unsigned int done = 0;
-	unsigned int n, i;
+	unsigned int msb;
 
+	if (ns < 4)
+		return (unsigned int)ns;
+	msb = 63 - (unsigned int)__builtin_clzll(ns);
+	return msb * 4 + (unsigned int)((ns >> (msb - 2)) & 3);
+}
+
+/* Upper bound (ns) of bucket @b. */
+static uint64_t
+exec_hist_upper(unsigned int b)
+{
+	unsigned int msb = b / 4;
+
+	if (b < 4)
+		return b + 1;
+	return ((uint64_t)(4 + b % 4 + 1)) << (msb - 2);
+}
+
+/*
+ * Run queued PEC tasks until the ring is empty or @max ran. @slot: the
+ * caller's executor slot, or -1 (counted in the shared histogram).
+ * A task whose deadline passed while it waited is not started: it is told
+ * DROPPED (whoever runs this holds no token).
+ */
+static unsigned int
+exec_drain(struct ewyk_strategy_executor *ex, unsigned int max, int slot)
+{
+	struct exec_slot_stats *ss = slot >= 0 ? &ex->sstats[slot] : NULL;
+	struct exec_hist *h = &ex->hist[slot >= 0 ? slot :
+		EWYK_STRATEGY_EXECUTOR_MAX_LCORES];
+	uint64_t hz_ns = rte_get_tsc_hz() / 1000000;
+	struct exec_item it[EXEC_DRAIN_BURST];
+	unsigned int done = 0, ran = 0;
+	unsigned int n, i, b;
+	uint64_t now, ns;
+
+	if (hz_ns == 0)
+		hz_ns = 1;
 	while (done < max) {
 		n = RTE_MIN((unsigned int)EXEC_DRAIN_BURST, max - done);
-		n = rte_ring_dequeue_burst_elem(ex->ring, t, sizeof(t[0]),
+		n = rte_ring_dequeue_burst_elem(ex->ring, it, sizeof(it[0]),
 			n, NULL);
 		if (n == 0)
 			break;
-		for (i = 0; i < n; i++)
-			strategy_invoke(&t[i], EWYK_STRATEGY_MODE_PEC);
+		for (i = 0; i < n; i++) {
+			now = rte_get_tsc_cycles();
+			if (it[i].t.deadline != 0 && now > it[i].t.deadline) {
+				if (ss != NULL)
+					__atomic_store_n(&ss->expired,
+						ss->expired + 1,
+						__ATOMIC_RELAXED);
+				else
+					__atomic_fetch_add(&ex->expired_other,
+						1, __ATOMIC_RELAXED);
+				strategy_invoke(&it[i].t,
+					EWYK_STRATEGY_MODE_DROPPED);
+				continue;
+			}
+			ns = now > it[i].enq_tsc ?
+				(now - it[i].enq_tsc) * 1000 / hz_ns : 0;
+			b = exec_hist_bucket(ns);
+			if (b >= EXEC_HIST_BUCKETS)
+				b = EXEC_HIST_BUCKETS - 1;
+			if (ss != NULL)
+				__atomic_store_n(&h->b[b], h->b[b] + 1,
+					__ATOMIC_RELAXED);
+			else
+				__atomic_fetch_add(&h->b[b], 1,
+					__ATOMIC_RELAXED);
+			strategy_invoke(&it[i].t, EWYK_STRATEGY_MODE_PEC);
+			ran++;
+		}
 		done += n;
-		if (ss != NULL)
-			__atomic_store_n(&ss->pec_run, ss->pec_run + n,
-				__ATOMIC_RELAXED);
 	}
+	if (ss != NULL && ran != 0)
+		__atomic_store_n(&ss->pec_run, ss->pec_run + ran,
+			__ATOMIC_RELAXED);
+	else if (ran != 0)
+		__atomic_fetch_add(&ex->pec_run_other, ran, __ATOMIC_RELAXED);
 	return done;
 }
 
 unsigned int
-ewyk_strategy_executor_run_queued(
-	struct ewyk_strategy_executor *ex, unsigned int max)
+executor_drain_here(struct ewyk_strategy_executor *ex, unsigned int max)
+{
+	unsigned int lc = rte_lcore_id();
+	int slot = -1;
+
+	if (lc < RTE_MAX_LCORE)
+		slot = __atomic_load_n(&ex->slot_of[lc], __ATOMIC_RELAXED);
+	/* A slot's counters have one writer: the lcore that owns the slot. */
+	return exec_drain(ex, max, slot);
+}
+
+unsigned int
+ewyk_strategy_executor_run_queued(struct ewyk_strategy_executor *ex,
+	unsigned int max)
 {
 	if (ex == NULL)
 		return 0;
-	return exec_drain(ex, max, NULL);
+	return executor_drain_here(ex, max);
 }
 
 static int
@@ -449,7 +524,7 @@ ewyk_strategy_executor_serve_opt(
 	for (;;) {
 		/* Busy: run what is queued, then leave or go idle. */
 		if (ring)
-			exec_drain(ex, UINT_MAX, ss);
+			exec_drain(ex, UINT_MAX, slot);
 		if (exec_should_leave(ex, quit))
 			break;
 
@@ -482,7 +557,7 @@ ewyk_strategy_executor_serve_opt(
 		__atomic_store_n(&mb->word, MBOX_EMPTY, __ATOMIC_RELAXED);
 		if (kind == JOB_STOP) {
 			if (ring)
-				exec_drain(ex, UINT_MAX, ss);
+				exec_drain(ex, UINT_MAX, slot);
 			break;
 		}
 		if (kind == JOB_DRAIN && !ring) {
@@ -564,6 +639,39 @@ ewyk_strategy_executor_queued(const struct ewyk_strategy_executor *ex)
 	return rte_ring_count(ex->ring);
 }
 
+/* Expired count and delay percentiles, summed over every histogram. */
+static void
+exec_hist_stats(const struct ewyk_strategy_executor *ex,
+	struct ewyk_strategy_stats *st)
+{
+	uint64_t sum[EXEC_HIST_BUCKETS] = { 0 };
+	uint64_t n = 0, acc = 0, p50 = 0, p99 = 0;
+	unsigned int i, b;
+
+	for (i = 0; i <= EWYK_STRATEGY_EXECUTOR_MAX_LCORES; i++)
+		for (b = 0; b < EXEC_HIST_BUCKETS; b++)
+			sum[b] += __atomic_load_n(&ex->hist[i].b[b],
+				__ATOMIC_RELAXED);
+	for (b = 0; b < EXEC_HIST_BUCKETS; b++)
+		n += sum[b];
+	for (b = 0; b < EXEC_HIST_BUCKETS && n != 0; b++) {
+		acc += sum[b];
+		if (p50 == 0 && acc * 2 >= n)
+			p50 = exec_hist_upper(b);
+		if (acc * 100 >= n * 99) {
+			p99 = exec_hist_upper(b);
+			break;
+		}
+	}
+	st->pec_run += __atomic_load_n(&ex->pec_run_other, __ATOMIC_RELAXED);
+	st->pec_delay_n = n;
+	st->pec_delay_p50_ns = p50;
+	st->pec_delay_p99_ns = p99;
+	st->pec_expired += __atomic_load_n(&ex->expired_other,
+		__ATOMIC_RELAXED);
+	st->mode[EWYK_STRATEGY_MODE_DROPPED] = st->pec_expired;
+}
+
 void
 executor_stats_add(const struct ewyk_strategy_executor *ex,
 	struct ewyk_strategy_stats *st)
@@ -586,9 +694,12 @@ executor_stats_add(const struct ewyk_strategy_executor *ex,
 		st->wakes += __atomic_load_n(&ss->wakes, __ATOMIC_RELAXED);
 		st->jobs += __atomic_load_n(&ss->jobs, __ATOMIC_RELAXED);
 		st->pec_run += __atomic_load_n(&ss->pec_run, __ATOMIC_RELAXED);
+		st->pec_expired += __atomic_load_n(&ss->expired,
+			__ATOMIC_RELAXED);
 	}
 	st->reserved_busy = st->reserved_busy > idle ?
 		st->reserved_busy - idle : 0;
+	exec_hist_stats(ex, st);
 	st->ring_count = rte_ring_count(ex->ring);
 	st->ring_capacity = ex->ring_size;
 }

@@ -58,12 +58,32 @@ struct exec_mbox {
 	uint8_t pad[2 * RTE_CACHE_LINE_MIN_SIZE - 24];
 } __rte_cache_aligned;
 
+/*
+ * What the PEC ring holds: the task and when it was queued (TSC), for the
+ * queueing delay.
+ */
+struct exec_item {
+	struct ewyk_strategy_task t;
+	uint64_t enq_tsc;
+};
+
+/*
+ * Histogram of PEC queueing delays in ns: 4 sub-buckets per power of two
+ * (bucket 4 * msb + the next two bits), so a percentile is read to within
+ * +-12%.
+ */
+#define EXEC_HIST_BUCKETS 256
+struct exec_hist {
+	uint32_t b[EXEC_HIST_BUCKETS];
+};
+
 /* Per serving lcore, written by that lcore only (read by stats). */
 struct exec_slot_stats {
 	uint64_t jobs;    /* mailbox jobs run */
 	uint64_t pec_run; /* ring tasks run */
 	uint64_t parks;   /* futex waits entered */
 	uint64_t wakes;   /* returned from a park with a job */
+	uint64_t expired; /* queued tasks dropped at their deadline */
 	/* inside ewyk_strategy_executor_serve() (nesting guard) */
 	uint32_t serving;
 	uint32_t lcore;   /* owner's lcore id */
@@ -88,6 +108,10 @@ struct ewyk_strategy_executor {
 
 	struct exec_mbox mbox[EWYK_STRATEGY_EXECUTOR_MAX_LCORES];
 	struct exec_slot_stats sstats[EWYK_STRATEGY_EXECUTOR_MAX_LCORES];
+	/* Queueing delays: one per slot, the last one shared (atomic add). */
+	struct exec_hist hist[EWYK_STRATEGY_EXECUTOR_MAX_LCORES + 1];
+	uint64_t expired_other; /* expired, seen by lcores without a slot */
+	uint64_t pec_run_other; /* run by lcores without a slot */
 };
 
 /* Counters of one strategy on one lcore (slot RTE_MAX_LCORE: others). */
@@ -186,6 +210,13 @@ executor_enqueue(struct ewyk_strategy_executor *ex,
 	const struct ewyk_strategy_task *task);
 void
 executor_doorbell(struct ewyk_strategy_executor *ex);
+
+/*
+ * Run queued PEC tasks on the calling lcore (any lcore: counted in its slot
+ * if it has one) until the ring is empty or @max ran; the number run.
+ */
+unsigned int
+executor_drain_here(struct ewyk_strategy_executor *ex, unsigned int max);
 
 /* Executor internals used by the strategy's stats. */
 void

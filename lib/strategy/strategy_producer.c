@@ -27,6 +27,7 @@
 #define PRODUCER_POLL_FOREVER EWYK_STRATEGY_PRODUCER_POLL_FOREVER
 
 static int producer_loop(struct ewyk_strategy_producer *p);
+static void producer_serve_ring(struct ewyk_strategy *s);
 
 struct ewyk_strategy_producer *
 ewyk_strategy_producer_create(struct ewyk_strategy *s,
@@ -41,7 +42,8 @@ ewyk_strategy_producer_create(struct ewyk_strategy *s,
 	}
 	burst = conf->burst != 0 ? conf->burst : PRODUCER_DEFAULT_BURST;
 	if (burst > PRODUCER_MAX_BURST ||
-		(conf->flags & ~(uint32_t)EWYK_STRATEGY_PRODUCER_F_HOME) != 0 ||
+		(conf->flags & ~(uint32_t)(EWYK_STRATEGY_PRODUCER_F_HOME |
+			EWYK_STRATEGY_PRODUCER_F_SERVE_RING)) != 0 ||
 		((conf->flags & EWYK_STRATEGY_PRODUCER_F_HOME) &&
 			(conf->home_lcore >= RTE_MAX_LCORE || s->ex == NULL))) {
 		rte_errno = EINVAL;
@@ -136,6 +138,8 @@ producer_dispatch(struct ewyk_strategy_producer *p, struct ewyk_strategy *s,
 			strategy_count(s, &st->handoffs);
 			strategy_count(s, &st->mode[EWYK_STRATEGY_MODE_EPC]);
 			strategy_invoke(t, EWYK_STRATEGY_MODE_EPC);
+			/* Free now: serve queued tasks before going home. */
+			producer_serve_ring(s);
 			return 1;
 		}
 		p->doorbell = bell;
@@ -226,6 +230,30 @@ producer_loop(struct ewyk_strategy_producer *p)
 	}
 }
 
+/*
+ * Production left this lcore and the lcore is free (its EPC task returned;
+ * with F_SERVE_RING also: the token was released): it serves the PEC ring
+ * now, so a queued task starts on the first lcore that becomes free rather
+ * than waiting for a reserved lcore that holds no token.
+ */
+static void
+producer_serve_ring(struct ewyk_strategy *s)
+{
+	if (s->ex != NULL && !strategy_in_nonblocking() &&
+			ewyk_strategy_executor_queued(s->ex) != 0)
+		executor_drain_here(s->ex, UINT32_MAX);
+}
+
+/* After the loop: with F_SERVE_RING a released lcore serves the ring. */
+static int
+producer_left(struct ewyk_strategy *s, uint32_t flags, int ret)
+{
+	if ((flags & EWYK_STRATEGY_PRODUCER_F_SERVE_RING) &&
+			ret != EWYK_STRATEGY_PRODUCE_HANDED_OFF)
+		producer_serve_ring(s);
+	return ret;
+}
+
 int
 ewyk_strategy_producer_run(struct ewyk_strategy_producer *p)
 {
@@ -239,8 +267,12 @@ ewyk_strategy_producer_run(struct ewyk_strategy_producer *p)
 		if (st == EWYK_STRATEGY_PRODUCER_IDLE) {
 			if (__atomic_compare_exchange_n(&p->state, &st,
 					EWYK_STRATEGY_PRODUCER_PRODUCING, 0,
-					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-				return producer_loop(p);
+					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+				struct ewyk_strategy *s = p->s;
+				uint32_t fl = p->flags;
+
+				return producer_left(s, fl, producer_loop(p));
+			}
 		} else if (st == EWYK_STRATEGY_PRODUCER_PRODUCING) {
 			if (__atomic_compare_exchange_n(&p->state, &st,
 					EWYK_STRATEGY_PRODUCER_REPRODUCING, 0,
@@ -257,6 +289,8 @@ ewyk_strategy_producer_run(struct ewyk_strategy_producer *p)
 int
 ewyk_strategy_producer_try_run(struct ewyk_strategy_producer *p)
 {
+	struct ewyk_strategy *s;
+	uint32_t fl;
 	uint32_t st = EWYK_STRATEGY_PRODUCER_IDLE;
 
 	if (p == NULL)
@@ -269,7 +303,9 @@ ewyk_strategy_producer_try_run(struct ewyk_strategy_producer *p)
 			__ATOMIC_RELAXED))
 		return EWYK_STRATEGY_PRODUCE_BUSY;
 	STRATEGY_COUNT(p->s, produce_calls);
-	return producer_loop(p);
+	s = p->s;
+	fl = p->flags;
+	return producer_left(s, fl, producer_loop(p));
 }
 
 int
