@@ -538,6 +538,26 @@ enum ewyk_strategy_producer_state {
  */
 #define EWYK_STRATEGY_PRODUCER_F_SERVE_RING 0x2
 
+/** Why production leaves an lcore (argument of the departure hook). */
+enum ewyk_strategy_depart {
+	EWYK_STRATEGY_DEPART_HANDOFF = 0, /**< EPC: to a reserved lcore */
+	EWYK_STRATEGY_DEPART_HOME = 1,    /**< back to its home lcore */
+	EWYK_STRATEGY_DEPART_IDLE = 2,    /**< token released, nothing to do */
+	EWYK_STRATEGY_DEPART_STOP = 3,    /**< token released on stop() */
+};
+
+/**
+ * A departure hook (ewyk_strategy_producer_conf.depart).
+ *
+ * @param ctx
+ *   The producer's context (ewyk_strategy_producer_conf.ctx).
+ * @param why
+ *   enum ewyk_strategy_depart. For IDLE and STOP the token may still be
+ *   kept (a wake-up came meanwhile: REPRODUCING), in which case the holder
+ *   produces again on the same lcore.
+ */
+typedef void (*ewyk_strategy_depart_fn)(void *ctx, uint32_t why);
+
 /** Producer configuration. */
 struct ewyk_strategy_producer_conf {
 	ewyk_strategy_produce_fn produce; /**< yields tasks; never NULL */
@@ -553,6 +573,14 @@ struct ewyk_strategy_producer_conf {
 	uint32_t idle_polls;
 	uint32_t flags;          /**< EWYK_STRATEGY_PRODUCER_F_* */
 	uint32_t home_lcore;     /**< with EWYK_STRATEGY_PRODUCER_F_HOME */
+	/**
+	 * Departure hook, or NULL: called by the token holder, on its lcore,
+	 * whenever production is about to leave that lcore, before anyone
+	 * else can hold the token: flush TX frames written during the burst,
+	 * return what this lcore's caches (lib/pool, the mbuf mempool) hold
+	 * of the shard's objects.
+	 */
+	ewyk_strategy_depart_fn depart;
 };
 
 /**
@@ -666,6 +694,21 @@ ewyk_strategy_producer_resume(struct ewyk_strategy_producer *p);
  */
 enum ewyk_strategy_producer_state
 ewyk_strategy_producer_state_get(const struct ewyk_strategy_producer *p);
+
+/**
+ * Which lcore holds a producer's token (for assertions: only the holder may
+ * touch the producer's shard state).
+ *
+ * @param p
+ *   The producer.
+ * @return
+ *   The holder's lcore id (rte_lcore_id() of the holder, which is
+ *   LCORE_ID_ANY for an unregistered thread), or LCORE_ID_ANY when the
+ *   token is IDLE or in transit between two lcores; a snapshot, exact when
+ *   read by the holder itself.
+ */
+unsigned int
+ewyk_strategy_producer_holder(const struct ewyk_strategy_producer *p);
 
 /**
  * The mode of the innermost task the strategy is running on the calling

@@ -198,31 +198,22 @@ exec_give(struct ewyk_strategy_executor *ex, int slot, uint32_t kind,
 }
 
 int
-ewyk_strategy_executor_try_execute(
-	struct ewyk_strategy_executor *ex, ewyk_strategy_job_fn fn, void *arg)
+executor_claim(struct ewyk_strategy_executor *ex)
 {
 	int slot;
 
-	if (ex == NULL || fn == NULL)
-		return -EINVAL;
 	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
 		return -ESHUTDOWN;
 	slot = exec_claim(ex, 0);
-	if (slot < 0)
-		return -EBUSY;
-	exec_give(ex, slot, JOB_RUN, fn, arg);
-	return 0;
+	return slot >= 0 ? slot : -EBUSY;
 }
 
 int
-ewyk_strategy_executor_try_execute_on(struct ewyk_strategy_executor *ex,
-	unsigned int lcore, ewyk_strategy_job_fn fn, void *arg)
+executor_claim_on(struct ewyk_strategy_executor *ex, unsigned int lcore)
 {
 	uint64_t bit, old;
 	int slot;
 
-	if (ex == NULL || fn == NULL || lcore >= RTE_MAX_LCORE)
-		return -EINVAL;
 	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
 		return -ESHUTDOWN;
 	slot = __atomic_load_n(&ex->slot_of[lcore], __ATOMIC_RELAXED);
@@ -234,6 +225,42 @@ ewyk_strategy_executor_try_execute_on(struct ewyk_strategy_executor *ex,
 	old = __atomic_fetch_and(&ex->idle, ~bit, __ATOMIC_ACQ_REL);
 	if ((old & bit) == 0)
 		return -EBUSY;
+	return slot;
+}
+
+void
+executor_give_job(struct ewyk_strategy_executor *ex, int slot,
+	ewyk_strategy_job_fn fn, void *arg)
+{
+	exec_give(ex, slot, JOB_RUN, fn, arg);
+}
+
+int
+ewyk_strategy_executor_try_execute(struct ewyk_strategy_executor *ex,
+	ewyk_strategy_job_fn fn, void *arg)
+{
+	int slot;
+
+	if (ex == NULL || fn == NULL)
+		return -EINVAL;
+	slot = executor_claim(ex);
+	if (slot < 0)
+		return slot;
+	exec_give(ex, slot, JOB_RUN, fn, arg);
+	return 0;
+}
+
+int
+ewyk_strategy_executor_try_execute_on(struct ewyk_strategy_executor *ex,
+	unsigned int lcore, ewyk_strategy_job_fn fn, void *arg)
+{
+	int slot;
+
+	if (ex == NULL || fn == NULL || lcore >= RTE_MAX_LCORE)
+		return -EINVAL;
+	slot = executor_claim_on(ex, lcore);
+	if (slot < 0)
+		return slot;
 	exec_give(ex, slot, JOB_RUN, fn, arg);
 	return 0;
 }

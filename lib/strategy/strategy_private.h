@@ -150,6 +150,8 @@ struct ewyk_strategy_producer {
 	uint32_t n;               /* tasks in buf */
 	uint32_t empty;           /* consecutive empty bursts */
 	uint32_t doorbell;        /* PEC tasks enqueued, doorbell not rung */
+	uint32_t holder;          /* lcore id of the holder, LCORE_ID_ANY */
+	ewyk_strategy_depart_fn depart;
 	struct ewyk_strategy_task buf[];
 };
 
@@ -210,6 +212,20 @@ executor_enqueue(struct ewyk_strategy_executor *ex,
 	const struct ewyk_strategy_task *task);
 void
 executor_doorbell(struct ewyk_strategy_executor *ex);
+
+/*
+ * try_execute(_on) in two halves, so that a producer runs its departure
+ * hook after it is sure to hand off and before the new holder can start:
+ * claim an idle lcore (any, or @lcore), then give it the job. A claimed
+ * slot must be given a job.
+ */
+int
+executor_claim(struct ewyk_strategy_executor *ex);
+int
+executor_claim_on(struct ewyk_strategy_executor *ex, unsigned int lcore);
+void
+executor_give_job(struct ewyk_strategy_executor *ex, int slot,
+	ewyk_strategy_job_fn fn, void *arg);
 
 /*
  * Run queued PEC tasks on the calling lcore (any lcore: counted in its slot

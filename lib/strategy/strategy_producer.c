@@ -64,6 +64,8 @@ ewyk_strategy_producer_create(struct ewyk_strategy *s,
 	p->idle_polls = conf->idle_polls;
 	p->flags = conf->flags;
 	p->home = conf->home_lcore;
+	p->depart = conf->depart;
+	p->holder = LCORE_ID_ANY;
 	return p;
 }
 
@@ -101,7 +103,19 @@ producer_produce(struct ewyk_strategy_producer *p)
 static void
 producer_job(void *arg)
 {
-	producer_loop(arg);
+	struct ewyk_strategy_producer *p = arg;
+
+	__atomic_store_n(&p->holder, rte_lcore_id(), __ATOMIC_RELAXED);
+	producer_loop(p);
+}
+
+/* The departure hook, then the token is "in transit": no holder. */
+static void
+producer_depart(struct ewyk_strategy_producer *p, uint32_t why)
+{
+	if (p->depart != NULL)
+		p->depart(p->ctx, why);
+	__atomic_store_n(&p->holder, LCORE_ID_ANY, __ATOMIC_RELAXED);
 }
 
 /*
@@ -129,9 +143,12 @@ producer_dispatch(struct ewyk_strategy_producer *p, struct ewyk_strategy *s,
 		int bell = p->doorbell;
 
 		p->doorbell = 0;
-		if (!strategy_in_nonblocking() &&
-			ewyk_strategy_executor_try_execute(
-				s->ex, producer_job, p) == 0) {
+		int slot = strategy_in_nonblocking() ? -EBUSY :
+			executor_claim(s->ex);
+
+		if (slot >= 0) {
+			producer_depart(p, EWYK_STRATEGY_DEPART_HANDOFF);
+			executor_give_job(s->ex, slot, producer_job, p);
 			/* @p belongs to the new holder from here on. */
 			if (bell)
 				executor_doorbell(s->ex);
@@ -173,7 +190,7 @@ producer_loop(struct ewyk_strategy_producer *p)
 {
 	struct ewyk_strategy *s = p->s;
 	struct ewyk_strategy_task t;
-	uint32_t st;
+	uint32_t st, stop;
 
 	for (;;) {
 		if (p->pos == p->n) {
@@ -183,12 +200,18 @@ producer_loop(struct ewyk_strategy_producer *p)
 			}
 			/* Between bursts: go home if home is idle. */
 			if ((p->flags & EWYK_STRATEGY_PRODUCER_F_HOME) &&
-				rte_lcore_id() != p->home &&
-				!strategy_in_nonblocking() &&
-				ewyk_strategy_executor_try_execute_on(
-					s->ex, p->home, producer_job, p) == 0) {
-				STRATEGY_COUNT(s, homecomings);
-				return EWYK_STRATEGY_PRODUCE_HANDED_OFF;
+					rte_lcore_id() != p->home &&
+					!strategy_in_nonblocking()) {
+				int slot = executor_claim_on(s->ex, p->home);
+
+				if (slot >= 0) {
+					producer_depart(p,
+						EWYK_STRATEGY_DEPART_HOME);
+					executor_give_job(s->ex, slot,
+						producer_job, p);
+					STRATEGY_COUNT(s, homecomings);
+					return EWYK_STRATEGY_PRODUCE_HANDED_OFF;
+				}
 			}
 			p->pos = 0;
 			p->n = producer_produce(p);
@@ -205,18 +228,24 @@ producer_loop(struct ewyk_strategy_producer *p)
 					}
 				}
 				p->empty = 0;
+				stop = __atomic_load_n(&p->stop,
+					__ATOMIC_ACQUIRE);
+				producer_depart(p, stop ?
+					EWYK_STRATEGY_DEPART_STOP :
+					EWYK_STRATEGY_DEPART_IDLE);
 				st = EWYK_STRATEGY_PRODUCER_PRODUCING;
 				if (__atomic_compare_exchange_n(&p->state, &st,
 						EWYK_STRATEGY_PRODUCER_IDLE, 0,
 						__ATOMIC_RELEASE,
 						__ATOMIC_ACQUIRE)) {
 					STRATEGY_COUNT(s, idle);
-					return __atomic_load_n(&p->stop,
-						__ATOMIC_RELAXED) ?
+					return stop ?
 						EWYK_STRATEGY_PRODUCE_STOPPED :
 						EWYK_STRATEGY_PRODUCE_IDLE;
 				}
 				/* REPRODUCING: a run() came meanwhile. */
+				__atomic_store_n(&p->holder, rte_lcore_id(),
+					__ATOMIC_RELAXED);
 				__atomic_store_n(&p->state,
 					EWYK_STRATEGY_PRODUCER_PRODUCING,
 					__ATOMIC_RELAXED);
@@ -271,6 +300,8 @@ ewyk_strategy_producer_run(struct ewyk_strategy_producer *p)
 				struct ewyk_strategy *s = p->s;
 				uint32_t fl = p->flags;
 
+				__atomic_store_n(&p->holder, rte_lcore_id(),
+					__ATOMIC_RELAXED);
 				return producer_left(s, fl, producer_loop(p));
 			}
 		} else if (st == EWYK_STRATEGY_PRODUCER_PRODUCING) {
@@ -303,6 +334,7 @@ ewyk_strategy_producer_try_run(struct ewyk_strategy_producer *p)
 			__ATOMIC_RELAXED))
 		return EWYK_STRATEGY_PRODUCE_BUSY;
 	STRATEGY_COUNT(p->s, produce_calls);
+	__atomic_store_n(&p->holder, rte_lcore_id(), __ATOMIC_RELAXED);
 	s = p->s;
 	fl = p->flags;
 	return producer_left(s, fl, producer_loop(p));
@@ -333,4 +365,12 @@ ewyk_strategy_producer_state_get(const struct ewyk_strategy_producer *p)
 		return EWYK_STRATEGY_PRODUCER_IDLE;
 	return (enum ewyk_strategy_producer_state)__atomic_load_n(&p->state,
 		__ATOMIC_ACQUIRE);
+}
+
+unsigned int
+ewyk_strategy_producer_holder(const struct ewyk_strategy_producer *p)
+{
+	if (p == NULL)
+		return LCORE_ID_ANY;
+	return __atomic_load_n(&p->holder, __ATOMIC_RELAXED);
 }

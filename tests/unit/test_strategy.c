@@ -1086,6 +1086,132 @@ test_pec_deadline(void **state)
 	ewyk_strategy_executor_free(ex);
 }
 
+/*
+ * The departure hook runs on the lcore production leaves, before the next
+ * holder starts (EPC: before the hand-off, so frames of the burst are
+ * flushed at once), for every way of leaving; the holder is known.
+ */
+struct dep_ctx {
+	struct ewyk_strategy_producer *p;
+	uint32_t quit;
+	int phase;
+	unsigned int nlog;
+	uint32_t why[8];
+	unsigned int lcore[8];
+	uint64_t bad_holder;   /* produce() ran while holder != self */
+	uint64_t away;         /* produce() calls on the reserved lcore */
+	unsigned int log_at_task; /* log entries when the EPC task ran */
+};
+
+static void
+dep_hook(void *ctx, uint32_t why)
+{
+	struct dep_ctx *x = ctx;
+
+	if (ewyk_strategy_producer_holder(x->p) != rte_lcore_id())
+		x->bad_holder++;
+	if (x->nlog < RTE_DIM(x->why)) {
+		x->why[x->nlog] = why;
+		x->lcore[x->nlog] = rte_lcore_id();
+	}
+	__atomic_fetch_add(&x->nlog, 1, __ATOMIC_RELEASE);
+}
+
+static void
+dep_task(void *arg, enum ewyk_strategy_mode mode)
+{
+	struct dep_ctx *x = arg;
+
+	(void)mode;
+	x->log_at_task = __atomic_load_n(&x->nlog, __ATOMIC_ACQUIRE);
+	while (__atomic_load_n(&x->away, __ATOMIC_ACQUIRE) < 3)
+		sched_yield();
+}
+
+static unsigned int
+dep_produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
+{
+	struct dep_ctx *x = ctx;
+
+	(void)max;
+	if (ewyk_strategy_producer_holder(x->p) != rte_lcore_id())
+		x->bad_holder++;
+	if (x->phase == 2)
+		return 0; /* nothing to do: release */
+	if (x->phase == 0) {
+		x->phase = 1;
+		out[0] = (struct ewyk_strategy_task){ .fn = dep_task,
+			.arg = x, .invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
+		return 1;
+	}
+	if (rte_lcore_id() == 0) {
+		ewyk_strategy_producer_stop(x->p);
+		__atomic_store_n(&x->quit, 1, __ATOMIC_RELEASE);
+	} else {
+		__atomic_fetch_add(&x->away, 1, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+static void
+test_depart_hook(void **state)
+{
+	struct ewyk_strategy_executor *ex = mk_executor("dep", 16, 0);
+	struct ewyk_strategy *s = mk_strategy("dep", EWYK_STRATEGY_ADAPTIVE,
+		ex);
+	struct dep_ctx x = { 0 };
+	struct ewyk_strategy_producer_conf pc = { .produce = dep_produce,
+		.ctx = &x, .burst = 1,
+		.idle_polls = EWYK_STRATEGY_PRODUCER_POLL_FOREVER,
+		.flags = EWYK_STRATEGY_PRODUCER_F_HOME, .home_lcore = 0,
+		.depart = dep_hook };
+	struct ewyk_strategy *pcs = mk_strategy("dep_pc", EWYK_STRATEGY_PC,
+		NULL);
+	struct dep_ctx y = { 0 };
+	struct ewyk_strategy_producer_conf pc2 = { .produce = dep_produce,
+		.ctx = &y, .depart = dep_hook };
+
+	(void)state;
+	assert_int_equal(rte_lcore_id(), 0);
+	x.p = ewyk_strategy_producer_create(s, &pc);
+	assert_non_null(x.p);
+	assert_int_equal(ewyk_strategy_producer_holder(x.p), LCORE_ID_ANY);
+	serve_on_worker(ex);
+	assert_int_equal(wait_idle_count(ex, 1), 0);
+	assert_int_equal(ewyk_strategy_producer_run(x.p),
+		EWYK_STRATEGY_PRODUCE_HANDED_OFF);
+	/* Hook ran before the hand-off, i.e. before the EPC task. */
+	assert_int_equal(x.log_at_task, 1);
+	assert_int_equal(ewyk_strategy_executor_serve_opt(ex, &x.quit,
+		EWYK_STRATEGY_SERVE_NO_RING), 0);
+	assert_int_equal(wait_producer_idle(x.p), 0);
+	assert_int_equal(x.nlog, 3);
+	assert_int_equal(x.why[0], EWYK_STRATEGY_DEPART_HANDOFF);
+	assert_int_equal(x.lcore[0], 0);
+	assert_int_equal(x.why[1], EWYK_STRATEGY_DEPART_HOME);
+	assert_int_equal(x.lcore[1], WORKER_LCORE);
+	assert_int_equal(x.why[2], EWYK_STRATEGY_DEPART_STOP);
+	assert_int_equal(x.lcore[2], 0);
+	assert_int_equal(x.bad_holder, 0);
+	assert_int_equal(ewyk_strategy_producer_holder(x.p), LCORE_ID_ANY);
+	stop_worker(ex);
+	/* Plain release: IDLE, on this lcore, holder known until then. */
+	y.phase = 2;
+	y.p = ewyk_strategy_producer_create(pcs, &pc2);
+	assert_non_null(y.p);
+	assert_int_equal(ewyk_strategy_producer_run(y.p),
+		EWYK_STRATEGY_PRODUCE_IDLE);
+	assert_int_equal(y.nlog, 1);
+	assert_int_equal(y.why[0], EWYK_STRATEGY_DEPART_IDLE);
+	assert_int_equal(y.lcore[0], 0);
+	assert_int_equal(y.bad_holder, 0);
+	ewyk_strategy_producer_free(y.p);
+	ewyk_strategy_producer_free(x.p);
+	ewyk_strategy_free(pcs);
+	ewyk_strategy_free(s);
+	ewyk_strategy_executor_free(ex);
+}
+
 /* A no-ring server takes hand-offs but never queued tasks. */
 
 struct noring_ctx {
@@ -1610,6 +1736,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_homecoming),
 		cmocka_unit_test(test_pec_first_free),
 		cmocka_unit_test(test_pec_deadline),
+		cmocka_unit_test(test_depart_hook),
 		cmocka_unit_test(test_serve_no_ring),
 		cmocka_unit_test(test_exactly_once_pc),
 		cmocka_unit_test(test_exactly_once_pec),
