@@ -171,8 +171,22 @@ struct ewyk_strategy_executor_conf {
 	const char *name;      /**< unique, <= 20 chars; names the rte_ring */
 	int socket_id;         /**< memory socket; SOCKET_ID_ANY by default */
 	uint32_t ring_size;    /**< PEC ring capacity, exact; default 1024 */
-	uint32_t spin_us;      /**< spin before parking; default 20 us */
+	/**
+	 * spin before parking; default 20 us;
+	 * EWYK_STRATEGY_EXECUTOR_SPIN_FOREVER: never park (isolated cores)
+	 */
+	uint32_t spin_us;
+	/**
+	 * idle ring-serving lcores that keep spinning when others park
+	 * (default 0: every idle lcore parks after spin_us): the reserved set
+	 * shrinks to this many warm lcores when idle, as Jetty's idle
+	 * time-out shrinks its reserved threads
+	 */
+	uint32_t spin_keep;
 };
+
+/** ewyk_strategy_executor_conf.spin_us: spin forever, never park. */
+#define EWYK_STRATEGY_EXECUTOR_SPIN_FOREVER UINT32_MAX
 
 /**
  * Default number of reserved lcores for a process with
@@ -477,6 +491,7 @@ struct ewyk_strategy_stats {
 	uint32_t reserved_total; /**< lcores that ever served the executor */
 	uint32_t reserved_idle;  /**< of them idle now */
 	uint32_t reserved_busy;  /**< serving lcores not idle now */
+	uint32_t reserved_spinning; /**< idle ring servers spinning now */
 	uint32_t ring_count;     /**< tasks on the PEC ring now */
 	uint32_t ring_capacity;  /**< PEC ring capacity */
 	uint64_t parks;          /**< times a reserved lcore parked (futex) */

@@ -127,8 +127,12 @@ ewyk_strategy_executor_create(const struct ewyk_strategy_executor_conf *conf)
 		return NULL;
 	}
 	ex->ring_size = size;
-	ex->spin_cycles = (conf->spin_us != 0 ? conf->spin_us :
-		EXEC_DEFAULT_SPIN_US) * (rte_get_tsc_hz() / 1000000);
+	if (conf->spin_us == EWYK_STRATEGY_EXECUTOR_SPIN_FOREVER)
+		ex->spin_cycles = UINT64_MAX;
+	else
+		ex->spin_cycles = (conf->spin_us != 0 ? conf->spin_us :
+			EXEC_DEFAULT_SPIN_US) * (rte_get_tsc_hz() / 1000000);
+	ex->spin_keep = conf->spin_keep;
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		ex->slot_of[i] = -1;
 	STRATEGY_LOG(DEBUG, "executor %s: ring %u, spin %" PRIu64 " cycles",
@@ -431,23 +435,67 @@ exec_should_leave(struct ewyk_strategy_executor *ex, const uint32_t *quit)
  * @claimed: this lcore was claimed, a job is certainly coming: ignore the
  * leave condition (but still return 0 when kicked).
  */
+/* End of a spin phase starting now (UINT64_MAX: spin forever). */
+static uint64_t
+exec_spin_end(const struct ewyk_strategy_executor *ex)
+{
+	if (ex->spin_cycles == UINT64_MAX)
+		return UINT64_MAX;
+	return rte_get_tsc_cycles() + ex->spin_cycles;
+}
+
+static void
+exec_spin_done(struct ewyk_strategy_executor *ex, int ring)
+{
+	if (ring)
+		__atomic_fetch_sub(&ex->spinning, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Leave the spinning set if more than spin_keep ring servers spin: 1 (the
+ * caller parks), or 0 (it keeps spinning: the set never shrinks below
+ * spin_keep, so a hand-off finds a warm lcore without a futex wake-up).
+ */
+static int
+exec_may_park(struct ewyk_strategy_executor *ex)
+{
+	uint32_t n = __atomic_load_n(&ex->spinning, __ATOMIC_RELAXED);
+
+	do {
+		if (n <= ex->spin_keep)
+			return 0;
+	} while (!__atomic_compare_exchange_n(&ex->spinning, &n, n - 1, 0,
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return 1;
+}
+
 static int
 exec_wait_job(struct ewyk_strategy_executor *ex, int slot, const uint32_t *quit,
-	int claimed)
+	int claimed, int ring)
 {
 	struct exec_mbox *mb = &ex->mbox[slot];
 	struct exec_slot_stats *ss = &ex->sstats[slot];
-	uint64_t end = rte_get_tsc_cycles() + ex->spin_cycles;
+	uint64_t end = exec_spin_end(ex);
 	uint32_t w;
 	int parked = 0;
 
+	if (ring)
+		__atomic_fetch_add(&ex->spinning, 1, __ATOMIC_RELAXED);
 	for (;;) {
-		if (__atomic_load_n(&mb->word, __ATOMIC_ACQUIRE) == MBOX_FULL)
+		if (__atomic_load_n(&mb->word, __ATOMIC_ACQUIRE) == MBOX_FULL) {
+			exec_spin_done(ex, ring);
 			return 1;
-		if (!claimed && exec_should_leave(ex, quit))
+		}
+		if (!claimed && exec_should_leave(ex, quit)) {
+			exec_spin_done(ex, ring);
 			return 0;
-		if (rte_get_tsc_cycles() >= end)
-			break;
+		}
+		if (rte_get_tsc_cycles() >= end) {
+			/* The last spin_keep ring servers do not park. */
+			if (!ring || exec_may_park(ex))
+				break;
+			end = exec_spin_end(ex);
+		}
 		rte_pause();
 	}
 	for (;;) {
@@ -572,7 +620,7 @@ ewyk_strategy_executor_serve_opt(
 				/* Claimed meanwhile: a job is coming. */
 				claimed = 1;
 			}
-			if (exec_wait_job(ex, slot, quit, claimed))
+			if (exec_wait_job(ex, slot, quit, claimed, ring))
 				break;
 		}
 		if (__atomic_load_n(&mb->word, __ATOMIC_ACQUIRE) != MBOX_FULL)
@@ -727,6 +775,8 @@ executor_stats_add(const struct ewyk_strategy_executor *ex,
 	st->reserved_busy = st->reserved_busy > idle ?
 		st->reserved_busy - idle : 0;
 	exec_hist_stats(ex, st);
+	st->reserved_spinning = __atomic_load_n(&ex->spinning,
+		__ATOMIC_RELAXED);
 	st->ring_count = rte_ring_count(ex->ring);
 	st->ring_capacity = ex->ring_size;
 }

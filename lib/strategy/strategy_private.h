@@ -94,13 +94,17 @@ struct ewyk_strategy_executor {
 	char name[32];
 	/* bounded MPMC ring of struct ewyk_strategy_task */
 	struct rte_ring *ring;
-	uint64_t spin_cycles;     /* spin budget before parking */
+	uint64_t spin_cycles;     /* spin budget; UINT64_MAX: forever */
+	uint32_t spin_keep;       /* ring servers that never park */
 	uint32_t ring_size;
 
 	/* Contended: claimed with fetch_and, published with fetch_or. */
 	uint64_t idle __rte_cache_aligned;
 	/* Slots serving with EWYK_STRATEGY_SERVE_NO_RING: never drain. */
 	uint64_t no_ring;
+
+	/* Ring servers in the spin phase of their wait. */
+	uint32_t spinning __rte_cache_aligned;
 
 	uint32_t stopping __rte_cache_aligned;
 	uint32_t nslots;          /* lcores that ever served */

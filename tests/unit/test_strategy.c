@@ -1212,6 +1212,66 @@ test_depart_hook(void **state)
 	ewyk_strategy_executor_free(ex);
 }
 
+/*
+ * Reserved lcores: with spin_keep 1, of two idle ring servers one parks and
+ * one keeps spinning (before, both parked after spin_us); with
+ * SPIN_FOREVER none parks, and stop still ends them.
+ */
+static void
+test_spin_keep(void **state)
+{
+	struct ewyk_strategy_executor_conf c = { .name = "keep",
+		.socket_id = SOCKET_ID_ANY, .spin_us = 1, .spin_keep = 1 };
+	struct ewyk_strategy_executor *ex;
+	struct ewyk_strategy *s;
+	struct ewyk_strategy_stats st;
+	struct srv r = { 0 };
+	struct lthread t;
+	double end;
+
+	(void)state;
+	ex = ewyk_strategy_executor_create(&c);
+	assert_non_null(ex);
+	s = mk_strategy("keep", EWYK_STRATEGY_PEC, ex);
+	r.ex = ex;
+	serve_on_worker(ex);
+	lthread_start(&t, srv_fn, &r);
+	assert_int_equal(wait_idle_count(ex, 2), 0);
+	end = now_s() + GUARD_S;
+	do {
+		assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+		assert_true(now_s() < end);
+		sched_yield();
+	} while (st.parks == 0);
+	usleep(100000);
+	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+	assert_int_equal(st.parks, 1);
+	assert_int_equal(st.reserved_spinning, 1);
+	assert_int_equal(st.reserved_idle, 2);
+	__atomic_store_n(&r.quit, 1, __ATOMIC_RELEASE);
+	ewyk_strategy_executor_wake_all(ex);
+	lthread_join(&t);
+	stop_worker(ex);
+	ewyk_strategy_free(s);
+	ewyk_strategy_executor_free(ex);
+
+	c.name = "forever";
+	c.spin_us = EWYK_STRATEGY_EXECUTOR_SPIN_FOREVER;
+	c.spin_keep = 0;
+	ex = ewyk_strategy_executor_create(&c);
+	assert_non_null(ex);
+	s = mk_strategy("forever", EWYK_STRATEGY_PEC, ex);
+	serve_on_worker(ex);
+	assert_int_equal(wait_idle_count(ex, 1), 0);
+	usleep(50000);
+	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+	assert_int_equal(st.parks, 0);
+	assert_int_equal(st.reserved_spinning, 1);
+	stop_worker(ex);
+	ewyk_strategy_free(s);
+	ewyk_strategy_executor_free(ex);
+}
+
 /* A no-ring server takes hand-offs but never queued tasks. */
 
 struct noring_ctx {
@@ -1737,6 +1797,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_pec_first_free),
 		cmocka_unit_test(test_pec_deadline),
 		cmocka_unit_test(test_depart_hook),
+		cmocka_unit_test(test_spin_keep),
 		cmocka_unit_test(test_serve_no_ring),
 		cmocka_unit_test(test_exactly_once_pc),
 		cmocka_unit_test(test_exactly_once_pec),
