@@ -310,9 +310,15 @@ tel_shard(const struct httpd_shard *sh, struct rte_tel_data *d)
 		return -ENOMEM;
 	rte_tel_data_start_dict(t);
 	rte_tel_data_add_dict_u64(t, "home_lcore", sh->home);
-	for (c = 0; c < EWYK_NET_COUNTER_MAX; c++)
-		rte_tel_data_add_dict_u64(t, ewyk_net_counter_name(c),
-			ewyk_net_counter_get(sh->shard, c));
+	/* Every traffic counter, the drop reasons that happened (all of them
+	 * are in /ewyk/net/stats): the reply stays small with many shards. */
+	for (c = 0; c < EWYK_NET_COUNTER_MAX; c++) {
+		uint64_t v = ewyk_net_counter_get(sh->shard, c);
+
+		if (c < EWYK_NET_DROP_FIRST || v != 0)
+			rte_tel_data_add_dict_u64(t, ewyk_net_counter_name(c),
+				v);
+	}
 	tcp_services_tel_shard(t, sh);
 	for (c = 0; c < HTTPD_TASK_CTR_MAX; c++) {
 		snprintf(key, sizeof(key), "task_%s", task_ctr_names[c]);
