@@ -49,16 +49,15 @@ ewyk_strategy_decide(enum ewyk_strategy_kind kind, uint32_t invocation,
 	case EWYK_STRATEGY_PEC:
 		return EWYK_STRATEGY_MODE_PEC;
 	case EWYK_STRATEGY_EPC:
-		return reserved_idle ? EWYK_STRATEGY_MODE_EPC
-				     : EWYK_STRATEGY_MODE_PC;
+		return reserved_idle ? EWYK_STRATEGY_MODE_EPC :
+			EWYK_STRATEGY_MODE_PC;
 	case EWYK_STRATEGY_ADAPTIVE:
 		if (invocation == EWYK_STRATEGY_INVOKE_NON_BLOCKING)
 			return EWYK_STRATEGY_MODE_PC;
 		if (reserved_idle)
 			return EWYK_STRATEGY_MODE_EPC;
-		return invocation == EWYK_STRATEGY_INVOKE_EITHER
-			       ? EWYK_STRATEGY_MODE_PIC
-			       : EWYK_STRATEGY_MODE_PEC;
+		return invocation == EWYK_STRATEGY_INVOKE_EITHER ?
+			EWYK_STRATEGY_MODE_PIC : EWYK_STRATEGY_MODE_PEC;
 	}
 	return -EINVAL;
 }
@@ -321,11 +320,11 @@ RTE_INIT(ewyk_strategy_telemetry_init)
 {
 	/* Help texts must stay under RTE_TEL_MAX_STRING_LEN (128). */
 	if (rte_telemetry_register_cmd("/ewyk/strategy/stats",
-		    strategy_tel_stats,
-		    "Strategy counters: tasks per mode, reserved lcores, "
-		    "PEC ring. Parameter: name (optional, else all)") != 0 ||
-		rte_telemetry_register_cmd("/ewyk/strategy/list",
-			strategy_tel_list,
-			"Names of execution strategies. No parameters") != 0)
+			strategy_tel_stats,
+			"Strategy counters: tasks per mode, reserved lcores, "
+			"PEC ring. Parameter: name (optional, else all)") != 0 ||
+			rte_telemetry_register_cmd("/ewyk/strategy/list",
+				strategy_tel_list,
+				"Names of execution strategies. No parameters") != 0)
 		STRATEGY_LOG(ERR, "telemetry commands not registered");
 }

@@ -239,9 +239,9 @@ produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 		s->t_prod = rte_rdtsc();
 		out[i].fn = consume;
 		out[i].arg = s;
-		out[i].invocation = s->blocking
-					    ? EWYK_STRATEGY_INVOKE_BLOCKING
-					    : EWYK_STRATEGY_INVOKE_NON_BLOCKING;
+		out[i].invocation = s->blocking ?
+			EWYK_STRATEGY_INVOKE_BLOCKING :
+			EWYK_STRATEGY_INVOKE_NON_BLOCKING;
 		out[i].flags = 0;
 	}
 	b->produced += n;

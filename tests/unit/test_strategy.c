@@ -249,7 +249,7 @@ run_one(struct ewyk_strategy *s, uint32_t inv, struct rec *r,
 	r->mode = -1;
 	st = ewyk_strategy_producer_run(p);
 	assert_true(st == EWYK_STRATEGY_PRODUCE_IDLE ||
-		    st == EWYK_STRATEGY_PRODUCE_HANDED_OFF);
+		st == EWYK_STRATEGY_PRODUCE_HANDED_OFF);
 	assert_int_equal(wait_producer_idle(p), 0);
 	if (prod_lcore != NULL)
 		*prod_lcore = lp.last_lcore;
@@ -1719,7 +1719,7 @@ h2_run(struct ewyk_strategy *s, struct h2 *h, unsigned int k)
 	}
 	st = ewyk_strategy_producer_run(p);
 	assert_true(st == EWYK_STRATEGY_PRODUCE_IDLE ||
-		    st == EWYK_STRATEGY_PRODUCE_HANDED_OFF);
+		st == EWYK_STRATEGY_PRODUCE_HANDED_OFF);
 	assert_int_equal(wait_u64(&h->written, k, GUARD_S + h->wait_s * k), 0);
 	assert_int_equal(wait_producer_idle(p), 0);
 	ewyk_strategy_producer_free(p);
