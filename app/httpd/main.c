@@ -484,6 +484,9 @@ teardown(struct httpd *h)
 	/* Tasks still queued are told DROPPED (they post or free). */
 	ewyk_strategy_executor_free(h->ex);
 	h->ex = NULL;
+	/* This lcore applies what is left in the shards' inboxes. */
+	for (i = 0; i < h->nb_shards; i++)
+		ewyk_net_shard_hold(h->sh[i].shard);
 	tcp_services_free(h);
 	for (i = 0; i < h->nb_shards; i++) {
 		ewyk_strategy_producer_free(h->sh[i].producer);

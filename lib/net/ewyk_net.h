@@ -407,6 +407,35 @@ ewyk_net_l4_cksum(const struct rte_mbuf *m, rte_be32_t src, rte_be32_t dst,
 		uint8_t proto);
 
 
+/**
+ * Record that the calling lcore holds shard @p s (its producer token):
+ * from then on the holder-only calls of lib/net and lib/tcp on this shard
+ * RTE_ASSERT (debug builds) that they run on the recorded holder. Call at
+ * the top of the loop's iteration.
+ *
+ * @param s  the shard (NULL: no-op)
+ */
+void
+ewyk_net_shard_hold(struct ewyk_net_shard *s);
+
+/**
+ * Record that nobody holds shard @p s (production left the lcore): any
+ * holder-only call asserts until the next ewyk_net_shard_hold().
+ *
+ * @param s  the shard (NULL: no-op)
+ */
+void
+ewyk_net_shard_release(struct ewyk_net_shard *s);
+
+/**
+ * @param s  the shard (NULL allowed)
+ * @return 1 if the calling lcore may make holder-only calls on @p s (it is
+ *   the recorded holder, or the shard was never held, or @p s is NULL),
+ *   0 otherwise.
+ */
+int
+ewyk_net_shard_held_here(const struct ewyk_net_shard *s);
+
 /*
  * Typed messages (net_inbox.c): the shard's inbox for changes other lcores
  * want, beside the frame inbox of ewyk_net_shard_forward(). Nothing outside

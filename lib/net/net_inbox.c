@@ -195,6 +195,7 @@ ewyk_net_inbox_drain(struct ewyk_net_shard *s, unsigned int max)
 	struct net_msg m[NET_INBOX_BURST];
 	unsigned int done = 0, n, i;
 
+	NET_ASSERT_HOLDER(s);
 	if (in == NULL)
 		return 0;
 	while (done < max) {

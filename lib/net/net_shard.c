@@ -357,6 +357,7 @@ ewyk_net_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf **pkts,
 {
 	uint16_t i;
 
+	NET_ASSERT_HOLDER(s);
 	s->now = now;
 	for (i = 0; i < n; i++) {
 		if (i + 1 < n)
@@ -374,6 +375,7 @@ ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now)
 	unsigned int n, i;
 	uint16_t p;
 
+	NET_ASSERT_HOLDER(s);
 	s->now = now;
 	/* Inbox first: it holds what other shards learnt or steered here. */
 	n = rte_ring_sc_dequeue_burst(s->inbox, (void **)pkts, EWYK_NET_BURST,

@@ -948,6 +948,33 @@ test_msg_inbox(void **state)
 	/* Left queued at free: applied then (shard 0 freed in teardown). */
 }
 
+/* The recorded holder: unchecked until held, then only the holder. */
+static void *
+held_elsewhere(void *a)
+{
+	return (void *)(uintptr_t)ewyk_net_shard_held_here(a);
+}
+
+static void
+test_shard_holder(void **state)
+{
+	pthread_t t;
+	void *r = NULL;
+
+	(void)state;
+	assert_true(ewyk_net_shard_held_here(sh[1]));
+	assert_true(ewyk_net_shard_held_here(NULL));
+	ewyk_net_shard_hold(sh[1]);
+	assert_true(ewyk_net_shard_held_here(sh[1]));
+	assert_int_equal(pthread_create(&t, NULL, held_elsewhere, sh[1]), 0);
+	assert_int_equal(pthread_join(t, &r), 0);
+	assert_null(r);
+	ewyk_net_shard_release(sh[1]);
+	assert_false(ewyk_net_shard_held_here(sh[1]));
+	ewyk_net_shard_hold(sh[1]);
+	assert_true(ewyk_net_shard_held_here(sh[1]));
+}
+
 static void
 test_l4_cksum_matches_dpdk(void **state)
 {
@@ -1002,6 +1029,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_output_errors),
 		cmocka_unit_test(test_inbox_full),
 		cmocka_unit_test(test_msg_inbox),
+		cmocka_unit_test(test_shard_holder),
 		cmocka_unit_test(test_l4_cksum_matches_dpdk),
 	};
 
