@@ -3,8 +3,15 @@
 #define EWYK_HTTPD_H
 
 /*
- * ewyk-httpd: shared state of the application. One httpd_lcore per polling
- * lcore (= one shard); the lcore that holds a shard is its only writer.
+ * ewyk-httpd: shared state of the application.
+ *
+ * Lcores are workers or reserved lcores (--reserved N: the last N of the
+ * EAL core list). Each worker is the home of one shard; the shard is run
+ * as an ewyk_strategy producer whose produce() is one iteration of the
+ * loop (loop.c), so whoever holds the shard's token (its worker, or a
+ * reserved lcore after an EPC hand-off) runs exactly the same loop.
+ * httpd_shard is written by the token holder only; httpd_lcore by its
+ * lcore only.
  */
 
 #include <stdbool.h>
@@ -14,25 +21,66 @@
 #include <rte_mempool.h>
 
 #include <ewyk_net.h>
+#include <ewyk_pool.h>
+#include <ewyk_purgatory.h>
+#include <ewyk_strategy.h>
 #include <ewyk_tcp.h>
+#include <ewyk_twheel.h>
 
 #define HTTPD_MAX_LCORES EWYK_NET_MAX_SHARDS
 
-/* Loop counters of one lcore; written by it only, read by the stats code. */
-struct httpd_loop_stats {
-	uint64_t iters;        /* loop iterations */
-	uint64_t busy_cycles;  /* cycles of iterations that had packets */
-	uint64_t busy_pkts;    /* packets those iterations took */
+/* Task outcomes counted per shard, beside the strategy's modes. */
+enum httpd_task_ctr {
+	HTTPD_TASK_DISPATCHED = 0, /* tasks yielded to the strategy */
+	HTTPD_TASK_DONE,           /* result applied by the holder */
+	HTTPD_TASK_TIMED_OUT,      /* deadline won: connection reset */
+	HTTPD_TASK_REJECTED,       /* PEC ring full / no inbox slot: reset */
+	HTTPD_TASK_DROPPED,        /* not started before its deadline */
+	HTTPD_TASK_LATE,           /* result came after the deadline: dropped */
+	HTTPD_TASK_ORPHANED,       /* connection closed while the task ran */
+	HTTPD_TASK_CTR_MAX,
 };
 
+/* Loop counters of one lcore (who did the work); written by it only. */
+struct httpd_lcore_stats {
+	uint64_t iters;        /* loop iterations (any shard) */
+	uint64_t busy_cycles;  /* cycles of iterations that had packets */
+	uint64_t busy_pkts;    /* packets those iterations took */
+	uint64_t mode[EWYK_STRATEGY_MODE_MAX]; /* tasks run here, by mode */
+};
+
+struct httpd;
+
+/* One shard: its network, TCP, wheel, purgatory and producer. */
+struct httpd_shard {
+	uint16_t id;
+	unsigned int home;             /* lcore id of its worker */
+	struct httpd *app;
+	struct ewyk_net_shard *shard;
+	struct rte_mempool *pool;      /* mbufs */
+	struct ewyk_tcp *tcp;          /* TCP of the shard (tcp_services.c) */
+	struct ewyk_twheel *wheel;     /* one wheel: TCP timers, deadlines */
+	struct ewyk_purgatory *purg;   /* dispatched tasks (slow_echo.c) */
+	struct ewyk_pool *conns;       /* service connections */
+	struct ewyk_pool *tasks;       /* slow-echo task objects */
+	struct ewyk_strategy_producer *producer;
+	/* produce() output of the current iteration. */
+	struct ewyk_strategy_task *out;
+	unsigned int out_n, out_max;
+	uint64_t now;                  /* TSC of the current iteration */
+	uint64_t prev;                 /* ...of the previous one */
+	uint16_t prev_n;
+	/* Counters, written by the holder. */
+	uint64_t task[HTTPD_TASK_CTR_MAX] __rte_cache_aligned;
+} __rte_cache_aligned;
+
+/* One lcore. */
 struct httpd_lcore {
 	unsigned int lcore_id;
-	uint16_t shard_id;
-	struct ewyk_net_shard *shard;
-	struct rte_mempool *pool;
-	struct ewyk_tcp *tcp;          /* TCP of the shard (tcp_services.c) */
+	bool reserved;                 /* holds no shard of its own */
+	int shard;                     /* home shard index, -1 if reserved */
 	struct httpd *app;
-	struct httpd_loop_stats ls;
+	struct httpd_lcore_stats ls;
 } __rte_cache_aligned;
 
 struct httpd_conf {
@@ -46,23 +94,49 @@ struct httpd_conf {
 	char mbuf_ops[RTE_MEMPOOL_OPS_NAMESIZE]; /* --mbuf-ops; "": DPDK's choice */
 	uint16_t echo_port;            /* --echo-port; 0: off (tcp_services.c) */
 	uint16_t discard_port;         /* --discard-port; 0: off */
+	uint16_t slow_echo_port;       /* --slow-echo-port; 0: off */
+	unsigned int slow_ms;          /* --slow-ms: how long a task blocks */
+	unsigned int reserved;         /* --reserved N */
+	enum ewyk_strategy_kind strategy; /* --strategy */
+	unsigned int task_timeout_ms;  /* --task-timeout */
 };
 
 struct httpd {
 	struct httpd_conf conf;
 	struct ewyk_net *net;
+	struct ewyk_strategy_executor *ex;  /* NULL with --reserved 0 */
+	struct ewyk_strategy *strategy;
 	uint16_t nb_lcores;
+	uint16_t nb_shards;                 /* = workers */
+	uint32_t quit;                      /* serve loops leave */
+	uint64_t next_stats;                /* TSC; main lcore only */
+	int16_t lc_of[RTE_MAX_LCORE];       /* lcore id -> lc[] index, -1 */
 	struct httpd_lcore lc[HTTPD_MAX_LCORES];
+	struct httpd_shard sh[HTTPD_MAX_LCORES];
 };
 
+/* The lcore entry of the calling lcore (NULL if none). */
+struct httpd_lcore *httpd_lcore_self(struct httpd *h);
+
 /* loop.c */
-int httpd_loop(void *arg);
+int httpd_lcore_main(void *arg);
 void httpd_request_stop(void);
 bool httpd_stopping(void);
+int httpd_shard_producer_init(struct httpd *h, struct httpd_shard *sh);
+/* Yield a task from inside the loop (a service's receive handler). */
+int httpd_yield_task(struct httpd_shard *sh,
+		const struct ewyk_strategy_task *t);
 
 /* stats.c */
 void httpd_stats_print(struct httpd *h, bool final);
 int httpd_stats_telemetry_init(struct httpd *h);
 void httpd_stats_telemetry_fini(void);
+
+/* Count a task outcome on a shard (holder only). */
+static inline void
+httpd_task_count(struct httpd_shard *sh, enum httpd_task_ctr c)
+{
+	__atomic_store_n(&sh->task[c], sh->task[c] + 1, __ATOMIC_RELAXED);
+}
 
 #endif /* EWYK_HTTPD_H */

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Per-lcore statistics: the table printed every --stats-interval seconds
- * and at exit, and the /ewyk/stats telemetry command.
+ * Statistics: the table printed every --stats-interval seconds and at exit,
+ * and the /ewyk/stats telemetry command. Rows per shard (whose flows: the
+ * network counters), per lcore (who did the work: loop iterations, tasks
+ * run by mode), the shard's task outcomes, and the strategy (tasks by mode,
+ * hand-offs, homecomings, PEC queueing delay).
  */
 
 #include <inttypes.h>
@@ -15,7 +18,7 @@
 #include "httpd.h"
 #include "tcp_services.h"
 
-/* One lcore's figures at one instant. */
+/* One shard's figures at one instant (loop figures: of its worker). */
 struct lcore_snap {
 	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes, drops;
 	uint64_t iters, busy_cycles, busy_pkts;
@@ -24,7 +27,7 @@ struct lcore_snap {
 /* Previous snapshot, for rates; touched only by the printing lcore. */
 static struct {
 	uint64_t tsc;
-	struct lcore_snap s[HTTPD_MAX_LCORES];
+	struct lcore_snap s[HTTPD_MAX_LCORES]; /* per shard */
 } prev_snap;
 
 /* The app as telemetry sees it; the lock keeps teardown from freeing it
@@ -39,20 +42,120 @@ ld(const uint64_t *p)
 }
 
 static void
-snap_lcore(const struct httpd_lcore *lc, struct lcore_snap *o)
+snap_shard(const struct httpd *h, const struct httpd_shard *sh,
+		struct lcore_snap *o)
 {
+	const struct httpd_lcore *lc = &h->lc[h->lc_of[sh->home]];
 	unsigned int c;
 
-	o->rx_pkts = ewyk_net_counter_get(lc->shard, EWYK_NET_RX_PKTS);
-	o->rx_bytes = ewyk_net_counter_get(lc->shard, EWYK_NET_RX_BYTES);
-	o->tx_pkts = ewyk_net_counter_get(lc->shard, EWYK_NET_TX_PKTS);
-	o->tx_bytes = ewyk_net_counter_get(lc->shard, EWYK_NET_TX_BYTES);
+	o->rx_pkts = ewyk_net_counter_get(sh->shard, EWYK_NET_RX_PKTS);
+	o->rx_bytes = ewyk_net_counter_get(sh->shard, EWYK_NET_RX_BYTES);
+	o->tx_pkts = ewyk_net_counter_get(sh->shard, EWYK_NET_TX_PKTS);
+	o->tx_bytes = ewyk_net_counter_get(sh->shard, EWYK_NET_TX_BYTES);
 	o->drops = 0;
 	for (c = EWYK_NET_DROP_FIRST; c < EWYK_NET_COUNTER_MAX; c++)
-		o->drops += ewyk_net_counter_get(lc->shard, c);
+		o->drops += ewyk_net_counter_get(sh->shard, c);
 	o->iters = ld(&lc->ls.iters);
 	o->busy_cycles = ld(&lc->ls.busy_cycles);
 	o->busy_pkts = ld(&lc->ls.busy_pkts);
+}
+
+static const char *const task_ctr_names[HTTPD_TASK_CTR_MAX] = {
+	[HTTPD_TASK_DISPATCHED] = "dispatched",
+	[HTTPD_TASK_DONE] = "done",
+	[HTTPD_TASK_TIMED_OUT] = "timed_out",
+	[HTTPD_TASK_REJECTED] = "rejected",
+	[HTTPD_TASK_DROPPED] = "dropped",
+	[HTTPD_TASK_LATE] = "late",
+	[HTTPD_TASK_ORPHANED] = "orphaned",
+};
+
+static const char *const mode_names[EWYK_STRATEGY_MODE_MAX] = {
+	[EWYK_STRATEGY_MODE_PC] = "pc",
+	[EWYK_STRATEGY_MODE_PIC] = "pic",
+	[EWYK_STRATEGY_MODE_EPC] = "epc",
+	[EWYK_STRATEGY_MODE_PEC] = "pec",
+	[EWYK_STRATEGY_MODE_REJECTED] = "rejected",
+	[EWYK_STRATEGY_MODE_DROPPED] = "dropped",
+};
+
+static const char *const kind_names[] = {
+	[EWYK_STRATEGY_PC] = "pc",
+	[EWYK_STRATEGY_PEC] = "pec",
+	[EWYK_STRATEGY_EPC] = "epc",
+	[EWYK_STRATEGY_ADAPTIVE] = "adaptive",
+};
+
+/* Objects the application holds (not in caches) of an ewyk pool. */
+static uint64_t
+pool_held(const struct ewyk_pool *p)
+{
+	struct ewyk_pool_info in;
+
+	if (p == NULL || ewyk_pool_info_get(p, &in) != 0)
+		return 0;
+	return in.n_in_use - RTE_MIN(in.n_in_use, in.n_cached + in.n_handback);
+}
+
+/* Per lcore: who did the work. */
+static void
+print_lcores(const struct httpd *h)
+{
+	unsigned int i, m;
+	char role[16];
+
+	printf("work, per lcore (tasks run here, by mode):\n");
+	printf("%-7s %-9s %13s %9s", "lcore", "role", "loops", "cyc/pkt");
+	for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++)
+		printf(" %9s", mode_names[m]);
+	printf("\n");
+	for (i = 0; i < h->nb_lcores; i++) {
+		const struct httpd_lcore *lc = &h->lc[i];
+		uint64_t bp = ld(&lc->ls.busy_pkts);
+
+		if (lc->reserved)
+			snprintf(role, sizeof(role), "reserved");
+		else
+			snprintf(role, sizeof(role), "worker s%d", lc->shard);
+		printf("%-7u %-9s %13" PRIu64 " %9.1f", lc->lcore_id, role,
+			ld(&lc->ls.iters), bp != 0 ?
+			(double)ld(&lc->ls.busy_cycles) / (double)bp : 0.0);
+		for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++)
+			printf(" %9" PRIu64, ld(&lc->ls.mode[m]));
+		printf("\n");
+	}
+}
+
+/* Per shard: what became of its tasks; then the strategy's figures. */
+static void
+print_tasks(const struct httpd *h)
+{
+	struct ewyk_strategy_stats st;
+	unsigned int i, c;
+
+	if (h->conf.slow_echo_port != 0) {
+		printf("%-7s", "tasks");
+		for (c = 0; c < HTTPD_TASK_CTR_MAX; c++)
+			printf(" %10s", task_ctr_names[c]);
+		printf("\n");
+		for (i = 0; i < h->nb_shards; i++) {
+			printf("shard%-2u", i);
+			for (c = 0; c < HTTPD_TASK_CTR_MAX; c++)
+				printf(" %10" PRIu64, ld(&h->sh[i].task[c]));
+			printf("\n");
+		}
+	}
+	if (ewyk_strategy_stats_get(h->strategy, &st) != 0)
+		return;
+	printf("strategy %s:", kind_names[ewyk_strategy_kind_get(h->strategy)]);
+	for (c = 0; c < EWYK_STRATEGY_MODE_MAX; c++)
+		printf(" %s=%" PRIu64, mode_names[c], st.mode[c]);
+	printf(" handoffs=%" PRIu64 " homecomings=%" PRIu64
+		" epc_misses=%" PRIu64 " pec_queued=%u pec_delay_p50=%.3fms"
+		" pec_delay_p99=%.3fms reserved=%u idle=%u\n",
+		st.handoffs, st.homecomings, st.epc_misses, st.ring_count,
+		st.pec_delay_p50_ns / 1e6, st.pec_delay_p99_ns / 1e6,
+		st.reserved_total, st.reserved_idle);
 }
 
 static void
@@ -104,12 +207,13 @@ httpd_stats_print(struct httpd *h, bool final)
 	memset(&ptot, 0, sizeof(ptot));
 	printf("\n%s per-lcore stats (rates over the last %.1f s)\n",
 		final ? "Final" : "==", secs);
+	printf("network, per shard (loops and cyc/pkt of its worker):\n");
 	printf("%-7s %12s %14s %12s %14s %9s %11s %11s %9s %9s %13s %9s\n",
-		"lcore", "rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "drops",
+		"shard", "rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "drops",
 		"rx_pps", "tx_pps", "rx_Mbps", "tx_Mbps", "loops", "cyc/pkt");
-	for (i = 0; i < h->nb_lcores; i++) {
-		snap_lcore(&h->lc[i], &cur[i]);
-		snprintf(name, sizeof(name), "%u", h->lc[i].lcore_id);
+	for (i = 0; i < h->nb_shards; i++) {
+		snap_shard(h, &h->sh[i], &cur[i]);
+		snprintf(name, sizeof(name), "%u", i);
 		print_row(name, &cur[i], secs > 0 ? &prev_snap.s[i] : NULL,
 			secs);
 		snap_add(&tot, &cur[i]);
@@ -123,18 +227,20 @@ httpd_stats_print(struct httpd *h, bool final)
 		if (sum == 0)
 			continue;
 		if (!any_drop)
-			printf("drops by reason (per lcore):\n");
+			printf("drops by reason (per shard):\n");
 		any_drop = true;
 		printf("  %-22s %10" PRIu64 "  [", ewyk_net_counter_name(c),
 			sum);
-		for (i = 0; i < h->nb_lcores; i++)
-			printf("%s%u:%" PRIu64, i ? " " : "", h->lc[i].lcore_id,
-				ewyk_net_counter_get(h->lc[i].shard, c));
+		for (i = 0; i < h->nb_shards; i++)
+			printf("%s%u:%" PRIu64, i ? " " : "", i,
+				ewyk_net_counter_get(h->sh[i].shard, c));
 		printf("]\n");
 	}
 	tcp_services_stats_print(h);
+	print_lcores(h);
+	print_tasks(h);
 	fflush(stdout);
-	memcpy(prev_snap.s, cur, sizeof(cur[0]) * h->nb_lcores);
+	memcpy(prev_snap.s, cur, sizeof(cur[0]) * h->nb_shards);
 	prev_snap.tsc = now;
 }
 
@@ -153,38 +259,148 @@ tel_add_snap(struct rte_tel_data *d, const struct lcore_snap *s)
 		s->busy_pkts != 0 ? s->busy_cycles / s->busy_pkts : 0);
 }
 
+/* One lcore: what it did (and, for a worker, its home shard's network). */
+static int
+tel_lcore(struct httpd *h, const struct httpd_lcore *lc,
+		struct rte_tel_data *d, struct lcore_snap *tot)
+{
+	struct rte_tel_data *l = rte_tel_data_alloc();
+	struct lcore_snap s;
+	char key[32];
+	unsigned int m;
+
+	if (l == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(l);
+	rte_tel_data_add_dict_string(l, "role",
+		lc->reserved ? "reserved" : "worker");
+	rte_tel_data_add_dict_int(l, "shard", lc->shard);
+	if (!lc->reserved) {
+		snap_shard(h, &h->sh[lc->shard], &s);
+		snap_add(tot, &s);
+		tel_add_snap(l, &s);
+		tcp_services_tel_shard(l, &h->sh[lc->shard]);
+	} else {
+		rte_tel_data_add_dict_u64(l, "loop_iterations",
+			ld(&lc->ls.iters));
+		rte_tel_data_add_dict_u64(l, "busy_cycles",
+			ld(&lc->ls.busy_cycles));
+		rte_tel_data_add_dict_u64(l, "busy_pkts",
+			ld(&lc->ls.busy_pkts));
+	}
+	for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++) {
+		snprintf(key, sizeof(key), "task_%s", mode_names[m]);
+		rte_tel_data_add_dict_u64(l, key, ld(&lc->ls.mode[m]));
+	}
+	snprintf(key, sizeof(key), "lcore_%u", lc->lcore_id);
+	rte_tel_data_add_dict_container(d, key, l, 0);
+	return 0;
+}
+
+/* One shard: whose flows. Network, TCP, tasks, inbox, pools. */
+static int
+tel_shard(const struct httpd_shard *sh, struct rte_tel_data *d)
+{
+	struct rte_tel_data *t = rte_tel_data_alloc();
+	struct ewyk_net_inbox_stats is;
+	char key[32];
+	unsigned int c;
+
+	if (t == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(t);
+	rte_tel_data_add_dict_u64(t, "home_lcore", sh->home);
+	/* Every traffic counter, the drop reasons that happened (all of them
+	 * are in /ewyk/net/stats): the reply stays small with many shards. */
+	for (c = 0; c < EWYK_NET_COUNTER_MAX; c++) {
+		uint64_t v = ewyk_net_counter_get(sh->shard, c);
+
+		if (c < EWYK_NET_DROP_FIRST || v != 0)
+			rte_tel_data_add_dict_u64(t, ewyk_net_counter_name(c),
+				v);
+	}
+	tcp_services_tel_shard(t, sh);
+	for (c = 0; c < HTTPD_TASK_CTR_MAX; c++) {
+		snprintf(key, sizeof(key), "task_%s", task_ctr_names[c]);
+		rte_tel_data_add_dict_u64(t, key, ld(&sh->task[c]));
+	}
+	ewyk_net_inbox_stats_get(sh->shard, &is);
+	rte_tel_data_add_dict_u64(t, "inbox_completions",
+		is.posted[EWYK_NET_MSG_COMPLETION]);
+	rte_tel_data_add_dict_u64(t, "inbox_full", is.full);
+	rte_tel_data_add_dict_u64(t, "inbox_reserved", is.reserved);
+	rte_tel_data_add_dict_u64(t, "mbufs_in_use",
+		rte_mempool_in_use_count(sh->pool));
+	rte_tel_data_add_dict_u64(t, "conns_held", pool_held(sh->conns));
+	rte_tel_data_add_dict_u64(t, "tasks_held", pool_held(sh->tasks));
+	rte_tel_data_add_dict_u64(t, "purgatory_ops",
+		sh->purg != NULL ? ewyk_purgatory_count(sh->purg) : 0);
+	snprintf(key, sizeof(key), "shard_%u", sh->id);
+	rte_tel_data_add_dict_container(d, key, t, 0);
+	return 0;
+}
+
+static int
+tel_strategy(const struct httpd *h, struct rte_tel_data *d)
+{
+	struct rte_tel_data *t = rte_tel_data_alloc();
+	struct ewyk_strategy_stats st;
+	char key[32];
+	unsigned int m;
+
+	if (t == NULL)
+		return -ENOMEM;
+	ewyk_strategy_stats_get(h->strategy, &st);
+	rte_tel_data_start_dict(t);
+	rte_tel_data_add_dict_string(t, "kind",
+		kind_names[ewyk_strategy_kind_get(h->strategy)]);
+	for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++) {
+		snprintf(key, sizeof(key), "tasks_%s", mode_names[m]);
+		rte_tel_data_add_dict_u64(t, key, st.mode[m]);
+	}
+	rte_tel_data_add_dict_u64(t, "handoffs", st.handoffs);
+	rte_tel_data_add_dict_u64(t, "homecomings", st.homecomings);
+	rte_tel_data_add_dict_u64(t, "epc_misses", st.epc_misses);
+	rte_tel_data_add_dict_u64(t, "pec_queued", st.ring_count);
+	rte_tel_data_add_dict_u64(t, "pec_expired", st.pec_expired);
+	rte_tel_data_add_dict_u64(t, "pec_delay_n", st.pec_delay_n);
+	rte_tel_data_add_dict_u64(t, "pec_delay_p50_ns", st.pec_delay_p50_ns);
+	rte_tel_data_add_dict_u64(t, "pec_delay_p99_ns", st.pec_delay_p99_ns);
+	rte_tel_data_add_dict_u64(t, "reserved_lcores", st.reserved_total);
+	rte_tel_data_add_dict_u64(t, "reserved_idle", st.reserved_idle);
+	rte_tel_data_add_dict_container(d, "strategy", t, 0);
+	return 0;
+}
+
 /*
- * /ewyk/stats: {"total": {...}, "lcore_<id>": {..., drop reasons}, ...}
+ * /ewyk/stats: {"total": {...}, "lcore_<id>": {...}, "shard_<n>": {...},
+ * "strategy": {...}}
  */
 static int
 tel_stats_locked(struct httpd *h, struct rte_tel_data *d)
 {
-	struct lcore_snap tot, s;
+	struct lcore_snap tot;
 	struct rte_tel_data *t;
-	unsigned int i, c;
-	char key[32];
+	unsigned int i;
+	int rc;
 
 	if (h == NULL)
 		return -ENODEV;
 	memset(&tot, 0, sizeof(tot));
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < h->nb_lcores; i++) {
-		struct rte_tel_data *l = rte_tel_data_alloc();
-
-		if (l == NULL)
-			return -ENOMEM;
-		snap_lcore(&h->lc[i], &s);
-		snap_add(&tot, &s);
-		rte_tel_data_start_dict(l);
-		rte_tel_data_add_dict_u64(l, "shard", h->lc[i].shard_id);
-		tel_add_snap(l, &s);
-		for (c = EWYK_NET_DROP_FIRST; c < EWYK_NET_COUNTER_MAX; c++)
-			rte_tel_data_add_dict_u64(l, ewyk_net_counter_name(c),
-				ewyk_net_counter_get(h->lc[i].shard, c));
-		tcp_services_tel_lcore(l, &h->lc[i]);
-		snprintf(key, sizeof(key), "lcore_%u", h->lc[i].lcore_id);
-		rte_tel_data_add_dict_container(d, key, l, 0);
+		rc = tel_lcore(h, &h->lc[i], d, &tot);
+		if (rc != 0)
+			return rc;
 	}
+	for (i = 0; i < h->nb_shards; i++) {
+		rc = tel_shard(&h->sh[i], d);
+		if (rc != 0)
+			return rc;
+	}
+	rc = tel_strategy(h, d);
+	if (rc != 0)
+		return rc;
 	t = rte_tel_data_alloc();
 	if (t == NULL)
 		return -ENOMEM;
@@ -223,5 +439,5 @@ httpd_stats_telemetry_init(struct httpd *h)
 	tel_app = h;
 	rte_spinlock_unlock(&tel_lock);
 	return rte_telemetry_register_cmd("/ewyk/stats", tel_stats,
-		"Per-lcore stats of ewyk-httpd: packets, bytes, drops, loop iterations, busy cycles per packet");
+		"Stats of ewyk-httpd per lcore (work), per shard (flows, tasks, inbox, pools) and of the strategy");
 }

@@ -8,6 +8,8 @@
  * allows, and reports it consumed (ewyk_tcp_recvd) only then: a client
  * that sends faster than it reads sees the receive window close, not
  * unbounded buffering. Connection state comes from an ewyk pool per shard.
+ * Each shard has one timer wheel, shared by its TCP context and the
+ * purgatory of dispatched tasks (slow_echo.c).
  */
 
 #include <inttypes.h>
@@ -20,21 +22,13 @@
 #include <ewyk_pool.h>
 #include <ewyk_tcp.h>
 
+#include "slow_echo.h"
 #include "tcp_services.h"
 
 #define SVC_MAX_CONNS 16384
 
-struct svc_conn {
-	struct ewyk_tcp_conn *c;
-	struct ewyk_pool *pool;
-	struct rte_mbuf *pend;     /* received, not yet handed to send */
-	bool eof;
-};
 
-/* Per shard: the pool of svc_conn (index = shard id; set at init only). */
-static struct ewyk_pool *svc_pools[HTTPD_MAX_LCORES];
-
-static void
+void
 svc_release(struct svc_conn *sc)
 {
 	rte_pktmbuf_free(sc->pend);
@@ -42,7 +36,7 @@ svc_release(struct svc_conn *sc)
 	ewyk_pool_put(sc->pool, sc);
 }
 
-static void
+void
 svc_close(struct svc_conn *sc)
 {
 	struct ewyk_tcp_conn *c = sc->c;
@@ -79,8 +73,8 @@ chain_split(struct rte_mbuf **head, uint32_t max)
 	return m;
 }
 
-static void
-echo_flush(struct svc_conn *sc)
+void
+svc_echo_flush(struct svc_conn *sc)
 {
 	while (sc->pend != NULL) {
 		uint32_t space = ewyk_tcp_send_space(sc->c);
@@ -107,22 +101,22 @@ echo_flush(struct svc_conn *sc)
 		}
 		ewyk_tcp_recvd(sc->c, len);
 	}
-	if (sc->eof)
+	if (sc->eof && sc->op == NULL)
 		svc_close(sc);
 }
 
-static int
+int
 svc_accept(void *arg, struct ewyk_tcp_conn *c)
 {
-	struct ewyk_pool *pool = arg;
-	struct svc_conn *sc = ewyk_pool_get(pool);
+	struct httpd_shard *sh = arg;
+	struct svc_conn *sc = ewyk_pool_get(sh->conns);
 
 	if (sc == NULL)
 		return -ENOBUFS;             /* refused: a RST, counted by TCP */
+	memset(sc, 0, sizeof(*sc));
 	sc->c = c;
-	sc->pool = pool;
-	sc->pend = NULL;
-	sc->eof = false;
+	sc->pool = sh->conns;
+	sc->sh = sh;
 	ewyk_tcp_conn_set_ctx(c, sc);
 	return 0;
 }
@@ -140,7 +134,7 @@ echo_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	echo_flush(sc);
+	svc_echo_flush(sc);
 }
 
 static void
@@ -158,7 +152,7 @@ static void
 echo_writable(void *ctx, struct ewyk_tcp_conn *c)
 {
 	RTE_SET_USED(c);
-	echo_flush(ctx);
+	svc_echo_flush(ctx);
 }
 
 static void
@@ -199,66 +193,98 @@ static const struct ewyk_tcp_ops discard_ops = {
 	.closed = svc_closed,
 };
 
-int
-tcp_services_shard_init(struct httpd *h, struct httpd_lcore *lc)
+/* The shard's wheel (shared by TCP and the purgatory) and TCP. */
+static int
+svc_tcp_init(struct httpd_shard *sh, int socket)
 {
+	struct ewyk_twheel_params wp;
 	struct ewyk_tcp_conf tc;
-	struct ewyk_pool_params pp;
 	char name[32];
-	int socket = (int)rte_lcore_to_socket_id(lc->lcore_id);
 
-	memset(&tc, 0, sizeof(tc));
-	tc.shard = lc->shard;
-	tc.socket_id = socket;
-	tc.max_conns = SVC_MAX_CONNS;
-	lc->tcp = ewyk_tcp_create(&tc);
-	if (lc->tcp == NULL) {
-		fprintf(stderr, "error: TCP on shard %u: %s\n", lc->shard_id,
+	snprintf(name, sizeof(name), "httpd_wheel_%u", sh->id);
+	memset(&wp, 0, sizeof(wp));
+	wp.name = name;
+	wp.socket_id = socket;
+	sh->wheel = ewyk_twheel_create(&wp);
+	if (sh->wheel == NULL) {
+		fprintf(stderr, "error: timer wheel of shard %u: %s\n", sh->id,
 			rte_strerror(rte_errno));
 		return -1;
 	}
-	if (h->conf.echo_port == 0 && h->conf.discard_port == 0)
+	memset(&tc, 0, sizeof(tc));
+	tc.shard = sh->shard;
+	tc.socket_id = socket;
+	tc.max_conns = SVC_MAX_CONNS;
+	tc.wheel = sh->wheel;
+	sh->tcp = ewyk_tcp_create(&tc);
+	if (sh->tcp == NULL) {
+		fprintf(stderr, "error: TCP on shard %u: %s\n", sh->id,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+svc_listen(struct httpd_shard *sh, uint16_t port,
+		const struct ewyk_tcp_ops *ops, const char *what)
+{
+	if (port == 0)
 		return 0;
-	snprintf(name, sizeof(name), "svc_conn_%u", lc->shard_id);
+	if (ewyk_tcp_listen(sh->tcp, 0, port, ops, sh, 0) != 0) {
+		fprintf(stderr, "error: cannot listen on %s port %u\n", what,
+			port);
+		return -1;
+	}
+	if (sh->id == 0)
+		printf("tcp: %s on port %u\n", what, port);
+	return 0;
+}
+
+int
+tcp_services_shard_init(struct httpd *h, struct httpd_shard *sh)
+{
+	struct ewyk_pool_params pp;
+	char name[32];
+	int socket = (int)rte_lcore_to_socket_id(sh->home);
+
+	if (svc_tcp_init(sh, socket) != 0)
+		return -1;
+	if (h->conf.echo_port == 0 && h->conf.discard_port == 0 &&
+			h->conf.slow_echo_port == 0)
+		return 0;
+	snprintf(name, sizeof(name), "svc_conn_%u", sh->id);
 	memset(&pp, 0, sizeof(pp));
 	pp.name = name;
 	pp.capacity = SVC_MAX_CONNS;
 	pp.obj_size = sizeof(struct svc_conn);
 	pp.socket_id = socket;
 	pp.cache_size = 64;
-	svc_pools[lc->shard_id] = ewyk_pool_create(&pp);
-	if (svc_pools[lc->shard_id] == NULL) {
+	sh->conns = ewyk_pool_create(&pp);
+	if (sh->conns == NULL) {
 		fprintf(stderr, "error: service pool of shard %u: %s\n",
-			lc->shard_id, rte_strerror(rte_errno));
+			sh->id, rte_strerror(rte_errno));
 		return -1;
 	}
-	if (h->conf.echo_port != 0 &&
-			ewyk_tcp_listen(lc->tcp, 0, h->conf.echo_port, &echo_ops,
-				svc_pools[lc->shard_id], 0) != 0) {
-		fprintf(stderr, "error: cannot listen on echo port %u\n",
-			h->conf.echo_port);
+	if (svc_listen(sh, h->conf.echo_port, &echo_ops, "echo") != 0 ||
+			svc_listen(sh, h->conf.discard_port, &discard_ops,
+				"discard") != 0)
 		return -1;
-	}
-	if (h->conf.discard_port != 0 &&
-			ewyk_tcp_listen(lc->tcp, 0, h->conf.discard_port,
-				&discard_ops, svc_pools[lc->shard_id], 0) != 0) {
-		fprintf(stderr, "error: cannot listen on discard port %u\n",
-			h->conf.discard_port);
+	if (h->conf.slow_echo_port != 0 &&
+			(slow_echo_shard_init(h, sh) != 0 ||
+			 svc_listen(sh, h->conf.slow_echo_port,
+				slow_echo_ops(), "slow echo") != 0))
 		return -1;
-	}
-	if (lc->shard_id == 0) {
-		if (h->conf.echo_port != 0)
-			printf("tcp: echo on port %u\n", h->conf.echo_port);
-		if (h->conf.discard_port != 0)
-			printf("tcp: discard on port %u\n", h->conf.discard_port);
-	}
 	return 0;
 }
 
 void
-tcp_services_poll(struct httpd_lcore *lc, uint64_t now)
+tcp_services_poll(struct httpd_shard *sh, uint64_t now)
 {
-	ewyk_tcp_advance(lc->tcp, now);
+	/* TCP sets its clock first, then the shared wheel runs every timer
+	 * due: TCP's and the task deadlines of the purgatory. */
+	ewyk_tcp_advance(sh->tcp, now);
+	ewyk_twheel_advance(sh->wheel, now, 0);
 }
 
 void
@@ -266,12 +292,17 @@ tcp_services_free(struct httpd *h)
 {
 	unsigned int i;
 
-	for (i = 0; i < h->nb_lcores; i++) {
+	for (i = 0; i < h->nb_shards; i++) {
+		struct httpd_shard *sh = &h->sh[i];
+
 		/* Dropping connections frees no svc_conn: the pool goes whole. */
-		ewyk_tcp_free(h->lc[i].tcp);
-		h->lc[i].tcp = NULL;
-		ewyk_pool_free(svc_pools[i]);
-		svc_pools[i] = NULL;
+		slow_echo_shard_free(sh);
+		ewyk_tcp_free(sh->tcp);
+		sh->tcp = NULL;
+		ewyk_twheel_free(sh->wheel);
+		sh->wheel = NULL;
+		ewyk_pool_free(sh->conns);
+		sh->conns = NULL;
 	}
 }
 
@@ -293,16 +324,16 @@ tcp_services_stats_print(struct httpd *h)
 	for (k = 0; k < RTE_DIM(table_ctrs); k++) {
 		uint64_t v = 0;
 
-		for (i = 0; i < h->nb_lcores; i++)
-			v += ewyk_tcp_counter_get(h->lc[i].tcp, table_ctrs[k]);
+		for (i = 0; i < h->nb_shards; i++)
+			v += ewyk_tcp_counter_get(h->sh[i].tcp, table_ctrs[k]);
 		printf(" %s=%" PRIu64, ewyk_tcp_counter_name(table_ctrs[k]), v);
 	}
 	printf(" conns=");
 	for (k = EWYK_TCP_SYN_SENT; k < EWYK_TCP_STATE_MAX; k++) {
 		uint64_t v = 0;
 
-		for (i = 0; i < h->nb_lcores; i++)
-			v += ewyk_tcp_state_count(h->lc[i].tcp, k);
+		for (i = 0; i < h->nb_shards; i++)
+			v += ewyk_tcp_state_count(h->sh[i].tcp, k);
 		if (v != 0)
 			printf("%s%s:%" PRIu64, any ? "," : "",
 				ewyk_tcp_state_name(k), v);
@@ -313,8 +344,8 @@ tcp_services_stats_print(struct httpd *h)
 	for (c = EWYK_TCP_DROP_FIRST; c < EWYK_TCP_COUNTER_MAX; c++) {
 		uint64_t v = 0;
 
-		for (i = 0; i < h->nb_lcores; i++)
-			v += ewyk_tcp_counter_get(h->lc[i].tcp, c);
+		for (i = 0; i < h->nb_shards; i++)
+			v += ewyk_tcp_counter_get(h->sh[i].tcp, c);
 		if (v == 0)
 			continue;
 		if (!any)
@@ -327,7 +358,7 @@ tcp_services_stats_print(struct httpd *h)
 }
 
 void
-tcp_services_tel_lcore(struct rte_tel_data *d, const struct httpd_lcore *lc)
+tcp_services_tel_shard(struct rte_tel_data *d, const struct httpd_shard *sh)
 {
 	char key[48];
 	uint64_t drops = 0;
@@ -338,11 +369,11 @@ tcp_services_tel_lcore(struct rte_tel_data *d, const struct httpd_lcore *lc)
 		snprintf(key, sizeof(key), "tcp_%s",
 			ewyk_tcp_counter_name(table_ctrs[k]));
 		rte_tel_data_add_dict_u64(d, key,
-			ewyk_tcp_counter_get(lc->tcp, table_ctrs[k]));
+			ewyk_tcp_counter_get(sh->tcp, table_ctrs[k]));
 	}
 	for (c = EWYK_TCP_DROP_FIRST; c < EWYK_TCP_COUNTER_MAX; c++)
-		drops += ewyk_tcp_counter_get(lc->tcp, c);
+		drops += ewyk_tcp_counter_get(sh->tcp, c);
 	rte_tel_data_add_dict_u64(d, "tcp_drops", drops);
 	rte_tel_data_add_dict_u64(d, "tcp_established_now",
-		ewyk_tcp_state_count(lc->tcp, EWYK_TCP_ESTABLISHED));
+		ewyk_tcp_state_count(sh->tcp, EWYK_TCP_ESTABLISHED));
 }

@@ -520,7 +520,7 @@ struct ewyk_http_route {
 	const char *path;   /**< path or prefix (copied into the router) */
 	uint32_t path_len;  /**< its length */
 	uint8_t prefix;     /**< 1: matches every path starting with path */
-	uint8_t invocation; /**< enum ewyk_invocation of its handler */
+	uint8_t invocation; /**< enum ewyk_strategy_invocation of its handler */
 	uint32_t methods;   /**< EWYK_HTTP_M() bits; GET implies HEAD */
 	void *handler;      /**< the caller's handler (opaque here) */
 	void *arg;          /**< its argument */
@@ -562,7 +562,7 @@ ewyk_http_router_free(struct ewyk_http_router *r);
  * @param methods
  *   EWYK_HTTP_M() bits (non-zero).
  * @param invocation
- *   enum ewyk_invocation of the handler.
+ *   enum ewyk_strategy_invocation of the handler.
  * @param handler
  *   Caller's handler, returned by lookups.
  * @param arg
@@ -573,7 +573,7 @@ ewyk_http_router_free(struct ewyk_http_router *r);
  */
 int
 ewyk_http_route_add(struct ewyk_http_router *r, const char *path, int prefix,
-		uint32_t methods, enum ewyk_invocation invocation, void *handler,
+		uint32_t methods, enum ewyk_strategy_invocation invocation, void *handler,
 		void *arg);
 
 /**

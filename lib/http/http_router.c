@@ -66,7 +66,7 @@ with_head(uint32_t methods)
 
 int
 ewyk_http_route_add(struct ewyk_http_router *r, const char *path, int prefix,
-		uint32_t methods, enum ewyk_invocation invocation, void *handler,
+		uint32_t methods, enum ewyk_strategy_invocation invocation, void *handler,
 		void *arg)
 {
 	struct ewyk_http_route *rt;
@@ -76,7 +76,7 @@ ewyk_http_route_add(struct ewyk_http_router *r, const char *path, int prefix,
 
 	if (r == NULL || path == NULL || path[0] != '/' || methods == 0 ||
 			(methods >> EWYK_HTTP_METHOD_MAX) != 0 ||
-			(unsigned int)invocation > EWYK_INVOKE_EITHER)
+			(unsigned int)invocation > EWYK_STRATEGY_INVOKE_EITHER)
 		return -EINVAL;
 	len = strlen(path);
 	if (len >= ROUTE_PATH_MAX)

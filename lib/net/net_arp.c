@@ -339,6 +339,7 @@ ewyk_net_arp_lookup(struct ewyk_net_shard *s, rte_be32_t ip,
 {
 	struct net_arp_entry *e = net_arp_find(s, ip);
 
+	NET_ASSERT_HOLDER(s);
 	if (e == NULL || e->state != NET_ARP_REACHABLE)
 		return -ENOENT;
 	rte_ether_addr_copy(&e->mac, mac);

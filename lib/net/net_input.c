@@ -272,6 +272,7 @@ ewyk_net_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf **pkts,
 {
 	uint16_t i;
 
+	NET_ASSERT_HOLDER(s);
 	s->now = now;
 	for (i = 0; i < n; i++) {
 		if (i + 1 < n)
@@ -288,6 +289,7 @@ ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now)
 	uint16_t total;
 	uint16_t p;
 
+	NET_ASSERT_HOLDER(s);
 	s->now = now;
 	/* Inbox first: it holds what other shards learnt or steered here. */
 	total = net_inbox_drain(s, now);

@@ -18,6 +18,7 @@ ewyk_net_tx_flush(struct ewyk_net_shard *s)
 	uint16_t sent_total = 0;
 	uint16_t p;
 
+	NET_ASSERT_HOLDER(s);
 	for (p = 0; p < net->nb_ports; p++) {
 		struct net_txb *b = &s->txb[p];
 		uint16_t sent, i;
@@ -97,6 +98,7 @@ ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	uint32_t l4_len = rte_pktmbuf_pkt_len(m);
 	uint16_t cks_off = 0;
 
+	NET_ASSERT_HOLDER(s);
 	if (port >= net->nb_ports) {
 		net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
 		return -EINVAL;

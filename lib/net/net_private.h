@@ -87,6 +87,8 @@ struct ewyk_net_shard {
 	uint16_t id;
 	struct rte_mempool *pool;
 	struct rte_ring *inbox;          /* MPSC: frames from other lcores */
+	struct net_msg_inbox *msgs;      /* typed messages (net_inbox.c) */
+	uint32_t holder;                 /* lcore id + 1; 0: unchecked (net_holder.c) */
 	struct net_arp_entry *arp;       /* conf.arp_entries entries */
 	struct rte_mbuf **arp_q;         /* arp_entries * arp_queue_len */
 	uint32_t arp_mask;
@@ -137,6 +139,14 @@ void net_arp_flush(struct ewyk_net_shard *s);
 /* net_input.c */
 void net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		bool from_inbox, uint64_t now);
+
+/* net_holder.c: nobody holds the shard (released). */
+#define NET_HOLDER_NONE UINT32_MAX
+/* Only the holder may call this (debug builds). */
+#define NET_ASSERT_HOLDER(s) RTE_ASSERT(ewyk_net_shard_held_here(s))
+
+/* net_inbox.c */
+void net_inbox_free(struct ewyk_net_shard *s);
 
 /* net_cksum.c */
 bool net_ipv4_hdr_valid_cksum(const struct rte_ipv4_hdr *ip, uint16_t hlen);

@@ -77,6 +77,7 @@ net_shard_free(struct ewyk_net_shard *s)
 		s->txb[p].n = 0;
 	}
 	net_arp_flush(s);
+	net_inbox_free(s);
 	if (s->inbox != NULL) {
 		while (rte_ring_dequeue(s->inbox, (void **)&m) == 0)
 			rte_pktmbuf_free(m);

@@ -34,22 +34,23 @@ int
 ewyk_strategy_decide(enum ewyk_strategy_kind kind, uint32_t invocation,
 	int reserved_idle)
 {
-	if (invocation > EWYK_INVOKE_EITHER)
+	if (invocation > EWYK_STRATEGY_INVOKE_EITHER)
 		return -EINVAL;
 	switch (kind) {
 	case EWYK_STRATEGY_PC:
-		return EWYK_MODE_PC;
+		return EWYK_STRATEGY_MODE_PC;
 	case EWYK_STRATEGY_PEC:
-		return EWYK_MODE_PEC;
+		return EWYK_STRATEGY_MODE_PEC;
 	case EWYK_STRATEGY_EPC:
-		return reserved_idle ? EWYK_MODE_EPC : EWYK_MODE_PC;
+		return reserved_idle ? EWYK_STRATEGY_MODE_EPC :
+			EWYK_STRATEGY_MODE_PC;
 	case EWYK_STRATEGY_ADAPTIVE:
-		if (invocation == EWYK_INVOKE_NON_BLOCKING)
-			return EWYK_MODE_PC;
+		if (invocation == EWYK_STRATEGY_INVOKE_NON_BLOCKING)
+			return EWYK_STRATEGY_MODE_PC;
 		if (reserved_idle)
-			return EWYK_MODE_EPC;
-		return invocation == EWYK_INVOKE_EITHER ? EWYK_MODE_PIC :
-			EWYK_MODE_PEC;
+			return EWYK_STRATEGY_MODE_EPC;
+		return invocation == EWYK_STRATEGY_INVOKE_EITHER ?
+			EWYK_STRATEGY_MODE_PIC : EWYK_STRATEGY_MODE_PEC;
 	}
 	return -EINVAL;
 }
@@ -117,7 +118,8 @@ ewyk_strategy_kind_get(const struct ewyk_strategy *s)
 }
 
 int
-ewyk_strategy_execute(struct ewyk_strategy *s, const struct ewyk_task *task)
+ewyk_strategy_execute(struct ewyk_strategy *s,
+	const struct ewyk_strategy_task *task)
 {
 	struct strategy_lcore_stats *st;
 	int mode, ret;
@@ -128,17 +130,20 @@ ewyk_strategy_execute(struct ewyk_strategy *s, const struct ewyk_task *task)
 	if (mode < 0)
 		return mode;
 	st = strategy_stats_here(s);
-	if (mode == EWYK_MODE_PEC) {
-		ret = ewyk_executor_submit(s->ex, task);
+	if (mode == EWYK_STRATEGY_MODE_PEC) {
+		ret = ewyk_strategy_executor_submit(s->ex, task);
 		if (ret != 0) {
-			strategy_count(s, &st->mode[EWYK_MODE_REJECTED]);
-			return ret;
+			/* As in a producer loop: told here, exactly once. */
+			mode = EWYK_STRATEGY_MODE_REJECTED;
+			strategy_count(s, &st->mode[mode]);
+			strategy_invoke(task, EWYK_STRATEGY_MODE_REJECTED);
+			return mode;
 		}
-		strategy_count(s, &st->mode[EWYK_MODE_PEC]);
+		strategy_count(s, &st->mode[EWYK_STRATEGY_MODE_PEC]);
 		return mode;
 	}
 	strategy_count(s, &st->mode[mode]);
-	strategy_invoke(task, (enum ewyk_exec_mode)mode);
+	strategy_invoke(task, (enum ewyk_strategy_mode)mode);
 	return mode;
 }
 
@@ -154,7 +159,7 @@ ewyk_strategy_stats_get(const struct ewyk_strategy *s,
 	for (l = 0; l <= RTE_MAX_LCORE; l++) {
 		const struct strategy_lcore_stats *c = &s->stats[l];
 
-		for (m = 0; m < EWYK_MODE_MAX; m++)
+		for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++)
 			st->mode[m] += __atomic_load_n(&c->mode[m],
 				__ATOMIC_RELAXED);
 		st->handoffs += __atomic_load_n(&c->handoffs, __ATOMIC_RELAXED);
@@ -195,14 +200,23 @@ ewyk_strategy_stats_get(const struct ewyk_strategy *s,
 		"Lcores that ever served the executor") \
 	X(RESERVED_IDLE, reserved_idle, GAUGE, "Reserved lcores idle") \
 	X(RESERVED_BUSY, reserved_busy, GAUGE, "Serving lcores not idle") \
+	X(RESERVED_SPINNING, reserved_spinning, GAUGE, \
+		"Idle ring servers spinning now") \
 	X(RING_COUNT, ring_count, GAUGE, "Tasks on the PEC ring") \
 	X(RING_CAPACITY, ring_capacity, GAUGE, "PEC ring capacity") \
 	X(PARKS, parks, COUNTER, "Times a reserved lcore parked") \
 	X(WAKES, wakes, COUNTER, "Wakes sent to parked lcores") \
 	X(JOBS, jobs, COUNTER, "Mailbox jobs run by reserved lcores") \
-	X(PEC_RUN, pec_run, COUNTER, "PEC tasks run from the ring")
+	X(PEC_RUN, pec_run, COUNTER, "PEC tasks run from the ring") \
+	X(PEC_EXPIRED, pec_expired, COUNTER, \
+		"Queued PEC tasks dropped at their deadline") \
+	X(PEC_DELAY_N, pec_delay_n, COUNTER, "PEC queueing delays measured") \
+	X(PEC_DELAY_P50_NS, pec_delay_p50_ns, GAUGE, \
+		"Median PEC queueing delay in ns (+-12%)") \
+	X(PEC_DELAY_P99_NS, pec_delay_p99_ns, GAUGE, \
+		"99th percentile PEC queueing delay in ns (+-12%)")
 
-static_assert(EWYK_MODE_MAX == 5, "one counter per mode below");
+static_assert(EWYK_STRATEGY_MODE_MAX == 6, "one counter per mode below");
 
 static const struct ewyk_ctr_desc strategy_ctr[] = {
 	{ "pc", "Tasks run in place (PC)", EWYK_CTR_COUNTER },
@@ -211,7 +225,9 @@ static const struct ewyk_ctr_desc strategy_ctr[] = {
 	{ "epc", "Tasks run after handing production over (EPC)",
 		EWYK_CTR_COUNTER },
 	{ "pec", "Tasks queued on the PEC ring", EWYK_CTR_COUNTER },
-	{ "rejected", "Tasks not run: PEC ring full or executor stopped",
+	{ "rejected", "Tasks refused on the holder (PEC ring full)",
+		EWYK_CTR_COUNTER },
+	{ "dropped", "Tasks dropped: executor stopped or deadline passed",
 		EWYK_CTR_COUNTER },
 	STRATEGY_STATS(EWYK_CTR_DESC)
 };
@@ -223,7 +239,7 @@ strategy_read(const void *obj, uint64_t *v)
 	unsigned int i, m;
 
 	ewyk_strategy_stats_get(obj, &st);
-	for (m = 0; m < EWYK_MODE_MAX; m++)
+	for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++)
 		v[m] = st.mode[m];
 	i = m;
 #define STRATEGY_READ(sym, name, type, help) v[i++] = st.name;

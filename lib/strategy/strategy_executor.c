@@ -61,21 +61,21 @@ exec_futex_wake(uint32_t *addr)
 }
 
 unsigned int
-ewyk_executor_default_reserved(void)
+ewyk_strategy_executor_default_reserved(void)
 {
 	unsigned int n = rte_lcore_count() / 4;
 
 	if (n < 1)
 		n = 1;
-	if (n > EWYK_EXECUTOR_MAX_LCORES)
-		n = EWYK_EXECUTOR_MAX_LCORES;
+	if (n > EWYK_STRATEGY_EXECUTOR_MAX_LCORES)
+		n = EWYK_STRATEGY_EXECUTOR_MAX_LCORES;
 	return n;
 }
 
-struct ewyk_executor *
-ewyk_executor_create(const struct ewyk_executor_conf *conf)
+struct ewyk_strategy_executor *
+ewyk_strategy_executor_create(const struct ewyk_strategy_executor_conf *conf)
 {
-	struct ewyk_executor *ex;
+	struct ewyk_strategy_executor *ex;
 	char rname[RTE_RING_NAMESIZE];
 	uint32_t size;
 	int socket;
@@ -99,7 +99,7 @@ ewyk_executor_create(const struct ewyk_executor_conf *conf)
 		return NULL;
 	}
 
-	ex = rte_zmalloc_socket("ewyk_executor", sizeof(*ex),
+	ex = rte_zmalloc_socket("ewyk_strategy_executor", sizeof(*ex),
 		RTE_CACHE_LINE_SIZE, socket);
 	if (ex == NULL) {
 		rte_errno = ENOMEM;
@@ -116,9 +116,9 @@ ewyk_executor_create(const struct ewyk_executor_conf *conf)
 	 * rte_thread_register()'ed threads). RTS never waits for another
 	 * thread to finish its copy.
 	 */
-	ex->ring = rte_ring_create_elem(rname, sizeof(struct ewyk_task), size,
-		socket, RING_F_EXACT_SZ | RING_F_MP_RTS_ENQ |
-		RING_F_MC_RTS_DEQ);
+	ex->ring = rte_ring_create_elem(rname,
+		sizeof(struct exec_item), size, socket,
+		RING_F_EXACT_SZ | RING_F_MP_RTS_ENQ | RING_F_MC_RTS_DEQ);
 	if (ex->ring == NULL) {
 		int err = rte_errno;
 
@@ -127,8 +127,12 @@ ewyk_executor_create(const struct ewyk_executor_conf *conf)
 		return NULL;
 	}
 	ex->ring_size = size;
-	ex->spin_cycles = (conf->spin_us != 0 ? conf->spin_us :
-		EXEC_DEFAULT_SPIN_US) * (rte_get_tsc_hz() / 1000000);
+	if (conf->spin_us == EWYK_STRATEGY_EXECUTOR_SPIN_FOREVER)
+		ex->spin_cycles = UINT64_MAX;
+	else
+		ex->spin_cycles = (conf->spin_us != 0 ? conf->spin_us :
+			EXEC_DEFAULT_SPIN_US) * (rte_get_tsc_hz() / 1000000);
+	ex->spin_keep = conf->spin_keep;
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		ex->slot_of[i] = -1;
 	STRATEGY_LOG(DEBUG, "executor %s: ring %u, spin %" PRIu64 " cycles",
@@ -137,15 +141,15 @@ ewyk_executor_create(const struct ewyk_executor_conf *conf)
 }
 
 void
-ewyk_executor_free(struct ewyk_executor *ex)
+ewyk_strategy_executor_free(struct ewyk_strategy_executor *ex)
 {
-	struct ewyk_task t;
+	struct exec_item it;
 
 	if (ex == NULL)
 		return;
 	/* Whatever is left was never run: tell its owner (exactly once). */
-	while (rte_ring_dequeue_elem(ex->ring, &t, sizeof(t)) == 0)
-		strategy_invoke(&t, EWYK_MODE_REJECTED);
+	while (rte_ring_dequeue_elem(ex->ring, &it, sizeof(it)) == 0)
+		strategy_invoke(&it.t, EWYK_STRATEGY_MODE_DROPPED);
 	rte_ring_free(ex->ring);
 	rte_free(ex);
 }
@@ -158,7 +162,7 @@ ewyk_executor_free(struct ewyk_executor *ex)
  * wake-up.
  */
 static int
-exec_claim(struct ewyk_executor *ex, uint64_t exclude)
+exec_claim(struct ewyk_strategy_executor *ex, uint64_t exclude)
 {
 	uint64_t mask = __atomic_load_n(&ex->idle, __ATOMIC_RELAXED) & ~exclude;
 	uint64_t spin = 0, m, bit, old;
@@ -184,8 +188,8 @@ exec_claim(struct ewyk_executor *ex, uint64_t exclude)
 
 /* Publish a job in a claimed lcore's mailbox and wake it if parked. */
 static void
-exec_give(struct ewyk_executor *ex, int slot, uint32_t kind, ewyk_job_fn fn,
-	void *arg)
+exec_give(struct ewyk_strategy_executor *ex, int slot, uint32_t kind,
+	ewyk_strategy_job_fn fn, void *arg)
 {
 	struct exec_mbox *mb = &ex->mbox[slot];
 
@@ -198,30 +202,22 @@ exec_give(struct ewyk_executor *ex, int slot, uint32_t kind, ewyk_job_fn fn,
 }
 
 int
-ewyk_executor_try_execute(struct ewyk_executor *ex, ewyk_job_fn fn, void *arg)
+executor_claim(struct ewyk_strategy_executor *ex)
 {
 	int slot;
 
-	if (ex == NULL || fn == NULL)
-		return -EINVAL;
 	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
 		return -ESHUTDOWN;
 	slot = exec_claim(ex, 0);
-	if (slot < 0)
-		return -EBUSY;
-	exec_give(ex, slot, JOB_RUN, fn, arg);
-	return 0;
+	return slot >= 0 ? slot : -EBUSY;
 }
 
 int
-ewyk_executor_try_execute_on(struct ewyk_executor *ex, unsigned int lcore,
-	ewyk_job_fn fn, void *arg)
+executor_claim_on(struct ewyk_strategy_executor *ex, unsigned int lcore)
 {
 	uint64_t bit, old;
 	int slot;
 
-	if (ex == NULL || fn == NULL || lcore >= RTE_MAX_LCORE)
-		return -EINVAL;
 	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
 		return -ESHUTDOWN;
 	slot = __atomic_load_n(&ex->slot_of[lcore], __ATOMIC_RELAXED);
@@ -233,25 +229,63 @@ ewyk_executor_try_execute_on(struct ewyk_executor *ex, unsigned int lcore,
 	old = __atomic_fetch_and(&ex->idle, ~bit, __ATOMIC_ACQ_REL);
 	if ((old & bit) == 0)
 		return -EBUSY;
+	return slot;
+}
+
+void
+executor_give_job(struct ewyk_strategy_executor *ex, int slot,
+	ewyk_strategy_job_fn fn, void *arg)
+{
+	exec_give(ex, slot, JOB_RUN, fn, arg);
+}
+
+int
+ewyk_strategy_executor_try_execute(struct ewyk_strategy_executor *ex,
+	ewyk_strategy_job_fn fn, void *arg)
+{
+	int slot;
+
+	if (ex == NULL || fn == NULL)
+		return -EINVAL;
+	slot = executor_claim(ex);
+	if (slot < 0)
+		return slot;
 	exec_give(ex, slot, JOB_RUN, fn, arg);
 	return 0;
 }
 
 int
-executor_enqueue(struct ewyk_executor *ex, const struct ewyk_task *task)
+ewyk_strategy_executor_try_execute_on(struct ewyk_strategy_executor *ex,
+	unsigned int lcore, ewyk_strategy_job_fn fn, void *arg)
 {
-	struct ewyk_task t;
+	int slot;
+
+	if (ex == NULL || fn == NULL || lcore >= RTE_MAX_LCORE)
+		return -EINVAL;
+	slot = executor_claim_on(ex, lcore);
+	if (slot < 0)
+		return slot;
+	exec_give(ex, slot, JOB_RUN, fn, arg);
+	return 0;
+}
+
+int
+executor_enqueue(struct ewyk_strategy_executor *ex,
+	const struct ewyk_strategy_task *task)
+{
+	struct exec_item it;
 
 	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
 		return -ESHUTDOWN;
-	t = *task;
-	if (rte_ring_enqueue_elem(ex->ring, &t, sizeof(t)) != 0)
+	it.t = *task;
+	it.enq_tsc = rte_get_tsc_cycles();
+	if (rte_ring_enqueue_elem(ex->ring, &it, sizeof(it)) != 0)
 		return -ENOBUFS;
 	return 0;
 }
 
 void
-executor_doorbell(struct ewyk_executor *ex)
+executor_doorbell(struct ewyk_strategy_executor *ex)
 {
 	int slot;
 
@@ -266,7 +300,8 @@ executor_doorbell(struct ewyk_executor *ex)
 }
 
 int
-ewyk_executor_submit(struct ewyk_executor *ex, const struct ewyk_task *task)
+ewyk_strategy_executor_submit(struct ewyk_strategy_executor *ex,
+	const struct ewyk_strategy_task *task)
 {
 	int ret;
 
@@ -278,41 +313,116 @@ ewyk_executor_submit(struct ewyk_executor *ex, const struct ewyk_task *task)
 	return ret;
 }
 
-/* Run queued PEC tasks until the ring is empty or @max ran. */
+/* Bucket of a delay of @ns nanoseconds (see struct exec_hist). */
 static unsigned int
-exec_drain(struct ewyk_executor *ex, unsigned int max,
-	struct exec_slot_stats *ss)
+exec_hist_bucket(uint64_t ns)
 {
-	struct ewyk_task t[EXEC_DRAIN_BURST];
-	unsigned int done = 0;
-	unsigned int n, i;
+	unsigned int msb;
 
+	if (ns < 4)
+		return (unsigned int)ns;
+	msb = 63 - (unsigned int)__builtin_clzll(ns);
+	return msb * 4 + (unsigned int)((ns >> (msb - 2)) & 3);
+}
+
+/* Upper bound (ns) of bucket @b. */
+static uint64_t
+exec_hist_upper(unsigned int b)
+{
+	unsigned int msb = b / 4;
+
+	if (b < 4)
+		return b + 1;
+	return ((uint64_t)(4 + b % 4 + 1)) << (msb - 2);
+}
+
+/*
+ * Run queued PEC tasks until the ring is empty or @max ran. @slot: the
+ * caller's executor slot, or -1 (counted in the shared histogram).
+ * A task whose deadline passed while it waited is not started: it is told
+ * DROPPED (whoever runs this holds no token).
+ */
+static unsigned int
+exec_drain(struct ewyk_strategy_executor *ex, unsigned int max, int slot)
+{
+	struct exec_slot_stats *ss = slot >= 0 ? &ex->sstats[slot] : NULL;
+	struct exec_hist *h = &ex->hist[slot >= 0 ? slot :
+		EWYK_STRATEGY_EXECUTOR_MAX_LCORES];
+	uint64_t hz_ns = rte_get_tsc_hz() / 1000000;
+	struct exec_item it[EXEC_DRAIN_BURST];
+	unsigned int done = 0, ran = 0;
+	unsigned int n, i, b;
+	uint64_t now, ns;
+
+	if (hz_ns == 0)
+		hz_ns = 1;
 	while (done < max) {
 		n = RTE_MIN((unsigned int)EXEC_DRAIN_BURST, max - done);
-		n = rte_ring_dequeue_burst_elem(ex->ring, t, sizeof(t[0]),
+		n = rte_ring_dequeue_burst_elem(ex->ring, it, sizeof(it[0]),
 			n, NULL);
 		if (n == 0)
 			break;
-		for (i = 0; i < n; i++)
-			strategy_invoke(&t[i], EWYK_MODE_PEC);
+		for (i = 0; i < n; i++) {
+			now = rte_get_tsc_cycles();
+			if (it[i].t.deadline != 0 && now > it[i].t.deadline) {
+				if (ss != NULL)
+					__atomic_store_n(&ss->expired,
+						ss->expired + 1,
+						__ATOMIC_RELAXED);
+				else
+					__atomic_fetch_add(&ex->expired_other,
+						1, __ATOMIC_RELAXED);
+				strategy_invoke(&it[i].t,
+					EWYK_STRATEGY_MODE_DROPPED);
+				continue;
+			}
+			ns = now > it[i].enq_tsc ?
+				(now - it[i].enq_tsc) * 1000 / hz_ns : 0;
+			b = exec_hist_bucket(ns);
+			if (b >= EXEC_HIST_BUCKETS)
+				b = EXEC_HIST_BUCKETS - 1;
+			if (ss != NULL)
+				__atomic_store_n(&h->b[b], h->b[b] + 1,
+					__ATOMIC_RELAXED);
+			else
+				__atomic_fetch_add(&h->b[b], 1,
+					__ATOMIC_RELAXED);
+			strategy_invoke(&it[i].t, EWYK_STRATEGY_MODE_PEC);
+			ran++;
+		}
 		done += n;
-		if (ss != NULL)
-			__atomic_store_n(&ss->pec_run, ss->pec_run + n,
-				__ATOMIC_RELAXED);
 	}
+	if (ss != NULL && ran != 0)
+		__atomic_store_n(&ss->pec_run, ss->pec_run + ran,
+			__ATOMIC_RELAXED);
+	else if (ran != 0)
+		__atomic_fetch_add(&ex->pec_run_other, ran, __ATOMIC_RELAXED);
 	return done;
 }
 
 unsigned int
-ewyk_executor_run_queued(struct ewyk_executor *ex, unsigned int max)
+executor_drain_here(struct ewyk_strategy_executor *ex, unsigned int max)
+{
+	unsigned int lc = rte_lcore_id();
+	int slot = -1;
+
+	if (lc < RTE_MAX_LCORE)
+		slot = __atomic_load_n(&ex->slot_of[lc], __ATOMIC_RELAXED);
+	/* A slot's counters have one writer: the lcore that owns the slot. */
+	return exec_drain(ex, max, slot);
+}
+
+unsigned int
+ewyk_strategy_executor_run_queued(struct ewyk_strategy_executor *ex,
+	unsigned int max)
 {
 	if (ex == NULL)
 		return 0;
-	return exec_drain(ex, max, NULL);
+	return executor_drain_here(ex, max);
 }
 
 static int
-exec_should_leave(struct ewyk_executor *ex, const uint32_t *quit)
+exec_should_leave(struct ewyk_strategy_executor *ex, const uint32_t *quit)
 {
 	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
 		return 1;
@@ -325,23 +435,67 @@ exec_should_leave(struct ewyk_executor *ex, const uint32_t *quit)
  * @claimed: this lcore was claimed, a job is certainly coming: ignore the
  * leave condition (but still return 0 when kicked).
  */
+/* End of a spin phase starting now (UINT64_MAX: spin forever). */
+static uint64_t
+exec_spin_end(const struct ewyk_strategy_executor *ex)
+{
+	if (ex->spin_cycles == UINT64_MAX)
+		return UINT64_MAX;
+	return rte_get_tsc_cycles() + ex->spin_cycles;
+}
+
+static void
+exec_spin_done(struct ewyk_strategy_executor *ex, int ring)
+{
+	if (ring)
+		__atomic_fetch_sub(&ex->spinning, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Leave the spinning set if more than spin_keep ring servers spin: 1 (the
+ * caller parks), or 0 (it keeps spinning: the set never shrinks below
+ * spin_keep, so a hand-off finds a warm lcore without a futex wake-up).
+ */
 static int
-exec_wait_job(struct ewyk_executor *ex, int slot, const uint32_t *quit,
-	int claimed)
+exec_may_park(struct ewyk_strategy_executor *ex)
+{
+	uint32_t n = __atomic_load_n(&ex->spinning, __ATOMIC_RELAXED);
+
+	do {
+		if (n <= ex->spin_keep)
+			return 0;
+	} while (!__atomic_compare_exchange_n(&ex->spinning, &n, n - 1, 0,
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return 1;
+}
+
+static int
+exec_wait_job(struct ewyk_strategy_executor *ex, int slot, const uint32_t *quit,
+	int claimed, int ring)
 {
 	struct exec_mbox *mb = &ex->mbox[slot];
 	struct exec_slot_stats *ss = &ex->sstats[slot];
-	uint64_t end = rte_get_tsc_cycles() + ex->spin_cycles;
+	uint64_t end = exec_spin_end(ex);
 	uint32_t w;
 	int parked = 0;
 
+	if (ring)
+		__atomic_fetch_add(&ex->spinning, 1, __ATOMIC_RELAXED);
 	for (;;) {
-		if (__atomic_load_n(&mb->word, __ATOMIC_ACQUIRE) == MBOX_FULL)
+		if (__atomic_load_n(&mb->word, __ATOMIC_ACQUIRE) == MBOX_FULL) {
+			exec_spin_done(ex, ring);
 			return 1;
-		if (!claimed && exec_should_leave(ex, quit))
+		}
+		if (!claimed && exec_should_leave(ex, quit)) {
+			exec_spin_done(ex, ring);
 			return 0;
-		if (rte_get_tsc_cycles() >= end)
-			break;
+		}
+		if (rte_get_tsc_cycles() >= end) {
+			/* The last spin_keep ring servers do not park. */
+			if (!ring || exec_may_park(ex))
+				break;
+			end = exec_spin_end(ex);
+		}
 		rte_pause();
 	}
 	for (;;) {
@@ -381,7 +535,7 @@ got:
 
 /* Slot of the calling lcore, allocated on first use; <0 is -errno. */
 static int
-exec_slot_get(struct ewyk_executor *ex)
+exec_slot_get(struct ewyk_strategy_executor *ex)
 {
 	unsigned int lc = rte_lcore_id();
 	uint32_t n;
@@ -394,7 +548,7 @@ exec_slot_get(struct ewyk_executor *ex)
 		return slot;
 	n = __atomic_load_n(&ex->nslots, __ATOMIC_RELAXED);
 	do {
-		if (n >= EWYK_EXECUTOR_MAX_LCORES)
+		if (n >= EWYK_STRATEGY_EXECUTOR_MAX_LCORES)
 			return -ENOSPC;
 	} while (!__atomic_compare_exchange_n(&ex->nslots, &n, n + 1, 0,
 			__ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
@@ -404,26 +558,27 @@ exec_slot_get(struct ewyk_executor *ex)
 }
 
 int
-ewyk_executor_serve(struct ewyk_executor *ex, const uint32_t *quit)
+ewyk_strategy_executor_serve(
+	struct ewyk_strategy_executor *ex, const uint32_t *quit)
 {
-	return ewyk_executor_serve_opt(ex, quit, 0);
+	return ewyk_strategy_executor_serve_opt(ex, quit, 0);
 }
 
 int
-ewyk_executor_serve_opt(struct ewyk_executor *ex, const uint32_t *quit,
-	uint32_t flags)
+ewyk_strategy_executor_serve_opt(
+	struct ewyk_strategy_executor *ex, const uint32_t *quit, uint32_t flags)
 {
 	struct exec_mbox *mb;
 	struct exec_slot_stats *ss;
 	uint64_t bit;
-	ewyk_job_fn fn;
+	ewyk_strategy_job_fn fn;
 	void *arg;
 	uint32_t kind;
 	int claimed;
 	int ring;
 	int slot;
 
-	if (ex == NULL || (flags & ~(uint32_t)EWYK_SERVE_NO_RING) != 0)
+	if (ex == NULL || (flags & ~(uint32_t)EWYK_STRATEGY_SERVE_NO_RING) != 0)
 		return -EINVAL;
 	slot = exec_slot_get(ex);
 	if (slot < 0)
@@ -434,7 +589,7 @@ ewyk_executor_serve_opt(struct ewyk_executor *ex, const uint32_t *quit,
 		return -EBUSY;
 	ss->serving = 1;
 	bit = UINT64_C(1) << slot;
-	ring = (flags & EWYK_SERVE_NO_RING) == 0;
+	ring = (flags & EWYK_STRATEGY_SERVE_NO_RING) == 0;
 	/* Before our idle bit can be seen: submitters must skip us. */
 	if (ring)
 		__atomic_fetch_and(&ex->no_ring, ~bit, __ATOMIC_SEQ_CST);
@@ -444,13 +599,13 @@ ewyk_executor_serve_opt(struct ewyk_executor *ex, const uint32_t *quit,
 	for (;;) {
 		/* Busy: run what is queued, then leave or go idle. */
 		if (ring)
-			exec_drain(ex, UINT_MAX, ss);
+			exec_drain(ex, UINT_MAX, slot);
 		if (exec_should_leave(ex, quit))
 			break;
 
 		__atomic_store_n(&mb->word, MBOX_EMPTY, __ATOMIC_RELAXED);
 		__atomic_fetch_or(&ex->idle, bit, __ATOMIC_SEQ_CST);
-		/* Pairs with the fence in ewyk_executor_submit(). */
+		/* Pairs with the fence in ewyk_strategy_executor_submit(). */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		claimed = 0;
 		for (;;) {
@@ -465,7 +620,7 @@ ewyk_executor_serve_opt(struct ewyk_executor *ex, const uint32_t *quit,
 				/* Claimed meanwhile: a job is coming. */
 				claimed = 1;
 			}
-			if (exec_wait_job(ex, slot, quit, claimed))
+			if (exec_wait_job(ex, slot, quit, claimed, ring))
 				break;
 		}
 		if (__atomic_load_n(&mb->word, __ATOMIC_ACQUIRE) != MBOX_FULL)
@@ -477,7 +632,7 @@ ewyk_executor_serve_opt(struct ewyk_executor *ex, const uint32_t *quit,
 		__atomic_store_n(&mb->word, MBOX_EMPTY, __ATOMIC_RELAXED);
 		if (kind == JOB_STOP) {
 			if (ring)
-				exec_drain(ex, UINT_MAX, ss);
+				exec_drain(ex, UINT_MAX, slot);
 			break;
 		}
 		if (kind == JOB_DRAIN && !ring) {
@@ -503,13 +658,13 @@ ewyk_executor_serve_opt(struct ewyk_executor *ex, const uint32_t *quit,
 }
 
 int
-ewyk_executor_lcore_main(void *arg)
+ewyk_strategy_executor_lcore_main(void *arg)
 {
-	return ewyk_executor_serve(arg, NULL);
+	return ewyk_strategy_executor_serve(arg, NULL);
 }
 
 void
-ewyk_executor_wake_all(struct ewyk_executor *ex)
+ewyk_strategy_executor_wake_all(struct ewyk_strategy_executor *ex)
 {
 	uint32_t n, i, w;
 
@@ -528,7 +683,7 @@ ewyk_executor_wake_all(struct ewyk_executor *ex)
 }
 
 int
-ewyk_executor_stop(struct ewyk_executor *ex)
+ewyk_strategy_executor_stop(struct ewyk_strategy_executor *ex)
 {
 	int slot;
 
@@ -538,12 +693,12 @@ ewyk_executor_stop(struct ewyk_executor *ex)
 	/* Idle lcores get a stop job; busy ones see the flag when done. */
 	while ((slot = exec_claim(ex, 0)) >= 0)
 		exec_give(ex, slot, JOB_STOP, NULL, NULL);
-	ewyk_executor_wake_all(ex);
+	ewyk_strategy_executor_wake_all(ex);
 	return 0;
 }
 
 unsigned int
-ewyk_executor_idle_count(const struct ewyk_executor *ex)
+ewyk_strategy_executor_idle_count(const struct ewyk_strategy_executor *ex)
 {
 	if (ex == NULL)
 		return 0;
@@ -552,15 +707,48 @@ ewyk_executor_idle_count(const struct ewyk_executor *ex)
 }
 
 unsigned int
-ewyk_executor_queued(const struct ewyk_executor *ex)
+ewyk_strategy_executor_queued(const struct ewyk_strategy_executor *ex)
 {
 	if (ex == NULL)
 		return 0;
 	return rte_ring_count(ex->ring);
 }
 
+/* Expired count and delay percentiles, summed over every histogram. */
+static void
+exec_hist_stats(const struct ewyk_strategy_executor *ex,
+	struct ewyk_strategy_stats *st)
+{
+	uint64_t sum[EXEC_HIST_BUCKETS] = { 0 };
+	uint64_t n = 0, acc = 0, p50 = 0, p99 = 0;
+	unsigned int i, b;
+
+	for (i = 0; i <= EWYK_STRATEGY_EXECUTOR_MAX_LCORES; i++)
+		for (b = 0; b < EXEC_HIST_BUCKETS; b++)
+			sum[b] += __atomic_load_n(&ex->hist[i].b[b],
+				__ATOMIC_RELAXED);
+	for (b = 0; b < EXEC_HIST_BUCKETS; b++)
+		n += sum[b];
+	for (b = 0; b < EXEC_HIST_BUCKETS && n != 0; b++) {
+		acc += sum[b];
+		if (p50 == 0 && acc * 2 >= n)
+			p50 = exec_hist_upper(b);
+		if (acc * 100 >= n * 99) {
+			p99 = exec_hist_upper(b);
+			break;
+		}
+	}
+	st->pec_run += __atomic_load_n(&ex->pec_run_other, __ATOMIC_RELAXED);
+	st->pec_delay_n = n;
+	st->pec_delay_p50_ns = p50;
+	st->pec_delay_p99_ns = p99;
+	st->pec_expired += __atomic_load_n(&ex->expired_other,
+		__ATOMIC_RELAXED);
+	st->mode[EWYK_STRATEGY_MODE_DROPPED] = st->pec_expired;
+}
+
 void
-executor_stats_add(const struct ewyk_executor *ex,
+executor_stats_add(const struct ewyk_strategy_executor *ex,
 	struct ewyk_strategy_stats *st)
 {
 	uint32_t n, i, idle;
@@ -568,7 +756,7 @@ executor_stats_add(const struct ewyk_executor *ex,
 	if (ex == NULL)
 		return;
 	n = __atomic_load_n(&ex->nslots, __ATOMIC_ACQUIRE);
-	idle = ewyk_executor_idle_count(ex);
+	idle = ewyk_strategy_executor_idle_count(ex);
 	st->reserved_total = n;
 	st->reserved_idle = idle;
 	st->reserved_busy = 0;
@@ -581,9 +769,14 @@ executor_stats_add(const struct ewyk_executor *ex,
 		st->wakes += __atomic_load_n(&ss->wakes, __ATOMIC_RELAXED);
 		st->jobs += __atomic_load_n(&ss->jobs, __ATOMIC_RELAXED);
 		st->pec_run += __atomic_load_n(&ss->pec_run, __ATOMIC_RELAXED);
+		st->pec_expired += __atomic_load_n(&ss->expired,
+			__ATOMIC_RELAXED);
 	}
 	st->reserved_busy = st->reserved_busy > idle ?
 		st->reserved_busy - idle : 0;
+	exec_hist_stats(ex, st);
+	st->reserved_spinning = __atomic_load_n(&ex->spinning,
+		__ATOMIC_RELAXED);
 	st->ring_count = rte_ring_count(ex->ring);
 	st->ring_capacity = ex->ring_size;
 }

@@ -52,10 +52,29 @@ enum {
 struct exec_mbox {
 	uint32_t word;       /* MBOX_* */
 	uint32_t kind;       /* JOB_*, valid when word == MBOX_FULL */
-	ewyk_job_fn fn;      /* job, valid when word == MBOX_FULL */
+	ewyk_strategy_job_fn fn;      /* job, valid when word == MBOX_FULL */
 	void *arg;
 	uint8_t pad[2 * RTE_CACHE_LINE_MIN_SIZE - 24];
 } __rte_cache_aligned;
+
+/*
+ * What the PEC ring holds: the task and when it was queued (TSC), for the
+ * queueing delay.
+ */
+struct exec_item {
+	struct ewyk_strategy_task t;
+	uint64_t enq_tsc;
+};
+
+/*
+ * Histogram of PEC queueing delays in ns: 4 sub-buckets per power of two
+ * (bucket 4 * msb + the next two bits), so a percentile is read to within
+ * +-12%.
+ */
+#define EXEC_HIST_BUCKETS 256
+struct exec_hist {
+	uint32_t b[EXEC_HIST_BUCKETS];
+};
 
 /* Per serving lcore, written by that lcore only (read by stats). */
 struct exec_slot_stats {
@@ -63,33 +82,44 @@ struct exec_slot_stats {
 	uint64_t pec_run; /* ring tasks run */
 	uint64_t parks;   /* futex waits entered */
 	uint64_t wakes;   /* returned from a park with a job */
-	uint32_t serving; /* inside ewyk_executor_serve() (nesting guard) */
+	uint64_t expired; /* queued tasks dropped at their deadline */
+	/* inside ewyk_strategy_executor_serve() (nesting guard) */
+	uint32_t serving;
 	uint32_t lcore;   /* owner's lcore id */
 } __rte_cache_aligned;
 
-struct ewyk_executor {
+struct ewyk_strategy_executor {
 	/* Read-mostly. */
 	char name[32];
-	struct rte_ring *ring;    /* bounded MPMC ring of struct ewyk_task */
-	uint64_t spin_cycles;     /* spin budget before parking */
+	/* bounded MPMC ring of struct ewyk_strategy_task */
+	struct rte_ring *ring;
+	uint64_t spin_cycles;     /* spin budget; UINT64_MAX: forever */
+	uint32_t spin_keep;       /* ring servers that never park */
 	uint32_t ring_size;
 
 	/* Contended: claimed with fetch_and, published with fetch_or. */
 	uint64_t idle __rte_cache_aligned;
-	/* Slots serving with EWYK_SERVE_NO_RING: never woken to drain. */
+	/* Slots serving with EWYK_STRATEGY_SERVE_NO_RING: never drain. */
 	uint64_t no_ring;
+
+	/* Ring servers in the spin phase of their wait. */
+	uint32_t spinning __rte_cache_aligned;
 
 	uint32_t stopping __rte_cache_aligned;
 	uint32_t nslots;          /* lcores that ever served */
 	int8_t slot_of[RTE_MAX_LCORE]; /* lcore id -> slot, -1 none */
 
-	struct exec_mbox mbox[EWYK_EXECUTOR_MAX_LCORES];
-	struct exec_slot_stats sstats[EWYK_EXECUTOR_MAX_LCORES];
+	struct exec_mbox mbox[EWYK_STRATEGY_EXECUTOR_MAX_LCORES];
+	struct exec_slot_stats sstats[EWYK_STRATEGY_EXECUTOR_MAX_LCORES];
+	/* Queueing delays: one per slot, the last one shared (atomic add). */
+	struct exec_hist hist[EWYK_STRATEGY_EXECUTOR_MAX_LCORES + 1];
+	uint64_t expired_other; /* expired, seen by lcores without a slot */
+	uint64_t pec_run_other; /* run by lcores without a slot */
 };
 
 /* Counters of one strategy on one lcore (slot RTE_MAX_LCORE: others). */
 struct strategy_lcore_stats {
-	uint64_t mode[EWYK_MODE_MAX];
+	uint64_t mode[EWYK_STRATEGY_MODE_MAX];
 	uint64_t handoffs;
 	uint64_t epc_misses;
 	uint64_t produce_calls;
@@ -101,28 +131,30 @@ struct strategy_lcore_stats {
 struct ewyk_strategy {
 	char name[32];
 	enum ewyk_strategy_kind kind;
-	struct ewyk_executor *ex;
+	struct ewyk_strategy_executor *ex;
 	struct strategy_lcore_stats stats[RTE_MAX_LCORE + 1];
 };
 
-struct ewyk_producer {
-	/* Token word: contended by wakers (ewyk_producer_run()). */
-	uint32_t state;           /* enum ewyk_producer_state */
-	uint32_t stop;            /* ewyk_producer_stop() request */
+struct ewyk_strategy_producer {
+	/* Token word: contended by wakers (ewyk_strategy_producer_run()). */
+	uint32_t state;           /* enum ewyk_strategy_producer_state */
+	uint32_t stop;            /* ewyk_strategy_producer_stop() request */
 
 	/* Owned by the token holder; handed over with the token. */
 	struct ewyk_strategy *s __rte_cache_aligned;
-	ewyk_produce_fn produce;
+	ewyk_strategy_produce_fn produce;
 	void *ctx;
 	uint32_t burst;
 	uint32_t idle_polls;
-	uint32_t flags;           /* EWYK_PRODUCER_F_* */
-	uint32_t home;            /* home lcore, with EWYK_PRODUCER_F_HOME */
+	uint32_t flags;           /* EWYK_STRATEGY_PRODUCER_F_* */
+	uint32_t home; /* home lcore, with EWYK_STRATEGY_PRODUCER_F_HOME */
 	uint32_t pos;             /* next task of buf to dispatch */
 	uint32_t n;               /* tasks in buf */
 	uint32_t empty;           /* consecutive empty bursts */
 	uint32_t doorbell;        /* PEC tasks enqueued, doorbell not rung */
-	struct ewyk_task buf[];
+	uint32_t holder;          /* lcore id of the holder, LCORE_ID_ANY */
+	ewyk_strategy_depart_fn depart;
+	struct ewyk_strategy_task buf[];
 };
 
 /* Bump one counter of the calling lcore; lock-free, single writer. */
@@ -150,7 +182,8 @@ strategy_count(struct ewyk_strategy *s, uint64_t *field)
 
 /* Invoke a task in @mode, tracking the current mode for chaining. */
 static inline void
-strategy_invoke(const struct ewyk_task *t, enum ewyk_exec_mode mode)
+strategy_invoke(
+	const struct ewyk_strategy_task *t, enum ewyk_strategy_mode mode)
 {
 	int prev = RTE_PER_LCORE(ewyk_strategy_cur_mode);
 
@@ -165,8 +198,9 @@ strategy_in_nonblocking(void)
 {
 	int m = RTE_PER_LCORE(ewyk_strategy_cur_mode);
 
-	return m == EWYK_MODE_PC || m == EWYK_MODE_PIC ||
-		m == EWYK_MODE_REJECTED;
+	return m == EWYK_STRATEGY_MODE_PC || m == EWYK_STRATEGY_MODE_PIC ||
+		m == EWYK_STRATEGY_MODE_REJECTED ||
+		m == EWYK_STRATEGY_MODE_DROPPED;
 }
 
 /*
@@ -176,13 +210,35 @@ strategy_in_nonblocking(void)
  * must be followed by a doorbell on the same thread (lost wake-up).
  */
 int
-executor_enqueue(struct ewyk_executor *ex, const struct ewyk_task *task);
+executor_enqueue(struct ewyk_strategy_executor *ex,
+	const struct ewyk_strategy_task *task);
 void
-executor_doorbell(struct ewyk_executor *ex);
+executor_doorbell(struct ewyk_strategy_executor *ex);
+
+/*
+ * try_execute(_on) in two halves, so that a producer runs its departure
+ * hook after it is sure to hand off and before the new holder can start:
+ * claim an idle lcore (any, or @lcore), then give it the job. A claimed
+ * slot must be given a job.
+ */
+int
+executor_claim(struct ewyk_strategy_executor *ex);
+int
+executor_claim_on(struct ewyk_strategy_executor *ex, unsigned int lcore);
+void
+executor_give_job(struct ewyk_strategy_executor *ex, int slot,
+	ewyk_strategy_job_fn fn, void *arg);
+
+/*
+ * Run queued PEC tasks on the calling lcore (any lcore: counted in its slot
+ * if it has one) until the ring is empty or @max ran; the number run.
+ */
+unsigned int
+executor_drain_here(struct ewyk_strategy_executor *ex, unsigned int max);
 
 /* Executor internals used by the strategy's stats. */
 void
-executor_stats_add(const struct ewyk_executor *ex,
+executor_stats_add(const struct ewyk_strategy_executor *ex,
 	struct ewyk_strategy_stats *st);
 
 /* strategy.c: the registry of lib/common and its telemetry */

@@ -193,6 +193,7 @@ ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 	struct ewyk_tcp *t;
 	uint32_t len;
 
+	RTE_ASSERT(c == NULL || ewyk_net_shard_held_here(c->tcp->shard));
 	if (c == NULL || m == NULL)
 		return -EINVAL;
 	if (!can_send(c))
@@ -245,6 +246,7 @@ do_shutdown(struct ewyk_tcp_conn *c)
 int
 ewyk_tcp_shutdown(struct ewyk_tcp_conn *c)
 {
+	RTE_ASSERT(c == NULL || ewyk_net_shard_held_here(c->tcp->shard));
 	if (c == NULL || c->dead || c->app_closed || c->shut_wr)
 		return -ENOTCONN;
 	return do_shutdown(c);
@@ -255,6 +257,7 @@ ewyk_tcp_close(struct ewyk_tcp_conn *c)
 {
 	struct ewyk_tcp *t;
 
+	RTE_ASSERT(c == NULL || ewyk_net_shard_held_here(c->tcp->shard));
 	if (c == NULL || c->dead || c->app_closed)
 		return;
 	t = c->tcp;
@@ -281,6 +284,7 @@ ewyk_tcp_close(struct ewyk_tcp_conn *c)
 void
 ewyk_tcp_abort(struct ewyk_tcp_conn *c)
 {
+	RTE_ASSERT(c == NULL || ewyk_net_shard_held_here(c->tcp->shard));
 	if (c == NULL || c->dead || c->app_closed)
 		return;
 	c->app_closed = 1;

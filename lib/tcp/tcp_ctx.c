@@ -256,6 +256,7 @@ ewyk_tcp_free(struct ewyk_tcp *t)
 unsigned int
 ewyk_tcp_advance(struct ewyk_tcp *t, uint64_t now)
 {
+	RTE_ASSERT(t == NULL || ewyk_net_shard_held_here(t->shard));
 	if (now > t->now)
 		t->now = now;
 	if (!t->own_wheel)
@@ -296,6 +297,7 @@ ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a)
 	rte_be32_t src;
 	uint16_t port, sport = 0;
 
+	RTE_ASSERT(t == NULL || ewyk_net_shard_held_here(t->shard));
 	if (t == NULL || a == NULL || a->ops == NULL || a->dst_ip == 0 ||
 			a->dst_port == 0) {
 		rte_errno = EINVAL;

@@ -338,6 +338,7 @@ ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len)
 	struct ewyk_tcp *t;
 	uint32_t old_wnd, space, thresh;
 
+	RTE_ASSERT(c == NULL || ewyk_net_shard_held_here(c->tcp->shard));
 	if (c == NULL || c->dead)
 		return;
 	t = c->tcp;

@@ -14,7 +14,7 @@
  * producer and is its home; the other EAL lcores serve the executor as
  * reserved lcores; whenever the main lcore does not hold the token (EPC
  * handed it on) it waits in the executor for production to come back,
- * running no queued task (EWYK_SERVE_NO_RING). Counters:
+ * running no queued task (EWYK_STRATEGY_SERVE_NO_RING). Counters:
  *
  *   items_per_second       tasks / wall time of the run
  *   items_per_cpu_second   tasks / CPU time of all the process's threads
@@ -101,7 +101,7 @@ struct Bench {
 	uint64_t produced;
 	uint64_t seq;
 	int mixed;
-	struct ewyk_executor *ex;
+	struct ewyk_strategy_executor *ex;
 	alignas(64) uint64_t completed;
 	alignas(64) uint32_t quit;
 	alignas(64) uint64_t rejected;
@@ -153,14 +153,14 @@ cpu_s()
 }
 
 void
-consume(void *arg, enum ewyk_exec_mode mode)
+consume(void *arg, enum ewyk_strategy_mode mode)
 {
 	Slot *s = static_cast<Slot *>(arg);
 	Bench *b = s->b;
 	uint64_t sum = 0;
 	unsigned int i;
 
-	if (mode == EWYK_MODE_REJECTED) {
+	if (mode == EWYK_STRATEGY_MODE_REJECTED) {
 		__atomic_fetch_add(&b->rejected, 1, __ATOMIC_RELAXED);
 	} else {
 		for (i = 0; i < DATA_BYTES / 8; i++)
@@ -186,7 +186,7 @@ consume(void *arg, enum ewyk_exec_mode mode)
 	__atomic_store_n(&s->inflight, 0, __ATOMIC_RELEASE);
 	if (__atomic_add_fetch(&b->completed, 1, __ATOMIC_ACQ_REL) == BATCH) {
 		__atomic_store_n(&b->quit, 1, __ATOMIC_RELEASE);
-		ewyk_executor_wake_all(b->ex);
+		ewyk_strategy_executor_wake_all(b->ex);
 	}
 }
 
@@ -208,7 +208,7 @@ wait_room(Bench *b)
 }
 
 unsigned int
-produce(void *ctx, struct ewyk_task *out, unsigned int max)
+produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 {
 	Bench *b = static_cast<Bench *>(ctx);
 	unsigned int n, i, j;
@@ -241,8 +241,9 @@ produce(void *ctx, struct ewyk_task *out, unsigned int max)
 		s->t_prod = rte_rdtsc();
 		out[i].fn = consume;
 		out[i].arg = s;
-		out[i].invocation = s->blocking ? EWYK_INVOKE_BLOCKING :
-			EWYK_INVOKE_NON_BLOCKING;
+		out[i].invocation = s->blocking ?
+			EWYK_STRATEGY_INVOKE_BLOCKING :
+			EWYK_STRATEGY_INVOKE_NON_BLOCKING;
 		out[i].flags = 0;
 	}
 	b->produced += n;
@@ -252,13 +253,13 @@ produce(void *ctx, struct ewyk_task *out, unsigned int max)
 void
 run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 {
-	struct ewyk_executor_conf ec = {};
+	struct ewyk_strategy_executor_conf ec = {};
 	struct ewyk_strategy_conf sc = {};
-	struct ewyk_producer_conf pc = {};
+	struct ewyk_strategy_producer_conf pc = {};
 	struct ewyk_strategy_stats st;
-	struct ewyk_executor *ex;
+	struct ewyk_strategy_executor *ex;
 	struct ewyk_strategy *s;
-	struct ewyk_producer *p;
+	struct ewyk_strategy_producer *p;
 	unsigned int lc, i;
 	uint64_t items = 0;
 	double w0, c0, wall, cpu;
@@ -284,7 +285,7 @@ run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 	ec.name = "bench";
 	ec.socket_id = SOCKET_ID_ANY;
 	ec.ring_size = 2 * WINDOW;   /* never full: the window bounds it */
-	ex = ewyk_executor_create(&ec);
+	ex = ewyk_strategy_executor_create(&ec);
 	sc.name = "bench";
 	sc.kind = kind;
 	sc.executor = ex;
@@ -294,17 +295,17 @@ run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 	pc.ctx = b;
 	pc.burst = BURST;
 	/* The main lcore is the shard's worker: production comes home. */
-	pc.flags = EWYK_PRODUCER_F_HOME;
+	pc.flags = EWYK_STRATEGY_PRODUCER_F_HOME;
 	pc.home_lcore = rte_get_main_lcore();
-	p = s != nullptr ? ewyk_producer_create(s, &pc) : nullptr;
+	p = s != nullptr ? ewyk_strategy_producer_create(s, &pc) : nullptr;
 	if (p == nullptr) {
 		state.SkipWithError(rte_strerror(rte_errno));
 		return;
 	}
 	b->ex = ex;
 	RTE_LCORE_FOREACH_WORKER(lc)
-		rte_eal_remote_launch(ewyk_executor_lcore_main, ex, lc);
-	while (ewyk_executor_idle_count(ex) < rte_lcore_count() - 1)
+	rte_eal_remote_launch(ewyk_strategy_executor_lcore_main, ex, lc);
+	while (ewyk_strategy_executor_idle_count(ex) < rte_lcore_count() - 1)
 		rte_pause();
 
 	w0 = now_s();
@@ -313,16 +314,17 @@ run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 		b->produced = 0;
 		__atomic_store_n(&b->completed, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&b->quit, 0, __ATOMIC_RELEASE);
-		ewyk_producer_run(p);
+		ewyk_strategy_producer_run(p);
 		/*
 		 * Not holding the token: wait in the executor for production
 		 * to come back (EPC hand-off, or home), running no queued
 		 * task meanwhile, until the batch is complete.
 		 */
 		while (!__atomic_load_n(&b->quit, __ATOMIC_ACQUIRE))
-			ewyk_executor_serve_opt(ex, &b->quit,
-				EWYK_SERVE_NO_RING);
-		while (ewyk_producer_state_get(p) != EWYK_PRODUCER_IDLE)
+			ewyk_strategy_executor_serve_opt(ex, &b->quit,
+				EWYK_STRATEGY_SERVE_NO_RING);
+		while (ewyk_strategy_producer_state_get(p) !=
+			EWYK_STRATEGY_PRODUCER_IDLE)
 			rte_pause();
 		items += BATCH;
 	}
@@ -330,7 +332,7 @@ run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 	cpu = cpu_s() - c0;
 
 	ewyk_strategy_stats_get(s, &st);
-	ewyk_executor_stop(ex);
+	ewyk_strategy_executor_stop(ex);
 	rte_eal_mp_wait_lcore();
 
 	Hist h = {};
@@ -365,9 +367,9 @@ run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 	state.counters["p90_ns"] = p90 * ns_per_tsc;
 	state.counters["p999_ns"] = p999 * ns_per_tsc;
 	state.counters["epc_frac"] = items ?
-		(double)st.mode[EWYK_MODE_EPC] / (double)items : 0;
+		(double)st.mode[EWYK_STRATEGY_MODE_EPC] / (double)items : 0;
 	state.counters["pec_frac"] = items ?
-		(double)st.mode[EWYK_MODE_PEC] / (double)items : 0;
+		(double)st.mode[EWYK_STRATEGY_MODE_PEC] / (double)items : 0;
 	state.counters["rejected"] = (double)b->rejected;
 	state.counters["homecomings"] = (double)st.homecomings;
 
@@ -381,9 +383,9 @@ run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 	else if (ran != items)
 		state.SkipWithError("tasks run != tasks produced");
 
-	ewyk_producer_free(p);
+	ewyk_strategy_producer_free(p);
 	ewyk_strategy_free(s);
-	ewyk_executor_free(ex);
+	ewyk_strategy_executor_free(ex);
 	rte_free(b->slots);
 	rte_free(b);
 }
@@ -437,8 +439,10 @@ main(int argc, char **argv)
 
 	for (const auto &m : modes) {
 		benchmark::RegisterBenchmark(
-			(std::string("BM_strategy_nonblocking/") + m.name).c_str(),
-			run, m.kind, 0)->Unit(benchmark::kMillisecond);
+			(std::string("BM_strategy_nonblocking/") + m.name)
+				.c_str(),
+			run, m.kind, 0)
+			->Unit(benchmark::kMillisecond);
 	}
 	for (const auto &m : modes) {
 		benchmark::RegisterBenchmark(

@@ -824,37 +824,37 @@ test_router(void **state)
 	r = ewyk_http_router_create(6, SOCKET_ID_ANY);
 	assert_non_null(r);
 	assert_int_equal(ewyk_http_route_add(r, "/", 0, EWYK_HTTP_M(EWYK_HTTP_GET),
-		EWYK_INVOKE_NON_BLOCKING, &h_root, NULL), 0);
+		EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_root, NULL), 0);
 	assert_int_equal(ewyk_http_route_add(r, "/bytes/", 1,
-		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_INVOKE_NON_BLOCKING, &h_bytes,
+		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_bytes,
 		NULL), 0);
 	assert_int_equal(ewyk_http_route_add(r, "/bytes/big/", 1,
-		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_INVOKE_EITHER, &h_bytes_big,
+		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_EITHER, &h_bytes_big,
 		NULL), 0);
 	assert_int_equal(ewyk_http_route_add(r, "/echo", 0,
-		EWYK_HTTP_M(EWYK_HTTP_POST), EWYK_INVOKE_EITHER, &h_echo, &h_root), 0);
+		EWYK_HTTP_M(EWYK_HTTP_POST), EWYK_STRATEGY_INVOKE_EITHER, &h_echo, &h_root), 0);
 	assert_int_equal(ewyk_http_route_add(r, "/echo", 0,
-		EWYK_HTTP_M(EWYK_HTTP_PUT), EWYK_INVOKE_BLOCKING, &h_echo_put,
+		EWYK_HTTP_M(EWYK_HTTP_PUT), EWYK_STRATEGY_INVOKE_BLOCKING, &h_echo_put,
 		NULL), 0);
 	assert_int_equal(ewyk_http_route_add(r, "/echo", 0,
-		EWYK_HTTP_M(EWYK_HTTP_PUT), EWYK_INVOKE_BLOCKING, &h_echo_put,
+		EWYK_HTTP_M(EWYK_HTTP_PUT), EWYK_STRATEGY_INVOKE_BLOCKING, &h_echo_put,
 		NULL), -EEXIST);
 	assert_int_equal(ewyk_http_route_add(r, "nope", 0,
-		EWYK_HTTP_M(EWYK_HTTP_PUT), EWYK_INVOKE_BLOCKING, NULL, NULL),
+		EWYK_HTTP_M(EWYK_HTTP_PUT), EWYK_STRATEGY_INVOKE_BLOCKING, NULL, NULL),
 		-EINVAL);
 	assert_int_equal(ewyk_http_route_add(r, "/x", 0, 0,
-		EWYK_INVOKE_BLOCKING, NULL, NULL), -EINVAL);
+		EWYK_STRATEGY_INVOKE_BLOCKING, NULL, NULL), -EINVAL);
 	assert_int_equal(ewyk_http_route_add(r, "/sleep/", 1,
-		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_INVOKE_BLOCKING, &h_sleep, NULL), 0);
+		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_BLOCKING, &h_sleep, NULL), 0);
 	assert_int_equal(ewyk_http_route_add(r, "/full", 0,
-		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_INVOKE_BLOCKING, NULL, NULL),
+		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_BLOCKING, NULL, NULL),
 		-ENOSPC);
 
 #define LOOK(m, s) (v.p = (s), v.len = (uint32_t)strlen(s), \
 		ewyk_http_route_lookup(r, (m), v, &rt, &allow))
 	assert_int_equal(LOOK(EWYK_HTTP_GET, "/"), 0);
 	assert_ptr_equal(rt->handler, &h_root);
-	assert_int_equal(rt->invocation, EWYK_INVOKE_NON_BLOCKING);
+	assert_int_equal(rt->invocation, EWYK_STRATEGY_INVOKE_NON_BLOCKING);
 	assert_int_equal(LOOK(EWYK_HTTP_HEAD, "/"), 0); /* GET implies HEAD */
 	assert_ptr_equal(rt->handler, &h_root);
 	assert_int_equal(LOOK(EWYK_HTTP_GET, "/bytes/5"), 0);
@@ -863,7 +863,7 @@ test_router(void **state)
 	assert_ptr_equal(rt->handler, &h_bytes);
 	assert_int_equal(LOOK(EWYK_HTTP_GET, "/bytes/big/7"), 0); /* longest */
 	assert_ptr_equal(rt->handler, &h_bytes_big);
-	assert_int_equal(rt->invocation, EWYK_INVOKE_EITHER);
+	assert_int_equal(rt->invocation, EWYK_STRATEGY_INVOKE_EITHER);
 	assert_int_equal(LOOK(EWYK_HTTP_GET, "/bytes"), -ENOENT);
 	assert_int_equal(LOOK(EWYK_HTTP_GET, "/nothing"), -ENOENT);
 	assert_int_equal(LOOK(EWYK_HTTP_POST, "/echo"), 0);
@@ -871,7 +871,7 @@ test_router(void **state)
 	assert_ptr_equal(rt->arg, &h_root);
 	assert_int_equal(LOOK(EWYK_HTTP_PUT, "/echo"), 0);
 	assert_ptr_equal(rt->handler, &h_echo_put);
-	assert_int_equal(rt->invocation, EWYK_INVOKE_BLOCKING);
+	assert_int_equal(rt->invocation, EWYK_STRATEGY_INVOKE_BLOCKING);
 	assert_int_equal(LOOK(EWYK_HTTP_GET, "/echo"), -ENOTSUP);
 	assert_null(rt);
 	assert_int_equal(allow, EWYK_HTTP_M(EWYK_HTTP_POST) |
@@ -885,7 +885,7 @@ test_router(void **state)
 	assert_string_equal(buf, "GET, HEAD");
 	assert_int_equal(ewyk_http_allow_format(buf, 9, allow), -ENOSPC);
 	assert_int_equal(LOOK(EWYK_HTTP_GET, "/sleep/100"), 0);
-	assert_int_equal(rt->invocation, EWYK_INVOKE_BLOCKING);
+	assert_int_equal(rt->invocation, EWYK_STRATEGY_INVOKE_BLOCKING);
 	assert_int_equal(LOOK(EWYK_HTTP_METHOD_MAX, "/"), -EINVAL);
 #undef LOOK
 	ewyk_http_router_free(r);
@@ -914,7 +914,7 @@ test_parse_then_route(void **state)
 		EWYK_HTTP_DONE);
 	r = ewyk_http_router_create(2, SOCKET_ID_ANY);
 	assert_int_equal(ewyk_http_route_add(r, "/bytes/", 1,
-		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_INVOKE_NON_BLOCKING, &h_bytes,
+		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_bytes,
 		NULL), 0);
 	assert_int_equal(ewyk_http_route_lookup(r, req.method_id, req.path,
 		&rt, NULL), 0);

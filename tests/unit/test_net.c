@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <cmocka.h>
 
 #include <rte_arp.h>
@@ -828,6 +831,150 @@ test_inbox_full(void **state)
 	}
 }
 
+/*
+ * Typed messages: completions and calls applied by the holder in order per
+ * sender (one sender here is a plain pthread, no lcore id); a completion
+ * on a reserved slot is never refused, even when the inbox is full.
+ */
+struct msg_log {
+	uint64_t next[2];   /* next sequence number expected per sender */
+	uint64_t bad;       /* out of order */
+	uint64_t calls, completions;
+};
+
+static void
+msg_complete(void *arg, struct ewyk_net_shard *s, uint64_t ticket,
+		void *result)
+{
+	struct msg_log *lg = arg;
+	unsigned int snd = (unsigned int)(ticket >> 32);
+
+	assert_ptr_equal(s, sh[0]);
+	assert_ptr_equal(result, lg);
+	if ((ticket & 0xffffffff) != lg->next[snd])
+		lg->bad++;
+	lg->next[snd] = (ticket & 0xffffffff) + 1;
+	lg->completions++;
+}
+
+static void
+msg_call(struct ewyk_net_shard *s, void *arg)
+{
+	struct msg_log *lg = arg;
+
+	assert_ptr_equal(s, sh[0]);
+	lg->calls++;
+}
+
+#define MSG_N 5000
+
+struct msg_sender {
+	struct msg_log *lg;
+	uint64_t refused;
+};
+
+static void *
+msg_sender_main(void *a)
+{
+	struct msg_sender *x = a;
+	cpu_set_t all;
+	uint64_t i;
+
+	/* Free to run on any CPU (created by the pinned main lcore). */
+	CPU_ZERO(&all);
+	for (i = 0; i < CPU_SETSIZE && i < 64; i++)
+		CPU_SET(i, &all);
+	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
+	for (i = 0; i < MSG_N; i++)
+		while (ewyk_net_inbox_complete(sh[0], (UINT64_C(1) << 32) | i,
+				x->lg, 0) != 0) {
+			x->refused++;
+			sched_yield();
+		}
+	return NULL;
+}
+
+static void
+test_msg_inbox(void **state)
+{
+	struct msg_log lg;
+	struct msg_sender x = { .lg = &lg, .refused = 0 };
+	struct ewyk_net_inbox_stats st;
+	pthread_t t;
+	uint64_t i = 0;
+	int k;
+
+	(void)state;
+	memset(&lg, 0, sizeof(lg));
+	assert_int_equal(ewyk_net_inbox_reserve(sh[0]), -EINVAL);
+	assert_int_equal(ewyk_net_inbox_create(sh[0], 8, msg_complete, &lg),
+		0);
+	assert_int_equal(ewyk_net_inbox_create(sh[0], 8, msg_complete, &lg),
+		-EEXIST);
+	/* Bounded: 2 reserved + 6 posted fill it; the 9th is refused. */
+	assert_int_equal(ewyk_net_inbox_reserve(sh[0]), 0);
+	assert_int_equal(ewyk_net_inbox_reserve(sh[0]), 0);
+	for (k = 0; k < 6; k++)
+		assert_int_equal(ewyk_net_inbox_call(sh[0], msg_call, &lg), 0);
+	assert_int_equal(ewyk_net_inbox_call(sh[0], msg_call, &lg), -ENOBUFS);
+	assert_int_equal(ewyk_net_inbox_complete(sh[0], 0, &lg, 0), -ENOBUFS);
+	assert_int_equal(ewyk_net_inbox_reserve(sh[0]), -ENOBUFS);
+	/* Full, yet the reserved completions go in. */
+	assert_int_equal(ewyk_net_inbox_complete(sh[0], i++, &lg, 1), 0);
+	ewyk_net_inbox_unreserve(sh[0]);
+	assert_int_equal(ewyk_net_inbox_stats_get(sh[0], &st), 0);
+	assert_int_equal(st.full, 3);
+	assert_int_equal(st.queued, 7);
+	assert_int_equal(st.reserved, 0);
+	assert_int_equal(ewyk_net_inbox_drain(sh[0], 100), 7);
+	assert_int_equal(lg.calls, 6);
+	assert_int_equal(lg.completions, 1);
+	/* Two senders at once: this lcore and a non-EAL thread. */
+	assert_int_equal(pthread_create(&t, NULL, msg_sender_main, &x), 0);
+	while (i < MSG_N || lg.next[1] < MSG_N) {
+		if (i < MSG_N && ewyk_net_inbox_complete(sh[0], i, &lg, 0) == 0)
+			i++;
+		ewyk_net_inbox_drain(sh[0], 4);
+	}
+	assert_int_equal(pthread_join(t, NULL), 0);
+	ewyk_net_inbox_drain(sh[0], UINT32_MAX);
+	assert_int_equal(lg.bad, 0);
+	assert_int_equal(lg.next[0], MSG_N);
+	assert_int_equal(lg.next[1], MSG_N);
+	assert_int_equal(lg.completions, 2 * MSG_N);
+	assert_int_equal(ewyk_net_inbox_stats_get(sh[0], &st), 0);
+	assert_int_equal(st.applied, 6 + 2 * MSG_N);
+	assert_int_equal(st.queued, 0);
+	/* Left queued at free: applied then (shard 0 freed in teardown). */
+}
+
+/* The recorded holder: unchecked until held, then only the holder. */
+static void *
+held_elsewhere(void *a)
+{
+	return (void *)(uintptr_t)ewyk_net_shard_held_here(a);
+}
+
+static void
+test_shard_holder(void **state)
+{
+	pthread_t t;
+	void *r = NULL;
+
+	(void)state;
+	assert_true(ewyk_net_shard_held_here(sh[1]));
+	assert_true(ewyk_net_shard_held_here(NULL));
+	ewyk_net_shard_hold(sh[1]);
+	assert_true(ewyk_net_shard_held_here(sh[1]));
+	assert_int_equal(pthread_create(&t, NULL, held_elsewhere, sh[1]), 0);
+	assert_int_equal(pthread_join(t, &r), 0);
+	assert_null(r);
+	ewyk_net_shard_release(sh[1]);
+	assert_false(ewyk_net_shard_held_here(sh[1]));
+	ewyk_net_shard_hold(sh[1]);
+	assert_true(ewyk_net_shard_held_here(sh[1]));
+}
+
 static void
 test_l4_cksum_matches_dpdk(void **state)
 {
@@ -881,6 +1028,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_arp_gives_up),
 		cmocka_unit_test(test_output_errors),
 		cmocka_unit_test(test_inbox_full),
+		cmocka_unit_test(test_msg_inbox),
+		cmocka_unit_test(test_shard_holder),
 		cmocka_unit_test(test_l4_cksum_matches_dpdk),
 	};
 

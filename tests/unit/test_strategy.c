@@ -22,6 +22,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
 #include <rte_launch.h>
@@ -63,11 +64,11 @@ wait_u64(const uint64_t *v, uint64_t want, double guard_s)
 }
 
 static int
-wait_idle_count(struct ewyk_executor *ex, unsigned int want)
+wait_idle_count(struct ewyk_strategy_executor *ex, unsigned int want)
 {
 	double end = now_s() + GUARD_S;
 
-	while (ewyk_executor_idle_count(ex) != want) {
+	while (ewyk_strategy_executor_idle_count(ex) != want) {
 		if (now_s() > end)
 			return -1;
 		sched_yield();
@@ -76,11 +77,12 @@ wait_idle_count(struct ewyk_executor *ex, unsigned int want)
 }
 
 static int
-wait_producer_idle(struct ewyk_producer *p)
+wait_producer_idle(struct ewyk_strategy_producer *p)
 {
 	double end = now_s() + GUARD_S;
 
-	while (ewyk_producer_state_get(p) != EWYK_PRODUCER_IDLE) {
+	while (ewyk_strategy_producer_state_get(p) !=
+		EWYK_STRATEGY_PRODUCER_IDLE) {
 		if (now_s() > end)
 			return -1;
 		sched_yield();
@@ -88,14 +90,14 @@ wait_producer_idle(struct ewyk_producer *p)
 	return 0;
 }
 
-static struct ewyk_executor *
+static struct ewyk_strategy_executor *
 mk_executor(const char *name, uint32_t ring, uint32_t spin_us)
 {
-	struct ewyk_executor_conf c = {
+	struct ewyk_strategy_executor_conf c = {
 		.name = name, .socket_id = SOCKET_ID_ANY,
 		.ring_size = ring, .spin_us = spin_us,
 	};
-	struct ewyk_executor *ex = ewyk_executor_create(&c);
+	struct ewyk_strategy_executor *ex = ewyk_strategy_executor_create(&c);
 
 	assert_non_null(ex);
 	return ex;
@@ -103,7 +105,7 @@ mk_executor(const char *name, uint32_t ring, uint32_t spin_us)
 
 static struct ewyk_strategy *
 mk_strategy(const char *name, enum ewyk_strategy_kind k,
-	struct ewyk_executor *ex)
+	struct ewyk_strategy_executor *ex)
 {
 	struct ewyk_strategy_conf c = {
 		.name = name, .kind = k, .executor = ex,
@@ -116,16 +118,18 @@ mk_strategy(const char *name, enum ewyk_strategy_kind k,
 }
 
 static void
-serve_on_worker(struct ewyk_executor *ex)
+serve_on_worker(struct ewyk_strategy_executor *ex)
 {
-	assert_int_equal(rte_eal_remote_launch(ewyk_executor_lcore_main, ex,
-		WORKER_LCORE), 0);
+	assert_int_equal(
+		rte_eal_remote_launch(
+			ewyk_strategy_executor_lcore_main, ex, WORKER_LCORE),
+		0);
 }
 
 static void
-stop_worker(struct ewyk_executor *ex)
+stop_worker(struct ewyk_strategy_executor *ex)
 {
-	assert_int_equal(ewyk_executor_stop(ex), 0);
+	assert_int_equal(ewyk_strategy_executor_stop(ex), 0);
 	assert_int_equal(rte_eal_wait_lcore(WORKER_LCORE), 0);
 }
 
@@ -173,7 +177,7 @@ lthread_join(struct lthread *t)
 
 /* A registered thread serving an executor until quit. */
 struct srv {
-	struct ewyk_executor *ex;
+	struct ewyk_strategy_executor *ex;
 	uint32_t quit;
 };
 
@@ -182,7 +186,7 @@ srv_fn(void *arg)
 {
 	struct srv *x = arg;
 
-	ewyk_executor_serve(x->ex, &x->quit);
+	ewyk_strategy_executor_serve(x->ex, &x->quit);
 }
 
 /* One-shot producer: yields a fixed list of tasks once. */
@@ -195,7 +199,7 @@ struct rec {
 };
 
 static void
-rec_fn(void *arg, enum ewyk_exec_mode mode)
+rec_fn(void *arg, enum ewyk_strategy_mode mode)
 {
 	struct rec *r = arg;
 
@@ -206,14 +210,14 @@ rec_fn(void *arg, enum ewyk_exec_mode mode)
 }
 
 struct list_prod {
-	struct ewyk_task *tasks;
+	struct ewyk_strategy_task *tasks;
 	unsigned int n, next;
 	unsigned int calls_after_first; /* produce calls after the list */
 	unsigned int last_lcore;         /* lcore of the last call */
 };
 
 static unsigned int
-list_produce(void *ctx, struct ewyk_task *out, unsigned int max)
+list_produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 {
 	struct list_prod *lp = ctx;
 	unsigned int k = 0;
@@ -231,21 +235,25 @@ static void
 run_one(struct ewyk_strategy *s, uint32_t inv, struct rec *r,
 	unsigned int *prod_lcore)
 {
-	struct ewyk_task t = { .fn = rec_fn, .arg = r, .invocation = inv };
+	struct ewyk_strategy_task t = {
+		.fn = rec_fn, .arg = r, .invocation = inv};
 	struct list_prod lp = { .tasks = &t, .n = 1 };
-	struct ewyk_producer_conf pc = { .produce = list_produce, .ctx = &lp };
-	struct ewyk_producer *p = ewyk_producer_create(s, &pc);
+	struct ewyk_strategy_producer_conf pc = {
+		.produce = list_produce, .ctx = &lp};
+	struct ewyk_strategy_producer *p =
+		ewyk_strategy_producer_create(s, &pc);
 	int st;
 
 	assert_non_null(p);
 	memset(r, 0, sizeof(*r));
 	r->mode = -1;
-	st = ewyk_producer_run(p);
-	assert_true(st == EWYK_PRODUCE_IDLE || st == EWYK_PRODUCE_HANDED_OFF);
+	st = ewyk_strategy_producer_run(p);
+	assert_true(st == EWYK_STRATEGY_PRODUCE_IDLE ||
+		st == EWYK_STRATEGY_PRODUCE_HANDED_OFF);
 	assert_int_equal(wait_producer_idle(p), 0);
 	if (prod_lcore != NULL)
 		*prod_lcore = lp.last_lcore;
-	ewyk_producer_free(p);
+	ewyk_strategy_producer_free(p);
 }
 
 /* Tests. */
@@ -256,21 +264,21 @@ test_decide_table(void **state)
 	static const int want[4][3][2] = {
 		/* [kind][invocation][reserved_idle] */
 		[EWYK_STRATEGY_PC] = {
-			{ EWYK_MODE_PC, EWYK_MODE_PC },
-			{ EWYK_MODE_PC, EWYK_MODE_PC },
-			{ EWYK_MODE_PC, EWYK_MODE_PC } },
+			{ EWYK_STRATEGY_MODE_PC, EWYK_STRATEGY_MODE_PC },
+			{ EWYK_STRATEGY_MODE_PC, EWYK_STRATEGY_MODE_PC },
+			{ EWYK_STRATEGY_MODE_PC, EWYK_STRATEGY_MODE_PC } },
 		[EWYK_STRATEGY_PEC] = {
-			{ EWYK_MODE_PEC, EWYK_MODE_PEC },
-			{ EWYK_MODE_PEC, EWYK_MODE_PEC },
-			{ EWYK_MODE_PEC, EWYK_MODE_PEC } },
+			{ EWYK_STRATEGY_MODE_PEC, EWYK_STRATEGY_MODE_PEC },
+			{ EWYK_STRATEGY_MODE_PEC, EWYK_STRATEGY_MODE_PEC },
+			{ EWYK_STRATEGY_MODE_PEC, EWYK_STRATEGY_MODE_PEC } },
 		[EWYK_STRATEGY_EPC] = {
-			{ EWYK_MODE_PC, EWYK_MODE_EPC },
-			{ EWYK_MODE_PC, EWYK_MODE_EPC },
-			{ EWYK_MODE_PC, EWYK_MODE_EPC } },
+			{ EWYK_STRATEGY_MODE_PC, EWYK_STRATEGY_MODE_EPC },
+			{ EWYK_STRATEGY_MODE_PC, EWYK_STRATEGY_MODE_EPC },
+			{ EWYK_STRATEGY_MODE_PC, EWYK_STRATEGY_MODE_EPC } },
 		[EWYK_STRATEGY_ADAPTIVE] = {
-			{ EWYK_MODE_PC, EWYK_MODE_PC },
-			{ EWYK_MODE_PEC, EWYK_MODE_EPC },
-			{ EWYK_MODE_PIC, EWYK_MODE_EPC } },
+			{ EWYK_STRATEGY_MODE_PC, EWYK_STRATEGY_MODE_PC },
+			{ EWYK_STRATEGY_MODE_PEC, EWYK_STRATEGY_MODE_EPC },
+			{ EWYK_STRATEGY_MODE_PIC, EWYK_STRATEGY_MODE_EPC } },
 	};
 	int k, i, r;
 
@@ -288,7 +296,8 @@ test_decide_table(void **state)
 
 /* Live table: each kind, each invocation, with and without an idle lcore. */
 static void
-check_live(enum ewyk_strategy_kind k, struct ewyk_executor *ex, int served)
+check_live(enum ewyk_strategy_kind k, struct ewyk_strategy_executor *ex,
+	int served)
 {
 	static const char *names[] = { "t_pc", "t_pec", "t_epc", "t_ad" };
 	struct ewyk_strategy *s = mk_strategy(names[k], k, ex);
@@ -299,33 +308,34 @@ check_live(enum ewyk_strategy_kind k, struct ewyk_executor *ex, int served)
 	struct rec r;
 	int want;
 
-	for (inv = 0; inv <= EWYK_INVOKE_EITHER; inv++) {
+	for (inv = 0; inv <= EWYK_STRATEGY_INVOKE_EITHER; inv++) {
 		if (served)
 			assert_int_equal(wait_idle_count(ex, 1), 0);
 		want = ewyk_strategy_decide(k, inv, served);
 		run_one(s, inv, &r, &plc);
-		if (want == EWYK_MODE_PEC && !served) {
+		if (want == EWYK_STRATEGY_MODE_PEC && !served) {
 			/* Queued; nobody serves: run it here. */
 			assert_int_equal(r.runs, 0);
-			assert_int_equal(ewyk_executor_queued(ex), 1);
-			assert_int_equal(ewyk_executor_run_queued(ex, 8), 1);
+			assert_int_equal(ewyk_strategy_executor_queued(ex), 1);
+			assert_int_equal(
+				ewyk_strategy_executor_run_queued(ex, 8), 1);
 		}
 		assert_int_equal(wait_u64(&r.runs, 1, GUARD_S), 0);
 		assert_int_equal(r.runs, 1);
 		assert_int_equal(r.mode, want);
 		assert_int_equal(r.cur_mode, want);
 		switch (want) {
-		case EWYK_MODE_PC:
-		case EWYK_MODE_PIC:
+		case EWYK_STRATEGY_MODE_PC:
+		case EWYK_STRATEGY_MODE_PIC:
 			assert_int_equal(r.lcore, self);
 			assert_int_equal(plc, self);
 			break;
-		case EWYK_MODE_EPC:
+		case EWYK_STRATEGY_MODE_EPC:
 			/* Ran here; production went on on the worker. */
 			assert_int_equal(r.lcore, self);
 			assert_int_equal(plc, WORKER_LCORE);
 			break;
-		case EWYK_MODE_PEC:
+		case EWYK_STRATEGY_MODE_PEC:
 			assert_int_equal(r.lcore, served ? WORKER_LCORE : self);
 			break;
 		default:
@@ -333,25 +343,28 @@ check_live(enum ewyk_strategy_kind k, struct ewyk_executor *ex, int served)
 		}
 	}
 	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
-	assert_int_equal(st.mode[EWYK_MODE_PC] + st.mode[EWYK_MODE_PIC] +
-		st.mode[EWYK_MODE_EPC] + st.mode[EWYK_MODE_PEC], 3);
-	assert_int_equal(st.handoffs, st.mode[EWYK_MODE_EPC]);
+	assert_int_equal(st.mode[EWYK_STRATEGY_MODE_PC] +
+				 st.mode[EWYK_STRATEGY_MODE_PIC] +
+				 st.mode[EWYK_STRATEGY_MODE_EPC] +
+				 st.mode[EWYK_STRATEGY_MODE_PEC],
+		3);
+	assert_int_equal(st.handoffs, st.mode[EWYK_STRATEGY_MODE_EPC]);
 	ewyk_strategy_free(s);
 }
 
 static void
 live_kind(enum ewyk_strategy_kind k)
 {
-	struct ewyk_executor *ex0 = mk_executor("live0", 64, 0);
-	struct ewyk_executor *ex1 = mk_executor("live1", 64, 0);
+	struct ewyk_strategy_executor *ex0 = mk_executor("live0", 64, 0);
+	struct ewyk_strategy_executor *ex1 = mk_executor("live1", 64, 0);
 
 	/* No lcore serves ex0: nothing is ever idle. */
 	check_live(k, ex0, 0);
 	serve_on_worker(ex1);
 	check_live(k, ex1, 1);
 	stop_worker(ex1);
-	ewyk_executor_free(ex0);
-	ewyk_executor_free(ex1);
+	ewyk_strategy_executor_free(ex0);
+	ewyk_strategy_executor_free(ex1);
 }
 
 static void
@@ -410,14 +423,15 @@ nop_job(void *arg)
 static void
 test_try_execute(void **state)
 {
-	struct ewyk_executor *ex = mk_executor("tx", 16, 1);
+	struct ewyk_strategy_executor *ex = mk_executor("tx", 16, 1);
 	struct ewyk_strategy *s = mk_strategy("tx", EWYK_STRATEGY_ADAPTIVE, ex);
 	struct ewyk_strategy_stats st;
 	struct gate g = { 0 };
 
 	(void)state;
-	assert_int_equal(ewyk_executor_try_execute(ex, gate_job, &g), -EBUSY);
-	assert_int_equal(ewyk_executor_try_execute(NULL, gate_job, &g),
+	assert_int_equal(
+		ewyk_strategy_executor_try_execute(ex, gate_job, &g), -EBUSY);
+	assert_int_equal(ewyk_strategy_executor_try_execute(NULL, gate_job, &g),
 		-EINVAL);
 	serve_on_worker(ex);
 	assert_int_equal(wait_idle_count(ex, 1), 0);
@@ -426,12 +440,14 @@ test_try_execute(void **state)
 		assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
 		sched_yield();
 	} while (st.parks == 0);
-	assert_int_equal(ewyk_executor_try_execute(ex, gate_job, &g), 0);
+	assert_int_equal(
+		ewyk_strategy_executor_try_execute(ex, gate_job, &g), 0);
 	assert_int_equal(wait_u64(&g.entered, 1, GUARD_S), 0);
 	assert_int_equal(g.lcore, WORKER_LCORE);
 	/* It is busy in the job: nothing idle, fail at once. */
-	assert_int_equal(ewyk_executor_idle_count(ex), 0);
-	assert_int_equal(ewyk_executor_try_execute(ex, gate_job, &g), -EBUSY);
+	assert_int_equal(ewyk_strategy_executor_idle_count(ex), 0);
+	assert_int_equal(
+		ewyk_strategy_executor_try_execute(ex, gate_job, &g), -EBUSY);
 	__atomic_store_n(&g.open, 1, __ATOMIC_RELEASE);
 	assert_int_equal(wait_idle_count(ex, 1), 0);
 	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
@@ -439,20 +455,20 @@ test_try_execute(void **state)
 	assert_int_equal(st.jobs, 1);
 	assert_true(st.wakes >= 1);
 	stop_worker(ex);
-	assert_int_equal(ewyk_executor_try_execute(ex, gate_job, &g),
+	assert_int_equal(ewyk_strategy_executor_try_execute(ex, gate_job, &g),
 		-ESHUTDOWN);
 	ewyk_strategy_free(s);
-	ewyk_executor_free(ex);
+	ewyk_strategy_executor_free(ex);
 }
 
 /* Bounded: PEC ring full is reported, nothing grows, nothing is lost. */
 
 struct cnt {
-	uint64_t run[EWYK_MODE_MAX];
+	uint64_t run[EWYK_STRATEGY_MODE_MAX];
 };
 
 static void
-cnt_fn(void *arg, enum ewyk_exec_mode mode)
+cnt_fn(void *arg, enum ewyk_strategy_mode mode)
 {
 	struct cnt *c = arg;
 
@@ -462,69 +478,81 @@ cnt_fn(void *arg, enum ewyk_exec_mode mode)
 static void
 test_pec_ring_full(void **state)
 {
-	struct ewyk_executor *ex = mk_executor("full", 8, 0);
+	struct ewyk_strategy_executor *ex = mk_executor("full", 8, 0);
 	struct ewyk_strategy *s = mk_strategy("full", EWYK_STRATEGY_PEC, ex);
 	struct ewyk_strategy *sa = mk_strategy("fulla",
 		EWYK_STRATEGY_ADAPTIVE, ex);
 	struct ewyk_strategy_stats st;
-	struct ewyk_task t[12];
+	struct ewyk_strategy_task t[12];
 	struct cnt c = { { 0 } };
 	struct list_prod lp = { .tasks = t, .n = 12 };
-	struct ewyk_producer_conf pc = { .produce = list_produce, .ctx = &lp };
-	struct ewyk_producer *p;
+	struct ewyk_strategy_producer_conf pc = {
+		.produce = list_produce, .ctx = &lp};
+	struct ewyk_strategy_producer *p;
 	unsigned int i;
 
 	(void)state;
 	for (i = 0; i < 12; i++)
-		t[i] = (struct ewyk_task){ .fn = cnt_fn, .arg = &c,
-			.invocation = EWYK_INVOKE_NON_BLOCKING };
-	p = ewyk_producer_create(s, &pc);
+		t[i] = (struct ewyk_strategy_task){ .fn = cnt_fn, .arg = &c,
+			.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING };
+	p = ewyk_strategy_producer_create(s, &pc);
 	assert_non_null(p);
-	assert_int_equal(ewyk_producer_run(p), EWYK_PRODUCE_IDLE);
+	assert_int_equal(
+		ewyk_strategy_producer_run(p), EWYK_STRATEGY_PRODUCE_IDLE);
 	/* 8 queued (exact capacity), 4 told REJECTED (HTTP: 503). */
-	assert_int_equal(ewyk_executor_queued(ex), 8);
-	assert_int_equal(c.run[EWYK_MODE_REJECTED], 4);
-	assert_int_equal(c.run[EWYK_MODE_PEC], 0);
+	assert_int_equal(ewyk_strategy_executor_queued(ex), 8);
+	assert_int_equal(c.run[EWYK_STRATEGY_MODE_REJECTED], 4);
+	assert_int_equal(c.run[EWYK_STRATEGY_MODE_PEC], 0);
 	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
-	assert_int_equal(st.mode[EWYK_MODE_PEC], 8);
-	assert_int_equal(st.mode[EWYK_MODE_REJECTED], 4);
+	assert_int_equal(st.mode[EWYK_STRATEGY_MODE_PEC], 8);
+	assert_int_equal(st.mode[EWYK_STRATEGY_MODE_REJECTED], 4);
 	assert_int_equal(st.ring_count, 8);
 	assert_int_equal(st.ring_capacity, 8);
-	/* Out of a producer loop: the caller keeps the task. */
-	assert_int_equal(ewyk_strategy_execute(s, &t[0]), -ENOBUFS);
-	assert_int_equal(ewyk_executor_submit(ex, &t[0]), -ENOBUFS);
-	t[0].invocation = EWYK_INVOKE_BLOCKING;
-	assert_int_equal(ewyk_strategy_execute(sa, &t[0]), -ENOBUFS);
-	t[0].invocation = EWYK_INVOKE_NON_BLOCKING;
-	assert_int_equal(ewyk_strategy_execute(sa, &t[0]), EWYK_MODE_PC);
-	assert_int_equal(c.run[EWYK_MODE_REJECTED], 4);
-	assert_int_equal(ewyk_executor_queued(ex), 8);
+	/*
+	 * Out of a producer loop the same rule: told REJECTED, here, once
+	 * (submit() alone leaves the task to its caller).
+	 */
+	assert_int_equal(ewyk_strategy_execute(s, &t[0]),
+		EWYK_STRATEGY_MODE_REJECTED);
+	assert_int_equal(c.run[EWYK_STRATEGY_MODE_REJECTED], 5);
+	assert_int_equal(ewyk_strategy_executor_submit(ex, &t[0]), -ENOBUFS);
+	t[0].invocation = EWYK_STRATEGY_INVOKE_BLOCKING;
+	assert_int_equal(ewyk_strategy_execute(sa, &t[0]),
+		EWYK_STRATEGY_MODE_REJECTED);
+	t[0].invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING;
+	assert_int_equal(
+		ewyk_strategy_execute(sa, &t[0]), EWYK_STRATEGY_MODE_PC);
+	assert_int_equal(c.run[EWYK_STRATEGY_MODE_REJECTED], 6);
+	assert_int_equal(ewyk_strategy_executor_queued(ex), 8);
 	/* Drain: all 8 run in PEC mode. */
-	assert_int_equal(ewyk_executor_run_queued(ex, 100), 8);
-	assert_int_equal(c.run[EWYK_MODE_PEC], 8);
+	assert_int_equal(ewyk_strategy_executor_run_queued(ex, 100), 8);
+	assert_int_equal(c.run[EWYK_STRATEGY_MODE_PEC], 8);
 	/* Space again. */
-	assert_int_equal(ewyk_strategy_execute(s, &t[0]), EWYK_MODE_PEC);
-	assert_int_equal(ewyk_strategy_execute(s, &t[1]), EWYK_MODE_PEC);
-	ewyk_producer_free(p);
+	assert_int_equal(
+		ewyk_strategy_execute(s, &t[0]), EWYK_STRATEGY_MODE_PEC);
+	assert_int_equal(
+		ewyk_strategy_execute(s, &t[1]), EWYK_STRATEGY_MODE_PEC);
+	ewyk_strategy_producer_free(p);
 	ewyk_strategy_free(s);
 	ewyk_strategy_free(sa);
-	/* Free with 2 queued: they are told, not lost. */
-	ewyk_executor_free(ex);
-	assert_int_equal(c.run[EWYK_MODE_REJECTED], 6);
-	assert_int_equal(c.run[EWYK_MODE_PEC], 8);
+	/* Free with 2 queued: they are told DROPPED, not lost. */
+	ewyk_strategy_executor_free(ex);
+	assert_int_equal(c.run[EWYK_STRATEGY_MODE_REJECTED], 6);
+	assert_int_equal(c.run[EWYK_STRATEGY_MODE_DROPPED], 2);
+	assert_int_equal(c.run[EWYK_STRATEGY_MODE_PEC], 8);
 }
 
 /* REPRODUCING: work that arrives while the holder looks is not lost. */
 
 struct rp_ctx {
-	struct ewyk_producer *p;
+	struct ewyk_strategy_producer *p;
 	struct cnt c;
 	unsigned int produced, calls;
 	int busy_ret;
 };
 
 static unsigned int
-rp_produce(void *ctx, struct ewyk_task *out, unsigned int max)
+rp_produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 {
 	struct rp_ctx *x = ctx;
 
@@ -536,11 +564,12 @@ rp_produce(void *ctx, struct ewyk_task *out, unsigned int max)
 		 * "another lcore" adds work and calls run(): it must see
 		 * the token held, mark it REPRODUCING and return.
 		 */
-		x->busy_ret = ewyk_producer_run(x->p);
+		x->busy_ret = ewyk_strategy_producer_run(x->p);
 		return 0;
 	}
 	if (x->calls == 1 || x->calls == 3) {
-		out[0] = (struct ewyk_task){ .fn = cnt_fn, .arg = &x->c };
+		out[0] =
+			(struct ewyk_strategy_task){.fn = cnt_fn, .arg = &x->c};
 		x->produced++;
 		return 1;
 	}
@@ -552,45 +581,49 @@ test_reproducing(void **state)
 {
 	struct ewyk_strategy *s = mk_strategy("rp", EWYK_STRATEGY_PC, NULL);
 	struct rp_ctx x = { 0 };
-	struct ewyk_producer_conf pc = { .produce = rp_produce, .ctx = &x };
+	struct ewyk_strategy_producer_conf pc = {
+		.produce = rp_produce, .ctx = &x};
 	struct ewyk_strategy_stats st;
 
 	(void)state;
-	x.p = ewyk_producer_create(s, &pc);
+	x.p = ewyk_strategy_producer_create(s, &pc);
 	assert_non_null(x.p);
-	assert_int_equal(ewyk_producer_state_get(x.p), EWYK_PRODUCER_IDLE);
-	assert_int_equal(ewyk_producer_run(x.p), EWYK_PRODUCE_IDLE);
-	assert_int_equal(x.busy_ret, EWYK_PRODUCE_BUSY);
+	assert_int_equal(ewyk_strategy_producer_state_get(x.p),
+		EWYK_STRATEGY_PRODUCER_IDLE);
+	assert_int_equal(
+		ewyk_strategy_producer_run(x.p), EWYK_STRATEGY_PRODUCE_IDLE);
+	assert_int_equal(x.busy_ret, EWYK_STRATEGY_PRODUCE_BUSY);
 	assert_int_equal(x.produced, 2);
-	assert_int_equal(x.c.run[EWYK_MODE_PC], 2);
+	assert_int_equal(x.c.run[EWYK_STRATEGY_MODE_PC], 2);
 	assert_int_equal(x.calls, 4); /* 2 empty: one re-produce, one idle */
-	assert_int_equal(ewyk_producer_state_get(x.p), EWYK_PRODUCER_IDLE);
+	assert_int_equal(ewyk_strategy_producer_state_get(x.p),
+		EWYK_STRATEGY_PRODUCER_IDLE);
 	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
 	assert_int_equal(st.reproduce, 1);
 	assert_int_equal(st.idle, 1);
 	assert_int_equal(st.produce_calls, 2);
-	ewyk_producer_free(x.p);
+	ewyk_strategy_producer_free(x.p);
 	ewyk_strategy_free(s);
 }
 
 /* A polled producer keeps the token on empty bursts until stopped. */
 
 struct poll_ctx {
-	struct ewyk_producer *p;
+	struct ewyk_strategy_producer *p;
 	unsigned int calls;
 	int try_ret;
 };
 
 static unsigned int
-poll_produce(void *ctx, struct ewyk_task *out, unsigned int max)
+poll_produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 {
 	struct poll_ctx *x = ctx;
 
 	(void)out;
 	(void)max;
 	if (++x->calls == 100) {
-		x->try_ret = ewyk_producer_try_run(x->p);
-		ewyk_producer_stop(x->p);
+		x->try_ret = ewyk_strategy_producer_try_run(x->p);
+		ewyk_strategy_producer_stop(x->p);
 	}
 	return 0;
 }
@@ -600,21 +633,23 @@ test_polling_stop(void **state)
 {
 	struct ewyk_strategy *s = mk_strategy("poll", EWYK_STRATEGY_PC, NULL);
 	struct poll_ctx x = { 0 };
-	struct ewyk_producer_conf pc = { .produce = poll_produce, .ctx = &x,
-		.idle_polls = EWYK_PRODUCER_POLL_FOREVER };
-	struct ewyk_producer_conf bad = { .produce = NULL };
+	struct ewyk_strategy_producer_conf pc = {.produce = poll_produce,
+		.ctx = &x,
+		.idle_polls = EWYK_STRATEGY_PRODUCER_POLL_FOREVER};
+	struct ewyk_strategy_producer_conf bad = { .produce = NULL };
 
 	(void)state;
-	assert_null(ewyk_producer_create(s, &bad));
+	assert_null(ewyk_strategy_producer_create(s, &bad));
 	assert_int_equal(rte_errno, EINVAL);
-	x.p = ewyk_producer_create(s, &pc);
+	x.p = ewyk_strategy_producer_create(s, &pc);
 	assert_non_null(x.p);
-	assert_int_equal(ewyk_producer_run(x.p), EWYK_PRODUCE_STOPPED);
+	assert_int_equal(
+		ewyk_strategy_producer_run(x.p), EWYK_STRATEGY_PRODUCE_STOPPED);
 	assert_int_equal(x.calls, 100);
 	/* try_run while held: BUSY without marking REPRODUCING. */
-	assert_int_equal(x.try_ret, EWYK_PRODUCE_BUSY);
-	assert_int_equal(ewyk_producer_resume(x.p), 0);
-	ewyk_producer_free(x.p);
+	assert_int_equal(x.try_ret, EWYK_STRATEGY_PRODUCE_BUSY);
+	assert_int_equal(ewyk_strategy_producer_resume(x.p), 0);
+	ewyk_strategy_producer_free(x.p);
 	ewyk_strategy_free(s);
 }
 
@@ -626,65 +661,145 @@ struct chain_ctx {
 };
 
 static void
-chain_outer_fn(void *arg, enum ewyk_exec_mode mode)
+chain_outer_fn(void *arg, enum ewyk_strategy_mode mode)
 {
 	struct chain_ctx *x = arg;
-	struct ewyk_task t[2] = {
-		{ .fn = rec_fn, .arg = &x->rb, .invocation = EWYK_INVOKE_BLOCKING },
-		{ .fn = rec_fn, .arg = &x->re, .invocation = EWYK_INVOKE_EITHER },
+	struct ewyk_strategy_task t[2] = {
+		{.fn = rec_fn,
+			.arg = &x->rb,
+			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING},
+		{.fn = rec_fn,
+			.arg = &x->re,
+			.invocation = EWYK_STRATEGY_INVOKE_EITHER},
 	};
 	struct list_prod lp = { .tasks = t, .n = 2 };
-	struct ewyk_producer_conf pc = { .produce = list_produce, .ctx = &lp };
-	struct ewyk_producer *p = ewyk_producer_create(x->inner, &pc);
+	struct ewyk_strategy_producer_conf pc = {
+		.produce = list_produce, .ctx = &lp};
+	struct ewyk_strategy_producer *p =
+		ewyk_strategy_producer_create(x->inner, &pc);
 
-	assert_int_equal(mode, EWYK_MODE_PC);
-	assert_int_equal(ewyk_strategy_current_mode(), EWYK_MODE_PC);
+	assert_int_equal(mode, EWYK_STRATEGY_MODE_PC);
+	assert_int_equal(ewyk_strategy_current_mode(), EWYK_STRATEGY_MODE_PC);
 	assert_non_null(p);
-	assert_int_equal(ewyk_producer_run(p), EWYK_PRODUCE_IDLE);
-	ewyk_producer_free(p);
-	assert_int_equal(ewyk_strategy_current_mode(), EWYK_MODE_PC);
+	assert_int_equal(
+		ewyk_strategy_producer_run(p), EWYK_STRATEGY_PRODUCE_IDLE);
+	ewyk_strategy_producer_free(p);
+	assert_int_equal(ewyk_strategy_current_mode(), EWYK_STRATEGY_MODE_PC);
 }
 
 static void
 test_chaining(void **state)
 {
-	struct ewyk_executor *ex = mk_executor("chain", 16, 0);
+	struct ewyk_strategy_executor *ex = mk_executor("chain", 16, 0);
 	struct ewyk_strategy *outer = mk_strategy("chain_o",
 		EWYK_STRATEGY_ADAPTIVE, ex);
 	struct chain_ctx x = { 0 };
-	struct ewyk_task t = { .fn = chain_outer_fn, .arg = &x,
-		.invocation = EWYK_INVOKE_NON_BLOCKING };
+	struct ewyk_strategy_task t = { .fn = chain_outer_fn, .arg = &x,
+		.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING };
 	struct list_prod lp = { .tasks = &t, .n = 1 };
-	struct ewyk_producer_conf pc = { .produce = list_produce, .ctx = &lp };
-	struct ewyk_producer *p;
+	struct ewyk_strategy_producer_conf pc = {
+		.produce = list_produce, .ctx = &lp};
+	struct ewyk_strategy_producer *p;
 
 	(void)state;
 	x.inner = mk_strategy("chain_i", EWYK_STRATEGY_ADAPTIVE, ex);
 	serve_on_worker(ex);
 	assert_int_equal(wait_idle_count(ex, 1), 0);
 	assert_int_equal(ewyk_strategy_current_mode(), -1);
-	p = ewyk_producer_create(outer, &pc);
+	p = ewyk_strategy_producer_create(outer, &pc);
 	assert_non_null(p);
-	assert_int_equal(ewyk_producer_run(p), EWYK_PRODUCE_IDLE);
+	assert_int_equal(
+		ewyk_strategy_producer_run(p), EWYK_STRATEGY_PRODUCE_IDLE);
 	/* A reserved lcore was idle, yet: BLOCKING -> PEC, EITHER -> PIC. */
 	assert_int_equal(wait_u64(&x.rb.runs, 1, GUARD_S), 0);
-	assert_int_equal(x.rb.mode, EWYK_MODE_PEC);
+	assert_int_equal(x.rb.mode, EWYK_STRATEGY_MODE_PEC);
 	assert_int_equal(x.rb.lcore, WORKER_LCORE);
 	assert_int_equal(x.re.runs, 1);
-	assert_int_equal(x.re.mode, EWYK_MODE_PIC);
+	assert_int_equal(x.re.mode, EWYK_STRATEGY_MODE_PIC);
 	assert_int_equal(x.re.lcore, rte_lcore_id());
 	assert_int_equal(ewyk_strategy_current_mode(), -1);
 	stop_worker(ex);
-	ewyk_producer_free(p);
+	ewyk_strategy_producer_free(p);
 	ewyk_strategy_free(x.inner);
 	ewyk_strategy_free(outer);
-	ewyk_executor_free(ex);
+	ewyk_strategy_executor_free(ex);
+}
+
+/*
+ * A producer nested in produce() itself (a connection yielding pipelined
+ * requests while the shard is polled): its BLOCKING task must not run on
+ * the token holder (EPC there would stall the shard), even with a reserved
+ * lcore idle. Before produce() ran in a non-blocking mode, the nested
+ * ADAPTIVE producer saw mode -1 and picked EPC on the holder.
+ */
+struct nest_ctx {
+	struct ewyk_strategy *inner;
+	int done;
+	int cur_mode; /* ewyk_strategy_current_mode() inside produce() */
+	struct rec rb;
+};
+
+static unsigned int
+nest_produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
+{
+	struct nest_ctx *x = ctx;
+	struct ewyk_strategy_task t = { .fn = rec_fn, .arg = &x->rb,
+		.invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
+	struct list_prod lp = { .tasks = &t, .n = 1 };
+	struct ewyk_strategy_producer_conf pc = {
+		.produce = list_produce, .ctx = &lp };
+	struct ewyk_strategy_producer *p;
+
+	(void)out;
+	(void)max;
+	if (x->done)
+		return 0;
+	x->done = 1;
+	x->cur_mode = ewyk_strategy_current_mode();
+	p = ewyk_strategy_producer_create(x->inner, &pc);
+	assert_non_null(p);
+	assert_int_equal(ewyk_strategy_producer_run(p),
+		EWYK_STRATEGY_PRODUCE_IDLE);
+	ewyk_strategy_producer_free(p);
+	return 0;
+}
+
+static void
+test_nested_in_produce(void **state)
+{
+	struct ewyk_strategy_executor *ex = mk_executor("nest", 16, 0);
+	struct ewyk_strategy *outer = mk_strategy("nest_o",
+		EWYK_STRATEGY_ADAPTIVE, ex);
+	struct nest_ctx x = { 0 };
+	struct ewyk_strategy_producer_conf pc = {
+		.produce = nest_produce, .ctx = &x };
+	struct ewyk_strategy_producer *p;
+
+	(void)state;
+	x.inner = mk_strategy("nest_i", EWYK_STRATEGY_ADAPTIVE, ex);
+	serve_on_worker(ex);
+	assert_int_equal(wait_idle_count(ex, 1), 0);
+	p = ewyk_strategy_producer_create(outer, &pc);
+	assert_non_null(p);
+	assert_int_equal(ewyk_strategy_producer_run(p),
+		EWYK_STRATEGY_PRODUCE_IDLE);
+	assert_int_equal(x.cur_mode, EWYK_STRATEGY_MODE_PC);
+	/* Queued for the reserved lcore, never run here in EPC mode. */
+	assert_int_equal(wait_u64(&x.rb.runs, 1, GUARD_S), 0);
+	assert_int_equal(x.rb.mode, EWYK_STRATEGY_MODE_PEC);
+	assert_int_equal(x.rb.lcore, WORKER_LCORE);
+	assert_int_equal(ewyk_strategy_current_mode(), -1);
+	stop_worker(ex);
+	ewyk_strategy_producer_free(p);
+	ewyk_strategy_free(x.inner);
+	ewyk_strategy_free(outer);
+	ewyk_strategy_executor_free(ex);
 }
 
 /* Production returns home: EPC moves it away, home idles, it comes back. */
 
 struct home_ctx {
-	struct ewyk_executor *ex;
+	struct ewyk_strategy_executor *ex;
 	uint32_t quit;
 	uint64_t away_calls;   /* produce calls not on home */
 	unsigned int home;
@@ -693,7 +808,7 @@ struct home_ctx {
 };
 
 static void
-home_block_fn(void *arg, enum ewyk_exec_mode mode)
+home_block_fn(void *arg, enum ewyk_strategy_mode mode)
 {
 	struct home_ctx *x = arg;
 
@@ -705,22 +820,23 @@ home_block_fn(void *arg, enum ewyk_exec_mode mode)
 }
 
 static void
-nop_fn(void *arg, enum ewyk_exec_mode mode)
+nop_fn(void *arg, enum ewyk_strategy_mode mode)
 {
 	(void)arg;
 	(void)mode;
 }
 
 static unsigned int
-home_produce(void *ctx, struct ewyk_task *out, unsigned int max)
+home_produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 {
 	struct home_ctx *x = ctx;
 
 	(void)max;
 	if (x->phase == 0) {
 		x->phase = 1;
-		out[0] = (struct ewyk_task){ .fn = home_block_fn, .arg = x,
-			.invocation = EWYK_INVOKE_BLOCKING };
+		out[0] = (struct ewyk_strategy_task){.fn = home_block_fn,
+			.arg = x,
+			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING};
 		return 1;
 	}
 	if (rte_lcore_id() == x->home) {
@@ -729,8 +845,8 @@ home_produce(void *ctx, struct ewyk_task *out, unsigned int max)
 		return 0;
 	}
 	__atomic_fetch_add(&x->away_calls, 1, __ATOMIC_RELEASE);
-	out[0] = (struct ewyk_task){ .fn = nop_fn,
-		.invocation = EWYK_INVOKE_NON_BLOCKING };
+	out[0] = (struct ewyk_strategy_task){ .fn = nop_fn,
+		.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING };
 	return 1;
 }
 
@@ -740,30 +856,34 @@ test_homecoming(void **state)
 	struct home_ctx x = { .home = rte_lcore_id() };
 	struct ewyk_strategy *s;
 	struct ewyk_strategy_stats st;
-	struct ewyk_producer_conf pc = { .produce = home_produce, .ctx = &x,
-		.burst = 1, .flags = EWYK_PRODUCER_F_HOME,
-		.home_lcore = rte_lcore_id() };
-	struct ewyk_producer_conf bad = pc;
-	struct ewyk_producer *p;
+	struct ewyk_strategy_producer_conf pc = {.produce = home_produce,
+		.ctx = &x,
+		.burst = 1,
+		.flags = EWYK_STRATEGY_PRODUCER_F_HOME,
+		.home_lcore = rte_lcore_id()};
+	struct ewyk_strategy_producer_conf bad = pc;
+	struct ewyk_strategy_producer *p;
 
 	(void)state;
 	x.ex = mk_executor("home", 16, 0);
 	s = mk_strategy("home", EWYK_STRATEGY_ADAPTIVE, x.ex);
 	bad.home_lcore = RTE_MAX_LCORE;
-	assert_null(ewyk_producer_create(s, &bad));
-	p = ewyk_producer_create(s, &pc);
+	assert_null(ewyk_strategy_producer_create(s, &bad));
+	p = ewyk_strategy_producer_create(s, &pc);
 	assert_non_null(p);
 	/* Home has no slot yet: never goes home, no harm. */
-	assert_int_equal(ewyk_executor_try_execute_on(x.ex, x.home, nop_job,
-		NULL), -EBUSY);
+	assert_int_equal(ewyk_strategy_executor_try_execute_on(
+				 x.ex, x.home, nop_job, NULL),
+		-EBUSY);
 	serve_on_worker(x.ex);
 	assert_int_equal(wait_idle_count(x.ex, 1), 0);
 	/* Blocking task: EPC, production to lcore 1 while we block. */
-	assert_int_equal(ewyk_producer_run(p), EWYK_PRODUCE_HANDED_OFF);
-	assert_int_equal(x.rb.mode, EWYK_MODE_EPC);
+	assert_int_equal(ewyk_strategy_producer_run(p),
+		EWYK_STRATEGY_PRODUCE_HANDED_OFF);
+	assert_int_equal(x.rb.mode, EWYK_STRATEGY_MODE_EPC);
 	/* Idle here: lcore 1 hands production back between two bursts. */
-	assert_int_equal(ewyk_executor_serve_opt(x.ex, &x.quit,
-		EWYK_SERVE_NO_RING), 0);
+	assert_int_equal(ewyk_strategy_executor_serve_opt(x.ex, &x.quit,
+		EWYK_STRATEGY_SERVE_NO_RING), 0);
 	assert_int_equal(wait_producer_idle(p), 0);
 	assert_true(x.away_calls >= 3);
 	/* lcore 1 counts the homecoming after handing over: wait for it. */
@@ -774,15 +894,388 @@ test_homecoming(void **state)
 	assert_int_equal(st.handoffs, 1);
 	assert_int_equal(st.homecomings, 1);
 	stop_worker(x.ex);
-	ewyk_producer_free(p);
+	ewyk_strategy_producer_free(p);
 	ewyk_strategy_free(s);
-	ewyk_executor_free(x.ex);
+	ewyk_strategy_executor_free(x.ex);
+}
+
+/*
+ * The issue's scenario: 1 reserved lcore, 2 shards. Shard 0's long BLOCKING
+ * task goes EPC (the reserved lcore R takes shard 0's token and polls it);
+ * shard 1's BLOCKING task, produced meanwhile on W1, finds no idle reserved
+ * lcore and is queued (PEC). It must start on the first lcore that becomes
+ * free: W0 when its EPC task returns (W1 keeps polling its shard), or W1
+ * itself when its producer releases the token with F_SERVE_RING. Before,
+ * only a reserved lcore holding no token read the ring: the task waited
+ * for production to come home to W0 and R to return to the executor.
+ * The queueing delay is printed (not asserted: the machine is shared).
+ */
+#define FF_LONG_S 0.3
+
+struct ff_ctx {
+	struct ewyk_strategy_executor *ex;
+	struct ewyk_strategy *s;
+	struct ewyk_strategy_producer *p0;
+	uint32_t serve_ring;   /* W1's producer has F_SERVE_RING */
+	uint32_t quit;         /* W0's serve_opt() */
+	uint32_t started;      /* the long task runs */
+	int phase0;
+	double t_enq, t_start, t_long_end;
+	unsigned int w1_lcore;
+	struct rec rl, rs;     /* long task, short (shard 1) task */
+};
+
+static void
+ff_long_fn(void *arg, enum ewyk_strategy_mode mode)
+{
+	struct ff_ctx *x = arg;
+	double end = now_s() + FF_LONG_S;
+
+	x->rl.mode = (int)mode;
+	x->rl.lcore = rte_lcore_id();
+	__atomic_store_n(&x->started, 1, __ATOMIC_RELEASE);
+	/* Block (really: this lcore does nothing else) until the deadline,
+	 * or until the queued task ran elsewhere. */
+	while (now_s() < end && __atomic_load_n(&x->rs.runs,
+			__ATOMIC_ACQUIRE) == 0)
+		usleep(1000);
+	x->t_long_end = now_s();
+	__atomic_fetch_add(&x->rl.runs, 1, __ATOMIC_RELEASE);
+}
+
+static void
+ff_short_fn(void *arg, enum ewyk_strategy_mode mode)
+{
+	struct ff_ctx *x = arg;
+
+	x->t_start = now_s();
+	x->rs.mode = (int)mode;
+	x->rs.lcore = rte_lcore_id();
+	__atomic_fetch_add(&x->rs.runs, 1, __ATOMIC_RELEASE);
+}
+
+static unsigned int
+ff_produce0(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
+{
+	struct ff_ctx *x = ctx;
+
+	(void)max;
+	if (x->phase0 == 0) {
+		x->phase0 = 1;
+		out[0] = (struct ewyk_strategy_task){ .fn = ff_long_fn,
+			.arg = x, .invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
+		return 1;
+	}
+	if (rte_lcore_id() == 0) {
+		/* Production came home: stop polling, let W0 return. */
+		ewyk_strategy_producer_stop(x->p0);
+		__atomic_store_n(&x->quit, 1, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+static void
+ff_w1(void *arg)
+{
+	struct ff_ctx *x = arg;
+	struct ewyk_strategy_task t = { .fn = ff_short_fn, .arg = x,
+		.invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
+	struct list_prod lp = { .tasks = &t, .n = 1 };
+	struct ewyk_strategy_producer_conf pc = { .produce = list_produce,
+		.ctx = &lp, .flags = x->serve_ring ?
+			EWYK_STRATEGY_PRODUCER_F_SERVE_RING : 0 };
+	struct ewyk_strategy_producer *p1;
+
+	x->w1_lcore = rte_lcore_id();
+	p1 = ewyk_strategy_producer_create(x->s, &pc);
+	if (p1 == NULL)
+		return;
+	while (!__atomic_load_n(&x->started, __ATOMIC_ACQUIRE))
+		sched_yield();
+	usleep(20000);
+	x->t_enq = now_s();
+	ewyk_strategy_producer_run(p1);
+	ewyk_strategy_producer_free(p1);
+}
+
+static void
+ff_run(int serve_ring)
+{
+	struct ff_ctx x = { .serve_ring = (uint32_t)serve_ring };
+	struct ewyk_strategy_producer_conf pc = { .produce = ff_produce0,
+		.ctx = &x, .burst = 1,
+		.idle_polls = EWYK_STRATEGY_PRODUCER_POLL_FOREVER,
+		.flags = EWYK_STRATEGY_PRODUCER_F_HOME, .home_lcore = 0 };
+	struct ewyk_strategy_stats st;
+	struct lthread w1;
+
+	assert_int_equal(rte_lcore_id(), 0);
+	x.ex = mk_executor(serve_ring ? "ff1" : "ff0", 16, 0);
+	x.s = mk_strategy(serve_ring ? "ff1" : "ff0", EWYK_STRATEGY_ADAPTIVE,
+		x.ex);
+	x.p0 = ewyk_strategy_producer_create(x.s, &pc);
+	assert_non_null(x.p0);
+	serve_on_worker(x.ex);
+	assert_int_equal(wait_idle_count(x.ex, 1), 0);
+	lthread_start(&w1, ff_w1, &x);
+	assert_int_equal(ewyk_strategy_producer_run(x.p0),
+		EWYK_STRATEGY_PRODUCE_HANDED_OFF);
+	assert_int_equal(x.rl.mode, EWYK_STRATEGY_MODE_EPC);
+	assert_int_equal(ewyk_strategy_executor_serve_opt(x.ex, &x.quit,
+		EWYK_STRATEGY_SERVE_NO_RING), 0);
+	lthread_join(&w1);
+	assert_int_equal(wait_u64(&x.rs.runs, 1, GUARD_S), 0);
+	assert_int_equal(x.rs.mode, EWYK_STRATEGY_MODE_PEC);
+	printf("# PEC queueing delay, 1 reserved / 2 shards, W1 %s: "
+		"%.1f ms (long task ran %.1f ms)\n",
+		serve_ring ? "releases its token" : "keeps polling",
+		(x.t_start - x.t_enq) * 1e3,
+		(x.t_long_end - x.t_enq) * 1e3 + 20.0);
+	/* The first lcore that became free ran it. */
+	if (serve_ring)
+		assert_int_equal(x.rs.lcore, x.w1_lcore);
+	else
+		assert_int_equal(x.rs.lcore, 0);
+	assert_int_equal(ewyk_strategy_stats_get(x.s, &st), 0);
+	assert_int_equal(st.pec_delay_n, 1);
+	assert_true(st.pec_delay_p50_ns > 0);
+	stop_worker(x.ex);
+	assert_int_equal(wait_producer_idle(x.p0), 0);
+	ewyk_strategy_producer_free(x.p0);
+	ewyk_strategy_free(x.s);
+	ewyk_strategy_executor_free(x.ex);
+}
+
+static void
+test_pec_first_free(void **state)
+{
+	(void)state;
+	ff_run(0);
+	ff_run(1);
+}
+
+/* A queued task whose deadline passed is not started: DROPPED, counted. */
+static void
+test_pec_deadline(void **state)
+{
+	struct ewyk_strategy_executor *ex = mk_executor("dl", 8, 0);
+	struct ewyk_strategy *s = mk_strategy("dl", EWYK_STRATEGY_PEC, ex);
+	struct ewyk_strategy_stats st;
+	struct cnt c = { { 0 } };
+	struct ewyk_strategy_task t = { .fn = cnt_fn, .arg = &c,
+		.invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
+
+	(void)state;
+	t.deadline = rte_get_tsc_cycles() - 1;
+	assert_int_equal(ewyk_strategy_execute(s, &t),
+		EWYK_STRATEGY_MODE_PEC);
+	t.deadline = rte_get_tsc_cycles() + 60 * rte_get_tsc_hz();
+	assert_int_equal(ewyk_strategy_execute(s, &t),
+		EWYK_STRATEGY_MODE_PEC);
+	t.deadline = 0;
+	assert_int_equal(ewyk_strategy_execute(s, &t),
+		EWYK_STRATEGY_MODE_PEC);
+	assert_int_equal(ewyk_strategy_executor_run_queued(ex, 8), 3);
+	assert_int_equal(c.run[EWYK_STRATEGY_MODE_DROPPED], 1);
+	assert_int_equal(c.run[EWYK_STRATEGY_MODE_PEC], 2);
+	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+	assert_int_equal(st.pec_expired, 1);
+	assert_int_equal(st.pec_delay_n, 2);
+	assert_int_equal(st.pec_run, 2);
+	ewyk_strategy_free(s);
+	ewyk_strategy_executor_free(ex);
+}
+
+/*
+ * The departure hook runs on the lcore production leaves, before the next
+ * holder starts (EPC: before the hand-off, so frames of the burst are
+ * flushed at once), for every way of leaving; the holder is known.
+ */
+struct dep_ctx {
+	struct ewyk_strategy_producer *p;
+	uint32_t quit;
+	int phase;
+	unsigned int nlog;
+	uint32_t why[8];
+	unsigned int lcore[8];
+	uint64_t bad_holder;   /* produce() ran while holder != self */
+	uint64_t away;         /* produce() calls on the reserved lcore */
+	unsigned int log_at_task; /* log entries when the EPC task ran */
+};
+
+static void
+dep_hook(void *ctx, uint32_t why)
+{
+	struct dep_ctx *x = ctx;
+
+	if (ewyk_strategy_producer_holder(x->p) != rte_lcore_id())
+		x->bad_holder++;
+	if (x->nlog < RTE_DIM(x->why)) {
+		x->why[x->nlog] = why;
+		x->lcore[x->nlog] = rte_lcore_id();
+	}
+	__atomic_fetch_add(&x->nlog, 1, __ATOMIC_RELEASE);
+}
+
+static void
+dep_task(void *arg, enum ewyk_strategy_mode mode)
+{
+	struct dep_ctx *x = arg;
+
+	(void)mode;
+	x->log_at_task = __atomic_load_n(&x->nlog, __ATOMIC_ACQUIRE);
+	while (__atomic_load_n(&x->away, __ATOMIC_ACQUIRE) < 3)
+		sched_yield();
+}
+
+static unsigned int
+dep_produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
+{
+	struct dep_ctx *x = ctx;
+
+	(void)max;
+	if (ewyk_strategy_producer_holder(x->p) != rte_lcore_id())
+		x->bad_holder++;
+	if (x->phase == 2)
+		return 0; /* nothing to do: release */
+	if (x->phase == 0) {
+		x->phase = 1;
+		out[0] = (struct ewyk_strategy_task){ .fn = dep_task,
+			.arg = x, .invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
+		return 1;
+	}
+	if (rte_lcore_id() == 0) {
+		ewyk_strategy_producer_stop(x->p);
+		__atomic_store_n(&x->quit, 1, __ATOMIC_RELEASE);
+	} else {
+		__atomic_fetch_add(&x->away, 1, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+static void
+test_depart_hook(void **state)
+{
+	struct ewyk_strategy_executor *ex = mk_executor("dep", 16, 0);
+	struct ewyk_strategy *s = mk_strategy("dep", EWYK_STRATEGY_ADAPTIVE,
+		ex);
+	struct dep_ctx x = { 0 };
+	struct ewyk_strategy_producer_conf pc = { .produce = dep_produce,
+		.ctx = &x, .burst = 1,
+		.idle_polls = EWYK_STRATEGY_PRODUCER_POLL_FOREVER,
+		.flags = EWYK_STRATEGY_PRODUCER_F_HOME, .home_lcore = 0,
+		.depart = dep_hook };
+	struct ewyk_strategy *pcs = mk_strategy("dep_pc", EWYK_STRATEGY_PC,
+		NULL);
+	struct dep_ctx y = { 0 };
+	struct ewyk_strategy_producer_conf pc2 = { .produce = dep_produce,
+		.ctx = &y, .depart = dep_hook };
+
+	(void)state;
+	assert_int_equal(rte_lcore_id(), 0);
+	x.p = ewyk_strategy_producer_create(s, &pc);
+	assert_non_null(x.p);
+	assert_int_equal(ewyk_strategy_producer_holder(x.p), LCORE_ID_ANY);
+	serve_on_worker(ex);
+	assert_int_equal(wait_idle_count(ex, 1), 0);
+	assert_int_equal(ewyk_strategy_producer_run(x.p),
+		EWYK_STRATEGY_PRODUCE_HANDED_OFF);
+	/* Hook ran before the hand-off, i.e. before the EPC task. */
+	assert_int_equal(x.log_at_task, 1);
+	assert_int_equal(ewyk_strategy_executor_serve_opt(ex, &x.quit,
+		EWYK_STRATEGY_SERVE_NO_RING), 0);
+	assert_int_equal(wait_producer_idle(x.p), 0);
+	assert_int_equal(x.nlog, 3);
+	assert_int_equal(x.why[0], EWYK_STRATEGY_DEPART_HANDOFF);
+	assert_int_equal(x.lcore[0], 0);
+	assert_int_equal(x.why[1], EWYK_STRATEGY_DEPART_HOME);
+	assert_int_equal(x.lcore[1], WORKER_LCORE);
+	assert_int_equal(x.why[2], EWYK_STRATEGY_DEPART_STOP);
+	assert_int_equal(x.lcore[2], 0);
+	assert_int_equal(x.bad_holder, 0);
+	assert_int_equal(ewyk_strategy_producer_holder(x.p), LCORE_ID_ANY);
+	stop_worker(ex);
+	/* Plain release: IDLE, on this lcore, holder known until then. */
+	y.phase = 2;
+	y.p = ewyk_strategy_producer_create(pcs, &pc2);
+	assert_non_null(y.p);
+	assert_int_equal(ewyk_strategy_producer_run(y.p),
+		EWYK_STRATEGY_PRODUCE_IDLE);
+	assert_int_equal(y.nlog, 1);
+	assert_int_equal(y.why[0], EWYK_STRATEGY_DEPART_IDLE);
+	assert_int_equal(y.lcore[0], 0);
+	assert_int_equal(y.bad_holder, 0);
+	ewyk_strategy_producer_free(y.p);
+	ewyk_strategy_producer_free(x.p);
+	ewyk_strategy_free(pcs);
+	ewyk_strategy_free(s);
+	ewyk_strategy_executor_free(ex);
+}
+
+/*
+ * Reserved lcores: with spin_keep 1, of two idle ring servers one parks and
+ * one keeps spinning (before, both parked after spin_us); with
+ * SPIN_FOREVER none parks, and stop still ends them.
+ */
+static void
+test_spin_keep(void **state)
+{
+	struct ewyk_strategy_executor_conf c = { .name = "keep",
+		.socket_id = SOCKET_ID_ANY, .spin_us = 1, .spin_keep = 1 };
+	struct ewyk_strategy_executor *ex;
+	struct ewyk_strategy *s;
+	struct ewyk_strategy_stats st;
+	struct srv r = { 0 };
+	struct lthread t;
+	double end;
+
+	(void)state;
+	ex = ewyk_strategy_executor_create(&c);
+	assert_non_null(ex);
+	s = mk_strategy("keep", EWYK_STRATEGY_PEC, ex);
+	r.ex = ex;
+	serve_on_worker(ex);
+	lthread_start(&t, srv_fn, &r);
+	assert_int_equal(wait_idle_count(ex, 2), 0);
+	end = now_s() + GUARD_S;
+	do {
+		assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+		assert_true(now_s() < end);
+		sched_yield();
+	} while (st.parks == 0);
+	usleep(100000);
+	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+	assert_int_equal(st.parks, 1);
+	assert_int_equal(st.reserved_spinning, 1);
+	assert_int_equal(st.reserved_idle, 2);
+	__atomic_store_n(&r.quit, 1, __ATOMIC_RELEASE);
+	ewyk_strategy_executor_wake_all(ex);
+	lthread_join(&t);
+	stop_worker(ex);
+	ewyk_strategy_free(s);
+	ewyk_strategy_executor_free(ex);
+
+	c.name = "forever";
+	c.spin_us = EWYK_STRATEGY_EXECUTOR_SPIN_FOREVER;
+	c.spin_keep = 0;
+	ex = ewyk_strategy_executor_create(&c);
+	assert_non_null(ex);
+	s = mk_strategy("forever", EWYK_STRATEGY_PEC, ex);
+	serve_on_worker(ex);
+	assert_int_equal(wait_idle_count(ex, 1), 0);
+	usleep(50000);
+	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+	assert_int_equal(st.parks, 0);
+	assert_int_equal(st.reserved_spinning, 1);
+	stop_worker(ex);
+	ewyk_strategy_free(s);
+	ewyk_strategy_executor_free(ex);
 }
 
 /* A no-ring server takes hand-offs but never queued tasks. */
 
 struct noring_ctx {
-	struct ewyk_executor *ex;
+	struct ewyk_strategy_executor *ex;
 	uint32_t quit;
 };
 
@@ -791,14 +1284,15 @@ noring_main(void *arg)
 {
 	struct noring_ctx *x = arg;
 
-	return ewyk_executor_serve_opt(x->ex, &x->quit, EWYK_SERVE_NO_RING);
+	return ewyk_strategy_executor_serve_opt(
+		x->ex, &x->quit, EWYK_STRATEGY_SERVE_NO_RING);
 }
 
 static void
 test_serve_no_ring(void **state)
 {
 	struct noring_ctx x = { 0 };
-	struct ewyk_task t;
+	struct ewyk_strategy_task t;
 	struct cnt c = { { 0 } };
 	struct gate g = { .open = 1 };
 	struct srv r;
@@ -807,56 +1301,60 @@ test_serve_no_ring(void **state)
 
 	(void)state;
 	x.ex = mk_executor("noring", 16, 0);
-	assert_int_equal(ewyk_executor_serve_opt(x.ex, NULL, 0x80), -EINVAL);
-	t = (struct ewyk_task){ .fn = cnt_fn, .arg = &c };
+	assert_int_equal(
+		ewyk_strategy_executor_serve_opt(x.ex, NULL, 0x80), -EINVAL);
+	t = (struct ewyk_strategy_task){ .fn = cnt_fn, .arg = &c };
 	assert_int_equal(rte_eal_remote_launch(noring_main, &x, WORKER_LCORE),
 		0);
 	assert_int_equal(wait_idle_count(x.ex, 1), 0);
 	for (i = 0; i < 5; i++)
-		assert_int_equal(ewyk_executor_submit(x.ex, &t), 0);
+		assert_int_equal(ewyk_strategy_executor_submit(x.ex, &t), 0);
 	/* Not woken for them, not running them; still takes a job. */
-	assert_int_equal(ewyk_executor_try_execute(x.ex, gate_job, &g), 0);
+	assert_int_equal(
+		ewyk_strategy_executor_try_execute(x.ex, gate_job, &g), 0);
 	assert_int_equal(wait_u64(&g.entered, 1, GUARD_S), 0);
 	assert_int_equal(g.lcore, WORKER_LCORE);
 	assert_int_equal(wait_idle_count(x.ex, 1), 0);
-	assert_int_equal(ewyk_executor_queued(x.ex), 5);
-	assert_int_equal(c.run[EWYK_MODE_PEC], 0);
+	assert_int_equal(ewyk_strategy_executor_queued(x.ex), 5);
+	assert_int_equal(c.run[EWYK_STRATEGY_MODE_PEC], 0);
 	/* A ring server drains them. */
 	r = (struct srv){ .ex = x.ex };
 	lthread_start(&rt, srv_fn, &r);
-	assert_int_equal(wait_u64(&c.run[EWYK_MODE_PEC], 5, GUARD_S), 0);
+	assert_int_equal(
+		wait_u64(&c.run[EWYK_STRATEGY_MODE_PEC], 5, GUARD_S), 0);
 	/* And later submissions wake it, not the no-ring one. */
 	assert_int_equal(wait_idle_count(x.ex, 2), 0);
 	for (i = 0; i < 5; i++)
-		assert_int_equal(ewyk_executor_submit(x.ex, &t), 0);
-	assert_int_equal(wait_u64(&c.run[EWYK_MODE_PEC], 10, GUARD_S), 0);
+		assert_int_equal(ewyk_strategy_executor_submit(x.ex, &t), 0);
+	assert_int_equal(
+		wait_u64(&c.run[EWYK_STRATEGY_MODE_PEC], 10, GUARD_S), 0);
 	__atomic_store_n(&r.quit, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&x.quit, 1, __ATOMIC_RELEASE);
-	ewyk_executor_wake_all(x.ex);
+	ewyk_strategy_executor_wake_all(x.ex);
 	lthread_join(&rt);
 	assert_int_equal(rte_eal_wait_lcore(WORKER_LCORE), 0);
-	ewyk_executor_free(x.ex);
+	ewyk_strategy_executor_free(x.ex);
 }
 
 static void
 test_create_errors(void **state)
 {
-	struct ewyk_executor_conf ec = { .name = NULL };
-	struct ewyk_strategy_conf sc = { .name = "e", .kind = EWYK_STRATEGY_PEC };
-	struct ewyk_executor *ex;
+	struct ewyk_strategy_executor_conf ec = { .name = NULL };
+	struct ewyk_strategy_conf sc = {.name = "e", .kind = EWYK_STRATEGY_PEC};
+	struct ewyk_strategy_executor *ex;
 	struct ewyk_strategy *s;
 
 	(void)state;
-	assert_null(ewyk_executor_create(&ec));
+	assert_null(ewyk_strategy_executor_create(&ec));
 	assert_int_equal(rte_errno, EINVAL);
 	ec.name = "this-name-is-far-too-long-for-a-ring";
-	assert_null(ewyk_executor_create(&ec));
+	assert_null(ewyk_strategy_executor_create(&ec));
 	assert_int_equal(rte_errno, EINVAL);
 	assert_null(ewyk_strategy_create(&sc)); /* PEC without executor */
 	assert_int_equal(rte_errno, EINVAL);
 	ex = mk_executor("dup", 16, 0);
 	ec.name = "dup";
-	assert_null(ewyk_executor_create(&ec));
+	assert_null(ewyk_strategy_executor_create(&ec));
 	assert_int_equal(rte_errno, EEXIST);
 	s = mk_strategy("dup", EWYK_STRATEGY_PC, NULL);
 	sc.kind = EWYK_STRATEGY_PC;
@@ -867,15 +1365,16 @@ test_create_errors(void **state)
 	assert_null(ewyk_strategy_lookup("nope"));
 	assert_int_equal(rte_errno, ENOENT);
 	assert_int_equal(ewyk_strategy_kind_get(s), EWYK_STRATEGY_PC);
-	assert_true(ewyk_executor_default_reserved() >= 1);
-	assert_int_equal(ewyk_executor_serve(NULL, NULL), -EINVAL);
+	assert_true(ewyk_strategy_executor_default_reserved() >= 1);
+	assert_int_equal(ewyk_strategy_executor_serve(NULL, NULL), -EINVAL);
 	ewyk_strategy_free(s);
-	ewyk_executor_free(ex);
+	ewyk_strategy_executor_free(ex);
 }
 
 /*
  * Exactly-once: several source threads push bursts of task ids, with idle
- * gaps, into the RX rings of several shards and call ewyk_producer_run()
+ * gaps, into the RX rings of several shards and call
+ * ewyk_strategy_producer_run()
  * after each burst (as an RX interrupt or a completion would). Whoever
  * gets the token produces. Every task must be invoked exactly once (run,
  * or REJECTED when the PEC ring is full), and none may be left behind
@@ -896,13 +1395,13 @@ struct eo_slot {
 
 struct eo_shard {
 	struct rte_ring *rx;
-	struct ewyk_producer *p;
+	struct ewyk_strategy_producer *p;
 	uint32_t in_produce;
 	struct eo *eo;
 };
 
 struct eo {
-	struct ewyk_executor *ex;
+	struct ewyk_strategy_executor *ex;
 	struct ewyk_strategy *s;
 	struct eo_shard sh[EO_SHARDS];
 	struct eo_slot *slot;
@@ -919,25 +1418,26 @@ struct eo {
 };
 
 static void
-eo_fn(void *arg, enum ewyk_exec_mode mode)
+eo_fn(void *arg, enum ewyk_strategy_mode mode)
 {
 	struct eo_slot *sl = arg;
 	struct eo *eo = sl->eo;
 
 	if (__atomic_fetch_add(&sl->hits, 1, __ATOMIC_RELAXED) != 0)
 		__atomic_store_n(&eo->twice, 1, __ATOMIC_RELAXED);
-	if (mode == EWYK_MODE_REJECTED)
+	if (mode == EWYK_STRATEGY_MODE_REJECTED)
 		__atomic_fetch_add(&eo->rejected, 1, __ATOMIC_RELAXED);
-	else if (sl->inv == EWYK_INVOKE_BLOCKING && (rte_rand() & 63) == 0)
+	else if (sl->inv == EWYK_STRATEGY_INVOKE_BLOCKING &&
+		 (rte_rand() & 63) == 0)
 		usleep(20); /* really block, now and then */
 	if (__atomic_add_fetch(&eo->done, 1, __ATOMIC_ACQ_REL) == eo->total) {
 		__atomic_store_n(&eo->quit, 1, __ATOMIC_RELEASE);
-		ewyk_executor_wake_all(eo->ex);
+		ewyk_strategy_executor_wake_all(eo->ex);
 	}
 }
 
 static unsigned int
-eo_produce(void *ctx, struct ewyk_task *out, unsigned int max)
+eo_produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 {
 	struct eo_shard *sh = ctx;
 	void *ids[64];
@@ -949,7 +1449,7 @@ eo_produce(void *ctx, struct ewyk_task *out, unsigned int max)
 	for (i = 0; i < n; i++) {
 		struct eo_slot *sl = ids[i];
 
-		out[i] = (struct ewyk_task){ .fn = eo_fn, .arg = sl,
+		out[i] = (struct ewyk_strategy_task){ .fn = eo_fn, .arg = sl,
 			.invocation = sl->inv };
 	}
 	__atomic_store_n(&sh->in_produce, 0, __ATOMIC_RELEASE);
@@ -971,15 +1471,15 @@ eo_source(void *arg)
 			struct eo_slot *sl = &eo->slot[id];
 			uint64_t r = rte_rand() % 10;
 
-			sl->inv = r < 8 ? EWYK_INVOKE_NON_BLOCKING :
-				r == 8 ? EWYK_INVOKE_BLOCKING :
-				EWYK_INVOKE_EITHER;
+			sl->inv = r < 8 ? EWYK_STRATEGY_INVOKE_NON_BLOCKING :
+				r == 8 ? EWYK_STRATEGY_INVOKE_BLOCKING :
+				EWYK_STRATEGY_INVOKE_EITHER;
 			while (rte_ring_enqueue(sh->rx, sl) != 0) {
-				ewyk_producer_run(sh->p);
+				ewyk_strategy_producer_run(sh->p);
 				sched_yield();
 			}
 		}
-		ewyk_producer_run(sh->p);
+		ewyk_strategy_producer_run(sh->p);
 		if ((rte_rand() & 7) == 0)
 			usleep(rte_rand() % 200); /* idle gap */
 	}
@@ -990,7 +1490,7 @@ eo_reserved(void *arg)
 {
 	struct eo *eo = arg;
 
-	ewyk_executor_serve(eo->ex, &eo->stop_reserved);
+	ewyk_strategy_executor_serve(eo->ex, &eo->stop_reserved);
 }
 
 static void *
@@ -1005,17 +1505,17 @@ eo_watchdog(void *arg)
 
 			for (j = 0; j < EO_SHARDS; j++)
 				print_error("shard %u: token %d, rx %u\n", j,
-					(int)ewyk_producer_state_get(
+					(int)ewyk_strategy_producer_state_get(
 						eo->sh[j].p),
 					rte_ring_count(eo->sh[j].rx));
 			print_error("done %" PRIu64 "/%" PRIu64
 				", queued %u, idle %u\n",
 				eo->done, eo->total,
-				ewyk_executor_queued(eo->ex),
-				ewyk_executor_idle_count(eo->ex));
+				ewyk_strategy_executor_queued(eo->ex),
+				ewyk_strategy_executor_idle_count(eo->ex));
 			__atomic_store_n(&eo->timeout, 1, __ATOMIC_RELAXED);
 			__atomic_store_n(&eo->quit, 1, __ATOMIC_RELEASE);
-			ewyk_executor_wake_all(eo->ex);
+			ewyk_strategy_executor_wake_all(eo->ex);
 			break;
 		}
 		usleep(1000);
@@ -1045,7 +1545,7 @@ exactly_once(enum ewyk_strategy_kind k)
 	eo->ex = mk_executor("eo", 256, 0);
 	eo->s = mk_strategy("eo", k, eo->ex);
 	for (j = 0; j < EO_SHARDS; j++) {
-		struct ewyk_producer_conf pc = { .produce = eo_produce,
+		struct ewyk_strategy_producer_conf pc = { .produce = eo_produce,
 			.ctx = &eo->sh[j], .burst = 16 };
 
 		snprintf(name, sizeof(name), "eo_rx%u", j);
@@ -1058,7 +1558,7 @@ exactly_once(enum ewyk_strategy_kind k)
 		eo->sh[j].rx = rte_ring_create(name, EO_RX, SOCKET_ID_ANY,
 			RING_F_SC_DEQ | RING_F_EXACT_SZ | RING_F_MP_RTS_ENQ);
 		assert_non_null(eo->sh[j].rx);
-		eo->sh[j].p = ewyk_producer_create(eo->s, &pc);
+		eo->sh[j].p = ewyk_strategy_producer_create(eo->s, &pc);
 		assert_non_null(eo->sh[j].p);
 	}
 	/* Reserved: EAL lcore 1, one registered thread, and main below. */
@@ -1069,10 +1569,11 @@ exactly_once(enum ewyk_strategy_kind k)
 	assert_int_equal(pthread_create(&wd, NULL, eo_watchdog, eo), 0);
 	/*
 	 * Main "becomes a reserved lcore" until the last task completes:
-	 * production hand-offs only, no queued tasks (EWYK_SERVE_NO_RING).
+	 * production hand-offs only, no queued tasks
+	 * (EWYK_STRATEGY_SERVE_NO_RING).
 	 */
-	assert_int_equal(ewyk_executor_serve_opt(eo->ex, &eo->quit,
-		EWYK_SERVE_NO_RING), 0);
+	assert_int_equal(ewyk_strategy_executor_serve_opt(eo->ex, &eo->quit,
+		EWYK_STRATEGY_SERVE_NO_RING), 0);
 	for (j = 0; j < EO_SOURCES; j++)
 		lthread_join(&src[j]);
 	pthread_join(wd, NULL);
@@ -1081,7 +1582,7 @@ exactly_once(enum ewyk_strategy_kind k)
 		assert_int_equal(wait_producer_idle(eo->sh[j].p), 0);
 		assert_int_equal(rte_ring_count(eo->sh[j].rx), 0);
 	}
-	assert_int_equal(ewyk_executor_queued(eo->ex), 0);
+	assert_int_equal(ewyk_strategy_executor_queued(eo->ex), 0);
 	assert_int_equal(eo->double_producer, 0);
 	assert_int_equal(eo->twice, 0);
 	assert_int_equal(eo->done, eo->total);
@@ -1090,10 +1591,10 @@ exactly_once(enum ewyk_strategy_kind k)
 			fail_msg("task %" PRIu64 " invoked %u times", i,
 				eo->slot[i].hits);
 	assert_int_equal(ewyk_strategy_stats_get(eo->s, &st), 0);
-	for (m = 0; m < EWYK_MODE_MAX; m++)
+	for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++)
 		sum += st.mode[m];
 	assert_int_equal(sum, eo->total);
-	assert_int_equal(st.mode[EWYK_MODE_REJECTED], eo->rejected);
+	assert_int_equal(st.mode[EWYK_STRATEGY_MODE_REJECTED], eo->rejected);
 	print_message("    %s: pc %" PRIu64 " pic %" PRIu64 " epc %" PRIu64
 		" pec %" PRIu64 " rejected %" PRIu64 ", reproduce %" PRIu64
 		", parks %" PRIu64 "\n",
@@ -1104,11 +1605,11 @@ exactly_once(enum ewyk_strategy_kind k)
 	stop_worker(eo->ex);
 	lthread_join(&res);
 	for (j = 0; j < EO_SHARDS; j++) {
-		ewyk_producer_free(eo->sh[j].p);
+		ewyk_strategy_producer_free(eo->sh[j].p);
 		rte_ring_free(eo->sh[j].rx);
 	}
 	ewyk_strategy_free(eo->s);
-	ewyk_executor_free(eo->ex);
+	ewyk_strategy_executor_free(eo->ex);
 	free(eo->slot);
 	free(eo);
 }
@@ -1164,13 +1665,13 @@ struct h2_write {
 };
 
 static void
-h2_write_fn(void *arg, enum ewyk_exec_mode mode)
+h2_write_fn(void *arg, enum ewyk_strategy_mode mode)
 {
 	struct h2_write *w = arg;
 	struct h2 *h = w->h;
 	double end = now_s() + h->wait_s;
 
-	if (mode == EWYK_MODE_REJECTED) {
+	if (mode == EWYK_STRATEGY_MODE_REJECTED) {
 		__atomic_fetch_add(&h->rejected, 1, __ATOMIC_RELAXED);
 	} else {
 		/* Block until the window opens (or the guard fires). */
@@ -1187,7 +1688,7 @@ h2_write_fn(void *arg, enum ewyk_exec_mode mode)
 }
 
 static void
-h2_update_fn(void *arg, enum ewyk_exec_mode mode)
+h2_update_fn(void *arg, enum ewyk_strategy_mode mode)
 {
 	(void)mode;
 	__atomic_store_n((uint32_t *)arg, 1, __ATOMIC_RELEASE);
@@ -1196,35 +1697,38 @@ h2_update_fn(void *arg, enum ewyk_exec_mode mode)
 static void
 h2_run(struct ewyk_strategy *s, struct h2 *h, unsigned int k)
 {
-	struct ewyk_task t[2 * H2_K];
+	struct ewyk_strategy_task t[2 * H2_K];
 	struct h2_write w[H2_K];
 	struct list_prod lp = { .tasks = t, .n = 2 * k };
-	struct ewyk_producer_conf pc = { .produce = list_produce, .ctx = &lp,
-		.burst = 4 };
-	struct ewyk_producer *p = ewyk_producer_create(s, &pc);
+	struct ewyk_strategy_producer_conf pc = {
+		.produce = list_produce, .ctx = &lp, .burst = 4};
+	struct ewyk_strategy_producer *p =
+		ewyk_strategy_producer_create(s, &pc);
 	unsigned int i;
 	int st;
 
 	assert_non_null(p);
 	for (i = 0; i < k; i++) {
 		w[i] = (struct h2_write){ .h = h, .i = i };
-		t[i] = (struct ewyk_task){ .fn = h2_write_fn, .arg = &w[i],
-			.invocation = EWYK_INVOKE_BLOCKING };
-		t[k + i] = (struct ewyk_task){ .fn = h2_update_fn,
+		t[i] = (struct ewyk_strategy_task){.fn = h2_write_fn,
+			.arg = &w[i],
+			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING};
+		t[k + i] = (struct ewyk_strategy_task){ .fn = h2_update_fn,
 			.arg = &h->credit[i],
-			.invocation = EWYK_INVOKE_NON_BLOCKING };
+			.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING };
 	}
-	st = ewyk_producer_run(p);
-	assert_true(st == EWYK_PRODUCE_IDLE || st == EWYK_PRODUCE_HANDED_OFF);
+	st = ewyk_strategy_producer_run(p);
+	assert_true(st == EWYK_STRATEGY_PRODUCE_IDLE ||
+		st == EWYK_STRATEGY_PRODUCE_HANDED_OFF);
 	assert_int_equal(wait_u64(&h->written, k, GUARD_S + h->wait_s * k), 0);
 	assert_int_equal(wait_producer_idle(p), 0);
-	ewyk_producer_free(p);
+	ewyk_strategy_producer_free(p);
 }
 
 static void
 test_no_starvation_adaptive(void **state)
 {
-	struct ewyk_executor *ex = mk_executor("h2", 64, 0);
+	struct ewyk_strategy_executor *ex = mk_executor("h2", 64, 0);
 	struct ewyk_strategy *s = mk_strategy("h2", EWYK_STRATEGY_ADAPTIVE, ex);
 	struct ewyk_strategy_stats st;
 	struct h2 h = { .wait_s = GUARD_S };
@@ -1247,16 +1751,16 @@ test_no_starvation_adaptive(void **state)
 	 * and B went on producing the WINDOW_UPDATEs in place (PC).
 	 */
 	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
-	assert_int_equal(st.mode[EWYK_MODE_EPC], 2);
-	assert_int_equal(st.mode[EWYK_MODE_PEC], H2_K - 2);
-	assert_int_equal(st.mode[EWYK_MODE_PC], H2_K);
+	assert_int_equal(st.mode[EWYK_STRATEGY_MODE_EPC], 2);
+	assert_int_equal(st.mode[EWYK_STRATEGY_MODE_PEC], H2_K - 2);
+	assert_int_equal(st.mode[EWYK_STRATEGY_MODE_PC], H2_K);
 	assert_int_equal(st.handoffs, 2);
 	__atomic_store_n(&r.quit, 1, __ATOMIC_RELEASE);
-	ewyk_executor_wake_all(ex);
+	ewyk_strategy_executor_wake_all(ex);
 	lthread_join(&r2);
 	stop_worker(ex);
 	ewyk_strategy_free(s);
-	ewyk_executor_free(ex);
+	ewyk_strategy_executor_free(ex);
 }
 
 /* The same shape under PC starves every write: the shape is real. */
@@ -1288,7 +1792,12 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_reproducing),
 		cmocka_unit_test(test_polling_stop),
 		cmocka_unit_test(test_chaining),
+		cmocka_unit_test(test_nested_in_produce),
 		cmocka_unit_test(test_homecoming),
+		cmocka_unit_test(test_pec_first_free),
+		cmocka_unit_test(test_pec_deadline),
+		cmocka_unit_test(test_depart_hook),
+		cmocka_unit_test(test_spin_keep),
 		cmocka_unit_test(test_serve_no_ring),
 		cmocka_unit_test(test_exactly_once_pc),
 		cmocka_unit_test(test_exactly_once_pec),
