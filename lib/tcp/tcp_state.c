@@ -135,6 +135,14 @@ tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l,
 	}
 }
 
+/*
+ * The handshake's ACK: SND.UNA moves past our SYN, the send window is
+ * taken from the segment, the SYN's RTT is sampled, the retransmission
+ * timer stops and the connection is ESTABLISHED. Shared by every way in:
+ * the third segment of a passive open, a SYN cookie, a SYN-ACK answering
+ * our SYN (simultaneous open included). Returns what
+ * tcp_notify_established() returns (false: the connection is gone).
+ */
 static bool
 establish(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 {
@@ -259,27 +267,11 @@ syn_sent_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 	if (!(s->o.has_ts) || t->conf.no_timestamps)
 		c->ts_ok = 0;
 	if (ack) {
-		/* SYN-ACK: window not scaled in a SYN segment. */
-		c->snd_una = s->ack;
-		c->snd_wnd = s->wnd;
-		c->max_snd_wnd = s->wnd;
-		c->snd_wl1 = s->seq;
-		c->snd_wl2 = s->ack;
+		/* SYN-ACK: SEG.ACK is ISS + 1 here (checked above). */
 		c->rcv_adv = c->rcv_nxt;
-		if (c->rtt_timing && c->retries == 0)
-			tcp_rtt_sample(c, t->now - c->rtt_tsc);
-		c->rtt_timing = 0;
-		c->retries = 0;
-		c->backoff = 0;
-		tcp_timer_rtx_stop(c);
-		tcp_set_state(c, EWYK_TCP_ESTABLISHED);
-		c->est_once = 1;
-		tcp_ctr_inc(t, EWYK_TCP_ESTABLISHED_CONNS);
-		tcp_keepalive_arm(c);
 		c->ack_now = 1;
-		if (!tcp_notify_established(c))
-			return;
-		tcp_ack_flush(c);
+		if (establish(c, s))
+			tcp_ack_flush(c);
 		return;
 	}
 	/* Simultaneous open (RFC 9293 figure 7). */
@@ -416,71 +408,103 @@ tcp_fin_in_order(struct ewyk_tcp_conn *c)
 		tcp_enter_time_wait(c);
 }
 
-static void
-sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
+/*
+ * SYN-RECEIVED before the sequence check: a retransmitted SYN (our
+ * SYN-ACK was lost), or in a simultaneous open the peer's SYN-ACK that
+ * answers our SYN. RFC 9293 gets there through an extra ACK exchange;
+ * taking it at once is what Linux does. Returns true when the segment was
+ * consumed.
+ */
+static bool
+syn_received_early(struct ewyk_tcp_conn *c, struct tcp_seg *s,
+		struct rte_mbuf *m)
 {
 	struct ewyk_tcp *t = c->tcp;
-	uint32_t wnd, seq, len, edge;
-	bool fin;
+	uint8_t f = s->flags & (TH_SYN | TH_ACK | TH_RST);
 
-	/* A retransmitted SYN: our SYN-ACK was lost. */
-	if (c->state == EWYK_TCP_SYN_RECEIVED &&
-			(s->flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN &&
-			s->seq == c->irs) {
+	if (f == TH_SYN && s->seq == c->irs) {
 		tcp_ctr_inc(t, EWYK_TCP_SYN_RETRANS);
 		tcp_send_syn(c);
 		rte_pktmbuf_free(m);
-		return;
+		return true;
 	}
-	/*
-	 * Simultaneous open: the peer's SYN-ACK answers our SYN. RFC 9293
-	 * gets there through an extra ACK exchange; taking it at once is
-	 * what Linux does.
-	 */
-	if (c->state == EWYK_TCP_SYN_RECEIVED && !c->passive &&
-			(s->flags & (TH_SYN | TH_ACK | TH_RST)) == (TH_SYN | TH_ACK) &&
-			s->seq == c->irs && s->ack == c->iss + 1) {
+	if (!c->passive && f == (TH_SYN | TH_ACK) && s->seq == c->irs &&
+			s->ack == c->iss + 1) {
 		rte_pktmbuf_free(m);
 		c->ack_now = 1;
 		if (establish(c, s))
 			tcp_ack_flush(c);
-		return;
+		return true;
 	}
-	/* PAWS (RFC 7323 5.3), with TCP_PAWS_WINDOW of tolerance for reordering. */
+	return false;
+}
+
+/* The receive window the sequence check and the text step use. */
+static uint32_t
+rcv_window(const struct ewyk_tcp_conn *c)
+{
+	if (SEQ_LT(c->rcv_adv, c->rcv_nxt))
+		return tcp_rcv_space(c);
+	return RTE_MAX(c->rcv_adv - c->rcv_nxt, tcp_rcv_space(c));
+}
+
+/*
+ * First check (RFC 9293 3.10.7.4), with PAWS (RFC 7323 5.3) before it:
+ * is the segment in the window? *mp becomes NULL when only the segment's
+ * ACK is taken (a zero-window probe, an old duplicate). Returns false
+ * when the segment was dropped.
+ */
+static bool
+check_seq(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf **mp,
+		uint32_t wnd)
+{
+	struct ewyk_tcp *t = c->tcp;
+	uint32_t end;
+
+	/* PAWS, with TCP_PAWS_WINDOW of tolerance for reordering. */
 	if (c->ts_ok && s->o.has_ts && !(s->flags & TH_RST) &&
 			TS_LT(s->o.tsval + TCP_PAWS_WINDOW, c->ts_recent) &&
 			!paws_disordered_ack(c, s)) {
 		tcp_send_ack(c);
-		drop_seg(t, m, EWYK_TCP_DROP_PAWS);
-		return;
+		drop_seg(t, *mp, EWYK_TCP_DROP_PAWS);
+		return false;
 	}
-	wnd = RTE_MAX(c->rcv_adv - c->rcv_nxt, tcp_rcv_space(c));
-	if (SEQ_LT(c->rcv_adv, c->rcv_nxt))
-		wnd = tcp_rcv_space(c);
-	if (!seq_acceptable(c, s, wnd)) {
-		uint32_t end = s->seq + s->len + ((s->flags & TH_FIN) ? 1 : 0);
+	if (seq_acceptable(c, s, wnd))
+		return true;
+	end = s->seq + s->len + ((s->flags & TH_FIN) ? 1 : 0);
+	if ((s->flags & (TH_SYN | TH_RST | TH_ACK)) == TH_ACK &&
+			c->state != EWYK_TCP_SYN_RECEIVED &&
+			((wnd == 0 && s->seq == c->rcv_nxt) ||
+			 SEQ_LEQ(end, c->rcv_nxt))) {
+		/*
+		 * A zero-window probe, or an old duplicate (a go-back-N
+		 * retransmission): take its ACK, not its data, and answer
+		 * at once (as BSD does).
+		 */
+		rte_pktmbuf_free(*mp);
+		*mp = NULL;
+		s->len = 0;
+		s->flags &= (uint8_t)~TH_FIN;
+		c->ack_now = 1;
+		return true;
+	}
+	if (!(s->flags & TH_RST))
+		tcp_send_ack(c);
+	drop_seg(t, *mp, EWYK_TCP_DROP_OUT_OF_WINDOW);
+	return false;
+}
 
-		if ((s->flags & (TH_SYN | TH_RST | TH_ACK)) == TH_ACK &&
-				c->state != EWYK_TCP_SYN_RECEIVED &&
-				((wnd == 0 && s->seq == c->rcv_nxt) ||
-				 SEQ_LEQ(end, c->rcv_nxt))) {
-			/*
-			 * A zero-window probe, or an old duplicate (a
-			 * go-back-N retransmission): take its ACK, not its
-			 * data, and answer at once (as BSD does).
-			 */
-			rte_pktmbuf_free(m);
-			m = NULL;
-			s->len = 0;
-			s->flags &= (uint8_t)~TH_FIN;
-			c->ack_now = 1;
-		} else {
-			if (!(s->flags & TH_RST))
-				tcp_send_ack(c);
-			drop_seg(t, m, EWYK_TCP_DROP_OUT_OF_WINDOW);
-			return;
-		}
-	}
+/*
+ * Second to fourth checks: RST (acts only exactly at RCV.NXT, RFC 5961
+ * 3.2), security (no IP security compartments here: nothing to check),
+ * SYN (challenged, RFC 5961 4.2). Returns false when the segment was
+ * consumed.
+ */
+static bool
+check_rst_syn(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
+{
+	struct ewyk_tcp *t = c->tcp;
+
 	if (s->flags & TH_RST) {
 		rte_pktmbuf_free(m);
 		if (s->seq == c->rcv_nxt) {
@@ -489,16 +513,63 @@ sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 			challenge_ack(c);
 			tcp_ctr_inc(t, EWYK_TCP_DROP_RST);
 		}
-		return;
+		return false;
 	}
 	if (s->flags & TH_SYN) {
 		challenge_ack(c);
 		drop_seg(t, m, EWYK_TCP_DROP_SYN);
-		return;
+		return false;
 	}
+	return true;
+}
+
+/* Our FIN is acknowledged: where that leads. Returns false when the
+ * connection is gone (m freed). */
+static bool
+fin_acked(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
+{
+	struct ewyk_tcp *t = c->tcp;
+
+	switch (c->state) {
+	case EWYK_TCP_FIN_WAIT_1:
+		tcp_set_state(c, EWYK_TCP_FIN_WAIT_2);
+		if (c->app_closed)
+			tcp_timer_misc_arm(c, TCP_MISC_FIN_WAIT_2, t->now +
+					tcp_ms_to_cyc(t, t->conf.fin_wait2_ms));
+		break;
+	case EWYK_TCP_CLOSING:
+		tcp_enter_time_wait(c);
+		break;
+	case EWYK_TCP_LAST_ACK:
+		rte_pktmbuf_free(m);
+		tcp_ctr_inc(t, EWYK_TCP_CONN_CLOSED);
+		tcp_notify_closed(c, 0);
+		tcp_conn_destroy(c);
+		return false;
+	default:
+		break;
+	}
+	if (c->dead) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Fifth check: the ACK field. SYN-RECEIVED completes the handshake;
+ * otherwise the ACK must lie in the RFC 5961 5.2 range, then it is
+ * processed (tcp_ack_input), and what it acknowledges moves the state.
+ * Returns false when the segment was consumed.
+ */
+static bool
+check_ack(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
+{
+	struct ewyk_tcp *t = c->tcp;
+
 	if (!(s->flags & TH_ACK)) {
 		drop_seg(t, m, EWYK_TCP_DROP_NO_ACK);
-		return;
+		return false;
 	}
 	/* RFC 7323 5.3 R3: remember the peer's clock. */
 	if (c->ts_ok && s->o.has_ts && SEQ_LEQ(s->seq, c->last_ack_sent) &&
@@ -509,7 +580,7 @@ sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 		if (SEQ_GT(s->ack, c->snd_una) && SEQ_LEQ(s->ack, c->snd_max)) {
 			if (!establish(c, s)) {
 				rte_pktmbuf_free(m);
-				return;
+				return false;
 			}
 		} else {
 			struct ewyk_net_ip_info ip = {
@@ -518,7 +589,7 @@ sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 
 			tcp_send_rst_reply(t, s, &ip);
 			drop_seg(t, m, EWYK_TCP_DROP_BAD_ACK);
-			return;
+			return false;
 		}
 	}
 	/* RFC 5961 5.2: acceptable ACK range. */
@@ -526,34 +597,11 @@ sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 			SEQ_LT(s->ack, c->snd_una - RTE_MAX(c->max_snd_wnd, 65535u))) {
 		challenge_ack(c);
 		drop_seg(t, m, EWYK_TCP_DROP_BAD_ACK);
-		return;
+		return false;
 	}
 	tcp_ack_input(c, s);
-	if (c->fin_acked) {
-		switch (c->state) {
-		case EWYK_TCP_FIN_WAIT_1:
-			tcp_set_state(c, EWYK_TCP_FIN_WAIT_2);
-			if (c->app_closed)
-				tcp_timer_misc_arm(c, TCP_MISC_FIN_WAIT_2, t->now +
-						tcp_ms_to_cyc(t, t->conf.fin_wait2_ms));
-			break;
-		case EWYK_TCP_CLOSING:
-			tcp_enter_time_wait(c);
-			break;
-		case EWYK_TCP_LAST_ACK:
-			rte_pktmbuf_free(m);
-			tcp_ctr_inc(t, EWYK_TCP_CONN_CLOSED);
-			tcp_notify_closed(c, 0);
-			tcp_conn_destroy(c);
-			return;
-		default:
-			break;
-		}
-		if (c->dead) {
-			rte_pktmbuf_free(m);
-			return;
-		}
-	}
+	if (c->fin_acked && !fin_acked(c, m))
+		return false;
 	if (c->state == EWYK_TCP_TIME_WAIT) {
 		rte_pktmbuf_free(m);
 		if (s->flags & TH_FIN) {
@@ -562,7 +610,7 @@ sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 			tcp_timer_misc_arm(c, TCP_MISC_TIME_WAIT, t->now +
 					tcp_ms_to_cyc(t, t->conf.time_wait_ms));
 		}
-		return;
+		return false;
 	}
 	if (c->want_writable && !c->app_closed && ewyk_tcp_send_space(c) > 0 &&
 			c->sq_len <= t->conf.snd_buf / 2) {
@@ -571,68 +619,96 @@ sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 			c->ops->writable(c->ctx, c);
 		if (c->dead) {
 			rte_pktmbuf_free(m);
-			return;
+			return false;
 		}
 	}
-	/* Segment text and FIN (URG is not supported: data is just data). */
-	seq = s->seq;
-	len = s->len;
-	fin = (s->flags & TH_FIN) != 0;
-	if (len > 0 || fin) {
-		if (c->state != EWYK_TCP_ESTABLISHED &&
-				c->state != EWYK_TCP_FIN_WAIT_1 &&
-				c->state != EWYK_TCP_FIN_WAIT_2) {
-			/* Past the peer's FIN: nothing new can come. */
-			rte_pktmbuf_free(m);
-			c->ack_now = 1;
-			goto out;
-		}
-		if (len > 0 && c->app_closed) {
-			/* Data for a closed connection: reset it (as Linux). */
-			rte_pktmbuf_free(m);
-			tcp_ctr_inc(t, EWYK_TCP_CONN_ABORTED);
-			tcp_send_rst(c);
-			tcp_conn_destroy(c);
-			return;
-		}
-		if (SEQ_LT(seq, c->rcv_nxt)) {
-			uint32_t cut = c->rcv_nxt - seq;
+	return true;
+}
 
-			if (cut >= len) {
-				rte_pktmbuf_free(m);
-				m = NULL;
-				if (seq + len != c->rcv_nxt)
-					fin = false;
-				seq = c->rcv_nxt;
-				len = 0;
-				c->ack_now = 1;          /* a duplicate */
-			} else {
-				m = tcp_mbuf_adj(m, cut);
-				seq = c->rcv_nxt;
-				len -= cut;
-			}
-		}
-		edge = c->rcv_nxt + wnd;
-		if (len > 0 && SEQ_GT(seq + len, edge)) {
-			uint32_t excess = seq + len - edge;
+/*
+ * Sixth to eighth steps: URG (not supported: urgent data is just data),
+ * the segment text and FIN, trimmed to [RCV.NXT, RCV.NXT + wnd). Consumes
+ * m; the connection may be gone afterwards.
+ */
+static void
+text_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m,
+		uint32_t wnd)
+{
+	struct ewyk_tcp *t = c->tcp;
+	uint32_t seq = s->seq, len = s->len, edge;
+	bool fin = (s->flags & TH_FIN) != 0;
 
-			m = tcp_mbuf_trim(m, RTE_MIN(excess, len));
-			len -= RTE_MIN(excess, len);
-			fin = false;
-			c->ack_now = 1;
-		}
-		if (len > 0 || fin) {
-			tcp_data_input(c, seq, m, len, fin);
-			if (c->dead)
-				return;
+	if (len == 0 && !fin) {
+		rte_pktmbuf_free(m);
+		tcp_ack_flush(c);
+		return;
+	}
+	if (c->state != EWYK_TCP_ESTABLISHED &&
+			c->state != EWYK_TCP_FIN_WAIT_1 &&
+			c->state != EWYK_TCP_FIN_WAIT_2) {
+		/* Past the peer's FIN: nothing new can come. */
+		rte_pktmbuf_free(m);
+		c->ack_now = 1;
+		tcp_ack_flush(c);
+		return;
+	}
+	if (len > 0 && c->app_closed) {
+		/* Data for a closed connection: reset it (as Linux). */
+		rte_pktmbuf_free(m);
+		tcp_ctr_inc(t, EWYK_TCP_CONN_ABORTED);
+		tcp_send_rst(c);
+		tcp_conn_destroy(c);
+		return;
+	}
+	if (SEQ_LT(seq, c->rcv_nxt)) {
+		uint32_t cut = c->rcv_nxt - seq;
+
+		if (cut >= len) {
+			rte_pktmbuf_free(m);
+			m = NULL;
+			if (seq + len != c->rcv_nxt)
+				fin = false;
+			seq = c->rcv_nxt;
+			len = 0;
+			c->ack_now = 1;          /* a duplicate */
 		} else {
-			rte_pktmbuf_free(m);
+			m = tcp_mbuf_adj(m, cut);
+			seq = c->rcv_nxt;
+			len -= cut;
 		}
+	}
+	edge = c->rcv_nxt + wnd;
+	if (len > 0 && SEQ_GT(seq + len, edge)) {
+		uint32_t excess = seq + len - edge;
+
+		m = tcp_mbuf_trim(m, RTE_MIN(excess, len));
+		len -= RTE_MIN(excess, len);
+		fin = false;
+		c->ack_now = 1;
+	}
+	if (len > 0 || fin) {
+		tcp_data_input(c, seq, m, len, fin);
+		if (c->dead)
+			return;
 	} else {
 		rte_pktmbuf_free(m);
 	}
-out:
 	tcp_ack_flush(c);
+}
+
+/* A segment for a synchronized connection (RFC 9293 3.10.7.4). */
+static void
+sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
+{
+	uint32_t wnd;
+
+	if (c->state == EWYK_TCP_SYN_RECEIVED && syn_received_early(c, s, m))
+		return;
+	wnd = rcv_window(c);
+	if (!check_seq(c, s, &m, wnd) || !check_rst_syn(c, s, m) ||
+			!check_ack(c, s, m))
+		return;
+	text_input(c, s, m, wnd);
 }
 
 void
