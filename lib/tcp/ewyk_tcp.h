@@ -142,6 +142,8 @@ enum ewyk_tcp_counter {
 	EWYK_TCP_DROP_NO_CONN_MEM,  /**< connection pool empty */
 	EWYK_TCP_DROP_NO_MBUF,      /**< mbuf pool empty when building a segment */
 	EWYK_TCP_DROP_STEERED,      /**< belongs to another shard that cannot be reached (no such shard, no headroom); a full inbox is lib/net's drop_inbox_full */
+	/* hardening (issue 13) */
+	EWYK_TCP_DROP_NO_TS,        /**< no timestamp on a timestamp connection (RFC 7323 3.2) */
 	EWYK_TCP_COUNTER_MAX        /**< number of counters */
 };
 

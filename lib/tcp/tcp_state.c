@@ -459,8 +459,16 @@ check_seq(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf **mp,
 		uint32_t wnd)
 {
 	struct ewyk_tcp *t = c->tcp;
-	uint32_t end;
 
+	/*
+	 * RFC 7323 3.2: once timestamps are on, every segment but a RST
+	 * carries one; one without is dropped silently. A SYN is let
+	 * through to its challenge ACK: a restarted peer may not use them.
+	 */
+	if (c->ts_ok && !s->o.has_ts && !(s->flags & (TH_RST | TH_SYN))) {
+		drop_seg(t, *mp, EWYK_TCP_DROP_NO_TS);
+		return false;
+	}
 	/* PAWS, with TCP_PAWS_WINDOW of tolerance for reordering. */
 	if (c->ts_ok && s->o.has_ts && !(s->flags & TH_RST) &&
 			TS_LT(s->o.tsval + TCP_PAWS_WINDOW, c->ts_recent) &&
@@ -471,16 +479,16 @@ check_seq(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf **mp,
 	}
 	if (seq_acceptable(c, s, wnd))
 		return true;
-	end = s->seq + s->len + ((s->flags & TH_FIN) ? 1 : 0);
+	/*
+	 * A zero-window probe (at RCV.NXT): take its ACK, not its data, and
+	 * answer at once. An old duplicate (wholly below RCV.NXT) is only
+	 * answered, its ACK not taken (as Linux): anyone who knows the
+	 * 4-tuple can forge one, and its ACK would free unacknowledged
+	 * data. The peer's pure ACKs are at its SND.MAX, never old.
+	 */
 	if ((s->flags & (TH_SYN | TH_RST | TH_ACK)) == TH_ACK &&
 			c->state != EWYK_TCP_SYN_RECEIVED &&
-			((wnd == 0 && s->seq == c->rcv_nxt) ||
-			 SEQ_LEQ(end, c->rcv_nxt))) {
-		/*
-		 * A zero-window probe, or an old duplicate (a go-back-N
-		 * retransmission): take its ACK, not its data, and answer
-		 * at once (as BSD does).
-		 */
+			wnd == 0 && s->seq == c->rcv_nxt) {
 		rte_pktmbuf_free(*mp);
 		*mp = NULL;
 		s->len = 0;
@@ -571,11 +579,6 @@ check_ack(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 		drop_seg(t, m, EWYK_TCP_DROP_NO_ACK);
 		return false;
 	}
-	/* RFC 7323 5.3 R3: remember the peer's clock. */
-	if (c->ts_ok && s->o.has_ts && SEQ_LEQ(s->seq, c->last_ack_sent) &&
-			TS_GEQ(s->o.tsval, c->ts_recent))
-		c->ts_recent = s->o.tsval;
-
 	if (c->state == EWYK_TCP_SYN_RECEIVED) {
 		if (SEQ_GT(s->ack, c->snd_una) && SEQ_LEQ(s->ack, c->snd_max)) {
 			if (!establish(c, s)) {
@@ -599,6 +602,14 @@ check_ack(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 		drop_seg(t, m, EWYK_TCP_DROP_BAD_ACK);
 		return false;
 	}
+	/*
+	 * RFC 7323 4.3: remember the peer's clock, but only from a segment
+	 * that passed the sequence and ACK checks: a forged one with a TSval
+	 * far ahead would make every real segment fail PAWS.
+	 */
+	if (c->ts_ok && s->o.has_ts && SEQ_LEQ(s->seq, c->last_ack_sent) &&
+			TS_GEQ(s->o.tsval, c->ts_recent))
+		c->ts_recent = s->o.tsval;
 	tcp_ack_input(c, s);
 	if (c->fin_acked && !fin_acked(c, m))
 		return false;

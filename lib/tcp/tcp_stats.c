@@ -73,6 +73,8 @@ static const char *const ctr_names[EWYK_TCP_COUNTER_MAX] = {
 	[EWYK_TCP_DROP_NO_CONN_MEM] = "drop_no_conn_mem",
 	[EWYK_TCP_DROP_NO_MBUF] = "drop_no_mbuf",
 	[EWYK_TCP_DROP_STEERED] = "drop_steered",
+	/* hardening (issue 13) */
+	[EWYK_TCP_DROP_NO_TS] = "drop_no_ts",
 };
 
 const char *

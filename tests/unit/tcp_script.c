@@ -442,7 +442,7 @@ run_script(const struct script *sc)
 				ts_set = true;
 			}
 			input_seg(build_seg(s, s->ts || (ts_on && !(s->fl & F_SYN) &&
-					!(s->fl & F_RST))), true);
+					!(s->fl & F_RST) && !s->nots)), true);
 			break;
 		case OP_OUT:
 			check_out(s, i);

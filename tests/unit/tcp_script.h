@@ -97,6 +97,7 @@ struct step {
 	uint32_t win;           /* window field (0: 65535 in, unchecked out; WIN0: zero) */
 	int mss, ws;            /* options (0: none / unchecked) */
 	bool sackok, ts, noopt, any_ack, plain, learn, any_seq;
+	bool nots;              /* IN: no timestamp, even on a timestamp connection */
 	uint32_t tsval;         /* IN: explicit TSval (0: next of the peer's clock) */
 	int nsack;              /* IN: blocks given; OUT: blocks expected (-1: none) */
 	int64_t sack[4][2];     /* relative to the receiver's view */
@@ -169,5 +170,8 @@ void h_free(void);
 /* The scripts (tcp_scripts.c), in the order they run. */
 extern const struct script tcp_scripts[];
 extern const unsigned int tcp_nscripts;
+/* The scripts of blind attacks and resource limits (tcp_scripts_hard.c). */
+extern const struct script tcp_hard_scripts[];
+extern const unsigned int tcp_hard_nscripts;
 
 #endif /* EWYK_TEST_TCP_SCRIPT_H */

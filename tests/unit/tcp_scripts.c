@@ -178,9 +178,9 @@ static const struct step s_out_of_window_data[] = {
 	IN(F_ACK, 500000, 1, .len = 10), OUT(F_ACK, 1, 1),
 	CTR(EWYK_TCP_DROP_OUT_OF_WINDOW, 1),
 	IN(F_ACK | F_PSH, 1, 1, .len = 100), EV(EV_RECV, 100), OUT(F_ACK, 1, 101),
-	/* An old duplicate: its ACK is used, its data dropped, ACK at once. */
+	/* An old duplicate: dropped (its ACK not taken either), ACK at once. */
 	IN(F_ACK | F_PSH, 1, 1, .len = 100), OUT(F_ACK, 1, 101),
-	CTR(EWYK_TCP_DROP_OUT_OF_WINDOW, 1),
+	CTR(EWYK_TCP_DROP_OUT_OF_WINDOW, 2),
 	IN(F_ACK | F_PSH, 51, 1, .len = 100), EV(EV_RECV, 50), OUT(F_ACK, 1, 151),
 	/* Straddling the right edge: trimmed to the window. */
 	IN(F_ACK, 151 + 262144 - 10, 1, .len = 100), OUT(F_ACK, 1, 151, .nsack = 1,

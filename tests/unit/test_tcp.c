@@ -515,6 +515,14 @@ main(int argc, char **argv)
 		tests[n].initial_state = (void *)(uintptr_t)&tcp_scripts[i];
 		n++;
 	}
+	for (i = 0; i < tcp_hard_nscripts && n < RTE_DIM(tests) - 8; i++) {
+		tests[n].name = tcp_hard_scripts[i].name;
+		tests[n].test_func = test_script;
+		tests[n].setup_func = NULL;
+		tests[n].teardown_func = NULL;
+		tests[n].initial_state = (void *)(uintptr_t)&tcp_hard_scripts[i];
+		n++;
+	}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_api_errors);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_clean);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_lossy_sack);
