@@ -144,6 +144,13 @@ enum ewyk_tcp_counter {
 	EWYK_TCP_DROP_STEERED,      /**< belongs to another shard that cannot be reached (no such shard, no headroom); a full inbox is lib/net's drop_inbox_full */
 	/* hardening (issue 13) */
 	EWYK_TCP_DROP_NO_TS,        /**< no timestamp on a timestamp connection (RFC 7323 3.2) */
+	EWYK_TCP_OOW_LIMITED,       /**< answers to out-of-window/PAWS/SYN segments not sent: over the per-connection rate (oow_ratelimit_ms) */
+	EWYK_TCP_IDLE_TIMEOUT,      /**< connections reset: nothing arrived for idle_timeout_ms */
+	EWYK_TCP_ORPHAN_TIMEOUT,    /**< connections the application closed given up after orphan_timeout_ms */
+	EWYK_TCP_PERSIST_TIMEOUT,   /**< connections given up: the peer's window stayed zero persist_max_ms */
+	EWYK_TCP_DROP_SRC_LIMIT,    /**< passive opens refused: the source holds max_conns_per_src */
+	EWYK_TCP_RST_LIMITED,       /**< RSTs to segments of no connection not sent: over rst_limit a second */
+	EWYK_TCP_DROP_AFTER_FIN,    /**< data or FIN past the peer's FIN, freed */
 	EWYK_TCP_COUNTER_MAX        /**< number of counters */
 };
 
@@ -209,6 +216,13 @@ struct ewyk_tcp_conf {
 	uint16_t ephemeral_lo;      /**< first local port of active opens; 0 = 32768 */
 	uint16_t ephemeral_hi;      /**< last local port of active opens; 0 = 60999 */
 	uint64_t secret;            /**< ISN/cookie/timestamp secret; 0 = random */
+	/* hardening (issue 13) */
+	uint32_t oow_ratelimit_ms;  /**< per connection, at most one answer (duplicate ACK, challenge ACK, SYN-ACK) to an out-of-window, PAWS-failing or repeated SYN segment per this; 0 = 500, UINT32_MAX = no limit */
+	uint32_t idle_timeout_ms;   /**< reset a connection nothing arrived on for this long; 0 = off */
+	uint32_t orphan_timeout_ms; /**< once the application closed: give up FIN_WAIT_1, CLOSING and LAST_ACK after this long, whatever the peer's window; 0 = 60000 */
+	uint32_t persist_max_ms;    /**< give up a connection whose peer's window stayed zero this long while data waits; 0 = 300000, UINT32_MAX = never */
+	uint32_t max_conns_per_src; /**< connections one peer address may hold (counted per keyed hash bucket); 0 = no limit */
+	uint32_t rst_limit;         /**< RSTs a second to segments of no connection; 0 = 1000, UINT32_MAX = no limit */
 };
 
 /**

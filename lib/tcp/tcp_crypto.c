@@ -148,3 +148,11 @@ tcp_cookie_ts_decode(uint32_t tsecr, int *wscale, bool *sack)
 	*sack = (tsecr & 1) != 0;
 	*wscale = ws == 15 ? -1 : (int)RTE_MIN(ws, (uint32_t)TCP_MAX_WSCALE);
 }
+
+uint32_t
+tcp_keyed_rand(struct ewyk_tcp *t, uint32_t tag, uint64_t x)
+{
+	uint32_t w[3] = { tag, (uint32_t)x, (uint32_t)(x >> 32) };
+
+	return (uint32_t)tcp_siphash(t->k0, t->k1, w, RTE_DIM(w));
+}

@@ -49,6 +49,11 @@ conf_defaults(struct ewyk_tcp_conf *c)
 	DEF(challenge_ack_limit, 1000);
 	DEF(ephemeral_lo, 32768);
 	DEF(ephemeral_hi, 60999);
+	/* hardening (issue 13) */
+	DEF(oow_ratelimit_ms, 500);
+	DEF(orphan_timeout_ms, 60000);
+	DEF(persist_max_ms, 300000);
+	DEF(rst_limit, 1000);
 	/* Enough to hold a whole window of small segments. */
 	DEF(ooo_max_segs, (uint16_t)RTE_MIN(RTE_MAX(c->rcv_buf / 512, 64u), 4096u));
 #undef DEF

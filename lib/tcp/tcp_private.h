@@ -220,6 +220,12 @@ struct ewyk_tcp_conn {
 	struct ewyk_twheel_timer rtx_tmr;
 	struct ewyk_twheel_timer delack_tmr;
 	struct ewyk_twheel_timer misc_tmr;
+
+	/* hardening (issue 13) */
+	uint64_t oow_tsc;          /* last answer to an out-of-window segment */
+	uint64_t zwnd_tsc;         /* persist: since when the window is zero (0: not) */
+	uint64_t orphan_tsc;       /* when the application closed (0: not) */
+	uint8_t src_counted;       /* counted in the per-source table */
 } __rte_cache_aligned;
 
 struct ewyk_tcp {
@@ -249,8 +255,15 @@ struct ewyk_tcp {
 	uint16_t eph_next;         /* next ephemeral port to try */
 	uint64_t k0, k1;           /* SipHash key */
 	uint32_t conns;            /* objects in use */
-	uint64_t chack_sec;        /* second the challenge-ACK count is for */
-	uint32_t chack_count;      /* challenge ACKs sent in it */
+	uint64_t chack_sec;        /* second the challenge-ACK budget is for */
+	uint32_t chack_left;       /* challenge ACKs still allowed in it (randomised) */
+	/* hardening (issue 13) */
+	uint64_t ck0, ck1;         /* SipHash key of the SYN cookies (own secret) */
+	uint64_t hk0, hk1;         /* SipHash key of the connection table */
+	uint64_t rst_sec;          /* second the RST count is for */
+	uint32_t rst_count;        /* RSTs to segments of no connection in it */
+	uint32_t src_mask;         /* per-source counters: buckets - 1 */
+	uint16_t *src_cnt;         /* connections per keyed source bucket */
 
 	struct tcp_listener listeners[TCP_MAX_LISTENERS];
 
@@ -340,6 +353,9 @@ uint32_t tcp_cookie_make(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 int tcp_cookie_check(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 		rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint32_t cookie);
 uint32_t tcp_cookie_tsval(uint32_t ts_now, int wscale, bool sack);
+/* hardening (issue 13) */
+int tcp_crypto_init(struct ewyk_tcp *t);
+uint32_t tcp_keyed_rand(struct ewyk_tcp *t, uint32_t tag, uint64_t x);
 void tcp_cookie_ts_decode(uint32_t tsecr, int *wscale, bool *sack);
 
 /* tcp_output.c */

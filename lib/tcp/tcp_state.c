@@ -19,23 +19,65 @@ drop_seg(struct ewyk_tcp *t, struct rte_mbuf *m, enum ewyk_tcp_counter why)
 	rte_pktmbuf_free(m);
 }
 
-/* RFC 5961 section 7: challenge ACKs are throttled (per shard, per second). */
+/*
+ * Answers to segments that fail a check (a duplicate ACK to an
+ * out-of-window or PAWS-failing segment, a challenge ACK, a SYN-ACK to a
+ * repeated SYN) are limited per connection to one per oow_ratelimit_ms,
+ * as Linux's tcp_invalid_ratelimit: a flood of forged segments cannot
+ * turn the endpoint into an amplifier. Returns true when this answer
+ * must not be sent (counted).
+ */
+static bool
+oow_limited(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+
+	if (t->conf.oow_ratelimit_ms == UINT32_MAX)
+		return false;
+	if (c->oow_tsc != 0 && t->now - c->oow_tsc <
+			tcp_ms_to_cyc(t, t->conf.oow_ratelimit_ms)) {
+		tcp_ctr_inc(t, EWYK_TCP_OOW_LIMITED);
+		return true;
+	}
+	c->oow_tsc = t->now;
+	return false;
+}
+
+/* A duplicate ACK answering a segment that failed a check. */
+static void
+oow_ack(struct ewyk_tcp_conn *c)
+{
+	if (!oow_limited(c))
+		tcp_send_ack(c);
+}
+
+/*
+ * RFC 5961 section 7: challenge ACKs are throttled, per connection
+ * (oow_limited) and per shard. The shard's budget for a second is drawn
+ * at random in [limit / 2, limit * 3 / 2) (as Linux since 4.7), so that
+ * counting challenge ACKs tells an off-path attacker nothing
+ * (CVE-2016-5696).
+ */
 static void
 challenge_ack(struct ewyk_tcp_conn *c)
 {
 	struct ewyk_tcp *t = c->tcp;
 	uint64_t sec = t->now / t->hz;
+	uint32_t limit = t->conf.challenge_ack_limit;
 
+	if (oow_limited(c))
+		return;
 	if (sec != t->chack_sec) {
 		t->chack_sec = sec;
-		t->chack_count = 0;
+		t->chack_left = limit == UINT32_MAX ? UINT32_MAX :
+			(limit + 1) / 2 + tcp_keyed_rand(t, 4, sec) % limit;
 	}
-	if (t->conf.challenge_ack_limit != UINT32_MAX &&
-			t->chack_count >= t->conf.challenge_ack_limit) {
+	if (t->chack_left == 0) {
 		tcp_ctr_inc(t, EWYK_TCP_CHALLENGE_LIMITED);
 		return;
 	}
-	t->chack_count++;
+	if (t->chack_left != UINT32_MAX)
+		t->chack_left--;
 	tcp_ctr_inc(t, EWYK_TCP_CHALLENGE_ACKS);
 	tcp_send_ack(c);
 }
@@ -423,8 +465,10 @@ syn_received_early(struct ewyk_tcp_conn *c, struct tcp_seg *s,
 	uint8_t f = s->flags & (TH_SYN | TH_ACK | TH_RST);
 
 	if (f == TH_SYN && s->seq == c->irs) {
-		tcp_ctr_inc(t, EWYK_TCP_SYN_RETRANS);
-		tcp_send_syn(c);
+		if (!oow_limited(c)) {
+			tcp_ctr_inc(t, EWYK_TCP_SYN_RETRANS);
+			tcp_send_syn(c);
+		}
 		rte_pktmbuf_free(m);
 		return true;
 	}
@@ -473,7 +517,7 @@ check_seq(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf **mp,
 	if (c->ts_ok && s->o.has_ts && !(s->flags & TH_RST) &&
 			TS_LT(s->o.tsval + TCP_PAWS_WINDOW, c->ts_recent) &&
 			!paws_disordered_ack(c, s)) {
-		tcp_send_ack(c);
+		oow_ack(c);
 		drop_seg(t, *mp, EWYK_TCP_DROP_PAWS);
 		return false;
 	}
@@ -497,7 +541,7 @@ check_seq(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf **mp,
 		return true;
 	}
 	if (!(s->flags & TH_RST))
-		tcp_send_ack(c);
+		oow_ack(c);
 	drop_seg(t, *mp, EWYK_TCP_DROP_OUT_OF_WINDOW);
 	return false;
 }

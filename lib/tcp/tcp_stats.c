@@ -75,6 +75,13 @@ static const char *const ctr_names[EWYK_TCP_COUNTER_MAX] = {
 	[EWYK_TCP_DROP_STEERED] = "drop_steered",
 	/* hardening (issue 13) */
 	[EWYK_TCP_DROP_NO_TS] = "drop_no_ts",
+	[EWYK_TCP_OOW_LIMITED] = "oow_limited",
+	[EWYK_TCP_IDLE_TIMEOUT] = "idle_timeout",
+	[EWYK_TCP_ORPHAN_TIMEOUT] = "orphan_timeout",
+	[EWYK_TCP_PERSIST_TIMEOUT] = "persist_timeout",
+	[EWYK_TCP_DROP_SRC_LIMIT] = "drop_src_limit",
+	[EWYK_TCP_RST_LIMITED] = "rst_limited",
+	[EWYK_TCP_DROP_AFTER_FIN] = "drop_after_fin",
 };
 
 const char *

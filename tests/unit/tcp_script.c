@@ -331,6 +331,14 @@ make_ctx(const struct script *sc)
 	cf.snd_buf = sc->snd_buf;
 	cf.max_time_wait = sc->max_tw;
 	cf.challenge_ack_limit = sc->chack;
+	/* Unlimited unless a script tests the limit: scripts answer every
+	 * segment at once. */
+	cf.oow_ratelimit_ms = sc->oow_ms != 0 ? sc->oow_ms : UINT32_MAX;
+	cf.idle_timeout_ms = sc->idle_ms;
+	cf.orphan_timeout_ms = sc->orphan_ms;
+	cf.persist_max_ms = sc->persist_ms;
+	cf.max_conns_per_src = sc->per_src;
+	cf.rst_limit = sc->rst_limit;
 	cf.max_retries = 4;
 	cf.syn_retries = 2;
 	cf.no_syncookies = sc->nocookies;
@@ -417,11 +425,9 @@ bad_input(int kind)
 }
 
 void
-run_script(const struct script *sc)
+script_begin(const struct script *sc)
 {
-	const struct step *s;
 	unsigned int i;
-	bool ts_on = false, ts_set = false;
 
 	memset(&H, 0, sizeof(H));
 	H.peer_ts = 1000;
@@ -432,7 +438,31 @@ run_script(const struct script *sc)
 	make_ctx(sc);
 	for (i = 0; i < EWYK_TCP_COUNTER_MAX; i++)
 		H.ctr0[i] = ewyk_tcp_counter_get(H.t, (enum ewyk_tcp_counter)i);
-	for (i = 0, s = sc->steps; s->op != OP_END; s++, i++) {
+}
+
+void
+run_script(const struct script *sc)
+{
+	script_begin(sc);
+	run_steps(sc->steps);
+	if (H.rcap != H.ncap)
+		fail_msg("%s: %u unexpected segment(s), first flags 0x%x seq %d",
+				sc->name, H.ncap - H.rcap, H.caps[H.rcap].flags,
+				(int)(H.caps[H.rcap].seq - H.iss));
+	if (H.rev != H.nev)
+		fail_msg("%s: unexpected event %d/%d", sc->name,
+				H.evs[H.rev].type, H.evs[H.rev].val);
+	h_free();
+}
+
+void
+run_steps(const struct step *steps)
+{
+	const struct step *s;
+	unsigned int i;
+	bool ts_on = H.ts_on, ts_set = H.ts_set;
+
+	for (i = 0, s = steps; s->op != OP_END; s++, i++) {
 		switch (s->op) {
 		case OP_IN:
 			if (s->fl & F_SYN)
@@ -548,14 +578,8 @@ run_script(const struct script *sc)
 		case OP_END:
 			break;
 		}
+		H.ts_on = ts_on;
+		H.ts_set = ts_set;
 	}
-	if (H.rcap != H.ncap)
-		fail_msg("%s: %u unexpected segment(s), first flags 0x%x seq %d",
-				sc->name, H.ncap - H.rcap, H.caps[H.rcap].flags,
-				(int)(H.caps[H.rcap].seq - H.iss));
-	if (H.rev != H.nev)
-		fail_msg("%s: unexpected event %d/%d", sc->name,
-				H.evs[H.rev].type, H.evs[H.rev].val);
-	h_free();
 }
 

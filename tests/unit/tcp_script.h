@@ -70,6 +70,7 @@ struct tcp_harness {
 	uint32_t peer_mss;              /* announced in the peer's SYN */
 	bool refuse, hold, close_on_eof;
 	uint64_t ctr0[EWYK_TCP_COUNTER_MAX];
+	bool ts_on, ts_set;             /* the peer uses timestamps (from its SYN) */
 };
 
 /* The harness's state, shared by the scripts and the other tests. */
@@ -145,6 +146,9 @@ struct script {
 	const char *name;
 	bool delack, refuse, hold, close_on_eof, nocookies;
 	uint32_t rcv_buf, snd_buf, backlog, keepalive_ms, max_tw, chack;
+	/* hardening: ewyk_tcp_conf's fields of the same meaning (oow_ms 0:
+	 * no limit) */
+	uint32_t oow_ms, idle_ms, orphan_ms, persist_ms, per_src, rst_limit;
 	const struct step *steps;
 };
 
@@ -162,6 +166,10 @@ enum bad_kind {
 
 /* One scripted conversation with a context made for it. */
 void run_script(const struct script *sc);
+/* Its parts: a context as the script says, then steps (any number of
+ * calls), checked as they go. */
+void script_begin(const struct script *sc);
+void run_steps(const struct step *steps);
 /* A context configured as the script says (listening on LPORT). */
 void make_ctx(const struct script *sc);
 /* Free the context and the wheel of make_ctx(). */
@@ -173,5 +181,7 @@ extern const unsigned int tcp_nscripts;
 /* The scripts of blind attacks and resource limits (tcp_scripts_hard.c). */
 extern const struct script tcp_hard_scripts[];
 extern const unsigned int tcp_hard_nscripts;
+/* Tests of the hardening that are not scripts (tcp_scripts_hard.c). */
+void test_challenge_random(void **state);
 
 #endif /* EWYK_TEST_TCP_SCRIPT_H */

@@ -56,9 +56,84 @@ static const struct step s_ts_required[] = {
 	IN(F_RST, 11, 0), EV(EV_CLOSED, -ECONNRESET), GONE, END
 };
 
+/*
+ * Answers to segments that fail a check are limited per connection
+ * (oow_ratelimit_ms, here 500): a challenge ACK, a duplicate ACK to an
+ * out-of-window segment, one to a PAWS failure share one budget.
+ */
+static const struct step s_oow_ratelimit[] = {
+	PASSIVE_OPEN,
+	IN(F_RST, 100, 0), OUT(F_ACK, 1, 1), CTR(EWYK_TCP_CHALLENGE_ACKS, 1),
+	IN(F_SYN, 5, 0), NOOUT,
+	IN(F_ACK, 500000, 1, .len = 10), NOOUT,
+	IN(F_ACK, 1, 1, .len = 10, .tsval = 5), NOOUT,
+	CTR(EWYK_TCP_OOW_LIMITED, 3), CTR(EWYK_TCP_DROP_OUT_OF_WINDOW, 1),
+	CTR(EWYK_TCP_DROP_PAWS, 1),
+	WAIT(499), IN(F_ACK, 500000, 1, .len = 10), NOOUT,
+	WAIT(1), IN(F_ACK, 500000, 1, .len = 10), OUT(F_ACK, 1, 1),
+	/* Data in order is answered as ever. */
+	IN(F_ACK | F_PSH, 1, 1, .len = 10), EV(EV_RECV, 10), OUT(F_ACK, 1, 11),
+	STATE(ES), END
+};
+
+/* A SYN repeated in SYN-RECEIVED gets its SYN-ACK again, within the same
+ * per-connection limit. */
+static const struct step s_synack_ratelimit[] = {
+	IN(F_SYN, 0, 0, .mss = 1460), OUT(F_SYN | F_ACK, 0, 1),
+	IN(F_SYN, 0, 0, .mss = 1460), OUT(F_SYN | F_ACK, 0, 1),
+	IN(F_SYN, 0, 0, .mss = 1460), NOOUT,
+	IN(F_SYN, 0, 0, .mss = 1460), NOOUT,
+	CTR(EWYK_TCP_SYN_RETRANS, 1), CTR(EWYK_TCP_OOW_LIMITED, 2),
+	WAIT(500), IN(F_SYN, 0, 0, .mss = 1460), OUT(F_SYN | F_ACK, 0, 1),
+	IN(F_ACK, 1, 1), EV(EV_ACCEPT, 0), STATE(ES), END
+};
+
+/*
+ * The shard's challenge-ACK budget is drawn anew each second in
+ * [limit / 2, limit * 3 / 2): with a limit of 10, forty challenged RSTs a
+ * second get 5 to 14 answers, not always the same number (a fixed
+ * budget tells an off-path attacker when its guesses hit, CVE-2016-5696).
+ */
+void
+test_challenge_random(void **state)
+{
+	static const struct script sc = {
+		.name = "challenge_random", .chack = 10,
+	};
+	static const struct step open[] = { PASSIVE_OPEN, END };
+	static const struct step sec[] = { WAIT(1000), END };
+	unsigned int budget[8], k, i, distinct = 0;
+
+	RTE_SET_USED(state);
+	script_begin(&sc);
+	run_steps(open);
+	for (k = 0; k < RTE_DIM(budget); k++) {
+		unsigned int n0 = H.ncap;
+
+		for (i = 0; i < 40; i++) {
+			const struct step rst[] = {
+				IN(F_RST, 100 + i, 0), END
+			};
+
+			run_steps(rst);
+		}
+		budget[k] = H.ncap - n0;
+		H.rcap = H.ncap;
+		assert_in_range(budget[k], 5, 14);
+		run_steps(sec);
+	}
+	for (k = 1; k < RTE_DIM(budget); k++)
+		if (budget[k] != budget[0])
+			distinct++;
+	assert_true(distinct > 0);
+	h_free();
+	memset(&H, 0, sizeof(H));
+}
+
 #define SC(n, ...) { .name = #n, .steps = s_ ## n, __VA_ARGS__ }
 const struct script tcp_hard_scripts[] = {
 	SC(ts_recent_poison), SC(blind_ack), SC(ts_required),
+	SC(oow_ratelimit, .oow_ms = 500), SC(synack_ratelimit, .oow_ms = 500),
 };
 
 const unsigned int tcp_hard_nscripts = RTE_DIM(tcp_hard_scripts);

@@ -524,6 +524,7 @@ main(int argc, char **argv)
 		n++;
 	}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_api_errors);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_challenge_random);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_clean);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_lossy_sack);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_lossy_plain);
