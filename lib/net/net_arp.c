@@ -13,20 +13,24 @@
 #include <errno.h>
 
 #include <rte_arp.h>
-#include <rte_hash_crc.h>
 
+#include "ewyk_siphash.h"
 #include "net_private.h"
 
+/* Keyed (per-boot secret, ewyk_net_create): spoofed on-link sources
+ * cannot be picked to fall into one probe window. */
 static inline uint32_t
-net_arp_hash(rte_be32_t ip)
+net_arp_hash(const struct ewyk_net_shard *s, rte_be32_t ip)
 {
-	return rte_hash_crc_4byte(ip, 0);
+	uint32_t w = ip;
+
+	return (uint32_t)ewyk_siphash24(s->net->arp_k0, s->net->arp_k1, &w, 1);
 }
 
 static struct net_arp_entry *
 net_arp_find(struct ewyk_net_shard *s, rte_be32_t ip)
 {
-	uint32_t h = net_arp_hash(ip);
+	uint32_t h = net_arp_hash(s, ip);
 	unsigned int i;
 
 	for (i = 0; i < NET_ARP_PROBE; i++) {
@@ -65,7 +69,7 @@ net_arp_release(struct ewyk_net_shard *s, struct net_arp_entry *e)
 static struct net_arp_entry *
 net_arp_alloc(struct ewyk_net_shard *s, rte_be32_t ip)
 {
-	uint32_t h = net_arp_hash(ip);
+	uint32_t h = net_arp_hash(s, ip);
 	struct net_arp_entry *victim = NULL;
 	unsigned int i;
 

@@ -52,6 +52,7 @@ struct ewyk_net {
 	uint64_t housekeep_cyc;
 	struct net_port ports[EWYK_NET_MAX_PORTS];
 	struct ewyk_net_shard *shards[EWYK_NET_MAX_SHARDS];
+	uint64_t arp_k0, arp_k1;     /* hardening: ARP table hash key (getentropy) */
 };
 
 enum net_arp_state {

@@ -130,13 +130,8 @@ ewyk_tcp_create(const struct ewyk_tcp_conf *conf)
 		t->output = conf->output;
 		t->output_arg = conf->output_arg;
 	}
-	if (t->conf.secret != 0) {
-		t->k0 = t->conf.secret;
-		t->k1 = t->conf.secret * UINT64_C(0x9e3779b97f4a7c15) + 1;
-	} else {
-		t->k0 = rte_rand();
-		t->k1 = rte_rand();
-	}
+	if (tcp_crypto_init(t) != 0)        /* keys: getentropy (issue 13) */
+		goto fail;
 	/* Offer the smallest scale that lets the whole buffer be announced. */
 	while (t->rcv_wscale < TCP_MAX_WSCALE &&
 			(t->conf.rcv_buf >> t->rcv_wscale) > UINT16_MAX)

@@ -334,7 +334,8 @@ tcp_conn_unhold(struct ewyk_tcp_conn *c)
 }
 
 /* tcp_table.c */
-uint32_t tcp_hash(rte_be32_t lip, uint16_t lport, rte_be32_t rip, uint16_t rport);
+uint32_t tcp_hash(const struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
+		rte_be32_t rip, uint16_t rport);
 struct ewyk_tcp_conn *tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip,
 		uint16_t lport, rte_be32_t rip, uint16_t rport);
 void tcp_table_insert(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
@@ -343,7 +344,6 @@ struct tcp_listener *tcp_listener_find(struct ewyk_tcp *t, rte_be32_t ip,
 		uint16_t port);
 
 /* tcp_crypto.c */
-uint64_t tcp_siphash(uint64_t k0, uint64_t k1, const uint32_t *w, unsigned int n);
 uint32_t tcp_isn(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 		rte_be32_t rip, uint16_t rport);
 uint32_t tcp_ts_offset(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,

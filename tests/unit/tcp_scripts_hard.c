@@ -130,10 +130,36 @@ test_challenge_random(void **state)
 	memset(&H, 0, sizeof(H));
 }
 
+/*
+ * A SYN cookie is valid for two 64 s slots; the cookie carries 5 bits of
+ * the slot, and the hash used to cover only those: 32 slots (34 min)
+ * later the same cookie was valid again. Now the hash covers the whole
+ * slot.
+ */
+static const struct step s_cookie_wrap[] = {
+	IN(F_SYN, 0, 0, .mss = 1460), OUT(F_SYN | F_ACK, 0, 1),
+	IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460),
+	OUT(F_SYN | F_ACK, 0, 1, .learn = true), CTR(EWYK_TCP_SYNCOOKIES_SENT, 1),
+	/* The first one's SYN-ACKs run out meanwhile. */
+	WAIT(1001), OUT(F_SYN | F_ACK, 0, 1, .any_seq = true),
+	WAIT(2001), OUT(F_SYN | F_ACK, 0, 1, .any_seq = true),
+	WAIT(4001), GONE,
+	WAIT(32 * 64 * 1000 - 7003),
+	/* A flood goes on: the backlog is full, cookies are being sent. */
+	IN(F_SYN, 0, 0, .sport = 40003, .mss = 1460),
+	OUT(F_SYN | F_ACK, 0, 1, .any_seq = true),
+	IN(F_SYN, 0, 0, .sport = 40002, .mss = 1460),
+	OUT(F_SYN | F_ACK, 0, 1, .any_seq = true), CTR(EWYK_TCP_SYNCOOKIES_SENT, 2),
+	/* The cookie of 34 minutes ago. */
+	IN(F_ACK, 1, 1, .sport = 40001), OUT(F_RST, 1, 0),
+	CTR(EWYK_TCP_DROP_COOKIE, 1), CTR(EWYK_TCP_SYNCOOKIES_OK, 0), END
+};
+
 #define SC(n, ...) { .name = #n, .steps = s_ ## n, __VA_ARGS__ }
 const struct script tcp_hard_scripts[] = {
 	SC(ts_recent_poison), SC(blind_ack), SC(ts_required),
 	SC(oow_ratelimit, .oow_ms = 500), SC(synack_ratelimit, .oow_ms = 500),
+	SC(cookie_wrap, .backlog = 1),
 };
 
 const unsigned int tcp_hard_nscripts = RTE_DIM(tcp_hard_scripts);

@@ -25,6 +25,8 @@
 #include <rte_udp.h>
 
 #include <ewyk_net.h>
+#include <ewyk_siphash.h>
+#include <rte_hash_crc.h>
 
 #include "test_common.h"
 
@@ -213,7 +215,7 @@ setup_all(void **state)
 		memset(&pc, 0, sizeof(pc));
 		pc.port_id = (uint16_t)port_id;
 		pc.ip = rte_cpu_to_be_32(p == 0 ? OUR_IP : VLAN_IP);
-		pc.prefix_len = 24;
+		pc.prefix_len = p == 0 ? 16 : 24;
 		pc.vlan_id = p == 0 ? 0 : VLAN_ID;
 		pc.rx_pools = pools;
 		if (ewyk_net_port_add(net, &pc, &info) != (int)p)
@@ -227,6 +229,68 @@ setup_all(void **state)
 	}
 	now = rte_rdtsc();
 	return 0;
+}
+
+/* ---- hardening (issue 13) ---- */
+
+/* SipHash-2-4 against the reference vectors (key 00..0f, message 00..). */
+static void
+test_siphash_vectors(void **state)
+{
+	static const uint64_t want[] = {
+		UINT64_C(0x726fdb47dd0e0e31), UINT64_C(0xcf2794e0277187b7),
+		UINT64_C(0x93f5f5799a932462), UINT64_C(0x751e8fbc860ee5fb),
+		UINT64_C(0x3f2acc7f57c29bdb),
+	};
+	uint8_t msg[16];
+	uint32_t w[4];
+	uint64_t k0 = UINT64_C(0x0706050403020100);
+	uint64_t k1 = UINT64_C(0x0f0e0d0c0b0a0908);
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)i;
+	memcpy(w, msg, sizeof(w));      /* the words of a little-endian host */
+	for (i = 0; i < RTE_DIM(want); i++)
+		assert_true(ewyk_siphash24(k0, k1, w, i) == want[i]);
+}
+
+/*
+ * The ARP table is keyed: nine on-link addresses (port 0 is a /16) an
+ * attacker picks to share one slot of the unkeyed CRC32C the table used
+ * overflowed its probe window (NET_ARP_PROBE, 8), and the ninth evicted
+ * a real entry. With the keyed hash all of them are kept.
+ */
+static void
+test_arp_hash_keyed(void **state)
+{
+	uint32_t cand[9], x, n = 0;
+	struct rte_ether_addr mac;
+	unsigned int i, found = 0;
+
+	(void)state;
+	drain_all();
+	for (x = 256; x < 65280 && n < RTE_DIM(cand); x++) {
+		uint32_t ip = RTE_IPV4(10, 0, 0, 0) | x;
+
+		if ((x & 255) == 0 || (x & 255) == 255 || ip == OUR_IP ||
+				ip == PEER_IP)
+			continue;
+		if ((rte_hash_crc_4byte(rte_cpu_to_be_32(ip), 0) & 255) == 7)
+			cand[n++] = ip;
+	}
+	assert_int_equal(n, RTE_DIM(cand));
+	for (i = 0; i < n; i++) {
+		input(0, 0, arp_frame(0, RTE_ARP_OP_REQUEST, cand[i], OUR_IP));
+		ewyk_net_poll(sh[1], now);
+		drain_all();
+	}
+	for (i = 0; i < n; i++)
+		if (ewyk_net_arp_lookup(sh[0], rte_cpu_to_be_32(cand[i]),
+				&mac) == 0)
+			found++;
+	assert_int_equal(found, n);
 }
 
 static int
@@ -882,6 +946,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_output_errors),
 		cmocka_unit_test(test_inbox_full),
 		cmocka_unit_test(test_l4_cksum_matches_dpdk),
+		cmocka_unit_test(test_siphash_vectors),
+		cmocka_unit_test(test_arp_hash_keyed),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) != 0)

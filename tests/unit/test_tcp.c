@@ -21,6 +21,9 @@
 #include <rte_random.h>
 #include <rte_tcp.h>
 
+#include <rte_hash_crc.h>
+
+#include "tcp_private.h"
 #include "tcp_script.h"
 #include "test_common.h"
 
@@ -495,6 +498,69 @@ test_api_errors(void **state)
 	memset(&H, 0, sizeof(H));
 }
 
+/*
+ * The connection table is keyed per context (SipHash, getentropy): 4-tuples
+ * an attacker picks to share one bucket of the CRC32C with a constant seed
+ * the table used are spread by it, and two contexts do not agree. The SYN
+ * cookie key is not the ISN key.
+ */
+static int
+drop_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
+		rte_be32_t dst)
+{
+	RTE_SET_USED(arg);
+	RTE_SET_USED(port);
+	RTE_SET_USED(src);
+	RTE_SET_USED(dst);
+	rte_pktmbuf_free(m);
+	return 0;
+}
+
+static void
+test_table_keyed(void **state)
+{
+	struct ewyk_tcp_conf cf;
+	struct ewyk_tcp *t1, *t2;
+	uint32_t seen[64], n = 0, nb = 0, same = 0, i, k;
+	uint16_t port[16];
+
+	RTE_SET_USED(state);
+	memset(&cf, 0, sizeof(cf));
+	cf.output = drop_output;
+	cf.tx_pool = mp;
+	cf.socket_id = SOCKET_ID_ANY;
+	cf.max_conns = 64;
+	t1 = ewyk_tcp_create(&cf);
+	t2 = ewyk_tcp_create(&cf);
+	assert_non_null(t1);
+	assert_non_null(t2);
+	for (i = 1024; i < 65536 && n < RTE_DIM(port); i++) {
+		uint32_t h = rte_hash_crc_4byte(LIP, 0x9e3779b9);
+
+		h = rte_hash_crc_4byte(PIP, h);
+		h = rte_hash_crc_4byte(((uint32_t)LPORT << 16) | i, h);
+		if ((h & t1->hmask) == 0)
+			port[n++] = (uint16_t)i;
+	}
+	assert_int_equal(n, RTE_DIM(port));
+	for (i = 0; i < n; i++) {
+		uint32_t b = tcp_hash(t1, LIP, LPORT, PIP, port[i]) & t1->hmask;
+
+		for (k = 0; k < nb && seen[k] != b; k++)
+			;
+		if (k == nb)
+			seen[nb++] = b;
+		if (tcp_hash(t2, LIP, LPORT, PIP, port[i]) ==
+				tcp_hash(t1, LIP, LPORT, PIP, port[i]))
+			same++;
+	}
+	assert_true(nb >= 4);
+	assert_int_equal(same, 0);
+	assert_true(t1->ck0 != t1->k0 && t1->ck1 != t1->k1);
+	ewyk_tcp_free(t1);
+	ewyk_tcp_free(t2);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -525,6 +591,7 @@ main(int argc, char **argv)
 	}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_api_errors);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_challenge_random);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_table_keyed);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_clean);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_lossy_sack);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_lossy_plain);
