@@ -443,6 +443,11 @@ tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 		if (wnd > 0 && c->rtx_kind == TCP_RTX_PERSIST)
 			tcp_timer_rtx_stop(c);
 	}
-	if (c->snd_wnd == 0)
+	if (c->snd_wnd == 0) {
 		c->retries = 0;          /* the peer is alive, just full */
+		if (c->zwnd_tsc == 0)    /* ... but not for ever: give_up() */
+			c->zwnd_tsc = t->now;
+	} else {
+		c->zwnd_tsc = 0;
+	}
 }

@@ -86,6 +86,7 @@ tcp_conn_destroy(struct ewyk_tcp_conn *c)
 	c->dead = 1;
 	tcp_timer_stop_all(c);
 	tcp_table_remove(t, c);
+	tcp_src_del(t, c);
 	if (c->in_syn_count && c->listener != NULL)
 		c->listener->syn_count--;
 	c->in_syn_count = 0;
@@ -259,6 +260,7 @@ ewyk_tcp_close(struct ewyk_tcp_conn *c)
 		return;
 	t = c->tcp;
 	c->app_closed = 1;
+	c->orphan_tsc = t->now;         /* orphan_timeout_ms counts from here */
 	switch (c->state) {
 	case EWYK_TCP_SYN_SENT:
 	case EWYK_TCP_SYN_RECEIVED:

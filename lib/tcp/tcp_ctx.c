@@ -64,6 +64,7 @@ conf_defaults(struct ewyk_tcp_conf *c)
 	if (c->mss < TCP_MIN_MSS || c->rto_min_ms > c->rto_max_ms ||
 			c->rto_init_ms > c->rto_max_ms ||
 			c->ephemeral_lo > c->ephemeral_hi ||
+			c->max_conns_per_src > UINT16_MAX ||
 			c->rcv_buf < c->mss || c->rcv_buf > (1u << 30) ||
 			c->snd_buf > (1u << 30))
 		return -1;
@@ -142,7 +143,7 @@ ewyk_tcp_create(const struct ewyk_tcp_conf *conf)
 	t->buckets = rte_zmalloc_socket("ewyk_tcp_tbl",
 			sizeof(t->buckets[0]) * t->conf.hash_buckets,
 			RTE_CACHE_LINE_SIZE, socket);
-	if (t->buckets == NULL)
+	if (t->buckets == NULL || tcp_src_init(t) != 0)  /* issue 13 */
 		goto fail;
 
 	snprintf(name, sizeof(name), "tcp%" PRIxPTR, (uintptr_t)t & 0xffffffffffu);
@@ -184,6 +185,7 @@ fail:
 		ewyk_twheel_free(t->wheel);
 	ewyk_pool_free(t->conn_pool);
 	rte_free(t->buckets);
+	rte_free(t->src_cnt);
 	rte_free(t);
 	if (rte_errno == 0)
 		rte_errno = ENOMEM;
@@ -213,6 +215,7 @@ ewyk_tcp_free(struct ewyk_tcp *t)
 		ewyk_twheel_free(t->wheel);
 	ewyk_pool_free(t->conn_pool);
 	rte_free(t->buckets);
+	rte_free(t->src_cnt);
 	rte_free(t);
 }
 

@@ -342,6 +342,11 @@ void tcp_table_insert(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 void tcp_table_remove(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 struct tcp_listener *tcp_listener_find(struct ewyk_tcp *t, rte_be32_t ip,
 		uint16_t port);
+/* hardening (issue 13): per-source connection counts */
+int tcp_src_init(struct ewyk_tcp *t);
+bool tcp_src_full(struct ewyk_tcp *t, rte_be32_t rip);
+void tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
+void tcp_src_del(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 
 /* tcp_crypto.c */
 uint32_t tcp_isn(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,

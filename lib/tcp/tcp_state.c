@@ -82,6 +82,18 @@ challenge_ack(struct ewyk_tcp_conn *c)
 	tcp_send_ack(c);
 }
 
+/*
+ * The peer is heard from: a segment that passed the sequence and ACK
+ * checks. Keep-alive and the idle limit count from here; a forged or
+ * stale segment must not keep a connection alive.
+ */
+static inline void
+rx_alive(struct ewyk_tcp_conn *c)
+{
+	c->last_rx_tsc = c->tcp->now;
+	c->ka_probes = 0;
+}
+
 /* Options of the peer's SYN decide what the connection uses. */
 static void
 syn_options(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
@@ -115,6 +127,7 @@ tcp_conn_passive_init(struct ewyk_tcp *t, struct ewyk_tcp_conn *c,
 	c->passive = 1;
 	c->listener = l;
 	c->ts_off = tcp_ts_offset(t, c->lip, c->lport, c->rip, c->rport);
+	tcp_src_add(t, c);
 }
 
 void
@@ -154,6 +167,10 @@ tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l,
 		struct tcp_seg *s, struct rte_mbuf *m,
 		const struct ewyk_net_ip_info *ip)
 {
+	if (tcp_src_full(t, ip->src)) {
+		drop_seg(t, m, EWYK_TCP_DROP_SRC_LIMIT);
+		return;
+	}
 	if (l->syn_count < l->backlog && t->conns < t->conf.max_conns) {
 		tcp_passive_open(t, l, s, m, ip, false, 0);
 		return;
@@ -210,6 +227,7 @@ establish(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 	tcp_set_state(c, EWYK_TCP_ESTABLISHED);
 	c->est_once = 1;
 	tcp_ctr_inc(t, EWYK_TCP_ESTABLISHED_CONNS);
+	rx_alive(c);
 	tcp_keepalive_arm(c);
 	return tcp_notify_established(c);
 }
@@ -227,6 +245,10 @@ tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l,
 	if (mss < 0) {
 		tcp_send_rst_reply(t, s, ip);
 		drop_seg(t, m, EWYK_TCP_DROP_COOKIE);
+		return;
+	}
+	if (tcp_src_full(t, ip->src)) {
+		drop_seg(t, m, EWYK_TCP_DROP_SRC_LIMIT);
 		return;
 	}
 	c = tcp_conn_alloc(t);
@@ -354,7 +376,8 @@ time_wait_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 	if (!newer)
 		return false;
 	l = tcp_listener_find(t, c->lip, c->lport);
-	if (l == NULL)
+	/* Reuse is a passive open: the backlog limits it as any other. */
+	if (l == NULL || l->syn_count >= l->backlog)
 		return false;
 	memset(&ip, 0, sizeof(ip));
 	ip.src = c->rip;
@@ -654,6 +677,7 @@ check_ack(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 	if (c->ts_ok && s->o.has_ts && SEQ_LEQ(s->seq, c->last_ack_sent) &&
 			TS_GEQ(s->o.tsval, c->ts_recent))
 		c->ts_recent = s->o.tsval;
+	rx_alive(c);
 	tcp_ack_input(c, s);
 	if (c->fin_acked && !fin_acked(c, m))
 		return false;
@@ -769,11 +793,7 @@ sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 void
 tcp_state_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 {
-	struct ewyk_tcp *t = c->tcp;
-
 	tcp_conn_hold(c);
-	c->last_rx_tsc = t->now;
-	c->ka_probes = 0;
 	switch (c->state) {
 	case EWYK_TCP_SYN_SENT:
 		syn_sent_input(c, s, m);

@@ -155,11 +155,105 @@ static const struct step s_cookie_wrap[] = {
 	CTR(EWYK_TCP_DROP_COOKIE, 1), CTR(EWYK_TCP_SYNCOOKIES_OK, 0), END
 };
 
+/*
+ * idle_timeout_ms (here 5 s): a connection nothing valid arrived on for
+ * that long is reset (echo, discard and any service whose client went
+ * quiet). A forged, out-of-window segment does not count as life.
+ */
+static const struct step s_idle_timeout[] = {
+	PASSIVE_OPEN,
+	WAIT(4000), IN(F_ACK | F_PSH, 1, 1, .len = 10), EV(EV_RECV, 10),
+	OUT(F_ACK, 1, 11),
+	WAIT(4000), IN(F_ACK, 500000, 1, .len = 10), OUT(F_ACK, 1, 11),
+	WAIT(999), STATE(ES), NOOUT,
+	WAIT(2), OUT(F_RST | F_ACK, 1, 11), EV(EV_CLOSED, -ETIMEDOUT), GONE,
+	CTR(EWYK_TCP_IDLE_TIMEOUT, 1), END
+};
+
+/* Keep-alive counts from the last valid segment: a forged one in between
+ * does not put the probe off. */
+static const struct step s_keepalive_forged[] = {
+	PASSIVE_OPEN,
+	WAIT(900), IN(F_ACK, 500000, 1, .len = 10), OUT(F_ACK, 1, 1),
+	WAIT(101), OUT(F_ACK, 0, 1), CTR(EWYK_TCP_KEEPALIVE_PROBES, 1), END
+};
+
+/*
+ * orphan_timeout_ms (here 3 s): the application closed with data queued
+ * and the peer answers every probe with a zero window. Its ACKs reset
+ * the retry count; the orphan limit still gives the connection up.
+ */
+static const struct step s_orphan_zero_window[] = {
+	PASSIVE_OPEN,
+	IN(F_ACK, 1, 1, .win = WIN0), SEND(100), NOOUT, CLOSE,
+	STATE(EWYK_TCP_FIN_WAIT_1),
+	WAIT(201), OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0),
+	WAIT(401), OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0),
+	WAIT(801), OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0),
+	WAIT(1601), OUT(F_RST | F_ACK, 1, 1, .any_seq = true), GONE,
+	CTR(EWYK_TCP_ORPHAN_TIMEOUT, 1), END
+};
+
+/* persist_max_ms (here 2 s): the application is still there, the peer's
+ * window stays zero: the connection is given up. */
+static const struct step s_persist_give_up[] = {
+	PASSIVE_OPEN,
+	IN(F_ACK, 1, 1, .win = WIN0), SEND(100), NOOUT,
+	WAIT(201), OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0),
+	WAIT(401), OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0),
+	WAIT(801), OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0),
+	WAIT(1601), OUT(F_RST | F_ACK, 1, 1, .any_seq = true),
+	EV(EV_CLOSED, -ETIMEDOUT), GONE, CTR(EWYK_TCP_PERSIST_TIMEOUT, 1), END
+};
+
+/* max_conns_per_src (here 2): one address cannot hold every connection;
+ * when one of its connections goes, it may open another. */
+static const struct step s_per_source_limit[] = {
+	PASSIVE_OPEN_PLAIN,
+	IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460),
+	OUT(F_SYN | F_ACK, 0, 1, .learn = true),
+	IN(F_ACK, 1, 1, .sport = 40001), EV(EV_ACCEPT, 0),
+	IN(F_SYN, 0, 0, .sport = 40002, .mss = 1460), NOOUT,
+	CTR(EWYK_TCP_DROP_SRC_LIMIT, 1),
+	ABORT, OUT(F_RST | F_ACK, 1, 1),
+	IN(F_SYN, 0, 0, .sport = 40002, .mss = 1460),
+	OUT(F_SYN | F_ACK, 0, 1, .learn = true), END
+};
+
+/* TIME_WAIT reuse is a passive open: with the backlog full, a new SYN on
+ * the old 4-tuple is not taken (it is answered as in TIME_WAIT). */
+static const struct step s_tw_reuse_backlog[] = {
+	PASSIVE_OPEN,
+	CLOSE, OUT(F_FIN | F_ACK, 1, 1),
+	IN(F_FIN | F_ACK, 1, 2), OUT(F_ACK, 2, 2), STATE(EWYK_TCP_TIME_WAIT),
+	IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460, .ts = true),
+	OUT(F_SYN | F_ACK, 0, 1, .any_seq = true),
+	IN(F_SYN, 100000, 0, .mss = 1460, .ts = true), OUT(F_ACK, 2, 2),
+	CTR(EWYK_TCP_TW_REUSE, 0), STATE(EWYK_TCP_TIME_WAIT), END
+};
+
+/* RSTs to segments of no connection: rst_limit a second (here 2). */
+static const struct step s_rst_limit[] = {
+	IN(F_SYN, 0, 0, .dport = 81), OUT(F_RST | F_ACK, 0, 1),
+	IN(F_SYN, 0, 0, .dport = 81), OUT(F_RST | F_ACK, 0, 1),
+	IN(F_SYN, 0, 0, .dport = 81), NOOUT,
+	IN(F_ACK, 5, 77, .dport = 81), NOOUT,
+	CTR(EWYK_TCP_RST_LIMITED, 2), CTR(EWYK_TCP_DROP_NO_LISTENER, 4),
+	WAIT(1000), IN(F_ACK, 5, 77, .dport = 81), OUT(F_RST, 77, 0), END
+};
+
 #define SC(n, ...) { .name = #n, .steps = s_ ## n, __VA_ARGS__ }
 const struct script tcp_hard_scripts[] = {
 	SC(ts_recent_poison), SC(blind_ack), SC(ts_required),
 	SC(oow_ratelimit, .oow_ms = 500), SC(synack_ratelimit, .oow_ms = 500),
 	SC(cookie_wrap, .backlog = 1),
+	SC(idle_timeout, .idle_ms = 5000),
+	SC(keepalive_forged, .keepalive_ms = 1000),
+	SC(orphan_zero_window, .orphan_ms = 3000),
+	SC(persist_give_up, .persist_ms = 2000),
+	SC(per_source_limit, .per_src = 2),
+	SC(tw_reuse_backlog, .backlog = 1),
+	SC(rst_limit, .rst_limit = 2),
 };
 
 const unsigned int tcp_hard_nscripts = RTE_DIM(tcp_hard_scripts);
