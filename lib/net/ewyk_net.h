@@ -82,7 +82,7 @@ enum ewyk_net_counter {
 	EWYK_NET_DROP_IP_TTL,        /**< TTL zero */
 	EWYK_NET_DROP_IP_FRAG,       /**< fragment (no reassembly yet) */
 	EWYK_NET_DROP_IP_NOT_OURS,   /**< destination not one of our addresses */
-	EWYK_NET_DROP_IP_SRC,        /**< source is broadcast, multicast or zero */
+	EWYK_NET_DROP_IP_SRC,        /**< source is ours, a subnet broadcast, 0/8, 127/8, 224/4 or 240/4 */
 	EWYK_NET_DROP_IP_PROTO,      /**< no handler for the protocol */
 	EWYK_NET_DROP_ICMP_TRUNCATED, /**< ICMP shorter than its header */
 	EWYK_NET_DROP_ICMP_CKSUM,    /**< bad ICMP checksum */
@@ -94,6 +94,11 @@ enum ewyk_net_counter {
 	EWYK_NET_DROP_TX_FULL,       /**< PMD TX queue full */
 	EWYK_NET_DROP_INBOX_FULL,    /**< another shard's inbox full */
 	EWYK_NET_DROP_TOO_BIG,       /**< frame to send larger than the MTU */
+	/* hardening (issue 13) */
+	EWYK_NET_DROP_ICMP_SRC,      /**< echo request from a broadcast or multicast Ethernet source */
+	EWYK_NET_DROP_RX_NOMBUF,     /**< the NIC had no mbuf to receive into (port's rx_nombuf, on shard 0) */
+	EWYK_NET_DROP_RX_MISSED,     /**< the NIC's RX queue overran (port's imissed, on shard 0) */
+	EWYK_NET_DROP_ARP_LIMITED,   /**< frame not sent: new ARP resolutions over arp_resolve_limit a second */
 	EWYK_NET_COUNTER_MAX         /**< number of counters */
 };
 

@@ -41,6 +41,8 @@ struct net_port {
 	rte_be32_t ip;           /* our address */
 	rte_be32_t mask;         /* subnet mask */
 	struct rte_ether_addr mac;
+	uint64_t rx_nombuf_seen; /* hardening: NIC drops already counted */
+	uint64_t rx_missed_seen;
 };
 
 struct ewyk_net {
@@ -127,6 +129,12 @@ int net_arp_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 void net_arp_housekeep(struct ewyk_net_shard *s, uint64_t now);
 int net_arp_request(struct ewyk_net_shard *s, uint16_t port, rte_be32_t tip);
 void net_arp_flush(struct ewyk_net_shard *s);
+
+/* net_port.c (hardening, issue 13) */
+struct rte_eth_stats;
+void net_port_stats_poll(struct ewyk_net_shard *s);
+void net_port_rx_drops(struct ewyk_net_shard *s, uint16_t port,
+		const struct rte_eth_stats *st);
 
 /* net_input.c */
 void net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,

@@ -69,6 +69,11 @@ static const char *const net_counter_names[EWYK_NET_COUNTER_MAX] = {
 	[EWYK_NET_DROP_TX_FULL] = "drop_tx_full",
 	[EWYK_NET_DROP_INBOX_FULL] = "drop_inbox_full",
 	[EWYK_NET_DROP_TOO_BIG] = "drop_too_big",
+	/* hardening (issue 13) */
+	[EWYK_NET_DROP_ICMP_SRC] = "drop_icmp_src",
+	[EWYK_NET_DROP_RX_NOMBUF] = "drop_rx_nombuf",
+	[EWYK_NET_DROP_RX_MISSED] = "drop_rx_missed",
+	[EWYK_NET_DROP_ARP_LIMITED] = "drop_arp_limited",
 };
 
 const char *
@@ -403,6 +408,7 @@ ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now)
 	if (unlikely(now >= s->next_housekeep)) {
 		s->next_housekeep = now + net->housekeep_cyc;
 		net_arp_housekeep(s, now);
+		net_port_stats_poll(s);     /* hardening (issue 13) */
 	}
 	return total;
 }

@@ -121,6 +121,12 @@ enum ewyk_tcp_counter {
 	EWYK_TCP_TW_REUSE,          /**< TIME_WAIT connections reused by a new SYN */
 	EWYK_TCP_TW_OVERFLOW,       /**< connections closed without TIME_WAIT (max_time_wait) */
 	EWYK_TCP_SEND_REFUSED,      /**< ewyk_tcp_send refused for lack of space */
+	/* hardening (issue 13), not drops */
+	EWYK_TCP_OOW_LIMITED,       /**< answers to out-of-window/PAWS/SYN segments not sent: over the per-connection rate (oow_ratelimit_ms) */
+	EWYK_TCP_IDLE_TIMEOUT,      /**< connections reset: nothing arrived for idle_timeout_ms */
+	EWYK_TCP_ORPHAN_TIMEOUT,    /**< connections the application closed given up after orphan_timeout_ms */
+	EWYK_TCP_PERSIST_TIMEOUT,   /**< connections given up: the peer's window stayed zero persist_max_ms */
+	EWYK_TCP_RST_LIMITED,       /**< RSTs to segments of no connection not sent: over rst_limit a second */
 	/* drops, one reason each */
 	EWYK_TCP_DROP_SHORT,        /**< shorter than a TCP header */
 	EWYK_TCP_DROP_DOFF,         /**< data offset < 5 or beyond the segment */
@@ -144,12 +150,7 @@ enum ewyk_tcp_counter {
 	EWYK_TCP_DROP_STEERED,      /**< belongs to another shard that cannot be reached (no such shard, no headroom); a full inbox is lib/net's drop_inbox_full */
 	/* hardening (issue 13) */
 	EWYK_TCP_DROP_NO_TS,        /**< no timestamp on a timestamp connection (RFC 7323 3.2) */
-	EWYK_TCP_OOW_LIMITED,       /**< answers to out-of-window/PAWS/SYN segments not sent: over the per-connection rate (oow_ratelimit_ms) */
-	EWYK_TCP_IDLE_TIMEOUT,      /**< connections reset: nothing arrived for idle_timeout_ms */
-	EWYK_TCP_ORPHAN_TIMEOUT,    /**< connections the application closed given up after orphan_timeout_ms */
-	EWYK_TCP_PERSIST_TIMEOUT,   /**< connections given up: the peer's window stayed zero persist_max_ms */
 	EWYK_TCP_DROP_SRC_LIMIT,    /**< passive opens refused: the source holds max_conns_per_src */
-	EWYK_TCP_RST_LIMITED,       /**< RSTs to segments of no connection not sent: over rst_limit a second */
 	EWYK_TCP_DROP_AFTER_FIN,    /**< data or FIN past the peer's FIN, freed */
 	EWYK_TCP_COUNTER_MAX        /**< number of counters */
 };

@@ -726,7 +726,7 @@ text_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m,
 			c->state != EWYK_TCP_FIN_WAIT_1 &&
 			c->state != EWYK_TCP_FIN_WAIT_2) {
 		/* Past the peer's FIN: nothing new can come. */
-		rte_pktmbuf_free(m);
+		drop_seg(c->tcp, m, EWYK_TCP_DROP_AFTER_FIN);
 		c->ack_now = 1;
 		tcp_ack_flush(c);
 		return;

@@ -242,6 +242,15 @@ static const struct step s_rst_limit[] = {
 	WAIT(1000), IN(F_ACK, 5, 77, .dport = 81), OUT(F_RST, 77, 0), END
 };
 
+/* Data past the peer's FIN is dropped, and counted. */
+static const struct step s_data_after_fin[] = {
+	PASSIVE_OPEN,
+	IN(F_FIN | F_ACK, 1, 1), OUT(F_ACK, 1, 2), EV(EV_EOF, 0),
+	STATE(EWYK_TCP_CLOSE_WAIT),
+	IN(F_ACK | F_PSH, 2, 1, .len = 10), OUT(F_ACK, 1, 2),
+	CTR(EWYK_TCP_DROP_AFTER_FIN, 1), CTR(EWYK_TCP_BYTES_IN, 0), END
+};
+
 #define SC(n, ...) { .name = #n, .steps = s_ ## n, __VA_ARGS__ }
 const struct script tcp_hard_scripts[] = {
 	SC(ts_recent_poison), SC(blind_ack), SC(ts_required),
@@ -253,7 +262,7 @@ const struct script tcp_hard_scripts[] = {
 	SC(persist_give_up, .persist_ms = 2000),
 	SC(per_source_limit, .per_src = 2),
 	SC(tw_reuse_backlog, .backlog = 1),
-	SC(rst_limit, .rst_limit = 2),
+	SC(rst_limit, .rst_limit = 2), SC(data_after_fin),
 };
 
 const unsigned int tcp_hard_nscripts = RTE_DIM(tcp_hard_scripts);

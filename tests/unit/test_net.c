@@ -26,6 +26,7 @@
 
 #include <ewyk_net.h>
 #include <ewyk_siphash.h>
+#include "net_private.h"
 #include <rte_hash_crc.h>
 
 #include "test_common.h"
@@ -291,6 +292,87 @@ test_arp_hash_keyed(void **state)
 				&mac) == 0)
 			found++;
 	assert_int_equal(found, n);
+}
+
+/* No echo reply to a broadcast or multicast Ethernet source: it would
+ * go to the whole segment (a smurf amplifier). */
+static void
+test_icmp_group_source(void **state)
+{
+	static const struct rte_ether_addr srcs[] = {
+		{ .addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } },
+		{ .addr_bytes = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 } },
+	};
+	uint64_t d0 = ctr(0, EWYK_NET_DROP_ICMP_SRC);
+	uint8_t buf[256];
+	struct rte_mbuf *out[4], *m;
+	unsigned int i;
+
+	(void)state;
+	drain_all();
+	for (i = 0; i < RTE_DIM(srcs); i++) {
+		uint16_t n = echo_build(buf, PEER_IP, OUR_IP, 8);
+
+		m = frame_new(0, RTE_ETHER_TYPE_IPV4, false, buf, n);
+		rte_ether_addr_copy(&srcs[i],
+			&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->src_addr);
+		input(0, 0, m);
+		assert_int_equal(sent(0, 0, out, 4), 0);
+	}
+	assert_int_equal(ctr(0, EWYK_NET_DROP_ICMP_SRC), d0 + RTE_DIM(srcs));
+}
+
+/* Sources no host may use: ours, the subnet's broadcast (port 0 is
+ * 10.0/16), 0/8 and 240/4 are dropped, not answered. */
+static void
+test_ip_source_checks(void **state)
+{
+	static const uint32_t bad[] = {
+		OUR_IP, RTE_IPV4(10, 0, 255, 255), RTE_IPV4(0, 1, 2, 3),
+		RTE_IPV4(240, 0, 0, 1), RTE_IPV4(250, 1, 1, 1),
+	};
+	uint64_t d0 = ctr(0, EWYK_NET_DROP_IP_SRC);
+	uint8_t buf[256];
+	struct rte_mbuf *out[4];
+	unsigned int i;
+
+	(void)state;
+	drain_all();
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		uint16_t n = echo_build(buf, bad[i], OUR_IP, 8);
+
+		input(0, 0, frame_new(0, RTE_ETHER_TYPE_IPV4, false, buf, n));
+		assert_int_equal(sent(0, 0, out, 4), 0);
+	}
+	assert_int_equal(ctr(0, EWYK_NET_DROP_IP_SRC), d0 + RTE_DIM(bad));
+	/* A neighbour in the subnet is still answered. */
+	input(0, 0, frame_new(0, RTE_ETHER_TYPE_IPV4, false, buf,
+		echo_build(buf, RTE_IPV4(10, 0, 3, 7), OUR_IP, 8)));
+	assert_int_equal(sent(0, 0, out, 4), 1);
+	rte_pktmbuf_free(out[0]);
+}
+
+/* The NIC's receive drops (rx_nombuf, imissed) become shard 0's
+ * counters: what is new since the last poll is added. */
+static void
+test_nic_rx_drops(void **state)
+{
+	struct rte_eth_stats st;
+	uint64_t n0 = ctr(0, EWYK_NET_DROP_RX_NOMBUF);
+	uint64_t m0 = ctr(0, EWYK_NET_DROP_RX_MISSED);
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	st.rx_nombuf = 5;
+	st.imissed = 3;
+	net_port_rx_drops(sh[0], 1, &st);
+	st.rx_nombuf = 7;
+	net_port_rx_drops(sh[0], 1, &st);
+	assert_int_equal(ctr(0, EWYK_NET_DROP_RX_NOMBUF), n0 + 7);
+	assert_int_equal(ctr(0, EWYK_NET_DROP_RX_MISSED), m0 + 3);
+	/* The housekeeping poll reads the ring ports' (zero) stats. */
+	ewyk_net_poll(sh[0], now + 10 * rte_get_tsc_hz());
+	assert_int_equal(ctr(0, EWYK_NET_DROP_RX_NOMBUF), n0 + 7);
 }
 
 static int
@@ -948,6 +1030,9 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_l4_cksum_matches_dpdk),
 		cmocka_unit_test(test_siphash_vectors),
 		cmocka_unit_test(test_arp_hash_keyed),
+		cmocka_unit_test(test_icmp_group_source),
+		cmocka_unit_test(test_ip_source_checks),
+		cmocka_unit_test(test_nic_rx_drops),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) != 0)
