@@ -139,6 +139,8 @@ struct ewyk_net_conf {
 	uint32_t arp_retry_ms;    /**< interval between requests; 0 = 1000 */
 	uint8_t arp_retries;      /**< requests before giving up; 0 = 3 */
 	uint32_t inbox_size;      /**< inbox ring size per shard (power of 2); 0 = 1024 */
+	/* hardening (issue 13) */
+	uint32_t arp_resolve_limit; /**< new ARP resolutions per shard and second; 0 = 100, UINT32_MAX = no limit */
 };
 
 /** IPv4 facts passed with a payload to an L4 handler. */

@@ -95,6 +95,8 @@ struct ewyk_net_shard {
 	uint32_t arp_mask;
 	uint64_t next_housekeep;
 	uint64_t now;                    /* TSC of the current receive pass */
+	uint64_t arp_new_sec;            /* hardening: second of arp_new_count */
+	uint32_t arp_new_count;          /* resolutions started in it */
 	struct net_l4_handler l4[256];
 	struct net_txb txb[EWYK_NET_MAX_PORTS];
 	/* Counters: written by the token holder only, read by anyone. */

@@ -375,6 +375,108 @@ test_nic_rx_drops(void **state)
 	assert_int_equal(ctr(0, EWYK_NET_DROP_RX_NOMBUF), n0 + 7);
 }
 
+/* A small TCP segment to @dst through ewyk_net_ip_output(). */
+static int
+out_seg(uint32_t dst)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct rte_tcp_hdr t;
+	char *p;
+
+	assert_non_null(m);
+	memset(&t, 0, sizeof(t));
+	t.src_port = rte_cpu_to_be_16(80);
+	t.dst_port = rte_cpu_to_be_16(1000);
+	t.data_off = 5 << 4;
+	p = rte_pktmbuf_append(m, sizeof(t));
+	assert_non_null(p);
+	memcpy(p, &t, sizeof(t));
+	return ewyk_net_ip_output(sh[0], m, 0, rte_cpu_to_be_32(OUR_IP),
+		rte_cpu_to_be_32(dst), IPPROTO_TCP, true);
+}
+
+static uint32_t
+arp_slot(uint32_t ip)
+{
+	uint32_t w = rte_cpu_to_be_32(ip);
+
+	return (uint32_t)ewyk_siphash24(net->arp_k0, net->arp_k1, &w, 1) &
+		sh[0]->arp_mask;
+}
+
+/*
+ * When a probe window is full, a resolving (INCOMPLETE) entry is evicted
+ * before any reachable one: seven real peers and one address being
+ * resolved fill a window; a ninth address takes the resolving one's slot
+ * (its waiting frame counted), the peers stay. Before, the reachable
+ * entry that went stale first was thrown out.
+ */
+static void
+test_arp_evicts_incomplete_first(void **state)
+{
+	uint32_t cand[9], S, x, n = 0, i;
+	uint64_t unres = ctr(0, EWYK_NET_DROP_ARP_UNRESOLVED);
+	struct rte_ether_addr mac;
+
+	(void)state;
+	drain_all();
+	for (S = 0; S <= sh[0]->arp_mask; S++) {
+		for (i = 0; i < 8; i++)
+			if (sh[0]->arp[(S + i) & sh[0]->arp_mask].state !=
+					NET_ARP_FREE)
+				break;
+		if (i == 8)
+			break;
+	}
+	assert_true(S <= sh[0]->arp_mask);
+	for (x = 0x2000; x < 0xff00 && n < RTE_DIM(cand); x++) {
+		uint32_t ip = RTE_IPV4(10, 0, 0, 0) | x;
+
+		if ((x & 255) != 0 && (x & 255) != 255 && arp_slot(ip) == S)
+			cand[n++] = ip;
+	}
+	assert_int_equal(n, RTE_DIM(cand));
+	for (i = 0; i < 7; i++) {
+		input(0, 0, arp_frame(0, RTE_ARP_OP_REQUEST, cand[i], OUR_IP));
+		ewyk_net_poll(sh[1], now);
+		drain_all();
+	}
+	assert_int_equal(out_seg(cand[7]), 0);         /* resolving, 1 waits */
+	assert_int_equal(out_seg(cand[8]), 0);         /* evicts it */
+	ewyk_net_tx_flush(sh[0]);
+	drain_all();
+	for (i = 0; i < 7; i++)
+		assert_int_equal(ewyk_net_arp_lookup(sh[0],
+			rte_cpu_to_be_32(cand[i]), &mac), 0);
+	assert_int_equal(ctr(0, EWYK_NET_DROP_ARP_UNRESOLVED), unres + 1);
+}
+
+/* New resolutions per shard and second are limited (arp_resolve_limit,
+ * here 3): the fourth new address in a second is refused and counted. */
+static void
+test_arp_resolve_limit(void **state)
+{
+	uint64_t lim = ctr(0, EWYK_NET_DROP_ARP_LIMITED);
+	uint64_t t = now + 100 * rte_get_tsc_hz();
+	uint32_t i;
+
+	(void)state;
+	drain_all();
+	net->conf.arp_resolve_limit = 3;
+	ewyk_net_poll(sh[0], t);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(out_seg(RTE_IPV4(10, 0, 0xee, 1 + i)), 0);
+	assert_int_equal(out_seg(RTE_IPV4(10, 0, 0xee, 4)), -ENOBUFS);
+	assert_int_equal(ctr(0, EWYK_NET_DROP_ARP_LIMITED), lim + 1);
+	/* A known address is not a new resolution. */
+	assert_int_equal(out_seg(RTE_IPV4(10, 0, 0xee, 1)), 0);
+	ewyk_net_poll(sh[0], t + rte_get_tsc_hz());
+	assert_int_equal(out_seg(RTE_IPV4(10, 0, 0xee, 4)), 0);
+	net->conf.arp_resolve_limit = 0;
+	ewyk_net_tx_flush(sh[0]);
+	drain_all();
+}
+
 static int
 teardown_all(void **state)
 {
@@ -1033,6 +1135,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_icmp_group_source),
 		cmocka_unit_test(test_ip_source_checks),
 		cmocka_unit_test(test_nic_rx_drops),
+		cmocka_unit_test(test_arp_evicts_incomplete_first),
+		cmocka_unit_test(test_arp_resolve_limit),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) != 0)
