@@ -127,6 +127,7 @@ enum ewyk_tcp_counter {
 	EWYK_TCP_ORPHAN_TIMEOUT,    /**< connections the application closed given up after orphan_timeout_ms */
 	EWYK_TCP_PERSIST_TIMEOUT,   /**< connections given up: the peer's window stayed zero persist_max_ms */
 	EWYK_TCP_RST_LIMITED,       /**< RSTs to segments of no connection not sent: over rst_limit a second */
+	EWYK_TCP_SEND_COALESCED,    /**< small sends copied into the send queue's last buffer */
 	/* drops, one reason each */
 	EWYK_TCP_DROP_SHORT,        /**< shorter than a TCP header */
 	EWYK_TCP_DROP_DOFF,         /**< data offset < 5 or beyond the segment */
@@ -152,6 +153,7 @@ enum ewyk_tcp_counter {
 	EWYK_TCP_DROP_NO_TS,        /**< no timestamp on a timestamp connection (RFC 7323 3.2) */
 	EWYK_TCP_DROP_SRC_LIMIT,    /**< passive opens refused: the source holds max_conns_per_src */
 	EWYK_TCP_DROP_AFTER_FIN,    /**< data or FIN past the peer's FIN, freed */
+	EWYK_TCP_DROP_OOO_BUDGET,   /**< out-of-order segment: connection or context over its mbuf budget */
 	EWYK_TCP_COUNTER_MAX        /**< number of counters */
 };
 
@@ -224,6 +226,8 @@ struct ewyk_tcp_conf {
 	uint32_t persist_max_ms;    /**< give up a connection whose peer's window stayed zero this long while data waits; 0 = 300000, UINT32_MAX = never */
 	uint32_t max_conns_per_src; /**< connections one peer address may hold (counted per keyed hash bucket); 0 = no limit */
 	uint32_t rst_limit;         /**< RSTs a second to segments of no connection; 0 = 1000, UINT32_MAX = no limit */
+	uint32_t mbuf_budget;       /**< mbufs all send and out-of-order queues may pin; 0 = half the tx_pool */
+	uint32_t conn_mbuf_max;     /**< mbufs one connection's queues may pin; 0 = mbuf_budget / 16 (at least 64) */
 };
 
 /**

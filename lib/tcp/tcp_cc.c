@@ -65,6 +65,8 @@ tcp_sq_free_acked(struct ewyk_tcp_conn *c, uint32_t bytes)
 			c->sq_cur = NULL;
 		m->next = NULL;
 		rte_pktmbuf_free_seg(m);
+		c->sq_segs--;
+		c->tcp->held_mbufs--;
 	}
 	if (c->sq_head == NULL) {
 		c->sq_tail = NULL;

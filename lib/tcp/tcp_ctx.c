@@ -143,7 +143,7 @@ ewyk_tcp_create(const struct ewyk_tcp_conf *conf)
 	t->buckets = rte_zmalloc_socket("ewyk_tcp_tbl",
 			sizeof(t->buckets[0]) * t->conf.hash_buckets,
 			RTE_CACHE_LINE_SIZE, socket);
-	if (t->buckets == NULL || tcp_src_init(t) != 0)  /* issue 13 */
+	if (t->buckets == NULL || tcp_limits_init(t) != 0)  /* issue 13 */
 		goto fail;
 
 	snprintf(name, sizeof(name), "tcp%" PRIxPTR, (uintptr_t)t & 0xffffffffffu);

@@ -57,6 +57,7 @@ extern int ewyk_tcp_logtype;
 #define TCP_MAX_PIECES 16         /* referenced buffers per segment */
 #define TCP_HDR_ROOM 64           /* headroom kept for IPv4 + Ethernet + VLAN */
 #define TCP_COOKIE_PERIOD_S 64    /* SYN cookie time slot */
+#define TCP_COALESCE_MAX 512      /* sends up to this are copied (issue 13) */
 #define TCP_TW_ISS_GAP 131072     /* new ISS above the TIME_WAIT's SND.NXT */
 /*
  * How far (in the peer's timestamp ticks, 1 ms for Linux) a segment's TSval
@@ -226,6 +227,8 @@ struct ewyk_tcp_conn {
 	uint64_t zwnd_tsc;         /* persist: since when the window is zero (0: not) */
 	uint64_t orphan_tsc;       /* when the application closed (0: not) */
 	uint8_t src_counted;       /* counted in the per-source table */
+	uint32_t sq_segs;          /* mbufs the send queue pins */
+	uint32_t ooo_segs;         /* mbufs the out-of-order queue pins */
 } __rte_cache_aligned;
 
 struct ewyk_tcp {
@@ -264,6 +267,7 @@ struct ewyk_tcp {
 	uint32_t rst_count;        /* RSTs to segments of no connection in it */
 	uint32_t src_mask;         /* per-source counters: buckets - 1 */
 	uint16_t *src_cnt;         /* connections per keyed source bucket */
+	uint32_t held_mbufs;       /* mbufs all send and OOO queues pin */
 
 	struct tcp_listener listeners[TCP_MAX_LISTENERS];
 
@@ -342,11 +346,7 @@ void tcp_table_insert(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 void tcp_table_remove(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 struct tcp_listener *tcp_listener_find(struct ewyk_tcp *t, rte_be32_t ip,
 		uint16_t port);
-/* hardening (issue 13): per-source connection counts */
-int tcp_src_init(struct ewyk_tcp *t);
-bool tcp_src_full(struct ewyk_tcp *t, rte_be32_t rip);
-void tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
-void tcp_src_del(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
+
 
 /* tcp_crypto.c */
 uint32_t tcp_isn(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
@@ -362,6 +362,13 @@ uint32_t tcp_cookie_tsval(uint32_t ts_now, int wscale, bool sack);
 int tcp_crypto_init(struct ewyk_tcp *t);
 uint32_t tcp_keyed_rand(struct ewyk_tcp *t, uint32_t tag, uint64_t x);
 void tcp_cookie_ts_decode(uint32_t tsecr, int *wscale, bool *sack);
+
+/* tcp_limits.c (hardening, issue 13) */
+int tcp_limits_init(struct ewyk_tcp *t);
+bool tcp_src_full(struct ewyk_tcp *t, rte_be32_t rip);
+void tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
+void tcp_src_del(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
+bool tcp_mbufs_fit(const struct ewyk_tcp_conn *c, uint32_t n);
 
 /* tcp_output.c */
 int tcp_send_syn(struct ewyk_tcp_conn *c);

@@ -692,7 +692,8 @@ check_ack(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 		return false;
 	}
 	if (c->want_writable && !c->app_closed && ewyk_tcp_send_space(c) > 0 &&
-			c->sq_len <= t->conf.snd_buf / 2) {
+			c->sq_len <= t->conf.snd_buf / 2 &&
+			c->sq_segs <= t->conf.conn_mbuf_max / 2) {
 		c->want_writable = 0;
 		if (c->ops != NULL && c->ops->writable != NULL)
 			c->ops->writable(c->ctx, c);

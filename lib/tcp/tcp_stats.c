@@ -82,6 +82,8 @@ static const char *const ctr_names[EWYK_TCP_COUNTER_MAX] = {
 	[EWYK_TCP_DROP_SRC_LIMIT] = "drop_src_limit",
 	[EWYK_TCP_RST_LIMITED] = "rst_limited",
 	[EWYK_TCP_DROP_AFTER_FIN] = "drop_after_fin",
+	[EWYK_TCP_SEND_COALESCED] = "send_coalesced",
+	[EWYK_TCP_DROP_OOO_BUDGET] = "drop_ooo_budget",
 };
 
 const char *

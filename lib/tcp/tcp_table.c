@@ -5,8 +5,6 @@
  * afterwards. Listeners live in a small array (a shard has few).
  */
 
-#include <rte_malloc.h>
-
 #include "ewyk_siphash.h"
 #include "tcp_private.h"
 
@@ -151,60 +149,4 @@ ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port)
 		return 0;
 	}
 	return -ENOENT;
-}
-
-/*
- * Per-source connection counts (max_conns_per_src): one 16-bit count per
- * bucket of a keyed hash of the peer's address, as many buckets as
- * connections (rounded up to a power of 2). Two sources sharing a bucket
- * share its limit; without the key, nobody can choose to.
- */
-int
-tcp_src_init(struct ewyk_tcp *t)
-{
-	uint32_t n;
-
-	if (t->conf.max_conns_per_src == 0)
-		return 0;
-	n = rte_align32pow2(t->conf.max_conns);
-	t->src_cnt = rte_zmalloc_socket("ewyk_tcp_src", n * sizeof(*t->src_cnt),
-			RTE_CACHE_LINE_SIZE, t->conf.socket_id);
-	if (t->src_cnt == NULL)
-		return -1;
-	t->src_mask = n - 1;
-	return 0;
-}
-
-static uint16_t *
-src_slot(struct ewyk_tcp *t, rte_be32_t rip)
-{
-	uint32_t w[2] = { 5, rip };
-
-	return &t->src_cnt[(uint32_t)ewyk_siphash24(t->hk0, t->hk1, w, 2) &
-			t->src_mask];
-}
-
-bool
-tcp_src_full(struct ewyk_tcp *t, rte_be32_t rip)
-{
-	return t->src_cnt != NULL &&
-		*src_slot(t, rip) >= t->conf.max_conns_per_src;
-}
-
-void
-tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
-{
-	if (t->src_cnt == NULL || c->src_counted)
-		return;
-	(*src_slot(t, c->rip))++;
-	c->src_counted = 1;
-}
-
-void
-tcp_src_del(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
-{
-	if (!c->src_counted)
-		return;
-	(*src_slot(t, c->rip))--;
-	c->src_counted = 0;
 }

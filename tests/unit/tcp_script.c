@@ -339,6 +339,8 @@ make_ctx(const struct script *sc)
 	cf.persist_max_ms = sc->persist_ms;
 	cf.max_conns_per_src = sc->per_src;
 	cf.rst_limit = sc->rst_limit;
+	cf.mbuf_budget = sc->mbuf_budget;
+	cf.conn_mbuf_max = sc->conn_mbufs;
 	cf.max_retries = 4;
 	cf.syn_retries = 2;
 	cf.no_syncookies = sc->nocookies;

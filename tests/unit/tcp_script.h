@@ -149,6 +149,7 @@ struct script {
 	/* hardening: ewyk_tcp_conf's fields of the same meaning (oow_ms 0:
 	 * no limit) */
 	uint32_t oow_ms, idle_ms, orphan_ms, persist_ms, per_src, rst_limit;
+	uint32_t mbuf_budget, conn_mbufs;
 	const struct step *steps;
 };
 
@@ -183,5 +184,7 @@ extern const struct script tcp_hard_scripts[];
 extern const unsigned int tcp_hard_nscripts;
 /* Tests of the hardening that are not scripts (tcp_scripts_hard.c). */
 void test_challenge_random(void **state);
+void test_send_coalesce(void **state);
+void test_ooo_pinned(void **state);
 
 #endif /* EWYK_TEST_TCP_SCRIPT_H */

@@ -251,6 +251,82 @@ static const struct step s_data_after_fin[] = {
 	CTR(EWYK_TCP_DROP_AFTER_FIN, 1), CTR(EWYK_TCP_BYTES_IN, 0), END
 };
 
+/*
+ * Buffers count as what they pin. 2,000 one-byte sends to a peer whose
+ * window is zero are copied into the send queue's last buffer: they pin
+ * a couple of mbufs, not 2,000 (before: one each).
+ */
+void
+test_send_coalesce(void **state)
+{
+	static const struct script sc = { .name = "send_coalesce" };
+	static const struct step open[] = {
+		PASSIVE_OPEN, IN(F_ACK, 1, 1, .win = WIN0), END
+	};
+	static const struct step one[] = { SEND(1), END };
+	unsigned int in0, i;
+
+	RTE_SET_USED(state);
+	script_begin(&sc);
+	run_steps(open);
+	in0 = rte_mempool_in_use_count(mp);
+	for (i = 0; i < 2000; i++)
+		run_steps(one);
+	assert_true(rte_mempool_in_use_count(mp) - in0 <= 4);
+	assert_int_equal(ewyk_tcp_counter_get(H.t, EWYK_TCP_SEND_COALESCED) -
+			H.ctr0[EWYK_TCP_SEND_COALESCED], 1999);
+	assert_int_equal(H.ncap, H.rcap);              /* nothing sent */
+	h_free();
+	memset(&H, 0, sizeof(H));
+}
+
+/*
+ * 600 one-byte out-of-order segments (a hole before each) on one
+ * connection pin at most conn_mbuf_max (here 64) mbufs; the rest are
+ * dropped and counted (before: ooo_max_segs, 512, were held). A second
+ * connection then meets the context's budget (here 100): 36 more.
+ */
+void
+test_ooo_pinned(void **state)
+{
+	static const struct script sc = {
+		.name = "ooo_pinned", .conn_mbufs = 64, .mbuf_budget = 100,
+	};
+	static const struct step open[] = { PASSIVE_OPEN, END };
+	static const struct step open2[] = {
+		IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460, .ts = true),
+		OUT(F_SYN | F_ACK, 0, 1, .learn = true),
+		IN(F_ACK, 1, 1, .sport = 40001), EV(EV_ACCEPT, 0), END
+	};
+	unsigned int in0, i, k;
+	uint64_t d0;
+
+	RTE_SET_USED(state);
+	script_begin(&sc);
+	run_steps(open);
+	in0 = rte_mempool_in_use_count(mp);
+	d0 = H.ctr0[EWYK_TCP_DROP_OOO_BUDGET];
+	for (k = 0; k < 2; k++) {
+		if (k == 1)
+			run_steps(open2);
+		for (i = 0; i < 600; i++) {
+			const struct step seg[] = {
+				IN(F_ACK, 3 + 2 * (int64_t)i, 1, .len = 1,
+					.sport = k == 0 ? 0 : 40001),
+				END
+			};
+
+			run_steps(seg);
+			H.ncap = H.rcap = 0;        /* the SACKs: not checked */
+		}
+	}
+	assert_true(rte_mempool_in_use_count(mp) - in0 <= 100 + 4);
+	assert_int_equal(ewyk_tcp_counter_get(H.t, EWYK_TCP_DROP_OOO_BUDGET) - d0,
+			(600 - 64) + (600 - 36));
+	h_free();
+	memset(&H, 0, sizeof(H));
+}
+
 #define SC(n, ...) { .name = #n, .steps = s_ ## n, __VA_ARGS__ }
 const struct script tcp_hard_scripts[] = {
 	SC(ts_recent_poison), SC(blind_ack), SC(ts_required),

@@ -592,6 +592,8 @@ main(int argc, char **argv)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_api_errors);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_challenge_random);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_table_keyed);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_send_coalesce);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_ooo_pinned);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_clean);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_lossy_sack);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_lossy_plain);
