@@ -25,7 +25,7 @@ net_arp_hash(const struct ewyk_net_shard *s, rte_be32_t ip)
 {
 	uint32_t w = ip;
 
-	return (uint32_t)ewyk_siphash24(s->net->arp_k0, s->net->arp_k1, &w, 1);
+	return (uint32_t)ewyk_siphash13(s->net->arp_k0, s->net->arp_k1, &w, 1);
 }
 
 static struct net_arp_entry *

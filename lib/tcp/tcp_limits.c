@@ -40,7 +40,7 @@ src_slot(struct ewyk_tcp *t, rte_be32_t rip)
 {
 	uint32_t w[2] = { 5, rip };
 
-	return &t->src_cnt[(uint32_t)ewyk_siphash24(t->hk0, t->hk1, w, 2) &
+	return &t->src_cnt[(uint32_t)ewyk_siphash13(t->hk0, t->hk1, w, 2) &
 			t->src_mask];
 }
 

@@ -9,7 +9,7 @@
 #include "tcp_private.h"
 
 /*
- * SipHash of the 4-tuple with the context's own per-boot key: spoofed
+ * SipHash-1-3 of the 4-tuple with the context's own per-boot key: spoofed
  * SYNs cannot be chosen to fall into one bucket (a CRC with a constant
  * seed let them).
  */
@@ -19,7 +19,7 @@ tcp_hash(const struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 {
 	uint32_t w[3] = { lip, rip, ((uint32_t)lport << 16) | rport };
 
-	return (uint32_t)ewyk_siphash24(t->hk0, t->hk1, w, RTE_DIM(w));
+	return (uint32_t)ewyk_siphash13(t->hk0, t->hk1, w, RTE_DIM(w));
 }
 
 struct ewyk_tcp_conn *
