@@ -391,8 +391,12 @@ int tcp_parse(struct ewyk_tcp *t, struct rte_mbuf *m,
 
 /* tcp_state.c */
 void tcp_fin_in_order(struct ewyk_tcp_conn *c);
+void tcp_syn_options(struct ewyk_tcp_conn *c, const struct tcp_seg *s);
+bool tcp_establish(struct ewyk_tcp_conn *c, const struct tcp_seg *s);
 void tcp_state_input(struct ewyk_tcp_conn *c, struct tcp_seg *s,
 		struct rte_mbuf *m);
+
+/* tcp_passive.c */
 void tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l,
 		struct tcp_seg *s, struct rte_mbuf *m,
 		const struct ewyk_net_ip_info *ip);
