@@ -103,7 +103,7 @@ extern "C" {
 	X(DROP_IP_NOT_OURS, drop_ip_not_ours, COUNTER, \
 		"Destination not one of our addresses") \
 	X(DROP_IP_SRC, drop_ip_src, COUNTER, \
-		"Source is broadcast, multicast or zero") \
+		"Source is ours, a subnet broadcast, 0/8, 127/8, 224/4 or 240/4") \
 	X(DROP_IP_PROTO, drop_ip_proto, COUNTER, \
 		"No handler for the protocol") \
 	X(DROP_ICMP_TRUNCATED, drop_icmp_truncated, COUNTER, \
@@ -123,7 +123,15 @@ extern "C" {
 	X(DROP_INBOX_FULL, drop_inbox_full, COUNTER, \
 		"Another shard's inbox full") \
 	X(DROP_TOO_BIG, drop_too_big, COUNTER, \
-		"Frame to send larger than the MTU")
+		"Frame to send larger than the MTU") \
+	X(DROP_ICMP_SRC, drop_icmp_src, COUNTER, \
+		"Echo request from a broadcast or multicast Ethernet source") \
+	X(DROP_RX_NOMBUF, drop_rx_nombuf, COUNTER, \
+		"The NIC had no mbuf to receive into (rx_nombuf, on shard 0)") \
+	X(DROP_RX_MISSED, drop_rx_missed, COUNTER, \
+		"The NIC's RX queue overran (imissed, on shard 0)") \
+	X(DROP_ARP_LIMITED, drop_arp_limited, COUNTER, \
+		"Frame not sent: new ARP resolutions over the per-second limit")
 
 /** Per-shard counters: one per entry of EWYK_NET_COUNTERS, in its order. */
 enum ewyk_net_counter {
@@ -170,6 +178,8 @@ struct ewyk_net_conf {
 	uint32_t arp_retry_ms;    /**< interval between requests; 0 = 1000 */
 	uint8_t arp_retries;      /**< requests before giving up; 0 = 3 */
 	uint32_t inbox_size;      /**< inbox ring size per shard (power of 2); 0 = 1024 */
+	/* hardening (issue 13) */
+	uint32_t arp_resolve_limit; /**< new ARP resolutions per shard and second; 0 = 100, UINT32_MAX = no limit */
 };
 
 /** IPv4 facts passed with a payload to an L4 handler. */

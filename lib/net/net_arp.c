@@ -13,20 +13,25 @@
 #include <errno.h>
 
 #include <rte_arp.h>
-#include <rte_hash_crc.h>
+#include <rte_cycles.h>
 
+#include "ewyk_siphash.h"
 #include "net_private.h"
 
+/* Keyed (per-boot secret, ewyk_net_create): spoofed on-link sources
+ * cannot be picked to fall into one probe window. */
 static inline uint32_t
-net_arp_hash(rte_be32_t ip)
+net_arp_hash(const struct ewyk_net_shard *s, rte_be32_t ip)
 {
-	return rte_hash_crc_4byte(ip, 0);
+	uint32_t w = ip;
+
+	return (uint32_t)ewyk_siphash13(s->net->arp_k0, s->net->arp_k1, &w, 1);
 }
 
 static struct net_arp_entry *
 net_arp_find(struct ewyk_net_shard *s, rte_be32_t ip)
 {
-	uint32_t h = net_arp_hash(ip);
+	uint32_t h = net_arp_hash(s, ip);
 	unsigned int i;
 
 	for (i = 0; i < NET_ARP_PROBE; i++) {
@@ -59,13 +64,17 @@ net_arp_release(struct ewyk_net_shard *s, struct net_arp_entry *e)
 }
 
 /*
- * Take a slot for @ip: a free one in its probe window, else the reachable
- * entry that goes stale first, else (all resolving) the oldest resolving one.
+ * Take a slot for @ip: a free one in its probe window, else the resolving
+ * (INCOMPLETE) entry asked longest ago, else the reachable one that goes
+ * stale first. Resolving entries go first: anyone can create them (a
+ * reply to a spoofed on-link source does), and a real peer's reachable
+ * entry must not make room for them (issue 13). What waited on the
+ * victim is freed and counted (drop_arp_unresolved).
  */
 static struct net_arp_entry *
 net_arp_alloc(struct ewyk_net_shard *s, rte_be32_t ip)
 {
-	uint32_t h = net_arp_hash(ip);
+	uint32_t h = net_arp_hash(s, ip);
 	struct net_arp_entry *victim = NULL;
 	unsigned int i;
 
@@ -77,8 +86,8 @@ net_arp_alloc(struct ewyk_net_shard *s, rte_be32_t ip)
 			break;
 		}
 		if (victim == NULL ||
-				(e->state == NET_ARP_REACHABLE &&
-				 victim->state != NET_ARP_REACHABLE) ||
+				(e->state == NET_ARP_INCOMPLETE &&
+				 victim->state != NET_ARP_INCOMPLETE) ||
 				(e->state == victim->state &&
 				 e->deadline < victim->deadline))
 			victim = e;
@@ -269,6 +278,29 @@ net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	rte_pktmbuf_free(m);
 }
 
+/*
+ * New resolutions (a broadcast request each, and a cache entry) are
+ * limited per shard and second: spoofed on-link sources must not turn
+ * the shard into a broadcaster nor churn its cache.
+ */
+static bool
+net_arp_new_ok(struct ewyk_net_shard *s, uint64_t now)
+{
+	uint32_t lim = s->net->conf.arp_resolve_limit;
+	uint64_t sec = now / rte_get_tsc_hz();
+
+	if (lim == 0)
+		lim = 100;
+	if (sec != s->arp_new_sec) {
+		s->arp_new_sec = sec;
+		s->arp_new_count = 0;
+	}
+	if (lim != UINT32_MAX && s->arp_new_count >= lim)
+		return false;
+	s->arp_new_count++;
+	return true;
+}
+
 int
 net_arp_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 		rte_be32_t nexthop, struct rte_mbuf *m, uint64_t now)
@@ -286,6 +318,10 @@ net_arp_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 		return 0;
 	}
 	if (e == NULL) {
+		if (!net_arp_new_ok(s, now)) {
+			net_drop(s, m, EWYK_NET_DROP_ARP_LIMITED);
+			return -ENOBUFS;
+		}
 		e = net_arp_alloc(s, nexthop);
 		e->state = NET_ARP_INCOMPLETE;
 		e->port = port;

@@ -30,14 +30,23 @@ net_ip_is_ours(const struct ewyk_net *net, rte_be32_t dst)
 	return false;
 }
 
+/*
+ * Sources no host may use (RFC 1122 3.2.1.3, RFC 6890): "this network"
+ * 0/8, loopback 127/8, multicast 224/4, reserved 240/4 (with the limited
+ * broadcast), our own addresses and the broadcast of the subnet the frame
+ * came in on. Replies to them would go to the wrong place or to all.
+ */
 static bool
-net_ip_src_bad(rte_be32_t src)
+net_ip_src_bad(const struct ewyk_net *net, uint16_t port, rte_be32_t src)
 {
+	const struct net_port *pt = &net->ports[port];
 	uint32_t a = rte_be_to_cpu_32(src);
 
-	return a == 0 || a == UINT32_MAX ||
-		(a >> 28) == 0xe ||   /* multicast 224/4 */
-		(a >> 24) == 127;     /* loopback on the wire */
+	if ((a >> 24) == 0 || (a >> 24) == 127 || (a >> 28) >= 0xe)
+		return true;
+	if (pt->prefix_len <= 30 && (src | pt->mask) == UINT32_MAX)
+		return true;
+	return net_ip_is_ours(net, src);
 }
 
 /*
@@ -67,6 +76,11 @@ net_icmp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	icmp = rte_pktmbuf_mtod_offset(m, struct rte_icmp_hdr *, off);
 	if (icmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || icmp->icmp_code != 0) {
 		net_drop(s, m, EWYK_NET_DROP_ICMP_TYPE);
+		return;
+	}
+	/* The reply goes to the frame's source: never to a group. */
+	if (rte_is_multicast_ether_addr(&eth->src_addr)) {
+		net_drop(s, m, EWYK_NET_DROP_ICMP_SRC);
 		return;
 	}
 	net_ctr_add(s, EWYK_NET_ICMP_ECHO_RX, 1);
@@ -145,7 +159,7 @@ net_ipv4_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		net_drop(s, m, EWYK_NET_DROP_IP_NOT_OURS);
 		return;
 	}
-	if (net_ip_src_bad(ip->src_addr)) {
+	if (net_ip_src_bad(s->net, port, ip->src_addr)) {
 		net_drop(s, m, EWYK_NET_DROP_IP_SRC);
 		return;
 	}
@@ -305,6 +319,7 @@ ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now)
 	if (unlikely(now >= s->next_housekeep)) {
 		s->next_housekeep = now + net->housekeep_cyc;
 		net_arp_housekeep(s, now);
+		net_port_stats_poll(s);
 	}
 	return total;
 }

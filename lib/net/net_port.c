@@ -245,3 +245,39 @@ ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
 		return rc;
 	return net->nb_ports++;
 }
+
+/*
+ * What the NIC drops before ewyk sees it -- no mbuf to receive into
+ * (rx_nombuf), RX queue overrun (imissed) -- becomes shard 0's drop
+ * counters: the port's totals only grow, the new part is added.
+ */
+void
+net_port_rx_drops(struct ewyk_net_shard *s, uint16_t port,
+		const struct rte_eth_stats *st)
+{
+	struct net_port *pt = &s->net->ports[port];
+
+	if (st->rx_nombuf < pt->rx_nombuf_seen)     /* stats were reset */
+		pt->rx_nombuf_seen = 0;
+	if (st->imissed < pt->rx_missed_seen)
+		pt->rx_missed_seen = 0;
+	net_ctr_add(s, EWYK_NET_DROP_RX_NOMBUF,
+			st->rx_nombuf - pt->rx_nombuf_seen);
+	net_ctr_add(s, EWYK_NET_DROP_RX_MISSED, st->imissed - pt->rx_missed_seen);
+	pt->rx_nombuf_seen = st->rx_nombuf;
+	pt->rx_missed_seen = st->imissed;
+}
+
+/* From shard 0's housekeeping (every NET_ARP_HOUSEKEEP_MS). */
+void
+net_port_stats_poll(struct ewyk_net_shard *s)
+{
+	struct rte_eth_stats st;
+	uint16_t p;
+
+	if (s->id != 0)
+		return;
+	for (p = 0; p < s->net->nb_ports; p++)
+		if (rte_eth_stats_get(s->net->ports[p].port_id, &st) == 0)
+			net_port_rx_drops(s, p, &st);
+}

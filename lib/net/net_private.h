@@ -41,6 +41,8 @@ struct net_port {
 	rte_be32_t ip;           /* our address */
 	rte_be32_t mask;         /* subnet mask */
 	struct rte_ether_addr mac;
+	uint64_t rx_nombuf_seen; /* hardening: NIC drops already counted */
+	uint64_t rx_missed_seen;
 };
 
 struct ewyk_net {
@@ -52,6 +54,7 @@ struct ewyk_net {
 	uint64_t housekeep_cyc;
 	struct net_port ports[EWYK_NET_MAX_PORTS];
 	struct ewyk_net_shard *shards[EWYK_NET_MAX_SHARDS];
+	uint64_t arp_k0, arp_k1;     /* hardening: ARP table hash key (getentropy) */
 };
 
 enum net_arp_state {
@@ -94,6 +97,8 @@ struct ewyk_net_shard {
 	uint32_t arp_mask;
 	uint64_t next_housekeep;
 	uint64_t now;                    /* TSC of the current receive pass */
+	uint64_t arp_new_sec;            /* hardening: second of arp_new_count */
+	uint32_t arp_new_count;          /* resolutions started in it */
 	struct net_l4_handler l4[256];
 	struct net_txb txb[EWYK_NET_MAX_PORTS];
 	/* Counters: written by the token holder only, read by anyone. */
@@ -135,6 +140,12 @@ int net_arp_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 void net_arp_housekeep(struct ewyk_net_shard *s, uint64_t now);
 int net_arp_request(struct ewyk_net_shard *s, uint16_t port, rte_be32_t tip);
 void net_arp_flush(struct ewyk_net_shard *s);
+
+/* net_port.c (hardening, issue 13) */
+struct rte_eth_stats;
+void net_port_stats_poll(struct ewyk_net_shard *s);
+void net_port_rx_drops(struct ewyk_net_shard *s, uint16_t port,
+		const struct rte_eth_stats *st);
 
 /* net_input.c */
 void net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -44,6 +45,13 @@ ewyk_net_create(const struct ewyk_net_conf *conf)
 		return NULL;
 	}
 	net->conf = *conf;
+	/* hardening (issue 13): the ARP table's hash key, per boot */
+	if (getentropy(&net->arp_k0, sizeof(net->arp_k0)) != 0 ||
+			getentropy(&net->arp_k1, sizeof(net->arp_k1)) != 0) {
+		rte_free(net);
+		rte_errno = EIO;
+		return NULL;
+	}
 	if (net->conf.arp_entries == 0)
 		net->conf.arp_entries = 256;
 	if (net->conf.arp_queue_len == 0)

@@ -148,6 +148,22 @@ enum ewyk_tcp_state {
 		"Connections closed without TIME_WAIT (max_time_wait)") \
 	X(SEND_REFUSED, send_refused, COUNTER, \
 		"Ewyk_tcp_send refused for lack of space") \
+	X(OOW_LIMITED, oow_limited, COUNTER, \
+		"Answers to out-of-window/PAWS/SYN segments not sent: over " \
+		"the per-connection rate (oow_ratelimit_ms)") \
+	X(IDLE_TIMEOUT, idle_timeout, COUNTER, \
+		"Connections reset: nothing arrived for idle_timeout_ms") \
+	X(ORPHAN_TIMEOUT, orphan_timeout, COUNTER, \
+		"Connections the application closed, given up after " \
+		"orphan_timeout_ms") \
+	X(PERSIST_TIMEOUT, persist_timeout, COUNTER, \
+		"Connections given up: the peer's window stayed zero " \
+		"persist_max_ms") \
+	X(RST_LIMITED, rst_limited, COUNTER, \
+		"RSTs to segments of no connection not sent: over rst_limit " \
+		"a second") \
+	X(SEND_COALESCED, send_coalesced, COUNTER, \
+		"Small sends copied into the send queue's last buffer") \
 	/* drops, one reason each */ \
 	X(DROP_SHORT, drop_short, COUNTER, "Shorter than a TCP header") \
 	X(DROP_DOFF, drop_doff, COUNTER, \
@@ -184,7 +200,16 @@ enum ewyk_tcp_state {
 		"Mbuf pool empty when building a segment") \
 	X(DROP_STEERED, drop_steered, COUNTER, \
 		"Belongs to another shard that cannot be reached (no such " \
-		"shard, no headroom); a full inbox is lib/net's drop_inbox_full")
+		"shard, no headroom); a full inbox is lib/net's drop_inbox_full") \
+	X(DROP_NO_TS, drop_no_ts, COUNTER, \
+		"No timestamp on a timestamp connection (RFC 7323 3.2)") \
+	X(DROP_SRC_LIMIT, drop_src_limit, COUNTER, \
+		"Passive opens refused: the source holds max_conns_per_src") \
+	X(DROP_AFTER_FIN, drop_after_fin, COUNTER, \
+		"Data or FIN past the peer's FIN, freed") \
+	X(DROP_OOO_BUDGET, drop_ooo_budget, COUNTER, \
+		"Out-of-order segment: connection or context over its mbuf " \
+		"budget")
 
 /** Per-shard counters: one per entry of EWYK_TCP_COUNTERS, in its order. */
 enum ewyk_tcp_counter {
@@ -262,6 +287,15 @@ struct ewyk_tcp_conf {
 	uint16_t ephemeral_lo;      /**< first local port of active opens; 0 = 32768 */
 	uint16_t ephemeral_hi;      /**< last local port of active opens; 0 = 60999 */
 	uint64_t secret;            /**< ISN/cookie/timestamp secret; 0 = random */
+	/* hardening (issue 13) */
+	uint32_t oow_ratelimit_ms;  /**< per connection, at most one answer (duplicate ACK, challenge ACK, SYN-ACK) to an out-of-window, PAWS-failing or repeated SYN segment per this; 0 = 500, UINT32_MAX = no limit */
+	uint32_t idle_timeout_ms;   /**< reset a connection nothing arrived on for this long; 0 = off */
+	uint32_t orphan_timeout_ms; /**< once the application closed: give up FIN_WAIT_1, CLOSING and LAST_ACK after this long, whatever the peer's window; 0 = 60000 */
+	uint32_t persist_max_ms;    /**< give up a connection whose peer's window stayed zero this long while data waits; 0 = 300000, UINT32_MAX = never */
+	uint32_t max_conns_per_src; /**< connections one peer address may hold (counted per keyed hash bucket); 0 = no limit */
+	uint32_t rst_limit;         /**< RSTs a second to segments of no connection; 0 = 1000, UINT32_MAX = no limit */
+	uint32_t mbuf_budget;       /**< mbufs all send and out-of-order queues may pin; 0 = half the tx_pool */
+	uint32_t conn_mbuf_max;     /**< mbufs one connection's queues may pin; 0 = mbuf_budget / 16 (at least 64) */
 };
 
 /**

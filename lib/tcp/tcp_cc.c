@@ -65,6 +65,8 @@ tcp_sq_free_acked(struct ewyk_tcp_conn *c, uint32_t bytes)
 			c->sq_cur = NULL;
 		m->next = NULL;
 		rte_pktmbuf_free_seg(m);
+		c->sq_segs--;
+		c->tcp->held_mbufs--;
 	}
 	if (c->sq_head == NULL) {
 		c->sq_tail = NULL;
@@ -443,6 +445,11 @@ tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 		if (wnd > 0 && c->rtx_kind == TCP_RTX_PERSIST)
 			tcp_timer_rtx_stop(c);
 	}
-	if (c->snd_wnd == 0)
+	if (c->snd_wnd == 0) {
 		c->retries = 0;          /* the peer is alive, just full */
+		if (c->zwnd_tsc == 0)    /* ... but not for ever: give_up() */
+			c->zwnd_tsc = t->now;
+	} else {
+		c->zwnd_tsc = 0;
+	}
 }

@@ -4,6 +4,8 @@
  * the calls the layer above makes on them.
  */
 
+#include <rte_memcpy.h>
+
 #include "tcp_private.h"
 
 static const char *const state_names[EWYK_TCP_STATE_MAX] = {
@@ -86,6 +88,7 @@ tcp_conn_destroy(struct ewyk_tcp_conn *c)
 	c->dead = 1;
 	tcp_timer_stop_all(c);
 	tcp_table_remove(t, c);
+	tcp_src_del(t, c);
 	if (c->in_syn_count && c->listener != NULL)
 		c->listener->syn_count--;
 	c->in_syn_count = 0;
@@ -93,6 +96,8 @@ tcp_conn_destroy(struct ewyk_tcp_conn *c)
 	if (c->sq_head != NULL)
 		rte_pktmbuf_free(c->sq_head);
 	c->sq_head = c->sq_tail = c->sq_cur = NULL;
+	t->held_mbufs -= c->sq_segs;
+	c->sq_segs = 0;
 	c->sq_len = 0;
 	tcp_ooo_purge(c);
 	tcp_set_state(c, EWYK_TCP_CLOSED);
@@ -187,6 +192,31 @@ can_send(const struct ewyk_tcp_conn *c)
 		 c->state == EWYK_TCP_CLOSE_WAIT);
 }
 
+/*
+ * A small payload is copied into the tailroom of the send queue's last
+ * buffer when that buffer is ours alone (direct, one reference: no
+ * segment in flight refers to it, no other queue holds it), and freed:
+ * 8,000 one-byte sends pin a few buffers, not 8,000.
+ */
+static bool
+send_coalesce(struct ewyk_tcp_conn *c, struct rte_mbuf *m, uint32_t len)
+{
+	struct rte_mbuf *tl = c->sq_tail;
+
+	if (tl == NULL || m->nb_segs != 1 || len > TCP_COALESCE_MAX ||
+			!RTE_MBUF_DIRECT(tl) || rte_mbuf_refcnt_read(tl) != 1 ||
+			rte_pktmbuf_tailroom(tl) < len)
+		return false;
+	rte_memcpy(rte_pktmbuf_mtod_offset(tl, char *, tl->data_len),
+			rte_pktmbuf_mtod(m, const char *), len);
+	tl->data_len = (uint16_t)(tl->data_len + len);
+	c->sq_len += len;
+	rte_pktmbuf_free(m);
+	tcp_ctr_inc(c->tcp, EWYK_TCP_SEND_COALESCED);
+	tcp_output(c);
+	return true;
+}
+
 int
 ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 {
@@ -207,6 +237,16 @@ ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 		tcp_ctr_inc(t, EWYK_TCP_SEND_REFUSED);
 		return -EAGAIN;
 	}
+	if (send_coalesce(c, m, len))
+		return 0;
+	/* Buffers count as what they pin (issue 13): refused over budget. */
+	if (!tcp_mbufs_fit(c, m->nb_segs)) {
+		c->want_writable = 1;
+		tcp_ctr_inc(t, EWYK_TCP_SEND_REFUSED);
+		return -EAGAIN;
+	}
+	c->sq_segs += m->nb_segs;
+	t->held_mbufs += m->nb_segs;
 	if (c->sq_tail != NULL)
 		c->sq_tail->next = m;
 	else
@@ -220,7 +260,8 @@ ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 uint32_t
 ewyk_tcp_send_space(const struct ewyk_tcp_conn *c)
 {
-	if (c == NULL || !can_send(c) || c->sq_len >= c->tcp->conf.snd_buf)
+	if (c == NULL || !can_send(c) || c->sq_len >= c->tcp->conf.snd_buf ||
+			!tcp_mbufs_fit(c, 1))
 		return 0;
 	return c->tcp->conf.snd_buf - c->sq_len;
 }
@@ -262,6 +303,7 @@ ewyk_tcp_close(struct ewyk_tcp_conn *c)
 		return;
 	t = c->tcp;
 	c->app_closed = 1;
+	c->orphan_tsc = t->now;         /* orphan_timeout_ms counts from here */
 	switch (c->state) {
 	case EWYK_TCP_SYN_SENT:
 	case EWYK_TCP_SYN_RECEIVED:

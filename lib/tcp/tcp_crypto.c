@@ -1,58 +1,58 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Keyed hashing for ISNs (RFC 6528), timestamp offsets (RFC 7323 section
- * 7.1) and SYN cookies (RFC 4987): SipHash-2-4 written from its paper,
- * keyed by the context's secret.
+ * 7.1) and SYN cookies (RFC 4987): SipHash-2-4 (ewyk_siphash.h) keyed
+ * by per-context secrets from getentropy().
  *
  * SYN cookie (our ISS when a listener's backlog is full):
  *   bits 31..27  time slot (64 s) modulo 32
  *   bits 26..24  index into the MSS table
- *   bits 23..0   SipHash(4-tuple, peer ISN, slot) & 0xffffff
+ *   bits 23..0   SipHash(4-tuple, peer ISN, whole slot) & 0xffffff
  * With timestamps, the low 6 bits of our TSval carry what else the SYN
  * asked for: bit 0 SACK permitted, bits 1..4 window scale (15: none).
  */
 
+#include <errno.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+
+#include "ewyk_siphash.h"
 #include "tcp_private.h"
 
-#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
-
-#define SIPROUND(v0, v1, v2, v3) do { \
-	v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32); \
-	v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2; \
-	v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0; \
-	v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32); \
-} while (0)
-
-uint64_t
-tcp_siphash(uint64_t k0, uint64_t k1, const uint32_t *w, unsigned int n)
+/*
+ * Three keys, each its own 128 bits from getentropy() (or, with
+ * conf.secret, derived from it, for reproducible tests): k for ISNs,
+ * timestamp offsets and the challenge-ACK budget; ck for SYN cookies, so
+ * that learning one (say from ISNs) tells nothing of the other; hk for
+ * the connection table. Returns 0, or -1 with rte_errno set.
+ */
+int
+tcp_crypto_init(struct ewyk_tcp *t)
 {
-	uint64_t v0 = k0 ^ UINT64_C(0x736f6d6570736575);
-	uint64_t v1 = k1 ^ UINT64_C(0x646f72616e646f6d);
-	uint64_t v2 = k0 ^ UINT64_C(0x6c7967656e657261);
-	uint64_t v3 = k1 ^ UINT64_C(0x7465646279746573);
-	uint64_t b = (uint64_t)(n * 4) << 56;
+	uint64_t k[6];
 	unsigned int i;
 
-	for (i = 0; i + 1 < n; i += 2) {
-		uint64_t mi = (uint64_t)w[i] | ((uint64_t)w[i + 1] << 32);
+	if (t->conf.secret != 0) {
+		for (i = 0; i < RTE_DIM(k); i++) {
+			uint32_t w[3] = {
+				0x6b657930 + i, (uint32_t)t->conf.secret,
+				(uint32_t)(t->conf.secret >> 32),
+			};
 
-		v3 ^= mi;
-		SIPROUND(v0, v1, v2, v3);
-		SIPROUND(v0, v1, v2, v3);
-		v0 ^= mi;
+			k[i] = ewyk_siphash24(UINT64_C(0x65777966), 0, w, 3);
+		}
+	} else if (getentropy(k, sizeof(k)) != 0) {
+		rte_errno = errno;
+		return -1;
 	}
-	if (i < n)
-		b |= w[i];
-	v3 ^= b;
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	v0 ^= b;
-	v2 ^= 0xff;
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	return v0 ^ v1 ^ v2 ^ v3;
+	t->k0 = k[0];
+	t->k1 = k[1];
+	t->ck0 = k[2];
+	t->ck1 = k[3];
+	t->hk0 = k[4];
+	t->hk1 = k[5];
+	return 0;
 }
 
 static uint64_t
@@ -63,7 +63,10 @@ tuple_hash(struct ewyk_tcp *t, uint32_t tag, rte_be32_t lip, uint16_t lport,
 		tag, lip, rip, ((uint32_t)lport << 16) | rport, x, y,
 	};
 
-	return tcp_siphash(t->k0, t->k1, w, RTE_DIM(w));
+	/* SYN cookies (tag 3) have their own key. */
+	if (tag == 3)
+		return ewyk_siphash24(t->ck0, t->ck1, w, RTE_DIM(w));
+	return ewyk_siphash24(t->k0, t->k1, w, RTE_DIM(w));
 }
 
 uint32_t
@@ -97,7 +100,7 @@ uint32_t
 tcp_cookie_make(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 		rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint16_t *mss)
 {
-	uint32_t slot = cookie_slot(t) & 0x1f;
+	uint32_t slot = cookie_slot(t);
 	uint32_t idx = 0;
 	uint32_t h;
 	unsigned int i;
@@ -107,7 +110,7 @@ tcp_cookie_make(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 			idx = i;
 	*mss = cookie_mss[idx];
 	h = (uint32_t)tuple_hash(t, 3, lip, lport, rip, rport, peer_isn, slot);
-	return (slot << 27) | (idx << 24) | (h & 0xffffff);
+	return ((slot & 0x1f) << 27) | (idx << 24) | (h & 0xffffff);
 }
 
 int
@@ -119,8 +122,16 @@ tcp_cookie_check(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 	uint32_t idx = (cookie >> 24) & 7;
 	uint32_t h;
 
-	/* Valid for the current slot and the one before (64 to 128 s). */
-	if (slot != (now & 0x1f) && slot != ((now - 1) & 0x1f))
+	/*
+	 * Valid for the current slot and the one before (64 to 128 s). The
+	 * cookie carries 5 bits of the slot; the hash covers all of it, so
+	 * a cookie does not come back to life 32 slots (34 min) later.
+	 */
+	if (slot == (now & 0x1f))
+		slot = now;
+	else if (slot == ((now - 1) & 0x1f))
+		slot = now - 1;
+	else
 		return -1;
 	h = (uint32_t)tuple_hash(t, 3, lip, lport, rip, rport, peer_isn, slot);
 	if ((h & 0xffffff) != (cookie & 0xffffff))
@@ -147,4 +158,12 @@ tcp_cookie_ts_decode(uint32_t tsecr, int *wscale, bool *sack)
 
 	*sack = (tsecr & 1) != 0;
 	*wscale = ws == 15 ? -1 : (int)RTE_MIN(ws, (uint32_t)TCP_MAX_WSCALE);
+}
+
+uint32_t
+tcp_keyed_rand(struct ewyk_tcp *t, uint32_t tag, uint64_t x)
+{
+	uint32_t w[3] = { tag, (uint32_t)x, (uint32_t)(x >> 32) };
+
+	return (uint32_t)ewyk_siphash24(t->k0, t->k1, w, RTE_DIM(w));
 }

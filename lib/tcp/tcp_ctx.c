@@ -49,6 +49,11 @@ conf_defaults(struct ewyk_tcp_conf *c)
 	DEF(challenge_ack_limit, 1000);
 	DEF(ephemeral_lo, 32768);
 	DEF(ephemeral_hi, 60999);
+	/* hardening (issue 13) */
+	DEF(oow_ratelimit_ms, 500);
+	DEF(orphan_timeout_ms, 60000);
+	DEF(persist_max_ms, 300000);
+	DEF(rst_limit, 1000);
 	/* Enough to hold a whole window of small segments. */
 	DEF(ooo_max_segs, (uint16_t)RTE_MIN(RTE_MAX(c->rcv_buf / 512, 64u), 4096u));
 #undef DEF
@@ -59,6 +64,7 @@ conf_defaults(struct ewyk_tcp_conf *c)
 	if (c->mss < TCP_MIN_MSS || c->rto_min_ms > c->rto_max_ms ||
 			c->rto_init_ms > c->rto_max_ms ||
 			c->ephemeral_lo > c->ephemeral_hi ||
+			c->max_conns_per_src > UINT16_MAX ||
 			c->rcv_buf < c->mss || c->rcv_buf > (1u << 30) ||
 			c->snd_buf > (1u << 30))
 		return -1;
@@ -79,8 +85,11 @@ tcp_conf_check(const struct ewyk_tcp_conf *conf)
 	return 0;
 }
 
-/* Clock, output path, secrets and window scale: no memory yet. */
-static void
+/*
+ * Clock, output path, secrets and window scale: no memory yet.
+ * Returns 0, or a negative errno when no entropy could be had.
+ */
+static int
 tcp_ctx_init(struct ewyk_tcp *t, const struct ewyk_tcp_conf *conf)
 {
 	t->hz = rte_get_tsc_hz();
@@ -102,18 +111,14 @@ tcp_ctx_init(struct ewyk_tcp *t, const struct ewyk_tcp_conf *conf)
 		t->output = conf->output;
 		t->output_arg = conf->output_arg;
 	}
-	if (t->conf.secret != 0) {
-		t->k0 = t->conf.secret;
-		t->k1 = t->conf.secret * UINT64_C(0x9e3779b97f4a7c15) + 1;
-	} else {
-		t->k0 = rte_rand();
-		t->k1 = rte_rand();
-	}
+	if (tcp_crypto_init(t) != 0)   /* keys from getentropy */
+		return rte_errno != 0 ? -rte_errno : -EIO;
 	/* Offer the smallest scale that lets the whole buffer be announced. */
 	while (t->rcv_wscale < TCP_MAX_WSCALE &&
 			(t->conf.rcv_buf >> t->rcv_wscale) > UINT16_MAX)
 		t->rcv_wscale++;
 	t->eph_next = (uint16_t)rte_rand();
+	return 0;
 }
 
 /* Table buckets, connection pool and (unless given) the timer wheel. */
@@ -128,6 +133,8 @@ tcp_ctx_alloc(struct ewyk_tcp *t, int socket)
 			sizeof(t->buckets[0]) * t->conf.hash_buckets,
 			RTE_CACHE_LINE_SIZE, socket);
 	if (t->buckets == NULL)
+		return -ENOMEM;
+	if (tcp_limits_init(t) != 0)
 		return -ENOMEM;
 
 	snprintf(name, sizeof(name), "tcp%" PRIxPTR, (uintptr_t)t & 0xffffffffffu);
@@ -185,6 +192,7 @@ tcp_ctx_release(struct ewyk_tcp *t)
 		ewyk_twheel_free(t->wheel);
 	ewyk_pool_free(t->conn_pool);
 	rte_free(t->buckets);
+	rte_free(t->src_cnt);
 	rte_free(t);
 }
 
@@ -218,10 +226,10 @@ ewyk_tcp_create(const struct ewyk_tcp_conf *conf)
 	}
 	t->dyn_off = rte_mbuf_dynfield_register(&dyn);
 	ret = t->dyn_off >= 0 ? 0 : rte_errno != 0 ? -rte_errno : -ENOMEM;
-	if (ret == 0) {
-		tcp_ctx_init(t, conf);
+	if (ret == 0)
+		ret = tcp_ctx_init(t, conf);
+	if (ret == 0)
 		ret = tcp_ctx_alloc(t, conf->socket_id);
-	}
 	if (ret == 0)
 		ret = tcp_ctx_attach(t);
 	if (ret == 0)

@@ -328,6 +328,18 @@ tcp_send_rst_reply(struct ewyk_tcp *t, const struct tcp_seg *s,
 
 	if (s->flags & TH_RST)
 		return;
+	/* At most rst_limit a second (as BSD's icmplim): spoofed segments
+	 * to closed ports must not make the shard an amplifier. */
+	if (t->now / t->hz != t->rst_sec) {
+		t->rst_sec = t->now / t->hz;
+		t->rst_count = 0;
+	}
+	if (t->conf.rst_limit != UINT32_MAX &&
+			t->rst_count >= t->conf.rst_limit) {
+		tcp_ctr_inc(t, EWYK_TCP_RST_LIMITED);
+		return;
+	}
+	t->rst_count++;
 	m = seg_alloc(t);
 	if (m == NULL)
 		return;

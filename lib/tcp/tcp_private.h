@@ -57,6 +57,7 @@ extern int ewyk_tcp_logtype;
 #define TCP_MAX_PIECES 16         /* referenced buffers per segment */
 #define TCP_HDR_ROOM 64           /* headroom kept for IPv4 + Ethernet + VLAN */
 #define TCP_COOKIE_PERIOD_S 64    /* SYN cookie time slot */
+#define TCP_COALESCE_MAX 512      /* sends up to this are copied (issue 13) */
 #define TCP_TW_ISS_GAP 131072     /* new ISS above the TIME_WAIT's SND.NXT */
 /*
  * How far (in the peer's timestamp ticks, 1 ms for Linux) a segment's TSval
@@ -220,6 +221,14 @@ struct ewyk_tcp_conn {
 	struct ewyk_twheel_timer rtx_tmr;
 	struct ewyk_twheel_timer delack_tmr;
 	struct ewyk_twheel_timer misc_tmr;
+
+	/* hardening (issue 13) */
+	uint64_t oow_tsc;          /* last answer to an out-of-window segment */
+	uint64_t zwnd_tsc;         /* persist: since when the window is zero (0: not) */
+	uint64_t orphan_tsc;       /* when the application closed (0: not) */
+	uint8_t src_counted;       /* counted in the per-source table */
+	uint32_t sq_segs;          /* mbufs the send queue pins */
+	uint32_t ooo_segs;         /* mbufs the out-of-order queue pins */
 } __rte_cache_aligned;
 
 struct ewyk_tcp {
@@ -249,8 +258,16 @@ struct ewyk_tcp {
 	uint16_t eph_next;         /* next ephemeral port to try */
 	uint64_t k0, k1;           /* SipHash key */
 	uint32_t conns;            /* objects in use */
-	uint64_t chack_sec;        /* second the challenge-ACK count is for */
-	uint32_t chack_count;      /* challenge ACKs sent in it */
+	uint64_t chack_sec;        /* second the challenge-ACK budget is for */
+	uint32_t chack_left;       /* challenge ACKs still allowed in it (randomised) */
+	/* hardening (issue 13) */
+	uint64_t ck0, ck1;         /* SipHash key of the SYN cookies (own secret) */
+	uint64_t hk0, hk1;         /* SipHash key of the connection table */
+	uint64_t rst_sec;          /* second the RST count is for */
+	uint32_t rst_count;        /* RSTs to segments of no connection in it */
+	uint32_t src_mask;         /* per-source counters: buckets - 1 */
+	uint16_t *src_cnt;         /* connections per keyed source bucket */
+	uint32_t held_mbufs;       /* mbufs all send and OOO queues pin */
 
 	struct tcp_listener listeners[TCP_MAX_LISTENERS];
 
@@ -321,7 +338,8 @@ tcp_conn_unhold(struct ewyk_tcp_conn *c)
 }
 
 /* tcp_table.c */
-uint32_t tcp_hash(rte_be32_t lip, uint16_t lport, rte_be32_t rip, uint16_t rport);
+uint32_t tcp_hash(const struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
+		rte_be32_t rip, uint16_t rport);
 struct ewyk_tcp_conn *tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip,
 		uint16_t lport, rte_be32_t rip, uint16_t rport);
 void tcp_table_insert(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
@@ -329,8 +347,8 @@ void tcp_table_remove(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 struct tcp_listener *tcp_listener_find(struct ewyk_tcp *t, rte_be32_t ip,
 		uint16_t port);
 
+
 /* tcp_crypto.c */
-uint64_t tcp_siphash(uint64_t k0, uint64_t k1, const uint32_t *w, unsigned int n);
 uint32_t tcp_isn(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 		rte_be32_t rip, uint16_t rport);
 uint32_t tcp_ts_offset(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
@@ -340,7 +358,17 @@ uint32_t tcp_cookie_make(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 int tcp_cookie_check(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 		rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint32_t cookie);
 uint32_t tcp_cookie_tsval(uint32_t ts_now, int wscale, bool sack);
+/* hardening (issue 13) */
+int tcp_crypto_init(struct ewyk_tcp *t);
+uint32_t tcp_keyed_rand(struct ewyk_tcp *t, uint32_t tag, uint64_t x);
 void tcp_cookie_ts_decode(uint32_t tsecr, int *wscale, bool *sack);
+
+/* tcp_limits.c (hardening, issue 13) */
+int tcp_limits_init(struct ewyk_tcp *t);
+bool tcp_src_full(struct ewyk_tcp *t, rte_be32_t rip);
+void tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
+void tcp_src_del(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
+bool tcp_mbufs_fit(const struct ewyk_tcp_conn *c, uint32_t n);
 
 /* tcp_output.c */
 int tcp_send_syn(struct ewyk_tcp_conn *c);
@@ -363,8 +391,12 @@ int tcp_parse(struct ewyk_tcp *t, struct rte_mbuf *m,
 
 /* tcp_state.c */
 void tcp_fin_in_order(struct ewyk_tcp_conn *c);
+void tcp_syn_options(struct ewyk_tcp_conn *c, const struct tcp_seg *s);
+bool tcp_establish(struct ewyk_tcp_conn *c, const struct tcp_seg *s);
 void tcp_state_input(struct ewyk_tcp_conn *c, struct tcp_seg *s,
 		struct rte_mbuf *m);
+
+/* tcp_passive.c */
 void tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l,
 		struct tcp_seg *s, struct rte_mbuf *m,
 		const struct ewyk_net_ip_info *ip);

@@ -87,6 +87,8 @@ tcp_ooo_purge(struct ewyk_tcp_conn *c)
 		n = tcp_meta(t, q)->qnext;
 		rte_pktmbuf_free(q);
 	}
+	t->held_mbufs -= c->ooo_segs;
+	c->ooo_segs = 0;
 	c->ooo_head = NULL;
 	c->ooo_n = 0;
 	c->ooo_bytes = 0;
@@ -153,6 +155,8 @@ ooo_insert(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 
 			c->ooo_bytes -= qm->len;
 			c->ooo_n--;
+			c->ooo_segs -= q->nb_segs;
+			t->held_mbufs -= q->nb_segs;
 			rte_pktmbuf_free(q);
 			*pp = n;
 			q = n;
@@ -172,6 +176,13 @@ ooo_insert(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 		rte_pktmbuf_free(m);
 		return;
 	}
+	if (!tcp_mbufs_fit(c, m->nb_segs)) {
+		tcp_ctr_inc(t, EWYK_TCP_DROP_OOO_BUDGET);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	c->ooo_segs += m->nb_segs;
+	t->held_mbufs += m->nb_segs;
 	struct tcp_mbuf_meta *mm = tcp_meta(t, m);
 
 	mm->seq = seq;
@@ -227,6 +238,8 @@ tcp_data_input(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 			c->ooo_head = qm->qnext;
 			c->ooo_n--;
 			c->ooo_bytes -= qm->len;
+			c->ooo_segs -= q->nb_segs;
+			t->held_mbufs -= q->nb_segs;
 			if (SEQ_LEQ(qend, c->rcv_nxt)) {
 				rte_pktmbuf_free(q);
 				continue;

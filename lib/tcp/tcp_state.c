@@ -4,7 +4,8 @@
  * RFC 5961 hardening: RSTs act only exactly at RCV.NXT (challenge ACK
  * otherwise), SYNs in synchronized states are answered by a challenge
  * ACK, ACKs outside [SND.UNA - MAX.SND.WND, SND.NXT] are not accepted;
- * PAWS (RFC 7323); passive opens, SYN cookies and TIME-WAIT reuse.
+ * PAWS (RFC 7323); TIME-WAIT reuse. Passive opens and SYN cookies are in
+ * tcp_passive.c.
  */
 
 #include "tcp_private.h"
@@ -19,30 +20,84 @@ drop_seg(struct ewyk_tcp *t, struct rte_mbuf *m, enum ewyk_tcp_counter why)
 	rte_pktmbuf_free(m);
 }
 
-/* RFC 5961 section 7: challenge ACKs are throttled (per shard, per second). */
+/*
+ * Answers to segments that fail a check (a duplicate ACK to an
+ * out-of-window or PAWS-failing segment, a challenge ACK, a SYN-ACK to a
+ * repeated SYN) are limited per connection to one per oow_ratelimit_ms,
+ * as Linux's tcp_invalid_ratelimit: a flood of forged segments cannot
+ * turn the endpoint into an amplifier. Returns true when this answer
+ * must not be sent (counted).
+ */
+static bool
+oow_limited(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+
+	if (t->conf.oow_ratelimit_ms == UINT32_MAX)
+		return false;
+	if (c->oow_tsc != 0 && t->now - c->oow_tsc <
+			tcp_ms_to_cyc(t, t->conf.oow_ratelimit_ms)) {
+		tcp_ctr_inc(t, EWYK_TCP_OOW_LIMITED);
+		return true;
+	}
+	c->oow_tsc = t->now;
+	return false;
+}
+
+/* A duplicate ACK answering a segment that failed a check. */
+static void
+oow_ack(struct ewyk_tcp_conn *c)
+{
+	if (!oow_limited(c))
+		tcp_send_ack(c);
+}
+
+/*
+ * RFC 5961 section 7: challenge ACKs are throttled, per connection
+ * (oow_limited) and per shard. The shard's budget for a second is drawn
+ * at random in [limit / 2, limit * 3 / 2) (as Linux since 4.7), so that
+ * counting challenge ACKs tells an off-path attacker nothing
+ * (CVE-2016-5696).
+ */
 static void
 challenge_ack(struct ewyk_tcp_conn *c)
 {
 	struct ewyk_tcp *t = c->tcp;
 	uint64_t sec = t->now / t->hz;
+	uint32_t limit = t->conf.challenge_ack_limit;
 
+	if (oow_limited(c))
+		return;
 	if (sec != t->chack_sec) {
 		t->chack_sec = sec;
-		t->chack_count = 0;
+		t->chack_left = limit == UINT32_MAX ? UINT32_MAX :
+			(limit + 1) / 2 + tcp_keyed_rand(t, 4, sec) % limit;
 	}
-	if (t->conf.challenge_ack_limit != UINT32_MAX &&
-			t->chack_count >= t->conf.challenge_ack_limit) {
+	if (t->chack_left == 0) {
 		tcp_ctr_inc(t, EWYK_TCP_CHALLENGE_LIMITED);
 		return;
 	}
-	t->chack_count++;
+	if (t->chack_left != UINT32_MAX)
+		t->chack_left--;
 	tcp_ctr_inc(t, EWYK_TCP_CHALLENGE_ACKS);
 	tcp_send_ack(c);
 }
 
+/*
+ * The peer is heard from: a segment that passed the sequence and ACK
+ * checks. Keep-alive and the idle limit count from here; a forged or
+ * stale segment must not keep a connection alive.
+ */
+static inline void
+rx_alive(struct ewyk_tcp_conn *c)
+{
+	c->last_rx_tsc = c->tcp->now;
+	c->ka_probes = 0;
+}
+
 /* Options of the peer's SYN decide what the connection uses. */
-static void
-syn_options(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
+void
+tcp_syn_options(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 {
 	const struct ewyk_tcp_conf *cf = &c->tcp->conf;
 
@@ -59,84 +114,16 @@ syn_options(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 	tcp_cc_init(c);
 }
 
-/* A connection a listener accepts: the segment's 4-tuple, seen from us. */
-static void
-tcp_conn_passive_init(struct ewyk_tcp *t, struct ewyk_tcp_conn *c,
-		struct tcp_listener *l, const struct tcp_seg *s,
-		const struct ewyk_net_ip_info *ip)
-{
-	c->lip = ip->dst;
-	c->lport = s->dport;
-	c->rip = ip->src;
-	c->rport = s->sport;
-	c->port = ip->port;
-	c->passive = 1;
-	c->listener = l;
-	c->ts_off = tcp_ts_offset(t, c->lip, c->lport, c->rip, c->rport);
-}
-
-void
-tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l,
-		struct tcp_seg *s, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip, bool has_iss, uint32_t iss)
-{
-	struct ewyk_tcp_conn *c;
-
-	rte_pktmbuf_free(m);            /* data on a SYN is not taken */
-	c = tcp_conn_alloc(t);
-	if (c == NULL)
-		return;
-	tcp_conn_passive_init(t, c, l, s, ip);
-	c->in_syn_count = 1;
-	l->syn_count++;
-	c->iss = has_iss ? iss : tcp_isn(t, c->lip, c->lport, c->rip, c->rport);
-	c->snd_una = c->iss;
-	c->snd_nxt = c->snd_max = c->iss + 1;
-	c->irs = s->seq;
-	c->rcv_nxt = s->seq + 1;
-	c->snd_wnd = s->wnd;            /* never scaled in a SYN */
-	c->max_snd_wnd = s->wnd;
-	c->snd_wl1 = s->seq;
-	syn_options(c, s);
-	c->rtt_timing = 1;
-	c->rtt_tsc = t->now;
-	tcp_set_state(c, EWYK_TCP_SYN_RECEIVED);
-	tcp_table_insert(t, c);
-	tcp_ctr_inc(t, EWYK_TCP_PASSIVE_OPENS);
-	tcp_send_syn(c);
-	tcp_timer_rto_arm(c);
-}
-
-void
-tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l,
-		struct tcp_seg *s, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip)
-{
-	if (l->syn_count < l->backlog && t->conns < t->conf.max_conns) {
-		tcp_passive_open(t, l, s, m, ip, false, 0);
-		return;
-	}
-	if (t->conf.no_syncookies) {
-		drop_seg(t, m, EWYK_TCP_DROP_BACKLOG);
-		return;
-	}
-	/* RFC 4987: answer statelessly, the state rides in our ISS. */
-	{
-		uint16_t mss = s->o.has_mss ? RTE_MIN(s->o.mss, t->conf.mss) :
-			TCP_DEFAULT_MSS;
-		uint32_t cookie = tcp_cookie_make(t, ip->dst, s->dport, ip->src,
-				s->sport, s->seq, &mss);
-
-		rte_pktmbuf_free(m);
-		if (tcp_send_synack_cookie(t, s, ip, cookie, mss) == 0) {
-			tcp_ctr_inc(t, EWYK_TCP_SYNCOOKIES_SENT);
-			l->cookie_tsc = t->now;
-		}
-	}
-}
-
-static bool
-establish(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
+/*
+ * The handshake's ACK: SND.UNA moves past our SYN, the send window is
+ * taken from the segment, the SYN's RTT is sampled, the retransmission
+ * timer stops and the connection is ESTABLISHED. Shared by every way in:
+ * the third segment of a passive open, a SYN cookie, a SYN-ACK answering
+ * our SYN (simultaneous open included). Returns what
+ * tcp_notify_established() returns (false: the connection is gone).
+ */
+bool
+tcp_establish(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 {
 	struct ewyk_tcp *t = c->tcp;
 
@@ -160,64 +147,9 @@ establish(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 	tcp_set_state(c, EWYK_TCP_ESTABLISHED);
 	c->est_once = 1;
 	tcp_ctr_inc(t, EWYK_TCP_ESTABLISHED_CONNS);
+	rx_alive(c);
 	tcp_keepalive_arm(c);
 	return tcp_notify_established(c);
-}
-
-void
-tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l,
-		struct tcp_seg *s, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip)
-{
-	struct ewyk_tcp_conn *c;
-	int mss;
-
-	mss = tcp_cookie_check(t, ip->dst, s->dport, ip->src, s->sport,
-			s->seq - 1, s->ack - 1);
-	if (mss < 0) {
-		tcp_send_rst_reply(t, s, ip);
-		drop_seg(t, m, EWYK_TCP_DROP_COOKIE);
-		return;
-	}
-	c = tcp_conn_alloc(t);
-	if (c == NULL) {
-		rte_pktmbuf_free(m);
-		return;
-	}
-	tcp_conn_passive_init(t, c, l, s, ip);
-	c->iss = s->ack - 1;
-	c->snd_una = c->iss;
-	c->snd_nxt = c->snd_max = s->ack;
-	c->irs = s->seq - 1;
-	c->rcv_nxt = s->seq;
-	c->rcv_adv = c->rcv_nxt + RTE_MIN(t->conf.rcv_buf, (uint32_t)UINT16_MAX);
-	c->last_ack_sent = c->rcv_nxt;
-	c->peer_mss = (uint16_t)mss;
-	c->ts_ok = s->o.has_ts && !t->conf.no_timestamps;
-	if (c->ts_ok) {
-		int ws;
-		bool sack;
-
-		tcp_cookie_ts_decode(s->o.tsecr, &ws, &sack);
-		c->sack_ok = sack && !t->conf.no_sack;
-		c->ws_ok = ws >= 0 && !t->conf.no_wscale;
-		c->snd_wscale = c->ws_ok ? (uint8_t)ws : 0;
-		c->rcv_wscale = c->ws_ok ? t->rcv_wscale : 0;
-		c->ts_recent = s->o.tsval;
-	}
-	tcp_conn_set_mss(c);
-	tcp_cc_init(c);
-	tcp_set_state(c, EWYK_TCP_SYN_RECEIVED);
-	tcp_table_insert(t, c);
-	tcp_ctr_inc(t, EWYK_TCP_SYNCOOKIES_OK);
-	tcp_ctr_inc(t, EWYK_TCP_PASSIVE_OPENS);
-	/* Handshake done: now the segment itself (data, FIN) as established. */
-	tcp_conn_hold(c);
-	if (establish(c, s))
-		tcp_state_input(c, s, m);
-	else
-		rte_pktmbuf_free(m);
-	tcp_conn_unhold(c);
 }
 
 static void
@@ -255,31 +187,15 @@ syn_sent_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 	c->irs = s->seq;
 	c->rcv_nxt = s->seq + 1;
 	c->last_ack_sent = c->rcv_nxt;
-	syn_options(c, s);
+	tcp_syn_options(c, s);
 	if (!(s->o.has_ts) || t->conf.no_timestamps)
 		c->ts_ok = 0;
 	if (ack) {
-		/* SYN-ACK: window not scaled in a SYN segment. */
-		c->snd_una = s->ack;
-		c->snd_wnd = s->wnd;
-		c->max_snd_wnd = s->wnd;
-		c->snd_wl1 = s->seq;
-		c->snd_wl2 = s->ack;
+		/* SYN-ACK: SEG.ACK is ISS + 1 here (checked above). */
 		c->rcv_adv = c->rcv_nxt;
-		if (c->rtt_timing && c->retries == 0)
-			tcp_rtt_sample(c, t->now - c->rtt_tsc);
-		c->rtt_timing = 0;
-		c->retries = 0;
-		c->backoff = 0;
-		tcp_timer_rtx_stop(c);
-		tcp_set_state(c, EWYK_TCP_ESTABLISHED);
-		c->est_once = 1;
-		tcp_ctr_inc(t, EWYK_TCP_ESTABLISHED_CONNS);
-		tcp_keepalive_arm(c);
 		c->ack_now = 1;
-		if (!tcp_notify_established(c))
-			return;
-		tcp_ack_flush(c);
+		if (tcp_establish(c, s))
+			tcp_ack_flush(c);
 		return;
 	}
 	/* Simultaneous open (RFC 9293 figure 7). */
@@ -320,7 +236,8 @@ time_wait_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 	if (!newer)
 		return false;
 	l = tcp_listener_find(t, c->lip, c->lport);
-	if (l == NULL)
+	/* Reuse is a passive open: the backlog limits it as any other. */
+	if (l == NULL || l->syn_count >= l->backlog)
 		return false;
 	memset(&ip, 0, sizeof(ip));
 	ip.src = c->rip;
@@ -416,71 +333,113 @@ tcp_fin_in_order(struct ewyk_tcp_conn *c)
 		tcp_enter_time_wait(c);
 }
 
-static void
-sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
+/*
+ * SYN-RECEIVED before the sequence check: a retransmitted SYN (our
+ * SYN-ACK was lost), or in a simultaneous open the peer's SYN-ACK that
+ * answers our SYN. RFC 9293 gets there through an extra ACK exchange;
+ * taking it at once is what Linux does. Returns true when the segment was
+ * consumed.
+ */
+static bool
+syn_received_early(struct ewyk_tcp_conn *c, struct tcp_seg *s,
+		struct rte_mbuf *m)
 {
 	struct ewyk_tcp *t = c->tcp;
-	uint32_t wnd, seq, len, edge;
-	bool fin;
+	uint8_t f = s->flags & (TH_SYN | TH_ACK | TH_RST);
 
-	/* A retransmitted SYN: our SYN-ACK was lost. */
-	if (c->state == EWYK_TCP_SYN_RECEIVED &&
-			(s->flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN &&
-			s->seq == c->irs) {
-		tcp_ctr_inc(t, EWYK_TCP_SYN_RETRANS);
-		tcp_send_syn(c);
+	if (f == TH_SYN && s->seq == c->irs) {
+		if (!oow_limited(c)) {
+			tcp_ctr_inc(t, EWYK_TCP_SYN_RETRANS);
+			tcp_send_syn(c);
+		}
 		rte_pktmbuf_free(m);
-		return;
+		return true;
 	}
-	/*
-	 * Simultaneous open: the peer's SYN-ACK answers our SYN. RFC 9293
-	 * gets there through an extra ACK exchange; taking it at once is
-	 * what Linux does.
-	 */
-	if (c->state == EWYK_TCP_SYN_RECEIVED && !c->passive &&
-			(s->flags & (TH_SYN | TH_ACK | TH_RST)) == (TH_SYN | TH_ACK) &&
-			s->seq == c->irs && s->ack == c->iss + 1) {
+	if (!c->passive && f == (TH_SYN | TH_ACK) && s->seq == c->irs &&
+			s->ack == c->iss + 1) {
 		rte_pktmbuf_free(m);
 		c->ack_now = 1;
-		if (establish(c, s))
+		if (tcp_establish(c, s))
 			tcp_ack_flush(c);
-		return;
+		return true;
 	}
-	/* PAWS (RFC 7323 5.3), with TCP_PAWS_WINDOW of tolerance for reordering. */
+	return false;
+}
+
+/* The receive window the sequence check and the text step use. */
+static uint32_t
+rcv_window(const struct ewyk_tcp_conn *c)
+{
+	if (SEQ_LT(c->rcv_adv, c->rcv_nxt))
+		return tcp_rcv_space(c);
+	return RTE_MAX(c->rcv_adv - c->rcv_nxt, tcp_rcv_space(c));
+}
+
+/*
+ * First check (RFC 9293 3.10.7.4), with PAWS (RFC 7323 5.3) before it:
+ * is the segment in the window? *mp becomes NULL when only the segment's
+ * ACK is taken (a zero-window probe, an old duplicate). Returns false
+ * when the segment was dropped.
+ */
+static bool
+check_seq(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf **mp,
+		uint32_t wnd)
+{
+	struct ewyk_tcp *t = c->tcp;
+
+	/*
+	 * RFC 7323 3.2: once timestamps are on, every segment but a RST
+	 * carries one; one without is dropped silently. A SYN is let
+	 * through to its challenge ACK: a restarted peer may not use them.
+	 */
+	if (c->ts_ok && !s->o.has_ts && !(s->flags & (TH_RST | TH_SYN))) {
+		drop_seg(t, *mp, EWYK_TCP_DROP_NO_TS);
+		return false;
+	}
+	/* PAWS, with TCP_PAWS_WINDOW of tolerance for reordering. */
 	if (c->ts_ok && s->o.has_ts && !(s->flags & TH_RST) &&
 			TS_LT(s->o.tsval + TCP_PAWS_WINDOW, c->ts_recent) &&
 			!paws_disordered_ack(c, s)) {
-		tcp_send_ack(c);
-		drop_seg(t, m, EWYK_TCP_DROP_PAWS);
-		return;
+		oow_ack(c);
+		drop_seg(t, *mp, EWYK_TCP_DROP_PAWS);
+		return false;
 	}
-	wnd = RTE_MAX(c->rcv_adv - c->rcv_nxt, tcp_rcv_space(c));
-	if (SEQ_LT(c->rcv_adv, c->rcv_nxt))
-		wnd = tcp_rcv_space(c);
-	if (!seq_acceptable(c, s, wnd)) {
-		uint32_t end = s->seq + s->len + ((s->flags & TH_FIN) ? 1 : 0);
+	if (seq_acceptable(c, s, wnd))
+		return true;
+	/*
+	 * A zero-window probe (at RCV.NXT): take its ACK, not its data, and
+	 * answer at once. An old duplicate (wholly below RCV.NXT) is only
+	 * answered, its ACK not taken (as Linux): anyone who knows the
+	 * 4-tuple can forge one, and its ACK would free unacknowledged
+	 * data. The peer's pure ACKs are at its SND.MAX, never old.
+	 */
+	if ((s->flags & (TH_SYN | TH_RST | TH_ACK)) == TH_ACK &&
+			c->state != EWYK_TCP_SYN_RECEIVED &&
+			wnd == 0 && s->seq == c->rcv_nxt) {
+		rte_pktmbuf_free(*mp);
+		*mp = NULL;
+		s->len = 0;
+		s->flags &= (uint8_t)~TH_FIN;
+		c->ack_now = 1;
+		return true;
+	}
+	if (!(s->flags & TH_RST))
+		oow_ack(c);
+	drop_seg(t, *mp, EWYK_TCP_DROP_OUT_OF_WINDOW);
+	return false;
+}
 
-		if ((s->flags & (TH_SYN | TH_RST | TH_ACK)) == TH_ACK &&
-				c->state != EWYK_TCP_SYN_RECEIVED &&
-				((wnd == 0 && s->seq == c->rcv_nxt) ||
-				 SEQ_LEQ(end, c->rcv_nxt))) {
-			/*
-			 * A zero-window probe, or an old duplicate (a
-			 * go-back-N retransmission): take its ACK, not its
-			 * data, and answer at once (as BSD does).
-			 */
-			rte_pktmbuf_free(m);
-			m = NULL;
-			s->len = 0;
-			s->flags &= (uint8_t)~TH_FIN;
-			c->ack_now = 1;
-		} else {
-			if (!(s->flags & TH_RST))
-				tcp_send_ack(c);
-			drop_seg(t, m, EWYK_TCP_DROP_OUT_OF_WINDOW);
-			return;
-		}
-	}
+/*
+ * Second to fourth checks: RST (acts only exactly at RCV.NXT, RFC 5961
+ * 3.2), security (no IP security compartments here: nothing to check),
+ * SYN (challenged, RFC 5961 4.2). Returns false when the segment was
+ * consumed.
+ */
+static bool
+check_rst_syn(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
+{
+	struct ewyk_tcp *t = c->tcp;
+
 	if (s->flags & TH_RST) {
 		rte_pktmbuf_free(m);
 		if (s->seq == c->rcv_nxt) {
@@ -489,27 +448,69 @@ sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 			challenge_ack(c);
 			tcp_ctr_inc(t, EWYK_TCP_DROP_RST);
 		}
-		return;
+		return false;
 	}
 	if (s->flags & TH_SYN) {
 		challenge_ack(c);
 		drop_seg(t, m, EWYK_TCP_DROP_SYN);
-		return;
+		return false;
 	}
+	return true;
+}
+
+/* Our FIN is acknowledged: where that leads. Returns false when the
+ * connection is gone (m freed). */
+static bool
+fin_acked(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
+{
+	struct ewyk_tcp *t = c->tcp;
+
+	switch (c->state) {
+	case EWYK_TCP_FIN_WAIT_1:
+		tcp_set_state(c, EWYK_TCP_FIN_WAIT_2);
+		if (c->app_closed)
+			tcp_timer_misc_arm(c, TCP_MISC_FIN_WAIT_2, t->now +
+					tcp_ms_to_cyc(t, t->conf.fin_wait2_ms));
+		break;
+	case EWYK_TCP_CLOSING:
+		tcp_enter_time_wait(c);
+		break;
+	case EWYK_TCP_LAST_ACK:
+		rte_pktmbuf_free(m);
+		tcp_ctr_inc(t, EWYK_TCP_CONN_CLOSED);
+		tcp_notify_closed(c, 0);
+		tcp_conn_destroy(c);
+		return false;
+	default:
+		break;
+	}
+	if (c->dead) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Fifth check: the ACK field. SYN-RECEIVED completes the handshake;
+ * otherwise the ACK must lie in the RFC 5961 5.2 range, then it is
+ * processed (tcp_ack_input), and what it acknowledges moves the state.
+ * Returns false when the segment was consumed.
+ */
+static bool
+check_ack(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
+{
+	struct ewyk_tcp *t = c->tcp;
+
 	if (!(s->flags & TH_ACK)) {
 		drop_seg(t, m, EWYK_TCP_DROP_NO_ACK);
-		return;
+		return false;
 	}
-	/* RFC 7323 5.3 R3: remember the peer's clock. */
-	if (c->ts_ok && s->o.has_ts && SEQ_LEQ(s->seq, c->last_ack_sent) &&
-			TS_GEQ(s->o.tsval, c->ts_recent))
-		c->ts_recent = s->o.tsval;
-
 	if (c->state == EWYK_TCP_SYN_RECEIVED) {
 		if (SEQ_GT(s->ack, c->snd_una) && SEQ_LEQ(s->ack, c->snd_max)) {
-			if (!establish(c, s)) {
+			if (!tcp_establish(c, s)) {
 				rte_pktmbuf_free(m);
-				return;
+				return false;
 			}
 		} else {
 			struct ewyk_net_ip_info ip = {
@@ -518,7 +519,7 @@ sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 
 			tcp_send_rst_reply(t, s, &ip);
 			drop_seg(t, m, EWYK_TCP_DROP_BAD_ACK);
-			return;
+			return false;
 		}
 	}
 	/* RFC 5961 5.2: acceptable ACK range. */
@@ -526,34 +527,20 @@ sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 			SEQ_LT(s->ack, c->snd_una - RTE_MAX(c->max_snd_wnd, 65535u))) {
 		challenge_ack(c);
 		drop_seg(t, m, EWYK_TCP_DROP_BAD_ACK);
-		return;
+		return false;
 	}
+	/*
+	 * RFC 7323 4.3: remember the peer's clock, but only from a segment
+	 * that passed the sequence and ACK checks: a forged one with a TSval
+	 * far ahead would make every real segment fail PAWS.
+	 */
+	if (c->ts_ok && s->o.has_ts && SEQ_LEQ(s->seq, c->last_ack_sent) &&
+			TS_GEQ(s->o.tsval, c->ts_recent))
+		c->ts_recent = s->o.tsval;
+	rx_alive(c);
 	tcp_ack_input(c, s);
-	if (c->fin_acked) {
-		switch (c->state) {
-		case EWYK_TCP_FIN_WAIT_1:
-			tcp_set_state(c, EWYK_TCP_FIN_WAIT_2);
-			if (c->app_closed)
-				tcp_timer_misc_arm(c, TCP_MISC_FIN_WAIT_2, t->now +
-						tcp_ms_to_cyc(t, t->conf.fin_wait2_ms));
-			break;
-		case EWYK_TCP_CLOSING:
-			tcp_enter_time_wait(c);
-			break;
-		case EWYK_TCP_LAST_ACK:
-			rte_pktmbuf_free(m);
-			tcp_ctr_inc(t, EWYK_TCP_CONN_CLOSED);
-			tcp_notify_closed(c, 0);
-			tcp_conn_destroy(c);
-			return;
-		default:
-			break;
-		}
-		if (c->dead) {
-			rte_pktmbuf_free(m);
-			return;
-		}
-	}
+	if (c->fin_acked && !fin_acked(c, m))
+		return false;
 	if (c->state == EWYK_TCP_TIME_WAIT) {
 		rte_pktmbuf_free(m);
 		if (s->flags & TH_FIN) {
@@ -562,87 +549,112 @@ sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 			tcp_timer_misc_arm(c, TCP_MISC_TIME_WAIT, t->now +
 					tcp_ms_to_cyc(t, t->conf.time_wait_ms));
 		}
-		return;
+		return false;
 	}
 	if (c->want_writable && !c->app_closed && ewyk_tcp_send_space(c) > 0 &&
-			c->sq_len <= t->conf.snd_buf / 2) {
+			c->sq_len <= t->conf.snd_buf / 2 &&
+			c->sq_segs <= t->conf.conn_mbuf_max / 2) {
 		c->want_writable = 0;
 		if (c->ops != NULL && c->ops->writable != NULL)
 			c->ops->writable(c->ctx, c);
 		if (c->dead) {
 			rte_pktmbuf_free(m);
-			return;
+			return false;
 		}
 	}
-	/* Segment text and FIN (URG is not supported: data is just data). */
-	seq = s->seq;
-	len = s->len;
-	fin = (s->flags & TH_FIN) != 0;
-	if (len > 0 || fin) {
-		if (c->state != EWYK_TCP_ESTABLISHED &&
-				c->state != EWYK_TCP_FIN_WAIT_1 &&
-				c->state != EWYK_TCP_FIN_WAIT_2) {
-			/* Past the peer's FIN: nothing new can come. */
-			rte_pktmbuf_free(m);
-			c->ack_now = 1;
-			goto out;
-		}
-		if (len > 0 && c->app_closed) {
-			/* Data for a closed connection: reset it (as Linux). */
-			rte_pktmbuf_free(m);
-			tcp_ctr_inc(t, EWYK_TCP_CONN_ABORTED);
-			tcp_send_rst(c);
-			tcp_conn_destroy(c);
-			return;
-		}
-		if (SEQ_LT(seq, c->rcv_nxt)) {
-			uint32_t cut = c->rcv_nxt - seq;
+	return true;
+}
 
-			if (cut >= len) {
-				rte_pktmbuf_free(m);
-				m = NULL;
-				if (seq + len != c->rcv_nxt)
-					fin = false;
-				seq = c->rcv_nxt;
-				len = 0;
-				c->ack_now = 1;          /* a duplicate */
-			} else {
-				m = tcp_mbuf_adj(m, cut);
-				seq = c->rcv_nxt;
-				len -= cut;
-			}
-		}
-		edge = c->rcv_nxt + wnd;
-		if (len > 0 && SEQ_GT(seq + len, edge)) {
-			uint32_t excess = seq + len - edge;
+/*
+ * Sixth to eighth steps: URG (not supported: urgent data is just data),
+ * the segment text and FIN, trimmed to [RCV.NXT, RCV.NXT + wnd). Consumes
+ * m; the connection may be gone afterwards.
+ */
+static void
+text_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m,
+		uint32_t wnd)
+{
+	struct ewyk_tcp *t = c->tcp;
+	uint32_t seq = s->seq, len = s->len, edge;
+	bool fin = (s->flags & TH_FIN) != 0;
 
-			m = tcp_mbuf_trim(m, RTE_MIN(excess, len));
-			len -= RTE_MIN(excess, len);
-			fin = false;
-			c->ack_now = 1;
-		}
-		if (len > 0 || fin) {
-			tcp_data_input(c, seq, m, len, fin);
-			if (c->dead)
-				return;
+	if (len == 0 && !fin) {
+		rte_pktmbuf_free(m);
+		tcp_ack_flush(c);
+		return;
+	}
+	if (c->state != EWYK_TCP_ESTABLISHED &&
+			c->state != EWYK_TCP_FIN_WAIT_1 &&
+			c->state != EWYK_TCP_FIN_WAIT_2) {
+		/* Past the peer's FIN: nothing new can come. */
+		drop_seg(c->tcp, m, EWYK_TCP_DROP_AFTER_FIN);
+		c->ack_now = 1;
+		tcp_ack_flush(c);
+		return;
+	}
+	if (len > 0 && c->app_closed) {
+		/* Data for a closed connection: reset it (as Linux). */
+		rte_pktmbuf_free(m);
+		tcp_ctr_inc(t, EWYK_TCP_CONN_ABORTED);
+		tcp_send_rst(c);
+		tcp_conn_destroy(c);
+		return;
+	}
+	if (SEQ_LT(seq, c->rcv_nxt)) {
+		uint32_t cut = c->rcv_nxt - seq;
+
+		if (cut >= len) {
+			rte_pktmbuf_free(m);
+			m = NULL;
+			if (seq + len != c->rcv_nxt)
+				fin = false;
+			seq = c->rcv_nxt;
+			len = 0;
+			c->ack_now = 1;          /* a duplicate */
 		} else {
-			rte_pktmbuf_free(m);
+			m = tcp_mbuf_adj(m, cut);
+			seq = c->rcv_nxt;
+			len -= cut;
 		}
+	}
+	edge = c->rcv_nxt + wnd;
+	if (len > 0 && SEQ_GT(seq + len, edge)) {
+		uint32_t excess = seq + len - edge;
+
+		m = tcp_mbuf_trim(m, RTE_MIN(excess, len));
+		len -= RTE_MIN(excess, len);
+		fin = false;
+		c->ack_now = 1;
+	}
+	if (len > 0 || fin) {
+		tcp_data_input(c, seq, m, len, fin);
+		if (c->dead)
+			return;
 	} else {
 		rte_pktmbuf_free(m);
 	}
-out:
 	tcp_ack_flush(c);
+}
+
+/* A segment for a synchronized connection (RFC 9293 3.10.7.4). */
+static void
+sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
+{
+	uint32_t wnd;
+
+	if (c->state == EWYK_TCP_SYN_RECEIVED && syn_received_early(c, s, m))
+		return;
+	wnd = rcv_window(c);
+	if (!check_seq(c, s, &m, wnd) || !check_rst_syn(c, s, m) ||
+			!check_ack(c, s, m))
+		return;
+	text_input(c, s, m, wnd);
 }
 
 void
 tcp_state_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 {
-	struct ewyk_tcp *t = c->tcp;
-
 	tcp_conn_hold(c);
-	c->last_rx_tsc = t->now;
-	c->ka_probes = 0;
 	switch (c->state) {
 	case EWYK_TCP_SYN_SENT:
 		syn_sent_input(c, s, m);

@@ -5,19 +5,21 @@
  * afterwards. Listeners live in a small array (a shard has few).
  */
 
-#include <rte_hash_crc.h>
-
+#include "ewyk_siphash.h"
 #include "tcp_private.h"
 
+/*
+ * SipHash-1-3 of the 4-tuple with the context's own per-boot key: spoofed
+ * SYNs cannot be chosen to fall into one bucket (a CRC with a constant
+ * seed let them).
+ */
 uint32_t
-tcp_hash(rte_be32_t lip, uint16_t lport, rte_be32_t rip, uint16_t rport)
+tcp_hash(const struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
+		rte_be32_t rip, uint16_t rport)
 {
-	uint32_t h;
+	uint32_t w[3] = { lip, rip, ((uint32_t)lport << 16) | rport };
 
-	h = rte_hash_crc_4byte(lip, 0x9e3779b9);
-	h = rte_hash_crc_4byte(rip, h);
-	h = rte_hash_crc_4byte(((uint32_t)lport << 16) | rport, h);
-	return h;
+	return (uint32_t)ewyk_siphash13(t->hk0, t->hk1, w, RTE_DIM(w));
 }
 
 struct ewyk_tcp_conn *
@@ -26,7 +28,7 @@ tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 {
 	struct ewyk_tcp_conn *c;
 
-	c = t->buckets[tcp_hash(lip, lport, rip, rport) & t->hmask];
+	c = t->buckets[tcp_hash(t, lip, lport, rip, rport) & t->hmask];
 	for (; c != NULL; c = c->hnext) {
 		if (c->rport == rport && c->lport == lport &&
 				c->rip == rip && c->lip == lip)
@@ -40,7 +42,7 @@ tcp_table_insert(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
 {
 	struct ewyk_tcp_conn **b;
 
-	b = &t->buckets[tcp_hash(c->lip, c->lport, c->rip, c->rport) & t->hmask];
+	b = &t->buckets[tcp_hash(t, c->lip, c->lport, c->rip, c->rport) & t->hmask];
 	c->hnext = *b;
 	if (*b != NULL)
 		(*b)->hpprev = &c->hnext;

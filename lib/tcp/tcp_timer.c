@@ -151,15 +151,32 @@ tcp_timer_stop_all(struct ewyk_tcp_conn *c)
 	tcp_timer_misc_stop(c);
 }
 
+/*
+ * The idle timer: keep-alive probes after keepalive_ms of silence, and
+ * (idle_timeout_ms) a reset after that long, whichever comes first; both
+ * count from the last segment that passed the checks (last_rx_tsc).
+ */
+static uint64_t
+idle_deadline(const struct ewyk_tcp_conn *c)
+{
+	const struct ewyk_tcp *t = c->tcp;
+	uint64_t d = UINT64_MAX;
+
+	if (t->conf.keepalive_ms != 0)
+		d = c->last_rx_tsc + tcp_ms_to_cyc(t, t->conf.keepalive_ms);
+	if (t->conf.idle_timeout_ms != 0)
+		d = RTE_MIN(d, c->last_rx_tsc +
+				tcp_ms_to_cyc(t, t->conf.idle_timeout_ms));
+	return d;
+}
+
 void
 tcp_keepalive_arm(struct ewyk_tcp_conn *c)
 {
-	struct ewyk_tcp *t = c->tcp;
+	uint64_t d = idle_deadline(c);
 
-	if (t->conf.keepalive_ms == 0)
-		return;
-	tcp_timer_misc_arm(c, TCP_MISC_KEEPALIVE,
-			c->last_rx_tsc + tcp_ms_to_cyc(t, t->conf.keepalive_ms));
+	if (d != UINT64_MAX)
+		tcp_timer_misc_arm(c, TCP_MISC_KEEPALIVE, d);
 }
 
 void
@@ -312,6 +329,38 @@ tlp(struct ewyk_tcp_conn *c)
 	tcp_timer_rto_arm(c);
 }
 
+/*
+ * Limits no ACK can lift (issue 13): a connection the application closed
+ * lives at most orphan_timeout_ms in FIN_WAIT_1, CLOSING or LAST_ACK,
+ * and one whose peer keeps its window at zero while data waits at most
+ * persist_max_ms; a zero-window ACK resets the retry count, not these.
+ * Returns true when the connection was given up (reset).
+ */
+static bool
+give_up(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+	enum ewyk_tcp_counter why;
+
+	if (c->orphan_tsc != 0 && (c->state == EWYK_TCP_FIN_WAIT_1 ||
+			c->state == EWYK_TCP_CLOSING ||
+			c->state == EWYK_TCP_LAST_ACK) &&
+			t->now - c->orphan_tsc >=
+			tcp_ms_to_cyc(t, t->conf.orphan_timeout_ms))
+		why = EWYK_TCP_ORPHAN_TIMEOUT;
+	else if (c->zwnd_tsc != 0 && t->conf.persist_max_ms != UINT32_MAX &&
+			c->snd_wnd == 0 && (c->sq_len > 0 || c->shut_wr) &&
+			t->now - c->zwnd_tsc >=
+			tcp_ms_to_cyc(t, t->conf.persist_max_ms))
+		why = EWYK_TCP_PERSIST_TIMEOUT;
+	else
+		return false;
+	tcp_ctr_inc(t, why);
+	tcp_send_rst(c);
+	tcp_conn_drop(c, -ETIMEDOUT);
+	return true;
+}
+
 static void
 rtx_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
 		void *arg)
@@ -332,6 +381,8 @@ rtx_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
 	case EWYK_TCP_FIN_WAIT_1:
 	case EWYK_TCP_CLOSING:
 	case EWYK_TCP_LAST_ACK:
+		if (give_up(c))
+			break;
 		if (kind == TCP_RTX_PERSIST)
 			persist(c);
 		else if (kind == TCP_RTX_TLP)
@@ -364,11 +415,19 @@ keepalive(struct ewyk_tcp_conn *c)
 	struct ewyk_tcp *t = c->tcp;
 	uint64_t idle = t->now - c->last_rx_tsc;
 	uint64_t ka = tcp_ms_to_cyc(t, t->conf.keepalive_ms);
+	uint64_t next;
 
 	if (c->state != EWYK_TCP_ESTABLISHED && c->state != EWYK_TCP_CLOSE_WAIT &&
 			c->state != EWYK_TCP_FIN_WAIT_2)
 		return;
-	if (idle < ka) {
+	if (t->conf.idle_timeout_ms != 0 &&
+			idle >= tcp_ms_to_cyc(t, t->conf.idle_timeout_ms)) {
+		tcp_ctr_inc(t, EWYK_TCP_IDLE_TIMEOUT);
+		tcp_send_rst(c);
+		tcp_conn_drop(c, -ETIMEDOUT);
+		return;
+	}
+	if (t->conf.keepalive_ms == 0 || idle < ka) {
 		c->ka_probes = 0;
 		tcp_keepalive_arm(c);
 		return;
@@ -382,8 +441,11 @@ keepalive(struct ewyk_tcp_conn *c)
 	c->ka_probes++;
 	tcp_ctr_inc(t, EWYK_TCP_KEEPALIVE_PROBES);
 	tcp_send_probe(c, c->snd_una - 1);
-	tcp_timer_misc_arm(c, TCP_MISC_KEEPALIVE,
-			t->now + tcp_ms_to_cyc(t, t->conf.keepalive_intvl_ms));
+	next = t->now + tcp_ms_to_cyc(t, t->conf.keepalive_intvl_ms);
+	if (t->conf.idle_timeout_ms != 0)
+		next = RTE_MIN(next, c->last_rx_tsc +
+				tcp_ms_to_cyc(t, t->conf.idle_timeout_ms));
+	tcp_timer_misc_arm(c, TCP_MISC_KEEPALIVE, next);
 }
 
 static void

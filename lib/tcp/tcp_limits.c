@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What one peer, or all peers together, may hold of a shard (issue 13):
+ * connections per source address, and the mbufs the send and
+ * out-of-order queues pin. Buffers are counted as the mbufs they pin,
+ * not the payload bytes they carry: a 1-byte segment pins a whole
+ * buffer, so a few connections of 1-byte segments could empty the pool
+ * the shard also receives into.
+ */
+
+#include <rte_malloc.h>
+
+#include "ewyk_siphash.h"
+#include "tcp_private.h"
+
+/*
+ * Per-source connection counts (max_conns_per_src): one 16-bit count per
+ * bucket of a keyed hash of the peer's address, as many buckets as
+ * connections (rounded up to a power of 2). Two sources sharing a bucket
+ * share its limit; without the key, nobody can choose to.
+ */
+static int
+src_init(struct ewyk_tcp *t)
+{
+	uint32_t n;
+
+	if (t->conf.max_conns_per_src == 0)
+		return 0;
+	n = rte_align32pow2(t->conf.max_conns);
+	t->src_cnt = rte_zmalloc_socket("ewyk_tcp_src", n * sizeof(*t->src_cnt),
+			RTE_CACHE_LINE_SIZE, t->conf.socket_id);
+	if (t->src_cnt == NULL)
+		return -1;
+	t->src_mask = n - 1;
+	return 0;
+}
+
+static uint16_t *
+src_slot(struct ewyk_tcp *t, rte_be32_t rip)
+{
+	uint32_t w[2] = { 5, rip };
+
+	return &t->src_cnt[(uint32_t)ewyk_siphash13(t->hk0, t->hk1, w, 2) &
+			t->src_mask];
+}
+
+bool
+tcp_src_full(struct ewyk_tcp *t, rte_be32_t rip)
+{
+	return t->src_cnt != NULL &&
+		*src_slot(t, rip) >= t->conf.max_conns_per_src;
+}
+
+void
+tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
+{
+	if (t->src_cnt == NULL || c->src_counted)
+		return;
+	(*src_slot(t, c->rip))++;
+	c->src_counted = 1;
+}
+
+void
+tcp_src_del(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
+{
+	if (!c->src_counted)
+		return;
+	(*src_slot(t, c->rip))--;
+	c->src_counted = 0;
+}
+
+/*
+ * The budgets: mbuf_budget for all queues of the context (0: half its
+ * pool, so that receive always has the other half), conn_mbuf_max for
+ * one connection (0: a sixteenth of that, at least 64).
+ */
+int
+tcp_limits_init(struct ewyk_tcp *t)
+{
+	uint32_t pool = t->tx_pool != NULL ? t->tx_pool->size : 0;
+
+	if (t->conf.mbuf_budget == 0)
+		t->conf.mbuf_budget = pool >= 128 ? pool / 2 : 64;
+	if (t->conf.conn_mbuf_max == 0)
+		t->conf.conn_mbuf_max = RTE_MAX(t->conf.mbuf_budget / 16, 64u);
+	return src_init(t);
+}
+
+bool
+tcp_mbufs_fit(const struct ewyk_tcp_conn *c, uint32_t n)
+{
+	const struct ewyk_tcp *t = c->tcp;
+
+	return c->sq_segs + c->ooo_segs + n <= t->conf.conn_mbuf_max &&
+		t->held_mbufs + n <= t->conf.mbuf_budget;
+}
