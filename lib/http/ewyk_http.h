@@ -126,7 +126,13 @@ struct ewyk_http_request {
 	uint8_t expect_continue; /**< 1: Expect: 100-continue (HTTP/1.1) */
 	uint8_t head;         /**< 1: HEAD, the response carries no body */
 	uint64_t content_length; /**< with EWYK_HTTP_BODY_LENGTH */
-	struct ewyk_http_view host; /**< the Host field's value (len 0: none) */
+	/**
+	 * The request's host (RFC 9112 3.2.2): for an absolute-form target
+	 * its authority (any Host field is then ignored, though HTTP/1.1
+	 * still requires exactly one); otherwise the Host field's value
+	 * (len 0: none or empty). Always a valid uri-host [":" port].
+	 */
+	struct ewyk_http_view host;
 };
 
 /** Limits of a parser. Zero fields take the EWYK_HTTP_DEF_* values. */
@@ -146,7 +152,7 @@ struct ewyk_http_parser {
 	uint8_t state;       /**< private */
 	uint8_t isa;         /**< enum ewyk_http_isa in use */
 	uint8_t tok_partial; /**< private: token continues from scratch */
-	uint8_t vpos;        /**< private: position in the version */
+	uint8_t vpos;        /**< private: empty lines, then version position */
 	uint8_t nhost;       /**< private: Host fields seen */
 	uint8_t flags;       /**< private: field semantics seen */
 	uint32_t line_left;  /**< private: request line budget */
@@ -239,6 +245,13 @@ ewyk_http_parser_set_isa(struct ewyk_http_parser *p, enum ewyk_http_isa isa);
  * piece given since the last reset alive while it uses @p req. Before the
  * first call, set req->headers and req->max_headers; pass the same @p req
  * on every call for one request.
+ *
+ * Up to 4 empty lines (CRLF) before the request line are ignored and not
+ * counted in max_line (RFC 9112 2.2); a fifth is answered 400. A Host
+ * value or an absolute-form authority that is not uri-host [":" port]
+ * (reg-name, IPv4 or bracketed IP-literal; no userinfo) is answered 400
+ * (RFC 9112 3.2, RFC 9110 4.2.4), and so is a path with a "." or ".."
+ * segment (the router compares bytes and does not normalise).
  *
  * @param p
  *   Parser.

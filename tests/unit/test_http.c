@@ -290,6 +290,19 @@ static const struct valid_case valid[] = {
 	  EWYK_HTTP_PATCH, 1, 0, 1, 0, 0, "/p", 2 },
 	{ "GET /!$&'()*+,;=:@-._~%20/ HTTP/1.1\r\n" HOST "\r\n",
 	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/!$&'()*+,;=:@-._~%20/", 1 },
+	/* Host values: uri-host [":" port] (RFC 9112 3.2) */
+	{ "GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n",
+	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+	{ "GET / HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n",
+	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+	{ "GET / HTTP/1.1\r\nHost: a-b.c_d~%41!$&'()*+,;=\r\n\r\n",
+	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+	{ "GET / HTTP/1.1\r\nHost:\r\n\r\n", EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+	/* dots that are not dot-segments, and dots in the query */
+	{ "GET /a..b/.x/..y/...?q=/../. HTTP/1.1\r\n" HOST "\r\n",
+	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/a..b/.x/..y/...", 1 },
+	{ "GET http://h.example:8080/.well-known HTTP/1.1\r\n" HOST "\r\n",
+	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/.well-known", 1 },
 };
 
 static void
@@ -429,6 +442,33 @@ static const struct bad_case bad[] = {
 	{ "GET * HTTP/1.1\r\n" HOST "\r\n", 400, "asterisk not OPTIONS" },
 	{ "GET http:///a HTTP/1.1\r\n" HOST "\r\n", 400, "absolute without host" },
 	{ " GET / HTTP/1.1\r\n" HOST "\r\n", 400, "SP before method" },
+	{ "GET http://@/x HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, empty authority" },
+	{ "GET http://u@h/x HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, userinfo" },
+	{ "GET http://u:p@h HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, user:pass" },
+	{ "GET http://:80/x HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, port only" },
+	{ "GET http://h:8x/ HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, bad port" },
+	{ "GET http://h\"/ HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, bad host char" },
+	{ "GET http://h/x HTTP/1.1\r\n\r\n", 400, "absolute, no Host in 1.1" },
+	{ "GET http://h/x HTTP/1.1\r\n" HOST HOST "\r\n", 400, "absolute, two Host" },
+	{ RL "Host: a b\r\n\r\n", 400, "Host with SP" },
+	{ RL "Host: u@a\r\n\r\n", 400, "Host with userinfo" },
+	{ RL "Host: a/b\r\n\r\n", 400, "Host with path" },
+	{ RL "Host: :80\r\n\r\n", 400, "Host port only" },
+	{ RL "Host: a:80x\r\n\r\n", 400, "Host bad port" },
+	{ RL "Host: a:1:2\r\n\r\n", 400, "Host two colons" },
+	{ RL "Host: [::1\r\n\r\n", 400, "Host IP-literal unclosed" },
+	{ RL "Host: []\r\n\r\n", 400, "Host IP-literal empty" },
+	{ RL "Host: [::1]x\r\n\r\n", 400, "Host after IP-literal" },
+	{ RL "Host: a%4\r\n\r\n", 400, "Host short pct-encoding" },
+	{ RL "Host: a%zz\r\n\r\n", 400, "Host bad pct-encoding" },
+	{ RL "Host: \xc3\xa9\r\n\r\n", 400, "Host obs-text" },
+	{ "GET /a/../b HTTP/1.1\r\n" HOST "\r\n", 400, "dot-dot segment" },
+	{ "GET /.. HTTP/1.1\r\n" HOST "\r\n", 400, "dot-dot segment at end" },
+	{ "GET /a/./b HTTP/1.1\r\n" HOST "\r\n", 400, "dot segment" },
+	{ "GET /a/. HTTP/1.1\r\n" HOST "\r\n", 400, "dot segment at end" },
+	{ "GET /./?x HTTP/1.1\r\n" HOST "\r\n", 400, "dot segment before query" },
+	{ "GET http://h/a/../b HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, dot-dot" },
+	{ "\r\n\r\n\r\n\r\n\r\n" RL HOST "\r\n", 400, "five empty lines" },
 	{ "\r\r\nGET / HTTP/1.1\r\n" HOST "\r\n", 400, "bad empty line" },
 	{ RL HOST "X(y): a\r\n\r\n", 400, "name not a token" },
 	{ RL HOST ": a\r\n\r\n", 400, "empty name" },
@@ -441,6 +481,63 @@ static const struct bad_case bad[] = {
 	  "0123456789012345678901234567890123456789012345678901234567890123"
 	  " HTTP/1.1\r\n" HOST "\r\n", 414, "request line over 256" },
 };
+
+/* absolute-form: the host is the target's authority, Host is ignored */
+static void
+test_absolute_host(void **state)
+{
+	static const char *const reqs[] = {
+		"GET http://example.com/a/b?c HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET http://example.com?c HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET http://example.com HTTP/1.0\r\n\r\n",
+		"GET http://example.com/x HTTP/1.1\r\nX: y\r\nHost: a\r\n\r\n",
+	};
+	char ref[RES_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(reqs); i++) {
+		parse_every_way(reqs[i], strlen(reqs[i]), ref);
+		if (strstr(ref, " H=[example.com]") == NULL)
+			fail_msg("case %zu: '%s'", i, ref);
+	}
+	/* origin-form: the host is the Host field's value */
+	parse_every_way("GET /x HTTP/1.1\r\nHost: a:1\r\n\r\n", 30, ref);
+	assert_non_null(strstr(ref, " H=[a:1]"));
+}
+
+/* Empty lines before the request line are not charged to its budget. */
+static void
+test_empty_lines(void **state)
+{
+	char ref[RES_MAX], buf[512];
+	size_t k, n, line;
+	unsigned int e;
+
+	(void)state;
+	for (line = 256; line <= 257; line++) {
+		for (e = 0; e <= 5; e++) {
+			n = 0;
+			for (k = 0; k < e; k++) {
+				buf[n++] = '\r';
+				buf[n++] = '\n';
+			}
+			memcpy(buf + n, "GET /", 5);
+			n += 5;
+			memset(buf + n, 'a', line - 16);
+			n += line - 16;
+			memcpy(buf + n, " HTTP/1.1\r\n" HOST "\r\n", 22);
+			n += 22;
+			parse_every_way(buf, n, ref);
+			if (e == 5)
+				assert_string_equal(ref, "rc=-74 st=400");
+			else if (line == 257)
+				assert_string_equal(ref, "rc=-74 st=414");
+			else if (strncmp(ref, "rc=1 ", 5) != 0)
+				fail_msg("%u empty lines: '%s'", e, ref);
+		}
+	}
+}
 
 /* Requests built at run time: header section and count limits. */
 static size_t
@@ -930,6 +1027,8 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_absolute_host),
+		cmocka_unit_test(test_empty_lines),
 		cmocka_unit_test(test_body),
 		cmocka_unit_test(test_body_mbuf),
 		cmocka_unit_test(test_response),
