@@ -430,9 +430,10 @@ struct ewyk_http_response {
 	uint8_t framing;        /**< enum ewyk_http_framing */
 	uint8_t connection;     /**< enum ewyk_http_conn_field */
 	uint64_t content_length; /**< with EWYK_HTTP_BODY_LENGTH */
-	const char *content_type; /**< value, or NULL for none */
-	const char *server;     /**< Server value, NULL: "ewyk" */
-	const char *extra;      /**< more field lines, each ending CRLF, or NULL */
+	const char *content_type; /**< value (no CTL but HTAB), or NULL */
+	const char *server;     /**< value (no CTL but HTAB), NULL: "ewyk" */
+	/** More field lines, each token ":" OWS value CRLF, or NULL. */
+	const char *extra;
 };
 
 /**
@@ -451,7 +452,9 @@ struct ewyk_http_response {
  * @param d
  *   Date cache (NULL: no Date field).
  * @return
- *   Bytes written (> 0), -ENOSPC (does not fit) or -EINVAL.
+ *   Bytes written (> 0), -ENOSPC (does not fit) or -EINVAL (also for a
+ *   CR, LF or other CTL but HTAB in server or content_type, or extra not
+ *   made of well-formed field lines: no header injection).
  */
 int
 ewyk_http_response_head(char *buf, uint32_t cap,

@@ -845,6 +845,55 @@ test_response(void **state)
 	r.status = 99;
 	assert_int_equal(ewyk_http_response_head(buf, sizeof(buf), &r, NULL),
 		-EINVAL);
+	/* no header injection: CR, LF, CTL in the strings copied */
+	r.status = 200;
+	r.server = "x\r\nSet-Cookie: a=b";
+	assert_int_equal(ewyk_http_response_head(buf, sizeof(buf), &r, NULL),
+		-EINVAL);
+	r.server = "x\ny";
+	assert_int_equal(ewyk_http_response_head(buf, sizeof(buf), &r, NULL),
+		-EINVAL);
+	r.server = "x\x7f";
+	assert_int_equal(ewyk_http_response_head(buf, sizeof(buf), &r, NULL),
+		-EINVAL);
+	r.server = "ewyk/1\t(test)";
+	r.content_type = "text/html\r\n\r\n<script>";
+	assert_int_equal(ewyk_http_response_head(buf, sizeof(buf), &r, NULL),
+		-EINVAL);
+	r.content_type = "text/plain\x01";
+	assert_int_equal(ewyk_http_response_head(buf, sizeof(buf), &r, NULL),
+		-EINVAL);
+	r.content_type = NULL;
+	{
+		static const char *const bad_extra[] = {
+			"X-A: 1",               /* no CRLF */
+			"X-A: 1\n",             /* bare LF */
+			"X-A: 1\rX-B: 2\r\n",   /* bare CR */
+			"X-A: 1\r\n\r\nbody",   /* ends the head */
+			"X-A 1\r\n",            /* no colon */
+			": 1\r\n",              /* empty name */
+			"X A: 1\r\n",           /* name not a token */
+			"X-A: 1\r\n\tfold\r\n", /* obs-fold */
+			"X-A: \x01\r\n",        /* CTL */
+		};
+		size_t i;
+
+		for (i = 0; i < RTE_DIM(bad_extra); i++) {
+			r.extra = bad_extra[i];
+			if (ewyk_http_response_head(buf, sizeof(buf), &r,
+					NULL) != -EINVAL)
+				fail_msg("extra %zu accepted", i);
+		}
+	}
+	r.extra = "X-A: 1\r\nX-B:\t2 \t3\r\nX-Empty:\r\n";
+	n = ewyk_http_response_head(buf, sizeof(buf), &r, NULL);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, "HTTP/1.1 200 OK\r\nServer: ewyk/1\t(test)\r\n"
+		"Content-Length: 0\r\nConnection: keep-alive\r\n"
+		"X-A: 1\r\nX-B:\t2 \t3\r\nX-Empty:\r\n\r\n");
+	r.extra = "";
+	assert_true(ewyk_http_response_head(buf, sizeof(buf), &r, NULL) > 0);
 	assert_string_equal(ewyk_http_reason(431),
 		"Request Header Fields Too Large");
 	assert_string_equal(ewyk_http_reason(299), "Unknown");
