@@ -535,7 +535,7 @@ ewyk_http_chunk_size_line(char *buf, uint32_t cap, uint64_t len);
 struct ewyk_http_route {
 	const char *path;   /**< path or prefix (copied into the router) */
 	uint32_t path_len;  /**< its length */
-	uint8_t prefix;     /**< 1: matches every path starting with path */
+	uint8_t prefix;     /**< 1: matches path and paths below it */
 	uint8_t invocation; /**< enum ewyk_invocation of its handler */
 	uint32_t methods;   /**< EWYK_HTTP_M() bits; GET implies HEAD */
 	void *handler;      /**< the caller's handler (opaque here) */
@@ -574,7 +574,9 @@ ewyk_http_router_free(struct ewyk_http_router *r);
  * @param path
  *   Path starting with '/', NUL-terminated (copied).
  * @param prefix
- *   Non-zero: a prefix route; zero: exact.
+ *   Non-zero: a prefix route; zero: exact. A prefix matches whole
+ *   segments: "/api" matches "/api", "/api/..." and "/api?...", not
+ *   "/apix"; a prefix ending in '/' matches every path starting with it.
  * @param methods
  *   EWYK_HTTP_M() bits (non-zero).
  * @param invocation
@@ -594,7 +596,9 @@ ewyk_http_route_add(struct ewyk_http_router *r, const char *path, int prefix,
 
 /**
  * Route a request: an exact route wins over prefix routes, the longest
- * prefix wins among them; the query string is ignored.
+ * prefix wins among them; the query string is ignored. Paths are compared
+ * as bytes: no percent-decoding, no dot-segment removal (the parser
+ * refuses "." and ".." segments).
  *
  * @param r
  *   Router.

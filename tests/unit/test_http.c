@@ -1037,6 +1037,44 @@ test_router(void **state)
 	ewyk_http_router_free(r);
 }
 
+/* A prefix route matches whole path segments. */
+static void
+test_router_segments(void **state)
+{
+	struct ewyk_http_router *r;
+	const struct ewyk_http_route *rt;
+	struct ewyk_http_view v;
+	uint32_t allow;
+
+	(void)state;
+	r = ewyk_http_router_create(4, SOCKET_ID_ANY);
+	assert_non_null(r);
+	assert_int_equal(ewyk_http_route_add(r, "/api", 1,
+		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_INVOKE_NON_BLOCKING, &h_root,
+		NULL), 0);
+	assert_int_equal(ewyk_http_route_add(r, "/static/", 1,
+		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_INVOKE_NON_BLOCKING, &h_bytes,
+		NULL), 0);
+#define LOOK(s) (v.p = (s), v.len = (uint32_t)strlen(s), \
+		ewyk_http_route_lookup(r, EWYK_HTTP_GET, v, &rt, &allow))
+	assert_int_equal(LOOK("/api"), 0);
+	assert_ptr_equal(rt->handler, &h_root);
+	assert_int_equal(LOOK("/api/"), 0);
+	assert_int_equal(LOOK("/api/v1/x"), 0);
+	assert_int_equal(LOOK("/api?q=1"), 0);
+	assert_int_equal(LOOK("/apix"), -ENOENT);
+	assert_int_equal(LOOK("/api.json"), -ENOENT);
+	assert_int_equal(LOOK("/ap"), -ENOENT);
+	/* a prefix ending in '/' matches every path starting with it */
+	assert_int_equal(LOOK("/static/"), 0);
+	assert_ptr_equal(rt->handler, &h_bytes);
+	assert_int_equal(LOOK("/static/a.css"), 0);
+	assert_int_equal(LOOK("/static"), -ENOENT);
+	assert_int_equal(LOOK("/staticx"), -ENOENT);
+#undef LOOK
+	ewyk_http_router_free(r);
+}
+
 /* A parsed request's path routes as the router expects (query dropped). */
 static void
 test_parse_then_route(void **state)
@@ -1083,6 +1121,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_response),
 		cmocka_unit_test(test_response_mbuf_chunked),
 		cmocka_unit_test(test_router),
+		cmocka_unit_test(test_router_segments),
 		cmocka_unit_test(test_parse_then_route),
 	};
 
