@@ -126,7 +126,13 @@ struct ewyk_http_request {
 	uint8_t expect_continue; /**< 1: Expect: 100-continue (HTTP/1.1) */
 	uint8_t head;         /**< 1: HEAD, the response carries no body */
 	uint64_t content_length; /**< with EWYK_HTTP_BODY_LENGTH */
-	struct ewyk_http_view host; /**< the Host field's value (len 0: none) */
+	/**
+	 * The request's host (RFC 9112 3.2.2): for an absolute-form target
+	 * its authority (any Host field is then ignored, though HTTP/1.1
+	 * still requires exactly one); otherwise the Host field's value
+	 * (len 0: none or empty). Always a valid uri-host [":" port].
+	 */
+	struct ewyk_http_view host;
 };
 
 /** Limits of a parser. Zero fields take the EWYK_HTTP_DEF_* values. */
@@ -146,7 +152,7 @@ struct ewyk_http_parser {
 	uint8_t state;       /**< private */
 	uint8_t isa;         /**< enum ewyk_http_isa in use */
 	uint8_t tok_partial; /**< private: token continues from scratch */
-	uint8_t vpos;        /**< private: position in the version */
+	uint8_t vpos;        /**< private: empty lines, then version position */
 	uint8_t nhost;       /**< private: Host fields seen */
 	uint8_t flags;       /**< private: field semantics seen */
 	uint32_t line_left;  /**< private: request line budget */
@@ -239,6 +245,13 @@ ewyk_http_parser_set_isa(struct ewyk_http_parser *p, enum ewyk_http_isa isa);
  * piece given since the last reset alive while it uses @p req. Before the
  * first call, set req->headers and req->max_headers; pass the same @p req
  * on every call for one request.
+ *
+ * Up to 4 empty lines (CRLF) before the request line are ignored and not
+ * counted in max_line (RFC 9112 2.2); a fifth is answered 400. A Host
+ * value or an absolute-form authority that is not uri-host [":" port]
+ * (reg-name, IPv4 or bracketed IP-literal; no userinfo) is answered 400
+ * (RFC 9112 3.2, RFC 9110 4.2.4), and so is a path with a "." or ".."
+ * segment (the router compares bytes and does not normalise).
  *
  * @param p
  *   Parser.
@@ -417,9 +430,10 @@ struct ewyk_http_response {
 	uint8_t framing;        /**< enum ewyk_http_framing */
 	uint8_t connection;     /**< enum ewyk_http_conn_field */
 	uint64_t content_length; /**< with EWYK_HTTP_BODY_LENGTH */
-	const char *content_type; /**< value, or NULL for none */
-	const char *server;     /**< Server value, NULL: "ewyk" */
-	const char *extra;      /**< more field lines, each ending CRLF, or NULL */
+	const char *content_type; /**< value (no CTL but HTAB), or NULL */
+	const char *server;     /**< value (no CTL but HTAB), NULL: "ewyk" */
+	/** More field lines, each token ":" OWS value CRLF, or NULL. */
+	const char *extra;
 };
 
 /**
@@ -438,7 +452,9 @@ struct ewyk_http_response {
  * @param d
  *   Date cache (NULL: no Date field).
  * @return
- *   Bytes written (> 0), -ENOSPC (does not fit) or -EINVAL.
+ *   Bytes written (> 0), -ENOSPC (does not fit) or -EINVAL (also for a
+ *   CR, LF or other CTL but HTAB in server or content_type, or extra not
+ *   made of well-formed field lines: no header injection).
  */
 int
 ewyk_http_response_head(char *buf, uint32_t cap,
@@ -519,7 +535,7 @@ ewyk_http_chunk_size_line(char *buf, uint32_t cap, uint64_t len);
 struct ewyk_http_route {
 	const char *path;   /**< path or prefix (copied into the router) */
 	uint32_t path_len;  /**< its length */
-	uint8_t prefix;     /**< 1: matches every path starting with path */
+	uint8_t prefix;     /**< 1: matches path and paths below it */
 	uint8_t invocation; /**< enum ewyk_strategy_invocation of its handler */
 	uint32_t methods;   /**< EWYK_HTTP_M() bits; GET implies HEAD */
 	void *handler;      /**< the caller's handler (opaque here) */
@@ -558,7 +574,9 @@ ewyk_http_router_free(struct ewyk_http_router *r);
  * @param path
  *   Path starting with '/', NUL-terminated (copied).
  * @param prefix
- *   Non-zero: a prefix route; zero: exact.
+ *   Non-zero: a prefix route; zero: exact. A prefix matches whole
+ *   segments: "/api" matches "/api", "/api/..." and "/api?...", not
+ *   "/apix"; a prefix ending in '/' matches every path starting with it.
  * @param methods
  *   EWYK_HTTP_M() bits (non-zero).
  * @param invocation
@@ -578,7 +596,9 @@ ewyk_http_route_add(struct ewyk_http_router *r, const char *path, int prefix,
 
 /**
  * Route a request: an exact route wins over prefix routes, the longest
- * prefix wins among them; the query string is ignored.
+ * prefix wins among them; the query string is ignored. Paths are compared
+ * as bytes: no percent-decoding, no dot-segment removal (the parser
+ * refuses "." and ".." segments).
  *
  * @param r
  *   Router.

@@ -124,6 +124,65 @@ connection(struct ewyk_http_parser *p, const struct ewyk_http_view *v)
 	}
 }
 
+/* unreserved / sub-delims (RFC 3986 2.2, 2.3): reg-name bytes but '%' */
+static inline int
+regname_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		(c >= '0' && c <= '9') ||
+		(c != 0 && strchr("-._~!$&'()*+,;=", c) != NULL);
+}
+
+static inline int
+hexdig(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+int
+http_authority_valid(const char *s, uint32_t n, int allow_empty)
+{
+	uint32_t i = 0;
+
+	if (n == 0)
+		return allow_empty;
+	if (s[0] == '[') {
+		/* IP-literal: IPv6address / IPvFuture, checked for bytes */
+		for (i = 1; i < n && s[i] != ']'; i++) {
+			unsigned char c = (unsigned char)s[i];
+
+			if (!regname_char(c) && c != ':')
+				return 0;
+		}
+		if (i == n || i == 1)
+			return 0;
+		i++;
+	} else {
+		for (; i < n && s[i] != ':'; i++) {
+			unsigned char c = (unsigned char)s[i];
+
+			if (c == '%') {
+				if (n - i < 3 || !hexdig((unsigned char)s[i + 1]) ||
+						!hexdig((unsigned char)s[i + 2]))
+					return 0;
+				i += 2;
+			} else if (!regname_char(c)) {
+				return 0;
+			}
+		}
+		if (i == 0)
+			return 0; /* empty host */
+	}
+	if (i == n)
+		return 1;
+	if (s[i] != ':')
+		return 0;
+	for (i++; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
 /*
  * Field-name comparison with a lower-case literal, a word at a time: for
  * a token character x, (x | 0x20) equals a lower-case letter or '-' only
@@ -161,7 +220,11 @@ http_field_apply(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 			break;
 		if (p->nhost++ != 0)
 			return 400; /* more than one Host */
-		req->host = h->value;
+		if (!http_authority_valid(h->value.p, h->value.len, 1))
+			return 400; /* RFC 9112 3.2 */
+		/* absolute-form: the target's authority is the host (3.2.2) */
+		if (req->target.p[0] == '/' || req->target.len == 1)
+			req->host = h->value;
 		break;
 	case 6:
 		if (!NAME_IS(n, "expect") || req->version_minor == 0)

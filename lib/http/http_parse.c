@@ -190,6 +190,32 @@ tok_save(struct ewyk_http_parser *p, const char *buf, size_t ts, size_t len)
 	return 0;
 }
 
+/*
+ * A "/." or "/.." segment (RFC 3986 section 3.3) in path[0..n): such a
+ * path names another resource once normalised, and the router compares
+ * bytes, so the request is refused (400) rather than routed as received.
+ */
+static int
+has_dot_segment(const char *t, uint32_t n)
+{
+	const char *d = memchr(t, '.', n);
+
+	while (d != NULL) {
+		uint32_t k = (uint32_t)(d - t);
+
+		if (k > 0 && t[k - 1] == '/') {
+			if (k + 1 == n || t[k + 1] == '/')
+				return 1;
+			if (t[k + 1] == '.' && (k + 2 == n || t[k + 2] == '/'))
+				return 1;
+		}
+		if (k + 1 >= n)
+			break;
+		d = memchr(d + 1, '.', n - k - 1);
+	}
+	return 0;
+}
+
 static uint16_t
 target_finish(struct ewyk_http_request *req)
 {
@@ -205,7 +231,12 @@ target_finish(struct ewyk_http_request *req)
 		req->path = req->target;
 		return 0;
 	} else {
-		/* absolute-form: http:// or https:// authority [path] */
+		/*
+		 * absolute-form: http:// or https:// authority [path]; the
+		 * authority is the request's host (RFC 9112 3.2.2), so it
+		 * must be a valid, non-empty uri-host [":" port] with no
+		 * userinfo (RFC 9110 4.2.1, 4.2.4).
+		 */
 		uint32_t s;
 
 		if (n > 7 && HTTP_IEQ(t, 7, "http://"))
@@ -216,8 +247,10 @@ target_finish(struct ewyk_http_request *req)
 			return 400;
 		for (i = s; i < n && t[i] != '/' && t[i] != '?'; i++)
 			;
-		if (i == s)
+		if (!http_authority_valid(t + s, i - s, 0))
 			return 400;
+		req->host.p = t + s;
+		req->host.len = i - s;
 		if (i == n || t[i] == '?') {
 			req->path.p = "/";
 			req->path.len = 1;
@@ -236,6 +269,8 @@ target_finish(struct ewyk_http_request *req)
 
 		req->path.len = q != NULL ? (uint32_t)(q - t) : n;
 	}
+	if (has_dot_segment(req->path.p, req->path.len))
+		return 400;
 	return 0;
 }
 
@@ -404,9 +439,18 @@ ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 		c = (unsigned char)buf[i];
 		switch (p->state) {
 		case PS_START:
+			/*
+			 * Empty lines before the request line (RFC 9112 2.2):
+			 * up to HTTP_MAX_EMPTY_LINES are ignored and not
+			 * charged to the request-line budget; vpos counts
+			 * them until the version is reached.
+			 */
 			if (c == '\r') {
+				if (p->vpos++ == HTTP_MAX_EMPTY_LINES)
+					return fail(p, 400);
 				i++;
 				p->state = PS_START_LF;
+				continue;
 			} else if (http_tchar[c]) {
 				ts = i;
 				p->tok_partial = 0;
@@ -420,7 +464,7 @@ ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 				return fail(p, 400);
 			i++;
 			p->state = PS_START;
-			break;
+			continue;
 		case PS_METHOD:
 			while (i < end && http_tchar[(unsigned char)buf[i]])
 				i++;

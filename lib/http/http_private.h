@@ -52,6 +52,18 @@ http_view_ieq(const char *p, uint32_t len, const char *lit, uint32_t litlen)
 
 #define HTTP_IEQ(p, len, lit) http_view_ieq(p, len, lit, sizeof(lit) - 1)
 
+/* Empty lines ignored before a request line (RFC 9112 2.2); one more: 400. */
+#define HTTP_MAX_EMPTY_LINES 4
+
+/*
+ * uri-host [":" port] (RFC 3986 3.2.2, 3.2.3): a reg-name or IPv4 address
+ * (unreserved / pct-encoded / sub-delims) or an IP-literal in brackets,
+ * then an optional port of digits. No userinfo ('@' is not allowed). An
+ * empty string is valid only when allow_empty (a Host field may be empty,
+ * RFC 9110 7.2); otherwise the host part must not be empty (4.2.1).
+ */
+int http_authority_valid(const char *s, uint32_t n, int allow_empty);
+
 /* Parser flags (ewyk_http_parser.flags). */
 #define HF_CL         0x01 /* Content-Length seen */
 #define HF_TE         0x02 /* Transfer-Encoding seen */

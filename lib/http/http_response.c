@@ -117,6 +117,47 @@ put_u64(struct wbuf *w, uint64_t v)
 	put(w, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
+/* A field value to copy: no CTL but HTAB, no DEL (RFC 9110 5.5). */
+static int
+value_ok(const char *s)
+{
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Extra field lines: each is token ":" OWS field-value CRLF, with no bare
+ * CR or LF and no CTL but HTAB in the value.
+ */
+static int
+extra_ok(const char *s)
+{
+	while (*s != '\0') {
+		const char *n = s;
+
+		while (http_tchar[(unsigned char)*s])
+			s++;
+		if (s == n || *s != ':')
+			return 0;
+		s++;
+		for (; *s != '\r'; s++) {
+			unsigned char c = (unsigned char)*s;
+
+			if ((c < 0x20 && c != '\t') || c == 0x7f)
+				return 0; /* includes NUL and a bare LF */
+		}
+		if (s[1] != '\n')
+			return 0;
+		s += 2;
+	}
+	return 1;
+}
+
 int
 ewyk_http_response_head(char *buf, uint32_t cap,
 		const struct ewyk_http_response *r, const struct ewyk_http_date *d)
@@ -128,6 +169,11 @@ ewyk_http_response_head(char *buf, uint32_t cap,
 	if (buf == NULL || r == NULL || r->status < 100 || r->status > 999 ||
 			r->framing > EWYK_HTTP_BODY_CHUNKED ||
 			r->connection > EWYK_HTTP_CONN_KEEP_ALIVE)
+		return -EINVAL;
+	/* no header injection through the caller's strings */
+	if ((r->server != NULL && !value_ok(r->server)) ||
+			(r->content_type != NULL && !value_ok(r->content_type)) ||
+			(r->extra != NULL && !extra_ok(r->extra)))
 		return -EINVAL;
 	snprintf(sl, sizeof(sl), "HTTP/1.1 %03u ", r->status);
 	put(&w, sl, 13);

@@ -109,9 +109,18 @@ ewyk_http_route_add(struct ewyk_http_router *r, const char *path, int prefix,
 static int
 route_matches(const struct ewyk_http_route *rt, struct ewyk_http_view path)
 {
+	/*
+	 * A prefix matches whole path segments: "/api" matches "/api",
+	 * "/api/..." and "/api?..." but not "/apix"; a prefix ending in '/'
+	 * matches every path that starts with it.
+	 */
 	if (rt->prefix)
 		return rt->path_len <= path.len &&
-			memcmp(rt->path, path.p, rt->path_len) == 0;
+			memcmp(rt->path, path.p, rt->path_len) == 0 &&
+			(rt->path_len == path.len || rt->path_len == 0 ||
+			 rt->path[rt->path_len - 1] == '/' ||
+			 path.p[rt->path_len] == '/' ||
+			 path.p[rt->path_len] == '?');
 	return rt->path_len == path.len &&
 		memcmp(rt->path, path.p, path.len) == 0;
 }

@@ -290,6 +290,19 @@ static const struct valid_case valid[] = {
 	  EWYK_HTTP_PATCH, 1, 0, 1, 0, 0, "/p", 2 },
 	{ "GET /!$&'()*+,;=:@-._~%20/ HTTP/1.1\r\n" HOST "\r\n",
 	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/!$&'()*+,;=:@-._~%20/", 1 },
+	/* Host values: uri-host [":" port] (RFC 9112 3.2) */
+	{ "GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n",
+	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+	{ "GET / HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n",
+	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+	{ "GET / HTTP/1.1\r\nHost: a-b.c_d~%41!$&'()*+,;=\r\n\r\n",
+	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+	{ "GET / HTTP/1.1\r\nHost:\r\n\r\n", EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+	/* dots that are not dot-segments, and dots in the query */
+	{ "GET /a..b/.x/..y/...?q=/../. HTTP/1.1\r\n" HOST "\r\n",
+	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/a..b/.x/..y/...", 1 },
+	{ "GET http://h.example:8080/.well-known HTTP/1.1\r\n" HOST "\r\n",
+	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/.well-known", 1 },
 };
 
 static void
@@ -429,6 +442,33 @@ static const struct bad_case bad[] = {
 	{ "GET * HTTP/1.1\r\n" HOST "\r\n", 400, "asterisk not OPTIONS" },
 	{ "GET http:///a HTTP/1.1\r\n" HOST "\r\n", 400, "absolute without host" },
 	{ " GET / HTTP/1.1\r\n" HOST "\r\n", 400, "SP before method" },
+	{ "GET http://@/x HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, empty authority" },
+	{ "GET http://u@h/x HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, userinfo" },
+	{ "GET http://u:p@h HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, user:pass" },
+	{ "GET http://:80/x HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, port only" },
+	{ "GET http://h:8x/ HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, bad port" },
+	{ "GET http://h\"/ HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, bad host char" },
+	{ "GET http://h/x HTTP/1.1\r\n\r\n", 400, "absolute, no Host in 1.1" },
+	{ "GET http://h/x HTTP/1.1\r\n" HOST HOST "\r\n", 400, "absolute, two Host" },
+	{ RL "Host: a b\r\n\r\n", 400, "Host with SP" },
+	{ RL "Host: u@a\r\n\r\n", 400, "Host with userinfo" },
+	{ RL "Host: a/b\r\n\r\n", 400, "Host with path" },
+	{ RL "Host: :80\r\n\r\n", 400, "Host port only" },
+	{ RL "Host: a:80x\r\n\r\n", 400, "Host bad port" },
+	{ RL "Host: a:1:2\r\n\r\n", 400, "Host two colons" },
+	{ RL "Host: [::1\r\n\r\n", 400, "Host IP-literal unclosed" },
+	{ RL "Host: []\r\n\r\n", 400, "Host IP-literal empty" },
+	{ RL "Host: [::1]x\r\n\r\n", 400, "Host after IP-literal" },
+	{ RL "Host: a%4\r\n\r\n", 400, "Host short pct-encoding" },
+	{ RL "Host: a%zz\r\n\r\n", 400, "Host bad pct-encoding" },
+	{ RL "Host: \xc3\xa9\r\n\r\n", 400, "Host obs-text" },
+	{ "GET /a/../b HTTP/1.1\r\n" HOST "\r\n", 400, "dot-dot segment" },
+	{ "GET /.. HTTP/1.1\r\n" HOST "\r\n", 400, "dot-dot segment at end" },
+	{ "GET /a/./b HTTP/1.1\r\n" HOST "\r\n", 400, "dot segment" },
+	{ "GET /a/. HTTP/1.1\r\n" HOST "\r\n", 400, "dot segment at end" },
+	{ "GET /./?x HTTP/1.1\r\n" HOST "\r\n", 400, "dot segment before query" },
+	{ "GET http://h/a/../b HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, dot-dot" },
+	{ "\r\n\r\n\r\n\r\n\r\n" RL HOST "\r\n", 400, "five empty lines" },
 	{ "\r\r\nGET / HTTP/1.1\r\n" HOST "\r\n", 400, "bad empty line" },
 	{ RL HOST "X(y): a\r\n\r\n", 400, "name not a token" },
 	{ RL HOST ": a\r\n\r\n", 400, "empty name" },
@@ -441,6 +481,63 @@ static const struct bad_case bad[] = {
 	  "0123456789012345678901234567890123456789012345678901234567890123"
 	  " HTTP/1.1\r\n" HOST "\r\n", 414, "request line over 256" },
 };
+
+/* absolute-form: the host is the target's authority, Host is ignored */
+static void
+test_absolute_host(void **state)
+{
+	static const char *const reqs[] = {
+		"GET http://example.com/a/b?c HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET http://example.com?c HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET http://example.com HTTP/1.0\r\n\r\n",
+		"GET http://example.com/x HTTP/1.1\r\nX: y\r\nHost: a\r\n\r\n",
+	};
+	char ref[RES_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(reqs); i++) {
+		parse_every_way(reqs[i], strlen(reqs[i]), ref);
+		if (strstr(ref, " H=[example.com]") == NULL)
+			fail_msg("case %zu: '%s'", i, ref);
+	}
+	/* origin-form: the host is the Host field's value */
+	parse_every_way("GET /x HTTP/1.1\r\nHost: a:1\r\n\r\n", 30, ref);
+	assert_non_null(strstr(ref, " H=[a:1]"));
+}
+
+/* Empty lines before the request line are not charged to its budget. */
+static void
+test_empty_lines(void **state)
+{
+	char ref[RES_MAX], buf[512];
+	size_t k, n, line;
+	unsigned int e;
+
+	(void)state;
+	for (line = 256; line <= 257; line++) {
+		for (e = 0; e <= 5; e++) {
+			n = 0;
+			for (k = 0; k < e; k++) {
+				buf[n++] = '\r';
+				buf[n++] = '\n';
+			}
+			memcpy(buf + n, "GET /", 5);
+			n += 5;
+			memset(buf + n, 'a', line - 16);
+			n += line - 16;
+			memcpy(buf + n, " HTTP/1.1\r\n" HOST "\r\n", 22);
+			n += 22;
+			parse_every_way(buf, n, ref);
+			if (e == 5)
+				assert_string_equal(ref, "rc=-74 st=400");
+			else if (line == 257)
+				assert_string_equal(ref, "rc=-74 st=414");
+			else if (strncmp(ref, "rc=1 ", 5) != 0)
+				fail_msg("%u empty lines: '%s'", e, ref);
+		}
+	}
+}
 
 /* Requests built at run time: header section and count limits. */
 static size_t
@@ -748,6 +845,55 @@ test_response(void **state)
 	r.status = 99;
 	assert_int_equal(ewyk_http_response_head(buf, sizeof(buf), &r, NULL),
 		-EINVAL);
+	/* no header injection: CR, LF, CTL in the strings copied */
+	r.status = 200;
+	r.server = "x\r\nSet-Cookie: a=b";
+	assert_int_equal(ewyk_http_response_head(buf, sizeof(buf), &r, NULL),
+		-EINVAL);
+	r.server = "x\ny";
+	assert_int_equal(ewyk_http_response_head(buf, sizeof(buf), &r, NULL),
+		-EINVAL);
+	r.server = "x\x7f";
+	assert_int_equal(ewyk_http_response_head(buf, sizeof(buf), &r, NULL),
+		-EINVAL);
+	r.server = "ewyk/1\t(test)";
+	r.content_type = "text/html\r\n\r\n<script>";
+	assert_int_equal(ewyk_http_response_head(buf, sizeof(buf), &r, NULL),
+		-EINVAL);
+	r.content_type = "text/plain\x01";
+	assert_int_equal(ewyk_http_response_head(buf, sizeof(buf), &r, NULL),
+		-EINVAL);
+	r.content_type = NULL;
+	{
+		static const char *const bad_extra[] = {
+			"X-A: 1",               /* no CRLF */
+			"X-A: 1\n",             /* bare LF */
+			"X-A: 1\rX-B: 2\r\n",   /* bare CR */
+			"X-A: 1\r\n\r\nbody",   /* ends the head */
+			"X-A 1\r\n",            /* no colon */
+			": 1\r\n",              /* empty name */
+			"X A: 1\r\n",           /* name not a token */
+			"X-A: 1\r\n\tfold\r\n", /* obs-fold */
+			"X-A: \x01\r\n",        /* CTL */
+		};
+		size_t i;
+
+		for (i = 0; i < RTE_DIM(bad_extra); i++) {
+			r.extra = bad_extra[i];
+			if (ewyk_http_response_head(buf, sizeof(buf), &r,
+					NULL) != -EINVAL)
+				fail_msg("extra %zu accepted", i);
+		}
+	}
+	r.extra = "X-A: 1\r\nX-B:\t2 \t3\r\nX-Empty:\r\n";
+	n = ewyk_http_response_head(buf, sizeof(buf), &r, NULL);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, "HTTP/1.1 200 OK\r\nServer: ewyk/1\t(test)\r\n"
+		"Content-Length: 0\r\nConnection: keep-alive\r\n"
+		"X-A: 1\r\nX-B:\t2 \t3\r\nX-Empty:\r\n\r\n");
+	r.extra = "";
+	assert_true(ewyk_http_response_head(buf, sizeof(buf), &r, NULL) > 0);
 	assert_string_equal(ewyk_http_reason(431),
 		"Request Header Fields Too Large");
 	assert_string_equal(ewyk_http_reason(299), "Unknown");
@@ -891,6 +1037,44 @@ test_router(void **state)
 	ewyk_http_router_free(r);
 }
 
+/* A prefix route matches whole path segments. */
+static void
+test_router_segments(void **state)
+{
+	struct ewyk_http_router *r;
+	const struct ewyk_http_route *rt;
+	struct ewyk_http_view v;
+	uint32_t allow;
+
+	(void)state;
+	r = ewyk_http_router_create(4, SOCKET_ID_ANY);
+	assert_non_null(r);
+	assert_int_equal(ewyk_http_route_add(r, "/api", 1,
+		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_root,
+		NULL), 0);
+	assert_int_equal(ewyk_http_route_add(r, "/static/", 1,
+		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_bytes,
+		NULL), 0);
+#define LOOK(s) (v.p = (s), v.len = (uint32_t)strlen(s), \
+		ewyk_http_route_lookup(r, EWYK_HTTP_GET, v, &rt, &allow))
+	assert_int_equal(LOOK("/api"), 0);
+	assert_ptr_equal(rt->handler, &h_root);
+	assert_int_equal(LOOK("/api/"), 0);
+	assert_int_equal(LOOK("/api/v1/x"), 0);
+	assert_int_equal(LOOK("/api?q=1"), 0);
+	assert_int_equal(LOOK("/apix"), -ENOENT);
+	assert_int_equal(LOOK("/api.json"), -ENOENT);
+	assert_int_equal(LOOK("/ap"), -ENOENT);
+	/* a prefix ending in '/' matches every path starting with it */
+	assert_int_equal(LOOK("/static/"), 0);
+	assert_ptr_equal(rt->handler, &h_bytes);
+	assert_int_equal(LOOK("/static/a.css"), 0);
+	assert_int_equal(LOOK("/static"), -ENOENT);
+	assert_int_equal(LOOK("/staticx"), -ENOENT);
+#undef LOOK
+	ewyk_http_router_free(r);
+}
+
 /* A parsed request's path routes as the router expects (query dropped). */
 static void
 test_parse_then_route(void **state)
@@ -930,11 +1114,14 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_absolute_host),
+		cmocka_unit_test(test_empty_lines),
 		cmocka_unit_test(test_body),
 		cmocka_unit_test(test_body_mbuf),
 		cmocka_unit_test(test_response),
 		cmocka_unit_test(test_response_mbuf_chunked),
 		cmocka_unit_test(test_router),
+		cmocka_unit_test(test_router_segments),
 		cmocka_unit_test(test_parse_then_route),
 	};
 
