@@ -404,6 +404,11 @@ http_conn_run(struct ewyk_http_conn *c)
 		if (c->closing)
 			break;
 		if (c->st == HC_HEAD) {
+			/* TCP refused our last bytes: parse no further request
+			 * until they went (writable), so that a peer that does
+			 * not read cannot make us queue responses. */
+			if (c->tx != NULL)
+				break;
 			if (!head_step(c))
 				break;
 		} else if (c->st == HC_BODY) {

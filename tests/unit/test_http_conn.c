@@ -642,6 +642,60 @@ test_deferred_order(void **state)
 	assert_int_equal(ctr(EWYK_HTTP_C_REQUESTS), 3);
 }
 
+/*
+ * A connection with a request unanswered consumes nothing more: what the
+ * client pipelines behind it stays unacknowledged to the application and
+ * closes the window. Once answered, everything behind it is served, even
+ * when the responses outgrow the send buffer (no unbounded queueing).
+ */
+static void
+test_pending_backpressure(void **state)
+{
+	struct cli *cl = cli_open(0), *c2;
+	static char buf[200000];
+	static const char rq[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct ewyk_tcp_conn_info ci;
+	size_t len = 0, off = 0, nreq = 0, i;
+	struct resp r;
+
+	RTE_SET_USED(state);
+	cli_sends(cl, "GET /defer/X HTTP/1.1\r\nHost: x\r\n\r\n");
+	RUN_UNTIL(W.ndeferred == 1, 1000);
+	while (len + sizeof(rq) - 1 <= sizeof(buf)) {
+		memcpy(buf + len, rq, sizeof(rq) - 1);
+		len += sizeof(rq) - 1;
+		nreq++;
+	}
+	cli_send(cl, buf, len);
+	RUN_UNTIL(false, 100);
+	ewyk_tcp_conn_info(cl->c, &ci);
+	/* The server's window shrank by what it holds (256 KiB buffer). */
+	assert_true(ci.snd_wnd <= (256u << 10) - len + 4096);
+	assert_int_equal(ci.in_flight, 0);
+	assert_int_equal(ctr(EWYK_HTTP_C_REQUESTS), 1);
+	assert_int_equal(cl->nrx, 0);
+	assert_int_equal(ewyk_http_respond(W.deferred[0], 200, NULL, NULL, "X", 1), 0);
+	r = wait_resp(cl, &off, false);
+	assert_memory_equal(r.body, "X", 1);
+	for (i = 0; i < nreq; i++) {
+		r = wait_resp(cl, &off, false);
+		assert_int_equal(r.status, 200);
+	}
+	assert_int_equal(ctr(EWYK_HTTP_C_REQUESTS), nreq + 1);
+	/* A pending request whose client resets: completing it later is
+	 * harmless and frees the connection object. */
+	c2 = cli_open(1);
+	cli_sends(c2, "GET /defer/Y HTTP/1.1\r\nHost: x\r\n\r\n");
+	RUN_UNTIL(W.ndeferred == 2, 1000);
+	ewyk_tcp_abort(c2->c);
+	c2->c = NULL;
+	RUN_UNTIL(false, 100);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 2);
+	assert_false(ewyk_http_conn_alive(W.deferred[1]));
+	assert_int_equal(ewyk_http_respond(W.deferred[1], 200, NULL, NULL, "Y", 1), 0);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 1);
+}
+
 static void
 test_stream_1mb_window(void **state)
 {
@@ -941,6 +995,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_keepalive_100, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipeline_200, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deferred_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_backpressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_1mb_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_upload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_head_and_10, setup, teardown),
