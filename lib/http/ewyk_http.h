@@ -732,8 +732,12 @@ typedef int (*ewyk_http_handler_t)(struct ewyk_http_conn *c,
  *   1: the body is complete.
  * @param arg
  *   ewyk_http_read_body()'s argument.
+ * @return
+ *   0 to go on; EWYK_HTTP_PENDING to pause after this piece: nothing more
+ *   is read (and so nothing more acknowledged to TCP: the uploader's
+ *   window closes) until ewyk_http_body_resume().
  */
-typedef void (*ewyk_http_body_cb_t)(struct ewyk_http_conn *c, const char *p,
+typedef int (*ewyk_http_body_cb_t)(struct ewyk_http_conn *c, const char *p,
 		uint32_t len, int last, void *arg);
 
 /**
@@ -907,6 +911,17 @@ ewyk_http_server_prometheus(const struct ewyk_http_server *const *srv,
 int
 ewyk_http_read_body(struct ewyk_http_conn *c, ewyk_http_body_cb_t cb,
 		void *arg);
+
+/**
+ * Resume reading a body paused by its consumer (on the shard's lcore).
+ *
+ * @param c
+ *   Connection.
+ * @return
+ *   0, or -EINVAL (not paused).
+ */
+int
+ewyk_http_body_resume(struct ewyk_http_conn *c);
 
 /**
  * Respond with a whole body (copied). For HEAD only the head is sent.

@@ -64,6 +64,7 @@ conn_reset_request(struct ewyk_http_conn *c)
 	c->resp_done = 0;
 	c->pending = 0;
 	c->body_started = 0;
+	c->body_paused = 0;
 	c->close_after = 0;
 	c->chunked = 0;
 	c->status = 0;
@@ -339,6 +340,11 @@ body_step(struct ewyk_http_conn *c)
 		c->st = HC_WAIT; /* nothing more to read for */
 		return 1;
 	}
+	if (c->body_paused) {
+		if (c->tmo == HT_BODY)
+			timer_stop(c);
+		return 0;
+	}
 	if (rx_avail(c) == 0) {
 		/* The last data piece may have ended the body. */
 		ret = ewyk_http_body_parse(&c->b, NULL, 0, &n, &data);
@@ -362,8 +368,9 @@ body_step(struct ewyk_http_conn *c)
 	c->rx_off += n;
 	if (ret == EWYK_HTTP_DATA) {
 		c->body_started = 1;
-		if (c->body_cb != NULL)
-			c->body_cb(c, data.p, data.len, 0, c->body_arg);
+		if (c->body_cb != NULL && c->body_cb(c, data.p, data.len, 0,
+				c->body_arg) == EWYK_HTTP_PENDING)
+			c->body_paused = 1;
 	} else if (ret == EWYK_HTTP_DONE) {
 		c->st = HC_WAIT;
 		if (c->tmo == HT_BODY)
@@ -455,6 +462,16 @@ ewyk_http_read_body(struct ewyk_http_conn *c, ewyk_http_body_cb_t cb,
 		http_conn_count_status(c->srv, 100);
 		http_conn_send(c, m);
 	}
+	return 0;
+}
+
+int
+ewyk_http_body_resume(struct ewyk_http_conn *c)
+{
+	if (c == NULL || !c->used || !c->body_paused)
+		return -EINVAL;
+	c->body_paused = 0;
+	http_conn_run(c);
 	return 0;
 }
 

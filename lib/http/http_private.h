@@ -105,6 +105,7 @@ struct ewyk_http_conn {
 	uint8_t body_started;        /* body bytes were read */
 	uint8_t chunked;             /* streamed response is chunked */
 	uint8_t used;                /* taken from the free list */
+	uint8_t body_paused;         /* consumer asked for a pause */
 	uint8_t closing;             /* closing once c->tx is sent */
 	uint16_t status;             /* status of the response */
 	ewyk_http_body_cb_t body_cb;
