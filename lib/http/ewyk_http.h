@@ -756,7 +756,9 @@ typedef int (*ewyk_http_body_cb_t)(struct ewyk_http_conn *c, const char *p,
  *   ewyk_http_respond_stream()'s argument.
  * @return
  *   Bytes written (> 0); 0: the body is complete (chunked responses only);
- *   a negative errno: abort the connection.
+ *   -EAGAIN: nothing to give now (call ewyk_http_stream_resume() when
+ *   there is, e.g. an echo waiting for request body); another negative
+ *   errno: abort the connection.
  */
 typedef int (*ewyk_http_producer_t)(struct ewyk_http_conn *c, char *buf,
 		uint32_t cap, uint64_t off, void *arg);
@@ -922,6 +924,18 @@ ewyk_http_read_body(struct ewyk_http_conn *c, ewyk_http_body_cb_t cb,
  */
 int
 ewyk_http_body_resume(struct ewyk_http_conn *c);
+
+/**
+ * Call a streamed response's producer again after it returned -EAGAIN.
+ *
+ * @param c
+ *   Connection.
+ * @return
+ *   0, -EINVAL (no streamed response under way) or -ECONNABORTED (the
+ *   producer failed or no mbuf was left: the connection was reset).
+ */
+int
+ewyk_http_stream_resume(struct ewyk_http_conn *c);
 
 /**
  * Respond with a whole body (copied). For HEAD only the head is sent.

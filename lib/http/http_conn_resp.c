@@ -270,6 +270,15 @@ http_conn_pump(struct ewyk_http_conn *c)
 			room = (uint32_t)c->prod_left;
 		n = c->prod(c, rte_pktmbuf_mtod(m, char *), room, c->prod_off,
 				c->prod_arg);
+		if (n == -EAGAIN) {
+			/* Nothing now: ewyk_http_stream_resume() follows. */
+			rte_pktmbuf_free(m);
+			if (c->tmo == HT_WRITE)
+				ewyk_twheel_cancel(c->srv->conf.wheel, &c->tmr);
+			if (c->tmo == HT_WRITE)
+				c->tmo = HT_NONE;
+			return 0;
+		}
 		if (n < 0 || (uint32_t)n > room || (n == 0 && !c->chunked)) {
 			rte_pktmbuf_free(m);
 			goto fail;
@@ -301,6 +310,16 @@ fail:
 	http_conn_abort(c);
 	resp_finished(c);
 	return -ECONNABORTED;
+}
+
+int
+ewyk_http_stream_resume(struct ewyk_http_conn *c)
+{
+	if (c == NULL || !c->used || c->prod == NULL)
+		return -EINVAL;
+	if (c->tx != NULL)
+		return 0; /* writable follows and pumps */
+	return http_conn_pump(c);
 }
 
 /* Answer an error the connection made itself, and close after it. */

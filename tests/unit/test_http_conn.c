@@ -67,6 +67,8 @@ static struct {
 	uint64_t body_bytes, body_sum;
 	int body_last;
 	struct ewyk_http_conn *body_paused_conn;
+	struct ewyk_http_conn *trickle_conn;
+	uint32_t trickle_budget;
 } W;
 
 /* ---- wire and clock ---- */
@@ -344,6 +346,37 @@ prod_chunks(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
 	return 5;
 }
 
+/* /trickle: a chunked body given 100 bytes at a time, when the test
+ * says so (W.trickle_budget), like an echo waiting for its input. */
+static int
+prod_trickle(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
+		void *arg)
+{
+	uint32_t n;
+
+	RTE_SET_USED(c);
+	RTE_SET_USED(arg);
+	if (off >= 1000)
+		return 0;
+	if (W.trickle_budget == 0)
+		return -EAGAIN;
+	n = RTE_MIN(cap, W.trickle_budget);
+	memset(buf, 't', n);
+	W.trickle_budget -= n;
+	return (int)n;
+}
+
+static int
+h_trickle(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
+		void *arg)
+{
+	RTE_SET_USED(req);
+	RTE_SET_USED(arg);
+	W.trickle_conn = c;
+	return ewyk_http_respond_stream(c, 200, NULL, NULL,
+			EWYK_HTTP_LEN_CHUNKED, prod_trickle, NULL);
+}
+
 static int
 h_chunked(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 		void *arg)
@@ -457,6 +490,9 @@ setup_conf(struct ewyk_http_server_conf *hc)
 	assert_int_equal(ewyk_http_route_add(W.rt, "/slowupload", 0,
 			EWYK_HTTP_M(EWYK_HTTP_POST), EWYK_INVOKE_NON_BLOCKING,
 			(void *)h_upload, (void *)1), 0);
+	assert_int_equal(ewyk_http_route_add(W.rt, "/trickle", 0,
+			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_INVOKE_NON_BLOCKING,
+			(void *)h_trickle, NULL), 0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/block", 0,
 			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_INVOKE_BLOCKING,
 			(void *)h_hello, NULL), 0);
@@ -741,6 +777,48 @@ test_stream_1mb_window(void **state)
 			fail_msg("byte %" PRIu64 " wrong", i);
 	assert_int_equal(W.produced, 1u << 20);
 	RTE_SET_USED(off);
+}
+
+/* A producer with nothing to give waits (-EAGAIN) for its resume; the
+ * write timer does not count that wait as a stall. */
+static void
+test_stream_resume(void **state)
+{
+	struct cli *cl = cli_open(0);
+	size_t off = 0;
+	unsigned int k;
+	struct resp r;
+
+	RTE_SET_USED(state);
+	cli_sends(cl, "GET /trickle HTTP/1.1\r\nHost: x\r\n\r\n"
+			"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+	RUN_UNTIL(W.trickle_conn != NULL, 1000);
+	for (k = 0; k < 10; k++) {
+		RUN_UNTIL(false, 500); /* half the write timeout, ten times */
+		W.trickle_budget = 100;
+		assert_int_equal(ewyk_http_stream_resume(W.trickle_conn), 0);
+	}
+	RUN_UNTIL(memmem(cl->rx, cl->nrx, "0\r\n\r\n", 5) != NULL, 1000);
+	assert_int_equal(ctr(EWYK_HTTP_C_TIMEOUT_WRITE), 0);
+	/* Ten chunks of 100 bytes ("64" in hex), one per resume. */
+	{
+		const char *p = cl->rx, *e = cl->rx + cl->nrx;
+		unsigned int chunks = 0;
+
+		while ((p = memmem(p, (size_t)(e - p), "\r\n64\r\n", 6)) != NULL) {
+			p += 6;
+			assert_true(e - p >= 100);
+			for (k = 0; k < 100; k++)
+				assert_int_equal(p[k], 't');
+			chunks++;
+		}
+		assert_int_equal(chunks, 10);
+	}
+	off = (size_t)((const char *)memmem(cl->rx, cl->nrx, "0\r\n\r\n", 5) -
+			cl->rx) + 5;
+	r = wait_resp(cl, &off, false);
+	assert_memory_equal(r.body, "hello world\n", 12);
+	assert_int_equal(ewyk_http_stream_resume(W.trickle_conn), -EINVAL);
 }
 
 static void
@@ -1054,6 +1132,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_deferred_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_backpressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_1mb_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_resume, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_upload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_upload_paused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_head_and_10, setup, teardown),
