@@ -1,0 +1,744 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Connection layer, request side: an HTTP/1.1 server connection driven by
+ * lib/tcp events on one shard. One request at a time per connection: the
+ * next pipelined request is parsed only once the current one is answered,
+ * so responses leave in request order whoever completes them, and bytes
+ * not consumed yet are not acknowledged to TCP (ewyk_tcp_recvd), so a
+ * connection holds no more than its receive buffer.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include <ewyk_common.h>
+#include <ewyk_tcp.h>
+#include <ewyk_twheel.h>
+
+#include "http_private.h"
+
+static const struct ewyk_ctr_desc http_ctr_desc[] = {
+	EWYK_HTTP_COUNTERS(EWYK_CTR_DESC)
+};
+
+/* ---- connection objects ---- */
+
+static void
+conn_release(struct ewyk_http_conn *c)
+{
+	struct ewyk_http_server *s = c->srv;
+
+	ewyk_twheel_cancel(s->conf.wheel, &c->tmr);
+	c->tmo = HT_NONE;
+	rte_pktmbuf_free(c->rx);
+	rte_pktmbuf_free(c->tx);
+	c->rx = NULL;
+	c->tx = NULL;
+	c->used = 0;
+	c->next_free = s->free_head;
+	s->free_head = (uint32_t)(c - s->conns);
+	s->in_use--;
+}
+
+/* Reset what belongs to one request. */
+static void
+conn_reset_request(struct ewyk_http_conn *c)
+{
+	struct ewyk_http_header *h = c->req.headers;
+	uint16_t mh = c->req.max_headers;
+
+	ewyk_http_parser_reset(&c->p);
+	memset(&c->req, 0, sizeof(c->req));
+	c->req.headers = h;
+	c->req.max_headers = mh;
+	c->st = HC_HEAD;
+	c->responded = 0;
+	c->resp_done = 0;
+	c->pending = 0;
+	c->body_started = 0;
+	c->body_paused = 0;
+	c->close_after = 0;
+	c->chunked = 0;
+	c->status = 0;
+	c->body_cb = NULL;
+	c->prod = NULL;
+}
+
+/* Give back to TCP the bytes consumed: their segments are freed and the
+ * receive window opens by as much. */
+static void
+conn_consume(struct ewyk_http_conn *c)
+{
+	uint32_t off = c->rx_off;
+
+	if (off == 0)
+		return;
+	HTTP_CTR(c->srv, BYTES_IN, off);
+	while (c->rx != NULL && off > 0) {
+		struct rte_mbuf *m = c->rx;
+
+		if (off >= m->data_len) {
+			struct rte_mbuf *n = m->next;
+
+			off -= m->data_len;
+			if (n != NULL) {
+				n->pkt_len = m->pkt_len - m->data_len;
+				n->nb_segs = (uint16_t)(m->nb_segs - 1);
+			}
+			m->next = NULL;
+			m->nb_segs = 1;
+			rte_pktmbuf_free(m);
+			c->rx = n;
+		} else {
+			rte_pktmbuf_adj(m, (uint16_t)off);
+			off = 0;
+		}
+	}
+	ewyk_tcp_recvd(c->tcp, c->rx_off);
+	c->rx_off = 0;
+}
+
+static void
+tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
+{
+	struct ewyk_http_conn *c = arg;
+	uint8_t kind = c->tmo;
+
+	RTE_SET_USED(w);
+	RTE_SET_USED(t);
+	c->tmo = HT_NONE;
+	switch (kind) {
+	case HT_HEADER:
+	case HT_BODY:
+		if (kind == HT_HEADER)
+			HTTP_CTR(c->srv, TIMEOUT_HEADER, 1);
+		else
+			HTTP_CTR(c->srv, TIMEOUT_BODY, 1);
+		if (!c->responded) {
+			c->st = HC_WAIT;
+			http_conn_error(c, 408);
+		} else {
+			http_conn_abort(c);
+			http_conn_run(c);
+		}
+		break;
+	case HT_IDLE:
+		HTTP_CTR(c->srv, TIMEOUT_IDLE, 1);
+		c->close_after = 1;
+		c->st = HC_WAIT;
+		c->resp_done = 1;
+		http_conn_run(c);
+		break;
+	case HT_WRITE:
+		HTTP_CTR(c->srv, TIMEOUT_WRITE, 1);
+		http_conn_abort(c);
+		http_conn_run(c);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+http_conn_timer(struct ewyk_http_conn *c, enum http_tmo kind, uint32_t ms)
+{
+	struct ewyk_twheel *w = c->srv->conf.wheel;
+
+	c->tmo = (uint8_t)kind;
+	ewyk_twheel_arm(w, &c->tmr, ewyk_twheel_now(w) +
+			(uint64_t)ms * c->srv->hz_ms, tmo_cb, c);
+}
+
+static void
+timer_stop(struct ewyk_http_conn *c)
+{
+	if (c->tmo != HT_NONE)
+		ewyk_twheel_cancel(c->srv->conf.wheel, &c->tmr);
+	c->tmo = HT_NONE;
+}
+
+/* Reset the TCP connection; the object stays while a response is owed. */
+void
+http_conn_abort(struct ewyk_http_conn *c)
+{
+	if (c->tcp != NULL) {
+		ewyk_tcp_abort(c->tcp);
+		c->tcp = NULL;
+	}
+}
+
+/* Close after the queued bytes. Returns 1: the object is gone. */
+static int
+conn_close(struct ewyk_http_conn *c)
+{
+	if (c->tcp != NULL && c->tx != NULL) {
+		c->closing = 1;
+		timer_stop(c);
+		http_conn_timer(c, HT_WRITE, c->srv->conf.write_timeout_ms);
+		return 0;
+	}
+	if (c->tcp != NULL)
+		ewyk_tcp_close(c->tcp);
+	c->tcp = NULL;
+	conn_release(c);
+	return 1;
+}
+
+/* ---- requests ---- */
+
+static void
+handler_call(struct ewyk_http_conn *c, const struct ewyk_http_route *rt)
+{
+	struct ewyk_http_server *s = c->srv;
+	int r = 1;
+
+	if (rt->invocation != EWYK_INVOKE_NON_BLOCKING) {
+		if (s->conf.dispatch != NULL)
+			r = s->conf.dispatch(s->conf.dispatch_arg, c, rt);
+		else if (rt->invocation == EWYK_INVOKE_BLOCKING)
+			r = -ENOTSUP;
+		if (r == 0) {
+			if (!c->responded) {
+				c->pending = 1;
+				HTTP_CTR(s, PENDING, 1);
+			}
+			return;
+		}
+		if (r < 0 || rt->invocation == EWYK_INVOKE_BLOCKING) {
+			HTTP_CTR(s, DISPATCH_REFUSED, 1);
+			if (!c->responded)
+				ewyk_http_respond(c, 503, "text/plain", NULL,
+						"Service Unavailable\n", 20);
+			return;
+		}
+	}
+	c->in_handler = 1;
+	r = ((ewyk_http_handler_t)rt->handler)(c, &c->req, rt->arg);
+	c->in_handler = 0;
+	if (r == EWYK_HTTP_PENDING && !c->responded) {
+		c->pending = 1;
+		HTTP_CTR(s, PENDING, 1);
+	} else if (!c->responded && c->body_cb == NULL) {
+		/* Neither answered nor reading the body to answer after. */
+		ewyk_http_respond(c, 500, "text/plain", NULL,
+				"Internal Server Error\n", 22);
+	}
+}
+
+static void
+request_route(struct ewyk_http_conn *c)
+{
+	const struct ewyk_http_route *rt;
+	uint32_t allow = 0;
+	char extra[96];
+	int ret;
+
+	ret = ewyk_http_route_lookup(c->srv->conf.router, c->req.method_id,
+			c->req.path, &rt, &allow);
+	if (ret == 0) {
+		handler_call(c, rt);
+		return;
+	}
+	if (ret == -ENOTSUP) {
+		memcpy(extra, "Allow: ", 7);
+		ret = ewyk_http_allow_format(extra + 7, sizeof(extra) - 9, allow);
+		if (ret > 0) {
+			memcpy(extra + 7 + ret, "\r\n", 3);
+			ewyk_http_respond(c, 405, "text/plain", extra,
+					"Method Not Allowed\n", 19);
+			return;
+		}
+	}
+	ewyk_http_respond(c, 404, "text/plain", NULL, "Not Found\n", 10);
+}
+
+static void
+parse_error_count(struct ewyk_http_server *s, uint16_t status)
+{
+	switch (status) {
+	case 413: HTTP_CTR(s, PARSE_ERR_413, 1); break;
+	case 414: HTTP_CTR(s, PARSE_ERR_414, 1); break;
+	case 417: HTTP_CTR(s, PARSE_ERR_417, 1); break;
+	case 431: HTTP_CTR(s, PARSE_ERR_431, 1); break;
+	case 501: HTTP_CTR(s, PARSE_ERR_501, 1); break;
+	case 505: HTTP_CTR(s, PARSE_ERR_505, 1); break;
+	default: HTTP_CTR(s, PARSE_ERR_400, 1); break;
+	}
+}
+
+static inline uint32_t
+rx_avail(const struct ewyk_http_conn *c)
+{
+	return c->rx == NULL ? 0 : c->rx->pkt_len - c->rx_off;
+}
+
+/* One step of head parsing. Returns 1 to go on, 0 to wait. */
+static int
+head_step(struct ewyk_http_conn *c)
+{
+	struct ewyk_http_server *s = c->srv;
+	uint32_t n = 0;
+	int ret;
+
+	if (rx_avail(c) == 0) {
+		if (c->eof) {
+			c->close_after = 1;
+			c->st = HC_WAIT;
+			c->resp_done = 1;
+			return 1;
+		}
+		return 0;
+	}
+	if (c->tmo != HT_HEADER)
+		http_conn_timer(c, HT_HEADER, s->conf.header_timeout_ms);
+	ret = ewyk_http_parse_mbuf(&c->p, &c->req, c->rx, c->rx_off, &n);
+	c->rx_off += n;
+	if (ret == EWYK_HTTP_AGAIN)
+		return c->eof ? head_step(c) : 0;
+	if (ret != EWYK_HTTP_DONE) {
+		uint16_t st = ret == -EBADMSG ? c->p.status : 400;
+
+		parse_error_count(s, st);
+		timer_stop(c);
+		c->st = HC_WAIT;
+		http_conn_error(c, st);
+		return 1;
+	}
+	HTTP_CTR(s, REQUESTS, 1);
+	timer_stop(c);
+	if (c->req.framing != EWYK_HTTP_BODY_NONE) {
+		ewyk_http_body_init(&c->b, &c->req, &s->conf.lim);
+		c->st = HC_BODY;
+	} else {
+		c->st = HC_WAIT;
+	}
+	request_route(c);
+	/* The request's views die here. */
+	if (c->tcp != NULL)
+		conn_consume(c);
+	return 1;
+}
+
+/* One step of body reading. Returns 1 to go on, 0 to wait. */
+static int
+body_step(struct ewyk_http_conn *c)
+{
+	struct ewyk_http_server *s = c->srv;
+	struct ewyk_http_view data;
+	uint32_t n = 0;
+	int ret;
+
+	if (c->resp_done && c->close_after) {
+		c->st = HC_WAIT; /* nothing more to read for */
+		return 1;
+	}
+	if (c->body_paused) {
+		if (c->tmo == HT_BODY)
+			timer_stop(c);
+		return 0;
+	}
+	if (rx_avail(c) == 0) {
+		/* The last data piece may have ended the body. */
+		ret = ewyk_http_body_parse(&c->b, NULL, 0, &n, &data);
+		if (ret == EWYK_HTTP_AGAIN && c->eof) {
+			c->close_after = 1;
+			if (!c->responded)
+				http_conn_abort(c);
+			c->st = HC_WAIT;
+			return 1;
+		}
+		if (ret == EWYK_HTTP_AGAIN) {
+			if (c->tmo != HT_WRITE)
+				http_conn_timer(c, HT_BODY,
+						s->conf.body_timeout_ms);
+			return 0;
+		}
+	} else {
+		ret = ewyk_http_body_parse_mbuf(&c->b, c->rx, c->rx_off, &n,
+				&data);
+	}
+	c->rx_off += n;
+	if (ret == EWYK_HTTP_DATA) {
+		c->body_started = 1;
+		if (c->body_cb != NULL && c->body_cb(c, data.p, data.len, 0,
+				c->body_arg) == EWYK_HTTP_PENDING)
+			c->body_paused = 1;
+	} else if (ret == EWYK_HTTP_DONE) {
+		c->st = HC_WAIT;
+		if (c->tmo == HT_BODY)
+			timer_stop(c);
+		if (c->body_cb != NULL)
+			c->body_cb(c, NULL, 0, 1, c->body_arg);
+		if (!c->responded && !c->pending)
+			ewyk_http_respond(c, 500, "text/plain", NULL,
+					"Internal Server Error\n", 22);
+	} else if (ret != EWYK_HTTP_AGAIN) {
+		HTTP_CTR(s, PARSE_ERR_BODY, 1);
+		c->st = HC_WAIT;
+		c->close_after = 1;
+		if (!c->responded)
+			http_conn_error(c, ret == -EBADMSG ? c->b.status : 400);
+		return 1;
+	}
+	if (c->tcp != NULL)
+		conn_consume(c);
+	return 1;
+}
+
+void
+http_conn_run(struct ewyk_http_conn *c)
+{
+	if (c->in_run || !c->used)
+		return;
+	c->in_run = 1;
+	for (;;) {
+		if (c->tcp == NULL) {
+			/* Gone: keep the object while a response is owed. */
+			if (c->pending && !c->resp_done)
+				break;
+			c->in_run = 0;
+			conn_release(c);
+			return;
+		}
+		if (c->closing)
+			break;
+		if (c->st == HC_HEAD) {
+			/* TCP refused our last bytes: parse no further request
+			 * until they went (writable), so that a peer that does
+			 * not read cannot make us queue responses. */
+			if (c->tx != NULL)
+				break;
+			if (!head_step(c))
+				break;
+		} else if (c->st == HC_BODY) {
+			if (!body_step(c))
+				break;
+		} else {
+			if (!c->resp_done)
+				break;
+			if (c->close_after || !c->req.keep_alive || c->eof) {
+				c->in_run = 0;
+				conn_close(c);
+				return;
+			}
+			conn_consume(c);
+			conn_reset_request(c);
+			if (rx_avail(c) == 0 && c->tx == NULL)
+				http_conn_timer(c, HT_IDLE,
+						c->srv->conf.idle_timeout_ms);
+		}
+	}
+	c->in_run = 0;
+}
+
+int
+ewyk_http_read_body(struct ewyk_http_conn *c, ewyk_http_body_cb_t cb,
+		void *arg)
+{
+	struct rte_mbuf *m;
+	static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+
+	if (c == NULL || cb == NULL || !c->in_handler)
+		return -EINVAL;
+	if (c->st != HC_BODY)
+		return -ENOENT;
+	c->body_cb = cb;
+	c->body_arg = arg;
+	if (c->req.expect_continue && !c->responded && c->tcp != NULL) {
+		m = rte_pktmbuf_alloc(c->srv->conf.pool);
+		if (m == NULL)
+			return -ENOMEM;
+		memcpy(rte_pktmbuf_append(m, sizeof(cont) - 1), cont,
+				sizeof(cont) - 1);
+		HTTP_CTR(c->srv, CONTINUE_SENT, 1);
+		http_conn_count_status(c->srv, 100);
+		http_conn_send(c, m);
+	}
+	return 0;
+}
+
+int
+ewyk_http_body_resume(struct ewyk_http_conn *c)
+{
+	if (c == NULL || !c->used || !c->body_paused)
+		return -EINVAL;
+	c->body_paused = 0;
+	http_conn_run(c);
+	return 0;
+}
+
+int
+ewyk_http_conn_alive(const struct ewyk_http_conn *c)
+{
+	return c != NULL && c->tcp != NULL;
+}
+
+/* ---- lib/tcp events ---- */
+
+static int
+ev_accept(void *listen_arg, struct ewyk_tcp_conn *tc)
+{
+	struct ewyk_http_server *s = listen_arg;
+	struct ewyk_http_conn *c;
+
+	if (s->free_head == UINT32_MAX) {
+		HTTP_CTR(s, CONN_REFUSED, 1);
+		return -ENOBUFS;
+	}
+	c = &s->conns[s->free_head];
+	s->free_head = c->next_free;
+	s->in_use++;
+	c->used = 1;
+	c->tcp = tc;
+	c->rx = NULL;
+	c->rx_off = 0;
+	c->tx = NULL;
+	c->eof = 0;
+	c->closing = 0;
+	c->in_run = 0;
+	c->in_handler = 0;
+	conn_reset_request(c);
+	ewyk_tcp_conn_set_ctx(tc, c);
+	HTTP_CTR(s, CONN_ACCEPTED, 1);
+	http_conn_timer(c, HT_HEADER, s->conf.header_timeout_ms);
+	return 0;
+}
+
+static void
+ev_recv(void *ctx, struct ewyk_tcp_conn *tc, struct rte_mbuf *m)
+{
+	struct ewyk_http_conn *c = ctx;
+
+	RTE_SET_USED(tc);
+	if (c->rx == NULL) {
+		c->rx = m;
+	} else if (rte_pktmbuf_chain(c->rx, m) != 0) {
+		rte_pktmbuf_free(m);
+		http_conn_abort(c);
+	}
+	if (c->tmo == HT_IDLE)
+		timer_stop(c);
+	http_conn_run(c);
+}
+
+static void
+ev_eof(void *ctx, struct ewyk_tcp_conn *tc)
+{
+	struct ewyk_http_conn *c = ctx;
+
+	RTE_SET_USED(tc);
+	c->eof = 1;
+	http_conn_run(c);
+}
+
+static void
+ev_writable(void *ctx, struct ewyk_tcp_conn *tc)
+{
+	struct ewyk_http_conn *c = ctx;
+
+	RTE_SET_USED(tc);
+	if (c->tx != NULL && http_conn_send(c, NULL) != 0)
+		http_conn_abort(c);
+	if (c->closing) {
+		if (c->tx == NULL || c->tcp == NULL) {
+			c->closing = 0;
+			conn_close(c);
+		}
+		return;
+	}
+	if (c->tx == NULL && c->tmo == HT_WRITE)
+		timer_stop(c);
+	if (c->prod != NULL)
+		http_conn_pump(c);
+	else
+		http_conn_run(c);
+	if (c->used && c->tcp != NULL && c->st == HC_HEAD &&
+			c->tmo == HT_NONE && rx_avail(c) == 0)
+		http_conn_timer(c, HT_IDLE, c->srv->conf.idle_timeout_ms);
+}
+
+static void
+ev_closed(void *ctx, struct ewyk_tcp_conn *tc, int err)
+{
+	struct ewyk_http_conn *c = ctx;
+
+	RTE_SET_USED(tc);
+	RTE_SET_USED(err);
+	c->tcp = NULL;
+	c->closing = 0;
+	c->prod = NULL;
+	if (c->pending && !c->resp_done) {
+		timer_stop(c);
+		return;
+	}
+	if (!c->in_run)
+		conn_release(c);
+}
+
+static const struct ewyk_tcp_ops http_tcp_ops = {
+	.accept = ev_accept,
+	.recv = ev_recv,
+	.eof = ev_eof,
+	.writable = ev_writable,
+	.closed = ev_closed,
+};
+
+const struct ewyk_tcp_ops *
+ewyk_http_server_tcp_ops(void)
+{
+	return &http_tcp_ops;
+}
+
+/* ---- server ---- */
+
+struct ewyk_http_server *
+ewyk_http_server_create(const struct ewyk_http_server_conf *conf)
+{
+	struct ewyk_http_server *s;
+	uint32_t i, mh = EWYK_HTTP_DEF_MAX_HEADERS;
+
+	if (conf == NULL || conf->wheel == NULL || conf->pool == NULL ||
+			conf->router == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	s = rte_zmalloc_socket("ewyk_http_server", sizeof(*s),
+			RTE_CACHE_LINE_SIZE, conf->socket_id);
+	if (s == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	s->conf = *conf;
+	if (s->conf.max_conns == 0)
+		s->conf.max_conns = 1024;
+	if (s->conf.header_timeout_ms == 0)
+		s->conf.header_timeout_ms = 10000;
+	if (s->conf.body_timeout_ms == 0)
+		s->conf.body_timeout_ms = 30000;
+	if (s->conf.idle_timeout_ms == 0)
+		s->conf.idle_timeout_ms = 60000;
+	if (s->conf.write_timeout_ms == 0)
+		s->conf.write_timeout_ms = 30000;
+	s->hz_ms = rte_get_tsc_hz() / 1000;
+	s->scratch_size = ewyk_http_scratch_size(&s->conf.lim);
+	s->conns = rte_zmalloc_socket("ewyk_http_conns", sizeof(s->conns[0]) *
+			s->conf.max_conns, RTE_CACHE_LINE_SIZE, conf->socket_id);
+	s->hdrs = rte_zmalloc_socket("ewyk_http_hdrs", sizeof(s->hdrs[0]) * mh *
+			s->conf.max_conns, RTE_CACHE_LINE_SIZE, conf->socket_id);
+	s->scratch = rte_malloc_socket("ewyk_http_scratch", (size_t)
+			s->scratch_size * s->conf.max_conns, RTE_CACHE_LINE_SIZE,
+			conf->socket_id);
+	if (s->conns == NULL || s->hdrs == NULL || s->scratch == NULL) {
+		ewyk_http_server_free(s);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	s->free_head = UINT32_MAX;
+	for (i = s->conf.max_conns; i-- > 0;) {
+		struct ewyk_http_conn *c = &s->conns[i];
+
+		c->srv = s;
+		ewyk_twheel_timer_init(&c->tmr);
+		ewyk_http_parser_init(&c->p, &s->conf.lim, s->scratch +
+				(size_t)i * s->scratch_size, s->scratch_size);
+		c->req.headers = s->hdrs + (size_t)i * mh;
+		c->req.max_headers = (uint16_t)mh;
+		c->next_free = s->free_head;
+		s->free_head = i;
+	}
+	return s;
+}
+
+void
+ewyk_http_server_free(struct ewyk_http_server *s)
+{
+	if (s == NULL)
+		return;
+	if (s->conns != NULL) {
+		uint32_t i;
+
+		for (i = 0; i < s->conf.max_conns; i++) {
+			if (!s->conns[i].used)
+				continue;
+			http_conn_abort(&s->conns[i]);
+			conn_release(&s->conns[i]);
+		}
+	}
+	rte_free(s->conns);
+	rte_free(s->hdrs);
+	rte_free(s->scratch);
+	rte_free(s);
+}
+
+void
+ewyk_http_server_set_time(struct ewyk_http_server *s, uint64_t unix_sec)
+{
+	ewyk_http_date_update(&s->date, unix_sec);
+}
+
+uint64_t
+ewyk_http_server_counter(const struct ewyk_http_server *s,
+		enum ewyk_http_counter ctr)
+{
+	if (s == NULL || (unsigned int)ctr >= EWYK_HTTP_C_MAX)
+		return 0;
+	return s->ctr[ctr];
+}
+
+const char *
+ewyk_http_counter_name(enum ewyk_http_counter ctr)
+{
+	if ((unsigned int)ctr >= EWYK_HTTP_C_MAX)
+		return NULL;
+	return http_ctr_desc[ctr].name;
+}
+
+uint32_t
+ewyk_http_server_conns(const struct ewyk_http_server *s)
+{
+	return s == NULL ? 0 : s->in_use;
+}
+
+int
+ewyk_http_server_prometheus(const struct ewyk_http_server *const *srv,
+		unsigned int n, char *buf, size_t size)
+{
+	struct ewyk_prom_series *ser;
+	char (*labels)[24];
+	unsigned int i;
+	int ret;
+
+	if (srv == NULL && n > 0)
+		return -EINVAL;
+	ser = calloc(n + 1, sizeof(*ser));
+	labels = calloc(n + 1, sizeof(*labels));
+	if (ser == NULL || labels == NULL) {
+		free(ser);
+		free(labels);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		if (srv[i] == NULL) {
+			free(ser);
+			free(labels);
+			return -EINVAL;
+		}
+		snprintf(labels[i], sizeof(labels[i]), "shard=\"%u\"",
+				srv[i]->conf.shard_id);
+		ser[i].labels = labels[i];
+		ser[i].vals = srv[i]->ctr;
+	}
+	ret = ewyk_ctr_prometheus(buf, size, "ewyk_http", http_ctr_desc,
+			EWYK_HTTP_C_MAX, ser, n);
+	free(ser);
+	free(labels);
+	return ret;
+}

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Connection layer, response side: one API for whole and streamed bodies,
+ * written through lib/tcp under its flow control (a producer is called
+ * only while ewyk_tcp_send_space() says TCP takes bytes).
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+
+#include <ewyk_tcp.h>
+
+#include "http_private.h"
+
+void
+http_conn_count_status(struct ewyk_http_server *s, uint16_t status)
+{
+	switch (status / 100) {
+	case 1: HTTP_CTR(s, RESP_1XX, 1); return;
+	case 2: HTTP_CTR(s, RESP_2XX, 1); return;
+	case 3: HTTP_CTR(s, RESP_3XX, 1); return;
+	case 4: HTTP_CTR(s, RESP_4XX, 1); break;
+	default: HTTP_CTR(s, RESP_5XX, 1); break;
+	}
+	switch (status) {
+	case 400: HTTP_CTR(s, RESP_400, 1); break;
+	case 404: HTTP_CTR(s, RESP_404, 1); break;
+	case 405: HTTP_CTR(s, RESP_405, 1); break;
+	case 408: HTTP_CTR(s, RESP_408, 1); break;
+	case 413: HTTP_CTR(s, RESP_413, 1); break;
+	case 414: HTTP_CTR(s, RESP_414, 1); break;
+	case 417: HTTP_CTR(s, RESP_417, 1); break;
+	case 431: HTTP_CTR(s, RESP_431, 1); break;
+	case 500: HTTP_CTR(s, RESP_500, 1); break;
+	case 501: HTTP_CTR(s, RESP_501, 1); break;
+	case 503: HTTP_CTR(s, RESP_503, 1); break;
+	case 504: HTTP_CTR(s, RESP_504, 1); break;
+	case 505: HTTP_CTR(s, RESP_505, 1); break;
+	default:
+		if (status / 100 == 4)
+			HTTP_CTR(s, RESP_4XX_OTHER, 1);
+		else
+			HTTP_CTR(s, RESP_5XX_OTHER, 1);
+	}
+}
+
+/*
+ * Hand bytes to TCP, after whatever it refused before (kept in c->tx, in
+ * order). Returns 0 (sent or queued) or -ENOTCONN.
+ */
+int
+http_conn_send(struct ewyk_http_conn *c, struct rte_mbuf *m)
+{
+	int ret;
+
+	if (c->tcp == NULL) {
+		rte_pktmbuf_free(m);
+		return -ENOTCONN;
+	}
+	if (m != NULL) {
+		HTTP_CTR(c->srv, BYTES_OUT, m->pkt_len);
+		if (c->tx == NULL)
+			c->tx = m;
+		else if (rte_pktmbuf_chain(c->tx, m) != 0) {
+			rte_pktmbuf_free(m);
+			return -ENOBUFS;
+		}
+	}
+	if (c->tx == NULL)
+		return 0;
+	ret = ewyk_tcp_send(c->tcp, c->tx);
+	if (ret == 0) {
+		c->tx = NULL;
+		return 0;
+	}
+	if (ret == -EAGAIN) {
+		http_conn_timer(c, HT_WRITE, c->srv->conf.write_timeout_ms);
+		return 0;
+	}
+	return ret;
+}
+
+/* Response head in a fresh mbuf. */
+static struct rte_mbuf *
+head_mbuf(struct ewyk_http_conn *c, uint16_t status, const char *ctype,
+		const char *extra, int framing, uint64_t len)
+{
+	struct ewyk_http_response r;
+	struct rte_mbuf *m;
+
+	m = rte_pktmbuf_alloc(c->srv->conf.pool);
+	if (m == NULL)
+		return NULL;
+	memset(&r, 0, sizeof(r));
+	r.status = status;
+	r.framing = (uint8_t)framing;
+	r.content_length = len;
+	r.content_type = ctype;
+	r.extra = extra;
+	if (!c->req.keep_alive || c->close_after || c->eof)
+		r.connection = EWYK_HTTP_CONN_CLOSE;
+	else if (c->req.version_minor == 0)
+		r.connection = EWYK_HTTP_CONN_KEEP_ALIVE;
+	if (ewyk_http_response_head_mbuf(m, &r, &c->srv->date) != 0) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* The response is in TCP's hands (or queued for it) whole. */
+static void
+resp_finished(struct ewyk_http_conn *c)
+{
+	c->resp_done = 1;
+	c->prod = NULL;
+	if (!c->in_run)
+		http_conn_run(c);
+}
+
+static int
+resp_start(struct ewyk_http_conn *c, uint16_t status)
+{
+	if (c == NULL || !c->used || status < 200 || status > 999)
+		return -EINVAL;
+	/* Answered already (and maybe waiting for the next request). */
+	if (c->responded || c->st == HC_HEAD)
+		return -EALREADY;
+	c->responded = 1;
+	c->status = status;
+	http_conn_count_status(c->srv, status);
+	/* A client that expected 100 and did not get it may never send the
+	 * body: do not wait for it, close after the response. */
+	if (c->st == HC_BODY && c->req.expect_continue && !c->body_started &&
+			c->body_cb == NULL)
+		c->close_after = 1;
+	return 0;
+}
+
+int
+ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
+		const char *content_type, const char *extra, const void *body,
+		uint32_t len)
+{
+	struct rte_mbuf *m, *last;
+	const char *p = body;
+	int ret;
+
+	if (body == NULL && len > 0)
+		return -EINVAL;
+	ret = resp_start(c, status);
+	if (ret != 0)
+		return ret;
+	if (c->tcp == NULL) {
+		resp_finished(c);
+		return 0;
+	}
+	m = head_mbuf(c, status, content_type, extra, EWYK_HTTP_BODY_LENGTH, len);
+	if (m == NULL)
+		goto nomem;
+	last = m;
+	while (!c->req.head && len > 0) {
+		uint32_t n = RTE_MIN(len, (uint32_t)rte_pktmbuf_tailroom(last));
+		char *d;
+
+		if (n == 0) {
+			struct rte_mbuf *s = rte_pktmbuf_alloc(c->srv->conf.pool);
+
+			if (s == NULL || rte_pktmbuf_chain(m, s) != 0) {
+				rte_pktmbuf_free(s);
+				rte_pktmbuf_free(m);
+				goto nomem;
+			}
+			last = s;
+			continue;
+		}
+		d = rte_pktmbuf_append(m, (uint16_t)n);
+		if (d == NULL) { /* not the last segment's room: append there */
+			d = rte_pktmbuf_mtod_offset(last, char *, last->data_len);
+			last->data_len += (uint16_t)n;
+			m->pkt_len += n;
+		}
+		memcpy(d, p, n);
+		p += n;
+		len -= n;
+	}
+	if (http_conn_send(c, m) != 0)
+		goto nomem;
+	resp_finished(c);
+	return 0;
+nomem:
+	http_conn_abort(c);
+	resp_finished(c);
+	return -ENOMEM;
+}
+
+int
+ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
+		const char *content_type, const char *extra, uint64_t len,
+		ewyk_http_producer_t prod, void *arg)
+{
+	struct rte_mbuf *m;
+	int chunked = len == EWYK_HTTP_LEN_CHUNKED;
+	int ret;
+
+	if (prod == NULL)
+		return -EINVAL;
+	ret = resp_start(c, status);
+	if (ret != 0)
+		return ret;
+	if (c->tcp == NULL) {
+		resp_finished(c);
+		return 0;
+	}
+	m = head_mbuf(c, status, content_type, extra, chunked ?
+			EWYK_HTTP_BODY_CHUNKED : EWYK_HTTP_BODY_LENGTH,
+			chunked ? 0 : len);
+	if (m == NULL || http_conn_send(c, m) != 0) {
+		http_conn_abort(c);
+		resp_finished(c);
+		return -ENOMEM;
+	}
+	if (c->req.head || (!chunked && len == 0)) {
+		resp_finished(c);
+		return 0;
+	}
+	c->prod = prod;
+	c->prod_arg = arg;
+	c->prod_left = len;
+	c->prod_off = 0;
+	c->chunked = (uint8_t)chunked;
+	return http_conn_pump(c);
+}
+
+/*
+ * Produce while TCP takes bytes. Returns 0, or a negative errno after
+ * which the connection has been aborted.
+ */
+int
+http_conn_pump(struct ewyk_http_conn *c)
+{
+	while (c->prod != NULL) {
+		struct rte_mbuf *m;
+		uint32_t space, room;
+		int n;
+
+		if (c->tcp == NULL)
+			goto fail;
+		if (c->tx != NULL) {
+			if (http_conn_send(c, NULL) != 0)
+				goto fail;
+			if (c->tx != NULL)
+				return 0; /* writable follows */
+		}
+		space = ewyk_tcp_send_space(c->tcp);
+		/* With the buffer (nearly) full, one more mbuf is made: TCP
+		 * refuses it, keeps it for later in c->tx, and that refusal is
+		 * what brings the writable event. */
+		if (space < 64)
+			space = UINT16_MAX;
+		m = rte_pktmbuf_alloc(c->srv->conf.pool);
+		if (m == NULL)
+			goto fail;
+		room = rte_pktmbuf_tailroom(m) - (c->chunked ? 2 : 0);
+		room = RTE_MIN(room, space - (c->chunked ? 32 : 0));
+		if (!c->chunked && c->prod_left < room)
+			room = (uint32_t)c->prod_left;
+		n = c->prod(c, rte_pktmbuf_mtod(m, char *), room, c->prod_off,
+				c->prod_arg);
+		if (n == -EAGAIN) {
+			/* Nothing now: ewyk_http_stream_resume() follows. */
+			rte_pktmbuf_free(m);
+			if (c->tmo == HT_WRITE)
+				ewyk_twheel_cancel(c->srv->conf.wheel, &c->tmr);
+			if (c->tmo == HT_WRITE)
+				c->tmo = HT_NONE;
+			return 0;
+		}
+		if (n < 0 || (uint32_t)n > room || (n == 0 && !c->chunked)) {
+			rte_pktmbuf_free(m);
+			goto fail;
+		}
+		if (n == 0) {
+			if (ewyk_http_chunk_last_mbuf(m) != 0 ||
+					http_conn_send(c, m) != 0)
+				goto fail;
+			resp_finished(c);
+			return 0;
+		}
+		rte_pktmbuf_append(m, (uint16_t)n);
+		if (c->chunked && ewyk_http_chunk_wrap_mbuf(m) != 0) {
+			rte_pktmbuf_free(m);
+			goto fail;
+		}
+		c->prod_off += (uint64_t)n;
+		if (!c->chunked)
+			c->prod_left -= (uint64_t)n;
+		if (http_conn_send(c, m) != 0)
+			goto fail;
+		if (!c->chunked && c->prod_left == 0) {
+			resp_finished(c);
+			return 0;
+		}
+	}
+	return 0;
+fail:
+	http_conn_abort(c);
+	resp_finished(c);
+	return -ECONNABORTED;
+}
+
+int
+ewyk_http_stream_resume(struct ewyk_http_conn *c)
+{
+	if (c == NULL || !c->used || c->prod == NULL)
+		return -EINVAL;
+	if (c->tx != NULL)
+		return 0; /* writable follows and pumps */
+	return http_conn_pump(c);
+}
+
+/* Answer an error the connection made itself, and close after it. */
+int
+http_conn_error(struct ewyk_http_conn *c, uint16_t status)
+{
+	c->close_after = 1;
+	return ewyk_http_respond(c, status, "text/plain", NULL,
+			ewyk_http_reason(status), (uint32_t)strlen(
+			ewyk_http_reason(status)));
+}
