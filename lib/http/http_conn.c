@@ -200,10 +200,10 @@ handler_call(struct ewyk_http_conn *c, const struct ewyk_http_route *rt)
 	struct ewyk_http_server *s = c->srv;
 	int r = 1;
 
-	if (rt->invocation != EWYK_INVOKE_NON_BLOCKING) {
+	if (rt->invocation != EWYK_STRATEGY_INVOKE_NON_BLOCKING) {
 		if (s->conf.dispatch != NULL)
 			r = s->conf.dispatch(s->conf.dispatch_arg, c, rt);
-		else if (rt->invocation == EWYK_INVOKE_BLOCKING)
+		else if (rt->invocation == EWYK_STRATEGY_INVOKE_BLOCKING)
 			r = -ENOTSUP;
 		if (r == 0) {
 			if (!c->responded) {
@@ -212,7 +212,7 @@ handler_call(struct ewyk_http_conn *c, const struct ewyk_http_route *rt)
 			}
 			return;
 		}
-		if (r < 0 || rt->invocation == EWYK_INVOKE_BLOCKING) {
+		if (r < 0 || rt->invocation == EWYK_STRATEGY_INVOKE_BLOCKING) {
 			HTTP_CTR(s, DISPATCH_REFUSED, 1);
 			if (!c->responded)
 				ewyk_http_respond(c, 503, "text/plain", NULL,

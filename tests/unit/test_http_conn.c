@@ -472,29 +472,29 @@ setup_conf(struct ewyk_http_server_conf *hc)
 	W.rt = ewyk_http_router_create(16, SOCKET_ID_ANY);
 	assert_non_null(W.rt);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/", 0, EWYK_HTTP_M(EWYK_HTTP_GET),
-			EWYK_INVOKE_NON_BLOCKING, (void *)h_hello, NULL), 0);
+			EWYK_STRATEGY_INVOKE_NON_BLOCKING, (void *)h_hello, NULL), 0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/n/", 1, EWYK_HTTP_M(EWYK_HTTP_GET),
-			EWYK_INVOKE_NON_BLOCKING, (void *)h_name, NULL), 0);
+			EWYK_STRATEGY_INVOKE_NON_BLOCKING, (void *)h_name, NULL), 0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/bytes/", 1,
-			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_INVOKE_NON_BLOCKING,
+			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING,
 			(void *)h_bytes, NULL), 0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/chunked", 0,
-			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_INVOKE_NON_BLOCKING,
+			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING,
 			(void *)h_chunked, NULL), 0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/defer/", 1,
-			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_INVOKE_NON_BLOCKING,
+			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING,
 			(void *)h_defer, NULL), 0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/upload", 0,
-			EWYK_HTTP_M(EWYK_HTTP_POST), EWYK_INVOKE_NON_BLOCKING,
+			EWYK_HTTP_M(EWYK_HTTP_POST), EWYK_STRATEGY_INVOKE_NON_BLOCKING,
 			(void *)h_upload, NULL), 0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/slowupload", 0,
-			EWYK_HTTP_M(EWYK_HTTP_POST), EWYK_INVOKE_NON_BLOCKING,
+			EWYK_HTTP_M(EWYK_HTTP_POST), EWYK_STRATEGY_INVOKE_NON_BLOCKING,
 			(void *)h_upload, (void *)1), 0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/trickle", 0,
-			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_INVOKE_NON_BLOCKING,
+			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING,
 			(void *)h_trickle, NULL), 0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/block", 0,
-			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_INVOKE_BLOCKING,
+			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_BLOCKING,
 			(void *)h_hello, NULL), 0);
 	hc->wheel = W.w;
 	hc->pool = mp;
