@@ -43,9 +43,9 @@ enum httpd_task_ctr {
 
 /* Loop counters of one lcore (who did the work); written by it only. */
 struct httpd_lcore_stats {
-	uint64_t iters;        /* loop iterations (any shard) */
-	uint64_t busy_cycles;  /* cycles of iterations that had packets */
-	uint64_t busy_pkts;    /* packets those iterations took */
+	uint64_t iters;       /* loop iterations (any shard) */
+	uint64_t busy_cycles; /* cycles of iterations that had packets */
+	uint64_t busy_pkts;   /* packets those iterations took */
 	uint64_t mode[EWYK_STRATEGY_MODE_MAX]; /* tasks run here, by mode */
 };
 
@@ -54,21 +54,21 @@ struct httpd;
 /* One shard: its network, TCP, wheel, purgatory and producer. */
 struct httpd_shard {
 	uint16_t id;
-	unsigned int home;             /* lcore id of its worker */
+	unsigned int home; /* lcore id of its worker */
 	struct httpd *app;
 	struct ewyk_net_shard *shard;
-	struct rte_mempool *pool;      /* mbufs */
-	struct ewyk_tcp *tcp;          /* TCP of the shard (tcp_services.c) */
-	struct ewyk_twheel *wheel;     /* one wheel: TCP timers, deadlines */
-	struct ewyk_purgatory *purg;   /* dispatched tasks (slow_echo.c) */
-	struct ewyk_pool *conns;       /* service connections */
-	struct ewyk_pool *tasks;       /* slow-echo task objects */
+	struct rte_mempool *pool;    /* mbufs */
+	struct ewyk_tcp *tcp;        /* TCP of the shard (tcp_services.c) */
+	struct ewyk_twheel *wheel;   /* one wheel: TCP timers, deadlines */
+	struct ewyk_purgatory *purg; /* dispatched tasks (slow_echo.c) */
+	struct ewyk_pool *conns;     /* service connections */
+	struct ewyk_pool *tasks;     /* slow-echo task objects */
 	struct ewyk_strategy_producer *producer;
 	/* produce() output of the current iteration. */
 	struct ewyk_strategy_task *out;
 	unsigned int out_n, out_max;
-	uint64_t now;                  /* TSC of the current iteration */
-	uint64_t prev;                 /* ...of the previous one */
+	uint64_t now;  /* TSC of the current iteration */
+	uint64_t prev; /* ...of the previous one */
 	uint16_t prev_n;
 	/* Counters, written by the holder. */
 	uint64_t task[HTTPD_TASK_CTR_MAX] __rte_cache_aligned;
@@ -77,8 +77,8 @@ struct httpd_shard {
 /* One lcore. */
 struct httpd_lcore {
 	unsigned int lcore_id;
-	bool reserved;                 /* holds no shard of its own */
-	int shard;                     /* home shard index, -1 if reserved */
+	bool reserved; /* holds no shard of its own */
+	int shard;     /* home shard index, -1 if reserved */
 	struct httpd *app;
 	struct httpd_lcore_stats ls;
 } __rte_cache_aligned;
@@ -87,30 +87,31 @@ struct httpd_conf {
 	uint16_t nb_ips;
 	rte_be32_t ip[EWYK_NET_MAX_PORTS];
 	uint8_t prefix[EWYK_NET_MAX_PORTS];
-	unsigned int stats_interval;   /* seconds; 0: only at exit */
+	unsigned int stats_interval; /* seconds; 0: only at exit */
 	uint16_t mtu;
 	uint16_t vlan;
-	unsigned int nb_mbufs;         /* per shard */
-	char mbuf_ops[RTE_MEMPOOL_OPS_NAMESIZE]; /* --mbuf-ops; "": DPDK's choice */
-	uint16_t echo_port;            /* --echo-port; 0: off (tcp_services.c) */
-	uint16_t discard_port;         /* --discard-port; 0: off */
-	uint16_t slow_echo_port;       /* --slow-echo-port; 0: off */
-	unsigned int slow_ms;          /* --slow-ms: how long a task blocks */
-	unsigned int reserved;         /* --reserved N */
+	unsigned int nb_mbufs; /* per shard */
+	char mbuf_ops
+		[RTE_MEMPOOL_OPS_NAMESIZE]; /* --mbuf-ops; "": DPDK's choice */
+	uint16_t echo_port;      /* --echo-port; 0: off (tcp_services.c) */
+	uint16_t discard_port;   /* --discard-port; 0: off */
+	uint16_t slow_echo_port; /* --slow-echo-port; 0: off */
+	unsigned int slow_ms;    /* --slow-ms: how long a task blocks */
+	unsigned int reserved;   /* --reserved N */
 	enum ewyk_strategy_kind strategy; /* --strategy */
-	unsigned int task_timeout_ms;  /* --task-timeout */
+	unsigned int task_timeout_ms;     /* --task-timeout */
 };
 
 struct httpd {
 	struct httpd_conf conf;
 	struct ewyk_net *net;
-	struct ewyk_strategy_executor *ex;  /* NULL with --reserved 0 */
+	struct ewyk_strategy_executor *ex; /* NULL with --reserved 0 */
 	struct ewyk_strategy *strategy;
 	uint16_t nb_lcores;
-	uint16_t nb_shards;                 /* = workers */
-	uint32_t quit;                      /* serve loops leave */
-	uint64_t next_stats;                /* TSC; main lcore only */
-	int16_t lc_of[RTE_MAX_LCORE];       /* lcore id -> lc[] index, -1 */
+	uint16_t nb_shards;           /* = workers */
+	uint32_t quit;                /* serve loops leave */
+	uint64_t next_stats;          /* TSC; main lcore only */
+	int16_t lc_of[RTE_MAX_LCORE]; /* lcore id -> lc[] index, -1 */
 	struct httpd_lcore lc[HTTPD_MAX_LCORES];
 	struct httpd_shard sh[HTTPD_MAX_LCORES];
 };
@@ -125,7 +126,7 @@ bool httpd_stopping(void);
 int httpd_shard_producer_init(struct httpd *h, struct httpd_shard *sh);
 /* Yield a task from inside the loop (a service's receive handler). */
 int httpd_yield_task(struct httpd_shard *sh,
-		const struct ewyk_strategy_task *t);
+	const struct ewyk_strategy_task *t);
 
 /* stats.c */
 void httpd_stats_print(struct httpd *h, bool final);

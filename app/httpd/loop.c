@@ -90,8 +90,8 @@ loop_produce(void *ctx, struct ewyk_strategy_task *tasks, unsigned int max)
 	uint16_t n;
 
 	/* Only the token holder runs this. */
-	RTE_ASSERT(ewyk_strategy_producer_holder(sh->producer) ==
-		rte_lcore_id());
+	RTE_ASSERT(
+		ewyk_strategy_producer_holder(sh->producer) == rte_lcore_id());
 	/* lib/net and lib/tcp assert it in their holder-only calls. */
 	ewyk_net_shard_hold(sh->shard);
 	if (unlikely(httpd_stopping()))
@@ -119,9 +119,9 @@ loop_produce(void *ctx, struct ewyk_strategy_task *tasks, unsigned int max)
 	sh->prev = now;
 	sh->prev_n = n;
 	if (unlikely(h->conf.stats_interval != 0 && now >= h->next_stats &&
-			rte_lcore_id() == rte_get_main_lcore())) {
-		h->next_stats = now + (uint64_t)h->conf.stats_interval *
-			rte_get_tsc_hz();
+		    rte_lcore_id() == rte_get_main_lcore())) {
+		h->next_stats = now +
+			(uint64_t)h->conf.stats_interval * rte_get_tsc_hz();
 		httpd_stats_print(h, false);
 	}
 	return sh->out_n;

@@ -57,7 +57,7 @@ usage(const char *prog)
 
 static int
 parse_uint(const char *s, unsigned long min, unsigned long max,
-		unsigned long *out)
+	unsigned long *out)
 {
 	char *end;
 	unsigned long v;
@@ -104,12 +104,12 @@ static const char *const strategy_names[] = {
 /* A numeric option in [min, max]; -1 (printed) otherwise. */
 static int
 opt_uint(const char *name, const char *arg, unsigned long min,
-		unsigned long max, unsigned long *v)
+	unsigned long max, unsigned long *v)
 {
 	if (parse_uint(arg, min, max, v) == 0)
 		return 0;
-	fprintf(stderr, "error: --%s '%s': expected %lu..%lu\n", name, arg,
-		min, max);
+	fprintf(stderr, "error: --%s '%s': expected %lu..%lu\n", name, arg, min,
+		max);
 	return -1;
 }
 
@@ -121,7 +121,8 @@ opt_ip(struct httpd_conf *c, const char *arg)
 		return -1;
 	}
 	if (parse_cidr(arg, &c->ip[c->nb_ips], &c->prefix[c->nb_ips]) != 0) {
-		fprintf(stderr, "error: --ip '%s': expected A.B.C.D/NN (NN 1..32, address not 0.0.0.0)\n",
+		fprintf(stderr,
+			"error: --ip '%s': expected A.B.C.D/NN (NN 1..32, address not 0.0.0.0)\n",
 			arg);
 		return -1;
 	}
@@ -139,7 +140,8 @@ opt_strategy(struct httpd_conf *c, const char *arg)
 			c->strategy = (enum ewyk_strategy_kind)k;
 			return 0;
 		}
-	fprintf(stderr, "error: --strategy '%s': expected pc, pec, epc or adaptive\n",
+	fprintf(stderr,
+		"error: --strategy '%s': expected pc, pec, epc or adaptive\n",
 		arg);
 	return -1;
 }
@@ -148,7 +150,8 @@ static int
 opt_mbuf_ops(struct httpd_conf *c, const char *arg)
 {
 	if (arg[0] == '\0' || strlen(arg) >= RTE_MEMPOOL_OPS_NAMESIZE) {
-		fprintf(stderr, "error: --mbuf-ops '%s': expected an ops name of 1..%d characters\n",
+		fprintf(stderr,
+			"error: --mbuf-ops '%s': expected an ops name of 1..%d characters\n",
 			arg, RTE_MEMPOOL_OPS_NAMESIZE - 1);
 		return -1;
 	}
@@ -180,12 +183,14 @@ struct num_opt {
 	const char *name;
 	unsigned long min, max;
 	size_t off;
-	size_t size;       /* of the field: 2 or 4 */
+	size_t size; /* of the field: 2 or 4 */
 };
 
-#define NUM_OPT(o, name, min, max, field) \
-	{ o, name, min, max, offsetof(struct httpd_conf, field), \
-		sizeof(((struct httpd_conf *)0)->field) }
+#define NUM_OPT(o, name, min, max, field)                              \
+	{                                                              \
+		o, name, min, max, offsetof(struct httpd_conf, field), \
+			sizeof(((struct httpd_conf *)0)->field)        \
+	}
 
 static const struct num_opt num_opts[] = {
 	NUM_OPT('s', "stats-interval", 0, 86400, stats_interval),
@@ -218,7 +223,7 @@ parse_opt(struct httpd_conf *c, int o, const char *arg)
 		if (num_opts[k].o != o)
 			continue;
 		if (opt_uint(num_opts[k].name, arg, num_opts[k].min,
-				num_opts[k].max, &v) != 0)
+			    num_opts[k].max, &v) != 0)
 			return -1;
 		f = (char *)c + num_opts[k].off;
 		if (num_opts[k].size == sizeof(uint16_t))
@@ -261,7 +266,8 @@ parse_args(int argc, char **argv, struct httpd_conf *c)
 		return -1;
 	}
 	if (c->nb_ips == 0) {
-		fprintf(stderr, "error: at least one --ip A.B.C.D/NN is required\n");
+		fprintf(stderr,
+			"error: at least one --ip A.B.C.D/NN is required\n");
 		return -1;
 	}
 	return 0;
@@ -286,7 +292,8 @@ setup_lcores(struct httpd *h)
 		return -1;
 	}
 	if (h->conf.reserved >= h->nb_lcores) {
-		fprintf(stderr, "error: --reserved %u: needs at least one worker, and there are %u lcore(s)\n",
+		fprintf(stderr,
+			"error: --reserved %u: needs at least one worker, and there are %u lcore(s)\n",
 			h->conf.reserved, h->nb_lcores);
 		return -1;
 	}
@@ -294,7 +301,7 @@ setup_lcores(struct httpd *h)
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		h->lc_of[i] = -1;
 	h->lc[n++].lcore_id = rte_get_main_lcore();
-	RTE_LCORE_FOREACH_WORKER(lcore)
+	RTE_LCORE_FOREACH_WORKER (lcore)
 		h->lc[n++].lcore_id = lcore;
 	for (i = 0; i < h->nb_lcores; i++) {
 		struct httpd_lcore *lc = &h->lc[i];
@@ -326,12 +333,15 @@ setup_pools(struct httpd *h, struct rte_mempool **pools)
 		snprintf(name, sizeof(name), "ewyk_mbuf_%u", i);
 		sh->pool = rte_pktmbuf_pool_create_by_ops(name,
 			h->conf.nb_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-			socket, h->conf.mbuf_ops[0] != '\0' ?
-			h->conf.mbuf_ops : NULL);
+			socket,
+			h->conf.mbuf_ops[0] != '\0' ? h->conf.mbuf_ops : NULL);
 		if (sh->pool == NULL) {
-			fprintf(stderr, "error: mbuf pool for lcore %u on socket %d (ops %s): %s (try a larger -m, or fewer --mbufs)\n",
-				sh->home, socket, h->conf.mbuf_ops[0] != '\0' ?
-				h->conf.mbuf_ops : rte_mbuf_best_mempool_ops(),
+			fprintf(stderr,
+				"error: mbuf pool for lcore %u on socket %d (ops %s): %s (try a larger -m, or fewer --mbufs)\n",
+				sh->home, socket,
+				h->conf.mbuf_ops[0] != '\0' ?
+					h->conf.mbuf_ops :
+					rte_mbuf_best_mempool_ops(),
 				rte_strerror(rte_errno));
 			return -1;
 		}
@@ -355,7 +365,7 @@ setup_ports(struct httpd *h, struct rte_mempool **pools)
 			rte_strerror(rte_errno));
 		return -1;
 	}
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		struct ewyk_net_port_conf pc;
 		struct ewyk_net_port_info info;
 		char mac[RTE_ETHER_ADDR_FMT_SIZE], ip[INET_ADDRSTRLEN];
@@ -448,7 +458,7 @@ setup_shards(struct httpd *h)
 		}
 		/* The layers above register their protocol handlers. */
 		if (tcp_services_shard_init(h, sh) != 0 ||
-				httpd_shard_producer_init(h, sh) != 0)
+			httpd_shard_producer_init(h, sh) != 0)
 			return -1;
 	}
 	return 0;
@@ -461,16 +471,18 @@ setup(struct httpd *h)
 	uint16_t nb_ports = rte_eth_dev_count_avail();
 
 	if (nb_ports == 0) {
-		fprintf(stderr, "error: no ports. Bind a NIC to vfio-pci (dpdk-devbind.py) and pass -a <PCI>, or add a virtual device, e.g. --vdev=net_af_packet0,iface=veth0\n");
+		fprintf(stderr,
+			"error: no ports. Bind a NIC to vfio-pci (dpdk-devbind.py) and pass -a <PCI>, or add a virtual device, e.g. --vdev=net_af_packet0,iface=veth0\n");
 		return -1;
 	}
 	if (nb_ports != h->conf.nb_ips) {
-		fprintf(stderr, "error: %u port(s) but %u --ip: give one --ip per port, in port order\n",
+		fprintf(stderr,
+			"error: %u port(s) but %u --ip: give one --ip per port, in port order\n",
 			nb_ports, h->conf.nb_ips);
 		return -1;
 	}
 	if (setup_lcores(h) != 0 || setup_pools(h, pools) != 0 ||
-			setup_ports(h, pools) != 0 || setup_strategy(h) != 0)
+		setup_ports(h, pools) != 0 || setup_strategy(h) != 0)
 		return -1;
 	return setup_shards(h);
 }
@@ -512,7 +524,7 @@ wait_links(struct httpd *h)
 		for (tries = 0; tries < 30; tries++) {
 			memset(&link, 0, sizeof(link));
 			if (rte_eth_link_get_nowait(pid, &link) == 0 &&
-					link.link_status == RTE_ETH_LINK_UP)
+				link.link_status == RTE_ETH_LINK_UP)
 				break;
 			rte_delay_ms(100);
 		}
@@ -531,7 +543,8 @@ main(int argc, char **argv)
 
 	n = rte_eal_init(argc, argv);
 	if (n < 0) {
-		fprintf(stderr, "error: EAL init: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "error: EAL init: %s\n",
+			rte_strerror(rte_errno));
 		return 1;
 	}
 	argc -= n;
@@ -557,7 +570,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (httpd_stats_telemetry_init(h) != 0)
-		fprintf(stderr, "warning: /ewyk/stats telemetry not registered\n");
+		fprintf(stderr,
+			"warning: /ewyk/stats telemetry not registered\n");
 	wait_links(h);
 	/* Gratuitous ARP: peers learn our MAC before we talk. */
 	ewyk_net_announce(h->sh[0].shard);
@@ -570,8 +584,8 @@ main(int argc, char **argv)
 		strategy_names[ewyk_strategy_kind_get(h->strategy)],
 		h->conf.task_timeout_ms, h->conf.stats_interval);
 	fflush(stdout);
-	h->next_stats = rte_rdtsc() + (uint64_t)h->conf.stats_interval *
-		rte_get_tsc_hz();
+	h->next_stats = rte_rdtsc() +
+		(uint64_t)h->conf.stats_interval * rte_get_tsc_hz();
 	for (i = 1; i < h->nb_lcores; i++)
 		rte_eal_remote_launch(httpd_lcore_main, &h->lc[i],
 			h->lc[i].lcore_id);

@@ -47,10 +47,10 @@ enum slow_status {
 /* A dispatched chunk: a ticket and data, never a connection pointer. */
 struct slow_task {
 	struct ewyk_purgatory_ticket ticket;
-	struct httpd_shard *sh;    /* whose inbox the result goes to */
+	struct httpd_shard *sh; /* whose inbox the result goes to */
 	struct rte_mbuf *data;
 	uint32_t ms;
-	uint32_t status;           /* enum slow_status */
+	uint32_t status; /* enum slow_status */
 };
 
 static void
@@ -157,10 +157,9 @@ slow_dispatch(struct svc_conn *sc)
 		ewyk_pool_put(sh->tasks, st);
 		goto refuse;
 	}
-	deadline = sh->now + rte_get_tsc_hz() / 1000 *
-		h->conf.task_timeout_ms;
-	sc->op = ewyk_purgatory_add(sh->purg, &slow_op_ops, sc, deadline,
-		NULL, 0);
+	deadline = sh->now + rte_get_tsc_hz() / 1000 * h->conf.task_timeout_ms;
+	sc->op = ewyk_purgatory_add(sh->purg, &slow_op_ops, sc, deadline, NULL,
+		0);
 	if (sc->op == NULL) {
 		ewyk_net_inbox_unreserve(sh->shard);
 		ewyk_pool_put(sh->tasks, st);
@@ -171,7 +170,8 @@ slow_dispatch(struct svc_conn *sc)
 	st->data = sc->wait;
 	st->ms = h->conf.slow_ms;
 	st->status = SLOW_OK;
-	t = (struct ewyk_strategy_task){ .fn = slow_task_run, .arg = st,
+	t = (struct ewyk_strategy_task){ .fn = slow_task_run,
+		.arg = st,
 		.invocation = EWYK_STRATEGY_INVOKE_BLOCKING,
 		.deadline = deadline };
 	if (httpd_yield_task(sh, &t) != 0) {
@@ -194,7 +194,7 @@ refuse:
 /* Step 4: the holder applies a completion from the inbox. */
 static void
 slow_complete(void *arg, struct ewyk_net_shard *s, uint64_t ticket,
-		void *result)
+	void *result)
 {
 	struct httpd_shard *sh = arg;
 	struct slow_task *st = result;
@@ -211,8 +211,9 @@ slow_complete(void *arg, struct ewyk_net_shard *s, uint64_t ticket,
 		return;
 	}
 	if (st->status != SLOW_OK) {
-		httpd_task_count(sh, st->status == SLOW_REJECTED ?
-			HTTPD_TASK_REJECTED : HTTPD_TASK_DROPPED);
+		httpd_task_count(sh,
+			st->status == SLOW_REJECTED ? HTTPD_TASK_REJECTED :
+						      HTTPD_TASK_DROPPED);
 		slow_task_free(sh, st);
 		ewyk_tcp_abort(sc->c);
 		rte_pktmbuf_free(sc->wait);
@@ -277,7 +278,7 @@ slow_closed(void *ctx, struct ewyk_tcp_conn *c, int err)
 	rte_pktmbuf_free(sc->wait);
 	sc->wait = NULL;
 	if (sc->op != NULL &&
-			ewyk_purgatory_cancel(sc->sh->purg, sc->op) != 0) {
+		ewyk_purgatory_cancel(sc->sh->purg, sc->op) != 0) {
 		/* Claimed: its completion is on the way and frees us. */
 		sc->closed = true;
 		sc->c = NULL;

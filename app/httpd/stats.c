@@ -43,7 +43,7 @@ ld(const uint64_t *p)
 
 static void
 snap_shard(const struct httpd *h, const struct httpd_shard *sh,
-		struct lcore_snap *o)
+	struct lcore_snap *o)
 {
 	const struct httpd_lcore *lc = &h->lc[h->lc_of[sh->home]];
 	unsigned int c;
@@ -118,8 +118,9 @@ print_lcores(const struct httpd *h)
 		else
 			snprintf(role, sizeof(role), "worker s%d", lc->shard);
 		printf("%-7u %-9s %13" PRIu64 " %9.1f", lc->lcore_id, role,
-			ld(&lc->ls.iters), bp != 0 ?
-			(double)ld(&lc->ls.busy_cycles) / (double)bp : 0.0);
+			ld(&lc->ls.iters),
+			bp != 0 ? (double)ld(&lc->ls.busy_cycles) / (double)bp :
+				  0.0);
 		for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++)
 			printf(" %9" PRIu64, ld(&lc->ls.mode[m]));
 		printf("\n");
@@ -151,8 +152,8 @@ print_tasks(const struct httpd *h)
 	for (c = 0; c < EWYK_STRATEGY_MODE_MAX; c++)
 		printf(" %s=%" PRIu64, mode_names[c], st.mode[c]);
 	printf(" handoffs=%" PRIu64 " homecomings=%" PRIu64
-		" epc_misses=%" PRIu64 " pec_queued=%u pec_delay_p50=%.3fms"
-		" pec_delay_p99=%.3fms reserved=%u idle=%u\n",
+	       " epc_misses=%" PRIu64 " pec_queued=%u pec_delay_p50=%.3fms"
+	       " pec_delay_p99=%.3fms reserved=%u idle=%u\n",
 		st.handoffs, st.homecomings, st.epc_misses, st.ring_count,
 		st.pec_delay_p50_ns / 1e6, st.pec_delay_p99_ns / 1e6,
 		st.reserved_total, st.reserved_idle);
@@ -173,11 +174,12 @@ snap_add(struct lcore_snap *t, const struct lcore_snap *a)
 
 static void
 print_row(const char *name, const struct lcore_snap *s,
-		const struct lcore_snap *p, double secs)
+	const struct lcore_snap *p, double secs)
 {
 	double rx_pps = 0, tx_pps = 0, rx_mbps = 0, tx_mbps = 0;
 	double cpp = s->busy_pkts != 0 ?
-		(double)s->busy_cycles / (double)s->busy_pkts : 0.0;
+		(double)s->busy_cycles / (double)s->busy_pkts :
+		0.0;
 
 	if (p != NULL && secs > 0) {
 		rx_pps = (double)(s->rx_pkts - p->rx_pkts) / secs;
@@ -186,7 +188,7 @@ print_row(const char *name, const struct lcore_snap *s,
 		tx_mbps = (double)(s->tx_bytes - p->tx_bytes) * 8 / secs / 1e6;
 	}
 	printf("%-7s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %14" PRIu64
-		" %9" PRIu64 " %11.0f %11.0f %9.2f %9.2f %13" PRIu64 " %9.1f\n",
+	       " %9" PRIu64 " %11.0f %11.0f %9.2f %9.2f %13" PRIu64 " %9.1f\n",
 		name, s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		s->drops, rx_pps, tx_pps, rx_mbps, tx_mbps, s->iters, cpp);
 }
@@ -198,7 +200,8 @@ httpd_stats_print(struct httpd *h, bool final)
 	struct lcore_snap tot, ptot;
 	uint64_t now = rte_rdtsc();
 	double secs = prev_snap.tsc != 0 ?
-		(double)(now - prev_snap.tsc) / (double)rte_get_tsc_hz() : 0;
+		(double)(now - prev_snap.tsc) / (double)rte_get_tsc_hz() :
+		0;
 	unsigned int i, c;
 	char name[16];
 	bool any_drop = false;
@@ -261,8 +264,8 @@ tel_add_snap(struct rte_tel_data *d, const struct lcore_snap *s)
 
 /* One lcore: what it did (and, for a worker, its home shard's network). */
 static int
-tel_lcore(struct httpd *h, const struct httpd_lcore *lc,
-		struct rte_tel_data *d, struct lcore_snap *tot)
+tel_lcore(struct httpd *h, const struct httpd_lcore *lc, struct rte_tel_data *d,
+	struct lcore_snap *tot)
 {
 	struct rte_tel_data *l = rte_tel_data_alloc();
 	struct lcore_snap s;
@@ -412,7 +415,7 @@ tel_stats_locked(struct httpd *h, struct rte_tel_data *d)
 
 static int
 tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
-		struct rte_tel_data *d)
+	struct rte_tel_data *d)
 {
 	int rc;
 

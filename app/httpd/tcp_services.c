@@ -27,7 +27,6 @@
 
 #define SVC_MAX_CONNS 16384
 
-
 void
 svc_release(struct svc_conn *sc)
 {
@@ -112,7 +111,7 @@ svc_accept(void *arg, struct ewyk_tcp_conn *c)
 	struct svc_conn *sc = ewyk_pool_get(sh->conns);
 
 	if (sc == NULL)
-		return -ENOBUFS;             /* refused: a RST, counted by TCP */
+		return -ENOBUFS; /* refused: a RST, counted by TCP */
 	memset(sc, 0, sizeof(*sc));
 	sc->c = c;
 	sc->pool = sh->conns;
@@ -227,7 +226,7 @@ svc_tcp_init(struct httpd_shard *sh, int socket)
 
 static int
 svc_listen(struct httpd_shard *sh, uint16_t port,
-		const struct ewyk_tcp_ops *ops, const char *what)
+	const struct ewyk_tcp_ops *ops, const char *what)
 {
 	if (port == 0)
 		return 0;
@@ -251,7 +250,7 @@ tcp_services_shard_init(struct httpd *h, struct httpd_shard *sh)
 	if (svc_tcp_init(sh, socket) != 0)
 		return -1;
 	if (h->conf.echo_port == 0 && h->conf.discard_port == 0 &&
-			h->conf.slow_echo_port == 0)
+		h->conf.slow_echo_port == 0)
 		return 0;
 	snprintf(name, sizeof(name), "svc_conn_%u", sh->id);
 	memset(&pp, 0, sizeof(pp));
@@ -262,18 +261,18 @@ tcp_services_shard_init(struct httpd *h, struct httpd_shard *sh)
 	pp.cache_size = 64;
 	sh->conns = ewyk_pool_create(&pp);
 	if (sh->conns == NULL) {
-		fprintf(stderr, "error: service pool of shard %u: %s\n",
-			sh->id, rte_strerror(rte_errno));
+		fprintf(stderr, "error: service pool of shard %u: %s\n", sh->id,
+			rte_strerror(rte_errno));
 		return -1;
 	}
 	if (svc_listen(sh, h->conf.echo_port, &echo_ops, "echo") != 0 ||
-			svc_listen(sh, h->conf.discard_port, &discard_ops,
-				"discard") != 0)
+		svc_listen(sh, h->conf.discard_port, &discard_ops, "discard") !=
+			0)
 		return -1;
 	if (h->conf.slow_echo_port != 0 &&
-			(slow_echo_shard_init(h, sh) != 0 ||
-			 svc_listen(sh, h->conf.slow_echo_port,
-				slow_echo_ops(), "slow echo") != 0))
+		(slow_echo_shard_init(h, sh) != 0 ||
+			svc_listen(sh, h->conf.slow_echo_port, slow_echo_ops(),
+				"slow echo") != 0))
 		return -1;
 	return 0;
 }
@@ -308,10 +307,18 @@ tcp_services_free(struct httpd *h)
 
 /* Counters worth a line in the table; the rest are in telemetry. */
 static const enum ewyk_tcp_counter table_ctrs[] = {
-	EWYK_TCP_SEG_IN, EWYK_TCP_SEG_OUT, EWYK_TCP_BYTES_IN, EWYK_TCP_BYTES_OUT,
-	EWYK_TCP_PASSIVE_OPENS, EWYK_TCP_ESTABLISHED_CONNS, EWYK_TCP_CONN_CLOSED,
-	EWYK_TCP_CONN_RESET, EWYK_TCP_RETRANS_SEGS, EWYK_TCP_FAST_RETRANS,
-	EWYK_TCP_RTO, EWYK_TCP_RST_OUT,
+	EWYK_TCP_SEG_IN,
+	EWYK_TCP_SEG_OUT,
+	EWYK_TCP_BYTES_IN,
+	EWYK_TCP_BYTES_OUT,
+	EWYK_TCP_PASSIVE_OPENS,
+	EWYK_TCP_ESTABLISHED_CONNS,
+	EWYK_TCP_CONN_CLOSED,
+	EWYK_TCP_CONN_RESET,
+	EWYK_TCP_RETRANS_SEGS,
+	EWYK_TCP_FAST_RETRANS,
+	EWYK_TCP_RTO,
+	EWYK_TCP_RST_OUT,
 };
 
 void

@@ -26,11 +26,11 @@ struct svc_conn {
 	struct ewyk_tcp_conn *c;
 	struct ewyk_pool *pool;
 	struct httpd_shard *sh;
-	struct rte_mbuf *pend;     /* received, not yet handed to send */
-	struct rte_mbuf *wait;     /* slow echo: received, not yet dispatched */
+	struct rte_mbuf *pend; /* received, not yet handed to send */
+	struct rte_mbuf *wait; /* slow echo: received, not yet dispatched */
 	struct ewyk_purgatory_op *op; /* slow echo: the task in flight */
 	bool eof;
-	bool closed;               /* TCP closed it while a task ran */
+	bool closed; /* TCP closed it while a task ran */
 };
 
 /* Create the shard's wheel, TCP context and listeners. 0 or -1 (printed). */
@@ -47,7 +47,7 @@ void tcp_services_stats_print(struct httpd *h);
 
 /* TCP counters of one shard, into its /ewyk/stats dictionary. */
 void tcp_services_tel_shard(struct rte_tel_data *d,
-		const struct httpd_shard *sh);
+	const struct httpd_shard *sh);
 
 /* Shared by the services. */
 int svc_accept(void *arg, struct ewyk_tcp_conn *c);

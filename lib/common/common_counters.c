@@ -14,7 +14,7 @@
 
 int
 ewyk_ctr_tel_dict(struct rte_tel_data *d, const struct ewyk_ctr_desc *desc,
-		const uint64_t *vals, unsigned int nb)
+	const uint64_t *vals, unsigned int nb)
 {
 	unsigned int i;
 
@@ -34,15 +34,14 @@ prom_name_ok(const char *s)
 		return 0;
 	for (c = s; *c != '\0'; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-				(*c >= '0' && *c <= '9') || *c == '_' ||
-				*c == ':'))
+			    (*c >= '0' && *c <= '9') || *c == '_' || *c == ':'))
 			return 0;
 	return 1;
 }
 
 /* Append to buf like snprintf; *len counts the whole text, fitting or not. */
 static void __rte_format_printf(4, 5)
-prom_put(char *buf, size_t size, size_t *len, const char *fmt, ...)
+	prom_put(char *buf, size_t size, size_t *len, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -59,24 +58,24 @@ prom_put(char *buf, size_t size, size_t *len, const char *fmt, ...)
 
 int
 ewyk_ctr_prometheus(char *buf, size_t size, const char *prefix,
-		const struct ewyk_ctr_desc *desc, unsigned int nb,
-		const struct ewyk_prom_series *series, unsigned int nb_series)
+	const struct ewyk_ctr_desc *desc, unsigned int nb,
+	const struct ewyk_prom_series *series, unsigned int nb_series)
 {
 	size_t len = 0;
 	unsigned int i, j;
 
 	if ((buf == NULL && size != 0) || !prom_name_ok(prefix) ||
-			desc == NULL || (series == NULL && nb_series != 0))
+		desc == NULL || (series == NULL && nb_series != 0))
 		return -EINVAL;
 	for (i = 0; i < nb; i++)
 		if (!prom_name_ok(desc[i].name) || desc[i].help == NULL ||
-				strpbrk(desc[i].help, "\\\n") != NULL)
+			strpbrk(desc[i].help, "\\\n") != NULL)
 			return -EINVAL;
 	if (size > 0)
 		buf[0] = '\0';
 	for (i = 0; i < nb; i++) {
-		const char *sfx = desc[i].type == EWYK_CTR_COUNTER ?
-			"_total" : "";
+		const char *sfx = desc[i].type == EWYK_CTR_COUNTER ? "_total" :
+								     "";
 
 		prom_put(buf, size, &len, "# HELP %s_%s%s %s\n", prefix,
 			desc[i].name, sfx, desc[i].help);

@@ -25,8 +25,8 @@
 
 RTE_LOG_REGISTER(ewyk_common_logtype, ewyk.common, INFO);
 
-#define COMMON_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_ ## level, ewyk_common_logtype, \
+#define COMMON_LOG(level, fmt, ...)                   \
+	rte_log(RTE_LOG_##level, ewyk_common_logtype, \
 		"ewyk.common: " fmt "\n", ##__VA_ARGS__)
 
 struct registry_slot {
@@ -35,7 +35,7 @@ struct registry_slot {
 };
 
 struct registry_table {
-	uint32_t count;	/* slots [0, count) in use, in registration order */
+	uint32_t count; /* slots [0, count) in use, in registration order */
 	struct registry_slot slot[EWYK_REGISTRY_MAX];
 };
 
@@ -177,7 +177,7 @@ ewyk_registry_lookup(const struct ewyk_registry *r, const char *name)
 
 int
 ewyk_registry_tel_list(const struct ewyk_registry *r,
-		const char *params __rte_unused, struct rte_tel_data *d)
+	const char *params __rte_unused, struct rte_tel_data *d)
 {
 	struct registry_table *t;
 	uint32_t i;
@@ -193,7 +193,7 @@ ewyk_registry_tel_list(const struct ewyk_registry *r,
 
 int
 ewyk_registry_tel_stats(const struct ewyk_registry *r, const char *params,
-		struct rte_tel_data *d)
+	struct rte_tel_data *d)
 {
 	uint64_t tot[EWYK_REGISTRY_MAX_CTR], v[EWYK_REGISTRY_MAX_CTR];
 	const struct registry_table *t;
@@ -245,7 +245,7 @@ reg_label_name_ok(const char *s)
 		return 0;
 	for (c = s; *c != '\0'; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-				(*c >= '0' && *c <= '9') || *c == '_'))
+			    (*c >= '0' && *c <= '9') || *c == '_'))
 			return 0;
 	return 1;
 }
@@ -278,9 +278,9 @@ reg_label(char *buf, size_t size, const char *key, const char *val)
 
 int
 ewyk_registry_prometheus(const struct ewyk_registry *r, const char *label,
-		char *buf, size_t size)
+	char *buf, size_t size)
 {
-	char (*labels)[2 * EWYK_REGISTRY_NAMESIZE + 32] = NULL;
+	char(*labels)[2 * EWYK_REGISTRY_NAMESIZE + 32] = NULL;
 	struct ewyk_prom_series *series = NULL;
 	const struct registry_table *t;
 	char prefix[RTE_MEMZONE_NAMESIZE];
@@ -289,7 +289,7 @@ ewyk_registry_prometheus(const struct ewyk_registry *r, const char *label,
 	int ret;
 
 	if (r == NULL || !reg_label_name_ok(label) ||
-			reg_mzname(r, prefix, sizeof(prefix)) < 0)
+		reg_mzname(r, prefix, sizeof(prefix)) < 0)
 		return -EINVAL;
 	/* Sized for a full registry: no allocation under the lock. */
 	series = calloc(EWYK_REGISTRY_MAX, sizeof(*series));
@@ -304,7 +304,7 @@ ewyk_registry_prometheus(const struct ewyk_registry *r, const char *label,
 	t = reg_table(r);
 	for (i = 0; t != NULL && i < t->count; i++) {
 		if (reg_label(labels[i], sizeof(labels[i]), label,
-				t->slot[i].name) < 0) {
+			    t->slot[i].name) < 0) {
 			rte_mcfg_tailq_read_unlock();
 			ret = -ENAMETOOLONG;
 			goto out;
@@ -315,8 +315,8 @@ ewyk_registry_prometheus(const struct ewyk_registry *r, const char *label,
 		n++;
 	}
 	rte_mcfg_tailq_read_unlock();
-	ret = ewyk_ctr_prometheus(buf, size, prefix, r->ctr, r->nb_ctr,
-		series, n);
+	ret = ewyk_ctr_prometheus(buf, size, prefix, r->ctr, r->nb_ctr, series,
+		n);
 out:
 	free(series);
 	free(labels);
@@ -325,21 +325,21 @@ out:
 }
 
 int
-ewyk_registry_tel_register(const struct ewyk_registry *r,
-		telemetry_cb list, telemetry_cb stats)
+ewyk_registry_tel_register(const struct ewyk_registry *r, telemetry_cb list,
+	telemetry_cb stats)
 {
 	char cmd[64], help[RTE_TEL_MAX_STRING_LEN];
 	int ret;
 
 	snprintf(cmd, sizeof(cmd), "/ewyk/%s/list", r->lib);
-	snprintf(help, sizeof(help), "Names of the %s. No parameters",
-		r->what);
+	snprintf(help, sizeof(help), "Names of the %s. No parameters", r->what);
 	ret = rte_telemetry_register_cmd(cmd, list, help);
 	if (ret != 0)
 		return ret;
 	snprintf(cmd, sizeof(cmd), "/ewyk/%s/stats", r->lib);
 	snprintf(help, sizeof(help),
 		"Counters of the %s: summed, or of one. Parameter: name "
-		"(optional)", r->what);
+		"(optional)",
+		r->what);
 	return rte_telemetry_register_cmd(cmd, stats, help);
 }

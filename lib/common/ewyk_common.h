@@ -53,8 +53,7 @@ struct ewyk_ctr_desc {
  * Expands one entry X(SYM, name, type, help) of a counter list into a
  * struct ewyk_ctr_desc initialiser; type is COUNTER or GAUGE.
  */
-#define EWYK_CTR_DESC(sym, name, type, help) \
-	{ #name, help, EWYK_CTR_ ## type },
+#define EWYK_CTR_DESC(sym, name, type, help) { #name, help, EWYK_CTR_##type },
 
 /**
  * Add the counters of a table to a telemetry dictionary already started
@@ -71,9 +70,8 @@ struct ewyk_ctr_desc {
  * @return
  *   0, or -ENOSPC when the dictionary is full (RTE_TEL_MAX_DICT_ENTRIES).
  */
-int
-ewyk_ctr_tel_dict(struct rte_tel_data *d, const struct ewyk_ctr_desc *desc,
-		const uint64_t *vals, unsigned int nb);
+int ewyk_ctr_tel_dict(struct rte_tel_data *d, const struct ewyk_ctr_desc *desc,
+	const uint64_t *vals, unsigned int nb);
 
 /** One series of a Prometheus exposition: a label set and its values. */
 struct ewyk_prom_series {
@@ -107,10 +105,9 @@ struct ewyk_prom_series {
  *   not; -EINVAL for a NULL or invalid argument (prefix, or a counter name
  *   that is not a valid metric name).
  */
-int
-ewyk_ctr_prometheus(char *buf, size_t size, const char *prefix,
-		const struct ewyk_ctr_desc *desc, unsigned int nb,
-		const struct ewyk_prom_series *series, unsigned int nb_series);
+int ewyk_ctr_prometheus(char *buf, size_t size, const char *prefix,
+	const struct ewyk_ctr_desc *desc, unsigned int nb,
+	const struct ewyk_prom_series *series, unsigned int nb_series);
 
 /** Longest object name a registry holds, NUL included. */
 #define EWYK_REGISTRY_NAMESIZE 32
@@ -151,8 +148,8 @@ struct ewyk_registry {
  *   0; -EINVAL (bad argument), -EEXIST (name in use), -ENOSPC (registry
  *   full), -ENOMEM (no memory for the registry's table).
  */
-int
-ewyk_registry_add(const struct ewyk_registry *r, const char *name, void *obj);
+int ewyk_registry_add(const struct ewyk_registry *r, const char *name,
+	void *obj);
 
 /**
  * Unregister an object. Returns once no telemetry command reads it any
@@ -165,8 +162,7 @@ ewyk_registry_add(const struct ewyk_registry *r, const char *name, void *obj);
  * @return
  *   0, or -ENOENT when it is not registered.
  */
-int
-ewyk_registry_del(const struct ewyk_registry *r, const void *obj);
+int ewyk_registry_del(const struct ewyk_registry *r, const void *obj);
 
 /**
  * Find an object by name.
@@ -178,8 +174,7 @@ ewyk_registry_del(const struct ewyk_registry *r, const void *obj);
  * @return
  *   The object, or NULL with rte_errno set: EINVAL (NULL name), ENOENT.
  */
-void *
-ewyk_registry_lookup(const struct ewyk_registry *r, const char *name);
+void *ewyk_registry_lookup(const struct ewyk_registry *r, const char *name);
 
 /**
  * Telemetry /ewyk/<lib>/list: an array of the names, in the order they
@@ -194,9 +189,8 @@ ewyk_registry_lookup(const struct ewyk_registry *r, const char *name);
  * @return
  *   0.
  */
-int
-ewyk_registry_tel_list(const struct ewyk_registry *r, const char *params,
-		struct rte_tel_data *d);
+int ewyk_registry_tel_list(const struct ewyk_registry *r, const char *params,
+	struct rte_tel_data *d);
 
 /**
  * Telemetry /ewyk/<lib>/stats[,<name>]. Without a name: a dictionary of
@@ -212,9 +206,8 @@ ewyk_registry_tel_list(const struct ewyk_registry *r, const char *params,
  * @return
  *   0, or -EINVAL for an unknown name.
  */
-int
-ewyk_registry_tel_stats(const struct ewyk_registry *r, const char *params,
-		struct rte_tel_data *d);
+int ewyk_registry_tel_stats(const struct ewyk_registry *r, const char *params,
+	struct rte_tel_data *d);
 
 /**
  * Prometheus text of a registry: every counter of every object, one
@@ -233,9 +226,8 @@ ewyk_registry_tel_stats(const struct ewyk_registry *r, const char *params,
  *   As ewyk_ctr_prometheus(); -EINVAL for a bad label key, -ENAMETOOLONG
  *   when a label does not fit whole (never truncated), or -ENOMEM.
  */
-int
-ewyk_registry_prometheus(const struct ewyk_registry *r, const char *label,
-		char *buf, size_t size);
+int ewyk_registry_prometheus(const struct ewyk_registry *r, const char *label,
+	char *buf, size_t size);
 
 /**
  * Register the telemetry commands /ewyk/<lib>/list and /ewyk/<lib>/stats
@@ -246,24 +238,22 @@ ewyk_registry_prometheus(const struct ewyk_registry *r, const char *label,
  * @param reg
  *   Identifier of the lib's static const struct ewyk_registry.
  */
-#define EWYK_REGISTRY_TELEMETRY(reg) \
-static int \
-reg ## _tel_list(const char *cmd __rte_unused, const char *params, \
-		struct rte_tel_data *d) \
-{ \
-	return ewyk_registry_tel_list(&(reg), params, d); \
-} \
-static int \
-reg ## _tel_stats(const char *cmd __rte_unused, const char *params, \
-		struct rte_tel_data *d) \
-{ \
-	return ewyk_registry_tel_stats(&(reg), params, d); \
-} \
-RTE_INIT(reg ## _tel_init) \
-{ \
-	ewyk_registry_tel_register(&(reg), reg ## _tel_list, \
-		reg ## _tel_stats); \
-}
+#define EWYK_REGISTRY_TELEMETRY(reg)                               \
+	static int reg##_tel_list(const char *cmd __rte_unused,    \
+		const char *params, struct rte_tel_data *d)        \
+	{                                                          \
+		return ewyk_registry_tel_list(&(reg), params, d);  \
+	}                                                          \
+	static int reg##_tel_stats(const char *cmd __rte_unused,   \
+		const char *params, struct rte_tel_data *d)        \
+	{                                                          \
+		return ewyk_registry_tel_stats(&(reg), params, d); \
+	}                                                          \
+	RTE_INIT(reg##_tel_init)                                   \
+	{                                                          \
+		ewyk_registry_tel_register(&(reg), reg##_tel_list, \
+			reg##_tel_stats);                          \
+	}
 
 /**
  * Register a registry's two telemetry commands; see
@@ -278,9 +268,8 @@ RTE_INIT(reg ## _tel_init) \
  * @return
  *   0, or the negative errno of rte_telemetry_register_cmd().
  */
-int
-ewyk_registry_tel_register(const struct ewyk_registry *r,
-		telemetry_cb list, telemetry_cb stats);
+int ewyk_registry_tel_register(const struct ewyk_registry *r, telemetry_cb list,
+	telemetry_cb stats);
 
 #ifdef __cplusplus
 }

@@ -113,18 +113,19 @@ enum ewyk_http_isa {
 
 /** A parsed request head. Filled by ewyk_http_parse(). */
 struct ewyk_http_request {
-	struct ewyk_http_view method;  /**< method token */
-	struct ewyk_http_view target;  /**< request-target as received */
-	struct ewyk_http_view path;    /**< target up to '?' (origin-form) */
-	struct ewyk_http_header *headers; /**< caller's array (set before parsing) */
+	struct ewyk_http_view method; /**< method token */
+	struct ewyk_http_view target; /**< request-target as received */
+	struct ewyk_http_view path;   /**< target up to '?' (origin-form) */
+	struct ewyk_http_header
+		*headers;     /**< caller's array (set before parsing) */
 	uint16_t max_headers; /**< its capacity: the header count limit (431) */
 	uint16_t nheaders;    /**< fields parsed */
 	uint8_t method_id;    /**< enum ewyk_http_method */
 	uint8_t version_minor; /**< 0 or 1 (HTTP/1.x, x > 1, counts as 1) */
-	uint8_t framing;      /**< enum ewyk_http_framing */
-	uint8_t keep_alive;   /**< 1: the connection may carry another request */
+	uint8_t framing;       /**< enum ewyk_http_framing */
+	uint8_t keep_alive; /**< 1: the connection may carry another request */
 	uint8_t expect_continue; /**< 1: Expect: 100-continue (HTTP/1.1) */
-	uint8_t head;         /**< 1: HEAD, the response carries no body */
+	uint8_t head;            /**< 1: HEAD, the response carries no body */
 	uint64_t content_length; /**< with EWYK_HTTP_BODY_LENGTH */
 	/**
 	 * The request's host (RFC 9112 3.2.2): for an absolute-form target
@@ -137,9 +138,10 @@ struct ewyk_http_request {
 
 /** Limits of a parser. Zero fields take the EWYK_HTTP_DEF_* values. */
 struct ewyk_http_limits {
-	uint32_t max_line;         /**< request line bytes, CRLF included */
-	uint32_t max_header_bytes; /**< header section bytes, final CRLF included */
-	uint64_t max_body;         /**< body bytes (decoded chunk data) */
+	uint32_t max_line; /**< request line bytes, CRLF included */
+	uint32_t
+		max_header_bytes; /**< header section bytes, final CRLF included */
+	uint64_t max_body;        /**< body bytes (decoded chunk data) */
 };
 
 /**
@@ -160,15 +162,15 @@ struct ewyk_http_parser {
 	uint32_t tok_off;    /**< private: token start in scratch */
 	uint32_t tok_len;    /**< private: token bytes in scratch */
 	char *scratch;       /**< straddling tokens are assembled here */
-	uint32_t scratch_size; /**< its size */
-	uint32_t scratch_used; /**< bytes used for this request */
+	uint32_t scratch_size;       /**< its size */
+	uint32_t scratch_used;       /**< bytes used for this request */
 	struct ewyk_http_limits lim; /**< limits in force */
-	struct ewyk_http_view name; /**< private: current field name */
-	uint64_t cl;         /**< private: Content-Length seen */
-	uint8_t te_count;    /**< private: transfer codings seen */
-	uint8_t te_chunked;  /**< private: times "chunked" seen */
-	uint8_t te_last_chunked; /**< private: last coding is chunked */
-	uint8_t te_other;    /**< private: another coding seen */
+	struct ewyk_http_view name;  /**< private: current field name */
+	uint64_t cl;                 /**< private: Content-Length seen */
+	uint8_t te_count;            /**< private: transfer codings seen */
+	uint8_t te_chunked;          /**< private: times "chunked" seen */
+	uint8_t te_last_chunked;     /**< private: last coding is chunked */
+	uint8_t te_other;            /**< private: another coding seen */
 };
 
 /**
@@ -180,8 +182,7 @@ struct ewyk_http_parser {
  * @return
  *   max_line + max_header_bytes.
  */
-uint32_t
-ewyk_http_scratch_size(const struct ewyk_http_limits *lim);
+uint32_t ewyk_http_scratch_size(const struct ewyk_http_limits *lim);
 
 /**
  * Initialise a parser.
@@ -199,10 +200,9 @@ ewyk_http_scratch_size(const struct ewyk_http_limits *lim);
  * @return
  *   0, or -EINVAL (NULL argument or scratch too small).
  */
-int
-ewyk_http_parser_init(struct ewyk_http_parser *p,
-		const struct ewyk_http_limits *lim, char *scratch,
-		uint32_t scratch_size);
+int ewyk_http_parser_init(struct ewyk_http_parser *p,
+	const struct ewyk_http_limits *lim, char *scratch,
+	uint32_t scratch_size);
 
 /**
  * Make the parser ready for the next request (scratch is reused).
@@ -210,8 +210,7 @@ ewyk_http_parser_init(struct ewyk_http_parser *p,
  * @param p
  *   Parser.
  */
-void
-ewyk_http_parser_reset(struct ewyk_http_parser *p);
+void ewyk_http_parser_reset(struct ewyk_http_parser *p);
 
 /**
  * The best instruction set this CPU offers the scanners.
@@ -219,8 +218,7 @@ ewyk_http_parser_reset(struct ewyk_http_parser *p);
  * @return
  *   An enum ewyk_http_isa.
  */
-enum ewyk_http_isa
-ewyk_http_isa_best(void);
+enum ewyk_http_isa ewyk_http_isa_best(void);
 
 /**
  * Choose the scanners' instruction set (ewyk_http_parser_init() picks the
@@ -233,8 +231,8 @@ ewyk_http_isa_best(void);
  * @return
  *   0, -ENOTSUP (the CPU lacks it) or -EINVAL.
  */
-int
-ewyk_http_parser_set_isa(struct ewyk_http_parser *p, enum ewyk_http_isa isa);
+int ewyk_http_parser_set_isa(struct ewyk_http_parser *p,
+	enum ewyk_http_isa isa);
 
 /**
  * Feed the next contiguous bytes of a request head.
@@ -270,9 +268,8 @@ ewyk_http_parser_set_isa(struct ewyk_http_parser *p, enum ewyk_http_isa isa);
  *   (p->status: 400, 413, 414, 417, 431, 501 or 505), -EINVAL (NULL
  *   argument or the parser is already done or failed).
  */
-int
-ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
-		const char *buf, uint32_t len, uint32_t *consumed);
+int ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
+	const char *buf, uint32_t len, uint32_t *consumed);
 
 /**
  * Feed the bytes of an mbuf chain from offset @p off on, segment by
@@ -291,9 +288,9 @@ ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
  * @return
  *   As ewyk_http_parse().
  */
-int
-ewyk_http_parse_mbuf(struct ewyk_http_parser *p, struct ewyk_http_request *req,
-		const struct rte_mbuf *m, uint32_t off, uint32_t *consumed);
+int ewyk_http_parse_mbuf(struct ewyk_http_parser *p,
+	struct ewyk_http_request *req, const struct rte_mbuf *m, uint32_t off,
+	uint32_t *consumed);
 
 /**
  * Name of a method.
@@ -303,8 +300,7 @@ ewyk_http_parse_mbuf(struct ewyk_http_parser *p, struct ewyk_http_request *req,
  * @return
  *   Its name ("GET", ...), or NULL when out of range.
  */
-const char *
-ewyk_http_method_name(unsigned int m);
+const char *ewyk_http_method_name(unsigned int m);
 
 /**
  * Find a header field by name (case-insensitive).
@@ -321,15 +317,15 @@ ewyk_http_header_find(const struct ewyk_http_request *req, const char *name);
 
 /** Streaming body decoder state (Content-Length or chunked). */
 struct ewyk_http_body {
-	uint16_t status;     /**< HTTP status to answer after -EBADMSG */
-	uint8_t framing;     /**< enum ewyk_http_framing */
-	uint8_t state;       /**< private */
-	uint8_t ndigits;     /**< private: significant chunk-size digits */
-	uint32_t aux;        /**< private: extension / trailer bytes */
+	uint16_t status;      /**< HTTP status to answer after -EBADMSG */
+	uint8_t framing;      /**< enum ewyk_http_framing */
+	uint8_t state;        /**< private */
+	uint8_t ndigits;      /**< private: significant chunk-size digits */
+	uint32_t aux;         /**< private: extension / trailer bytes */
 	uint32_t max_trailer; /**< trailer section limit (431 beyond) */
-	uint64_t remaining;  /**< bytes left in the body / current chunk */
-	uint64_t total;      /**< body bytes decoded so far */
-	uint64_t max_body;   /**< body limit (413 beyond) */
+	uint64_t remaining;   /**< bytes left in the body / current chunk */
+	uint64_t total;       /**< body bytes decoded so far */
+	uint64_t max_body;    /**< body limit (413 beyond) */
 };
 
 /**
@@ -345,10 +341,9 @@ struct ewyk_http_body {
  * @return
  *   0, or -EINVAL.
  */
-int
-ewyk_http_body_init(struct ewyk_http_body *b,
-		const struct ewyk_http_request *req,
-		const struct ewyk_http_limits *lim);
+int ewyk_http_body_init(struct ewyk_http_body *b,
+	const struct ewyk_http_request *req,
+	const struct ewyk_http_limits *lim);
 
 /**
  * Decode the next contiguous bytes of a body. Returns at most one piece
@@ -369,9 +364,8 @@ ewyk_http_body_init(struct ewyk_http_body *b,
  *   EWYK_HTTP_DONE (body complete; what follows belongs to the next
  *   request), -EBADMSG (b->status: 400, 413 or 431), -EINVAL.
  */
-int
-ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
-		uint32_t *consumed, struct ewyk_http_view *data);
+int ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf,
+	uint32_t len, uint32_t *consumed, struct ewyk_http_view *data);
 
 /**
  * ewyk_http_body_parse() over an mbuf chain from offset @p off: stops at
@@ -390,17 +384,18 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
  * @return
  *   As ewyk_http_body_parse().
  */
-int
-ewyk_http_body_parse_mbuf(struct ewyk_http_body *b, const struct rte_mbuf *m,
-		uint32_t off, uint32_t *consumed, struct ewyk_http_view *data);
+int ewyk_http_body_parse_mbuf(struct ewyk_http_body *b,
+	const struct rte_mbuf *m, uint32_t off, uint32_t *consumed,
+	struct ewyk_http_view *data);
 
 /** Length of "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n". */
 #define EWYK_HTTP_DATE_LEN 37
 
 /** Per-shard cache of the Date field line, refreshed once per second. */
 struct ewyk_http_date {
-	uint64_t sec;  /**< Unix time of the cached line */
-	char line[EWYK_HTTP_DATE_LEN + 1]; /**< "Date: ...\r\n", NUL-terminated */
+	uint64_t sec; /**< Unix time of the cached line */
+	char line[EWYK_HTTP_DATE_LEN +
+		1]; /**< "Date: ...\r\n", NUL-terminated */
 };
 
 /**
@@ -414,8 +409,7 @@ struct ewyk_http_date {
  * @return
  *   1 when the line was rewritten, 0 when it was current.
  */
-int
-ewyk_http_date_update(struct ewyk_http_date *d, uint64_t unix_sec);
+int ewyk_http_date_update(struct ewyk_http_date *d, uint64_t unix_sec);
 
 /** Connection field of a response. */
 enum ewyk_http_conn_field {
@@ -426,12 +420,12 @@ enum ewyk_http_conn_field {
 
 /** What a response head says. */
 struct ewyk_http_response {
-	uint16_t status;        /**< 100-999 */
-	uint8_t framing;        /**< enum ewyk_http_framing */
-	uint8_t connection;     /**< enum ewyk_http_conn_field */
-	uint64_t content_length; /**< with EWYK_HTTP_BODY_LENGTH */
+	uint16_t status;          /**< 100-999 */
+	uint8_t framing;          /**< enum ewyk_http_framing */
+	uint8_t connection;       /**< enum ewyk_http_conn_field */
+	uint64_t content_length;  /**< with EWYK_HTTP_BODY_LENGTH */
 	const char *content_type; /**< value (no CTL but HTAB), or NULL */
-	const char *server;     /**< value (no CTL but HTAB), NULL: "ewyk" */
+	const char *server;       /**< value (no CTL but HTAB), NULL: "ewyk" */
 	/** More field lines, each token ":" OWS value CRLF, or NULL. */
 	const char *extra;
 };
@@ -456,9 +450,8 @@ struct ewyk_http_response {
  *   CR, LF or other CTL but HTAB in server or content_type, or extra not
  *   made of well-formed field lines: no header injection).
  */
-int
-ewyk_http_response_head(char *buf, uint32_t cap,
-		const struct ewyk_http_response *r, const struct ewyk_http_date *d);
+int ewyk_http_response_head(char *buf, uint32_t cap,
+	const struct ewyk_http_response *r, const struct ewyk_http_date *d);
 
 /**
  * ewyk_http_response_head() appended to the last segment of an mbuf.
@@ -472,9 +465,8 @@ ewyk_http_response_head(char *buf, uint32_t cap,
  * @return
  *   0, -ENOSPC (not enough tailroom; m unchanged) or -EINVAL.
  */
-int
-ewyk_http_response_head_mbuf(struct rte_mbuf *m,
-		const struct ewyk_http_response *r, const struct ewyk_http_date *d);
+int ewyk_http_response_head_mbuf(struct rte_mbuf *m,
+	const struct ewyk_http_response *r, const struct ewyk_http_date *d);
 
 /**
  * Reason phrase of a status code.
@@ -484,8 +476,7 @@ ewyk_http_response_head_mbuf(struct rte_mbuf *m,
  * @return
  *   Its phrase ("OK", ...); "Unknown" for codes without one.
  */
-const char *
-ewyk_http_reason(uint16_t status);
+const char *ewyk_http_reason(uint16_t status);
 
 /**
  * Make an mbuf chain one chunk of a chunked body, in place: prepend the
@@ -498,8 +489,7 @@ ewyk_http_reason(uint16_t status);
  *   0, -ENOSPC (not enough headroom or tailroom; m unchanged), -EINVAL
  *   (empty chain: use ewyk_http_chunk_last_mbuf()).
  */
-int
-ewyk_http_chunk_wrap_mbuf(struct rte_mbuf *m);
+int ewyk_http_chunk_wrap_mbuf(struct rte_mbuf *m);
 
 /**
  * Append the last chunk and the end of an empty trailer section
@@ -510,8 +500,7 @@ ewyk_http_chunk_wrap_mbuf(struct rte_mbuf *m);
  * @return
  *   0, or -ENOSPC (m unchanged).
  */
-int
-ewyk_http_chunk_last_mbuf(struct rte_mbuf *m);
+int ewyk_http_chunk_last_mbuf(struct rte_mbuf *m);
 
 /**
  * Write a chunk-size line ("<hex>\r\n") for a chunk of @p len bytes.
@@ -525,8 +514,7 @@ ewyk_http_chunk_last_mbuf(struct rte_mbuf *m);
  * @return
  *   Bytes written, or -ENOSPC.
  */
-int
-ewyk_http_chunk_size_line(char *buf, uint32_t cap, uint64_t len);
+int ewyk_http_chunk_size_line(char *buf, uint32_t cap, uint64_t len);
 
 /** Method bit of an enum ewyk_http_method, for route method masks. */
 #define EWYK_HTTP_M(m) (UINT32_C(1) << (m))
@@ -554,8 +542,8 @@ struct ewyk_http_router;
  * @return
  *   The router, or NULL with rte_errno EINVAL or ENOMEM.
  */
-struct ewyk_http_router *
-ewyk_http_router_create(uint32_t max_routes, int socket_id);
+struct ewyk_http_router *ewyk_http_router_create(uint32_t max_routes,
+	int socket_id);
 
 /**
  * Free a router (NULL is allowed).
@@ -563,8 +551,7 @@ ewyk_http_router_create(uint32_t max_routes, int socket_id);
  * @param r
  *   Router.
  */
-void
-ewyk_http_router_free(struct ewyk_http_router *r);
+void ewyk_http_router_free(struct ewyk_http_router *r);
 
 /**
  * Add a route.
@@ -589,10 +576,9 @@ ewyk_http_router_free(struct ewyk_http_router *r);
  *   0, -EINVAL, -EEXIST (same path, kind and an overlapping method) or
  *   -ENOSPC (router full).
  */
-int
-ewyk_http_route_add(struct ewyk_http_router *r, const char *path, int prefix,
-		uint32_t methods, enum ewyk_strategy_invocation invocation, void *handler,
-		void *arg);
+int ewyk_http_route_add(struct ewyk_http_router *r, const char *path,
+	int prefix, uint32_t methods, enum ewyk_strategy_invocation invocation,
+	void *handler, void *arg);
 
 /**
  * Route a request: an exact route wins over prefix routes, the longest
@@ -615,10 +601,9 @@ ewyk_http_route_add(struct ewyk_http_router *r, const char *path, int prefix,
  *   0, -ENOENT (no route for the path: answer 404), -ENOTSUP (routes for
  *   the path, none for the method: answer 405 with Allow) or -EINVAL.
  */
-int
-ewyk_http_route_lookup(const struct ewyk_http_router *r, unsigned int method,
-		struct ewyk_http_view path, const struct ewyk_http_route **route,
-		uint32_t *allow);
+int ewyk_http_route_lookup(const struct ewyk_http_router *r,
+	unsigned int method, struct ewyk_http_view path,
+	const struct ewyk_http_route **route, uint32_t *allow);
 
 /**
  * Write an Allow field value ("GET, HEAD, POST") for a method mask.
@@ -632,8 +617,7 @@ ewyk_http_route_lookup(const struct ewyk_http_router *r, unsigned int method,
  * @return
  *   Length written, or -ENOSPC.
  */
-int
-ewyk_http_allow_format(char *buf, uint32_t cap, uint32_t methods);
+int ewyk_http_allow_format(char *buf, uint32_t cap, uint32_t methods);
 
 /*
  * Connection layer (http_conn*.c): an HTTP/1.1 server connection driven by
@@ -649,60 +633,63 @@ struct ewyk_twheel;
  * X(SYM, name, type, help) gives EWYK_HTTP_C_<SYM> and the Prometheus
  * metric ewyk_http_<name>_total.
  */
-#define EWYK_HTTP_COUNTERS(X) \
-	X(CONN_ACCEPTED, conn_accepted, COUNTER, "Connections taken") \
-	X(CONN_REFUSED, conn_refused, COUNTER, \
-		"Connections refused (RST): every connection object in use") \
-	X(REQUESTS, requests, COUNTER, "Request heads parsed") \
-	X(PENDING, pending, COUNTER, "Handlers that returned pending") \
-	X(DISPATCH_REFUSED, dispatch_refused, COUNTER, \
-		"Blocking routes answered 503: no dispatcher or it refused") \
-	X(CONTINUE_SENT, continue_sent, COUNTER, "100 Continue sent") \
-	X(RESP_1XX, resp_1xx, COUNTER, "Responses 1xx") \
-	X(RESP_2XX, resp_2xx, COUNTER, "Responses 2xx") \
-	X(RESP_3XX, resp_3xx, COUNTER, "Responses 3xx") \
-	X(RESP_4XX, resp_4xx, COUNTER, "Responses 4xx") \
-	X(RESP_5XX, resp_5xx, COUNTER, "Responses 5xx") \
-	X(RESP_400, resp_400, COUNTER, "Responses 400") \
-	X(RESP_404, resp_404, COUNTER, "Responses 404") \
-	X(RESP_405, resp_405, COUNTER, "Responses 405") \
-	X(RESP_408, resp_408, COUNTER, "Responses 408") \
-	X(RESP_413, resp_413, COUNTER, "Responses 413") \
-	X(RESP_414, resp_414, COUNTER, "Responses 414") \
-	X(RESP_417, resp_417, COUNTER, "Responses 417") \
-	X(RESP_431, resp_431, COUNTER, "Responses 431") \
-	X(RESP_4XX_OTHER, resp_4xx_other, COUNTER, \
-		"Responses 4xx with a status not listed") \
-	X(RESP_500, resp_500, COUNTER, "Responses 500") \
-	X(RESP_501, resp_501, COUNTER, "Responses 501") \
-	X(RESP_503, resp_503, COUNTER, "Responses 503") \
-	X(RESP_504, resp_504, COUNTER, "Responses 504") \
-	X(RESP_505, resp_505, COUNTER, "Responses 505") \
-	X(RESP_5XX_OTHER, resp_5xx_other, COUNTER, \
-		"Responses 5xx with a status not listed") \
-	X(PARSE_ERR_400, parse_err_400, COUNTER, "Malformed heads answered 400") \
-	X(PARSE_ERR_413, parse_err_413, COUNTER, "Heads answered 413") \
-	X(PARSE_ERR_414, parse_err_414, COUNTER, "Request lines too long (414)") \
-	X(PARSE_ERR_417, parse_err_417, COUNTER, "Unmet expectations (417)") \
-	X(PARSE_ERR_431, parse_err_431, COUNTER, "Header sections too large (431)") \
-	X(PARSE_ERR_501, parse_err_501, COUNTER, \
-		"Unknown methods or transfer codings (501)") \
+#define EWYK_HTTP_COUNTERS(X)                                                  \
+	X(CONN_ACCEPTED, conn_accepted, COUNTER, "Connections taken")          \
+	X(CONN_REFUSED, conn_refused, COUNTER,                                 \
+		"Connections refused (RST): every connection object in use")   \
+	X(REQUESTS, requests, COUNTER, "Request heads parsed")                 \
+	X(PENDING, pending, COUNTER, "Handlers that returned pending")         \
+	X(DISPATCH_REFUSED, dispatch_refused, COUNTER,                         \
+		"Blocking routes answered 503: no dispatcher or it refused")   \
+	X(CONTINUE_SENT, continue_sent, COUNTER, "100 Continue sent")          \
+	X(RESP_1XX, resp_1xx, COUNTER, "Responses 1xx")                        \
+	X(RESP_2XX, resp_2xx, COUNTER, "Responses 2xx")                        \
+	X(RESP_3XX, resp_3xx, COUNTER, "Responses 3xx")                        \
+	X(RESP_4XX, resp_4xx, COUNTER, "Responses 4xx")                        \
+	X(RESP_5XX, resp_5xx, COUNTER, "Responses 5xx")                        \
+	X(RESP_400, resp_400, COUNTER, "Responses 400")                        \
+	X(RESP_404, resp_404, COUNTER, "Responses 404")                        \
+	X(RESP_405, resp_405, COUNTER, "Responses 405")                        \
+	X(RESP_408, resp_408, COUNTER, "Responses 408")                        \
+	X(RESP_413, resp_413, COUNTER, "Responses 413")                        \
+	X(RESP_414, resp_414, COUNTER, "Responses 414")                        \
+	X(RESP_417, resp_417, COUNTER, "Responses 417")                        \
+	X(RESP_431, resp_431, COUNTER, "Responses 431")                        \
+	X(RESP_4XX_OTHER, resp_4xx_other, COUNTER,                             \
+		"Responses 4xx with a status not listed")                      \
+	X(RESP_500, resp_500, COUNTER, "Responses 500")                        \
+	X(RESP_501, resp_501, COUNTER, "Responses 501")                        \
+	X(RESP_503, resp_503, COUNTER, "Responses 503")                        \
+	X(RESP_504, resp_504, COUNTER, "Responses 504")                        \
+	X(RESP_505, resp_505, COUNTER, "Responses 505")                        \
+	X(RESP_5XX_OTHER, resp_5xx_other, COUNTER,                             \
+		"Responses 5xx with a status not listed")                      \
+	X(PARSE_ERR_400, parse_err_400, COUNTER,                               \
+		"Malformed heads answered 400")                                \
+	X(PARSE_ERR_413, parse_err_413, COUNTER, "Heads answered 413")         \
+	X(PARSE_ERR_414, parse_err_414, COUNTER,                               \
+		"Request lines too long (414)")                                \
+	X(PARSE_ERR_417, parse_err_417, COUNTER, "Unmet expectations (417)")   \
+	X(PARSE_ERR_431, parse_err_431, COUNTER,                               \
+		"Header sections too large (431)")                             \
+	X(PARSE_ERR_501, parse_err_501, COUNTER,                               \
+		"Unknown methods or transfer codings (501)")                   \
 	X(PARSE_ERR_505, parse_err_505, COUNTER, "Unsupported versions (505)") \
-	X(PARSE_ERR_BODY, parse_err_body, COUNTER, \
-		"Malformed or too large bodies (chunk syntax, 413)") \
-	X(TIMEOUT_HEADER, timeout_header, COUNTER, "Header read timeouts") \
-	X(TIMEOUT_BODY, timeout_body, COUNTER, "Body read timeouts") \
-	X(TIMEOUT_IDLE, timeout_idle, COUNTER, "Keep-alive idle timeouts") \
-	X(TIMEOUT_WRITE, timeout_write, COUNTER, "Response write stalls") \
-	X(BYTES_IN, bytes_in, COUNTER, "Request bytes consumed") \
+	X(PARSE_ERR_BODY, parse_err_body, COUNTER,                             \
+		"Malformed or too large bodies (chunk syntax, 413)")           \
+	X(TIMEOUT_HEADER, timeout_header, COUNTER, "Header read timeouts")     \
+	X(TIMEOUT_BODY, timeout_body, COUNTER, "Body read timeouts")           \
+	X(TIMEOUT_IDLE, timeout_idle, COUNTER, "Keep-alive idle timeouts")     \
+	X(TIMEOUT_WRITE, timeout_write, COUNTER, "Response write stalls")      \
+	X(BYTES_IN, bytes_in, COUNTER, "Request bytes consumed")               \
 	X(BYTES_OUT, bytes_out, COUNTER, "Response bytes handed to TCP")
 
 /** Connection-layer counters: one per entry of EWYK_HTTP_COUNTERS. */
 enum ewyk_http_counter {
-#define EWYK_HTTP_COUNTER_ENUM(sym, name, type, help) EWYK_HTTP_C_ ## sym,
+#define EWYK_HTTP_COUNTER_ENUM(sym, name, type, help) EWYK_HTTP_C_##sym,
 	EWYK_HTTP_COUNTERS(EWYK_HTTP_COUNTER_ENUM)
 #undef EWYK_HTTP_COUNTER_ENUM
-	EWYK_HTTP_C_MAX /**< number of counters */
+		EWYK_HTTP_C_MAX /**< number of counters */
 };
 
 /** One server connection (opaque); also the handle of its request. */
@@ -736,7 +723,7 @@ struct ewyk_http_server;
  *   @p c), or a negative errno (answered 500).
  */
 typedef int (*ewyk_http_handler_t)(struct ewyk_http_conn *c,
-		const struct ewyk_http_request *req, void *arg);
+	const struct ewyk_http_request *req, void *arg);
 
 /**
  * Request body consumer: called with each piece of the decoded body as it
@@ -758,7 +745,7 @@ typedef int (*ewyk_http_handler_t)(struct ewyk_http_conn *c,
  *   window closes) until ewyk_http_body_resume().
  */
 typedef int (*ewyk_http_body_cb_t)(struct ewyk_http_conn *c, const char *p,
-		uint32_t len, int last, void *arg);
+	uint32_t len, int last, void *arg);
 
 /**
  * Response body producer: called whenever TCP can take more bytes, until
@@ -781,7 +768,7 @@ typedef int (*ewyk_http_body_cb_t)(struct ewyk_http_conn *c, const char *p,
  *   errno: abort the connection.
  */
 typedef int (*ewyk_http_producer_t)(struct ewyk_http_conn *c, char *buf,
-		uint32_t cap, uint64_t off, void *arg);
+	uint32_t cap, uint64_t off, void *arg);
 
 /**
  * Hand-off of a request whose route is BLOCKING (or EITHER, when the
@@ -799,23 +786,23 @@ typedef int (*ewyk_http_producer_t)(struct ewyk_http_conn *c, char *buf,
  *   errno (refused: answered 503).
  */
 typedef int (*ewyk_http_dispatch_t)(void *dispatch_arg,
-		struct ewyk_http_conn *c, const struct ewyk_http_route *route);
+	struct ewyk_http_conn *c, const struct ewyk_http_route *route);
 
 /** Configuration of a shard's connection layer. Zero fields: defaults. */
 struct ewyk_http_server_conf {
-	struct ewyk_twheel *wheel;   /**< the shard's wheel (required) */
-	struct rte_mempool *pool;    /**< mbufs for responses (required) */
+	struct ewyk_twheel *wheel; /**< the shard's wheel (required) */
+	struct rte_mempool *pool;  /**< mbufs for responses (required) */
 	const struct ewyk_http_router *router; /**< routes (required) */
-	struct ewyk_http_limits lim; /**< parser limits */
-	uint32_t max_conns;          /**< connection objects; 0 = 1024 */
-	uint32_t header_timeout_ms;  /**< head read; 0 = 10000 */
-	uint32_t body_timeout_ms;    /**< between body bytes; 0 = 30000 */
-	uint32_t idle_timeout_ms;    /**< keep-alive idle; 0 = 60000 */
-	uint32_t write_timeout_ms;   /**< response write stall; 0 = 30000 */
+	struct ewyk_http_limits lim;           /**< parser limits */
+	uint32_t max_conns;            /**< connection objects; 0 = 1024 */
+	uint32_t header_timeout_ms;    /**< head read; 0 = 10000 */
+	uint32_t body_timeout_ms;      /**< between body bytes; 0 = 30000 */
+	uint32_t idle_timeout_ms;      /**< keep-alive idle; 0 = 60000 */
+	uint32_t write_timeout_ms;     /**< response write stall; 0 = 30000 */
 	ewyk_http_dispatch_t dispatch; /**< NULL: BLOCKING routes get 503 */
-	void *dispatch_arg;          /**< its argument */
-	uint16_t shard_id;           /**< label of the counters */
-	int socket_id;               /**< NUMA node (SOCKET_ID_ANY ok) */
+	void *dispatch_arg;            /**< its argument */
+	uint16_t shard_id;             /**< label of the counters */
+	int socket_id;                 /**< NUMA node (SOCKET_ID_ANY ok) */
 };
 
 /**
@@ -827,8 +814,8 @@ struct ewyk_http_server_conf {
  * @return
  *   The server, or NULL with rte_errno EINVAL or ENOMEM.
  */
-struct ewyk_http_server *
-ewyk_http_server_create(const struct ewyk_http_server_conf *conf);
+struct ewyk_http_server *ewyk_http_server_create(
+	const struct ewyk_http_server_conf *conf);
 
 /**
  * Free a server. Its connections must be gone (ewyk_tcp_free() first, or
@@ -837,8 +824,7 @@ ewyk_http_server_create(const struct ewyk_http_server_conf *conf);
  * @param s
  *   Server (NULL allowed).
  */
-void
-ewyk_http_server_free(struct ewyk_http_server *s);
+void ewyk_http_server_free(struct ewyk_http_server *s);
 
 /**
  * The lib/tcp events of an HTTP listener: pass them to ewyk_tcp_listen()
@@ -847,8 +833,7 @@ ewyk_http_server_free(struct ewyk_http_server *s);
  * @return
  *   The ops (static).
  */
-const struct ewyk_tcp_ops *
-ewyk_http_server_tcp_ops(void);
+const struct ewyk_tcp_ops *ewyk_http_server_tcp_ops(void);
 
 /**
  * Refresh the server's Date line (once per poll loop).
@@ -858,8 +843,7 @@ ewyk_http_server_tcp_ops(void);
  * @param unix_sec
  *   Seconds since the Epoch.
  */
-void
-ewyk_http_server_set_time(struct ewyk_http_server *s, uint64_t unix_sec);
+void ewyk_http_server_set_time(struct ewyk_http_server *s, uint64_t unix_sec);
 
 /**
  * A counter of a server.
@@ -871,9 +855,8 @@ ewyk_http_server_set_time(struct ewyk_http_server *s, uint64_t unix_sec);
  * @return
  *   Its value (0 when out of range).
  */
-uint64_t
-ewyk_http_server_counter(const struct ewyk_http_server *s,
-		enum ewyk_http_counter ctr);
+uint64_t ewyk_http_server_counter(const struct ewyk_http_server *s,
+	enum ewyk_http_counter ctr);
 
 /**
  * Name of a counter.
@@ -883,8 +866,7 @@ ewyk_http_server_counter(const struct ewyk_http_server *s,
  * @return
  *   Its name, NULL when out of range.
  */
-const char *
-ewyk_http_counter_name(enum ewyk_http_counter ctr);
+const char *ewyk_http_counter_name(enum ewyk_http_counter ctr);
 
 /**
  * Connections in use.
@@ -894,8 +876,7 @@ ewyk_http_counter_name(enum ewyk_http_counter ctr);
  * @return
  *   The number of connection objects taken.
  */
-uint32_t
-ewyk_http_server_conns(const struct ewyk_http_server *s);
+uint32_t ewyk_http_server_conns(const struct ewyk_http_server *s);
 
 /**
  * Prometheus text of the counters of several servers, one series each
@@ -912,9 +893,8 @@ ewyk_http_server_conns(const struct ewyk_http_server *s);
  * @return
  *   As ewyk_ctr_prometheus(); -EINVAL, -ENOMEM.
  */
-int
-ewyk_http_server_prometheus(const struct ewyk_http_server *const *srv,
-		unsigned int n, char *buf, size_t size);
+int ewyk_http_server_prometheus(const struct ewyk_http_server *const *srv,
+	unsigned int n, char *buf, size_t size);
 
 /**
  * Ask for the request body (during the handler call): sends 100 Continue
@@ -930,9 +910,8 @@ ewyk_http_server_prometheus(const struct ewyk_http_server *const *srv,
  * @return
  *   0, -EINVAL (no handler running on @p c) or -ENOENT (no body).
  */
-int
-ewyk_http_read_body(struct ewyk_http_conn *c, ewyk_http_body_cb_t cb,
-		void *arg);
+int ewyk_http_read_body(struct ewyk_http_conn *c, ewyk_http_body_cb_t cb,
+	void *arg);
 
 /**
  * Resume reading a body paused by its consumer (on the shard's lcore).
@@ -942,8 +921,7 @@ ewyk_http_read_body(struct ewyk_http_conn *c, ewyk_http_body_cb_t cb,
  * @return
  *   0, or -EINVAL (not paused).
  */
-int
-ewyk_http_body_resume(struct ewyk_http_conn *c);
+int ewyk_http_body_resume(struct ewyk_http_conn *c);
 
 /**
  * Call a streamed response's producer again after it returned -EAGAIN.
@@ -954,8 +932,7 @@ ewyk_http_body_resume(struct ewyk_http_conn *c);
  *   0, -EINVAL (no streamed response under way) or -ECONNABORTED (the
  *   producer failed or no mbuf was left: the connection was reset).
  */
-int
-ewyk_http_stream_resume(struct ewyk_http_conn *c);
+int ewyk_http_stream_resume(struct ewyk_http_conn *c);
 
 /**
  * Respond with a whole body (copied). For HEAD only the head is sent.
@@ -977,10 +954,9 @@ ewyk_http_stream_resume(struct ewyk_http_conn *c);
  *   0; -EINVAL (bad argument), -EALREADY (already responded), -ENOMEM
  *   (no mbuf: the connection is aborted).
  */
-int
-ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
-		const char *content_type, const char *extra, const void *body,
-		uint32_t len);
+int ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
+	const char *content_type, const char *extra, const void *body,
+	uint32_t len);
 
 /**
  * Respond with a body made by @p prod as TCP takes it (flow controlled:
@@ -1003,10 +979,9 @@ ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
  * @return
  *   As ewyk_http_respond().
  */
-int
-ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
-		const char *content_type, const char *extra, uint64_t len,
-		ewyk_http_producer_t prod, void *arg);
+int ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
+	const char *content_type, const char *extra, uint64_t len,
+	ewyk_http_producer_t prod, void *arg);
 
 /**
  * Whether the connection under a request is still there (a pending
@@ -1017,8 +992,7 @@ ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
  * @return
  *   1 or 0.
  */
-int
-ewyk_http_conn_alive(const struct ewyk_http_conn *c);
+int ewyk_http_conn_alive(const struct ewyk_http_conn *c);
 
 #ifdef __cplusplus
 }

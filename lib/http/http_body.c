@@ -23,7 +23,7 @@ enum {
 	BS_DATA,
 	BS_DATA_CR,
 	BS_DATA_LF,
-	BS_TRAILER,    /* start of a trailer line (or of the final CRLF) */
+	BS_TRAILER, /* start of a trailer line (or of the final CRLF) */
 	BS_TRAILER_LINE,
 	BS_TRAILER_LF,
 	BS_END_LF,
@@ -44,17 +44,18 @@ hexval(unsigned char c)
 
 int
 ewyk_http_body_init(struct ewyk_http_body *b,
-		const struct ewyk_http_request *req,
-		const struct ewyk_http_limits *lim)
+	const struct ewyk_http_request *req, const struct ewyk_http_limits *lim)
 {
 	if (b == NULL || req == NULL || req->framing > EWYK_HTTP_BODY_CHUNKED)
 		return -EINVAL;
 	memset(b, 0, sizeof(*b));
 	b->framing = req->framing;
-	b->max_body = lim != NULL && lim->max_body != 0 ? lim->max_body :
+	b->max_body = lim != NULL && lim->max_body != 0 ?
+		lim->max_body :
 		EWYK_HTTP_DEF_MAX_BODY;
 	b->max_trailer = lim != NULL && lim->max_header_bytes != 0 ?
-		lim->max_header_bytes : EWYK_HTTP_DEF_MAX_HEADER_BYTES;
+		lim->max_header_bytes :
+		EWYK_HTTP_DEF_MAX_HEADER_BYTES;
 	switch (req->framing) {
 	case EWYK_HTTP_BODY_LENGTH:
 		b->remaining = req->content_length;
@@ -76,7 +77,7 @@ ewyk_http_body_init(struct ewyk_http_body *b,
 
 static int
 body_fail(struct ewyk_http_body *b, uint16_t status, uint32_t i,
-		uint32_t *consumed)
+	uint32_t *consumed)
 {
 	b->status = status;
 	b->state = BS_ERROR;
@@ -92,14 +93,14 @@ is_ctl(unsigned char c)
 
 int
 ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
-		uint32_t *consumed, struct ewyk_http_view *data)
+	uint32_t *consumed, struct ewyk_http_view *data)
 {
 	uint32_t i = 0, n;
 	unsigned char c;
 	int h;
 
 	if (b == NULL || consumed == NULL || data == NULL ||
-			(buf == NULL && len > 0))
+		(buf == NULL && len > 0))
 		return -EINVAL;
 	*consumed = 0;
 	data->p = NULL;
@@ -123,7 +124,7 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 			i += n;
 			if (b->remaining == 0)
 				b->state = b->state == BS_LENGTH ? BS_DONE :
-					BS_DATA_CR;
+								   BS_DATA_CR;
 			*consumed = i;
 			return EWYK_HTTP_DATA;
 		case BS_SIZE:
@@ -131,7 +132,8 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 			if (h >= 0) {
 				if (b->remaining >> 58)
 					return body_fail(b, 400, i, consumed);
-				b->remaining = (b->remaining << 4) | (uint64_t)h;
+				b->remaining = (b->remaining << 4) |
+					(uint64_t)h;
 				b->ndigits = 1;
 			} else if (!b->ndigits) {
 				return body_fail(b, 400, i, consumed);
@@ -209,8 +211,9 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 		}
 		/* framing bytes: chunk lines are bounded, trailers too */
 		i++;
-		if (++b->aux > (b->state >= BS_TRAILER ? b->max_trailer :
-				EWYK_HTTP_MAX_CHUNK_EXT))
+		if (++b->aux > (b->state >= BS_TRAILER ?
+					       b->max_trailer :
+					       EWYK_HTTP_MAX_CHUNK_EXT))
 			return body_fail(b, b->state >= BS_TRAILER ? 431 : 400,
 				i, consumed);
 	}
@@ -220,7 +223,7 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 
 int
 ewyk_http_body_parse_mbuf(struct ewyk_http_body *b, const struct rte_mbuf *m,
-		uint32_t off, uint32_t *consumed, struct ewyk_http_view *data)
+	uint32_t off, uint32_t *consumed, struct ewyk_http_view *data)
 {
 	uint32_t total = 0, used;
 	int r = EWYK_HTTP_AGAIN;
@@ -237,8 +240,9 @@ ewyk_http_body_parse_mbuf(struct ewyk_http_body *b, const struct rte_mbuf *m,
 			off -= m->data_len;
 			continue;
 		}
-		r = ewyk_http_body_parse(b, rte_pktmbuf_mtod_offset(m,
-				const char *, off), m->data_len - off, &used, data);
+		r = ewyk_http_body_parse(b,
+			rte_pktmbuf_mtod_offset(m, const char *, off),
+			m->data_len - off, &used, data);
 		total += used;
 		off = 0;
 		if (r != EWYK_HTTP_AGAIN)

@@ -25,9 +25,8 @@
 
 #include "http_private.h"
 
-static const struct ewyk_ctr_desc http_ctr_desc[] = {
-	EWYK_HTTP_COUNTERS(EWYK_CTR_DESC)
-};
+static const struct ewyk_ctr_desc http_ctr_desc[] = { EWYK_HTTP_COUNTERS(
+	EWYK_CTR_DESC) };
 
 /* ---- connection objects ---- */
 
@@ -153,8 +152,8 @@ http_conn_timer(struct ewyk_http_conn *c, enum http_tmo kind, uint32_t ms)
 	struct ewyk_twheel *w = c->srv->conf.wheel;
 
 	c->tmo = (uint8_t)kind;
-	ewyk_twheel_arm(w, &c->tmr, ewyk_twheel_now(w) +
-			(uint64_t)ms * c->srv->hz_ms, tmo_cb, c);
+	ewyk_twheel_arm(w, &c->tmr,
+		ewyk_twheel_now(w) + (uint64_t)ms * c->srv->hz_ms, tmo_cb, c);
 }
 
 static void
@@ -216,7 +215,7 @@ handler_call(struct ewyk_http_conn *c, const struct ewyk_http_route *rt)
 			HTTP_CTR(s, DISPATCH_REFUSED, 1);
 			if (!c->responded)
 				ewyk_http_respond(c, 503, "text/plain", NULL,
-						"Service Unavailable\n", 20);
+					"Service Unavailable\n", 20);
 			return;
 		}
 	}
@@ -229,7 +228,7 @@ handler_call(struct ewyk_http_conn *c, const struct ewyk_http_route *rt)
 	} else if (!c->responded && c->body_cb == NULL) {
 		/* Neither answered nor reading the body to answer after. */
 		ewyk_http_respond(c, 500, "text/plain", NULL,
-				"Internal Server Error\n", 22);
+			"Internal Server Error\n", 22);
 	}
 }
 
@@ -242,18 +241,19 @@ request_route(struct ewyk_http_conn *c)
 	int ret;
 
 	ret = ewyk_http_route_lookup(c->srv->conf.router, c->req.method_id,
-			c->req.path, &rt, &allow);
+		c->req.path, &rt, &allow);
 	if (ret == 0) {
 		handler_call(c, rt);
 		return;
 	}
 	if (ret == -ENOTSUP) {
 		memcpy(extra, "Allow: ", 7);
-		ret = ewyk_http_allow_format(extra + 7, sizeof(extra) - 9, allow);
+		ret = ewyk_http_allow_format(extra + 7, sizeof(extra) - 9,
+			allow);
 		if (ret > 0) {
 			memcpy(extra + 7 + ret, "\r\n", 3);
 			ewyk_http_respond(c, 405, "text/plain", extra,
-					"Method Not Allowed\n", 19);
+				"Method Not Allowed\n", 19);
 			return;
 		}
 	}
@@ -264,13 +264,27 @@ static void
 parse_error_count(struct ewyk_http_server *s, uint16_t status)
 {
 	switch (status) {
-	case 413: HTTP_CTR(s, PARSE_ERR_413, 1); break;
-	case 414: HTTP_CTR(s, PARSE_ERR_414, 1); break;
-	case 417: HTTP_CTR(s, PARSE_ERR_417, 1); break;
-	case 431: HTTP_CTR(s, PARSE_ERR_431, 1); break;
-	case 501: HTTP_CTR(s, PARSE_ERR_501, 1); break;
-	case 505: HTTP_CTR(s, PARSE_ERR_505, 1); break;
-	default: HTTP_CTR(s, PARSE_ERR_400, 1); break;
+	case 413:
+		HTTP_CTR(s, PARSE_ERR_413, 1);
+		break;
+	case 414:
+		HTTP_CTR(s, PARSE_ERR_414, 1);
+		break;
+	case 417:
+		HTTP_CTR(s, PARSE_ERR_417, 1);
+		break;
+	case 431:
+		HTTP_CTR(s, PARSE_ERR_431, 1);
+		break;
+	case 501:
+		HTTP_CTR(s, PARSE_ERR_501, 1);
+		break;
+	case 505:
+		HTTP_CTR(s, PARSE_ERR_505, 1);
+		break;
+	default:
+		HTTP_CTR(s, PARSE_ERR_400, 1);
+		break;
 	}
 }
 
@@ -358,18 +372,19 @@ body_step(struct ewyk_http_conn *c)
 		if (ret == EWYK_HTTP_AGAIN) {
 			if (c->tmo != HT_WRITE)
 				http_conn_timer(c, HT_BODY,
-						s->conf.body_timeout_ms);
+					s->conf.body_timeout_ms);
 			return 0;
 		}
 	} else {
 		ret = ewyk_http_body_parse_mbuf(&c->b, c->rx, c->rx_off, &n,
-				&data);
+			&data);
 	}
 	c->rx_off += n;
 	if (ret == EWYK_HTTP_DATA) {
 		c->body_started = 1;
-		if (c->body_cb != NULL && c->body_cb(c, data.p, data.len, 0,
-				c->body_arg) == EWYK_HTTP_PENDING)
+		if (c->body_cb != NULL &&
+			c->body_cb(c, data.p, data.len, 0, c->body_arg) ==
+				EWYK_HTTP_PENDING)
 			c->body_paused = 1;
 	} else if (ret == EWYK_HTTP_DONE) {
 		c->st = HC_WAIT;
@@ -379,7 +394,7 @@ body_step(struct ewyk_http_conn *c)
 			c->body_cb(c, NULL, 0, 1, c->body_arg);
 		if (!c->responded && !c->pending)
 			ewyk_http_respond(c, 500, "text/plain", NULL,
-					"Internal Server Error\n", 22);
+				"Internal Server Error\n", 22);
 	} else if (ret != EWYK_HTTP_AGAIN) {
 		HTTP_CTR(s, PARSE_ERR_BODY, 1);
 		c->st = HC_WAIT;
@@ -433,15 +448,14 @@ http_conn_run(struct ewyk_http_conn *c)
 			conn_reset_request(c);
 			if (rx_avail(c) == 0 && c->tx == NULL)
 				http_conn_timer(c, HT_IDLE,
-						c->srv->conf.idle_timeout_ms);
+					c->srv->conf.idle_timeout_ms);
 		}
 	}
 	c->in_run = 0;
 }
 
 int
-ewyk_http_read_body(struct ewyk_http_conn *c, ewyk_http_body_cb_t cb,
-		void *arg)
+ewyk_http_read_body(struct ewyk_http_conn *c, ewyk_http_body_cb_t cb, void *arg)
 {
 	struct rte_mbuf *m;
 	static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -457,7 +471,7 @@ ewyk_http_read_body(struct ewyk_http_conn *c, ewyk_http_body_cb_t cb,
 		if (m == NULL)
 			return -ENOMEM;
 		memcpy(rte_pktmbuf_append(m, sizeof(cont) - 1), cont,
-				sizeof(cont) - 1);
+			sizeof(cont) - 1);
 		HTTP_CTR(c->srv, CONTINUE_SENT, 1);
 		http_conn_count_status(c->srv, 100);
 		http_conn_send(c, m);
@@ -561,7 +575,7 @@ ev_writable(void *ctx, struct ewyk_tcp_conn *tc)
 	else
 		http_conn_run(c);
 	if (c->used && c->tcp != NULL && c->st == HC_HEAD &&
-			c->tmo == HT_NONE && rx_avail(c) == 0)
+		c->tmo == HT_NONE && rx_avail(c) == 0)
 		http_conn_timer(c, HT_IDLE, c->srv->conf.idle_timeout_ms);
 }
 
@@ -606,12 +620,12 @@ ewyk_http_server_create(const struct ewyk_http_server_conf *conf)
 	uint32_t i, mh = EWYK_HTTP_DEF_MAX_HEADERS;
 
 	if (conf == NULL || conf->wheel == NULL || conf->pool == NULL ||
-			conf->router == NULL) {
+		conf->router == NULL) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
 	s = rte_zmalloc_socket("ewyk_http_server", sizeof(*s),
-			RTE_CACHE_LINE_SIZE, conf->socket_id);
+		RTE_CACHE_LINE_SIZE, conf->socket_id);
 	if (s == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
@@ -629,13 +643,15 @@ ewyk_http_server_create(const struct ewyk_http_server_conf *conf)
 		s->conf.write_timeout_ms = 30000;
 	s->hz_ms = rte_get_tsc_hz() / 1000;
 	s->scratch_size = ewyk_http_scratch_size(&s->conf.lim);
-	s->conns = rte_zmalloc_socket("ewyk_http_conns", sizeof(s->conns[0]) *
-			s->conf.max_conns, RTE_CACHE_LINE_SIZE, conf->socket_id);
-	s->hdrs = rte_zmalloc_socket("ewyk_http_hdrs", sizeof(s->hdrs[0]) * mh *
-			s->conf.max_conns, RTE_CACHE_LINE_SIZE, conf->socket_id);
-	s->scratch = rte_malloc_socket("ewyk_http_scratch", (size_t)
-			s->scratch_size * s->conf.max_conns, RTE_CACHE_LINE_SIZE,
-			conf->socket_id);
+	s->conns = rte_zmalloc_socket("ewyk_http_conns",
+		sizeof(s->conns[0]) * s->conf.max_conns, RTE_CACHE_LINE_SIZE,
+		conf->socket_id);
+	s->hdrs = rte_zmalloc_socket("ewyk_http_hdrs",
+		sizeof(s->hdrs[0]) * mh * s->conf.max_conns,
+		RTE_CACHE_LINE_SIZE, conf->socket_id);
+	s->scratch = rte_malloc_socket("ewyk_http_scratch",
+		(size_t)s->scratch_size * s->conf.max_conns,
+		RTE_CACHE_LINE_SIZE, conf->socket_id);
 	if (s->conns == NULL || s->hdrs == NULL || s->scratch == NULL) {
 		ewyk_http_server_free(s);
 		rte_errno = ENOMEM;
@@ -647,8 +663,9 @@ ewyk_http_server_create(const struct ewyk_http_server_conf *conf)
 
 		c->srv = s;
 		ewyk_twheel_timer_init(&c->tmr);
-		ewyk_http_parser_init(&c->p, &s->conf.lim, s->scratch +
-				(size_t)i * s->scratch_size, s->scratch_size);
+		ewyk_http_parser_init(&c->p, &s->conf.lim,
+			s->scratch + (size_t)i * s->scratch_size,
+			s->scratch_size);
 		c->req.headers = s->hdrs + (size_t)i * mh;
 		c->req.max_headers = (uint16_t)mh;
 		c->next_free = s->free_head;
@@ -686,7 +703,7 @@ ewyk_http_server_set_time(struct ewyk_http_server *s, uint64_t unix_sec)
 
 uint64_t
 ewyk_http_server_counter(const struct ewyk_http_server *s,
-		enum ewyk_http_counter ctr)
+	enum ewyk_http_counter ctr)
 {
 	if (s == NULL || (unsigned int)ctr >= EWYK_HTTP_C_MAX)
 		return 0;
@@ -709,10 +726,10 @@ ewyk_http_server_conns(const struct ewyk_http_server *s)
 
 int
 ewyk_http_server_prometheus(const struct ewyk_http_server *const *srv,
-		unsigned int n, char *buf, size_t size)
+	unsigned int n, char *buf, size_t size)
 {
 	struct ewyk_prom_series *ser;
-	char (*labels)[24];
+	char(*labels)[24];
 	unsigned int i;
 	int ret;
 
@@ -732,12 +749,12 @@ ewyk_http_server_prometheus(const struct ewyk_http_server *const *srv,
 			return -EINVAL;
 		}
 		snprintf(labels[i], sizeof(labels[i]), "shard=\"%u\"",
-				srv[i]->conf.shard_id);
+			srv[i]->conf.shard_id);
 		ser[i].labels = labels[i];
 		ser[i].vals = srv[i]->ctr;
 	}
 	ret = ewyk_ctr_prometheus(buf, size, "ewyk_http", http_ctr_desc,
-			EWYK_HTTP_C_MAX, ser, n);
+		EWYK_HTTP_C_MAX, ser, n);
 	free(ser);
 	free(labels);
 	return ret;

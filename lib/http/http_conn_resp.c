@@ -19,26 +19,62 @@ void
 http_conn_count_status(struct ewyk_http_server *s, uint16_t status)
 {
 	switch (status / 100) {
-	case 1: HTTP_CTR(s, RESP_1XX, 1); return;
-	case 2: HTTP_CTR(s, RESP_2XX, 1); return;
-	case 3: HTTP_CTR(s, RESP_3XX, 1); return;
-	case 4: HTTP_CTR(s, RESP_4XX, 1); break;
-	default: HTTP_CTR(s, RESP_5XX, 1); break;
+	case 1:
+		HTTP_CTR(s, RESP_1XX, 1);
+		return;
+	case 2:
+		HTTP_CTR(s, RESP_2XX, 1);
+		return;
+	case 3:
+		HTTP_CTR(s, RESP_3XX, 1);
+		return;
+	case 4:
+		HTTP_CTR(s, RESP_4XX, 1);
+		break;
+	default:
+		HTTP_CTR(s, RESP_5XX, 1);
+		break;
 	}
 	switch (status) {
-	case 400: HTTP_CTR(s, RESP_400, 1); break;
-	case 404: HTTP_CTR(s, RESP_404, 1); break;
-	case 405: HTTP_CTR(s, RESP_405, 1); break;
-	case 408: HTTP_CTR(s, RESP_408, 1); break;
-	case 413: HTTP_CTR(s, RESP_413, 1); break;
-	case 414: HTTP_CTR(s, RESP_414, 1); break;
-	case 417: HTTP_CTR(s, RESP_417, 1); break;
-	case 431: HTTP_CTR(s, RESP_431, 1); break;
-	case 500: HTTP_CTR(s, RESP_500, 1); break;
-	case 501: HTTP_CTR(s, RESP_501, 1); break;
-	case 503: HTTP_CTR(s, RESP_503, 1); break;
-	case 504: HTTP_CTR(s, RESP_504, 1); break;
-	case 505: HTTP_CTR(s, RESP_505, 1); break;
+	case 400:
+		HTTP_CTR(s, RESP_400, 1);
+		break;
+	case 404:
+		HTTP_CTR(s, RESP_404, 1);
+		break;
+	case 405:
+		HTTP_CTR(s, RESP_405, 1);
+		break;
+	case 408:
+		HTTP_CTR(s, RESP_408, 1);
+		break;
+	case 413:
+		HTTP_CTR(s, RESP_413, 1);
+		break;
+	case 414:
+		HTTP_CTR(s, RESP_414, 1);
+		break;
+	case 417:
+		HTTP_CTR(s, RESP_417, 1);
+		break;
+	case 431:
+		HTTP_CTR(s, RESP_431, 1);
+		break;
+	case 500:
+		HTTP_CTR(s, RESP_500, 1);
+		break;
+	case 501:
+		HTTP_CTR(s, RESP_501, 1);
+		break;
+	case 503:
+		HTTP_CTR(s, RESP_503, 1);
+		break;
+	case 504:
+		HTTP_CTR(s, RESP_504, 1);
+		break;
+	case 505:
+		HTTP_CTR(s, RESP_505, 1);
+		break;
 	default:
 		if (status / 100 == 4)
 			HTTP_CTR(s, RESP_4XX_OTHER, 1);
@@ -86,7 +122,7 @@ http_conn_send(struct ewyk_http_conn *c, struct rte_mbuf *m)
 /* Response head in a fresh mbuf. */
 static struct rte_mbuf *
 head_mbuf(struct ewyk_http_conn *c, uint16_t status, const char *ctype,
-		const char *extra, int framing, uint64_t len)
+	const char *extra, int framing, uint64_t len)
 {
 	struct ewyk_http_response r;
 	struct rte_mbuf *m;
@@ -135,15 +171,15 @@ resp_start(struct ewyk_http_conn *c, uint16_t status)
 	/* A client that expected 100 and did not get it may never send the
 	 * body: do not wait for it, close after the response. */
 	if (c->st == HC_BODY && c->req.expect_continue && !c->body_started &&
-			c->body_cb == NULL)
+		c->body_cb == NULL)
 		c->close_after = 1;
 	return 0;
 }
 
 int
 ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
-		const char *content_type, const char *extra, const void *body,
-		uint32_t len)
+	const char *content_type, const char *extra, const void *body,
+	uint32_t len)
 {
 	struct rte_mbuf *m, *last;
 	const char *p = body;
@@ -158,7 +194,8 @@ ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
 		resp_finished(c);
 		return 0;
 	}
-	m = head_mbuf(c, status, content_type, extra, EWYK_HTTP_BODY_LENGTH, len);
+	m = head_mbuf(c, status, content_type, extra, EWYK_HTTP_BODY_LENGTH,
+		len);
 	if (m == NULL)
 		goto nomem;
 	last = m;
@@ -167,7 +204,8 @@ ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
 		char *d;
 
 		if (n == 0) {
-			struct rte_mbuf *s = rte_pktmbuf_alloc(c->srv->conf.pool);
+			struct rte_mbuf *s = rte_pktmbuf_alloc(
+				c->srv->conf.pool);
 
 			if (s == NULL || rte_pktmbuf_chain(m, s) != 0) {
 				rte_pktmbuf_free(s);
@@ -179,7 +217,8 @@ ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
 		}
 		d = rte_pktmbuf_append(m, (uint16_t)n);
 		if (d == NULL) { /* not the last segment's room: append there */
-			d = rte_pktmbuf_mtod_offset(last, char *, last->data_len);
+			d = rte_pktmbuf_mtod_offset(last, char *,
+				last->data_len);
 			last->data_len += (uint16_t)n;
 			m->pkt_len += n;
 		}
@@ -199,8 +238,8 @@ nomem:
 
 int
 ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
-		const char *content_type, const char *extra, uint64_t len,
-		ewyk_http_producer_t prod, void *arg)
+	const char *content_type, const char *extra, uint64_t len,
+	ewyk_http_producer_t prod, void *arg)
 {
 	struct rte_mbuf *m;
 	int chunked = len == EWYK_HTTP_LEN_CHUNKED;
@@ -215,9 +254,9 @@ ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
 		resp_finished(c);
 		return 0;
 	}
-	m = head_mbuf(c, status, content_type, extra, chunked ?
-			EWYK_HTTP_BODY_CHUNKED : EWYK_HTTP_BODY_LENGTH,
-			chunked ? 0 : len);
+	m = head_mbuf(c, status, content_type, extra,
+		chunked ? EWYK_HTTP_BODY_CHUNKED : EWYK_HTTP_BODY_LENGTH,
+		chunked ? 0 : len);
 	if (m == NULL || http_conn_send(c, m) != 0) {
 		http_conn_abort(c);
 		resp_finished(c);
@@ -269,7 +308,7 @@ http_conn_pump(struct ewyk_http_conn *c)
 		if (!c->chunked && c->prod_left < room)
 			room = (uint32_t)c->prod_left;
 		n = c->prod(c, rte_pktmbuf_mtod(m, char *), room, c->prod_off,
-				c->prod_arg);
+			c->prod_arg);
 		if (n == -EAGAIN) {
 			/* Nothing now: ewyk_http_stream_resume() follows. */
 			rte_pktmbuf_free(m);
@@ -285,7 +324,7 @@ http_conn_pump(struct ewyk_http_conn *c)
 		}
 		if (n == 0) {
 			if (ewyk_http_chunk_last_mbuf(m) != 0 ||
-					http_conn_send(c, m) != 0)
+				http_conn_send(c, m) != 0)
 				goto fail;
 			resp_finished(c);
 			return 0;
@@ -328,6 +367,6 @@ http_conn_error(struct ewyk_http_conn *c, uint16_t status)
 {
 	c->close_after = 1;
 	return ewyk_http_respond(c, status, "text/plain", NULL,
-			ewyk_http_reason(status), (uint32_t)strlen(
-			ewyk_http_reason(status)));
+		ewyk_http_reason(status),
+		(uint32_t)strlen(ewyk_http_reason(status)));
 }

@@ -22,7 +22,7 @@ is_ows(char c)
  */
 static void
 list_next(const char *v, uint32_t n, uint32_t *pos, const char **e,
-		uint32_t *elen)
+	uint32_t *elen)
 {
 	uint32_t i = *pos, s, t;
 
@@ -65,7 +65,7 @@ content_length(struct ewyk_http_parser *p, const struct ewyk_http_view *v)
 			if (d > 9)
 				return 400;
 			if (x > (UINT64_MAX - d) / 10 ||
-					x * 10 + d > (UINT64_C(1) << 62))
+				x * 10 + d > (UINT64_C(1) << 62))
 				return 400; /* overflow */
 			x = x * 10 + d;
 		}
@@ -136,7 +136,8 @@ regname_char(unsigned char c)
 static inline int
 hexdig(unsigned char c)
 {
-	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+	return (c >= '0' && c <= '9') ||
+		((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
 }
 
 int
@@ -162,8 +163,9 @@ http_authority_valid(const char *s, uint32_t n, int allow_empty)
 			unsigned char c = (unsigned char)s[i];
 
 			if (c == '%') {
-				if (n - i < 3 || !hexdig((unsigned char)s[i + 1]) ||
-						!hexdig((unsigned char)s[i + 2]))
+				if (n - i < 3 ||
+					!hexdig((unsigned char)s[i + 1]) ||
+					!hexdig((unsigned char)s[i + 2]))
 					return 0;
 				i += 2;
 			} else if (!regname_char(c)) {
@@ -210,7 +212,7 @@ name_is(const char *n, const char *lit, uint32_t len)
 
 uint16_t
 http_field_apply(struct ewyk_http_parser *p, struct ewyk_http_request *req,
-		const struct ewyk_http_header *h)
+	const struct ewyk_http_header *h)
 {
 	const char *n = h->name.p;
 
@@ -263,7 +265,7 @@ http_fields_finish(struct ewyk_http_parser *p, struct ewyk_http_request *req)
 			return 400;
 		/* chunked must be final, and applied once */
 		if (p->te_count == 0 || !p->te_last_chunked ||
-				p->te_chunked != 1)
+			p->te_chunked != 1)
 			return 400;
 		if (p->te_other)
 			return 501;

@@ -19,15 +19,15 @@ enum {
 	PS_START_LF,  /* CR of an empty line seen */
 	PS_METHOD,
 	PS_TARGET,
-	PS_VERSION,   /* vpos bytes of "HTTP/D.D" seen */
-	PS_RL_CR,     /* version complete, CR expected */
+	PS_VERSION, /* vpos bytes of "HTTP/D.D" seen */
+	PS_RL_CR,   /* version complete, CR expected */
 	PS_RL_LF,
-	PS_LINE,      /* start of a field line (or of the final CRLF) */
+	PS_LINE, /* start of a field line (or of the final CRLF) */
 	PS_NAME,
-	PS_OWS,       /* after the colon */
+	PS_OWS, /* after the colon */
 	PS_VALUE,
 	PS_VALUE_LF,
-	PS_END_LF,    /* CR of the final CRLF seen */
+	PS_END_LF, /* CR of the final CRLF seen */
 	PS_DONE,
 	PS_ERROR,
 };
@@ -58,18 +58,18 @@ method_lookup(const char *p, uint32_t len)
 	switch (len) {
 	case 3:
 		return p[0] == 'G' ? IS(EWYK_HTTP_GET, "GET") :
-			IS(EWYK_HTTP_PUT, "PUT");
+				     IS(EWYK_HTTP_PUT, "PUT");
 	case 4:
 		return p[0] == 'H' ? IS(EWYK_HTTP_HEAD, "HEAD") :
-			IS(EWYK_HTTP_POST, "POST");
+				     IS(EWYK_HTTP_POST, "POST");
 	case 5:
 		return p[0] == 'P' ? IS(EWYK_HTTP_PATCH, "PATCH") :
-			IS(EWYK_HTTP_TRACE, "TRACE");
+				     IS(EWYK_HTTP_TRACE, "TRACE");
 	case 6:
 		return IS(EWYK_HTTP_DELETE, "DELETE");
 	case 7:
 		return p[0] == 'O' ? IS(EWYK_HTTP_OPTIONS, "OPTIONS") :
-			IS(EWYK_HTTP_CONNECT, "CONNECT");
+				     IS(EWYK_HTTP_CONNECT, "CONNECT");
 	default:
 		return -1;
 	}
@@ -79,11 +79,14 @@ method_lookup(const char *p, uint32_t len)
 static void
 limits_fill(struct ewyk_http_limits *out, const struct ewyk_http_limits *in)
 {
-	out->max_line = in != NULL && in->max_line != 0 ? in->max_line :
+	out->max_line = in != NULL && in->max_line != 0 ?
+		in->max_line :
 		EWYK_HTTP_DEF_MAX_LINE;
 	out->max_header_bytes = in != NULL && in->max_header_bytes != 0 ?
-		in->max_header_bytes : EWYK_HTTP_DEF_MAX_HEADER_BYTES;
-	out->max_body = in != NULL && in->max_body != 0 ? in->max_body :
+		in->max_header_bytes :
+		EWYK_HTTP_DEF_MAX_HEADER_BYTES;
+	out->max_body = in != NULL && in->max_body != 0 ?
+		in->max_body :
 		EWYK_HTTP_DEF_MAX_BODY;
 }
 
@@ -121,15 +124,15 @@ ewyk_http_parser_reset(struct ewyk_http_parser *p)
 
 int
 ewyk_http_parser_init(struct ewyk_http_parser *p,
-		const struct ewyk_http_limits *lim, char *scratch,
-		uint32_t scratch_size)
+	const struct ewyk_http_limits *lim, char *scratch,
+	uint32_t scratch_size)
 {
 	if (p == NULL || scratch == NULL)
 		return -EINVAL;
 	memset(p, 0, sizeof(*p));
 	limits_fill(&p->lim, lim);
 	if ((uint64_t)p->lim.max_line + p->lim.max_header_bytes > UINT32_MAX ||
-			scratch_size < p->lim.max_line + p->lim.max_header_bytes)
+		scratch_size < p->lim.max_line + p->lim.max_header_bytes)
 		return -EINVAL;
 	p->scratch = scratch;
 	p->scratch_size = scratch_size;
@@ -160,7 +163,7 @@ scratch_put(struct ewyk_http_parser *p, const char *s, size_t n)
 /* The token that started at buf[ts] (or earlier, in scratch) ends at e. */
 static int
 tok_finish(struct ewyk_http_parser *p, const char *buf, size_t ts, size_t e,
-		struct ewyk_http_view *v)
+	struct ewyk_http_view *v)
 {
 	if (!p->tok_partial) {
 		v->p = buf + ts;
@@ -301,7 +304,7 @@ field_commit(struct ewyk_http_parser *p, struct ewyk_http_request *req)
  */
 static int
 parse_fast(struct ewyk_http_parser *p, struct ewyk_http_request *req,
-		const char *buf, uint32_t len, uint32_t *consumed)
+	const char *buf, uint32_t len, uint32_t *consumed)
 {
 	uint32_t i = 0, s, lend, hend;
 	struct ewyk_http_header *h;
@@ -337,9 +340,10 @@ method_done:
 
 		/* "HTTP/1.1" or "HTTP/1.0", then CRLF */
 		memcpy(&v, buf + i, sizeof(v));
-		if ((v | rte_cpu_to_le_64(UINT64_C(1) << 56)) != (uint64_t)
-				rte_cpu_to_le_64(UINT64_C(0x312e312f50545448)) ||
-				buf[i + 8] != '\r' || buf[i + 9] != '\n')
+		if ((v | rte_cpu_to_le_64(UINT64_C(1) << 56)) !=
+				(uint64_t)rte_cpu_to_le_64(
+					UINT64_C(0x312e312f50545448)) ||
+			buf[i + 8] != '\r' || buf[i + 9] != '\n')
 			return -1;
 		req->version_minor = buf[i + 7] == '1';
 	}
@@ -348,7 +352,8 @@ method_done:
 	if (lend > p->lim.max_line)
 		return -1;
 	hend = len - lend > p->lim.max_header_bytes ?
-		lend + p->lim.max_header_bytes : len;
+		lend + p->lim.max_header_bytes :
+		len;
 	for (;;) {
 		if (i >= hend)
 			goto slow;
@@ -377,12 +382,13 @@ method_done:
 			goto slow;
 		h->value.p = buf + s;
 		h->value.len = i - s;
-		while (h->value.len > 0 && (buf[s + h->value.len - 1] == ' ' ||
+		while (h->value.len > 0 &&
+			(buf[s + h->value.len - 1] == ' ' ||
 				buf[s + h->value.len - 1] == '\t'))
 			h->value.len--;
 		req->nheaders++;
 		if (HTTP_FIELD_MAYBE(h->name.len) &&
-				http_field_apply(p, req, h) != 0)
+			http_field_apply(p, req, h) != 0)
 			goto slow;
 		i += 2;
 	}
@@ -408,7 +414,7 @@ slow:
 
 int
 ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
-		const char *buf, uint32_t len, uint32_t *consumed)
+	const char *buf, uint32_t len, uint32_t *consumed)
 {
 	size_t i = 0, ts = 0, end;
 	uint32_t *budget;
@@ -417,8 +423,8 @@ ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 	int m;
 
 	if (p == NULL || req == NULL || consumed == NULL ||
-			(buf == NULL && len > 0) || p->state >= PS_DONE ||
-			req->headers == NULL)
+		(buf == NULL && len > 0) || p->state >= PS_DONE ||
+		req->headers == NULL)
 		return -EINVAL;
 	*consumed = 0;
 	if (p->state == PS_START) {
@@ -426,7 +432,7 @@ ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 		req->host.p = NULL;
 		req->host.len = 0;
 		if (p->line_left == p->lim.max_line &&
-				parse_fast(p, req, buf, len, consumed) > 0)
+			parse_fast(p, req, buf, len, consumed) > 0)
 			return EWYK_HTTP_DONE;
 	}
 	while (i < len) {
@@ -469,7 +475,7 @@ ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 			while (i < end && http_tchar[(unsigned char)buf[i]])
 				i++;
 			if ((p->tok_partial ? p->tok_len : 0) + (i - ts) >
-					EWYK_HTTP_MAX_METHOD)
+				EWYK_HTTP_MAX_METHOD)
 				return fail(p, 501);
 			if (i == end)
 				break;
@@ -580,7 +586,7 @@ ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 			if (buf[i] != '\r')
 				return fail(p, 400);
 			if (tok_finish(p, buf, ts, i,
-					&req->headers[req->nheaders].value) < 0)
+				    &req->headers[req->nheaders].value) < 0)
 				return fail(p, 431);
 			i++;
 			p->state = PS_VALUE_LF;
@@ -627,7 +633,7 @@ ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 
 int
 ewyk_http_parse_mbuf(struct ewyk_http_parser *p, struct ewyk_http_request *req,
-		const struct rte_mbuf *m, uint32_t off, uint32_t *consumed)
+	const struct rte_mbuf *m, uint32_t off, uint32_t *consumed)
 {
 	uint32_t total = 0, used;
 	int r;
@@ -640,8 +646,9 @@ ewyk_http_parse_mbuf(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 			off -= m->data_len;
 			continue;
 		}
-		r = ewyk_http_parse(p, req, rte_pktmbuf_mtod_offset(m,
-				const char *, off), m->data_len - off, &used);
+		r = ewyk_http_parse(p, req,
+			rte_pktmbuf_mtod_offset(m, const char *, off),
+			m->data_len - off, &used);
 		total += used;
 		off = 0;
 		if (r != EWYK_HTTP_AGAIN) {

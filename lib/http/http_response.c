@@ -16,32 +16,58 @@ const char *
 ewyk_http_reason(uint16_t status)
 {
 	switch (status) {
-	case 100: return "Continue";
-	case 101: return "Switching Protocols";
-	case 200: return "OK";
-	case 201: return "Created";
-	case 202: return "Accepted";
-	case 204: return "No Content";
-	case 206: return "Partial Content";
-	case 301: return "Moved Permanently";
-	case 302: return "Found";
-	case 304: return "Not Modified";
-	case 400: return "Bad Request";
-	case 403: return "Forbidden";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 408: return "Request Timeout";
-	case 411: return "Length Required";
-	case 413: return "Content Too Large";
-	case 414: return "URI Too Long";
-	case 417: return "Expectation Failed";
-	case 431: return "Request Header Fields Too Large";
-	case 500: return "Internal Server Error";
-	case 501: return "Not Implemented";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	case 505: return "HTTP Version Not Supported";
-	default: return "Unknown";
+	case 100:
+		return "Continue";
+	case 101:
+		return "Switching Protocols";
+	case 200:
+		return "OK";
+	case 201:
+		return "Created";
+	case 202:
+		return "Accepted";
+	case 204:
+		return "No Content";
+	case 206:
+		return "Partial Content";
+	case 301:
+		return "Moved Permanently";
+	case 302:
+		return "Found";
+	case 304:
+		return "Not Modified";
+	case 400:
+		return "Bad Request";
+	case 403:
+		return "Forbidden";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 408:
+		return "Request Timeout";
+	case 411:
+		return "Length Required";
+	case 413:
+		return "Content Too Large";
+	case 414:
+		return "URI Too Long";
+	case 417:
+		return "Expectation Failed";
+	case 431:
+		return "Request Header Fields Too Large";
+	case 500:
+		return "Internal Server Error";
+	case 501:
+		return "Not Implemented";
+	case 503:
+		return "Service Unavailable";
+	case 504:
+		return "Gateway Timeout";
+	case 505:
+		return "HTTP Version Not Supported";
+	default:
+		return "Unknown";
 	}
 }
 
@@ -50,11 +76,27 @@ int
 ewyk_http_date_update(struct ewyk_http_date *d, uint64_t unix_sec)
 {
 	static const char wday[7][4] = {
-		"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat",
+		"Sun",
+		"Mon",
+		"Tue",
+		"Wed",
+		"Thu",
+		"Fri",
+		"Sat",
 	};
 	static const char mon[12][4] = {
-		"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-		"Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+		"Jan",
+		"Feb",
+		"Mar",
+		"Apr",
+		"May",
+		"Jun",
+		"Jul",
+		"Aug",
+		"Sep",
+		"Oct",
+		"Nov",
+		"Dec",
 	};
 	time_t t = (time_t)unix_sec;
 	struct tm tm;
@@ -160,20 +202,20 @@ extra_ok(const char *s)
 
 int
 ewyk_http_response_head(char *buf, uint32_t cap,
-		const struct ewyk_http_response *r, const struct ewyk_http_date *d)
+	const struct ewyk_http_response *r, const struct ewyk_http_date *d)
 {
 	struct wbuf w = { .p = buf, .cap = cap, .len = 0, .err = 0 };
 	char sl[16];
 	int bodiless;
 
 	if (buf == NULL || r == NULL || r->status < 100 || r->status > 999 ||
-			r->framing > EWYK_HTTP_BODY_CHUNKED ||
-			r->connection > EWYK_HTTP_CONN_KEEP_ALIVE)
+		r->framing > EWYK_HTTP_BODY_CHUNKED ||
+		r->connection > EWYK_HTTP_CONN_KEEP_ALIVE)
 		return -EINVAL;
 	/* no header injection through the caller's strings */
 	if ((r->server != NULL && !value_ok(r->server)) ||
-			(r->content_type != NULL && !value_ok(r->content_type)) ||
-			(r->extra != NULL && !extra_ok(r->extra)))
+		(r->content_type != NULL && !value_ok(r->content_type)) ||
+		(r->extra != NULL && !extra_ok(r->extra)))
 		return -EINVAL;
 	snprintf(sl, sizeof(sl), "HTTP/1.1 %03u ", r->status);
 	put(&w, sl, 13);
@@ -224,7 +266,7 @@ last_seg(struct rte_mbuf *m)
 
 int
 ewyk_http_response_head_mbuf(struct rte_mbuf *m,
-		const struct ewyk_http_response *r, const struct ewyk_http_date *d)
+	const struct ewyk_http_response *r, const struct ewyk_http_date *d)
 {
 	struct rte_mbuf *l;
 	int n;
@@ -233,7 +275,8 @@ ewyk_http_response_head_mbuf(struct rte_mbuf *m,
 		return -EINVAL;
 	l = last_seg(m);
 	n = ewyk_http_response_head(rte_pktmbuf_mtod_offset(l, char *,
-			l->data_len), rte_pktmbuf_tailroom(l), r, d);
+					    l->data_len),
+		rte_pktmbuf_tailroom(l), r, d);
 	if (n < 0)
 		return n;
 	l->data_len = (uint16_t)(l->data_len + n);
@@ -272,7 +315,7 @@ ewyk_http_chunk_wrap_mbuf(struct rte_mbuf *m)
 	n = ewyk_http_chunk_size_line(line, sizeof(line), m->pkt_len);
 	l = last_seg(m);
 	if (n < 0 || rte_pktmbuf_headroom(m) < (uint16_t)n ||
-			rte_pktmbuf_tailroom(l) < 2)
+		rte_pktmbuf_tailroom(l) < 2)
 		return -ENOSPC;
 	p = rte_pktmbuf_mtod_offset(l, char *, l->data_len);
 	p[0] = '\r';

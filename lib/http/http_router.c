@@ -15,8 +15,8 @@
 #include "http_private.h"
 
 struct ewyk_http_router {
-	uint32_t n;   /* routes in use */
-	uint32_t cap; /* capacity */
+	uint32_t n;                      /* routes in use */
+	uint32_t cap;                    /* capacity */
 	struct ewyk_http_route routes[]; /* path strings follow the array */
 };
 
@@ -38,8 +38,9 @@ ewyk_http_router_create(uint32_t max_routes, int socket_id)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	sz = sizeof(*r) + (size_t)max_routes *
-		(sizeof(struct ewyk_http_route) + ROUTE_PATH_MAX);
+	sz = sizeof(*r) +
+		(size_t)max_routes *
+			(sizeof(struct ewyk_http_route) + ROUTE_PATH_MAX);
 	r = rte_zmalloc_socket("ewyk_http_router", sz, 0, socket_id);
 	if (r == NULL) {
 		HTTP_LOG(ERR, "router: no memory for %u routes", max_routes);
@@ -66,8 +67,8 @@ with_head(uint32_t methods)
 
 int
 ewyk_http_route_add(struct ewyk_http_router *r, const char *path, int prefix,
-		uint32_t methods, enum ewyk_strategy_invocation invocation, void *handler,
-		void *arg)
+	uint32_t methods, enum ewyk_strategy_invocation invocation,
+	void *handler, void *arg)
 {
 	struct ewyk_http_route *rt;
 	size_t len;
@@ -75,8 +76,8 @@ ewyk_http_route_add(struct ewyk_http_router *r, const char *path, int prefix,
 	char *s;
 
 	if (r == NULL || path == NULL || path[0] != '/' || methods == 0 ||
-			(methods >> EWYK_HTTP_METHOD_MAX) != 0 ||
-			(unsigned int)invocation > EWYK_STRATEGY_INVOKE_EITHER)
+		(methods >> EWYK_HTTP_METHOD_MAX) != 0 ||
+		(unsigned int)invocation > EWYK_STRATEGY_INVOKE_EITHER)
 		return -EINVAL;
 	len = strlen(path);
 	if (len >= ROUTE_PATH_MAX)
@@ -86,8 +87,8 @@ ewyk_http_route_add(struct ewyk_http_router *r, const char *path, int prefix,
 	for (i = 0; i < r->n; i++) {
 		rt = &r->routes[i];
 		if (rt->prefix == prefix && rt->path_len == len &&
-				memcmp(rt->path, path, len) == 0 &&
-				(rt->methods & methods) != 0)
+			memcmp(rt->path, path, len) == 0 &&
+			(rt->methods & methods) != 0)
 			return -EEXIST;
 	}
 	if (r->n == r->cap)
@@ -118,24 +119,24 @@ route_matches(const struct ewyk_http_route *rt, struct ewyk_http_view path)
 		return rt->path_len <= path.len &&
 			memcmp(rt->path, path.p, rt->path_len) == 0 &&
 			(rt->path_len == path.len || rt->path_len == 0 ||
-			 rt->path[rt->path_len - 1] == '/' ||
-			 path.p[rt->path_len] == '/' ||
-			 path.p[rt->path_len] == '?');
+				rt->path[rt->path_len - 1] == '/' ||
+				path.p[rt->path_len] == '/' ||
+				path.p[rt->path_len] == '?');
 	return rt->path_len == path.len &&
 		memcmp(rt->path, path.p, path.len) == 0;
 }
 
 int
 ewyk_http_route_lookup(const struct ewyk_http_router *r, unsigned int method,
-		struct ewyk_http_view path, const struct ewyk_http_route **route,
-		uint32_t *allow)
+	struct ewyk_http_view path, const struct ewyk_http_route **route,
+	uint32_t *allow)
 {
 	const struct ewyk_http_route *rt;
 	uint32_t allowed = 0, i, key_len = 0, mbit;
 	int found = 0, key_prefix = 1;
 
 	if (r == NULL || route == NULL || (path.p == NULL && path.len > 0) ||
-			method >= EWYK_HTTP_METHOD_MAX)
+		method >= EWYK_HTTP_METHOD_MAX)
 		return -EINVAL;
 	mbit = EWYK_HTTP_M(method);
 	*route = NULL;
@@ -160,7 +161,7 @@ ewyk_http_route_lookup(const struct ewyk_http_router *r, unsigned int method,
 	for (i = 0; i < r->n; i++) {
 		rt = &r->routes[i];
 		if (rt->prefix != key_prefix || rt->path_len != key_len ||
-				!route_matches(rt, path))
+			!route_matches(rt, path))
 			continue;
 		if (rt->methods & mbit) {
 			*route = rt;

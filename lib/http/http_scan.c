@@ -22,18 +22,83 @@ RTE_LOG_REGISTER(ewyk_http_logtype, ewyk.http, INFO);
 
 #define T(c) [(unsigned char)(c)] = 1
 const uint8_t http_tchar[256] = {
-	T('!'), T('#'), T('$'), T('%'), T('&'), T('\''), T('*'), T('+'),
-	T('-'), T('.'), T('^'), T('_'), T('`'), T('|'), T('~'),
-	T('0'), T('1'), T('2'), T('3'), T('4'), T('5'), T('6'), T('7'),
-	T('8'), T('9'),
-	T('A'), T('B'), T('C'), T('D'), T('E'), T('F'), T('G'), T('H'),
-	T('I'), T('J'), T('K'), T('L'), T('M'), T('N'), T('O'), T('P'),
-	T('Q'), T('R'), T('S'), T('T'), T('U'), T('V'), T('W'), T('X'),
-	T('Y'), T('Z'),
-	T('a'), T('b'), T('c'), T('d'), T('e'), T('f'), T('g'), T('h'),
-	T('i'), T('j'), T('k'), T('l'), T('m'), T('n'), T('o'), T('p'),
-	T('q'), T('r'), T('s'), T('t'), T('u'), T('v'), T('w'), T('x'),
-	T('y'), T('z'),
+	T('!'),
+	T('#'),
+	T('$'),
+	T('%'),
+	T('&'),
+	T('\''),
+	T('*'),
+	T('+'),
+	T('-'),
+	T('.'),
+	T('^'),
+	T('_'),
+	T('`'),
+	T('|'),
+	T('~'),
+	T('0'),
+	T('1'),
+	T('2'),
+	T('3'),
+	T('4'),
+	T('5'),
+	T('6'),
+	T('7'),
+	T('8'),
+	T('9'),
+	T('A'),
+	T('B'),
+	T('C'),
+	T('D'),
+	T('E'),
+	T('F'),
+	T('G'),
+	T('H'),
+	T('I'),
+	T('J'),
+	T('K'),
+	T('L'),
+	T('M'),
+	T('N'),
+	T('O'),
+	T('P'),
+	T('Q'),
+	T('R'),
+	T('S'),
+	T('T'),
+	T('U'),
+	T('V'),
+	T('W'),
+	T('X'),
+	T('Y'),
+	T('Z'),
+	T('a'),
+	T('b'),
+	T('c'),
+	T('d'),
+	T('e'),
+	T('f'),
+	T('g'),
+	T('h'),
+	T('i'),
+	T('j'),
+	T('k'),
+	T('l'),
+	T('m'),
+	T('n'),
+	T('o'),
+	T('p'),
+	T('q'),
+	T('r'),
+	T('s'),
+	T('t'),
+	T('u'),
+	T('v'),
+	T('w'),
+	T('x'),
+	T('y'),
+	T('z'),
 };
 #undef T
 
@@ -44,7 +109,7 @@ const uint8_t http_tchar[256] = {
  */
 #define ONES UINT64_C(0x0101010101010101)
 #define HIGHS UINT64_C(0x8080808080808080)
-#define ANY_LESS(x, n) (((x) - (n) * ONES) & ~(x) & HIGHS)
+#define ANY_LESS(x, n) (((x) - (n)*ONES) & ~(x)&HIGHS)
 #define ANY_ZERO(x) ANY_LESS(x, 1)
 
 static inline uint64_t
@@ -56,8 +121,8 @@ load64(const char *s)
 	return x;
 }
 
-#define TARGET_WORD_STOP(x) (ANY_LESS(x, 0x21) | ((x) & HIGHS) | \
-	ANY_ZERO((x) ^ (0x7f * ONES)))
+#define TARGET_WORD_STOP(x) \
+	(ANY_LESS(x, 0x21) | ((x)&HIGHS) | ANY_ZERO((x) ^ (0x7f * ONES)))
 #define VALUE_WORD_STOP(x) (ANY_LESS(x, 0x20) | ANY_ZERO((x) ^ (0x7f * ONES)))
 
 static inline size_t
@@ -109,7 +174,8 @@ __attribute__((target("sse4.2"))) static size_t
 scan_target_sse42(const char *s, size_t n)
 {
 	static const char ranges[16] = "\x00\x20\x7f\xff";
-	const __m128i r = _mm_loadu_si128((const __m128i *)(const void *)ranges);
+	const __m128i r = _mm_loadu_si128(
+		(const __m128i *)(const void *)ranges);
 	size_t i = 0;
 
 	/* short tokens end in the first word: no vector set-up for them */
@@ -117,9 +183,11 @@ scan_target_sse42(const char *s, size_t n)
 		return scan_target_scalar(s, 0, 8);
 
 	for (; i + 16 <= n; i += 16) {
-		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-		int k = _mm_cmpestri(r, 4, b, 16, _SIDD_UBYTE_OPS |
-				_SIDD_CMP_RANGES | _SIDD_LEAST_SIGNIFICANT);
+		__m128i b = _mm_loadu_si128(
+			(const __m128i *)(const void *)(s + i));
+		int k = _mm_cmpestri(r, 4, b, 16,
+			_SIDD_UBYTE_OPS | _SIDD_CMP_RANGES |
+				_SIDD_LEAST_SIGNIFICANT);
 
 		if (k != 16)
 			return i + (size_t)k;
@@ -131,7 +199,8 @@ __attribute__((target("sse4.2"))) static size_t
 scan_value_sse42(const char *s, size_t n)
 {
 	static const char ranges[16] = "\x00\x08\x0a\x1f\x7f\x7f";
-	const __m128i r = _mm_loadu_si128((const __m128i *)(const void *)ranges);
+	const __m128i r = _mm_loadu_si128(
+		(const __m128i *)(const void *)ranges);
 	size_t i = 0;
 
 	if (n >= 8 && VALUE_WORD_STOP(load64(s)) != 0) {
@@ -141,9 +210,11 @@ scan_value_sse42(const char *s, size_t n)
 	}
 
 	for (; i + 16 <= n; i += 16) {
-		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-		int k = _mm_cmpestri(r, 6, b, 16, _SIDD_UBYTE_OPS |
-				_SIDD_CMP_RANGES | _SIDD_LEAST_SIGNIFICANT);
+		__m128i b = _mm_loadu_si128(
+			(const __m128i *)(const void *)(s + i));
+		int k = _mm_cmpestri(r, 6, b, 16,
+			_SIDD_UBYTE_OPS | _SIDD_CMP_RANGES |
+				_SIDD_LEAST_SIGNIFICANT);
 
 		if (k != 16)
 			return i + (size_t)k;
@@ -167,9 +238,10 @@ scan_target_avx2(const char *s, size_t n)
 		return scan_target_scalar(s, 0, 8);
 
 	for (; i + 32 <= n; i += 32) {
-		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+		__m256i b = _mm256_loadu_si256(
+			(const __m256i *)(const void *)(s + i));
 		__m256i ok = _mm256_and_si256(_mm256_cmpgt_epi8(b, lo),
-				_mm256_cmpgt_epi8(hi, b));
+			_mm256_cmpgt_epi8(hi, b));
 		uint32_t m = ~(uint32_t)_mm256_movemask_epi8(ok);
 
 		if (m != 0)
@@ -193,11 +265,12 @@ scan_value_avx2(const char *s, size_t n)
 	}
 
 	for (; i + 32 <= n; i += 32) {
-		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+		__m256i b = _mm256_loadu_si256(
+			(const __m256i *)(const void *)(s + i));
 		__m256i ctl = _mm256_cmpeq_epi8(_mm256_min_epu8(b, c1f), b);
 		__m256i bad = _mm256_or_si256(
-				_mm256_andnot_si256(_mm256_cmpeq_epi8(b, ht), ctl),
-				_mm256_cmpeq_epi8(b, del));
+			_mm256_andnot_si256(_mm256_cmpeq_epi8(b, ht), ctl),
+			_mm256_cmpeq_epi8(b, del));
 		uint32_t m = (uint32_t)_mm256_movemask_epi8(bad);
 
 		if (m != 0)

@@ -56,89 +56,89 @@ extern "C" {
  * its type (every one is a COUNTER: it only grows) and its help text.
  * Every drop has its own counter.
  */
-#define EWYK_NET_COUNTERS(X) \
-	X(RX_PKTS, rx_pkts, COUNTER, "Frames received") \
-	X(RX_BYTES, rx_bytes, COUNTER, "Bytes received (frame length)") \
-	X(TX_PKTS, tx_pkts, COUNTER, "Frames handed to the PMD and accepted") \
-	X(TX_BYTES, tx_bytes, COUNTER, "Bytes accepted by the PMD") \
-	X(ARP_RX, arp_rx, COUNTER, "Valid ARP packets received") \
-	X(ARP_REPLY_TX, arp_reply_tx, COUNTER, \
-		"ARP replies sent for our addresses") \
-	X(ARP_REQ_TX, arp_req_tx, COUNTER, \
-		"ARP requests sent (resolution, gratuitous)") \
-	X(ARP_LEARNT, arp_learnt, COUNTER, \
-		"ARP cache entries created or refreshed") \
-	X(ICMP_ECHO_RX, icmp_echo_rx, COUNTER, "Echo requests answered") \
-	X(IP_OPTIONS, ip_options, COUNTER, \
-		"IPv4 packets with options (skipped, not dropped)") \
-	X(L4_DELIVERED, l4_delivered, COUNTER, \
-		"IPv4 payloads handed to an L4 handler") \
-	X(INBOX_RX, inbox_rx, COUNTER, "Frames taken from this shard's inbox") \
-	/* drops, one reason each */ \
-	X(DROP_RUNT, drop_runt, COUNTER, \
-		"Frame shorter than an Ethernet header") \
-	X(DROP_NOT_OURS, drop_not_ours, COUNTER, "Unicast to another MAC") \
-	X(DROP_MULTICAST, drop_multicast, COUNTER, \
-		"Multicast (non-broadcast) destination") \
-	X(DROP_VLAN, drop_vlan, COUNTER, \
-		"VLAN tag not configured on the port") \
-	X(DROP_ETHERTYPE, drop_ethertype, COUNTER, \
-		"EtherType we do not speak (IPv6, LLDP...)") \
-	X(DROP_ARP_MALFORMED, drop_arp_malformed, COUNTER, \
-		"Truncated ARP, wrong hw/proto type or sizes") \
-	X(DROP_ARP_NOT_OURS, drop_arp_not_ours, COUNTER, \
-		"ARP request for another host's address") \
-	X(DROP_ARP_OP, drop_arp_op, COUNTER, \
-		"ARP opcode other than request/reply") \
-	X(DROP_IP_TRUNCATED, drop_ip_truncated, COUNTER, \
-		"Shorter than a minimal IPv4 header") \
-	X(DROP_IP_VERSION, drop_ip_version, COUNTER, "Version field not 4") \
-	X(DROP_IP_IHL, drop_ip_ihl, COUNTER, \
-		"IHL below 5 or header beyond the frame") \
-	X(DROP_IP_LEN, drop_ip_len, COUNTER, \
-		"Total length beyond the frame or below IHL") \
-	X(DROP_IP_CKSUM, drop_ip_cksum, COUNTER, "Bad IPv4 header checksum") \
-	X(DROP_IP_TTL, drop_ip_ttl, COUNTER, "TTL zero") \
-	X(DROP_IP_FRAG, drop_ip_frag, COUNTER, "Fragment (no reassembly yet)") \
-	X(DROP_IP_NOT_OURS, drop_ip_not_ours, COUNTER, \
-		"Destination not one of our addresses") \
-	X(DROP_IP_SRC, drop_ip_src, COUNTER, \
+#define EWYK_NET_COUNTERS(X)                                                      \
+	X(RX_PKTS, rx_pkts, COUNTER, "Frames received")                           \
+	X(RX_BYTES, rx_bytes, COUNTER, "Bytes received (frame length)")           \
+	X(TX_PKTS, tx_pkts, COUNTER, "Frames handed to the PMD and accepted")     \
+	X(TX_BYTES, tx_bytes, COUNTER, "Bytes accepted by the PMD")               \
+	X(ARP_RX, arp_rx, COUNTER, "Valid ARP packets received")                  \
+	X(ARP_REPLY_TX, arp_reply_tx, COUNTER,                                    \
+		"ARP replies sent for our addresses")                             \
+	X(ARP_REQ_TX, arp_req_tx, COUNTER,                                        \
+		"ARP requests sent (resolution, gratuitous)")                     \
+	X(ARP_LEARNT, arp_learnt, COUNTER,                                        \
+		"ARP cache entries created or refreshed")                         \
+	X(ICMP_ECHO_RX, icmp_echo_rx, COUNTER, "Echo requests answered")          \
+	X(IP_OPTIONS, ip_options, COUNTER,                                        \
+		"IPv4 packets with options (skipped, not dropped)")               \
+	X(L4_DELIVERED, l4_delivered, COUNTER,                                    \
+		"IPv4 payloads handed to an L4 handler")                          \
+	X(INBOX_RX, inbox_rx, COUNTER, "Frames taken from this shard's inbox")    \
+	/* drops, one reason each */                                              \
+	X(DROP_RUNT, drop_runt, COUNTER,                                          \
+		"Frame shorter than an Ethernet header")                          \
+	X(DROP_NOT_OURS, drop_not_ours, COUNTER, "Unicast to another MAC")        \
+	X(DROP_MULTICAST, drop_multicast, COUNTER,                                \
+		"Multicast (non-broadcast) destination")                          \
+	X(DROP_VLAN, drop_vlan, COUNTER,                                          \
+		"VLAN tag not configured on the port")                            \
+	X(DROP_ETHERTYPE, drop_ethertype, COUNTER,                                \
+		"EtherType we do not speak (IPv6, LLDP...)")                      \
+	X(DROP_ARP_MALFORMED, drop_arp_malformed, COUNTER,                        \
+		"Truncated ARP, wrong hw/proto type or sizes")                    \
+	X(DROP_ARP_NOT_OURS, drop_arp_not_ours, COUNTER,                          \
+		"ARP request for another host's address")                         \
+	X(DROP_ARP_OP, drop_arp_op, COUNTER,                                      \
+		"ARP opcode other than request/reply")                            \
+	X(DROP_IP_TRUNCATED, drop_ip_truncated, COUNTER,                          \
+		"Shorter than a minimal IPv4 header")                             \
+	X(DROP_IP_VERSION, drop_ip_version, COUNTER, "Version field not 4")       \
+	X(DROP_IP_IHL, drop_ip_ihl, COUNTER,                                      \
+		"IHL below 5 or header beyond the frame")                         \
+	X(DROP_IP_LEN, drop_ip_len, COUNTER,                                      \
+		"Total length beyond the frame or below IHL")                     \
+	X(DROP_IP_CKSUM, drop_ip_cksum, COUNTER, "Bad IPv4 header checksum")      \
+	X(DROP_IP_TTL, drop_ip_ttl, COUNTER, "TTL zero")                          \
+	X(DROP_IP_FRAG, drop_ip_frag, COUNTER, "Fragment (no reassembly yet)")    \
+	X(DROP_IP_NOT_OURS, drop_ip_not_ours, COUNTER,                            \
+		"Destination not one of our addresses")                           \
+	X(DROP_IP_SRC, drop_ip_src, COUNTER,                                      \
 		"Source is ours, a subnet broadcast, 0/8, 127/8, 224/4 or 240/4") \
-	X(DROP_IP_PROTO, drop_ip_proto, COUNTER, \
-		"No handler for the protocol") \
-	X(DROP_ICMP_TRUNCATED, drop_icmp_truncated, COUNTER, \
-		"ICMP shorter than its header") \
-	X(DROP_ICMP_CKSUM, drop_icmp_cksum, COUNTER, "Bad ICMP checksum") \
-	X(DROP_ICMP_TYPE, drop_icmp_type, COUNTER, \
-		"ICMP type we do not answer") \
-	X(DROP_NO_ROUTE, drop_no_route, COUNTER, \
-		"No port's subnet holds the destination") \
-	X(DROP_ARP_QUEUE, drop_arp_queue, COUNTER, \
-		"Waiting-for-ARP queue full") \
-	X(DROP_ARP_UNRESOLVED, drop_arp_unresolved, COUNTER, \
-		"ARP never answered: queued frames freed") \
-	X(DROP_NO_MBUF, drop_no_mbuf, COUNTER, \
-		"Mbuf pool empty when building a frame") \
-	X(DROP_TX_FULL, drop_tx_full, COUNTER, "PMD TX queue full") \
-	X(DROP_INBOX_FULL, drop_inbox_full, COUNTER, \
-		"Another shard's inbox full") \
-	X(DROP_TOO_BIG, drop_too_big, COUNTER, \
-		"Frame to send larger than the MTU") \
-	X(DROP_ICMP_SRC, drop_icmp_src, COUNTER, \
-		"Echo request from a broadcast or multicast Ethernet source") \
-	X(DROP_RX_NOMBUF, drop_rx_nombuf, COUNTER, \
-		"The NIC had no mbuf to receive into (rx_nombuf, on shard 0)") \
-	X(DROP_RX_MISSED, drop_rx_missed, COUNTER, \
-		"The NIC's RX queue overran (imissed, on shard 0)") \
-	X(DROP_ARP_LIMITED, drop_arp_limited, COUNTER, \
+	X(DROP_IP_PROTO, drop_ip_proto, COUNTER,                                  \
+		"No handler for the protocol")                                    \
+	X(DROP_ICMP_TRUNCATED, drop_icmp_truncated, COUNTER,                      \
+		"ICMP shorter than its header")                                   \
+	X(DROP_ICMP_CKSUM, drop_icmp_cksum, COUNTER, "Bad ICMP checksum")         \
+	X(DROP_ICMP_TYPE, drop_icmp_type, COUNTER,                                \
+		"ICMP type we do not answer")                                     \
+	X(DROP_NO_ROUTE, drop_no_route, COUNTER,                                  \
+		"No port's subnet holds the destination")                         \
+	X(DROP_ARP_QUEUE, drop_arp_queue, COUNTER,                                \
+		"Waiting-for-ARP queue full")                                     \
+	X(DROP_ARP_UNRESOLVED, drop_arp_unresolved, COUNTER,                      \
+		"ARP never answered: queued frames freed")                        \
+	X(DROP_NO_MBUF, drop_no_mbuf, COUNTER,                                    \
+		"Mbuf pool empty when building a frame")                          \
+	X(DROP_TX_FULL, drop_tx_full, COUNTER, "PMD TX queue full")               \
+	X(DROP_INBOX_FULL, drop_inbox_full, COUNTER,                              \
+		"Another shard's inbox full")                                     \
+	X(DROP_TOO_BIG, drop_too_big, COUNTER,                                    \
+		"Frame to send larger than the MTU")                              \
+	X(DROP_ICMP_SRC, drop_icmp_src, COUNTER,                                  \
+		"Echo request from a broadcast or multicast Ethernet source")     \
+	X(DROP_RX_NOMBUF, drop_rx_nombuf, COUNTER,                                \
+		"The NIC had no mbuf to receive into (rx_nombuf, on shard 0)")    \
+	X(DROP_RX_MISSED, drop_rx_missed, COUNTER,                                \
+		"The NIC's RX queue overran (imissed, on shard 0)")               \
+	X(DROP_ARP_LIMITED, drop_arp_limited, COUNTER,                            \
 		"Frame not sent: new ARP resolutions over the per-second limit")
 
 /** Per-shard counters: one per entry of EWYK_NET_COUNTERS, in its order. */
 enum ewyk_net_counter {
-#define EWYK_NET_COUNTER_ENUM(sym, name, type, help) EWYK_NET_ ## sym,
+#define EWYK_NET_COUNTER_ENUM(sym, name, type, help) EWYK_NET_##sym,
 	EWYK_NET_COUNTERS(EWYK_NET_COUNTER_ENUM)
 #undef EWYK_NET_COUNTER_ENUM
-	EWYK_NET_COUNTER_MAX /**< number of counters */
+		EWYK_NET_COUNTER_MAX /**< number of counters */
 };
 
 /** First drop counter; every counter from here on is a drop reason. */
@@ -146,13 +146,14 @@ enum ewyk_net_counter {
 
 /** Port configuration given to @ref ewyk_net_port_add. */
 struct ewyk_net_port_conf {
-	uint16_t port_id;       /**< DPDK port id */
-	rte_be32_t ip;          /**< our IPv4 address on this port */
-	uint8_t prefix_len;     /**< subnet prefix length, 1..32 */
-	uint16_t mtu;           /**< L3 MTU; 0 keeps the port's (default 1500) */
-	uint16_t vlan_id;       /**< accept and send this 802.1Q VLAN; 0: untagged only */
-	uint16_t nb_rx_desc;    /**< RX ring size; 0 = 1024 */
-	uint16_t nb_tx_desc;    /**< TX ring size; 0 = 1024 */
+	uint16_t port_id;   /**< DPDK port id */
+	rte_be32_t ip;      /**< our IPv4 address on this port */
+	uint8_t prefix_len; /**< subnet prefix length, 1..32 */
+	uint16_t mtu;       /**< L3 MTU; 0 keeps the port's (default 1500) */
+	uint16_t
+		vlan_id; /**< accept and send this 802.1Q VLAN; 0: untagged only */
+	uint16_t nb_rx_desc; /**< RX ring size; 0 = 1024 */
+	uint16_t nb_tx_desc; /**< TX ring size; 0 = 1024 */
 	/** RX mempool of each queue (index = shard id); must hold nb_shards entries. */
 	struct rte_mempool *const *rx_pools;
 };
@@ -166,32 +167,38 @@ struct ewyk_net_port_info {
 	bool tx_l4_cksum;          /**< NIC fills TCP/UDP checksums */
 	bool rx_cksum;             /**< NIC reports checksum status on RX */
 	bool link_up;              /**< link status right after start */
-	uint32_t link_speed;       /**< link speed in Mbps (RTE_ETH_SPEED_NUM_*) */
+	uint32_t link_speed; /**< link speed in Mbps (RTE_ETH_SPEED_NUM_*) */
 };
 
 /** Context-wide configuration given to @ref ewyk_net_create. */
 struct ewyk_net_conf {
-	uint16_t nb_shards;       /**< RX/TX queues per port = shards, 1..EWYK_NET_MAX_SHARDS */
-	uint32_t arp_entries;     /**< ARP cache entries per shard (power of 2); 0 = 256 */
-	uint16_t arp_queue_len;   /**< frames held per unresolved address; 0 = 8 */
-	uint32_t arp_timeout_ms;  /**< entry lifetime before re-validation; 0 = 300000 */
-	uint32_t arp_retry_ms;    /**< interval between requests; 0 = 1000 */
-	uint8_t arp_retries;      /**< requests before giving up; 0 = 3 */
-	uint32_t inbox_size;      /**< inbox ring size per shard (power of 2); 0 = 1024 */
+	uint16_t
+		nb_shards; /**< RX/TX queues per port = shards, 1..EWYK_NET_MAX_SHARDS */
+	uint32_t
+		arp_entries; /**< ARP cache entries per shard (power of 2); 0 = 256 */
+	uint16_t
+		arp_queue_len; /**< frames held per unresolved address; 0 = 8 */
+	uint32_t
+		arp_timeout_ms; /**< entry lifetime before re-validation; 0 = 300000 */
+	uint32_t arp_retry_ms; /**< interval between requests; 0 = 1000 */
+	uint8_t arp_retries;   /**< requests before giving up; 0 = 3 */
+	uint32_t
+		inbox_size; /**< inbox ring size per shard (power of 2); 0 = 1024 */
 	/* hardening (issue 13) */
-	uint32_t arp_resolve_limit; /**< new ARP resolutions per shard and second; 0 = 100, UINT32_MAX = no limit */
+	uint32_t
+		arp_resolve_limit; /**< new ARP resolutions per shard and second; 0 = 100, UINT32_MAX = no limit */
 };
 
 /** IPv4 facts passed with a payload to an L4 handler. */
 struct ewyk_net_ip_info {
-	rte_be32_t src;       /**< source address */
-	rte_be32_t dst;       /**< destination (one of ours) */
-	uint16_t port;        /**< index of the port (not the DPDK id) it came in on */
-	uint8_t proto;        /**< IP protocol */
-	uint8_t tos;          /**< DSCP/ECN byte */
-	uint8_t ttl;          /**< TTL */
-	bool cksum_good;      /**< the NIC already verified the L4 checksum */
-	uint16_t l4_len;      /**< payload length (IP total length - header) */
+	rte_be32_t src; /**< source address */
+	rte_be32_t dst; /**< destination (one of ours) */
+	uint16_t port; /**< index of the port (not the DPDK id) it came in on */
+	uint8_t proto; /**< IP protocol */
+	uint8_t tos;   /**< DSCP/ECN byte */
+	uint8_t ttl;   /**< TTL */
+	bool cksum_good; /**< the NIC already verified the L4 checksum */
+	uint16_t l4_len; /**< payload length (IP total length - header) */
 };
 
 struct ewyk_net;
@@ -213,7 +220,7 @@ struct ewyk_net_shard;
  *   IPv4 facts
  */
 typedef void (*ewyk_net_l4_input_t)(void *arg, struct ewyk_net_shard *s,
-		struct rte_mbuf *m, const struct ewyk_net_ip_info *ip);
+	struct rte_mbuf *m, const struct ewyk_net_ip_info *ip);
 
 /**
  * Create the network context. Call once after rte_eal_init, before adding
@@ -225,8 +232,7 @@ typedef void (*ewyk_net_l4_input_t)(void *arg, struct ewyk_net_shard *s,
  *   the context, or NULL with rte_errno set: EINVAL (bad conf),
  *   ENOMEM.
  */
-struct ewyk_net *
-ewyk_net_create(const struct ewyk_net_conf *conf);
+struct ewyk_net *ewyk_net_create(const struct ewyk_net_conf *conf);
 
 /**
  * Stop the ports, free the shards and the context. No shard may be polled
@@ -235,8 +241,7 @@ ewyk_net_create(const struct ewyk_net_conf *conf);
  * @param net
  *   context; NULL is a no-op
  */
-void
-ewyk_net_free(struct ewyk_net *net);
+void ewyk_net_free(struct ewyk_net *net);
 
 /**
  * Configure and start a port: one RX and one TX queue per shard, RSS with a
@@ -255,9 +260,8 @@ ewyk_net_free(struct ewyk_net *net);
  *   unknown port, bad prefix), -ENOSPC (too many ports), -ENOTSUP (the PMD
  *   cannot give nb_shards queues), or the error of the failing ethdev call.
  */
-int
-ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
-		struct ewyk_net_port_info *info);
+int ewyk_net_port_add(struct ewyk_net *net,
+	const struct ewyk_net_port_conf *conf, struct ewyk_net_port_info *info);
 
 /**
  * @param net
@@ -265,8 +269,7 @@ ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
  * @return
  *   the number of ports added.
  */
-uint16_t
-ewyk_net_nb_ports(const struct ewyk_net *net);
+uint16_t ewyk_net_nb_ports(const struct ewyk_net *net);
 
 /**
  * @param net
@@ -274,8 +277,7 @@ ewyk_net_nb_ports(const struct ewyk_net *net);
  * @return
  *   the number of shards of the context.
  */
-uint16_t
-ewyk_net_nb_shards(const struct ewyk_net *net);
+uint16_t ewyk_net_nb_shards(const struct ewyk_net *net);
 
 /**
  * @param net
@@ -286,8 +288,7 @@ ewyk_net_nb_shards(const struct ewyk_net *net);
  *   the DPDK port id of port index @p port, or UINT16_MAX if there
  *   is no such port.
  */
-uint16_t
-ewyk_net_port_id(const struct ewyk_net *net, uint16_t port);
+uint16_t ewyk_net_port_id(const struct ewyk_net *net, uint16_t port);
 
 /**
  * @param net
@@ -297,8 +298,7 @@ ewyk_net_port_id(const struct ewyk_net *net, uint16_t port);
  * @return
  *   the IPv4 address (network order) of port index @p port, or 0.
  */
-rte_be32_t
-ewyk_net_port_ip(const struct ewyk_net *net, uint16_t port);
+rte_be32_t ewyk_net_port_ip(const struct ewyk_net *net, uint16_t port);
 
 /**
  * Find the port whose subnet holds @p dst.
@@ -310,8 +310,7 @@ ewyk_net_port_ip(const struct ewyk_net *net, uint16_t port);
  * @return
  *   the port index, or -ENETUNREACH.
  */
-int
-ewyk_net_route(const struct ewyk_net *net, rte_be32_t dst);
+int ewyk_net_route(const struct ewyk_net *net, rte_be32_t dst);
 
 /**
  * The RSS key in use on RSS-capable ports (40 bytes, symmetric), so that a
@@ -323,8 +322,7 @@ ewyk_net_route(const struct ewyk_net *net, rte_be32_t dst);
  * @return
  *   the key
  */
-const uint8_t *
-ewyk_net_rss_key(uint8_t *len);
+const uint8_t *ewyk_net_rss_key(uint8_t *len);
 
 /**
  * @param net
@@ -335,8 +333,7 @@ ewyk_net_rss_key(uint8_t *len);
  *   true if port index @p port spreads flows by RSS with
  *   @ref ewyk_net_rss_key, false if the layer above must steer in software.
  */
-bool
-ewyk_net_port_rss(const struct ewyk_net *net, uint16_t port);
+bool ewyk_net_port_rss(const struct ewyk_net *net, uint16_t port);
 
 /**
  * Create shard @p shard_id (0..nb_shards-1) on NUMA node @p socket_id.
@@ -356,9 +353,8 @@ ewyk_net_port_rss(const struct ewyk_net *net, uint16_t port);
  *   exists, or a shard of another context has this id: telemetry names
  *   shards by id), ENOSPC (registry full), ENOMEM.
  */
-struct ewyk_net_shard *
-ewyk_net_shard_create(struct ewyk_net *net, uint16_t shard_id, int socket_id,
-		struct rte_mempool *tx_pool);
+struct ewyk_net_shard *ewyk_net_shard_create(struct ewyk_net *net,
+	uint16_t shard_id, int socket_id, struct rte_mempool *tx_pool);
 
 /**
  * @param net
@@ -368,8 +364,8 @@ ewyk_net_shard_create(struct ewyk_net *net, uint16_t shard_id, int socket_id,
  * @return
  *   shard @p shard_id of the context, or NULL.
  */
-struct ewyk_net_shard *
-ewyk_net_shard_get(const struct ewyk_net *net, uint16_t shard_id);
+struct ewyk_net_shard *ewyk_net_shard_get(const struct ewyk_net *net,
+	uint16_t shard_id);
 
 /**
  * @param s
@@ -377,8 +373,7 @@ ewyk_net_shard_get(const struct ewyk_net *net, uint16_t shard_id);
  * @return
  *   the index of shard @p s.
  */
-uint16_t
-ewyk_net_shard_id(const struct ewyk_net_shard *s);
+uint16_t ewyk_net_shard_id(const struct ewyk_net_shard *s);
 
 /**
  * @param s
@@ -386,8 +381,7 @@ ewyk_net_shard_id(const struct ewyk_net_shard *s);
  * @return
  *   the context shard @p s belongs to.
  */
-struct ewyk_net *
-ewyk_net_shard_net(const struct ewyk_net_shard *s);
+struct ewyk_net *ewyk_net_shard_net(const struct ewyk_net_shard *s);
 
 /**
  * @param s
@@ -395,8 +389,7 @@ ewyk_net_shard_net(const struct ewyk_net_shard *s);
  * @return
  *   the mempool the shard builds frames from.
  */
-struct rte_mempool *
-ewyk_net_shard_pool(const struct ewyk_net_shard *s);
+struct rte_mempool *ewyk_net_shard_pool(const struct ewyk_net_shard *s);
 
 /**
  * Register the handler of an IP protocol on a shard. Replaces any earlier
@@ -413,9 +406,8 @@ ewyk_net_shard_pool(const struct ewyk_net_shard *s);
  * @return
  *   0, or -EINVAL for ICMP (owned by the layer) or a NULL function.
  */
-int
-ewyk_net_l4_register(struct ewyk_net_shard *s, uint8_t proto,
-		ewyk_net_l4_input_t fn, void *arg);
+int ewyk_net_l4_register(struct ewyk_net_shard *s, uint8_t proto,
+	ewyk_net_l4_input_t fn, void *arg);
 
 /**
  * One receive pass of the shard: drain its inbox, pull one burst from its
@@ -429,8 +421,7 @@ ewyk_net_l4_register(struct ewyk_net_shard *s, uint8_t proto,
  * @return
  *   the number of frames taken (received + inbox)
  */
-uint16_t
-ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now);
+uint16_t ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now);
 
 /**
  * Process frames received on port index @p port by hand (as
@@ -448,9 +439,8 @@ ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now);
  * @param now
  *   the loop's TSC reading
  */
-void
-ewyk_net_input(struct ewyk_net_shard *s, uint16_t port,
-		struct rte_mbuf **pkts, uint16_t n, uint64_t now);
+void ewyk_net_input(struct ewyk_net_shard *s, uint16_t port,
+	struct rte_mbuf **pkts, uint16_t n, uint64_t now);
 
 /**
  * Send an IPv4 packet. The mbuf's data starts at the L4 header; at least
@@ -479,9 +469,9 @@ ewyk_net_input(struct ewyk_net_shard *s, uint16_t port,
  *   frame freed and a drop counted: -EINVAL (bad port), -EMSGSIZE (larger
  *   than the MTU), -ENOBUFS (ARP queue full), -ENOMEM (headroom).
  */
-int
-ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
-		rte_be32_t src, rte_be32_t dst, uint8_t proto, bool l4_cksum);
+int ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m,
+	uint16_t port, rte_be32_t src, rte_be32_t dst, uint8_t proto,
+	bool l4_cksum);
 
 /**
  * Hand all buffered frames of the shard to the PMDs. Frames the PMD does
@@ -492,8 +482,7 @@ ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
  * @return
  *   the number of frames the PMDs accepted.
  */
-uint16_t
-ewyk_net_tx_flush(struct ewyk_net_shard *s);
+uint16_t ewyk_net_tx_flush(struct ewyk_net_shard *s);
 
 /**
  * Send a gratuitous ARP request for the address of every port, so peers
@@ -504,8 +493,7 @@ ewyk_net_tx_flush(struct ewyk_net_shard *s);
  * @return
  *   the number of requests sent.
  */
-int
-ewyk_net_announce(struct ewyk_net_shard *s);
+int ewyk_net_announce(struct ewyk_net_shard *s);
 
 /**
  * Put a frame in another shard's inbox. Callable from any lcore; the
@@ -522,9 +510,8 @@ ewyk_net_announce(struct ewyk_net_shard *s);
  *   0, or -ENOBUFS when the inbox is full (frame freed, counted on
  *   @p target as EWYK_NET_DROP_INBOX_FULL).
  */
-int
-ewyk_net_shard_forward(struct ewyk_net_shard *target, struct rte_mbuf *m,
-		uint16_t port);
+int ewyk_net_shard_forward(struct ewyk_net_shard *target, struct rte_mbuf *m,
+	uint16_t port);
 
 /**
  * Read one counter of a shard. Callable from any thread (relaxed atomic
@@ -537,8 +524,8 @@ ewyk_net_shard_forward(struct ewyk_net_shard *target, struct rte_mbuf *m,
  * @return
  *   its value; 0 for a NULL shard or an unknown counter.
  */
-uint64_t
-ewyk_net_counter_get(const struct ewyk_net_shard *s, enum ewyk_net_counter c);
+uint64_t ewyk_net_counter_get(const struct ewyk_net_shard *s,
+	enum ewyk_net_counter c);
 
 /**
  * Add up one counter over every shard of the context.
@@ -550,8 +537,8 @@ ewyk_net_counter_get(const struct ewyk_net_shard *s, enum ewyk_net_counter c);
  * @return
  *   the sum; 0 for a NULL context or an unknown counter.
  */
-uint64_t
-ewyk_net_counter_sum(const struct ewyk_net *net, enum ewyk_net_counter c);
+uint64_t ewyk_net_counter_sum(const struct ewyk_net *net,
+	enum ewyk_net_counter c);
 
 /**
  * @param c
@@ -560,8 +547,7 @@ ewyk_net_counter_sum(const struct ewyk_net *net, enum ewyk_net_counter c);
  *   the name of counter @p c ("rx_pkts", "drop_ip_cksum", ...), or
  *   NULL when out of range.
  */
-const char *
-ewyk_net_counter_name(enum ewyk_net_counter c);
+const char *ewyk_net_counter_name(enum ewyk_net_counter c);
 
 /**
  * Write the counters of every shard as Prometheus text exposition (format
@@ -577,8 +563,7 @@ ewyk_net_counter_name(enum ewyk_net_counter c);
  *   Length of the whole text (without the NUL), fitting or not;
  *   -ENOMEM.
  */
-int
-ewyk_net_prometheus(char *buf, size_t size);
+int ewyk_net_prometheus(char *buf, size_t size);
 
 /**
  * Look up the ARP cache of a shard.
@@ -592,9 +577,8 @@ ewyk_net_prometheus(char *buf, size_t size);
  * @return
  *   0 when resolved, -ENOENT when unknown or still resolving.
  */
-int
-ewyk_net_arp_lookup(struct ewyk_net_shard *s, rte_be32_t ip,
-		struct rte_ether_addr *mac);
+int ewyk_net_arp_lookup(struct ewyk_net_shard *s, rte_be32_t ip,
+	struct rte_ether_addr *mac);
 
 /**
  * Internet checksum (RFC 1071) of the TCP or UDP segment held in @p m,
@@ -613,10 +597,8 @@ ewyk_net_arp_lookup(struct ewyk_net_shard *s, rte_be32_t ip,
  *   the checksum as it goes in the header (0 if the data is valid
  *   when checking a received segment whose checksum field is included).
  */
-uint16_t
-ewyk_net_l4_cksum(const struct rte_mbuf *m, rte_be32_t src, rte_be32_t dst,
-		uint8_t proto);
-
+uint16_t ewyk_net_l4_cksum(const struct rte_mbuf *m, rte_be32_t src,
+	rte_be32_t dst, uint8_t proto);
 
 /**
  * Record that the calling lcore holds shard @p s (its producer token):
@@ -626,8 +608,7 @@ ewyk_net_l4_cksum(const struct rte_mbuf *m, rte_be32_t src, rte_be32_t dst,
  *
  * @param s  the shard (NULL: no-op)
  */
-void
-ewyk_net_shard_hold(struct ewyk_net_shard *s);
+void ewyk_net_shard_hold(struct ewyk_net_shard *s);
 
 /**
  * Record that nobody holds shard @p s (production left the lcore): any
@@ -635,8 +616,7 @@ ewyk_net_shard_hold(struct ewyk_net_shard *s);
  *
  * @param s  the shard (NULL: no-op)
  */
-void
-ewyk_net_shard_release(struct ewyk_net_shard *s);
+void ewyk_net_shard_release(struct ewyk_net_shard *s);
 
 /**
  * @param s  the shard (NULL allowed)
@@ -644,8 +624,7 @@ ewyk_net_shard_release(struct ewyk_net_shard *s);
  *   the recorded holder, or the shard was never held, or @p s is NULL),
  *   0 otherwise.
  */
-int
-ewyk_net_shard_held_here(const struct ewyk_net_shard *s);
+int ewyk_net_shard_held_here(const struct ewyk_net_shard *s);
 
 /*
  * Typed messages (net_inbox.c): the shard's inbox for changes other lcores
@@ -672,7 +651,7 @@ enum ewyk_net_msg_type {
  * @param result  what the task produced; the handler owns it
  */
 typedef void (*ewyk_net_completion_fn)(void *arg, struct ewyk_net_shard *s,
-		uint64_t ticket, void *result);
+	uint64_t ticket, void *result);
 
 /**
  * A function posted to run on the holder (EWYK_NET_MSG_CALL).
@@ -684,12 +663,12 @@ typedef void (*ewyk_net_call_fn)(struct ewyk_net_shard *s, void *arg);
 
 /** Counters of a shard's message inbox. */
 struct ewyk_net_inbox_stats {
-	uint64_t posted[3];   /**< by enum ewyk_net_msg_type (0 unused) */
-	uint64_t applied;     /**< messages applied by the holder */
-	uint64_t full;        /**< posts and reservations refused: full */
-	uint32_t reserved;    /**< slots reserved now, not yet posted */
-	uint32_t queued;      /**< messages waiting now */
-	uint32_t capacity;    /**< slots in all */
+	uint64_t posted[3]; /**< by enum ewyk_net_msg_type (0 unused) */
+	uint64_t applied;   /**< messages applied by the holder */
+	uint64_t full;      /**< posts and reservations refused: full */
+	uint32_t reserved;  /**< slots reserved now, not yet posted */
+	uint32_t queued;    /**< messages waiting now */
+	uint32_t capacity;  /**< slots in all */
 };
 
 /**
@@ -710,9 +689,8 @@ struct ewyk_net_inbox_stats {
  * @param arg   its argument
  * @return 0, -EINVAL, -EEXIST (already has one), -ENOMEM.
  */
-int
-ewyk_net_inbox_create(struct ewyk_net_shard *s, uint32_t size,
-		ewyk_net_completion_fn fn, void *arg);
+int ewyk_net_inbox_create(struct ewyk_net_shard *s, uint32_t size,
+	ewyk_net_completion_fn fn, void *arg);
 
 /**
  * Reserve one slot of the inbox for a later ewyk_net_inbox_complete() with
@@ -722,8 +700,7 @@ ewyk_net_inbox_create(struct ewyk_net_shard *s, uint32_t size,
  * @return 0, or -ENOBUFS when every slot is taken or reserved (counted),
  *   -EINVAL without an inbox.
  */
-int
-ewyk_net_inbox_reserve(struct ewyk_net_shard *s);
+int ewyk_net_inbox_reserve(struct ewyk_net_shard *s);
 
 /**
  * Give back a reserved slot that will not be used (e.g. the task lost its
@@ -731,8 +708,7 @@ ewyk_net_inbox_reserve(struct ewyk_net_shard *s);
  *
  * @param s  the shard
  */
-void
-ewyk_net_inbox_unreserve(struct ewyk_net_shard *s);
+void ewyk_net_inbox_unreserve(struct ewyk_net_shard *s);
 
 /**
  * Post the completion of a dispatched task. Any lcore or thread.
@@ -745,9 +721,8 @@ ewyk_net_inbox_unreserve(struct ewyk_net_shard *s);
  * @return 0, -ENOBUFS (full, only when @p reserved is 0: the caller keeps
  *   @p result), -EINVAL (no inbox or no completion handler).
  */
-int
-ewyk_net_inbox_complete(struct ewyk_net_shard *s, uint64_t ticket,
-		void *result, int reserved);
+int ewyk_net_inbox_complete(struct ewyk_net_shard *s, uint64_t ticket,
+	void *result, int reserved);
 
 /**
  * Post a function to run on the holder. Any lcore or thread.
@@ -757,9 +732,8 @@ ewyk_net_inbox_complete(struct ewyk_net_shard *s, uint64_t ticket,
  * @param arg  its argument
  * @return 0, -ENOBUFS when full, -EINVAL.
  */
-int
-ewyk_net_inbox_call(struct ewyk_net_shard *s, ewyk_net_call_fn fn,
-		void *arg);
+int ewyk_net_inbox_call(struct ewyk_net_shard *s, ewyk_net_call_fn fn,
+	void *arg);
 
 /**
  * Apply up to @p max waiting messages, in order per sender. Token holder
@@ -769,8 +743,7 @@ ewyk_net_inbox_call(struct ewyk_net_shard *s, ewyk_net_call_fn fn,
  * @param max  most messages to apply
  * @return the number applied.
  */
-unsigned int
-ewyk_net_inbox_drain(struct ewyk_net_shard *s, unsigned int max);
+unsigned int ewyk_net_inbox_drain(struct ewyk_net_shard *s, unsigned int max);
 
 /**
  * Read the counters of a shard's message inbox. Any thread.
@@ -779,9 +752,8 @@ ewyk_net_inbox_drain(struct ewyk_net_shard *s, unsigned int max);
  * @param st  filled in (zeroes without an inbox)
  * @return 0, or -EINVAL.
  */
-int
-ewyk_net_inbox_stats_get(const struct ewyk_net_shard *s,
-		struct ewyk_net_inbox_stats *st);
+int ewyk_net_inbox_stats_get(const struct ewyk_net_shard *s,
+	struct ewyk_net_inbox_stats *st);
 
 #ifdef __cplusplus
 }

@@ -19,19 +19,28 @@ extern "C" {
 #endif
 
 /** @internal One SipRound. */
-#define EWYK_SIPROUND(v0, v1, v2, v3) do { \
-	v0 += v1; v1 = (v1 << 13) | (v1 >> 51); v1 ^= v0; \
-	v0 = (v0 << 32) | (v0 >> 32); \
-	v2 += v3; v3 = (v3 << 16) | (v3 >> 48); v3 ^= v2; \
-	v0 += v3; v3 = (v3 << 21) | (v3 >> 43); v3 ^= v0; \
-	v2 += v1; v1 = (v1 << 17) | (v1 >> 47); v1 ^= v2; \
-	v2 = (v2 << 32) | (v2 >> 32); \
-} while (0)
+#define EWYK_SIPROUND(v0, v1, v2, v3)         \
+	do {                                  \
+		v0 += v1;                     \
+		v1 = (v1 << 13) | (v1 >> 51); \
+		v1 ^= v0;                     \
+		v0 = (v0 << 32) | (v0 >> 32); \
+		v2 += v3;                     \
+		v3 = (v3 << 16) | (v3 >> 48); \
+		v3 ^= v2;                     \
+		v0 += v3;                     \
+		v3 = (v3 << 21) | (v3 >> 43); \
+		v3 ^= v0;                     \
+		v2 += v1;                     \
+		v1 = (v1 << 17) | (v1 >> 47); \
+		v1 ^= v2;                     \
+		v2 = (v2 << 32) | (v2 >> 32); \
+	} while (0)
 
 /** @internal SipHash-c-d of @p n 32-bit words. */
 static inline uint64_t
 ewyk_siphash_cd(uint64_t k0, uint64_t k1, const uint32_t *w, unsigned int n,
-		unsigned int c, unsigned int d)
+	unsigned int c, unsigned int d)
 {
 	uint64_t v0 = k0 ^ UINT64_C(0x736f6d6570736575);
 	uint64_t v1 = k1 ^ UINT64_C(0x646f72616e646f6d);

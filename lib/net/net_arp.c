@@ -86,10 +86,10 @@ net_arp_alloc(struct ewyk_net_shard *s, rte_be32_t ip)
 			break;
 		}
 		if (victim == NULL ||
-				(e->state == NET_ARP_INCOMPLETE &&
-				 victim->state != NET_ARP_INCOMPLETE) ||
-				(e->state == victim->state &&
-				 e->deadline < victim->deadline))
+			(e->state == NET_ARP_INCOMPLETE &&
+				victim->state != NET_ARP_INCOMPLETE) ||
+			(e->state == victim->state &&
+				e->deadline < victim->deadline))
 			victim = e;
 	}
 	if (victim->state != NET_ARP_FREE)
@@ -103,7 +103,7 @@ net_arp_alloc(struct ewyk_net_shard *s, rte_be32_t ip)
 /* Record ip -> mac; send whatever was waiting for it. */
 static void
 net_arp_learn(struct ewyk_net_shard *s, uint16_t port, rte_be32_t ip,
-		const struct rte_ether_addr *mac, bool create)
+	const struct rte_ether_addr *mac, bool create)
 {
 	struct net_arp_entry *e = net_arp_find(s, ip);
 	struct rte_mbuf **q;
@@ -129,8 +129,8 @@ net_arp_learn(struct ewyk_net_shard *s, uint16_t port, rte_be32_t ip,
 /* Build and buffer an ARP packet. */
 static int
 net_arp_send(struct ewyk_net_shard *s, uint16_t port, uint16_t op,
-		const struct rte_ether_addr *eth_dst,
-		const struct rte_ether_addr *tha, rte_be32_t tip)
+	const struct rte_ether_addr *eth_dst, const struct rte_ether_addr *tha,
+	rte_be32_t tip)
 {
 	const struct net_port *pt = &s->net->ports[port];
 	struct rte_mbuf *m = rte_pktmbuf_alloc(s->pool);
@@ -154,8 +154,10 @@ net_arp_send(struct ewyk_net_shard *s, uint16_t port, uint16_t op,
 	a->arp_data.arp_sip = pt->ip;
 	rte_ether_addr_copy(tha, &a->arp_data.arp_tha);
 	a->arp_data.arp_tip = tip;
-	net_ctr_add(s, op == RTE_ARP_OP_REQUEST ? EWYK_NET_ARP_REQ_TX :
-		EWYK_NET_ARP_REPLY_TX, 1);
+	net_ctr_add(s,
+		op == RTE_ARP_OP_REQUEST ? EWYK_NET_ARP_REQ_TX :
+					   EWYK_NET_ARP_REPLY_TX,
+		1);
 	net_send_l2(s, port, m, eth_dst, RTE_ETHER_TYPE_ARP);
 	return 0;
 }
@@ -164,7 +166,8 @@ int
 net_arp_request(struct ewyk_net_shard *s, uint16_t port, rte_be32_t tip)
 {
 	static const struct rte_ether_addr bcast = {
-		.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+		.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+	};
 	static const struct rte_ether_addr zero = { .addr_bytes = { 0 } };
 
 	return net_arp_send(s, port, RTE_ARP_OP_REQUEST, &bcast, &zero, tip);
@@ -184,7 +187,7 @@ ewyk_net_announce(struct ewyk_net_shard *s)
 
 void
 net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
-		bool from_inbox, uint64_t now)
+	bool from_inbox, uint64_t now)
 {
 	const struct net_port *pt = &s->net->ports[port];
 	struct rte_arp_hdr *a;
@@ -201,10 +204,10 @@ net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	}
 	a = rte_pktmbuf_mtod_offset(m, struct rte_arp_hdr *, m->l2_len);
 	if (a->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
-			a->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-			a->arp_hlen != RTE_ETHER_ADDR_LEN ||
-			a->arp_plen != sizeof(rte_be32_t) ||
-			rte_is_multicast_ether_addr(&a->arp_data.arp_sha)) {
+		a->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+		a->arp_hlen != RTE_ETHER_ADDR_LEN ||
+		a->arp_plen != sizeof(rte_be32_t) ||
+		rte_is_multicast_ether_addr(&a->arp_data.arp_sha)) {
 		net_drop(s, m, EWYK_NET_DROP_ARP_MALFORMED);
 		return;
 	}
@@ -254,8 +257,8 @@ net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	}
 	if (op == RTE_ARP_OP_REQUEST) {
 		/* Turn the request into the reply, in place. */
-		struct rte_ether_hdr *eth =
-			rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m,
+			struct rte_ether_hdr *);
 
 		a->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
 		rte_ether_addr_copy(&sha, &a->arp_data.arp_tha);
@@ -265,8 +268,9 @@ net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		rte_ether_addr_copy(&sha, &eth->dst_addr);
 		rte_ether_addr_copy(&pt->mac, &eth->src_addr);
 		/* Keep exactly Ethernet (+VLAN) + ARP; drop padding. */
-		if (rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) -
-				(m->l2_len + sizeof(*a))) != 0) {
+		if (rte_pktmbuf_trim(m,
+			    rte_pktmbuf_pkt_len(m) -
+				    (m->l2_len + sizeof(*a))) != 0) {
 			net_drop(s, m, EWYK_NET_DROP_ARP_MALFORMED);
 			return;
 		}
@@ -303,7 +307,7 @@ net_arp_new_ok(struct ewyk_net_shard *s, uint64_t now)
 
 int
 net_arp_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
-		rte_be32_t nexthop, struct rte_mbuf *m, uint64_t now)
+	rte_be32_t nexthop, struct rte_mbuf *m, uint64_t now)
 {
 	struct net_arp_entry *e = net_arp_find(s, nexthop);
 
@@ -371,7 +375,7 @@ net_arp_flush(struct ewyk_net_shard *s)
 
 int
 ewyk_net_arp_lookup(struct ewyk_net_shard *s, rte_be32_t ip,
-		struct rte_ether_addr *mac)
+	struct rte_ether_addr *mac)
 {
 	struct net_arp_entry *e = net_arp_find(s, ip);
 

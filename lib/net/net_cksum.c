@@ -25,7 +25,7 @@ net_ipv4_hdr_valid_cksum(const struct rte_ipv4_hdr *ip, uint16_t hlen)
  */
 int
 net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len,
-		uint16_t *cksum)
+	uint16_t *cksum)
 {
 	const struct rte_mbuf *seg = m;
 	uint32_t sum = 0, done = 0;
@@ -34,7 +34,8 @@ net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len,
 		return -1;
 	if (off + len <= rte_pktmbuf_data_len(m)) {
 		*cksum = rte_raw_cksum(rte_pktmbuf_mtod_offset(m, const char *,
-			off), len);
+					       off),
+			len);
 		return 0;
 	}
 	while (off >= rte_pktmbuf_data_len(seg)) {
@@ -45,7 +46,8 @@ net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len,
 		uint32_t n = RTE_MIN((uint32_t)rte_pktmbuf_data_len(seg) - off,
 			len - done);
 		uint16_t part = rte_raw_cksum(rte_pktmbuf_mtod_offset(seg,
-			const char *, off), n);
+						      const char *, off),
+			n);
 
 		/* A segment that starts at an odd offset of the range has its
 		 * bytes in the other lane of every 16-bit word. */
@@ -64,7 +66,7 @@ net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len,
 
 uint16_t
 ewyk_net_l4_cksum(const struct rte_mbuf *m, rte_be32_t src, rte_be32_t dst,
-		uint8_t proto)
+	uint8_t proto)
 {
 	/* Pseudo-header (RFC 9293 3.1), summed as it would sit in memory. */
 	struct {

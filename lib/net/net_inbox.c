@@ -36,13 +36,13 @@
 
 /* One message on the ring: 24 bytes. */
 struct net_msg {
-	uint32_t type;            /* enum ewyk_net_msg_type */
+	uint32_t type; /* enum ewyk_net_msg_type */
 	uint32_t pad;
 	union {
-		ewyk_net_call_fn fn;  /* CALL */
-		uint64_t ticket;      /* COMPLETION */
+		ewyk_net_call_fn fn; /* CALL */
+		uint64_t ticket;     /* COMPLETION */
 	} u;
-	void *arg;                /* CALL: arg; COMPLETION: result */
+	void *arg; /* CALL: arg; COMPLETION: result */
 };
 
 struct net_msg_inbox {
@@ -64,7 +64,7 @@ struct net_msg_inbox {
 
 int
 ewyk_net_inbox_create(struct ewyk_net_shard *s, uint32_t size,
-		ewyk_net_completion_fn fn, void *arg)
+	ewyk_net_completion_fn fn, void *arg)
 {
 	struct net_msg_inbox *in;
 	char name[RTE_RING_NAMESIZE];
@@ -81,8 +81,8 @@ ewyk_net_inbox_create(struct ewyk_net_shard *s, uint32_t size,
 		return -ENOMEM;
 	snprintf(name, sizeof(name), "ewyk_nm_%p", (void *)s);
 	in->ring = rte_ring_create_elem(name, sizeof(struct net_msg), size,
-		SOCKET_ID_ANY, RING_F_EXACT_SZ | RING_F_MP_RTS_ENQ |
-		RING_F_SC_DEQ);
+		SOCKET_ID_ANY,
+		RING_F_EXACT_SZ | RING_F_MP_RTS_ENQ | RING_F_SC_DEQ);
 	if (in->ring == NULL) {
 		rte_free(in);
 		return rte_errno == EEXIST ? -EEXIST : -ENOMEM;
@@ -106,7 +106,7 @@ net_inbox_take(struct net_msg_inbox *in)
 			return -ENOBUFS;
 		}
 	} while (!__atomic_compare_exchange_n(&in->used, &n, n + 1, 0,
-			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+		__ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
 	return 0;
 }
 
@@ -145,12 +145,13 @@ ewyk_net_inbox_unreserve(struct ewyk_net_shard *s)
 }
 
 int
-ewyk_net_inbox_complete(struct ewyk_net_shard *s, uint64_t ticket,
-		void *result, int reserved)
+ewyk_net_inbox_complete(struct ewyk_net_shard *s, uint64_t ticket, void *result,
+	int reserved)
 {
 	struct net_msg_inbox *in = s != NULL ? s->msgs : NULL;
 	struct net_msg m = { .type = EWYK_NET_MSG_COMPLETION,
-		.u.ticket = ticket, .arg = result };
+		.u.ticket = ticket,
+		.arg = result };
 
 	if (in == NULL || in->complete == NULL)
 		return -EINVAL;
@@ -163,11 +164,11 @@ ewyk_net_inbox_complete(struct ewyk_net_shard *s, uint64_t ticket,
 }
 
 int
-ewyk_net_inbox_call(struct ewyk_net_shard *s, ewyk_net_call_fn fn,
-		void *arg)
+ewyk_net_inbox_call(struct ewyk_net_shard *s, ewyk_net_call_fn fn, void *arg)
 {
 	struct net_msg_inbox *in = s != NULL ? s->msgs : NULL;
-	struct net_msg m = { .type = EWYK_NET_MSG_CALL, .u.fn = fn,
+	struct net_msg m = { .type = EWYK_NET_MSG_CALL,
+		.u.fn = fn,
 		.arg = arg };
 
 	if (in == NULL || fn == NULL)
@@ -180,7 +181,7 @@ ewyk_net_inbox_call(struct ewyk_net_shard *s, ewyk_net_call_fn fn,
 
 static void
 net_inbox_apply(struct ewyk_net_shard *s, struct net_msg_inbox *in,
-		const struct net_msg *m)
+	const struct net_msg *m)
 {
 	if (m->type == EWYK_NET_MSG_CALL)
 		m->u.fn(s, m->arg);
@@ -200,8 +201,8 @@ ewyk_net_inbox_drain(struct ewyk_net_shard *s, unsigned int max)
 		return 0;
 	while (done < max) {
 		n = RTE_MIN(max - done, (unsigned int)NET_INBOX_BURST);
-		n = rte_ring_sc_dequeue_burst_elem(in->ring, m, sizeof(m[0]),
-			n, NULL);
+		n = rte_ring_sc_dequeue_burst_elem(in->ring, m, sizeof(m[0]), n,
+			NULL);
 		if (n == 0)
 			break;
 		/* Room first: a handler may post again (a call chain). */
@@ -218,7 +219,7 @@ ewyk_net_inbox_drain(struct ewyk_net_shard *s, unsigned int max)
 
 int
 ewyk_net_inbox_stats_get(const struct ewyk_net_shard *s,
-		struct ewyk_net_inbox_stats *st)
+	struct ewyk_net_inbox_stats *st)
 {
 	const struct net_msg_inbox *in;
 	unsigned int t;

@@ -55,7 +55,7 @@ net_ip_src_bad(const struct ewyk_net *net, uint16_t port, rte_be32_t src)
  */
 static void
 net_icmp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
-		struct rte_ipv4_hdr *ip, uint16_t hlen)
+	struct rte_ipv4_hdr *ip, uint16_t hlen)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	uint16_t icmp_len = rte_be_to_cpu_16(ip->total_length) - hlen;
@@ -65,7 +65,7 @@ net_icmp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	rte_be32_t tmp;
 
 	if (icmp_len < sizeof(struct rte_icmp_hdr) ||
-			rte_pktmbuf_data_len(m) < off + sizeof(*icmp)) {
+		rte_pktmbuf_data_len(m) < off + sizeof(*icmp)) {
 		net_drop(s, m, EWYK_NET_DROP_ICMP_TRUNCATED);
 		return;
 	}
@@ -74,7 +74,8 @@ net_icmp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		return;
 	}
 	icmp = rte_pktmbuf_mtod_offset(m, struct rte_icmp_hdr *, off);
-	if (icmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || icmp->icmp_code != 0) {
+	if (icmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST ||
+		icmp->icmp_code != 0) {
 		net_drop(s, m, EWYK_NET_DROP_ICMP_TYPE);
 		return;
 	}
@@ -108,7 +109,7 @@ net_icmp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 
 static void
 net_ipv4_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
-		bool from_inbox)
+	bool from_inbox)
 {
 	const struct net_port *pt = &s->net->ports[port];
 	struct rte_ipv4_hdr *ip;
@@ -118,7 +119,7 @@ net_ipv4_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	struct ewyk_net_ip_info info;
 
 	if (avail < sizeof(*ip) ||
-			rte_pktmbuf_data_len(m) < m->l2_len + sizeof(*ip)) {
+		rte_pktmbuf_data_len(m) < m->l2_len + sizeof(*ip)) {
 		net_drop(s, m, EWYK_NET_DROP_IP_TRUNCATED);
 		return;
 	}
@@ -129,7 +130,7 @@ net_ipv4_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	}
 	hlen = (uint16_t)((ip->version_ihl & 0xf) * 4);
 	if (hlen < sizeof(*ip) || hlen > avail ||
-			m->l2_len + hlen > rte_pktmbuf_data_len(m)) {
+		m->l2_len + hlen > rte_pktmbuf_data_len(m)) {
 		net_drop(s, m, EWYK_NET_DROP_IP_IHL);
 		return;
 	}
@@ -138,12 +139,13 @@ net_ipv4_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		net_drop(s, m, EWYK_NET_DROP_IP_LEN);
 		return;
 	}
-	if (pt->rx_cksum && (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+	if (pt->rx_cksum &&
+		(m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
 			RTE_MBUF_F_RX_IP_CKSUM_GOOD) {
 		/* verified by the NIC */
 	} else if ((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
 			RTE_MBUF_F_RX_IP_CKSUM_BAD ||
-			!net_ipv4_hdr_valid_cksum(ip, hlen)) {
+		!net_ipv4_hdr_valid_cksum(ip, hlen)) {
 		net_drop(s, m, EWYK_NET_DROP_IP_CKSUM);
 		return;
 	}
@@ -192,8 +194,9 @@ net_ipv4_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	info.l4_len = (uint16_t)(tot - hlen);
 	info.cksum_good = pt->rx_cksum &&
 		(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
-		RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-	if (pt->rx_cksum && (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+			RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+	if (pt->rx_cksum &&
+		(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
 			RTE_MBUF_F_RX_L4_CKSUM_BAD)
 		info.cksum_good = false;
 	rte_pktmbuf_adj(m, (uint16_t)(m->l2_len + hlen));
@@ -205,7 +208,7 @@ net_ipv4_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 
 void
 net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
-		bool from_inbox, uint64_t now)
+	bool from_inbox, uint64_t now)
 {
 	const struct net_port *pt = &s->net->ports[port];
 	struct rte_ether_hdr *eth;
@@ -224,7 +227,8 @@ net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	 * of the frame: put it back, so that the tag is judged below and
 	 * in-place replies carry it. */
 	if (m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) {
-		m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
+		m->ol_flags &= ~(
+			RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
 		if (rte_vlan_insert(&m) != 0) {
 			net_drop(s, m, EWYK_NET_DROP_VLAN);
 			return;
@@ -253,7 +257,7 @@ net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		vh = (const struct rte_vlan_hdr *)(eth + 1);
 		/* VID 0 is a priority tag only (802.1Q): untagged for us. */
 		if (etype != RTE_ETHER_TYPE_VLAN ||
-				(rte_be_to_cpu_16(vh->vlan_tci) & 0xfff) !=
+			(rte_be_to_cpu_16(vh->vlan_tci) & 0xfff) !=
 				pt->vlan_id) {
 			net_drop(s, m, EWYK_NET_DROP_VLAN);
 			return;
@@ -282,7 +286,7 @@ net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 
 void
 ewyk_net_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf **pkts,
-		uint16_t n, uint64_t now)
+	uint16_t n, uint64_t now)
 {
 	uint16_t i;
 

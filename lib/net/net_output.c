@@ -62,7 +62,7 @@ net_tx_enqueue(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m)
 
 void
 net_send_l2(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
-		const struct rte_ether_addr *dst, uint16_t ether_type)
+	const struct rte_ether_addr *dst, uint16_t ether_type)
 {
 	const struct net_port *pt = &s->net->ports[port];
 	struct rte_ether_hdr *eth;
@@ -90,7 +90,7 @@ net_send_l2(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 
 int
 ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
-		rte_be32_t src, rte_be32_t dst, uint8_t proto, bool l4_cksum)
+	rte_be32_t src, rte_be32_t dst, uint8_t proto, bool l4_cksum)
 {
 	struct ewyk_net *net = s->net;
 	const struct net_port *pt;
@@ -145,12 +145,13 @@ ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 		uint16_t *ck = rte_pktmbuf_mtod_offset(m, uint16_t *,
 			sizeof(*ip) + cks_off);
 		bool hw = proto == IPPROTO_TCP ? pt->tx_tcp_cksum :
-			pt->tx_udp_cksum;
+						 pt->tx_udp_cksum;
 
 		if (hw) {
 			m->ol_flags |= RTE_MBUF_F_TX_IPV4 |
-				(proto == IPPROTO_TCP ? RTE_MBUF_F_TX_TCP_CKSUM :
-				RTE_MBUF_F_TX_UDP_CKSUM);
+				(proto == IPPROTO_TCP ?
+						RTE_MBUF_F_TX_TCP_CKSUM :
+						RTE_MBUF_F_TX_UDP_CKSUM);
 			*ck = rte_ipv4_phdr_cksum(ip, m->ol_flags);
 		} else {
 			uint16_t v;

@@ -17,11 +17,46 @@
  * (Woo & Park, "Scalable TCP Session Monitoring with Symmetric RSS").
  */
 static const uint8_t net_rss_key[40] = {
-	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
+	0x6d,
+	0x5a,
 };
 
 const uint8_t *
@@ -35,15 +70,15 @@ ewyk_net_rss_key(uint8_t *len)
 /* Arguments, room for a port, and queues enough for every shard. */
 static int
 port_validate(const struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
-		struct rte_eth_dev_info *di)
+	struct rte_eth_dev_info *di)
 {
 	uint16_t q, nq;
 	int rc;
 
 	if (net == NULL || conf == NULL || conf->rx_pools == NULL ||
-			conf->prefix_len == 0 || conf->prefix_len > 32 ||
-			conf->vlan_id > 4094 || conf->ip == 0 ||
-			!rte_eth_dev_is_valid_port(conf->port_id))
+		conf->prefix_len == 0 || conf->prefix_len > 32 ||
+		conf->vlan_id > 4094 || conf->ip == 0 ||
+		!rte_eth_dev_is_valid_port(conf->port_id))
 		return -EINVAL;
 	if (net->nb_ports == EWYK_NET_MAX_PORTS)
 		return -ENOSPC;
@@ -52,10 +87,11 @@ port_validate(const struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
 	if (rc != 0)
 		return rc;
 	if (di->max_rx_queues < nq || di->max_tx_queues < nq) {
-		NET_LOG(ERR, "port %u (%s) has %u RX / %u TX queues, %u shards need %u"
-			" (af_packet: add qpairs=%u to the vdev)", conf->port_id,
-			di->driver_name, di->max_rx_queues, di->max_tx_queues,
-			nq, nq, nq);
+		NET_LOG(ERR,
+			"port %u (%s) has %u RX / %u TX queues, %u shards need %u"
+			" (af_packet: add qpairs=%u to the vdev)",
+			conf->port_id, di->driver_name, di->max_rx_queues,
+			di->max_tx_queues, nq, nq, nq);
 		return -ENOTSUP;
 	}
 	for (q = 0; q < nq; q++)
@@ -70,11 +106,12 @@ port_validate(const struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
  */
 static void
 port_offloads(const struct rte_eth_dev_info *di, uint16_t nq,
-		struct rte_eth_conf *pconf, struct net_port *pt)
+	struct rte_eth_conf *pconf, struct net_port *pt)
 {
 	if (nq > 1 && di->flow_type_rss_offloads != 0) {
 		uint64_t hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP |
-			RTE_ETH_RSS_UDP) & di->flow_type_rss_offloads;
+				      RTE_ETH_RSS_UDP) &
+			di->flow_type_rss_offloads;
 
 		pconf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		pconf->rx_adv_conf.rss_conf.rss_hf = hf;
@@ -83,8 +120,8 @@ port_offloads(const struct rte_eth_dev_info *di, uint16_t nq,
 		if (di->hash_key_size == sizeof(net_rss_key)) {
 			pconf->rx_adv_conf.rss_conf.rss_key =
 				(uint8_t *)(uintptr_t)net_rss_key;
-			pconf->rx_adv_conf.rss_conf.rss_key_len =
-				sizeof(net_rss_key);
+			pconf->rx_adv_conf.rss_conf.rss_key_len = sizeof(
+				net_rss_key);
 			pt->rss = hf != 0;
 		}
 	}
@@ -102,9 +139,11 @@ port_offloads(const struct rte_eth_dev_info *di, uint16_t nq,
 	}
 	if (di->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		pconf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-	if ((di->rx_offload_capa & (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
-			RTE_ETH_RX_OFFLOAD_TCP_CKSUM)) ==
-			(RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM)) {
+	if ((di->rx_offload_capa &
+		    (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+			    RTE_ETH_RX_OFFLOAD_TCP_CKSUM)) ==
+		(RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+			RTE_ETH_RX_OFFLOAD_TCP_CKSUM)) {
 		pconf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
 			RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
 		pt->rx_cksum = true;
@@ -114,7 +153,7 @@ port_offloads(const struct rte_eth_dev_info *di, uint16_t nq,
 /* Configure the device and its MTU; pt->mtu is what the port runs with. */
 static int
 port_configure(uint16_t pid, uint16_t nq, const struct rte_eth_conf *pconf,
-		uint16_t mtu, struct net_port *pt)
+	uint16_t mtu, struct net_port *pt)
 {
 	int rc;
 
@@ -140,7 +179,7 @@ port_configure(uint16_t pid, uint16_t nq, const struct rte_eth_conf *pconf,
 /* One RX and one TX queue per shard, on the port's NUMA node. */
 static int
 port_queues(uint16_t pid, uint16_t nq, const struct ewyk_net_port_conf *conf,
-		const struct rte_eth_dev_info *di, uint64_t tx_offloads)
+	const struct rte_eth_dev_info *di, uint64_t tx_offloads)
 {
 	uint16_t q, nrx, ntx;
 	int socket, rc;
@@ -175,8 +214,8 @@ port_queues(uint16_t pid, uint16_t nq, const struct ewyk_net_port_conf *conf,
 /* Start the port, then its addresses become live; fill info. */
 static int
 port_start(uint16_t pid, const struct ewyk_net_port_conf *conf,
-		const struct rte_eth_dev_info *di, uint16_t nq,
-		struct net_port *pt, struct ewyk_net_port_info *info)
+	const struct rte_eth_dev_info *di, uint16_t nq, struct net_port *pt,
+	struct ewyk_net_port_info *info)
 {
 	struct rte_eth_link link;
 	int rc;
@@ -189,8 +228,9 @@ port_start(uint16_t pid, const struct ewyk_net_port_conf *conf,
 	pt->port_id = pid;
 	pt->ip = conf->ip;
 	pt->prefix_len = conf->prefix_len;
-	pt->mask = rte_cpu_to_be_32(conf->prefix_len == 32 ? UINT32_MAX :
-		~(UINT32_MAX >> conf->prefix_len));
+	pt->mask = rte_cpu_to_be_32(conf->prefix_len == 32 ?
+			UINT32_MAX :
+			~(UINT32_MAX >> conf->prefix_len));
 	pt->vlan_id = conf->vlan_id;
 
 	memset(&link, 0, sizeof(link));
@@ -205,16 +245,18 @@ port_start(uint16_t pid, const struct ewyk_net_port_conf *conf,
 		info->link_up = link.link_status == RTE_ETH_LINK_UP;
 		info->link_speed = link.link_speed;
 	}
-	NET_LOG(INFO, "port %u (%s): %u queue(s), MTU %u, RSS %s, tx cksum ip=%d tcp=%d, link %s",
-		pid, di->driver_name, nq, pt->mtu, pt->rss ? "symmetric" : "off",
-		pt->tx_ip_cksum, pt->tx_tcp_cksum,
+	NET_LOG(INFO,
+		"port %u (%s): %u queue(s), MTU %u, RSS %s, tx cksum ip=%d tcp=%d, link %s",
+		pid, di->driver_name, nq, pt->mtu,
+		pt->rss ? "symmetric" : "off", pt->tx_ip_cksum,
+		pt->tx_tcp_cksum,
 		link.link_status == RTE_ETH_LINK_UP ? "up" : "down");
 	return 0;
 }
 
 int
 ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
-		struct ewyk_net_port_info *info)
+	struct ewyk_net_port_info *info)
 {
 	struct rte_eth_conf pconf;
 	struct rte_eth_dev_info di;
@@ -253,17 +295,18 @@ ewyk_net_port_add(struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
  */
 void
 net_port_rx_drops(struct ewyk_net_shard *s, uint16_t port,
-		const struct rte_eth_stats *st)
+	const struct rte_eth_stats *st)
 {
 	struct net_port *pt = &s->net->ports[port];
 
-	if (st->rx_nombuf < pt->rx_nombuf_seen)     /* stats were reset */
+	if (st->rx_nombuf < pt->rx_nombuf_seen) /* stats were reset */
 		pt->rx_nombuf_seen = 0;
 	if (st->imissed < pt->rx_missed_seen)
 		pt->rx_missed_seen = 0;
 	net_ctr_add(s, EWYK_NET_DROP_RX_NOMBUF,
-			st->rx_nombuf - pt->rx_nombuf_seen);
-	net_ctr_add(s, EWYK_NET_DROP_RX_MISSED, st->imissed - pt->rx_missed_seen);
+		st->rx_nombuf - pt->rx_nombuf_seen);
+	net_ctr_add(s, EWYK_NET_DROP_RX_MISSED,
+		st->imissed - pt->rx_missed_seen);
 	pt->rx_nombuf_seen = st->rx_nombuf;
 	pt->rx_missed_seen = st->imissed;
 }

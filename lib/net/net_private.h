@@ -15,8 +15,9 @@
 #include "ewyk_net.h"
 
 extern int ewyk_net_logtype;
-#define NET_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_ ## level, ewyk_net_logtype, "NET: " fmt "\n", ##__VA_ARGS__)
+#define NET_LOG(level, fmt, ...)                                     \
+	rte_log(RTE_LOG_##level, ewyk_net_logtype, "NET: " fmt "\n", \
+		##__VA_ARGS__)
 
 /** Frames buffered per port before a TX burst is forced. */
 #define NET_TXB_SIZE 64
@@ -29,49 +30,50 @@ extern int ewyk_net_logtype;
 
 /** One port as the datapath sees it (read-only once started). */
 struct net_port {
-	uint16_t port_id;        /* DPDK port id */
+	uint16_t port_id; /* DPDK port id */
 	uint16_t mtu;
-	uint16_t vlan_id;        /* 0: untagged only */
+	uint16_t vlan_id; /* 0: untagged only */
 	uint8_t prefix_len;
-	bool rss;                /* RSS with the symmetric key */
-	bool tx_ip_cksum;        /* NIC fills IPv4 checksum */
-	bool tx_tcp_cksum;       /* NIC fills TCP checksum */
-	bool tx_udp_cksum;       /* NIC fills UDP checksum */
-	bool rx_cksum;           /* NIC flags RX checksum status */
-	rte_be32_t ip;           /* our address */
-	rte_be32_t mask;         /* subnet mask */
+	bool rss;          /* RSS with the symmetric key */
+	bool tx_ip_cksum;  /* NIC fills IPv4 checksum */
+	bool tx_tcp_cksum; /* NIC fills TCP checksum */
+	bool tx_udp_cksum; /* NIC fills UDP checksum */
+	bool rx_cksum;     /* NIC flags RX checksum status */
+	rte_be32_t ip;     /* our address */
+	rte_be32_t mask;   /* subnet mask */
 	struct rte_ether_addr mac;
 	uint64_t rx_nombuf_seen; /* hardening: NIC drops already counted */
 	uint64_t rx_missed_seen;
 };
 
 struct ewyk_net {
-	struct ewyk_net_conf conf;   /* with defaults filled in */
+	struct ewyk_net_conf conf; /* with defaults filled in */
 	uint16_t nb_ports;
 	uint16_t nb_shards;
-	uint64_t arp_timeout_cyc;    /* conf.arp_timeout_ms in TSC cycles */
+	uint64_t arp_timeout_cyc; /* conf.arp_timeout_ms in TSC cycles */
 	uint64_t arp_retry_cyc;
 	uint64_t housekeep_cyc;
 	struct net_port ports[EWYK_NET_MAX_PORTS];
 	struct ewyk_net_shard *shards[EWYK_NET_MAX_SHARDS];
-	uint64_t arp_k0, arp_k1;     /* hardening: ARP table hash key (getentropy) */
+	uint64_t arp_k0,
+		arp_k1; /* hardening: ARP table hash key (getentropy) */
 };
 
 enum net_arp_state {
 	NET_ARP_FREE = 0,
-	NET_ARP_INCOMPLETE,   /* request sent, frames may be waiting */
-	NET_ARP_REACHABLE,    /* mac valid */
+	NET_ARP_INCOMPLETE, /* request sent, frames may be waiting */
+	NET_ARP_REACHABLE,  /* mac valid */
 };
 
 /** ARP cache entry; waiting frames sit in the shard's arp_q slice. */
 struct net_arp_entry {
 	rte_be32_t ip;
-	uint8_t state;          /* enum net_arp_state */
-	uint8_t retries;        /* requests sent while INCOMPLETE */
-	uint16_t port;          /* port index it was learnt / asked on */
-	uint16_t nq;            /* frames waiting */
+	uint8_t state;   /* enum net_arp_state */
+	uint8_t retries; /* requests sent while INCOMPLETE */
+	uint16_t port;   /* port index it was learnt / asked on */
+	uint16_t nq;     /* frames waiting */
 	struct rte_ether_addr mac;
-	uint64_t deadline;      /* REACHABLE: stale after; INCOMPLETE: next retry */
+	uint64_t deadline; /* REACHABLE: stale after; INCOMPLETE: next retry */
 };
 
 struct net_l4_handler {
@@ -89,16 +91,16 @@ struct ewyk_net_shard {
 	struct ewyk_net *net;
 	uint16_t id;
 	struct rte_mempool *pool;
-	struct rte_ring *inbox;          /* MPSC: frames from other lcores */
-	struct net_msg_inbox *msgs;      /* typed messages (net_inbox.c) */
-	uint32_t holder;                 /* lcore id + 1; 0: unchecked (net_holder.c) */
-	struct net_arp_entry *arp;       /* conf.arp_entries entries */
-	struct rte_mbuf **arp_q;         /* arp_entries * arp_queue_len */
+	struct rte_ring *inbox;     /* MPSC: frames from other lcores */
+	struct net_msg_inbox *msgs; /* typed messages (net_inbox.c) */
+	uint32_t holder; /* lcore id + 1; 0: unchecked (net_holder.c) */
+	struct net_arp_entry *arp; /* conf.arp_entries entries */
+	struct rte_mbuf **arp_q;   /* arp_entries * arp_queue_len */
 	uint32_t arp_mask;
 	uint64_t next_housekeep;
-	uint64_t now;                    /* TSC of the current receive pass */
-	uint64_t arp_new_sec;            /* hardening: second of arp_new_count */
-	uint32_t arp_new_count;          /* resolutions started in it */
+	uint64_t now;           /* TSC of the current receive pass */
+	uint64_t arp_new_sec;   /* hardening: second of arp_new_count */
+	uint32_t arp_new_count; /* resolutions started in it */
 	struct net_l4_handler l4[256];
 	struct net_txb txb[EWYK_NET_MAX_PORTS];
 	/* Counters: written by the token holder only, read by anyone. */
@@ -128,15 +130,16 @@ int net_shard_register(struct ewyk_net_shard *s);
 void net_shard_unregister(struct ewyk_net_shard *s);
 
 /* net_output.c */
-void net_tx_enqueue(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m);
+void net_tx_enqueue(struct ewyk_net_shard *s, uint16_t port,
+	struct rte_mbuf *m);
 void net_send_l2(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
-		const struct rte_ether_addr *dst, uint16_t ether_type);
+	const struct rte_ether_addr *dst, uint16_t ether_type);
 
 /* net_arp.c */
 void net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
-		bool from_inbox, uint64_t now);
+	bool from_inbox, uint64_t now);
 int net_arp_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
-		rte_be32_t nexthop, struct rte_mbuf *m, uint64_t now);
+	rte_be32_t nexthop, struct rte_mbuf *m, uint64_t now);
 void net_arp_housekeep(struct ewyk_net_shard *s, uint64_t now);
 int net_arp_request(struct ewyk_net_shard *s, uint16_t port, rte_be32_t tip);
 void net_arp_flush(struct ewyk_net_shard *s);
@@ -145,11 +148,11 @@ void net_arp_flush(struct ewyk_net_shard *s);
 struct rte_eth_stats;
 void net_port_stats_poll(struct ewyk_net_shard *s);
 void net_port_rx_drops(struct ewyk_net_shard *s, uint16_t port,
-		const struct rte_eth_stats *st);
+	const struct rte_eth_stats *st);
 
 /* net_input.c */
 void net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
-		bool from_inbox, uint64_t now);
+	bool from_inbox, uint64_t now);
 
 /* net_holder.c: nobody holds the shard (released). */
 #define NET_HOLDER_NONE UINT32_MAX
@@ -162,6 +165,6 @@ void net_inbox_free(struct ewyk_net_shard *s);
 /* net_cksum.c */
 bool net_ipv4_hdr_valid_cksum(const struct rte_ipv4_hdr *ip, uint16_t hlen);
 int net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len,
-		uint16_t *cksum);
+	uint16_t *cksum);
 
 #endif /* EWYK_NET_PRIVATE_H */

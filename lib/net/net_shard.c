@@ -32,10 +32,10 @@ ewyk_net_create(const struct ewyk_net_conf *conf)
 	uint64_t hz = rte_get_tsc_hz();
 
 	if (conf == NULL || conf->nb_shards == 0 ||
-			conf->nb_shards > EWYK_NET_MAX_SHARDS ||
-			!net_is_pow2_or_zero(conf->arp_entries) ||
-			!net_is_pow2_or_zero(conf->inbox_size) ||
-			(conf->arp_entries != 0 && conf->arp_entries < NET_ARP_PROBE)) {
+		conf->nb_shards > EWYK_NET_MAX_SHARDS ||
+		!net_is_pow2_or_zero(conf->arp_entries) ||
+		!net_is_pow2_or_zero(conf->inbox_size) ||
+		(conf->arp_entries != 0 && conf->arp_entries < NET_ARP_PROBE)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -47,7 +47,7 @@ ewyk_net_create(const struct ewyk_net_conf *conf)
 	net->conf = *conf;
 	/* hardening (issue 13): the ARP table's hash key, per boot */
 	if (getentropy(&net->arp_k0, sizeof(net->arp_k0)) != 0 ||
-			getentropy(&net->arp_k1, sizeof(net->arp_k1)) != 0) {
+		getentropy(&net->arp_k1, sizeof(net->arp_k1)) != 0) {
 		rte_free(net);
 		rte_errno = EIO;
 		return NULL;
@@ -167,7 +167,7 @@ ewyk_net_route(const struct ewyk_net *net, rte_be32_t dst)
 
 struct ewyk_net_shard *
 ewyk_net_shard_create(struct ewyk_net *net, uint16_t shard_id, int socket_id,
-		struct rte_mempool *tx_pool)
+	struct rte_mempool *tx_pool)
 {
 	struct ewyk_net_shard *s;
 	char name[RTE_RING_NAMESIZE];
@@ -253,7 +253,7 @@ ewyk_net_shard_pool(const struct ewyk_net_shard *s)
 
 int
 ewyk_net_l4_register(struct ewyk_net_shard *s, uint8_t proto,
-		ewyk_net_l4_input_t fn, void *arg)
+	ewyk_net_l4_input_t fn, void *arg)
 {
 	if (s == NULL || fn == NULL || proto == IPPROTO_ICMP)
 		return -EINVAL;
@@ -264,7 +264,7 @@ ewyk_net_l4_register(struct ewyk_net_shard *s, uint8_t proto,
 
 int
 ewyk_net_shard_forward(struct ewyk_net_shard *target, struct rte_mbuf *m,
-		uint16_t port)
+	uint16_t port)
 {
 	m->port = port;
 	if (rte_ring_mp_enqueue(target->inbox, m) != 0) {

@@ -15,9 +15,8 @@
 
 #include "net_private.h"
 
-static const struct ewyk_ctr_desc net_ctr[] = {
-	EWYK_NET_COUNTERS(EWYK_CTR_DESC)
-};
+static const struct ewyk_ctr_desc net_ctr[] = { EWYK_NET_COUNTERS(
+	EWYK_CTR_DESC) };
 static_assert(RTE_DIM(net_ctr) == EWYK_NET_COUNTER_MAX, "one name each");
 
 const char *

@@ -64,20 +64,17 @@ check_params(const struct ewyk_pool_params *prm)
 		return ENAMETOOLONG;
 	ext = (prm->flags & EWYK_POOL_F_EXTERNAL) != 0;
 	if (prm->capacity == 0 || prm->capacity > EWYK_POOL_CAPACITY_MAX ||
-			(ext && prm->obj_size != 0) ||
-			(!ext && prm->obj_size == 0) ||
-			(prm->obj_align != 0 &&
-			 !rte_is_power_of_2(prm->obj_align)) ||
-			prm->cache_size > EWYK_POOL_CACHE_MAX ||
-			prm->max_multiplex > EWYK_POOL_MULTIPLEX_MAX ||
-			(unsigned int)prm->strategy >
-				EWYK_POOL_STRATEGY_ROUND_ROBIN ||
-			prm->flags & ~(EWYK_POOL_F_EMPTY |
-				EWYK_POOL_F_EXTERNAL |
+		(ext && prm->obj_size != 0) || (!ext && prm->obj_size == 0) ||
+		(prm->obj_align != 0 && !rte_is_power_of_2(prm->obj_align)) ||
+		prm->cache_size > EWYK_POOL_CACHE_MAX ||
+		prm->max_multiplex > EWYK_POOL_MULTIPLEX_MAX ||
+		(unsigned int)prm->strategy > EWYK_POOL_STRATEGY_ROUND_ROBIN ||
+		prm->flags &
+			~(EWYK_POOL_F_EMPTY | EWYK_POOL_F_EXTERNAL |
 				EWYK_POOL_F_NO_HANDBACK) ||
-			(ext && (prm->max_multiplex > 1 ||
-				 prm->max_usage != 0 ||
-				 (prm->flags & EWYK_POOL_F_EMPTY))))
+		(ext &&
+			(prm->max_multiplex > 1 || prm->max_usage != 0 ||
+				(prm->flags & EWYK_POOL_F_EMPTY))))
 		return EINVAL;
 	return 0;
 }
@@ -99,8 +96,10 @@ resolve_socket(const struct ewyk_pool_params *prm, int *socket)
 	if (node == EWYK_POOL_SOCKET_CALLER) {
 		lcore = rte_lcore_id();
 		if (lcore >= RTE_MAX_LCORE) {
-			POOL_LOG(ERR, "%s: SOCKET_CALLER from a thread without "
-				"lcore id", prm->name);
+			POOL_LOG(ERR,
+				"%s: SOCKET_CALLER from a thread without "
+				"lcore id",
+				prm->name);
 			return -EINVAL;
 		}
 		node = lcore_node(prm, lcore);
@@ -120,7 +119,7 @@ resolve_socket(const struct ewyk_pool_params *prm, int *socket)
 
 static void *
 alloc_on(const struct ewyk_pool_params *prm, const char *what, size_t len,
-		unsigned int align, int socket)
+	unsigned int align, int socket)
 {
 	void *m = rte_zmalloc_socket("ewyk_pool", len, align, socket);
 
@@ -128,7 +127,7 @@ alloc_on(const struct ewyk_pool_params *prm, const char *what, size_t len,
 		POOL_LOG(ERR, "%s: cannot allocate %zu bytes for %s on %s%d",
 			prm->name, len, what,
 			socket == SOCKET_ID_ANY ? "any NUMA node " :
-				"NUMA node ",
+						  "NUMA node ",
 			socket == SOCKET_ID_ANY ? -1 : socket);
 	return m;
 }
@@ -147,8 +146,8 @@ static int
 alloc_lcores(struct ewyk_pool *p, const struct ewyk_pool_params *prm)
 {
 	bool hb = p->cache_size > 0 &&
-		!(p->head.flags & (EWYK_POOL_F_EXTERNAL |
-				   EWYK_POOL_F_NO_HANDBACK));
+		!(p->head.flags &
+			(EWYK_POOL_F_EXTERNAL | EWYK_POOL_F_NO_HANDBACK));
 	uint32_t thresh = p->cache_size + p->cache_size / 2;
 	unsigned int ring_count = 0;
 	size_t objs_len, ring_len = 0, stash_len, len;
@@ -173,8 +172,10 @@ alloc_lcores(struct ewyk_pool *p, const struct ewyk_pool_params *prm)
 		if (lc == NULL) {
 			/* Internal memory: any node will do, say so. */
 			if (node >= 0)
-				POOL_LOG(DEBUG, "%s: lcore %u cache not on "
-					"node %d", p->name, l, node);
+				POOL_LOG(DEBUG,
+					"%s: lcore %u cache not on "
+					"node %d",
+					p->name, l, node);
 			lc = alloc_on(prm, "an lcore cache", len,
 				RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY);
 			if (lc == NULL)
@@ -192,7 +193,7 @@ alloc_lcores(struct ewyk_pool *p, const struct ewyk_pool_params *prm)
 				objs_len);
 			lc->handback = (char *)(lc + 1) + objs_len + stash_len;
 			if (rte_ring_init(lc->handback, "ewyk_pool_hb",
-					ring_count, RING_F_SC_DEQ) != 0)
+				    ring_count, RING_F_SC_DEQ) != 0)
 				return -EINVAL;
 		}
 		p->head.lc[l] = lc;
@@ -284,7 +285,8 @@ ewyk_pool_create(const struct ewyk_pool_params *prm)
 	p->max_usage = prm->max_usage;
 	/* The cache would hide holders and acquisitions from the array. */
 	p->cache_size = (p->max_mux == 1 && p->max_usage == 0) ?
-		prm->cache_size : 0;
+		prm->cache_size :
+		0;
 	p->strategy = prm->strategy;
 	p->socket_id = socket;
 	p->obj_ctor = prm->obj_ctor;
@@ -302,7 +304,8 @@ ewyk_pool_create(const struct ewyk_pool_params *prm)
 		/* Object, then its hidden trailer, padded to the alignment. */
 		p->head.hdr_off = RTE_ALIGN_CEIL(prm->obj_size, 8);
 		p->head.elt_size = RTE_ALIGN_CEIL(p->head.hdr_off +
-			(uint32_t)sizeof(struct ewyk_pool_objhdr), align);
+				(uint32_t)sizeof(struct ewyk_pool_objhdr),
+			align);
 		p->head.arena_len = (size_t)prm->capacity * p->head.elt_size;
 		p->arena = alloc_on(prm, "the objects", p->head.arena_len,
 			align, socket);
@@ -388,7 +391,7 @@ ewyk_pool_obj_at(const struct ewyk_pool *p, uint32_t idx)
 
 int
 ewyk_pool_obj_state(const struct ewyk_pool *p, const void *obj,
-		struct ewyk_pool_entry_info *info)
+	struct ewyk_pool_entry_info *info)
 {
 	int64_t idx;
 	uint64_t s;
@@ -400,8 +403,7 @@ ewyk_pool_obj_state(const struct ewyk_pool *p, const void *obj,
 	if (idx < 0)
 		return -EINVAL;
 	s = __atomic_load_n(&p->entries[idx].state, __ATOMIC_ACQUIRE);
-	info->state = (enum ewyk_pool_entry_state)(st_kind(s) >>
-		ST_KIND_SHIFT);
+	info->state = (enum ewyk_pool_entry_state)(st_kind(s) >> ST_KIND_SHIFT);
 	info->multiplex = st_mux(s);
 	info->usage = st_usage(s);
 	owner = __atomic_load_n(&pool_objhdr(p, obj)->owner, __ATOMIC_RELAXED);
@@ -422,7 +424,7 @@ stats_add(struct ewyk_pool_stats *sum, const struct ewyk_pool_stats *s)
 
 int
 ewyk_pool_lcore_stats_get(const struct ewyk_pool *p, unsigned int lcore,
-		struct ewyk_pool_stats *stats)
+	struct ewyk_pool_stats *stats)
 {
 	if (p == NULL || stats == NULL || lcore > RTE_MAX_LCORE)
 		return -EINVAL;
@@ -521,7 +523,7 @@ ewyk_pool_info_get(const struct ewyk_pool *p, struct ewyk_pool_info *info)
 
 int
 ewyk_pool_lcore_info_get(const struct ewyk_pool *p, unsigned int lcore,
-		struct ewyk_pool_lcore_info *info)
+	struct ewyk_pool_lcore_info *info)
 {
 	const struct ewyk_pool_lcore *lc;
 	const struct rte_memseg_list *msl;
@@ -534,7 +536,8 @@ ewyk_pool_lcore_info_get(const struct ewyk_pool *p, unsigned int lcore,
 	info->socket = msl != NULL ? msl->socket_id : -1;
 	info->cache_len = __atomic_load_n(&lc->len, __ATOMIC_RELAXED);
 	info->handback_len = lc->handback != NULL ?
-		rte_ring_count(lc->handback) : 0;
+		rte_ring_count(lc->handback) :
+		0;
 	info->stash_len = __atomic_load_n(&lc->stash_len, __ATOMIC_RELAXED);
 	return 0;
 }

@@ -142,7 +142,7 @@ struct ewyk_pool;
  *   ewyk_pool_params::obj_ctor_arg.
  */
 typedef void (*ewyk_pool_obj_cb_t)(struct ewyk_pool *pool, void *obj,
-		uint32_t idx, void *arg);
+	uint32_t idx, void *arg);
 
 /**
  * lcore→NUMA-node mapping (default: rte_lcore_to_socket_id()). Used for
@@ -197,69 +197,69 @@ struct ewyk_pool_params {
 
 /** Counters, kept per lcore and summed by ewyk_pool_stats_get(). */
 struct ewyk_pool_stats {
-	uint64_t get_hits;	/**< objects got from the lcore cache */
-	uint64_t get_misses;	/**< cache refills and uncached gets */
-	uint64_t get_shared;	/**< objects acquired from the shared array */
-	uint64_t get_created;	/**< FREE slots constructed by a get */
-	uint64_t exhausted;	/**< gets that failed with ENOBUFS */
-	uint64_t put_cached;	/**< objects put into the lcore cache */
-	uint64_t put_shared;	/**< objects released to the shared array */
-	uint64_t remote_frees;	/**< puts by an lcore not owning the object */
-	uint64_t handback;	/**< objects handed back to their owner */
-	uint64_t handback_full;	/**< hand-backs that found the ring full */
-	uint64_t drained;	/**< handed-back objects drained by the owner */
-	uint64_t retired;	/**< objects retired at max_usage */
-	uint64_t removed;	/**< objects removed (made FREE) */
-	uint64_t reserved;	/**< successful ewyk_pool_reserve() calls */
+	uint64_t get_hits;      /**< objects got from the lcore cache */
+	uint64_t get_misses;    /**< cache refills and uncached gets */
+	uint64_t get_shared;    /**< objects acquired from the shared array */
+	uint64_t get_created;   /**< FREE slots constructed by a get */
+	uint64_t exhausted;     /**< gets that failed with ENOBUFS */
+	uint64_t put_cached;    /**< objects put into the lcore cache */
+	uint64_t put_shared;    /**< objects released to the shared array */
+	uint64_t remote_frees;  /**< puts by an lcore not owning the object */
+	uint64_t handback;      /**< objects handed back to their owner */
+	uint64_t handback_full; /**< hand-backs that found the ring full */
+	uint64_t drained;       /**< handed-back objects drained by the owner */
+	uint64_t retired;       /**< objects retired at max_usage */
+	uint64_t removed;       /**< objects removed (made FREE) */
+	uint64_t reserved;      /**< successful ewyk_pool_reserve() calls */
 };
 
 /** Configuration and gauges of a pool (ewyk_pool_info_get()). */
 struct ewyk_pool_info {
-	char name[EWYK_POOL_NAMESIZE];	/**< pool name */
-	uint32_t capacity;		/**< number of entries */
-	uint32_t obj_size;		/**< object size */
-	uint32_t elt_size;		/**< bytes per object slot */
-	uint32_t cache_size;		/**< per-lcore cache size in use */
-	uint32_t max_multiplex;		/**< holders per object */
-	uint32_t max_usage;		/**< 0: unlimited */
-	uint32_t flags;			/**< EWYK_POOL_F_* */
+	char name[EWYK_POOL_NAMESIZE];    /**< pool name */
+	uint32_t capacity;                /**< number of entries */
+	uint32_t obj_size;                /**< object size */
+	uint32_t elt_size;                /**< bytes per object slot */
+	uint32_t cache_size;              /**< per-lcore cache size in use */
+	uint32_t max_multiplex;           /**< holders per object */
+	uint32_t max_usage;               /**< 0: unlimited */
+	uint32_t flags;                   /**< EWYK_POOL_F_* */
 	enum ewyk_pool_strategy strategy; /**< search strategy */
-	int socket_id;			/**< node of the object memory (where
+	int socket_id;                    /**< node of the object memory (where
 					  *  SOCKET_ANY landed) */
 	/* Gauges, read without stopping the pool (approximate when busy). */
-	uint32_t n_free;		/**< FREE entries */
-	uint32_t n_reserved;		/**< RESERVED entries */
-	uint32_t n_idle;		/**< ACTIVE entries with no holder */
-	uint32_t n_in_use;		/**< ACTIVE entries held (incl. caches) */
-	uint32_t n_closed;		/**< CLOSED entries still held */
-	uint32_t n_cached;		/**< objects in lcore caches */
-	uint32_t n_handback;		/**< objects on their way back to
+	uint32_t n_free;     /**< FREE entries */
+	uint32_t n_reserved; /**< RESERVED entries */
+	uint32_t n_idle;     /**< ACTIVE entries with no holder */
+	uint32_t n_in_use;   /**< ACTIVE entries held (incl. caches) */
+	uint32_t n_closed;   /**< CLOSED entries still held */
+	uint32_t n_cached;   /**< objects in lcore caches */
+	uint32_t n_handback; /**< objects on their way back to
 					  *  their owner (rings, stashes) */
 };
 
 /** State of one entry (ewyk_pool_obj_state()). */
 enum ewyk_pool_entry_state {
-	EWYK_POOL_ENTRY_FREE = 0,	/**< empty slot */
-	EWYK_POOL_ENTRY_RESERVED,	/**< being created */
-	EWYK_POOL_ENTRY_ACTIVE,		/**< in the pool (idle or held) */
-	EWYK_POOL_ENTRY_CLOSED,		/**< removed, still held */
+	EWYK_POOL_ENTRY_FREE = 0, /**< empty slot */
+	EWYK_POOL_ENTRY_RESERVED, /**< being created */
+	EWYK_POOL_ENTRY_ACTIVE,   /**< in the pool (idle or held) */
+	EWYK_POOL_ENTRY_CLOSED,   /**< removed, still held */
 };
 
 /** Snapshot of one entry. */
 struct ewyk_pool_entry_info {
-	enum ewyk_pool_entry_state state;	/**< the entry's state */
-	uint32_t multiplex;	/**< current holders (incl. an lcore cache) */
-	uint32_t usage;		/**< acquisitions since the slot was filled */
-	int owner;		/**< lcore whose cache owns it, or -1 */
+	enum ewyk_pool_entry_state state; /**< the entry's state */
+	uint32_t multiplex; /**< current holders (incl. an lcore cache) */
+	uint32_t usage;     /**< acquisitions since the slot was filled */
+	int owner;          /**< lcore whose cache owns it, or -1 */
 };
 
 /** Per-lcore placement and fill (ewyk_pool_lcore_info_get()). */
 struct ewyk_pool_lcore_info {
-	int socket_requested;	/**< node asked for this lcore's cache */
-	int socket;		/**< node the cache memory is on (-1: unknown) */
-	uint32_t cache_len;	/**< objects in the cache now */
-	uint32_t handback_len;	/**< objects waiting in the hand-back ring */
-	uint32_t stash_len;	/**< remote frees batched for their owner */
+	int socket_requested;  /**< node asked for this lcore's cache */
+	int socket;            /**< node the cache memory is on (-1: unknown) */
+	uint32_t cache_len;    /**< objects in the cache now */
+	uint32_t handback_len; /**< objects waiting in the hand-back ring */
+	uint32_t stash_len;    /**< remote frees batched for their owner */
 };
 
 /**
@@ -281,8 +281,7 @@ struct ewyk_pool_lcore_info {
  *   - ENOMEM: not enough memory on the requested node (never falls back to
  *     another node unless socket_id is #EWYK_POOL_SOCKET_ANY).
  */
-struct ewyk_pool *
-ewyk_pool_create(const struct ewyk_pool_params *params);
+struct ewyk_pool *ewyk_pool_create(const struct ewyk_pool_params *params);
 
 /**
  * Free a pool and all its memory. Objects still held become invalid; no
@@ -291,8 +290,7 @@ ewyk_pool_create(const struct ewyk_pool_params *params);
  * @param pool
  *   The pool; NULL is a no-op.
  */
-void
-ewyk_pool_free(struct ewyk_pool *pool);
+void ewyk_pool_free(struct ewyk_pool *pool);
 
 /**
  * Find a pool by name.
@@ -302,8 +300,7 @@ ewyk_pool_free(struct ewyk_pool *pool);
  * @return
  *   The pool, or NULL with rte_errno = ENOENT (or EINVAL for NULL).
  */
-struct ewyk_pool *
-ewyk_pool_lookup(const char *name);
+struct ewyk_pool *ewyk_pool_lookup(const char *name);
 
 /**
  * Name of a pool.
@@ -313,8 +310,7 @@ ewyk_pool_lookup(const char *name);
  * @return
  *   Its name (valid as long as the pool).
  */
-const char *
-ewyk_pool_name(const struct ewyk_pool *pool);
+const char *ewyk_pool_name(const struct ewyk_pool *pool);
 
 /**
  * Get up to n objects (a burst). Never blocks or spins without bound.
@@ -329,8 +325,8 @@ ewyk_pool_name(const struct ewyk_pool *pool);
  *   How many were stored (0..n); when fewer than n, rte_errno is
  *   ENOBUFS (pool exhausted) and the exhausted counter was incremented.
  */
-unsigned int
-ewyk_pool_get_burst(struct ewyk_pool *pool, void **objs, unsigned int n);
+unsigned int ewyk_pool_get_burst(struct ewyk_pool *pool, void **objs,
+	unsigned int n);
 
 /**
  * Get exactly n objects or none.
@@ -344,8 +340,8 @@ ewyk_pool_get_burst(struct ewyk_pool *pool, void **objs, unsigned int n);
  * @return
  *   n, or 0 with rte_errno = ENOBUFS (nothing taken).
  */
-unsigned int
-ewyk_pool_get_bulk(struct ewyk_pool *pool, void **objs, unsigned int n);
+unsigned int ewyk_pool_get_bulk(struct ewyk_pool *pool, void **objs,
+	unsigned int n);
 
 /**
  * Release n objects (each as ewyk_pool_put()).
@@ -360,8 +356,8 @@ ewyk_pool_get_bulk(struct ewyk_pool *pool, void **objs, unsigned int n);
  *   How many were released (n unless some pointer was invalid; those
  *   are skipped and logged, rte_errno = EINVAL).
  */
-unsigned int
-ewyk_pool_put_bulk(struct ewyk_pool *pool, void * const *objs, unsigned int n);
+unsigned int ewyk_pool_put_bulk(struct ewyk_pool *pool, void *const *objs,
+	unsigned int n);
 
 /**
  * Reserve a FREE slot: it counts against the capacity, but cannot be
@@ -375,8 +371,7 @@ ewyk_pool_put_bulk(struct ewyk_pool *pool, void * const *objs, unsigned int n);
  *   The object slot, or NULL with rte_errno = ENOBUFS (no FREE slot)
  *   or ENOTSUP (EXTERNAL pool).
  */
-void *
-ewyk_pool_reserve(struct ewyk_pool *pool);
+void *ewyk_pool_reserve(struct ewyk_pool *pool);
 
 /**
  * Make a reserved object available.
@@ -392,8 +387,7 @@ ewyk_pool_reserve(struct ewyk_pool *pool);
  *   0, or -EINVAL (not an object of this pool, or not RESERVED),
  *   -ENOTSUP (EXTERNAL pool).
  */
-int
-ewyk_pool_enable(struct ewyk_pool *pool, void *obj, bool acquire);
+int ewyk_pool_enable(struct ewyk_pool *pool, void *obj, bool acquire);
 
 /**
  * Remove an object from the pool: it takes no new holder, and the caller's
@@ -410,8 +404,7 @@ ewyk_pool_enable(struct ewyk_pool *pool, void *obj, bool acquire);
  *   (it becomes FREE when the last one puts it), -EINVAL (not held, not an
  *   object of this pool), -ENOTSUP (EXTERNAL pool).
  */
-int
-ewyk_pool_remove(struct ewyk_pool *pool, void *obj);
+int ewyk_pool_remove(struct ewyk_pool *pool, void *obj);
 
 /**
  * Empty the calling lcore's cache, its stash of remote frees and its
@@ -423,8 +416,7 @@ ewyk_pool_remove(struct ewyk_pool *pool, void *obj);
  * @return
  *   The number of objects moved; 0 on a thread without lcore id.
  */
-unsigned int
-ewyk_pool_cache_flush(struct ewyk_pool *pool);
+unsigned int ewyk_pool_cache_flush(struct ewyk_pool *pool);
 
 /**
  * Entry index of an object (stable for the pool's life).
@@ -436,8 +428,7 @@ ewyk_pool_cache_flush(struct ewyk_pool *pool);
  * @return
  *   0..capacity-1, or -EINVAL.
  */
-int
-ewyk_pool_obj_index(const struct ewyk_pool *pool, const void *obj);
+int ewyk_pool_obj_index(const struct ewyk_pool *pool, const void *obj);
 
 /**
  * Object at an entry index.
@@ -449,8 +440,7 @@ ewyk_pool_obj_index(const struct ewyk_pool *pool, const void *obj);
  * @return
  *   The object slot, or NULL with rte_errno = EINVAL.
  */
-void *
-ewyk_pool_obj_at(const struct ewyk_pool *pool, uint32_t idx);
+void *ewyk_pool_obj_at(const struct ewyk_pool *pool, uint32_t idx);
 
 /**
  * Snapshot the state of an object's entry.
@@ -464,9 +454,8 @@ ewyk_pool_obj_at(const struct ewyk_pool *pool, uint32_t idx);
  * @return
  *   0 or -EINVAL.
  */
-int
-ewyk_pool_obj_state(const struct ewyk_pool *pool, const void *obj,
-		struct ewyk_pool_entry_info *info);
+int ewyk_pool_obj_state(const struct ewyk_pool *pool, const void *obj,
+	struct ewyk_pool_entry_info *info);
 
 /**
  * Sum the per-lcore counters.
@@ -478,9 +467,8 @@ ewyk_pool_obj_state(const struct ewyk_pool *pool, const void *obj,
  * @return
  *   0 or -EINVAL.
  */
-int
-ewyk_pool_stats_get(const struct ewyk_pool *pool,
-		struct ewyk_pool_stats *stats);
+int ewyk_pool_stats_get(const struct ewyk_pool *pool,
+	struct ewyk_pool_stats *stats);
 
 /**
  * Counters of one lcore (RTE_MAX_LCORE: threads without lcore id).
@@ -494,9 +482,8 @@ ewyk_pool_stats_get(const struct ewyk_pool *pool,
  * @return
  *   0 or -EINVAL.
  */
-int
-ewyk_pool_lcore_stats_get(const struct ewyk_pool *pool, unsigned int lcore_id,
-		struct ewyk_pool_stats *stats);
+int ewyk_pool_lcore_stats_get(const struct ewyk_pool *pool,
+	unsigned int lcore_id, struct ewyk_pool_stats *stats);
 
 /**
  * Zero all counters (not atomic with respect to running lcores).
@@ -506,8 +493,7 @@ ewyk_pool_lcore_stats_get(const struct ewyk_pool *pool, unsigned int lcore_id,
  * @return
  *   0 or -EINVAL.
  */
-int
-ewyk_pool_stats_reset(struct ewyk_pool *pool);
+int ewyk_pool_stats_reset(struct ewyk_pool *pool);
 
 /**
  * Configuration and gauges.
@@ -519,8 +505,8 @@ ewyk_pool_stats_reset(struct ewyk_pool *pool);
  * @return
  *   0 or -EINVAL.
  */
-int
-ewyk_pool_info_get(const struct ewyk_pool *pool, struct ewyk_pool_info *info);
+int ewyk_pool_info_get(const struct ewyk_pool *pool,
+	struct ewyk_pool_info *info);
 
 /**
  * Placement and fill of one lcore's cache.
@@ -534,9 +520,8 @@ ewyk_pool_info_get(const struct ewyk_pool *pool, struct ewyk_pool_info *info);
  * @return
  *   0 or -EINVAL.
  */
-int
-ewyk_pool_lcore_info_get(const struct ewyk_pool *pool, unsigned int lcore_id,
-		struct ewyk_pool_lcore_info *info);
+int ewyk_pool_lcore_info_get(const struct ewyk_pool *pool,
+	unsigned int lcore_id, struct ewyk_pool_lcore_info *info);
 
 /**
  * Name of a strategy.
@@ -546,8 +531,7 @@ ewyk_pool_lcore_info_get(const struct ewyk_pool *pool, unsigned int lcore_id,
  * @return
  *   "first", "random", "lcore", "round_robin" or "unknown".
  */
-const char *
-ewyk_pool_strategy_name(enum ewyk_pool_strategy s);
+const char *ewyk_pool_strategy_name(enum ewyk_pool_strategy s);
 
 /*
  * Inline fast path. Everything below "internal" may change without notice;
@@ -562,36 +546,36 @@ ewyk_pool_strategy_name(enum ewyk_pool_strategy s);
 
 /** @internal Hidden trailer of each object slot (non-EXTERNAL pools). */
 struct ewyk_pool_objhdr {
-	uint32_t idx;	/**< entry index */
-	uint16_t owner;	/**< lcore whose cache owns it, or OWNER_NONE */
-	uint16_t pad;	/**< unused */
+	uint32_t idx;   /**< entry index */
+	uint16_t owner; /**< lcore whose cache owns it, or OWNER_NONE */
+	uint16_t pad;   /**< unused */
 };
 
 /** @internal Per-lcore cache and counters. */
 struct ewyk_pool_lcore {
-	uint32_t len;		/**< objects in objs[] */
-	uint32_t size;		/**< nominal cache size */
-	uint32_t flush_thresh;	/**< put flushes above this */
-	uint16_t lcore_id;	/**< owner lcore */
-	uint16_t check_owner;	/**< 1: objects carry an owner tag */
-	void **objs;		/**< LIFO, flush_thresh + 1 slots */
-	void *handback;		/**< struct rte_ring, MPSC, or NULL */
-	int socket_requested;	/**< node asked for this memory */
-	uint32_t cursor;	/**< next-fit cursor (LCORE strategy) */
-	uint16_t stash_len;	/**< remote frees waiting in stash[] */
-	uint16_t stash_owner;	/**< the lcore they go back to */
-	void **stash;		/**< EWYK_POOL_STASH objects */
+	uint32_t len;          /**< objects in objs[] */
+	uint32_t size;         /**< nominal cache size */
+	uint32_t flush_thresh; /**< put flushes above this */
+	uint16_t lcore_id;     /**< owner lcore */
+	uint16_t check_owner;  /**< 1: objects carry an owner tag */
+	void **objs;           /**< LIFO, flush_thresh + 1 slots */
+	void *handback;        /**< struct rte_ring, MPSC, or NULL */
+	int socket_requested;  /**< node asked for this memory */
+	uint32_t cursor;       /**< next-fit cursor (LCORE strategy) */
+	uint16_t stash_len;    /**< remote frees waiting in stash[] */
+	uint16_t stash_owner;  /**< the lcore they go back to */
+	void **stash;          /**< EWYK_POOL_STASH objects */
 	struct ewyk_pool_stats stats __rte_cache_aligned; /**< counters */
 } __rte_cache_aligned;
 
 /** @internal Read-mostly head of a pool. */
 struct ewyk_pool_head {
-	char *objs;		/**< object arena (non-EXTERNAL) */
-	size_t arena_len;	/**< bytes in the arena */
-	uint32_t elt_size;	/**< slot stride */
-	uint32_t hdr_off;	/**< objhdr offset from the object */
-	uint32_t capacity;	/**< entries */
-	uint32_t flags;		/**< EWYK_POOL_F_* */
+	char *objs;        /**< object arena (non-EXTERNAL) */
+	size_t arena_len;  /**< bytes in the arena */
+	uint32_t elt_size; /**< slot stride */
+	uint32_t hdr_off;  /**< objhdr offset from the object */
+	uint32_t capacity; /**< entries */
+	uint32_t flags;    /**< EWYK_POOL_F_* */
 	/** Per-lcore caches, NULL when the pool has no cache. */
 	struct ewyk_pool_lcore *lc[RTE_MAX_LCORE];
 };
@@ -611,9 +595,8 @@ struct ewyk_pool_head {
  * @return
  *   The number of objects got.
  */
-unsigned int
-ewyk_pool_get_slow(struct ewyk_pool *pool, void **objs, unsigned int n,
-		bool all);
+unsigned int ewyk_pool_get_slow(struct ewyk_pool *pool, void **objs,
+	unsigned int n, bool all);
 /**
  * @internal Slow path of ewyk_pool_put(): the lcore cache is full, absent,
  * or the object is another lcore's.
@@ -625,8 +608,7 @@ ewyk_pool_get_slow(struct ewyk_pool *pool, void **objs, unsigned int n,
  * @return
  *   As ewyk_pool_put().
  */
-int
-ewyk_pool_put_slow(struct ewyk_pool *pool, void *obj);
+int ewyk_pool_put_slow(struct ewyk_pool *pool, void *obj);
 
 /**
  * @internal The head is the first member of struct ewyk_pool.
@@ -707,11 +689,11 @@ ewyk_pool_put(struct ewyk_pool *pool, void *obj)
 				off = (uintptr_t)obj - (uintptr_t)h->objs;
 				if (unlikely(off > h->arena_len - h->elt_size))
 					return ewyk_pool_put_slow(pool, obj);
-				oh = (const struct ewyk_pool_objhdr *)
-					(void *)((char *)obj + h->hdr_off);
+				oh = (const struct ewyk_pool_objhdr *)(void
+						*)((char *)obj + h->hdr_off);
 				if (unlikely(oh->owner != lcore ||
-						(uintptr_t)oh->idx *
-						h->elt_size != off))
+					    (uintptr_t)oh->idx * h->elt_size !=
+						    off))
 					return ewyk_pool_put_slow(pool, obj);
 			} else if (unlikely(obj == NULL)) {
 				return ewyk_pool_put_slow(pool, obj);

@@ -37,7 +37,7 @@ pool_lc(struct ewyk_pool *p)
 /* Up to n objects from the shared array (FREE slots constructed). */
 static unsigned int
 shared_get(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void **objs,
-		unsigned int n, uint16_t owner)
+	unsigned int n, uint16_t owner)
 {
 	unsigned int got;
 
@@ -51,8 +51,8 @@ shared_get(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void **objs,
 
 /* n objects back to the shared array; returns how many went. */
 static unsigned int
-shared_put(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
-		void * const *objs, unsigned int n)
+shared_put(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void *const *objs,
+	unsigned int n)
 {
 	if (p->head.flags & EWYK_POOL_F_EXTERNAL)
 		return pool_ext_store(p, lc, objs, n);
@@ -81,8 +81,7 @@ cache_flush_some(struct ewyk_pool *p, struct ewyk_pool_lcore *lc)
  * array up to size / 2 + need objects (at most flush_thresh).
  */
 static void
-cache_refill(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
-		unsigned int need)
+cache_refill(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, unsigned int need)
 {
 	unsigned int target = RTE_MIN(lc->size / 2 + need, lc->flush_thresh);
 	unsigned int got;
@@ -102,7 +101,7 @@ cache_refill(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
 /* Hand obj back to its owner lcore; 0 on success, -ENOBUFS ring full. */
 static int
 hand_back(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, uint16_t owner,
-		void *obj)
+	void *obj)
 {
 	struct rte_ring *r = p->handback[owner];
 
@@ -141,7 +140,7 @@ stash_flush(struct ewyk_pool *p, struct ewyk_pool_lcore *lc)
  */
 static unsigned int
 get_uncached(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void **objs,
-		unsigned int n, bool all)
+	unsigned int n, bool all)
 {
 	uint16_t owner = EWYK_POOL_OWNER_NONE;
 	unsigned int from_cache = 0, got, i;
@@ -162,8 +161,8 @@ get_uncached(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void **objs,
 		from_cache = RTE_MIN(lc->len, n);
 		cache_pop(lc, objs, from_cache);
 	}
-	got = from_cache + shared_get(p, lc, objs + from_cache,
-		n - from_cache, owner);
+	got = from_cache +
+		shared_get(p, lc, objs + from_cache, n - from_cache, owner);
 	if (got < n) {
 		if (all) {
 			/* Nothing taken: everything goes back where it was. */
@@ -251,7 +250,7 @@ ewyk_pool_put_slow(struct ewyk_pool *p, void *obj)
 		if (owner != EWYK_POOL_OWNER_NONE) {
 			POOL_STAT_ADD(p, lc, remote_frees, 1);
 			if (!(p->head.flags & EWYK_POOL_F_NO_HANDBACK) &&
-					hand_back(p, lc, owner, obj) == 0)
+				hand_back(p, lc, owner, obj) == 0)
 				return 0;
 		}
 		return pool_shared_release(p, lc, (uint32_t)idx);
@@ -271,7 +270,7 @@ ewyk_pool_put_slow(struct ewyk_pool *p, void *obj)
 			lc->stats.remote_frees++;
 			if (!(p->head.flags & EWYK_POOL_F_NO_HANDBACK)) {
 				if (lc->stash_len > 0 &&
-						lc->stash_owner != owner)
+					lc->stash_owner != owner)
 					stash_flush(p, lc);
 				lc->stash_owner = owner;
 				lc->stash[lc->stash_len++] = obj;
@@ -316,7 +315,7 @@ ewyk_pool_get_bulk(struct ewyk_pool *p, void **objs, unsigned int n)
 }
 
 unsigned int
-ewyk_pool_put_bulk(struct ewyk_pool *p, void * const *objs, unsigned int n)
+ewyk_pool_put_bulk(struct ewyk_pool *p, void *const *objs, unsigned int n)
 {
 	struct ewyk_pool_lcore *lc = pool_lc(p);
 	unsigned int i, done = 0;

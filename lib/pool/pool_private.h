@@ -16,9 +16,9 @@
 
 extern int ewyk_pool_logtype;
 
-#define POOL_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_ ## level, ewyk_pool_logtype, \
-		"ewyk.pool: " fmt "\n", ##__VA_ARGS__)
+#define POOL_LOG(level, fmt, ...)                                           \
+	rte_log(RTE_LOG_##level, ewyk_pool_logtype, "ewyk.pool: " fmt "\n", \
+		##__VA_ARGS__)
 
 /*
  * Entry state word (non-EXTERNAL pools):
@@ -30,16 +30,16 @@ extern int ewyk_pool_logtype;
  *
  * EXTERNAL pools: the word is the stored pointer, 0 when the slot is FREE.
  */
-#define ST_MUX_MASK	UINT64_C(0xffff)
-#define ST_USAGE_SHIFT	16
-#define ST_USAGE_MASK	(UINT64_C(0xffffffff) << ST_USAGE_SHIFT)
-#define ST_KIND_SHIFT	48
-#define ST_KIND_MASK	(UINT64_C(3) << ST_KIND_SHIFT)
+#define ST_MUX_MASK UINT64_C(0xffff)
+#define ST_USAGE_SHIFT 16
+#define ST_USAGE_MASK (UINT64_C(0xffffffff) << ST_USAGE_SHIFT)
+#define ST_KIND_SHIFT 48
+#define ST_KIND_MASK (UINT64_C(3) << ST_KIND_SHIFT)
 
-#define ST_FREE		UINT64_C(0)
-#define ST_RESERVED	(UINT64_C(1) << ST_KIND_SHIFT)
-#define ST_ACTIVE	(UINT64_C(2) << ST_KIND_SHIFT)
-#define ST_CLOSED	(UINT64_C(3) << ST_KIND_SHIFT)
+#define ST_FREE UINT64_C(0)
+#define ST_RESERVED (UINT64_C(1) << ST_KIND_SHIFT)
+#define ST_ACTIVE (UINT64_C(2) << ST_KIND_SHIFT)
+#define ST_CLOSED (UINT64_C(3) << ST_KIND_SHIFT)
 
 static inline uint32_t
 st_mux(uint64_t s)
@@ -67,23 +67,23 @@ st_make(uint64_t kind, uint32_t usage, uint32_t mux)
 
 /* One entry of the shared array: one cache line, one CAS-able word. */
 struct pool_entry {
-	uint64_t state;		/* see above */
-	void *obj;		/* the object slot (non-EXTERNAL) */
+	uint64_t state; /* see above */
+	void *obj;      /* the object slot (non-EXTERNAL) */
 } __rte_cache_aligned;
 
 struct ewyk_pool {
-	struct ewyk_pool_head head;	/* first: used by the inline path */
+	struct ewyk_pool_head head; /* first: used by the inline path */
 
 	char name[EWYK_POOL_NAMESIZE];
 	struct pool_entry *entries;
-	void *arena;			/* object memory (non-EXTERNAL) */
+	void *arena; /* object memory (non-EXTERNAL) */
 	uint32_t obj_size;
 	uint32_t obj_align;
-	uint32_t cache_size;		/* 0: no cache */
+	uint32_t cache_size; /* 0: no cache */
 	uint32_t max_mux;
-	uint32_t max_usage;		/* 0: unlimited */
+	uint32_t max_usage; /* 0: unlimited */
 	enum ewyk_pool_strategy strategy;
-	int socket_id;			/* node of arena and entries */
+	int socket_id; /* node of arena and entries */
 	ewyk_pool_obj_cb_t obj_ctor;
 	ewyk_pool_obj_cb_t obj_retire;
 	void *obj_ctor_arg;
@@ -105,7 +105,7 @@ struct ewyk_pool {
 	 */
 	int64_t avail __rte_cache_aligned;
 	int64_t nfree __rte_cache_aligned;
-	uint32_t rr_cursor __rte_cache_aligned;	/* ROUND_ROBIN */
+	uint32_t rr_cursor __rte_cache_aligned; /* ROUND_ROBIN */
 	/* Counters of threads without lcore id (atomic adds). */
 	struct ewyk_pool_stats anon_stats __rte_cache_aligned;
 };
@@ -113,8 +113,8 @@ struct ewyk_pool {
 static inline struct ewyk_pool_objhdr *
 pool_objhdr(const struct ewyk_pool *p, const void *obj)
 {
-	return (struct ewyk_pool_objhdr *)(void *)
-		((const char *)obj + p->head.hdr_off);
+	return (struct ewyk_pool_objhdr *)(void *)((const char *)obj +
+		p->head.hdr_off);
 }
 
 /* Entry index of obj, or -1 when obj is not a slot of p's arena. */
@@ -125,8 +125,7 @@ pool_obj_idx(const struct ewyk_pool *p, const void *obj)
 	const struct ewyk_pool_objhdr *oh;
 
 	/* The last valid slot start bounds every header read. */
-	if (p->head.objs == NULL ||
-			off > p->head.arena_len - p->head.elt_size)
+	if (p->head.objs == NULL || off > p->head.arena_len - p->head.elt_size)
 		return -1;
 	oh = pool_objhdr(p, obj);
 	if ((uintptr_t)oh->idx * p->head.elt_size != off)
@@ -135,13 +134,14 @@ pool_obj_idx(const struct ewyk_pool *p, const void *obj)
 }
 
 /* Counter update: plain on an lcore, atomic for threads without one. */
-#define POOL_STAT_ADD(p, lc, field, n) do { \
-	if ((lc) != NULL) \
-		(lc)->stats.field += (n); \
-	else \
-		__atomic_fetch_add(&(p)->anon_stats.field, (n), \
-			__ATOMIC_RELAXED); \
-} while (0)
+#define POOL_STAT_ADD(p, lc, field, n)                                  \
+	do {                                                            \
+		if ((lc) != NULL)                                       \
+			(lc)->stats.field += (n);                       \
+		else                                                    \
+			__atomic_fetch_add(&(p)->anon_stats.field, (n), \
+				__ATOMIC_RELAXED);                      \
+	} while (0)
 
 /* pool_shared.c: the shared array. */
 uint32_t pool_tickets_take(int64_t *ctr, uint32_t want);
@@ -149,17 +149,16 @@ void pool_tickets_give(int64_t *ctr, int64_t n);
 unsigned int pool_shared_acquire(struct ewyk_pool *p,
 	struct ewyk_pool_lcore *lc, void **objs, unsigned int n,
 	uint16_t owner);
-unsigned int pool_shared_create(struct ewyk_pool *p,
-	struct ewyk_pool_lcore *lc, void **objs, unsigned int n,
-	uint16_t owner);
+unsigned int pool_shared_create(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
+	void **objs, unsigned int n, uint16_t owner);
 int pool_shared_release(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
 	uint32_t idx);
 unsigned int pool_shared_release_bulk(struct ewyk_pool *p,
-	struct ewyk_pool_lcore *lc, void * const *objs, unsigned int n);
+	struct ewyk_pool_lcore *lc, void *const *objs, unsigned int n);
 unsigned int pool_ext_take(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
 	void **objs, unsigned int n);
 unsigned int pool_ext_store(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
-	void * const *objs, unsigned int n);
+	void *const *objs, unsigned int n);
 
 /* pool_telemetry.c: the registry of lib/common and its telemetry */
 int pool_register(struct ewyk_pool *p);

@@ -31,7 +31,7 @@ pool_tickets_take(int64_t *ctr, uint32_t want)
 	while (cur > 0) {
 		take = cur < (int64_t)want ? cur : (int64_t)want;
 		if (__atomic_compare_exchange_n(ctr, &cur, cur - take, false,
-				__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return (uint32_t)take;
 	}
 	return 0;
@@ -92,8 +92,8 @@ set_owner(struct ewyk_pool *p, void *obj, uint16_t owner)
  * record, and (acquire) the holder units that vanished at max_usage.
  */
 struct pool_scan {
-	void **objs;		/* acquire, ext_take: out; ext_store: in */
-	uint32_t *idxs;		/* claim_free: out */
+	void **objs;    /* acquire, ext_take: out; ext_store: in */
+	uint32_t *idxs; /* claim_free: out */
 	int64_t vanished;
 	uint16_t owner;
 };
@@ -102,8 +102,8 @@ struct pool_scan {
  * Try to take entry idx, the k-th one this scan takes if it succeeds (one
  * CAS on its state word). Returns true when taken.
  */
-typedef bool (*pool_claim_t)(struct ewyk_pool *p, uint32_t idx,
-		unsigned int k, struct pool_scan *sc);
+typedef bool (*pool_claim_t)(struct ewyk_pool *p, uint32_t idx, unsigned int k,
+	struct pool_scan *sc);
 
 /*
  * The one search of the shared array: from the strategy's start, at most
@@ -113,7 +113,7 @@ typedef bool (*pool_claim_t)(struct ewyk_pool *p, uint32_t idx,
  */
 static __rte_always_inline unsigned int
 pool_scan(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, unsigned int n,
-		pool_claim_t claim, struct pool_scan *sc)
+	pool_claim_t claim, struct pool_scan *sc)
 {
 	const uint32_t cap = p->head.capacity;
 	uint32_t idx, last = 0, i, pass;
@@ -138,7 +138,7 @@ pool_scan(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, unsigned int n,
 /* An ACTIVE entry with a free holder unit and usage left: one more hold. */
 static inline bool
 claim_active(struct ewyk_pool *p, uint32_t idx, unsigned int k,
-		struct pool_scan *sc)
+	struct pool_scan *sc)
 {
 	struct pool_entry *e = &p->entries[idx];
 	const uint32_t max_mux = p->max_mux;
@@ -147,10 +147,10 @@ claim_active(struct ewyk_pool *p, uint32_t idx, unsigned int k,
 
 	s = __atomic_load_n(&e->state, __ATOMIC_RELAXED);
 	while (st_kind(s) == ST_ACTIVE && st_mux(s) < max_mux &&
-			(max_usage == 0 || st_usage(s) < max_usage)) {
+		(max_usage == 0 || st_usage(s) < max_usage)) {
 		ns = st_make(ST_ACTIVE, st_usage(s) + 1, st_mux(s) + 1);
 		if (__atomic_compare_exchange_n(&e->state, &s, ns, false,
-				__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 			/* At max_usage the free units vanish. */
 			if (max_usage != 0 && st_usage(ns) == max_usage)
 				sc->vanished += max_mux - st_mux(ns);
@@ -165,7 +165,7 @@ claim_active(struct ewyk_pool *p, uint32_t idx, unsigned int k,
 
 unsigned int
 pool_shared_acquire(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
-		void **objs, unsigned int n, uint16_t owner)
+	void **objs, unsigned int n, uint16_t owner)
 {
 	struct pool_scan sc = { .objs = objs, .owner = owner };
 	unsigned int got;
@@ -182,15 +182,14 @@ pool_shared_acquire(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
 /* A FREE entry: RESERVED for the caller to fill. */
 static inline bool
 claim_free_entry(struct ewyk_pool *p, uint32_t idx, unsigned int k,
-		struct pool_scan *sc)
+	struct pool_scan *sc)
 {
 	uint64_t s = ST_FREE;
 
 	if (__atomic_load_n(&p->entries[idx].state, __ATOMIC_RELAXED) !=
 			ST_FREE ||
-			!__atomic_compare_exchange_n(&p->entries[idx].state,
-				&s, ST_RESERVED, false, __ATOMIC_ACQUIRE,
-				__ATOMIC_RELAXED))
+		!__atomic_compare_exchange_n(&p->entries[idx].state, &s,
+			ST_RESERVED, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return false;
 	sc->idxs[k] = idx;
 	return true;
@@ -202,7 +201,7 @@ claim_free_entry(struct ewyk_pool *p, uint32_t idx, unsigned int k,
  */
 static unsigned int
 claim_free(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, uint32_t *idxs,
-		unsigned int n)
+	unsigned int n)
 {
 	struct pool_scan sc = { .idxs = idxs };
 	unsigned int got;
@@ -216,8 +215,8 @@ claim_free(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, uint32_t *idxs,
 }
 
 unsigned int
-pool_shared_create(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
-		void **objs, unsigned int n, uint16_t owner)
+pool_shared_create(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void **objs,
+	unsigned int n, uint16_t owner)
 {
 	uint32_t idxs[64];
 	unsigned int got = 0, k, i;
@@ -282,7 +281,7 @@ ewyk_pool_reserve(struct ewyk_pool *p)
 /* Run obj_retire and make the (transiently RESERVED) entry FREE. */
 static void
 retire_entry(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, uint32_t idx,
-		bool removed)
+	bool removed)
 {
 	struct pool_entry *e = &p->entries[idx];
 
@@ -316,10 +315,9 @@ release_one(struct ewyk_pool *p, uint32_t idx, int64_t *units, bool *removed)
 			return -EINVAL;
 		ret = 0;
 		if (kind == ST_CLOSED ||
-				(p->max_usage != 0 &&
-				 st_usage(s) >= p->max_usage)) {
+			(p->max_usage != 0 && st_usage(s) >= p->max_usage)) {
 			if (st_mux(s) == 1) {
-				ns = ST_RESERVED;	/* retiring */
+				ns = ST_RESERVED; /* retiring */
 				ret = 1;
 			} else {
 				ns = s - 1;
@@ -328,11 +326,11 @@ release_one(struct ewyk_pool *p, uint32_t idx, int64_t *units, bool *removed)
 			ns = s - 1;
 		}
 		if (__atomic_compare_exchange_n(&e->state, &s, ns, false,
-				__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			break;
 	}
 	if (kind == ST_ACTIVE && ret == 0 &&
-			(p->max_usage == 0 || st_usage(ns) < p->max_usage))
+		(p->max_usage == 0 || st_usage(ns) < p->max_usage))
 		*units += 1;
 	*removed = kind == ST_CLOSED;
 	return ret;
@@ -340,7 +338,7 @@ release_one(struct ewyk_pool *p, uint32_t idx, int64_t *units, bool *removed)
 
 int
 pool_shared_release(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
-		uint32_t idx)
+	uint32_t idx)
 {
 	int64_t units = 0;
 	bool removed;
@@ -358,7 +356,7 @@ pool_shared_release(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
 
 unsigned int
 pool_shared_release_bulk(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
-		void * const *objs, unsigned int n)
+	void *const *objs, unsigned int n)
 {
 	unsigned int i, done = 0;
 	int64_t units = 0;
@@ -401,7 +399,7 @@ ewyk_pool_enable(struct ewyk_pool *p, void *obj, bool acquire)
 	s = ST_RESERVED;
 	ns = acquire ? st_make(ST_ACTIVE, 1, 1) : ST_ACTIVE;
 	if (!__atomic_compare_exchange_n(&e->state, &s, ns, false,
-			__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		return -EINVAL;
 	if (!acquire)
 		pool_tickets_give(&p->avail, p->max_mux);
@@ -441,19 +439,20 @@ ewyk_pool_remove(struct ewyk_pool *p, void *obj)
 				return -EINVAL;
 			ns = ST_FREE;
 		} else if ((kind == ST_ACTIVE || kind == ST_CLOSED) &&
-				st_mux(s) > 0) {
-			ns = st_mux(s) == 1 ? ST_RESERVED :
+			st_mux(s) > 0) {
+			ns = st_mux(s) == 1 ?
+				ST_RESERVED :
 				st_make(ST_CLOSED, st_usage(s), st_mux(s) - 1);
 		} else {
 			return -EINVAL;
 		}
 		if (__atomic_compare_exchange_n(&e->state, &s, ns, false,
-				__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			break;
 	}
 	/* The entry's free holder units are gone with it. */
 	if (kind == ST_ACTIVE &&
-			(p->max_usage == 0 || st_usage(s) < p->max_usage))
+		(p->max_usage == 0 || st_usage(s) < p->max_usage))
 		vanished = p->max_mux - st_mux(s);
 	pool_tickets_give(&p->avail, -vanished);
 	if (kind == ST_RESERVED) {
@@ -470,12 +469,13 @@ ewyk_pool_remove(struct ewyk_pool *p, void *obj)
 /* EXTERNAL: a slot holding a pointer; emptied, the pointer taken. */
 static inline bool
 claim_stored(struct ewyk_pool *p, uint32_t idx, unsigned int k,
-		struct pool_scan *sc)
+	struct pool_scan *sc)
 {
 	uint64_t s = __atomic_load_n(&p->entries[idx].state, __ATOMIC_RELAXED);
 
-	if (s == 0 || !__atomic_compare_exchange_n(&p->entries[idx].state,
-			&s, 0, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (s == 0 ||
+		!__atomic_compare_exchange_n(&p->entries[idx].state, &s, 0,
+			false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return false;
 	sc->objs[k] = (void *)(uintptr_t)s;
 	return true;
@@ -483,7 +483,7 @@ claim_stored(struct ewyk_pool *p, uint32_t idx, unsigned int k,
 
 unsigned int
 pool_ext_take(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void **objs,
-		unsigned int n)
+	unsigned int n)
 {
 	struct pool_scan sc = { .objs = objs };
 	unsigned int got;
@@ -501,7 +501,7 @@ pool_ext_take(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void **objs,
 /* EXTERNAL: an empty slot; the k-th pointer stored in it. */
 static inline bool
 claim_empty(struct ewyk_pool *p, uint32_t idx, unsigned int k,
-		struct pool_scan *sc)
+	struct pool_scan *sc)
 {
 	uint64_t s = 0;
 
@@ -513,7 +513,7 @@ claim_empty(struct ewyk_pool *p, uint32_t idx, unsigned int k,
 
 unsigned int
 pool_ext_store(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
-		void * const *objs, unsigned int n)
+	void *const *objs, unsigned int n)
 {
 	struct pool_scan sc = { .objs = (void **)(uintptr_t)objs };
 	unsigned int done;

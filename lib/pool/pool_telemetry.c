@@ -14,42 +14,40 @@
 #include "pool_private.h"
 
 /* Gauges of struct ewyk_pool_info, then struct ewyk_pool_stats. */
-#define POOL_INFO(X) \
-	X(CAPACITY, capacity, GAUGE, "Entries") \
-	X(N_FREE, n_free, GAUGE, "FREE entries") \
-	X(N_RESERVED, n_reserved, GAUGE, "RESERVED entries") \
-	X(N_IDLE, n_idle, GAUGE, "ACTIVE entries with no holder") \
+#define POOL_INFO(X)                                                         \
+	X(CAPACITY, capacity, GAUGE, "Entries")                              \
+	X(N_FREE, n_free, GAUGE, "FREE entries")                             \
+	X(N_RESERVED, n_reserved, GAUGE, "RESERVED entries")                 \
+	X(N_IDLE, n_idle, GAUGE, "ACTIVE entries with no holder")            \
 	X(N_IN_USE, n_in_use, GAUGE, "ACTIVE entries held, caches included") \
-	X(N_CLOSED, n_closed, GAUGE, "CLOSED entries still held") \
-	X(N_CACHED, n_cached, GAUGE, "Objects in lcore caches") \
-	X(N_HANDBACK, n_handback, GAUGE, \
+	X(N_CLOSED, n_closed, GAUGE, "CLOSED entries still held")            \
+	X(N_CACHED, n_cached, GAUGE, "Objects in lcore caches")              \
+	X(N_HANDBACK, n_handback, GAUGE,                                     \
 		"Objects on their way back to their owner")
-#define POOL_STATS(X) \
-	X(GET_HITS, get_hits, COUNTER, "Objects got from an lcore cache") \
+#define POOL_STATS(X)                                                         \
+	X(GET_HITS, get_hits, COUNTER, "Objects got from an lcore cache")     \
 	X(GET_MISSES, get_misses, COUNTER, "Cache refills and uncached gets") \
-	X(GET_SHARED, get_shared, COUNTER, \
-		"Objects acquired from the shared array") \
-	X(GET_CREATED, get_created, COUNTER, \
-		"FREE slots constructed by a get") \
-	X(EXHAUSTED, exhausted, COUNTER, "Gets that failed with ENOBUFS") \
+	X(GET_SHARED, get_shared, COUNTER,                                    \
+		"Objects acquired from the shared array")                     \
+	X(GET_CREATED, get_created, COUNTER,                                  \
+		"FREE slots constructed by a get")                            \
+	X(EXHAUSTED, exhausted, COUNTER, "Gets that failed with ENOBUFS")     \
 	X(PUT_CACHED, put_cached, COUNTER, "Objects put into an lcore cache") \
-	X(PUT_SHARED, put_shared, COUNTER, \
-		"Objects released to the shared array") \
-	X(REMOTE_FREES, remote_frees, COUNTER, \
-		"Puts by an lcore not owning the object") \
-	X(HANDBACK, handback, COUNTER, "Objects handed back to their owner") \
-	X(HANDBACK_FULL, handback_full, COUNTER, \
-		"Hand-backs that found the ring full") \
-	X(DRAINED, drained, COUNTER, \
-		"Handed-back objects drained by the owner") \
-	X(RETIRED, retired, COUNTER, "Objects retired at max_usage") \
-	X(REMOVED, removed, COUNTER, "Objects removed (made FREE)") \
+	X(PUT_SHARED, put_shared, COUNTER,                                    \
+		"Objects released to the shared array")                       \
+	X(REMOTE_FREES, remote_frees, COUNTER,                                \
+		"Puts by an lcore not owning the object")                     \
+	X(HANDBACK, handback, COUNTER, "Objects handed back to their owner")  \
+	X(HANDBACK_FULL, handback_full, COUNTER,                              \
+		"Hand-backs that found the ring full")                        \
+	X(DRAINED, drained, COUNTER,                                          \
+		"Handed-back objects drained by the owner")                   \
+	X(RETIRED, retired, COUNTER, "Objects retired at max_usage")          \
+	X(REMOVED, removed, COUNTER, "Objects removed (made FREE)")           \
 	X(RESERVED, reserved, COUNTER, "Successful reserve calls")
 
-static const struct ewyk_ctr_desc pool_ctr[] = {
-	POOL_INFO(EWYK_CTR_DESC)
-	POOL_STATS(EWYK_CTR_DESC)
-};
+static const struct ewyk_ctr_desc pool_ctr[] = { POOL_INFO(EWYK_CTR_DESC)
+		POOL_STATS(EWYK_CTR_DESC) };
 
 static void
 pool_read(const void *obj, uint64_t *v)

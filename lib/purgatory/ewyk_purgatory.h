@@ -111,7 +111,7 @@ struct ewyk_purgatory_stats {
 	uint64_t purges;     /**< full sweeps of the watch lists */
 	uint64_t purged;     /**< stale watch entries dropped */
 	uint64_t full;       /**< add() refused with ENOSPC */
-	uint64_t ops_in_use;     /**< gauge: ops not free (pending or claimed) */
+	uint64_t ops_in_use; /**< gauge: ops not free (pending or claimed) */
 	uint64_t watches_in_use; /**< gauge: watch entries in lists */
 	uint64_t keys_in_use;    /**< gauge: keys with a watch list */
 };
@@ -126,8 +126,8 @@ struct ewyk_purgatory_stats {
  *   wheel, zero capacity, name too long), EEXIST (name in use), ENOSPC
  *   (512 purgatories registered already), ENOMEM.
  */
-struct ewyk_purgatory *
-ewyk_purgatory_create(const struct ewyk_purgatory_params *params);
+struct ewyk_purgatory *ewyk_purgatory_create(
+	const struct ewyk_purgatory_params *params);
 
 /**
  * Free a purgatory. Pending ops are dropped without callbacks and their
@@ -136,8 +136,7 @@ ewyk_purgatory_create(const struct ewyk_purgatory_params *params);
  * @param p
  *   The purgatory; NULL is a no-op.
  */
-void
-ewyk_purgatory_free(struct ewyk_purgatory *p);
+void ewyk_purgatory_free(struct ewyk_purgatory *p);
 
 /**
  * Add a delayed operation: arm its deadline and watch its keys. The
@@ -159,10 +158,9 @@ ewyk_purgatory_free(struct ewyk_purgatory *p);
  *   The op (pending), or NULL with rte_errno set: EINVAL (bad argument),
  *   ENOSPC (no free op, watch entry or key slot).
  */
-struct ewyk_purgatory_op *
-ewyk_purgatory_add(struct ewyk_purgatory *p,
-		const struct ewyk_purgatory_op_ops *ops, void *ctx,
-		uint64_t deadline_tsc, const uint64_t *keys, unsigned int nkeys);
+struct ewyk_purgatory_op *ewyk_purgatory_add(struct ewyk_purgatory *p,
+	const struct ewyk_purgatory_op_ops *ops, void *ctx,
+	uint64_t deadline_tsc, const uint64_t *keys, unsigned int nkeys);
 
 /**
  * Ticket for the current incarnation of a pending op, to give to another
@@ -173,8 +171,8 @@ ewyk_purgatory_add(struct ewyk_purgatory *p,
  * @return
  *   The ticket.
  */
-struct ewyk_purgatory_ticket
-ewyk_purgatory_ticket(const struct ewyk_purgatory_op *op);
+struct ewyk_purgatory_ticket ewyk_purgatory_ticket(
+	const struct ewyk_purgatory_op *op);
 
 /**
  * Claim the completion of an op, from any lcore: one CAS from pending to
@@ -190,8 +188,7 @@ ewyk_purgatory_ticket(const struct ewyk_purgatory_op *op);
  *   was cancelled or claimed (or the ticket is stale), -EINVAL if t.op is
  *   NULL.
  */
-int
-ewyk_purgatory_claim(struct ewyk_purgatory_ticket t);
+int ewyk_purgatory_claim(struct ewyk_purgatory_ticket t);
 
 /**
  * On the owner lcore, finish an op claimed with ewyk_purgatory_claim():
@@ -205,9 +202,8 @@ ewyk_purgatory_claim(struct ewyk_purgatory_ticket t);
  *   0, or -EINVAL (NULL argument, op not from @p p, or not claimed under
  *   this ticket).
  */
-int
-ewyk_purgatory_finish(struct ewyk_purgatory *p,
-		struct ewyk_purgatory_ticket t);
+int ewyk_purgatory_finish(struct ewyk_purgatory *p,
+	struct ewyk_purgatory_ticket t);
 
 /**
  * On the owner lcore, complete a pending op now (claim + finish): one CAS;
@@ -221,9 +217,8 @@ ewyk_purgatory_finish(struct ewyk_purgatory *p,
  *   0 if completed here, -EALREADY if it had already been completed,
  *   claimed, cancelled or had expired, -EINVAL on a bad argument.
  */
-int
-ewyk_purgatory_try_complete(struct ewyk_purgatory *p,
-		struct ewyk_purgatory_op *op);
+int ewyk_purgatory_try_complete(struct ewyk_purgatory *p,
+	struct ewyk_purgatory_op *op);
 
 /**
  * On the owner lcore, a watched condition may have changed: run
@@ -237,8 +232,7 @@ ewyk_purgatory_try_complete(struct ewyk_purgatory *p,
  * @return
  *   Number of ops completed.
  */
-unsigned int
-ewyk_purgatory_check(struct ewyk_purgatory *p, uint64_t key);
+unsigned int ewyk_purgatory_check(struct ewyk_purgatory *p, uint64_t key);
 
 /**
  * On the owner lcore, abandon a pending op (e.g. its connection closed):
@@ -254,8 +248,8 @@ ewyk_purgatory_check(struct ewyk_purgatory *p, uint64_t key);
  *   (its finish is on the way: on_complete will still run) or expired,
  *   -EINVAL on a bad argument.
  */
-int
-ewyk_purgatory_cancel(struct ewyk_purgatory *p, struct ewyk_purgatory_op *op);
+int ewyk_purgatory_cancel(struct ewyk_purgatory *p,
+	struct ewyk_purgatory_op *op);
 
 /**
  * User context of an op.
@@ -265,8 +259,7 @@ ewyk_purgatory_cancel(struct ewyk_purgatory *p, struct ewyk_purgatory_op *op);
  * @return
  *   The ctx given to ewyk_purgatory_add().
  */
-void *
-ewyk_purgatory_op_ctx(const struct ewyk_purgatory_op *op);
+void *ewyk_purgatory_op_ctx(const struct ewyk_purgatory_op *op);
 
 /**
  * Number of ops in use (pending, or claimed and awaiting finish).
@@ -276,8 +269,7 @@ ewyk_purgatory_op_ctx(const struct ewyk_purgatory_op *op);
  * @return
  *   The count.
  */
-unsigned int
-ewyk_purgatory_count(const struct ewyk_purgatory *p);
+unsigned int ewyk_purgatory_count(const struct ewyk_purgatory *p);
 
 /**
  * On the owner lcore, sweep every watch list now, dropping entries of ops
@@ -288,8 +280,7 @@ ewyk_purgatory_count(const struct ewyk_purgatory *p);
  * @return
  *   Number of stale entries dropped.
  */
-unsigned int
-ewyk_purgatory_purge(struct ewyk_purgatory *p);
+unsigned int ewyk_purgatory_purge(struct ewyk_purgatory *p);
 
 /**
  * Read counters and gauges. Safe from any thread (values may be slightly
@@ -302,9 +293,8 @@ ewyk_purgatory_purge(struct ewyk_purgatory *p);
  * @return
  *   0, or -EINVAL on a NULL argument.
  */
-int
-ewyk_purgatory_stats_get(const struct ewyk_purgatory *p,
-		struct ewyk_purgatory_stats *stats);
+int ewyk_purgatory_stats_get(const struct ewyk_purgatory *p,
+	struct ewyk_purgatory_stats *stats);
 
 #ifdef __cplusplus
 }

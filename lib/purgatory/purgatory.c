@@ -75,13 +75,13 @@ pg_do_complete(struct ewyk_purgatory *p, struct ewyk_purgatory_op *op)
 /* Owner-side CAS PENDING -> DONE for generation gen. */
 static inline int
 pg_owner_win(struct ewyk_purgatory *p, struct ewyk_purgatory_op *op,
-		uint32_t gen)
+	uint32_t gen)
 {
 	uint64_t expect = PG_WORD(gen, PG_PENDING);
 
 	if (__atomic_compare_exchange_n(&op->state, &expect,
-			PG_WORD(gen, PG_DONE), 0, __ATOMIC_ACQ_REL,
-			__ATOMIC_ACQUIRE))
+		    PG_WORD(gen, PG_DONE), 0, __ATOMIC_ACQ_REL,
+		    __ATOMIC_ACQUIRE))
 		return 1;
 	if (PG_GEN(expect) == gen && PG_ST(expect) == PG_CLAIMED)
 		PG_STAT_ADD(p, races_lost, 1);
@@ -90,7 +90,7 @@ pg_owner_win(struct ewyk_purgatory *p, struct ewyk_purgatory_op *op,
 
 int
 pg_complete_if_pending(struct ewyk_purgatory *p, struct ewyk_purgatory_op *op,
-		uint32_t gen)
+	uint32_t gen)
 {
 	if (!pg_owner_win(p, op, gen))
 		return 0;
@@ -103,8 +103,8 @@ static void
 pg_expire(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 {
 	struct ewyk_purgatory *p = arg;
-	struct ewyk_purgatory_op *op = container_of(t,
-		struct ewyk_purgatory_op, timer);
+	struct ewyk_purgatory_op *op = container_of(t, struct ewyk_purgatory_op,
+		timer);
 	uint64_t s = pg_load(op);
 
 	RTE_SET_USED(w);
@@ -123,17 +123,16 @@ pg_expire(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 
 struct ewyk_purgatory_op *
 ewyk_purgatory_add(struct ewyk_purgatory *p,
-		const struct ewyk_purgatory_op_ops *ops, void *ctx,
-		uint64_t deadline_tsc, const uint64_t *keys, unsigned int nkeys)
+	const struct ewyk_purgatory_op_ops *ops, void *ctx,
+	uint64_t deadline_tsc, const uint64_t *keys, unsigned int nkeys)
 {
 	struct ewyk_purgatory_op *op;
 	uint32_t gen;
 	int ret;
 
 	if (unlikely(p == NULL || ops == NULL || ops->on_complete == NULL ||
-			ops->on_expire == NULL ||
-			nkeys > EWYK_PURGATORY_MAX_KEYS ||
-			(nkeys > 0 && keys == NULL))) {
+		    ops->on_expire == NULL || nkeys > EWYK_PURGATORY_MAX_KEYS ||
+		    (nkeys > 0 && keys == NULL))) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -163,7 +162,8 @@ ewyk_purgatory_add(struct ewyk_purgatory *p,
 	op->ctx = ctx;
 	gen = PG_GEN(pg_load(op)) + 1;
 	op->nkeys = nkeys > 0 ?
-		pg_watch_add(p, pg_idx(p, op), gen, keys, nkeys) : 0;
+		pg_watch_add(p, pg_idx(p, op), gen, keys, nkeys) :
+		0;
 	p->live_watches += op->nkeys;
 	__atomic_store_n(&op->state, PG_WORD(gen, PG_PENDING),
 		__ATOMIC_RELEASE);
@@ -189,8 +189,8 @@ ewyk_purgatory_claim(struct ewyk_purgatory_ticket t)
 	if (unlikely(t.op == NULL))
 		return -EINVAL;
 	if (__atomic_compare_exchange_n(&t.op->state, &expect,
-			PG_WORD(t.gen, PG_CLAIMED), 0, __ATOMIC_ACQ_REL,
-			__ATOMIC_ACQUIRE))
+		    PG_WORD(t.gen, PG_CLAIMED), 0, __ATOMIC_ACQ_REL,
+		    __ATOMIC_ACQUIRE))
 		return 0;
 	return -EALREADY;
 }
@@ -209,7 +209,7 @@ ewyk_purgatory_finish(struct ewyk_purgatory *p, struct ewyk_purgatory_ticket t)
 
 int
 ewyk_purgatory_try_complete(struct ewyk_purgatory *p,
-		struct ewyk_purgatory_op *op)
+	struct ewyk_purgatory_op *op)
 {
 	uint64_t s;
 
@@ -277,7 +277,7 @@ ewyk_purgatory_purge(struct ewyk_purgatory *p)
 
 int
 ewyk_purgatory_stats_get(const struct ewyk_purgatory *p,
-		struct ewyk_purgatory_stats *stats)
+	struct ewyk_purgatory_stats *stats)
 {
 	if (p == NULL || stats == NULL)
 		return -EINVAL;
@@ -294,8 +294,7 @@ ewyk_purgatory_stats_get(const struct ewyk_purgatory *p,
 	stats->ops_in_use = __atomic_load_n(&p->in_use, __ATOMIC_RELAXED);
 	stats->watches_in_use = __atomic_load_n(&p->watches_in_use,
 		__ATOMIC_RELAXED);
-	stats->keys_in_use = __atomic_load_n(&p->keys_in_use,
-		__ATOMIC_RELAXED);
+	stats->keys_in_use = __atomic_load_n(&p->keys_in_use, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -315,9 +314,8 @@ ewyk_purgatory_create(const struct ewyk_purgatory_params *params)
 	int ret;
 
 	if (params == NULL || params->name == NULL || params->wheel == NULL ||
-			params->capacity == 0 ||
-			params->capacity >= PG_NIL / 2 ||
-			strnlen(params->name, EWYK_PURGATORY_NAMESIZE) >=
+		params->capacity == 0 || params->capacity >= PG_NIL / 2 ||
+		strnlen(params->name, EWYK_PURGATORY_NAMESIZE) >=
 			EWYK_PURGATORY_NAMESIZE) {
 		rte_errno = EINVAL;
 		return NULL;
@@ -332,16 +330,17 @@ ewyk_purgatory_create(const struct ewyk_purgatory_params *params)
 	p->wheel = params->wheel;
 	p->capacity = params->capacity;
 	p->max_keys = params->max_keys != 0 ? params->max_keys :
-		params->capacity;
+					      params->capacity;
 	p->max_watches = params->max_watches != 0 ? params->max_watches :
-		2 * params->capacity;
+						    2 * params->capacity;
 	p->purge_threshold = params->purge_threshold != 0 ?
-		params->purge_threshold : RTE_MAX(p->max_watches / 4, 1u);
+		params->purge_threshold :
+		RTE_MAX(p->max_watches / 4, 1u);
 	p->ops = rte_zmalloc_socket("ewyk_purgatory_ops",
 		(size_t)p->capacity * sizeof(*p->ops), RTE_CACHE_LINE_SIZE,
 		params->socket_id);
 	if (p->ops == NULL || p->max_keys >= PG_NIL / 4 ||
-			p->max_watches >= PG_NIL / 2) {
+		p->max_watches >= PG_NIL / 2) {
 		rte_errno = p->ops == NULL ? ENOMEM : EINVAL;
 		pg_release(p);
 		return NULL;

@@ -13,8 +13,8 @@
 
 extern int ewyk_purgatory_logtype;
 
-#define PG_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_ ## level, ewyk_purgatory_logtype, \
+#define PG_LOG(level, fmt, ...)                          \
+	rte_log(RTE_LOG_##level, ewyk_purgatory_logtype, \
 		"purgatory: " fmt "\n", ##__VA_ARGS__)
 
 /* List terminator for watch and free lists (indices). */
@@ -39,12 +39,12 @@ enum pg_state {
 
 /* One delayed operation: exactly one cache line. */
 struct ewyk_purgatory_op {
-	uint64_t state;                  /* PG_WORD(gen, st); atomic */
-	struct ewyk_twheel_timer timer;  /* deadline; arg = purgatory */
+	uint64_t state;                 /* PG_WORD(gen, st); atomic */
+	struct ewyk_twheel_timer timer; /* deadline; arg = purgatory */
 	const struct ewyk_purgatory_op_ops *ops;
 	void *ctx;
-	uint32_t nkeys;                  /* watch entries it owns */
-	uint32_t next_free;              /* free-list link */
+	uint32_t nkeys;     /* watch entries it owns */
+	uint32_t next_free; /* free-list link */
 } __rte_cache_aligned;
 
 /* A watch entry: op (index and generation) in a key's list. */
@@ -57,33 +57,33 @@ struct pg_watch {
 /* A watched key: open addressing, linear probing; count 0 = empty. */
 struct pg_key {
 	uint64_t key;
-	uint32_t head;   /* first watch entry */
-	uint32_t count;  /* entries in the list */
+	uint32_t head;  /* first watch entry */
+	uint32_t count; /* entries in the list */
 };
 
-#define PG_STAT_ADD(p, field, n) \
+#define PG_STAT_ADD(p, field, n)                                    \
 	__atomic_store_n(&(p)->stats.field, (p)->stats.field + (n), \
 		__ATOMIC_RELAXED)
 
 struct ewyk_purgatory {
 	struct ewyk_twheel *wheel;
-	struct ewyk_purgatory_op *ops;  /* capacity entries */
-	struct pg_watch *watches;       /* max_watches entries */
-	struct pg_key *keys;            /* key_mask + 1 entries */
+	struct ewyk_purgatory_op *ops; /* capacity entries */
+	struct pg_watch *watches;      /* max_watches entries */
+	struct pg_key *keys;           /* key_mask + 1 entries */
 	uint32_t capacity;
-	uint32_t free_head;             /* free ops */
-	uint32_t in_use;                /* ops not free */
+	uint32_t free_head; /* free ops */
+	uint32_t in_use;    /* ops not free */
 	uint32_t max_watches;
-	uint32_t watch_free;            /* free watch entries */
+	uint32_t watch_free; /* free watch entries */
 	uint32_t watches_in_use;
-	uint32_t live_watches;          /* entries of ops not yet finalized */
+	uint32_t live_watches; /* entries of ops not yet finalized */
 	uint32_t key_mask;
 	uint32_t max_keys;
 	uint32_t keys_in_use;
 	uint32_t purge_threshold;
-	uint32_t depth;                 /* check() nesting: no unlinking */
+	uint32_t depth;                    /* check() nesting: no unlinking */
 	struct ewyk_purgatory_stats stats; /* gauges filled on read */
-	const void *reg;                /* registry, NULL if not registered */
+	const void *reg; /* registry, NULL if not registered */
 	char name[EWYK_PURGATORY_NAMESIZE];
 };
 
@@ -91,9 +91,9 @@ struct ewyk_purgatory {
 int pg_watch_init(struct ewyk_purgatory *p, int socket_id);
 void pg_watch_fini(struct ewyk_purgatory *p);
 int pg_watch_reserve(struct ewyk_purgatory *p, const uint64_t *keys,
-		unsigned int nkeys);
+	unsigned int nkeys);
 unsigned int pg_watch_add(struct ewyk_purgatory *p, uint32_t op_idx,
-		uint32_t gen, const uint64_t *keys, unsigned int nkeys);
+	uint32_t gen, const uint64_t *keys, unsigned int nkeys);
 unsigned int pg_watch_check(struct ewyk_purgatory *p, uint64_t key);
 unsigned int pg_watch_purge_key(struct ewyk_purgatory *p, uint64_t key);
 unsigned int pg_watch_purge_all(struct ewyk_purgatory *p);
@@ -101,7 +101,7 @@ void pg_maybe_purge(struct ewyk_purgatory *p);
 
 /* purgatory.c, used by the watch lists */
 int pg_complete_if_pending(struct ewyk_purgatory *p,
-		struct ewyk_purgatory_op *op, uint32_t gen);
+	struct ewyk_purgatory_op *op, uint32_t gen);
 
 /* purgatory_registry.c */
 int pg_register(struct ewyk_purgatory *p);

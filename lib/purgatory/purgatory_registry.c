@@ -14,18 +14,18 @@
 #include "purgatory_private.h"
 
 /* The stats table: struct ewyk_purgatory_stats, field by field. */
-#define PG_STATS(X) \
-	X(ADDED, added, COUNTER, "Operations added") \
-	X(COMPLETED, completed, COUNTER, "on_complete callbacks run") \
-	X(EXPIRED, expired, COUNTER, "on_expire callbacks run") \
-	X(CANCELLED, cancelled, COUNTER, "Operations cancelled") \
-	X(RACES_LOST, races_lost, COUNTER, \
+#define PG_STATS(X)                                                             \
+	X(ADDED, added, COUNTER, "Operations added")                            \
+	X(COMPLETED, completed, COUNTER, "on_complete callbacks run")           \
+	X(EXPIRED, expired, COUNTER, "on_expire callbacks run")                 \
+	X(CANCELLED, cancelled, COUNTER, "Operations cancelled")                \
+	X(RACES_LOST, races_lost, COUNTER,                                      \
 		"Owner-side expiry, completion or cancel that lost to a claim") \
-	X(PURGES, purges, COUNTER, "Full sweeps of the watch lists") \
-	X(PURGED, purged, COUNTER, "Stale watch entries dropped") \
-	X(FULL, full, COUNTER, "Adds refused with ENOSPC") \
-	X(OPS_IN_USE, ops_in_use, GAUGE, "Operations pending or claimed") \
-	X(WATCHES_IN_USE, watches_in_use, GAUGE, "Watch entries in lists") \
+	X(PURGES, purges, COUNTER, "Full sweeps of the watch lists")            \
+	X(PURGED, purged, COUNTER, "Stale watch entries dropped")               \
+	X(FULL, full, COUNTER, "Adds refused with ENOSPC")                      \
+	X(OPS_IN_USE, ops_in_use, GAUGE, "Operations pending or claimed")       \
+	X(WATCHES_IN_USE, watches_in_use, GAUGE, "Watch entries in lists")      \
 	X(KEYS_IN_USE, keys_in_use, GAUGE, "Keys with a watch list")
 
 static const struct ewyk_ctr_desc pg_ctr[] = { PG_STATS(EWYK_CTR_DESC) };

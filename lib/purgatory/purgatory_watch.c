@@ -52,8 +52,7 @@ pg_key_insert(struct ewyk_purgatory *p, uint64_t key)
 		i = (i + 1) & p->key_mask;
 	p->keys[i].key = key;
 	p->keys[i].head = PG_NIL;
-	__atomic_store_n(&p->keys_in_use, p->keys_in_use + 1,
-		__ATOMIC_RELAXED);
+	__atomic_store_n(&p->keys_in_use, p->keys_in_use + 1, __ATOMIC_RELAXED);
 	return &p->keys[i];
 }
 
@@ -80,8 +79,7 @@ pg_key_delete(struct ewyk_purgatory *p, uint32_t hole)
 	}
 	p->keys[hole].count = 0;
 	p->keys[hole].head = PG_NIL;
-	__atomic_store_n(&p->keys_in_use, p->keys_in_use - 1,
-		__ATOMIC_RELAXED);
+	__atomic_store_n(&p->keys_in_use, p->keys_in_use - 1, __ATOMIC_RELAXED);
 }
 
 static inline int
@@ -162,14 +160,14 @@ void
 pg_maybe_purge(struct ewyk_purgatory *p)
 {
 	if (p->depth == 0 &&
-			p->watches_in_use - p->live_watches >= p->purge_threshold)
+		p->watches_in_use - p->live_watches >= p->purge_threshold)
 		pg_watch_purge_all(p);
 }
 
 /* Distinct keys among keys[0..n), and how many are not in the table. */
 static unsigned int
 pg_count_keys(struct ewyk_purgatory *p, const uint64_t *keys, unsigned int n,
-		unsigned int *absent)
+	unsigned int *absent)
 {
 	unsigned int i, j, distinct = 0;
 
@@ -189,27 +187,27 @@ pg_count_keys(struct ewyk_purgatory *p, const uint64_t *keys, unsigned int n,
 
 int
 pg_watch_reserve(struct ewyk_purgatory *p, const uint64_t *keys,
-		unsigned int nkeys)
+	unsigned int nkeys)
 {
 	unsigned int absent;
 	unsigned int need = pg_count_keys(p, keys, nkeys, &absent);
 
 	if (p->max_watches - p->watches_in_use >= need &&
-			p->keys_in_use + absent <= p->max_keys)
+		p->keys_in_use + absent <= p->max_keys)
 		return 0;
 	if (p->depth != 0)
 		return -ENOSPC;
 	pg_watch_purge_all(p);
 	need = pg_count_keys(p, keys, nkeys, &absent);
 	if (p->max_watches - p->watches_in_use >= need &&
-			p->keys_in_use + absent <= p->max_keys)
+		p->keys_in_use + absent <= p->max_keys)
 		return 0;
 	return -ENOSPC;
 }
 
 unsigned int
 pg_watch_add(struct ewyk_purgatory *p, uint32_t op_idx, uint32_t gen,
-		const uint64_t *keys, unsigned int nkeys)
+	const uint64_t *keys, unsigned int nkeys)
 {
 	unsigned int i, j, added = 0;
 
@@ -259,7 +257,7 @@ pg_watch_check(struct ewyk_purgatory *p, uint64_t key)
 		if (PG_GEN(s) != w->gen || PG_ST(s) != PG_PENDING)
 			continue;
 		if (op->ops->try_complete == NULL ||
-				!op->ops->try_complete(op, op->ctx))
+			!op->ops->try_complete(op, op->ctx))
 			continue;
 		n += pg_complete_if_pending(p, op, w->gen);
 	}
@@ -274,7 +272,8 @@ pg_watch_init(struct ewyk_purgatory *p, int socket_id)
 	uint32_t i;
 
 	p->keys = rte_zmalloc_socket("ewyk_purgatory_keys",
-		(size_t)size * sizeof(*p->keys), RTE_CACHE_LINE_SIZE, socket_id);
+		(size_t)size * sizeof(*p->keys), RTE_CACHE_LINE_SIZE,
+		socket_id);
 	p->watches = rte_zmalloc_socket("ewyk_purgatory_watches",
 		(size_t)p->max_watches * sizeof(*p->watches),
 		RTE_CACHE_LINE_SIZE, socket_id);

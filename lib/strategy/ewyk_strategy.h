@@ -101,9 +101,9 @@ enum ewyk_strategy_mode {
 
 /** Strategy kinds. */
 enum ewyk_strategy_kind {
-	EWYK_STRATEGY_PC = 0,       /**< always produce-consume */
-	EWYK_STRATEGY_PEC = 1,      /**< always produce-execute-consume */
-	EWYK_STRATEGY_EPC = 2,      /**< execute-produce-consume when possible */
+	EWYK_STRATEGY_PC = 0,  /**< always produce-consume */
+	EWYK_STRATEGY_PEC = 1, /**< always produce-execute-consume */
+	EWYK_STRATEGY_EPC = 2, /**< execute-produce-consume when possible */
 	EWYK_STRATEGY_ADAPTIVE = 3, /**< the table above, by invocation type */
 };
 
@@ -150,8 +150,8 @@ struct ewyk_strategy_task {
  * @return
  *   Number of tasks written (0 when there is nothing to produce now).
  */
-typedef unsigned int (*ewyk_strategy_produce_fn)(
-	void *ctx, struct ewyk_strategy_task *tasks, unsigned int max);
+typedef unsigned int (*ewyk_strategy_produce_fn)(void *ctx,
+	struct ewyk_strategy_task *tasks, unsigned int max);
 
 /** A job for ewyk_strategy_executor_try_execute(). */
 typedef void (*ewyk_strategy_job_fn)(void *arg);
@@ -168,9 +168,9 @@ struct ewyk_strategy_producer;
 
 /** Executor configuration; zeroed fields take the defaults. */
 struct ewyk_strategy_executor_conf {
-	const char *name;      /**< unique, <= 20 chars; names the rte_ring */
-	int socket_id;         /**< memory socket; SOCKET_ID_ANY by default */
-	uint32_t ring_size;    /**< PEC ring capacity, exact; default 1024 */
+	const char *name;   /**< unique, <= 20 chars; names the rte_ring */
+	int socket_id;      /**< memory socket; SOCKET_ID_ANY by default */
+	uint32_t ring_size; /**< PEC ring capacity, exact; default 1024 */
 	/**
 	 * spin before parking; default 20 us;
 	 * EWYK_STRATEGY_EXECUTOR_SPIN_FOREVER: never park (isolated cores)
@@ -197,8 +197,7 @@ struct ewyk_strategy_executor_conf {
  * @return
  *   The default number of reserved lcores.
  */
-unsigned int
-ewyk_strategy_executor_default_reserved(void);
+unsigned int ewyk_strategy_executor_default_reserved(void);
 
 /**
  * Create an executor. No lcore serves it until one calls
@@ -211,8 +210,8 @@ ewyk_strategy_executor_default_reserved(void);
  *   The executor, or NULL with rte_errno set: EINVAL (bad conf), EEXIST
  *   (name in use), ENOMEM.
  */
-struct ewyk_strategy_executor *
-ewyk_strategy_executor_create(const struct ewyk_strategy_executor_conf *conf);
+struct ewyk_strategy_executor *ewyk_strategy_executor_create(
+	const struct ewyk_strategy_executor_conf *conf);
 
 /**
  * Free an executor. Every lcore must have left ewyk_strategy_executor_serve().
@@ -222,8 +221,7 @@ ewyk_strategy_executor_create(const struct ewyk_strategy_executor_conf *conf);
  * @param ex
  *   The executor; NULL is a no-op.
  */
-void
-ewyk_strategy_executor_free(struct ewyk_strategy_executor *ex);
+void ewyk_strategy_executor_free(struct ewyk_strategy_executor *ex);
 
 /**
  * Hand a job to an idle reserved lcore, never blocking and never queueing:
@@ -240,8 +238,7 @@ ewyk_strategy_executor_free(struct ewyk_strategy_executor *ex);
  *   0 when handed over; -EBUSY when no reserved lcore is idle (at once);
  *   -ESHUTDOWN when the executor is stopping; -EINVAL on a NULL argument.
  */
-int
-ewyk_strategy_executor_try_execute(struct ewyk_strategy_executor *ex,
+int ewyk_strategy_executor_try_execute(struct ewyk_strategy_executor *ex,
 	ewyk_strategy_job_fn fn, void *arg);
 
 /**
@@ -260,8 +257,7 @@ ewyk_strategy_executor_try_execute(struct ewyk_strategy_executor *ex,
  *   0 when handed over; -EBUSY when that lcore is not idle (or never
  *   served); -ESHUTDOWN when stopping; -EINVAL on a bad argument.
  */
-int
-ewyk_strategy_executor_try_execute_on(struct ewyk_strategy_executor *ex,
+int ewyk_strategy_executor_try_execute_on(struct ewyk_strategy_executor *ex,
 	unsigned int lcore, ewyk_strategy_job_fn fn, void *arg);
 
 /**
@@ -276,8 +272,7 @@ ewyk_strategy_executor_try_execute_on(struct ewyk_strategy_executor *ex,
  *   0 on success; -ENOBUFS when the ring is full (the caller still owns
  *   the task: answer 503); -ESHUTDOWN when stopping; -EINVAL on NULL.
  */
-int
-ewyk_strategy_executor_submit(struct ewyk_strategy_executor *ex,
+int ewyk_strategy_executor_submit(struct ewyk_strategy_executor *ex,
 	const struct ewyk_strategy_task *task);
 
 /**
@@ -301,8 +296,7 @@ ewyk_strategy_executor_submit(struct ewyk_strategy_executor *ex,
  *   EWYK_STRATEGY_EXECUTOR_MAX_LCORES distinct lcores serve; -EBUSY if this
  *   lcore is already serving (nested call).
  */
-int
-ewyk_strategy_executor_serve(struct ewyk_strategy_executor *ex,
+int ewyk_strategy_executor_serve(struct ewyk_strategy_executor *ex,
 	const uint32_t *quit);
 
 /**
@@ -327,8 +321,7 @@ ewyk_strategy_executor_serve(struct ewyk_strategy_executor *ex,
  * @return
  *   As ewyk_strategy_executor_serve(); -EINVAL for unknown flags.
  */
-int
-ewyk_strategy_executor_serve_opt(struct ewyk_strategy_executor *ex,
+int ewyk_strategy_executor_serve_opt(struct ewyk_strategy_executor *ex,
 	const uint32_t *quit, uint32_t flags);
 
 /**
@@ -340,8 +333,7 @@ ewyk_strategy_executor_serve_opt(struct ewyk_strategy_executor *ex,
  * @return
  *   What ewyk_strategy_executor_serve() returned.
  */
-int
-ewyk_strategy_executor_lcore_main(void *arg);
+int ewyk_strategy_executor_lcore_main(void *arg);
 
 /**
  * Ask every serving lcore to return from ewyk_strategy_executor_serve() once
@@ -355,8 +347,7 @@ ewyk_strategy_executor_lcore_main(void *arg);
  * @return
  *   0, or -EINVAL if @p ex is NULL.
  */
-int
-ewyk_strategy_executor_stop(struct ewyk_strategy_executor *ex);
+int ewyk_strategy_executor_stop(struct ewyk_strategy_executor *ex);
 
 /**
  * Wake every parked serving lcore so that it re-reads its quit flag.
@@ -364,8 +355,7 @@ ewyk_strategy_executor_stop(struct ewyk_strategy_executor *ex);
  * @param ex
  *   The executor.
  */
-void
-ewyk_strategy_executor_wake_all(struct ewyk_strategy_executor *ex);
+void ewyk_strategy_executor_wake_all(struct ewyk_strategy_executor *ex);
 
 /**
  * Run up to @p max queued PEC tasks on the calling lcore (mode
@@ -388,8 +378,8 @@ ewyk_strategy_executor_run_queued(struct ewyk_strategy_executor *ex,
  * @return
  *   Number of serving lcores idle right now (a snapshot).
  */
-unsigned int
-ewyk_strategy_executor_idle_count(const struct ewyk_strategy_executor *ex);
+unsigned int ewyk_strategy_executor_idle_count(
+	const struct ewyk_strategy_executor *ex);
 
 /**
  * @param ex
@@ -397,16 +387,16 @@ ewyk_strategy_executor_idle_count(const struct ewyk_strategy_executor *ex);
  * @return
  *   Number of tasks on the PEC ring right now (a snapshot).
  */
-unsigned int
-ewyk_strategy_executor_queued(const struct ewyk_strategy_executor *ex);
+unsigned int ewyk_strategy_executor_queued(
+	const struct ewyk_strategy_executor *ex);
 
 /** Strategy configuration. */
 struct ewyk_strategy_conf {
-	const char *name; /**< unique, <= 20 chars; telemetry key */
-	enum ewyk_strategy_kind kind;  /**< PC, PEC, EPC or ADAPTIVE */
+	const char *name;             /**< unique, <= 20 chars; telemetry key */
+	enum ewyk_strategy_kind kind; /**< PC, PEC, EPC or ADAPTIVE */
 	struct ewyk_strategy_executor
 		*executor; /**< needed by all kinds but PC */
-	int socket_id;                 /**< memory socket; SOCKET_ID_ANY ok */
+	int socket_id;     /**< memory socket; SOCKET_ID_ANY ok */
 };
 
 /**
@@ -420,8 +410,8 @@ struct ewyk_strategy_conf {
  *   executor for a kind other than PC), EEXIST (name in use), ENOSPC
  *   (512 strategies registered already), ENOMEM.
  */
-struct ewyk_strategy *
-ewyk_strategy_create(const struct ewyk_strategy_conf *conf);
+struct ewyk_strategy *ewyk_strategy_create(
+	const struct ewyk_strategy_conf *conf);
 
 /**
  * Free a strategy. Its producers must be freed first.
@@ -429,8 +419,7 @@ ewyk_strategy_create(const struct ewyk_strategy_conf *conf);
  * @param s
  *   The strategy; NULL is a no-op.
  */
-void
-ewyk_strategy_free(struct ewyk_strategy *s);
+void ewyk_strategy_free(struct ewyk_strategy *s);
 
 /**
  * Find a strategy by name.
@@ -440,8 +429,7 @@ ewyk_strategy_free(struct ewyk_strategy *s);
  * @return
  *   The strategy, or NULL with rte_errno = ENOENT (or EINVAL for NULL).
  */
-struct ewyk_strategy *
-ewyk_strategy_lookup(const char *name);
+struct ewyk_strategy *ewyk_strategy_lookup(const char *name);
 
 /**
  * The decision table, as a pure function.
@@ -457,8 +445,7 @@ ewyk_strategy_lookup(const char *name);
  *   EWYK_STRATEGY_MODE_REJECTED when the ring is full), or -EINVAL for a bad
  *   kind or invocation.
  */
-int
-ewyk_strategy_decide(enum ewyk_strategy_kind kind, uint32_t invocation,
+int ewyk_strategy_decide(enum ewyk_strategy_kind kind, uint32_t invocation,
 	int reserved_idle);
 
 /**
@@ -476,8 +463,7 @@ ewyk_strategy_decide(enum ewyk_strategy_kind kind, uint32_t invocation,
  *   The enum ewyk_strategy_mode used (>= 0; EWYK_STRATEGY_MODE_REJECTED
  *   when it was refused), or -EINVAL (bad argument: nothing invoked).
  */
-int
-ewyk_strategy_execute(struct ewyk_strategy *s,
+int ewyk_strategy_execute(struct ewyk_strategy *s,
 	const struct ewyk_strategy_task *task);
 
 /** Counters of one strategy, summed over lcores. */
@@ -487,21 +473,21 @@ struct ewyk_strategy_stats {
 	uint64_t handoffs;      /**< production handed to a reserved lcore */
 	uint64_t epc_misses;    /**< EPC wanted but no reserved lcore idle */
 	uint64_t produce_calls; /**< ewyk_strategy_producer_run() calls */
-	uint64_t reproduce;     /**< ...that found the token held (REPRODUCING) */
-	uint64_t idle;          /**< times a holder released the token */
-	uint32_t reserved_total; /**< lcores that ever served the executor */
-	uint32_t reserved_idle;  /**< of them idle now */
-	uint32_t reserved_busy;  /**< serving lcores not idle now */
+	uint64_t reproduce; /**< ...that found the token held (REPRODUCING) */
+	uint64_t idle;      /**< times a holder released the token */
+	uint32_t reserved_total;    /**< lcores that ever served the executor */
+	uint32_t reserved_idle;     /**< of them idle now */
+	uint32_t reserved_busy;     /**< serving lcores not idle now */
 	uint32_t reserved_spinning; /**< idle ring servers spinning now */
-	uint32_t ring_count;     /**< tasks on the PEC ring now */
-	uint32_t ring_capacity;  /**< PEC ring capacity */
-	uint64_t parks;          /**< times a reserved lcore parked (futex) */
-	uint64_t wakes;          /**< futex wakes sent to parked lcores */
-	uint64_t jobs;           /**< mailbox jobs run by reserved lcores */
-	uint64_t pec_run;        /**< PEC tasks run from the ring */
-	uint64_t homecomings;    /**< production handed back to its home */
-	uint64_t pec_expired;    /**< queued tasks dropped at their deadline */
-	uint64_t pec_delay_n;    /**< queueing delays measured */
+	uint32_t ring_count;        /**< tasks on the PEC ring now */
+	uint32_t ring_capacity;     /**< PEC ring capacity */
+	uint64_t parks;       /**< times a reserved lcore parked (futex) */
+	uint64_t wakes;       /**< futex wakes sent to parked lcores */
+	uint64_t jobs;        /**< mailbox jobs run by reserved lcores */
+	uint64_t pec_run;     /**< PEC tasks run from the ring */
+	uint64_t homecomings; /**< production handed back to its home */
+	uint64_t pec_expired; /**< queued tasks dropped at their deadline */
+	uint64_t pec_delay_n; /**< queueing delays measured */
 	uint64_t pec_delay_p50_ns; /**< median PEC queueing delay (+-12%) */
 	uint64_t pec_delay_p99_ns; /**< 99th percentile of it (+-12%) */
 };
@@ -516,8 +502,7 @@ struct ewyk_strategy_stats {
  * @return
  *   0, or -EINVAL on NULL.
  */
-int
-ewyk_strategy_stats_get(const struct ewyk_strategy *s,
+int ewyk_strategy_stats_get(const struct ewyk_strategy *s,
 	struct ewyk_strategy_stats *st);
 
 /**
@@ -526,8 +511,7 @@ ewyk_strategy_stats_get(const struct ewyk_strategy *s,
  * @return
  *   Its kind.
  */
-enum ewyk_strategy_kind
-ewyk_strategy_kind_get(const struct ewyk_strategy *s);
+enum ewyk_strategy_kind ewyk_strategy_kind_get(const struct ewyk_strategy *s);
 
 /** Producer token states. */
 enum ewyk_strategy_producer_state {
@@ -577,7 +561,7 @@ typedef void (*ewyk_strategy_depart_fn)(void *ctx, uint32_t why);
 /** Producer configuration. */
 struct ewyk_strategy_producer_conf {
 	ewyk_strategy_produce_fn produce; /**< yields tasks; never NULL */
-	void *ctx;               /**< its context */
+	void *ctx;                        /**< its context */
 	uint32_t burst; /**< tasks per produce call; default 32, max 256 */
 	/**
 	 * Extra consecutive empty bursts the holder polls before it releases
@@ -587,8 +571,8 @@ struct ewyk_strategy_producer_conf {
 	 * would restart).
 	 */
 	uint32_t idle_polls;
-	uint32_t flags;          /**< EWYK_STRATEGY_PRODUCER_F_* */
-	uint32_t home_lcore;     /**< with EWYK_STRATEGY_PRODUCER_F_HOME */
+	uint32_t flags;      /**< EWYK_STRATEGY_PRODUCER_F_* */
+	uint32_t home_lcore; /**< with EWYK_STRATEGY_PRODUCER_F_HOME */
 	/**
 	 * Departure hook, or NULL: called by the token holder, on its lcore,
 	 * whenever production is about to leave that lcore, before anyone
@@ -634,8 +618,7 @@ ewyk_strategy_producer_create(struct ewyk_strategy *s,
  * @param p
  *   The producer; NULL is a no-op.
  */
-void
-ewyk_strategy_producer_free(struct ewyk_strategy_producer *p);
+void ewyk_strategy_producer_free(struct ewyk_strategy_producer *p);
 
 /**
  * "There may be work": produce on this lcore if nobody does (Jetty's
@@ -661,8 +644,7 @@ ewyk_strategy_producer_free(struct ewyk_strategy_producer *p);
  * @return
  *   enum ewyk_strategy_produce_status, or -EINVAL.
  */
-int
-ewyk_strategy_producer_run(struct ewyk_strategy_producer *p);
+int ewyk_strategy_producer_run(struct ewyk_strategy_producer *p);
 
 /**
  * Like ewyk_strategy_producer_run() but only if the token is IDLE; when it is
@@ -674,8 +656,7 @@ ewyk_strategy_producer_run(struct ewyk_strategy_producer *p);
  * @return
  *   enum ewyk_strategy_produce_status, or -EINVAL.
  */
-int
-ewyk_strategy_producer_try_run(struct ewyk_strategy_producer *p);
+int ewyk_strategy_producer_try_run(struct ewyk_strategy_producer *p);
 
 /**
  * Ask the holder of a polling producer to release the token at its next
@@ -688,8 +669,7 @@ ewyk_strategy_producer_try_run(struct ewyk_strategy_producer *p);
  * @return
  *   0, or -EINVAL.
  */
-int
-ewyk_strategy_producer_stop(struct ewyk_strategy_producer *p);
+int ewyk_strategy_producer_stop(struct ewyk_strategy_producer *p);
 
 /**
  * Clear the stop request of ewyk_strategy_producer_stop().
@@ -699,8 +679,7 @@ ewyk_strategy_producer_stop(struct ewyk_strategy_producer *p);
  * @return
  *   0, or -EINVAL.
  */
-int
-ewyk_strategy_producer_resume(struct ewyk_strategy_producer *p);
+int ewyk_strategy_producer_resume(struct ewyk_strategy_producer *p);
 
 /**
  * @param p
@@ -708,8 +687,8 @@ ewyk_strategy_producer_resume(struct ewyk_strategy_producer *p);
  * @return
  *   Its token state (enum ewyk_strategy_producer_state), a snapshot.
  */
-enum ewyk_strategy_producer_state
-ewyk_strategy_producer_state_get(const struct ewyk_strategy_producer *p);
+enum ewyk_strategy_producer_state ewyk_strategy_producer_state_get(
+	const struct ewyk_strategy_producer *p);
 
 /**
  * Which lcore holds a producer's token (for assertions: only the holder may
@@ -723,8 +702,8 @@ ewyk_strategy_producer_state_get(const struct ewyk_strategy_producer *p);
  *   token is IDLE or in transit between two lcores; a snapshot, exact when
  *   read by the holder itself.
  */
-unsigned int
-ewyk_strategy_producer_holder(const struct ewyk_strategy_producer *p);
+unsigned int ewyk_strategy_producer_holder(
+	const struct ewyk_strategy_producer *p);
 
 /**
  * The mode of the innermost task the strategy is running on the calling
@@ -738,8 +717,7 @@ ewyk_strategy_producer_holder(const struct ewyk_strategy_producer *p);
  *   An enum ewyk_strategy_mode, or -1 when no task (and no produce()) is
  *   running here.
  */
-int
-ewyk_strategy_current_mode(void);
+int ewyk_strategy_current_mode(void);
 
 /**
  * Whether a task invoked in @p mode may block (chaining: a nested producer

@@ -43,14 +43,15 @@ ewyk_strategy_decide(enum ewyk_strategy_kind kind, uint32_t invocation,
 		return EWYK_STRATEGY_MODE_PEC;
 	case EWYK_STRATEGY_EPC:
 		return reserved_idle ? EWYK_STRATEGY_MODE_EPC :
-			EWYK_STRATEGY_MODE_PC;
+				       EWYK_STRATEGY_MODE_PC;
 	case EWYK_STRATEGY_ADAPTIVE:
 		if (invocation == EWYK_STRATEGY_INVOKE_NON_BLOCKING)
 			return EWYK_STRATEGY_MODE_PC;
 		if (reserved_idle)
 			return EWYK_STRATEGY_MODE_EPC;
 		return invocation == EWYK_STRATEGY_INVOKE_EITHER ?
-			EWYK_STRATEGY_MODE_PIC : EWYK_STRATEGY_MODE_PEC;
+			EWYK_STRATEGY_MODE_PIC :
+			EWYK_STRATEGY_MODE_PEC;
 	}
 	return -EINVAL;
 }
@@ -68,15 +69,14 @@ ewyk_strategy_create(const struct ewyk_strategy_conf *conf)
 	int ret;
 
 	if (conf == NULL || conf->name == NULL || conf->name[0] == '\0' ||
-			strlen(conf->name) > STRATEGY_NAME_MAX ||
-			(unsigned int)conf->kind > EWYK_STRATEGY_ADAPTIVE ||
-			(conf->kind != EWYK_STRATEGY_PC &&
-			 conf->executor == NULL)) {
+		strlen(conf->name) > STRATEGY_NAME_MAX ||
+		(unsigned int)conf->kind > EWYK_STRATEGY_ADAPTIVE ||
+		(conf->kind != EWYK_STRATEGY_PC && conf->executor == NULL)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	s = rte_zmalloc_socket("ewyk_strategy", sizeof(*s),
-		RTE_CACHE_LINE_SIZE, conf->socket_id);
+	s = rte_zmalloc_socket("ewyk_strategy", sizeof(*s), RTE_CACHE_LINE_SIZE,
+		conf->socket_id);
 	if (s == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
@@ -185,35 +185,35 @@ ewyk_strategy_stats_get(const struct ewyk_strategy *s,
  */
 
 /* struct ewyk_strategy_stats, field by field (mode[] first). */
-#define STRATEGY_STATS(X) \
-	X(HANDOFFS, handoffs, COUNTER, \
-		"Production handed to a reserved lcore") \
-	X(EPC_MISSES, epc_misses, COUNTER, \
-		"EPC wanted but no reserved lcore idle") \
-	X(PRODUCE_CALLS, produce_calls, COUNTER, "Producer run calls") \
-	X(REPRODUCE, reproduce, COUNTER, \
-		"Producer runs that found the token held") \
-	X(IDLE, idle, COUNTER, "Times a holder released the token") \
-	X(HOMECOMINGS, homecomings, COUNTER, \
-		"Production handed back to its home lcore") \
-	X(RESERVED_TOTAL, reserved_total, GAUGE, \
-		"Lcores that ever served the executor") \
-	X(RESERVED_IDLE, reserved_idle, GAUGE, "Reserved lcores idle") \
-	X(RESERVED_BUSY, reserved_busy, GAUGE, "Serving lcores not idle") \
-	X(RESERVED_SPINNING, reserved_spinning, GAUGE, \
-		"Idle ring servers spinning now") \
-	X(RING_COUNT, ring_count, GAUGE, "Tasks on the PEC ring") \
-	X(RING_CAPACITY, ring_capacity, GAUGE, "PEC ring capacity") \
-	X(PARKS, parks, COUNTER, "Times a reserved lcore parked") \
-	X(WAKES, wakes, COUNTER, "Wakes sent to parked lcores") \
-	X(JOBS, jobs, COUNTER, "Mailbox jobs run by reserved lcores") \
-	X(PEC_RUN, pec_run, COUNTER, "PEC tasks run from the ring") \
-	X(PEC_EXPIRED, pec_expired, COUNTER, \
-		"Queued PEC tasks dropped at their deadline") \
+#define STRATEGY_STATS(X)                                                    \
+	X(HANDOFFS, handoffs, COUNTER,                                       \
+		"Production handed to a reserved lcore")                     \
+	X(EPC_MISSES, epc_misses, COUNTER,                                   \
+		"EPC wanted but no reserved lcore idle")                     \
+	X(PRODUCE_CALLS, produce_calls, COUNTER, "Producer run calls")       \
+	X(REPRODUCE, reproduce, COUNTER,                                     \
+		"Producer runs that found the token held")                   \
+	X(IDLE, idle, COUNTER, "Times a holder released the token")          \
+	X(HOMECOMINGS, homecomings, COUNTER,                                 \
+		"Production handed back to its home lcore")                  \
+	X(RESERVED_TOTAL, reserved_total, GAUGE,                             \
+		"Lcores that ever served the executor")                      \
+	X(RESERVED_IDLE, reserved_idle, GAUGE, "Reserved lcores idle")       \
+	X(RESERVED_BUSY, reserved_busy, GAUGE, "Serving lcores not idle")    \
+	X(RESERVED_SPINNING, reserved_spinning, GAUGE,                       \
+		"Idle ring servers spinning now")                            \
+	X(RING_COUNT, ring_count, GAUGE, "Tasks on the PEC ring")            \
+	X(RING_CAPACITY, ring_capacity, GAUGE, "PEC ring capacity")          \
+	X(PARKS, parks, COUNTER, "Times a reserved lcore parked")            \
+	X(WAKES, wakes, COUNTER, "Wakes sent to parked lcores")              \
+	X(JOBS, jobs, COUNTER, "Mailbox jobs run by reserved lcores")        \
+	X(PEC_RUN, pec_run, COUNTER, "PEC tasks run from the ring")          \
+	X(PEC_EXPIRED, pec_expired, COUNTER,                                 \
+		"Queued PEC tasks dropped at their deadline")                \
 	X(PEC_DELAY_N, pec_delay_n, COUNTER, "PEC queueing delays measured") \
-	X(PEC_DELAY_P50_NS, pec_delay_p50_ns, GAUGE, \
-		"Median PEC queueing delay in ns (+-12%)") \
-	X(PEC_DELAY_P99_NS, pec_delay_p99_ns, GAUGE, \
+	X(PEC_DELAY_P50_NS, pec_delay_p50_ns, GAUGE,                         \
+		"Median PEC queueing delay in ns (+-12%)")                   \
+	X(PEC_DELAY_P99_NS, pec_delay_p99_ns, GAUGE,                         \
 		"99th percentile PEC queueing delay in ns (+-12%)")
 
 static_assert(EWYK_STRATEGY_MODE_MAX == 6, "one counter per mode below");

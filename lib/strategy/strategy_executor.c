@@ -82,7 +82,7 @@ ewyk_strategy_executor_create(const struct ewyk_strategy_executor_conf *conf)
 	unsigned int i;
 
 	if (conf == NULL || conf->name == NULL || conf->name[0] == '\0' ||
-			strlen(conf->name) > STRATEGY_NAME_MAX) {
+		strlen(conf->name) > STRATEGY_NAME_MAX) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -116,8 +116,8 @@ ewyk_strategy_executor_create(const struct ewyk_strategy_executor_conf *conf)
 	 * rte_thread_register()'ed threads). RTS never waits for another
 	 * thread to finish its copy.
 	 */
-	ex->ring = rte_ring_create_elem(rname,
-		sizeof(struct exec_item), size, socket,
+	ex->ring = rte_ring_create_elem(rname, sizeof(struct exec_item), size,
+		socket,
 		RING_F_EXACT_SZ | RING_F_MP_RTS_ENQ | RING_F_MC_RTS_DEQ);
 	if (ex->ring == NULL) {
 		int err = rte_errno;
@@ -131,7 +131,8 @@ ewyk_strategy_executor_create(const struct ewyk_strategy_executor_conf *conf)
 		ex->spin_cycles = UINT64_MAX;
 	else
 		ex->spin_cycles = (conf->spin_us != 0 ? conf->spin_us :
-			EXEC_DEFAULT_SPIN_US) * (rte_get_tsc_hz() / 1000000);
+							EXEC_DEFAULT_SPIN_US) *
+			(rte_get_tsc_hz() / 1000000);
 	ex->spin_keep = conf->spin_keep;
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		ex->slot_of[i] = -1;
@@ -171,7 +172,7 @@ exec_claim(struct ewyk_strategy_executor *ex, uint64_t exclude)
 	for (m = mask; m != 0; m &= m - 1) {
 		i = (unsigned int)__builtin_ctzll(m);
 		if (__atomic_load_n(&ex->mbox[i].word, __ATOMIC_RELAXED) !=
-				MBOX_PARKED)
+			MBOX_PARKED)
 			spin |= UINT64_C(1) << i;
 	}
 	while (mask != 0) {
@@ -197,7 +198,7 @@ exec_give(struct ewyk_strategy_executor *ex, int slot, uint32_t kind,
 	mb->fn = fn;
 	mb->arg = arg;
 	if (__atomic_exchange_n(&mb->word, MBOX_FULL, __ATOMIC_ACQ_REL) ==
-			MBOX_PARKED)
+		MBOX_PARKED)
 		exec_futex_wake(&mb->word);
 }
 
@@ -292,8 +293,8 @@ executor_doorbell(struct ewyk_strategy_executor *ex)
 	/* Pairs with the fence after an lcore publishes its idle bit. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&ex->idle, __ATOMIC_RELAXED) != 0) {
-		slot = exec_claim(ex, __atomic_load_n(&ex->no_ring,
-			__ATOMIC_RELAXED));
+		slot = exec_claim(ex,
+			__atomic_load_n(&ex->no_ring, __ATOMIC_RELAXED));
 		if (slot >= 0)
 			exec_give(ex, slot, JOB_DRAIN, NULL, NULL);
 	}
@@ -346,8 +347,8 @@ static unsigned int
 exec_drain(struct ewyk_strategy_executor *ex, unsigned int max, int slot)
 {
 	struct exec_slot_stats *ss = slot >= 0 ? &ex->sstats[slot] : NULL;
-	struct exec_hist *h = &ex->hist[slot >= 0 ? slot :
-		EWYK_STRATEGY_EXECUTOR_MAX_LCORES];
+	struct exec_hist *h =
+		&ex->hist[slot >= 0 ? slot : EWYK_STRATEGY_EXECUTOR_MAX_LCORES];
 	uint64_t hz_ns = rte_get_tsc_hz() / 1000000;
 	struct exec_item it[EXEC_DRAIN_BURST];
 	unsigned int done = 0, ran = 0;
@@ -358,8 +359,8 @@ exec_drain(struct ewyk_strategy_executor *ex, unsigned int max, int slot)
 		hz_ns = 1;
 	while (done < max) {
 		n = RTE_MIN((unsigned int)EXEC_DRAIN_BURST, max - done);
-		n = rte_ring_dequeue_burst_elem(ex->ring, it, sizeof(it[0]),
-			n, NULL);
+		n = rte_ring_dequeue_burst_elem(ex->ring, it, sizeof(it[0]), n,
+			NULL);
 		if (n == 0)
 			break;
 		for (i = 0; i < n; i++) {
@@ -377,7 +378,8 @@ exec_drain(struct ewyk_strategy_executor *ex, unsigned int max, int slot)
 				continue;
 			}
 			ns = now > it[i].enq_tsc ?
-				(now - it[i].enq_tsc) * 1000 / hz_ns : 0;
+				(now - it[i].enq_tsc) * 1000 / hz_ns :
+				0;
 			b = exec_hist_bucket(ns);
 			if (b >= EXEC_HIST_BUCKETS)
 				b = EXEC_HIST_BUCKETS - 1;
@@ -465,7 +467,7 @@ exec_may_park(struct ewyk_strategy_executor *ex)
 		if (n <= ex->spin_keep)
 			return 0;
 	} while (!__atomic_compare_exchange_n(&ex->spinning, &n, n - 1, 0,
-			__ATOMIC_RELAXED, __ATOMIC_RELAXED));
+		__ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	return 1;
 }
 
@@ -501,7 +503,7 @@ exec_wait_job(struct ewyk_strategy_executor *ex, int slot, const uint32_t *quit,
 	for (;;) {
 		w = MBOX_EMPTY;
 		if (!__atomic_compare_exchange_n(&mb->word, &w, MBOX_PARKED, 0,
-				__ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
+			    __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
 			if (w == MBOX_FULL)
 				goto got;
 			/* w == PARKED cannot be: only we set it. */
@@ -509,8 +511,8 @@ exec_wait_job(struct ewyk_strategy_executor *ex, int slot, const uint32_t *quit,
 		if (!claimed && exec_should_leave(ex, quit)) {
 			w = MBOX_PARKED;
 			if (__atomic_compare_exchange_n(&mb->word, &w,
-					MBOX_EMPTY, 0, __ATOMIC_ACQ_REL,
-					__ATOMIC_ACQUIRE))
+				    MBOX_EMPTY, 0, __ATOMIC_ACQ_REL,
+				    __ATOMIC_ACQUIRE))
 				return 0;
 			goto got; /* became FULL, or a kick made it EMPTY */
 		}
@@ -551,22 +553,22 @@ exec_slot_get(struct ewyk_strategy_executor *ex)
 		if (n >= EWYK_STRATEGY_EXECUTOR_MAX_LCORES)
 			return -ENOSPC;
 	} while (!__atomic_compare_exchange_n(&ex->nslots, &n, n + 1, 0,
-			__ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+		__ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
 	ex->sstats[n].lcore = lc;
 	__atomic_store_n(&ex->slot_of[lc], (int8_t)n, __ATOMIC_RELEASE);
 	return (int)n;
 }
 
 int
-ewyk_strategy_executor_serve(
-	struct ewyk_strategy_executor *ex, const uint32_t *quit)
+ewyk_strategy_executor_serve(struct ewyk_strategy_executor *ex,
+	const uint32_t *quit)
 {
 	return ewyk_strategy_executor_serve_opt(ex, quit, 0);
 }
 
 int
-ewyk_strategy_executor_serve_opt(
-	struct ewyk_strategy_executor *ex, const uint32_t *quit, uint32_t flags)
+ewyk_strategy_executor_serve_opt(struct ewyk_strategy_executor *ex,
+	const uint32_t *quit, uint32_t flags)
 {
 	struct exec_mbox *mb;
 	struct exec_slot_stats *ss;
@@ -609,8 +611,8 @@ ewyk_strategy_executor_serve_opt(
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		claimed = 0;
 		for (;;) {
-			if (!claimed && ((ring &&
-					rte_ring_count(ex->ring) != 0) ||
+			if (!claimed &&
+				((ring && rte_ring_count(ex->ring) != 0) ||
 					exec_should_leave(ex, quit))) {
 				uint64_t old = __atomic_fetch_and(&ex->idle,
 					~bit, __ATOMIC_ACQ_REL);
@@ -641,8 +643,9 @@ ewyk_strategy_executor_serve_opt(
 			 * bit: pass the wake-up on to a ring server (if none
 			 * is idle, all are busy and will see the ring).
 			 */
-			int other = exec_claim(ex, __atomic_load_n(
-				&ex->no_ring, __ATOMIC_ACQUIRE));
+			int other = exec_claim(ex,
+				__atomic_load_n(&ex->no_ring,
+					__ATOMIC_ACQUIRE));
 
 			if (other >= 0)
 				exec_give(ex, other, JOB_DRAIN, NULL, NULL);
@@ -676,8 +679,7 @@ ewyk_strategy_executor_wake_all(struct ewyk_strategy_executor *ex)
 	for (i = 0; i < n; i++) {
 		w = MBOX_PARKED;
 		if (__atomic_compare_exchange_n(&ex->mbox[i].word, &w,
-				MBOX_EMPTY, 0, __ATOMIC_SEQ_CST,
-				__ATOMIC_RELAXED))
+			    MBOX_EMPTY, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 			exec_futex_wake(&ex->mbox[i].word);
 	}
 }
@@ -773,7 +775,8 @@ executor_stats_add(const struct ewyk_strategy_executor *ex,
 			__ATOMIC_RELAXED);
 	}
 	st->reserved_busy = st->reserved_busy > idle ?
-		st->reserved_busy - idle : 0;
+		st->reserved_busy - idle :
+		0;
 	exec_hist_stats(ex, st);
 	st->reserved_spinning = __atomic_load_n(&ex->spinning,
 		__ATOMIC_RELAXED);

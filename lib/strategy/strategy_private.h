@@ -18,9 +18,9 @@
 
 extern int ewyk_strategy_logtype;
 
-#define STRATEGY_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_ ## level, ewyk_strategy_logtype, \
-		"strategy: " fmt "\n", ## __VA_ARGS__)
+#define STRATEGY_LOG(level, fmt, ...)                                          \
+	rte_log(RTE_LOG_##level, ewyk_strategy_logtype, "strategy: " fmt "\n", \
+		##__VA_ARGS__)
 
 /* Name prefix of an executor's rte_ring. */
 #define EXECUTOR_RING_PREFIX "ewyk_x_"
@@ -50,9 +50,9 @@ enum {
 };
 
 struct exec_mbox {
-	uint32_t word;       /* MBOX_* */
-	uint32_t kind;       /* JOB_*, valid when word == MBOX_FULL */
-	ewyk_strategy_job_fn fn;      /* job, valid when word == MBOX_FULL */
+	uint32_t word;           /* MBOX_* */
+	uint32_t kind;           /* JOB_*, valid when word == MBOX_FULL */
+	ewyk_strategy_job_fn fn; /* job, valid when word == MBOX_FULL */
 	void *arg;
 	uint8_t pad[2 * RTE_CACHE_LINE_MIN_SIZE - 24];
 } __rte_cache_aligned;
@@ -85,7 +85,7 @@ struct exec_slot_stats {
 	uint64_t expired; /* queued tasks dropped at their deadline */
 	/* inside ewyk_strategy_executor_serve() (nesting guard) */
 	uint32_t serving;
-	uint32_t lcore;   /* owner's lcore id */
+	uint32_t lcore; /* owner's lcore id */
 } __rte_cache_aligned;
 
 struct ewyk_strategy_executor {
@@ -93,8 +93,8 @@ struct ewyk_strategy_executor {
 	char name[32];
 	/* bounded MPMC ring of struct ewyk_strategy_task */
 	struct rte_ring *ring;
-	uint64_t spin_cycles;     /* spin budget; UINT64_MAX: forever */
-	uint32_t spin_keep;       /* ring servers that never park */
+	uint64_t spin_cycles; /* spin budget; UINT64_MAX: forever */
+	uint32_t spin_keep;   /* ring servers that never park */
 	uint32_t ring_size;
 
 	/* Contended: claimed with fetch_and, published with fetch_or. */
@@ -106,7 +106,7 @@ struct ewyk_strategy_executor {
 	uint32_t spinning __rte_cache_aligned;
 
 	uint32_t stopping __rte_cache_aligned;
-	uint32_t nslots;          /* lcores that ever served */
+	uint32_t nslots;               /* lcores that ever served */
 	int8_t slot_of[RTE_MAX_LCORE]; /* lcore id -> slot, -1 none */
 
 	struct exec_mbox mbox[EWYK_STRATEGY_EXECUTOR_MAX_LCORES];
@@ -137,8 +137,8 @@ struct ewyk_strategy {
 
 struct ewyk_strategy_producer {
 	/* Token word: contended by wakers (ewyk_strategy_producer_run()). */
-	uint32_t state;           /* enum ewyk_strategy_producer_state */
-	uint32_t stop;            /* ewyk_strategy_producer_stop() request */
+	uint32_t state; /* enum ewyk_strategy_producer_state */
+	uint32_t stop;  /* ewyk_strategy_producer_stop() request */
 
 	/* Owned by the token holder; handed over with the token. */
 	struct ewyk_strategy *s __rte_cache_aligned;
@@ -146,13 +146,13 @@ struct ewyk_strategy_producer {
 	void *ctx;
 	uint32_t burst;
 	uint32_t idle_polls;
-	uint32_t flags;           /* EWYK_STRATEGY_PRODUCER_F_* */
-	uint32_t home; /* home lcore, with EWYK_STRATEGY_PRODUCER_F_HOME */
-	uint32_t pos;             /* next task of buf to dispatch */
-	uint32_t n;               /* tasks in buf */
-	uint32_t empty;           /* consecutive empty bursts */
-	uint32_t doorbell;        /* PEC tasks enqueued, doorbell not rung */
-	uint32_t holder;          /* lcore id of the holder, LCORE_ID_ANY */
+	uint32_t flags;    /* EWYK_STRATEGY_PRODUCER_F_* */
+	uint32_t home;     /* home lcore, with EWYK_STRATEGY_PRODUCER_F_HOME */
+	uint32_t pos;      /* next task of buf to dispatch */
+	uint32_t n;        /* tasks in buf */
+	uint32_t empty;    /* consecutive empty bursts */
+	uint32_t doorbell; /* PEC tasks enqueued, doorbell not rung */
+	uint32_t holder;   /* lcore id of the holder, LCORE_ID_ANY */
 	ewyk_strategy_depart_fn depart;
 	struct ewyk_strategy_task buf[];
 };
@@ -182,8 +182,8 @@ strategy_count(struct ewyk_strategy *s, uint64_t *field)
 
 /* Invoke a task in @mode, tracking the current mode for chaining. */
 static inline void
-strategy_invoke(
-	const struct ewyk_strategy_task *t, enum ewyk_strategy_mode mode)
+strategy_invoke(const struct ewyk_strategy_task *t,
+	enum ewyk_strategy_mode mode)
 {
 	int prev = RTE_PER_LCORE(ewyk_strategy_cur_mode);
 
@@ -209,11 +209,9 @@ strategy_in_nonblocking(void)
  * the burst's in-place tasks, not in the middle of them. Every enqueue
  * must be followed by a doorbell on the same thread (lost wake-up).
  */
-int
-executor_enqueue(struct ewyk_strategy_executor *ex,
+int executor_enqueue(struct ewyk_strategy_executor *ex,
 	const struct ewyk_strategy_task *task);
-void
-executor_doorbell(struct ewyk_strategy_executor *ex);
+void executor_doorbell(struct ewyk_strategy_executor *ex);
 
 /*
  * try_execute(_on) in two halves, so that a producer runs its departure
@@ -221,24 +219,20 @@ executor_doorbell(struct ewyk_strategy_executor *ex);
  * claim an idle lcore (any, or @lcore), then give it the job. A claimed
  * slot must be given a job.
  */
-int
-executor_claim(struct ewyk_strategy_executor *ex);
-int
-executor_claim_on(struct ewyk_strategy_executor *ex, unsigned int lcore);
-void
-executor_give_job(struct ewyk_strategy_executor *ex, int slot,
+int executor_claim(struct ewyk_strategy_executor *ex);
+int executor_claim_on(struct ewyk_strategy_executor *ex, unsigned int lcore);
+void executor_give_job(struct ewyk_strategy_executor *ex, int slot,
 	ewyk_strategy_job_fn fn, void *arg);
 
 /*
  * Run queued PEC tasks on the calling lcore (any lcore: counted in its slot
  * if it has one) until the ring is empty or @max ran; the number run.
  */
-unsigned int
-executor_drain_here(struct ewyk_strategy_executor *ex, unsigned int max);
+unsigned int executor_drain_here(struct ewyk_strategy_executor *ex,
+	unsigned int max);
 
 /* Executor internals used by the strategy's stats. */
-void
-executor_stats_add(const struct ewyk_strategy_executor *ex,
+void executor_stats_add(const struct ewyk_strategy_executor *ex,
 	struct ewyk_strategy_stats *st);
 
 /* strategy.c: the registry of lib/common and its telemetry */

@@ -42,8 +42,9 @@ ewyk_strategy_producer_create(struct ewyk_strategy *s,
 	}
 	burst = conf->burst != 0 ? conf->burst : PRODUCER_DEFAULT_BURST;
 	if (burst > PRODUCER_MAX_BURST ||
-		(conf->flags & ~(uint32_t)(EWYK_STRATEGY_PRODUCER_F_HOME |
-			EWYK_STRATEGY_PRODUCER_F_SERVE_RING)) != 0 ||
+		(conf->flags &
+			~(uint32_t)(EWYK_STRATEGY_PRODUCER_F_HOME |
+				EWYK_STRATEGY_PRODUCER_F_SERVE_RING)) != 0 ||
 		((conf->flags & EWYK_STRATEGY_PRODUCER_F_HOME) &&
 			(conf->home_lcore >= RTE_MAX_LCORE || s->ex == NULL))) {
 		rte_errno = EINVAL;
@@ -132,8 +133,8 @@ producer_dispatch(struct ewyk_strategy_producer *p, struct ewyk_strategy *s,
 
 	if (mode < 0) {
 		/* Unknown invocation type: the safe choice, as BLOCKING. */
-		mode = ewyk_strategy_decide(
-			s->kind, EWYK_STRATEGY_INVOKE_BLOCKING, 1);
+		mode = ewyk_strategy_decide(s->kind,
+			EWYK_STRATEGY_INVOKE_BLOCKING, 1);
 	}
 	if (mode == EWYK_STRATEGY_MODE_EPC) {
 		/*
@@ -144,7 +145,7 @@ producer_dispatch(struct ewyk_strategy_producer *p, struct ewyk_strategy *s,
 
 		p->doorbell = 0;
 		int slot = strategy_in_nonblocking() ? -EBUSY :
-			executor_claim(s->ex);
+						       executor_claim(s->ex);
 
 		if (slot >= 0) {
 			producer_depart(p, EWYK_STRATEGY_DEPART_HANDOFF);
@@ -162,9 +163,9 @@ producer_dispatch(struct ewyk_strategy_producer *p, struct ewyk_strategy *s,
 		p->doorbell = bell;
 		strategy_count(s, &st->epc_misses);
 		mode = ewyk_strategy_decide(s->kind,
-			t->invocation <= EWYK_STRATEGY_INVOKE_EITHER
-				? t->invocation
-				: EWYK_STRATEGY_INVOKE_BLOCKING,
+			t->invocation <= EWYK_STRATEGY_INVOKE_EITHER ?
+				t->invocation :
+				EWYK_STRATEGY_INVOKE_BLOCKING,
 			0);
 	}
 	if (mode == EWYK_STRATEGY_MODE_PEC) {
@@ -200,8 +201,8 @@ producer_loop(struct ewyk_strategy_producer *p)
 			}
 			/* Between bursts: go home if home is idle. */
 			if ((p->flags & EWYK_STRATEGY_PRODUCER_F_HOME) &&
-					rte_lcore_id() != p->home &&
-					!strategy_in_nonblocking()) {
+				rte_lcore_id() != p->home &&
+				!strategy_in_nonblocking()) {
 				int slot = executor_claim_on(s->ex, p->home);
 
 				if (slot >= 0) {
@@ -219,9 +220,9 @@ producer_loop(struct ewyk_strategy_producer *p)
 				p->n = p->burst;
 			if (p->n == 0) {
 				if (p->idle_polls == PRODUCER_POLL_FOREVER ||
-						p->empty < p->idle_polls) {
+					p->empty < p->idle_polls) {
 					if (!__atomic_load_n(&p->stop,
-							__ATOMIC_ACQUIRE)) {
+						    __ATOMIC_ACQUIRE)) {
 						if (p->empty < UINT32_MAX)
 							p->empty++;
 						continue;
@@ -230,14 +231,14 @@ producer_loop(struct ewyk_strategy_producer *p)
 				p->empty = 0;
 				stop = __atomic_load_n(&p->stop,
 					__ATOMIC_ACQUIRE);
-				producer_depart(p, stop ?
-					EWYK_STRATEGY_DEPART_STOP :
-					EWYK_STRATEGY_DEPART_IDLE);
+				producer_depart(p,
+					stop ? EWYK_STRATEGY_DEPART_STOP :
+					       EWYK_STRATEGY_DEPART_IDLE);
 				st = EWYK_STRATEGY_PRODUCER_PRODUCING;
 				if (__atomic_compare_exchange_n(&p->state, &st,
-						EWYK_STRATEGY_PRODUCER_IDLE, 0,
-						__ATOMIC_RELEASE,
-						__ATOMIC_ACQUIRE)) {
+					    EWYK_STRATEGY_PRODUCER_IDLE, 0,
+					    __ATOMIC_RELEASE,
+					    __ATOMIC_ACQUIRE)) {
 					STRATEGY_COUNT(s, idle);
 					return stop ?
 						EWYK_STRATEGY_PRODUCE_STOPPED :
@@ -269,7 +270,7 @@ static void
 producer_serve_ring(struct ewyk_strategy *s)
 {
 	if (s->ex != NULL && !strategy_in_nonblocking() &&
-			ewyk_strategy_executor_queued(s->ex) != 0)
+		ewyk_strategy_executor_queued(s->ex) != 0)
 		executor_drain_here(s->ex, UINT32_MAX);
 }
 
@@ -278,7 +279,7 @@ static int
 producer_left(struct ewyk_strategy *s, uint32_t flags, int ret)
 {
 	if ((flags & EWYK_STRATEGY_PRODUCER_F_SERVE_RING) &&
-			ret != EWYK_STRATEGY_PRODUCE_HANDED_OFF)
+		ret != EWYK_STRATEGY_PRODUCE_HANDED_OFF)
 		producer_serve_ring(s);
 	return ret;
 }
@@ -295,8 +296,8 @@ ewyk_strategy_producer_run(struct ewyk_strategy_producer *p)
 	for (;;) {
 		if (st == EWYK_STRATEGY_PRODUCER_IDLE) {
 			if (__atomic_compare_exchange_n(&p->state, &st,
-					EWYK_STRATEGY_PRODUCER_PRODUCING, 0,
-					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+				    EWYK_STRATEGY_PRODUCER_PRODUCING, 0,
+				    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 				struct ewyk_strategy *s = p->s;
 				uint32_t fl = p->flags;
 
@@ -306,8 +307,8 @@ ewyk_strategy_producer_run(struct ewyk_strategy_producer *p)
 			}
 		} else if (st == EWYK_STRATEGY_PRODUCER_PRODUCING) {
 			if (__atomic_compare_exchange_n(&p->state, &st,
-					EWYK_STRATEGY_PRODUCER_REPRODUCING, 0,
-					__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+				    EWYK_STRATEGY_PRODUCER_REPRODUCING, 0,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
 				STRATEGY_COUNT(p->s, reproduce);
 				return EWYK_STRATEGY_PRODUCE_BUSY;
 			}
@@ -330,8 +331,8 @@ ewyk_strategy_producer_try_run(struct ewyk_strategy_producer *p)
 		EWYK_STRATEGY_PRODUCER_IDLE)
 		return EWYK_STRATEGY_PRODUCE_BUSY;
 	if (!__atomic_compare_exchange_n(&p->state, &st,
-			EWYK_STRATEGY_PRODUCER_PRODUCING, 0, __ATOMIC_ACQUIRE,
-			__ATOMIC_RELAXED))
+		    EWYK_STRATEGY_PRODUCER_PRODUCING, 0, __ATOMIC_ACQUIRE,
+		    __ATOMIC_RELAXED))
 		return EWYK_STRATEGY_PRODUCE_BUSY;
 	STRATEGY_COUNT(p->s, produce_calls);
 	__atomic_store_n(&p->holder, rte_lcore_id(), __ATOMIC_RELAXED);

@@ -85,138 +85,138 @@ enum ewyk_tcp_state {
  * its type (every one is a COUNTER: it only grows) and its help text.
  * Every dropped segment increments exactly one EWYK_TCP_DROP_* counter.
  */
-#define EWYK_TCP_COUNTERS(X) \
-	X(SEG_IN, seg_in, COUNTER, "Segments received (valid or not)") \
-	X(SEG_OUT, seg_out, COUNTER, "Segments sent") \
-	X(BYTES_IN, bytes_in, COUNTER, "Payload bytes accepted in order") \
-	X(BYTES_OUT, bytes_out, COUNTER, \
-		"Payload bytes sent (retransmissions included)") \
-	X(RETRANS_SEGS, retrans_segs, COUNTER, \
-		"Segments retransmitted (any reason)") \
-	X(RETRANS_BYTES, retrans_bytes, COUNTER, \
-		"Payload bytes retransmitted") \
-	X(FAST_RETRANS, fast_retrans, COUNTER, \
-		"Fast retransmits (entries into recovery)") \
-	X(SACK_RETRANS, sack_retrans, COUNTER, \
-		"Holes retransmitted as chosen by SACK") \
-	X(PARTIAL_ACKS, partial_acks, COUNTER, "NewReno partial ACKs") \
-	X(LOST_RETRANS, lost_retrans, COUNTER, \
-		"Retransmissions found lost and sent again") \
-	X(RTO, rto, COUNTER, "Retransmission timeouts") \
-	X(TLP_PROBES, tlp_probes, COUNTER, \
-		"Tail loss probes sent (RFC 8985 section 7)") \
-	X(SYN_RETRANS, syn_retrans, COUNTER, "SYN or SYN-ACK retransmissions") \
-	X(DUPACKS_IN, dupacks_in, COUNTER, "Duplicate ACKs received") \
-	X(SACK_BLOCKS_IN, sack_blocks_in, COUNTER, \
-		"Valid SACK blocks received") \
-	X(SACK_BLOCKS_OUT, sack_blocks_out, COUNTER, "SACK blocks sent") \
-	X(OOO_QUEUED, ooo_queued, COUNTER, "Out-of-order segments queued") \
-	X(PERSIST_PROBES, persist_probes, COUNTER, "Zero-window probes sent") \
-	X(KEEPALIVE_PROBES, keepalive_probes, COUNTER, \
-		"Keep-alive probes sent") \
-	X(DELAYED_ACKS, delayed_acks, COUNTER, \
-		"ACKs sent by the delayed-ACK timer") \
-	X(QUICK_ACKS, quick_acks, COUNTER, \
-		"ACKs sent at once (every 2nd segment, OOO, FIN, ...)") \
-	X(WINDOW_UPDATES, window_updates, COUNTER, "Pure window updates sent") \
-	X(CHALLENGE_ACKS, challenge_acks, COUNTER, \
-		"RFC 5961 challenge ACKs sent") \
-	X(CHALLENGE_LIMITED, challenge_limited, COUNTER, \
-		"Challenge ACKs not sent: over the rate limit") \
-	X(RST_IN, rst_in, COUNTER, \
-		"Acceptable RSTs received (connection reset)") \
-	X(RST_OUT, rst_out, COUNTER, "RSTs sent") \
-	X(SYNCOOKIES_SENT, syncookies_sent, COUNTER, \
-		"SYN-ACKs carrying a cookie") \
-	X(SYNCOOKIES_OK, syncookies_ok, COUNTER, \
-		"Connections created from a valid cookie") \
-	X(PASSIVE_OPENS, passive_opens, COUNTER, \
-		"SYNs accepted by a listener") \
-	X(ACTIVE_OPENS, active_opens, COUNTER, "Connects started") \
-	X(ESTABLISHED_CONNS, established, COUNTER, \
-		"Connections that reached ESTABLISHED") \
-	X(CONN_CLOSED, conn_closed, COUNTER, \
-		"Connections freed after an orderly close") \
-	X(CONN_RESET, conn_reset, COUNTER, "Connections reset by the peer") \
-	X(CONN_ABORTED, conn_aborted, COUNTER, \
-		"Connections aborted by the application") \
-	X(CONN_TIMEOUT, conn_timeout, COUNTER, \
-		"Connections dropped after too many retries") \
-	X(TW_REUSE, tw_reuse, COUNTER, \
-		"TIME_WAIT connections reused by a new SYN") \
-	X(TW_OVERFLOW, tw_overflow, COUNTER, \
-		"Connections closed without TIME_WAIT (max_time_wait)") \
-	X(SEND_REFUSED, send_refused, COUNTER, \
-		"Ewyk_tcp_send refused for lack of space") \
-	X(OOW_LIMITED, oow_limited, COUNTER, \
-		"Answers to out-of-window/PAWS/SYN segments not sent: over " \
-		"the per-connection rate (oow_ratelimit_ms)") \
-	X(IDLE_TIMEOUT, idle_timeout, COUNTER, \
-		"Connections reset: nothing arrived for idle_timeout_ms") \
-	X(ORPHAN_TIMEOUT, orphan_timeout, COUNTER, \
-		"Connections the application closed, given up after " \
-		"orphan_timeout_ms") \
-	X(PERSIST_TIMEOUT, persist_timeout, COUNTER, \
-		"Connections given up: the peer's window stayed zero " \
-		"persist_max_ms") \
-	X(RST_LIMITED, rst_limited, COUNTER, \
-		"RSTs to segments of no connection not sent: over rst_limit " \
-		"a second") \
-	X(SEND_COALESCED, send_coalesced, COUNTER, \
-		"Small sends copied into the send queue's last buffer") \
-	/* drops, one reason each */ \
-	X(DROP_SHORT, drop_short, COUNTER, "Shorter than a TCP header") \
-	X(DROP_DOFF, drop_doff, COUNTER, \
-		"Data offset < 5 or beyond the segment") \
-	X(DROP_CKSUM, drop_cksum, COUNTER, "Bad checksum") \
-	X(DROP_OPTIONS, drop_options, COUNTER, \
-		"Malformed or truncated options") \
-	X(DROP_FLAGS, drop_flags, COUNTER, \
-		"Flag combination that makes no sense") \
-	X(DROP_PORT, drop_port, COUNTER, "Source or destination port zero") \
-	X(DROP_NO_LISTENER, drop_no_listener, COUNTER, \
-		"No connection or listener (RST sent)") \
-	X(DROP_OUT_OF_WINDOW, drop_out_of_window, COUNTER, \
-		"Sequence not acceptable (ACK sent)") \
-	X(DROP_PAWS, drop_paws, COUNTER, "Rejected by PAWS (ACK sent)") \
-	X(DROP_BAD_ACK, drop_bad_ack, COUNTER, \
-		"ACK of unsent data or too old") \
-	X(DROP_NO_ACK, drop_no_ack, COUNTER, \
-		"No ACK flag in a synchronized state") \
-	X(DROP_RST, drop_rst, COUNTER, \
-		"RST not exactly at RCV.NXT, or unacceptable") \
-	X(DROP_SYN, drop_syn, COUNTER, \
-		"SYN in a synchronized state (challenged)") \
-	X(DROP_STATE, drop_state, COUNTER, \
-		"Nothing to do with it in this state") \
-	X(DROP_OOO_FULL, drop_ooo_full, COUNTER, "Out-of-order queue full") \
-	X(DROP_BACKLOG, drop_backlog, COUNTER, \
-		"SYN dropped: backlog full, no cookies") \
-	X(DROP_COOKIE, drop_cookie, COUNTER, \
-		"ACK with an invalid or stale cookie") \
-	X(DROP_NO_CONN_MEM, drop_no_conn_mem, COUNTER, \
-		"Connection pool empty") \
-	X(DROP_NO_MBUF, drop_no_mbuf, COUNTER, \
-		"Mbuf pool empty when building a segment") \
-	X(DROP_STEERED, drop_steered, COUNTER, \
-		"Belongs to another shard that cannot be reached (no such " \
+#define EWYK_TCP_COUNTERS(X)                                                      \
+	X(SEG_IN, seg_in, COUNTER, "Segments received (valid or not)")            \
+	X(SEG_OUT, seg_out, COUNTER, "Segments sent")                             \
+	X(BYTES_IN, bytes_in, COUNTER, "Payload bytes accepted in order")         \
+	X(BYTES_OUT, bytes_out, COUNTER,                                          \
+		"Payload bytes sent (retransmissions included)")                  \
+	X(RETRANS_SEGS, retrans_segs, COUNTER,                                    \
+		"Segments retransmitted (any reason)")                            \
+	X(RETRANS_BYTES, retrans_bytes, COUNTER,                                  \
+		"Payload bytes retransmitted")                                    \
+	X(FAST_RETRANS, fast_retrans, COUNTER,                                    \
+		"Fast retransmits (entries into recovery)")                       \
+	X(SACK_RETRANS, sack_retrans, COUNTER,                                    \
+		"Holes retransmitted as chosen by SACK")                          \
+	X(PARTIAL_ACKS, partial_acks, COUNTER, "NewReno partial ACKs")            \
+	X(LOST_RETRANS, lost_retrans, COUNTER,                                    \
+		"Retransmissions found lost and sent again")                      \
+	X(RTO, rto, COUNTER, "Retransmission timeouts")                           \
+	X(TLP_PROBES, tlp_probes, COUNTER,                                        \
+		"Tail loss probes sent (RFC 8985 section 7)")                     \
+	X(SYN_RETRANS, syn_retrans, COUNTER, "SYN or SYN-ACK retransmissions")    \
+	X(DUPACKS_IN, dupacks_in, COUNTER, "Duplicate ACKs received")             \
+	X(SACK_BLOCKS_IN, sack_blocks_in, COUNTER,                                \
+		"Valid SACK blocks received")                                     \
+	X(SACK_BLOCKS_OUT, sack_blocks_out, COUNTER, "SACK blocks sent")          \
+	X(OOO_QUEUED, ooo_queued, COUNTER, "Out-of-order segments queued")        \
+	X(PERSIST_PROBES, persist_probes, COUNTER, "Zero-window probes sent")     \
+	X(KEEPALIVE_PROBES, keepalive_probes, COUNTER,                            \
+		"Keep-alive probes sent")                                         \
+	X(DELAYED_ACKS, delayed_acks, COUNTER,                                    \
+		"ACKs sent by the delayed-ACK timer")                             \
+	X(QUICK_ACKS, quick_acks, COUNTER,                                        \
+		"ACKs sent at once (every 2nd segment, OOO, FIN, ...)")           \
+	X(WINDOW_UPDATES, window_updates, COUNTER, "Pure window updates sent")    \
+	X(CHALLENGE_ACKS, challenge_acks, COUNTER,                                \
+		"RFC 5961 challenge ACKs sent")                                   \
+	X(CHALLENGE_LIMITED, challenge_limited, COUNTER,                          \
+		"Challenge ACKs not sent: over the rate limit")                   \
+	X(RST_IN, rst_in, COUNTER,                                                \
+		"Acceptable RSTs received (connection reset)")                    \
+	X(RST_OUT, rst_out, COUNTER, "RSTs sent")                                 \
+	X(SYNCOOKIES_SENT, syncookies_sent, COUNTER,                              \
+		"SYN-ACKs carrying a cookie")                                     \
+	X(SYNCOOKIES_OK, syncookies_ok, COUNTER,                                  \
+		"Connections created from a valid cookie")                        \
+	X(PASSIVE_OPENS, passive_opens, COUNTER,                                  \
+		"SYNs accepted by a listener")                                    \
+	X(ACTIVE_OPENS, active_opens, COUNTER, "Connects started")                \
+	X(ESTABLISHED_CONNS, established, COUNTER,                                \
+		"Connections that reached ESTABLISHED")                           \
+	X(CONN_CLOSED, conn_closed, COUNTER,                                      \
+		"Connections freed after an orderly close")                       \
+	X(CONN_RESET, conn_reset, COUNTER, "Connections reset by the peer")       \
+	X(CONN_ABORTED, conn_aborted, COUNTER,                                    \
+		"Connections aborted by the application")                         \
+	X(CONN_TIMEOUT, conn_timeout, COUNTER,                                    \
+		"Connections dropped after too many retries")                     \
+	X(TW_REUSE, tw_reuse, COUNTER,                                            \
+		"TIME_WAIT connections reused by a new SYN")                      \
+	X(TW_OVERFLOW, tw_overflow, COUNTER,                                      \
+		"Connections closed without TIME_WAIT (max_time_wait)")           \
+	X(SEND_REFUSED, send_refused, COUNTER,                                    \
+		"Ewyk_tcp_send refused for lack of space")                        \
+	X(OOW_LIMITED, oow_limited, COUNTER,                                      \
+		"Answers to out-of-window/PAWS/SYN segments not sent: over "      \
+		"the per-connection rate (oow_ratelimit_ms)")                     \
+	X(IDLE_TIMEOUT, idle_timeout, COUNTER,                                    \
+		"Connections reset: nothing arrived for idle_timeout_ms")         \
+	X(ORPHAN_TIMEOUT, orphan_timeout, COUNTER,                                \
+		"Connections the application closed, given up after "             \
+		"orphan_timeout_ms")                                              \
+	X(PERSIST_TIMEOUT, persist_timeout, COUNTER,                              \
+		"Connections given up: the peer's window stayed zero "            \
+		"persist_max_ms")                                                 \
+	X(RST_LIMITED, rst_limited, COUNTER,                                      \
+		"RSTs to segments of no connection not sent: over rst_limit "     \
+		"a second")                                                       \
+	X(SEND_COALESCED, send_coalesced, COUNTER,                                \
+		"Small sends copied into the send queue's last buffer")           \
+	/* drops, one reason each */                                              \
+	X(DROP_SHORT, drop_short, COUNTER, "Shorter than a TCP header")           \
+	X(DROP_DOFF, drop_doff, COUNTER,                                          \
+		"Data offset < 5 or beyond the segment")                          \
+	X(DROP_CKSUM, drop_cksum, COUNTER, "Bad checksum")                        \
+	X(DROP_OPTIONS, drop_options, COUNTER,                                    \
+		"Malformed or truncated options")                                 \
+	X(DROP_FLAGS, drop_flags, COUNTER,                                        \
+		"Flag combination that makes no sense")                           \
+	X(DROP_PORT, drop_port, COUNTER, "Source or destination port zero")       \
+	X(DROP_NO_LISTENER, drop_no_listener, COUNTER,                            \
+		"No connection or listener (RST sent)")                           \
+	X(DROP_OUT_OF_WINDOW, drop_out_of_window, COUNTER,                        \
+		"Sequence not acceptable (ACK sent)")                             \
+	X(DROP_PAWS, drop_paws, COUNTER, "Rejected by PAWS (ACK sent)")           \
+	X(DROP_BAD_ACK, drop_bad_ack, COUNTER,                                    \
+		"ACK of unsent data or too old")                                  \
+	X(DROP_NO_ACK, drop_no_ack, COUNTER,                                      \
+		"No ACK flag in a synchronized state")                            \
+	X(DROP_RST, drop_rst, COUNTER,                                            \
+		"RST not exactly at RCV.NXT, or unacceptable")                    \
+	X(DROP_SYN, drop_syn, COUNTER,                                            \
+		"SYN in a synchronized state (challenged)")                       \
+	X(DROP_STATE, drop_state, COUNTER,                                        \
+		"Nothing to do with it in this state")                            \
+	X(DROP_OOO_FULL, drop_ooo_full, COUNTER, "Out-of-order queue full")       \
+	X(DROP_BACKLOG, drop_backlog, COUNTER,                                    \
+		"SYN dropped: backlog full, no cookies")                          \
+	X(DROP_COOKIE, drop_cookie, COUNTER,                                      \
+		"ACK with an invalid or stale cookie")                            \
+	X(DROP_NO_CONN_MEM, drop_no_conn_mem, COUNTER,                            \
+		"Connection pool empty")                                          \
+	X(DROP_NO_MBUF, drop_no_mbuf, COUNTER,                                    \
+		"Mbuf pool empty when building a segment")                        \
+	X(DROP_STEERED, drop_steered, COUNTER,                                    \
+		"Belongs to another shard that cannot be reached (no such "       \
 		"shard, no headroom); a full inbox is lib/net's drop_inbox_full") \
-	X(DROP_NO_TS, drop_no_ts, COUNTER, \
-		"No timestamp on a timestamp connection (RFC 7323 3.2)") \
-	X(DROP_SRC_LIMIT, drop_src_limit, COUNTER, \
-		"Passive opens refused: the source holds max_conns_per_src") \
-	X(DROP_AFTER_FIN, drop_after_fin, COUNTER, \
-		"Data or FIN past the peer's FIN, freed") \
-	X(DROP_OOO_BUDGET, drop_ooo_budget, COUNTER, \
-		"Out-of-order segment: connection or context over its mbuf " \
+	X(DROP_NO_TS, drop_no_ts, COUNTER,                                        \
+		"No timestamp on a timestamp connection (RFC 7323 3.2)")          \
+	X(DROP_SRC_LIMIT, drop_src_limit, COUNTER,                                \
+		"Passive opens refused: the source holds max_conns_per_src")      \
+	X(DROP_AFTER_FIN, drop_after_fin, COUNTER,                                \
+		"Data or FIN past the peer's FIN, freed")                         \
+	X(DROP_OOO_BUDGET, drop_ooo_budget, COUNTER,                              \
+		"Out-of-order segment: connection or context over its mbuf "      \
 		"budget")
 
 /** Per-shard counters: one per entry of EWYK_TCP_COUNTERS, in its order. */
 enum ewyk_tcp_counter {
-#define EWYK_TCP_COUNTER_ENUM(sym, name, type, help) EWYK_TCP_ ## sym,
+#define EWYK_TCP_COUNTER_ENUM(sym, name, type, help) EWYK_TCP_##sym,
 	EWYK_TCP_COUNTERS(EWYK_TCP_COUNTER_ENUM)
 #undef EWYK_TCP_COUNTER_ENUM
-	EWYK_TCP_COUNTER_MAX /**< number of counters */
+		EWYK_TCP_COUNTER_MAX /**< number of counters */
 };
 
 /** First drop counter; every counter from here on is a drop reason. */
@@ -242,7 +242,7 @@ enum ewyk_tcp_counter {
  *   TCP recovers from a lost segment).
  */
 typedef int (*ewyk_tcp_output_t)(void *arg, struct rte_mbuf *m, uint16_t port,
-		rte_be32_t src, rte_be32_t dst);
+	rte_be32_t src, rte_be32_t dst);
 
 /** Configuration of a per-shard TCP context. A zero field takes its default. */
 struct ewyk_tcp_conf {
@@ -253,49 +253,63 @@ struct ewyk_tcp_conf {
 	struct rte_mempool *tx_pool;
 	/** Output function; NULL: ewyk_net_ip_output on the shard. */
 	ewyk_tcp_output_t output;
-	void *output_arg;           /**< first argument of output */
+	void *output_arg; /**< first argument of output */
 	/** Timer wheel of the shard, shared with the layers above; NULL: the
 	 *  context makes its own and @ref ewyk_tcp_advance advances it. */
 	struct ewyk_twheel *wheel;
-	int socket_id;              /**< NUMA node for memory (SOCKET_ID_ANY ok) */
-	uint32_t max_conns;         /**< connection objects; 0 = 16384 */
-	uint32_t hash_buckets;      /**< table buckets (power of 2); 0 = max_conns */
-	uint16_t mss;               /**< MSS we announce; 0 = 1460 */
-	uint32_t rcv_buf;           /**< receive buffer per connection; 0 = 256 KiB */
-	uint32_t snd_buf;           /**< send buffer per connection; 0 = 256 KiB */
-	uint32_t time_wait_ms;      /**< 2MSL; 0 = 60000 */
-	uint32_t max_time_wait;     /**< most connections in TIME_WAIT; beyond, closed at once; 0 = max_conns / 2 */
-	uint32_t delack_ms;         /**< delayed-ACK timeout; 0 = 40 */
-	bool no_delack;             /**< ACK every segment at once */
-	bool no_syncookies;         /**< drop SYNs when a backlog is full */
-	bool no_timestamps;         /**< do not offer or accept timestamps */
-	bool no_sack;               /**< do not offer or accept SACK */
-	bool no_wscale;             /**< do not offer or accept window scaling */
-	uint32_t rto_init_ms;       /**< initial RTO (RFC 6298: 1 s); 0 = 1000 */
-	uint32_t rto_min_ms;        /**< lower bound of the RTO; 0 = 200 */
-	uint32_t rto_max_ms;        /**< upper bound of the RTO; 0 = 60000 */
-	uint8_t max_retries;        /**< RTO expiries in a row before giving up; 0 = 12 */
-	uint8_t syn_retries;        /**< SYN / SYN-ACK retransmissions; 0 = 5 */
-	uint16_t ooo_max_segs;      /**< out-of-order segments held per conn; 0 = rcv_buf / 512 (64..4096) */
-	uint32_t fin_wait2_ms;      /**< FIN-WAIT-2 limit once closed; 0 = 60000 */
-	uint32_t keepalive_ms;      /**< idle time before keep-alive probes; 0 = off */
+	int socket_id;         /**< NUMA node for memory (SOCKET_ID_ANY ok) */
+	uint32_t max_conns;    /**< connection objects; 0 = 16384 */
+	uint32_t hash_buckets; /**< table buckets (power of 2); 0 = max_conns */
+	uint16_t mss;          /**< MSS we announce; 0 = 1460 */
+	uint32_t rcv_buf; /**< receive buffer per connection; 0 = 256 KiB */
+	uint32_t snd_buf; /**< send buffer per connection; 0 = 256 KiB */
+	uint32_t time_wait_ms; /**< 2MSL; 0 = 60000 */
+	uint32_t
+		max_time_wait; /**< most connections in TIME_WAIT; beyond, closed at once; 0 = max_conns / 2 */
+	uint32_t delack_ms;   /**< delayed-ACK timeout; 0 = 40 */
+	bool no_delack;       /**< ACK every segment at once */
+	bool no_syncookies;   /**< drop SYNs when a backlog is full */
+	bool no_timestamps;   /**< do not offer or accept timestamps */
+	bool no_sack;         /**< do not offer or accept SACK */
+	bool no_wscale;       /**< do not offer or accept window scaling */
+	uint32_t rto_init_ms; /**< initial RTO (RFC 6298: 1 s); 0 = 1000 */
+	uint32_t rto_min_ms;  /**< lower bound of the RTO; 0 = 200 */
+	uint32_t rto_max_ms;  /**< upper bound of the RTO; 0 = 60000 */
+	uint8_t max_retries; /**< RTO expiries in a row before giving up; 0 = 12 */
+	uint8_t syn_retries; /**< SYN / SYN-ACK retransmissions; 0 = 5 */
+	uint16_t
+		ooo_max_segs; /**< out-of-order segments held per conn; 0 = rcv_buf / 512 (64..4096) */
+	uint32_t fin_wait2_ms; /**< FIN-WAIT-2 limit once closed; 0 = 60000 */
+	uint32_t
+		keepalive_ms; /**< idle time before keep-alive probes; 0 = off */
 	uint32_t keepalive_intvl_ms; /**< between probes; 0 = 75000 */
-	uint8_t keepalive_probes;   /**< unanswered probes before reset; 0 = 9 */
-	uint32_t challenge_ack_limit; /**< challenge ACKs per second (RFC 5961 7); 0 = 1000, UINT32_MAX = no limit */
-	uint8_t quickack_segs;      /**< segments ACKed at once after open; 0 = 16 */
-	bool no_quickack;           /**< no quick-ACK phase after open */
-	uint16_t ephemeral_lo;      /**< first local port of active opens; 0 = 32768 */
-	uint16_t ephemeral_hi;      /**< last local port of active opens; 0 = 60999 */
-	uint64_t secret;            /**< ISN/cookie/timestamp secret; 0 = random */
+	uint8_t keepalive_probes; /**< unanswered probes before reset; 0 = 9 */
+	uint32_t
+		challenge_ack_limit; /**< challenge ACKs per second (RFC 5961 7); 0 = 1000, UINT32_MAX = no limit */
+	uint8_t quickack_segs; /**< segments ACKed at once after open; 0 = 16 */
+	bool no_quickack;      /**< no quick-ACK phase after open */
+	uint16_t
+		ephemeral_lo; /**< first local port of active opens; 0 = 32768 */
+	uint16_t
+		ephemeral_hi; /**< last local port of active opens; 0 = 60999 */
+	uint64_t secret;      /**< ISN/cookie/timestamp secret; 0 = random */
 	/* hardening (issue 13) */
-	uint32_t oow_ratelimit_ms;  /**< per connection, at most one answer (duplicate ACK, challenge ACK, SYN-ACK) to an out-of-window, PAWS-failing or repeated SYN segment per this; 0 = 500, UINT32_MAX = no limit */
-	uint32_t idle_timeout_ms;   /**< reset a connection nothing arrived on for this long; 0 = off */
-	uint32_t orphan_timeout_ms; /**< once the application closed: give up FIN_WAIT_1, CLOSING and LAST_ACK after this long, whatever the peer's window; 0 = 60000 */
-	uint32_t persist_max_ms;    /**< give up a connection whose peer's window stayed zero this long while data waits; 0 = 300000, UINT32_MAX = never */
-	uint32_t max_conns_per_src; /**< connections one peer address may hold (counted per keyed hash bucket); 0 = no limit */
-	uint32_t rst_limit;         /**< RSTs a second to segments of no connection; 0 = 1000, UINT32_MAX = no limit */
-	uint32_t mbuf_budget;       /**< mbufs all send and out-of-order queues may pin; 0 = half the tx_pool */
-	uint32_t conn_mbuf_max;     /**< mbufs one connection's queues may pin; 0 = mbuf_budget / 16 (at least 64) */
+	uint32_t
+		oow_ratelimit_ms; /**< per connection, at most one answer (duplicate ACK, challenge ACK, SYN-ACK) to an out-of-window, PAWS-failing or repeated SYN segment per this; 0 = 500, UINT32_MAX = no limit */
+	uint32_t
+		idle_timeout_ms; /**< reset a connection nothing arrived on for this long; 0 = off */
+	uint32_t
+		orphan_timeout_ms; /**< once the application closed: give up FIN_WAIT_1, CLOSING and LAST_ACK after this long, whatever the peer's window; 0 = 60000 */
+	uint32_t
+		persist_max_ms; /**< give up a connection whose peer's window stayed zero this long while data waits; 0 = 300000, UINT32_MAX = never */
+	uint32_t
+		max_conns_per_src; /**< connections one peer address may hold (counted per keyed hash bucket); 0 = no limit */
+	uint32_t
+		rst_limit; /**< RSTs a second to segments of no connection; 0 = 1000, UINT32_MAX = no limit */
+	uint32_t
+		mbuf_budget; /**< mbufs all send and out-of-order queues may pin; 0 = half the tx_pool */
+	uint32_t
+		conn_mbuf_max; /**< mbufs one connection's queues may pin; 0 = mbuf_budget / 16 (at least 64) */
 };
 
 /**
@@ -337,13 +351,15 @@ struct ewyk_tcp_ops {
 
 /** Arguments of @ref ewyk_tcp_connect. */
 struct ewyk_tcp_connect_args {
-	rte_be32_t dst_ip;          /**< peer address */
-	uint16_t dst_port;          /**< peer port */
-	rte_be32_t src_ip;          /**< 0: the address of the port routing to dst */
-	uint16_t src_port;          /**< 0: pick one whose return traffic lands on this shard */
-	uint16_t port;              /**< port index, used when there is no shard */
-	const struct ewyk_tcp_ops *ops; /**< events; must outlive the connection */
-	void *ctx;                  /**< the connection's context */
+	rte_be32_t dst_ip; /**< peer address */
+	uint16_t dst_port; /**< peer port */
+	rte_be32_t src_ip; /**< 0: the address of the port routing to dst */
+	uint16_t
+		src_port; /**< 0: pick one whose return traffic lands on this shard */
+	uint16_t port; /**< port index, used when there is no shard */
+	const struct ewyk_tcp_ops
+		*ops; /**< events; must outlive the connection */
+	void *ctx;    /**< the connection's context */
 };
 
 /** What @ref ewyk_tcp_conn_info reports about a connection. */
@@ -351,18 +367,18 @@ struct ewyk_tcp_conn_info {
 	enum ewyk_tcp_state state;
 	rte_be32_t local_ip, remote_ip;
 	uint16_t local_port, remote_port;
-	uint16_t port;              /**< port index */
-	uint16_t snd_mss;           /**< payload bytes per segment we send */
+	uint16_t port;    /**< port index */
+	uint16_t snd_mss; /**< payload bytes per segment we send */
 	uint8_t snd_wscale, rcv_wscale; /**< 0xff: window scaling off */
-	bool sack, timestamps;      /**< options in force */
-	uint32_t snd_wnd;           /**< peer's window (bytes) */
-	uint32_t rcv_wnd;           /**< window we announce now (bytes) */
-	uint32_t cwnd, ssthresh;    /**< bytes */
+	bool sack, timestamps;          /**< options in force */
+	uint32_t snd_wnd;               /**< peer's window (bytes) */
+	uint32_t rcv_wnd;               /**< window we announce now (bytes) */
+	uint32_t cwnd, ssthresh;        /**< bytes */
 	uint32_t srtt_us, rttvar_us, rto_ms;
-	uint32_t in_flight;         /**< bytes sent, not acknowledged */
-	uint32_t snd_queued;        /**< bytes queued (unsent + in flight) */
-	uint32_t ooo_segs;          /**< segments in the out-of-order queue */
-	uint32_t retransmits;       /**< segments retransmitted */
+	uint32_t in_flight;   /**< bytes sent, not acknowledged */
+	uint32_t snd_queued;  /**< bytes queued (unsent + in flight) */
+	uint32_t ooo_segs;    /**< segments in the out-of-order queue */
+	uint32_t retransmits; /**< segments retransmitted */
 };
 
 /**
@@ -376,8 +392,7 @@ struct ewyk_tcp_conn_info {
  *   configuration: no shard and no output or tx_pool, bad sizes), ENOMEM,
  *   EEXIST (a context already registered under that shard id).
  */
-struct ewyk_tcp *
-ewyk_tcp_create(const struct ewyk_tcp_conf *conf);
+struct ewyk_tcp *ewyk_tcp_create(const struct ewyk_tcp_conf *conf);
 
 /**
  * Free a context: every connection is dropped silently (no RST, no
@@ -387,8 +402,7 @@ ewyk_tcp_create(const struct ewyk_tcp_conf *conf);
  * @param t
  *   context; NULL is a no-op
  */
-void
-ewyk_tcp_free(struct ewyk_tcp *t);
+void ewyk_tcp_free(struct ewyk_tcp *t);
 
 /**
  * Listen on a local port.
@@ -410,9 +424,8 @@ ewyk_tcp_free(struct ewyk_tcp *t);
  *   0, -EINVAL (port 0, NULL ops), -EADDRINUSE (already
  *   listening), -ENOSPC (too many listeners).
  */
-int
-ewyk_tcp_listen(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port,
-		const struct ewyk_tcp_ops *ops, void *arg, uint32_t backlog);
+int ewyk_tcp_listen(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port,
+	const struct ewyk_tcp_ops *ops, void *arg, uint32_t backlog);
 
 /**
  * Stop listening. Connections already accepted are not affected;
@@ -427,8 +440,7 @@ ewyk_tcp_listen(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port,
  * @return
  *   0 or -ENOENT (no such listener).
  */
-int
-ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port);
+int ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port);
 
 /**
  * Active open: send a SYN. The result comes through ops->connected.
@@ -442,8 +454,8 @@ ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port);
  *   ENETUNREACH (no route), EADDRINUSE (4-tuple taken), EADDRNOTAVAIL (no
  *   free local port for this shard), ENOMEM (no connection object).
  */
-struct ewyk_tcp_conn *
-ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a);
+struct ewyk_tcp_conn *ewyk_tcp_connect(struct ewyk_tcp *t,
+	const struct ewyk_tcp_connect_args *a);
 
 /**
  * Input function for ewyk_net_l4_register (registered by
@@ -461,9 +473,8 @@ ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a);
  * @param ip
  *   IPv4 facts
  */
-void
-ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip);
+void ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
+	const struct ewyk_net_ip_info *ip);
 
 /**
  * Process one received segment without lib/net (tests, fuzzing).
@@ -476,9 +487,8 @@ ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
  * @param ip
  *   IPv4 facts (src, dst, port, cksum_good, l4_len)
  */
-void
-ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip);
+void ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
+	const struct ewyk_net_ip_info *ip);
 
 /**
  * Set the context's clock and run every timer due. Call once per loop
@@ -492,8 +502,7 @@ ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
  * @return
  *   the number of TCP timers that fired.
  */
-unsigned int
-ewyk_tcp_advance(struct ewyk_tcp *t, uint64_t now);
+unsigned int ewyk_tcp_advance(struct ewyk_tcp *t, uint64_t now);
 
 /**
  * Queue data for sending. Segments go out at once as far as the windows
@@ -509,8 +518,7 @@ ewyk_tcp_advance(struct ewyk_tcp *t, uint64_t now);
  *   ops->writable follows); -ENOTCONN when the connection cannot send
  *   (not established, or shut down); -EINVAL for an empty chain.
  */
-int
-ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m);
+int ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m);
 
 /**
  * Room in the send buffer.
@@ -521,8 +529,7 @@ ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m);
  *   bytes @ref ewyk_tcp_send would take now; 0 when the connection
  *   cannot send (not established, shut down, closed) or the buffer is full.
  */
-uint32_t
-ewyk_tcp_send_space(const struct ewyk_tcp_conn *c);
+uint32_t ewyk_tcp_send_space(const struct ewyk_tcp_conn *c);
 
 /**
  * Tell the endpoint that bytes handed over by ops->recv have been
@@ -535,8 +542,7 @@ ewyk_tcp_send_space(const struct ewyk_tcp_conn *c);
  * @param len
  *   bytes consumed
  */
-void
-ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len);
+void ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len);
 
 /**
  * Close our sending direction: a FIN follows the queued data. Receiving
@@ -547,8 +553,7 @@ ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len);
  * @return
  *   0, or -ENOTCONN if already shut down, closed or not connected.
  */
-int
-ewyk_tcp_shutdown(struct ewyk_tcp_conn *c);
+int ewyk_tcp_shutdown(struct ewyk_tcp_conn *c);
 
 /**
  * Close the connection and let go of the handle: queued data is sent,
@@ -558,8 +563,7 @@ ewyk_tcp_shutdown(struct ewyk_tcp_conn *c);
  * @param c
  *   connection (NULL or already closed: no-op)
  */
-void
-ewyk_tcp_close(struct ewyk_tcp_conn *c);
+void ewyk_tcp_close(struct ewyk_tcp_conn *c);
 
 /**
  * Abort: send a RST (if synchronized) and free at once; no callbacks.
@@ -567,8 +571,7 @@ ewyk_tcp_close(struct ewyk_tcp_conn *c);
  * @param c
  *   connection (NULL or already closed: no-op)
  */
-void
-ewyk_tcp_abort(struct ewyk_tcp_conn *c);
+void ewyk_tcp_abort(struct ewyk_tcp_conn *c);
 
 /**
  * Nagle's algorithm (RFC 9293 3.7.4) on a connection.
@@ -578,8 +581,7 @@ ewyk_tcp_abort(struct ewyk_tcp_conn *c);
  * @param nodelay
  *   true (the default): off; false: on
  */
-void
-ewyk_tcp_set_nodelay(struct ewyk_tcp_conn *c, bool nodelay);
+void ewyk_tcp_set_nodelay(struct ewyk_tcp_conn *c, bool nodelay);
 
 /**
  * Set the connection's context (the @p ctx of its callbacks).
@@ -589,8 +591,7 @@ ewyk_tcp_set_nodelay(struct ewyk_tcp_conn *c, bool nodelay);
  * @param ctx
  *   anything
  */
-void
-ewyk_tcp_conn_set_ctx(struct ewyk_tcp_conn *c, void *ctx);
+void ewyk_tcp_conn_set_ctx(struct ewyk_tcp_conn *c, void *ctx);
 
 /**
  * Set the callbacks of a connection (e.g. in accept, to differ from the
@@ -601,8 +602,8 @@ ewyk_tcp_conn_set_ctx(struct ewyk_tcp_conn *c, void *ctx);
  * @param ops
  *   events; must outlive the connection
  */
-void
-ewyk_tcp_conn_set_ops(struct ewyk_tcp_conn *c, const struct ewyk_tcp_ops *ops);
+void ewyk_tcp_conn_set_ops(struct ewyk_tcp_conn *c,
+	const struct ewyk_tcp_ops *ops);
 
 /**
  * @param c
@@ -610,8 +611,7 @@ ewyk_tcp_conn_set_ops(struct ewyk_tcp_conn *c, const struct ewyk_tcp_ops *ops);
  * @return
  *   the connection's context (NULL for a NULL @p c).
  */
-void *
-ewyk_tcp_conn_ctx(const struct ewyk_tcp_conn *c);
+void *ewyk_tcp_conn_ctx(const struct ewyk_tcp_conn *c);
 
 /**
  * @param c
@@ -619,8 +619,7 @@ ewyk_tcp_conn_ctx(const struct ewyk_tcp_conn *c);
  * @return
  *   its state (EWYK_TCP_CLOSED for a NULL @p c).
  */
-enum ewyk_tcp_state
-ewyk_tcp_conn_state(const struct ewyk_tcp_conn *c);
+enum ewyk_tcp_state ewyk_tcp_conn_state(const struct ewyk_tcp_conn *c);
 
 /**
  * @param c
@@ -628,8 +627,7 @@ ewyk_tcp_conn_state(const struct ewyk_tcp_conn *c);
  * @return
  *   the context it belongs to (NULL for a NULL @p c).
  */
-struct ewyk_tcp *
-ewyk_tcp_conn_tcp(const struct ewyk_tcp_conn *c);
+struct ewyk_tcp *ewyk_tcp_conn_tcp(const struct ewyk_tcp_conn *c);
 
 /**
  * Snapshot of a connection (tests, debugging, telemetry of the layers
@@ -640,8 +638,8 @@ ewyk_tcp_conn_tcp(const struct ewyk_tcp_conn *c);
  * @param info
  *   filled in (left alone when either is NULL)
  */
-void
-ewyk_tcp_conn_info(const struct ewyk_tcp_conn *c, struct ewyk_tcp_conn_info *info);
+void ewyk_tcp_conn_info(const struct ewyk_tcp_conn *c,
+	struct ewyk_tcp_conn_info *info);
 
 /**
  * Find a connection by its 4-tuple (tests, debugging). Token holder only.
@@ -659,9 +657,8 @@ ewyk_tcp_conn_info(const struct ewyk_tcp_conn *c, struct ewyk_tcp_conn_info *inf
  * @return
  *   the connection (TIME_WAIT ones included), or NULL.
  */
-struct ewyk_tcp_conn *
-ewyk_tcp_lookup(struct ewyk_tcp *t, rte_be32_t local_ip, uint16_t local_port,
-		rte_be32_t remote_ip, uint16_t remote_port);
+struct ewyk_tcp_conn *ewyk_tcp_lookup(struct ewyk_tcp *t, rte_be32_t local_ip,
+	uint16_t local_port, rte_be32_t remote_ip, uint16_t remote_port);
 
 /**
  * @param t
@@ -669,8 +666,7 @@ ewyk_tcp_lookup(struct ewyk_tcp *t, rte_be32_t local_ip, uint16_t local_port,
  * @return
  *   the shard it serves, or NULL (no lib/net, or a NULL @p t).
  */
-struct ewyk_net_shard *
-ewyk_tcp_shard(const struct ewyk_tcp *t);
+struct ewyk_net_shard *ewyk_tcp_shard(const struct ewyk_tcp *t);
 
 /**
  * The context created for a shard (any thread; contexts are registered
@@ -681,8 +677,7 @@ ewyk_tcp_shard(const struct ewyk_tcp *t);
  * @return
  *   the context, or NULL.
  */
-struct ewyk_tcp *
-ewyk_tcp_get(uint16_t shard_id);
+struct ewyk_tcp *ewyk_tcp_get(uint16_t shard_id);
 
 /**
  * Which shard owns a flow when the port has RSS with lib/net's symmetric
@@ -702,9 +697,8 @@ ewyk_tcp_get(uint16_t shard_id);
  * @return
  *   the shard index in 0..nb_shards-1 (0 when nb_shards <= 1).
  */
-uint16_t
-ewyk_tcp_flow_shard(rte_be32_t local_ip, uint16_t local_port,
-		rte_be32_t remote_ip, uint16_t remote_port, uint16_t nb_shards);
+uint16_t ewyk_tcp_flow_shard(rte_be32_t local_ip, uint16_t local_port,
+	rte_be32_t remote_ip, uint16_t remote_port, uint16_t nb_shards);
 
 /**
  * Read one counter of a context (any thread; relaxed loads).
@@ -716,8 +710,8 @@ ewyk_tcp_flow_shard(rte_be32_t local_ip, uint16_t local_port,
  * @return
  *   its value (0 for an unknown counter).
  */
-uint64_t
-ewyk_tcp_counter_get(const struct ewyk_tcp *t, enum ewyk_tcp_counter c);
+uint64_t ewyk_tcp_counter_get(const struct ewyk_tcp *t,
+	enum ewyk_tcp_counter c);
 
 /**
  * Add up one counter over every registered context (any thread).
@@ -727,8 +721,7 @@ ewyk_tcp_counter_get(const struct ewyk_tcp *t, enum ewyk_tcp_counter c);
  * @return
  *   the sum.
  */
-uint64_t
-ewyk_tcp_counter_sum(enum ewyk_tcp_counter c);
+uint64_t ewyk_tcp_counter_sum(enum ewyk_tcp_counter c);
 
 /**
  * Connections in a state (any thread).
@@ -740,8 +733,7 @@ ewyk_tcp_counter_sum(enum ewyk_tcp_counter c);
  * @return
  *   how many.
  */
-uint64_t
-ewyk_tcp_state_count(const struct ewyk_tcp *t, enum ewyk_tcp_state s);
+uint64_t ewyk_tcp_state_count(const struct ewyk_tcp *t, enum ewyk_tcp_state s);
 
 /**
  * @param c
@@ -750,8 +742,7 @@ ewyk_tcp_state_count(const struct ewyk_tcp *t, enum ewyk_tcp_state s);
  *   its name ("seg_in", "drop_cksum", ...; the telemetry key), or
  *   NULL when out of range.
  */
-const char *
-ewyk_tcp_counter_name(enum ewyk_tcp_counter c);
+const char *ewyk_tcp_counter_name(enum ewyk_tcp_counter c);
 
 /**
  * Write the counters and connection states of every shard as Prometheus
@@ -768,8 +759,7 @@ ewyk_tcp_counter_name(enum ewyk_tcp_counter c);
  *   Length of the whole text (without the NUL), fitting or not;
  *   -ENOMEM.
  */
-int
-ewyk_tcp_prometheus(char *buf, size_t size);
+int ewyk_tcp_prometheus(char *buf, size_t size);
 
 /**
  * @param s
@@ -777,8 +767,7 @@ ewyk_tcp_prometheus(char *buf, size_t size);
  * @return
  *   its name ("ESTABLISHED", ...), or NULL when out of range.
  */
-const char *
-ewyk_tcp_state_name(enum ewyk_tcp_state s);
+const char *ewyk_tcp_state_name(enum ewyk_tcp_state s);
 
 #ifdef __cplusplus
 }

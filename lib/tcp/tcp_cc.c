@@ -123,13 +123,14 @@ tcp_sack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 
 		/* Ignore D-SACKs and blocks outside what we sent. */
 		if (!SEQ_LT(st, en) || SEQ_LEQ(st, c->snd_una) ||
-				SEQ_GT(en, c->snd_max))
+			SEQ_GT(en, c->snd_max))
 			continue;
 		tcp_ctr_inc(c->tcp, EWYK_TCP_SACK_BLOCKS_IN);
 		nb.start = st;
 		nb.end = en;
 		/* Insert sorted, merging overlapping or touching blocks. */
-		for (j = 0; j < c->nsack && SEQ_LT(c->sack[j].end, nb.start); j++)
+		for (j = 0; j < c->nsack && SEQ_LT(c->sack[j].end, nb.start);
+			j++)
 			;
 		k = j;
 		while (k < c->nsack && SEQ_LEQ(c->sack[k].start, nb.end)) {
@@ -141,16 +142,16 @@ tcp_sack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 		if (k > j) {
 			c->sack[j] = nb;
 			memmove(&c->sack[j + 1], &c->sack[k],
-					(c->nsack - k) * sizeof(c->sack[0]));
+				(c->nsack - k) * sizeof(c->sack[0]));
 			c->nsack = (uint8_t)(c->nsack - (k - j - 1));
 		} else {
 			if (c->nsack == TCP_SACK_MAX) {
 				if (j == TCP_SACK_MAX)
-					continue;    /* keep the lowest blocks */
+					continue; /* keep the lowest blocks */
 				c->nsack--;
 			}
 			memmove(&c->sack[j + 1], &c->sack[j],
-					(c->nsack - j) * sizeof(c->sack[0]));
+				(c->nsack - j) * sizeof(c->sack[0]));
 			c->sack[j] = nb;
 			c->nsack++;
 		}
@@ -165,7 +166,7 @@ tcp_sack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
  */
 bool
 tcp_sack_next_hole(const struct ewyk_tcp_conn *c, uint32_t from,
-		uint32_t *start, uint32_t *len)
+	uint32_t *start, uint32_t *len)
 {
 	uint32_t s = SEQ_MAX(from, c->snd_una);
 	unsigned int i;
@@ -173,7 +174,8 @@ tcp_sack_next_hole(const struct ewyk_tcp_conn *c, uint32_t from,
 	for (i = 0; i < c->nsack; i++) {
 		if (SEQ_LT(s, c->sack[i].start)) {
 			*start = s;
-			*len = RTE_MIN(c->sack[i].start - s, (uint32_t)c->snd_mss);
+			*len = RTE_MIN(c->sack[i].start - s,
+				(uint32_t)c->snd_mss);
 			return true;
 		}
 		if (SEQ_LT(s, c->sack[i].end))
@@ -196,8 +198,10 @@ tcp_retransmit(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t maxlen)
 	int n;
 
 	if (SEQ_LT(seq, data_end))
-		len = RTE_MIN(RTE_MIN(data_end - seq, maxlen), (uint32_t)c->snd_mss);
-	fin = c->shut_wr && seq + len == data_end && SEQ_GT(c->snd_max, data_end);
+		len = RTE_MIN(RTE_MIN(data_end - seq, maxlen),
+			(uint32_t)c->snd_mss);
+	fin = c->shut_wr && seq + len == data_end &&
+		SEQ_GT(c->snd_max, data_end);
 	if (len == 0 && !fin)
 		return 0;
 	do {
@@ -237,11 +241,12 @@ rexmit_lost(const struct ewyk_tcp_conn *c)
 	const struct ewyk_tcp *t = c->tcp;
 
 	if (!SEQ_LT(c->snd_una, c->rexmit_nxt))
-		return false;            /* not retransmitted in this pass yet */
+		return false; /* not retransmitted in this pass yet */
 	if (c->sack_ok)
 		return c->nsack > 0 &&
 			SEQ_GT(c->sack[c->nsack - 1].end, c->rexmit_mark);
-	return c->srtt_us != 0 && t->now - c->rexmit_tsc >
+	return c->srtt_us != 0 &&
+		t->now - c->rexmit_tsc >
 		(2 * (uint64_t)c->srtt_us + 2000) * t->cyc_us;
 }
 
@@ -279,8 +284,9 @@ dupack(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 			return;
 		}
 		/* One segment left the network: fill a hole if SACK shows one. */
-		if (c->sack_ok && tcp_sack_next_hole(c, c->rexmit_nxt, &st, &len) &&
-				SEQ_LT(st, c->recover)) {
+		if (c->sack_ok &&
+			tcp_sack_next_hole(c, c->rexmit_nxt, &st, &len) &&
+			SEQ_LT(st, c->recover)) {
 			c->rexmit_nxt = st + recovery_rexmit(c, st, len);
 			tcp_ctr_inc(t, EWYK_TCP_SACK_RETRANS);
 		} else {
@@ -289,10 +295,10 @@ dupack(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 		return;
 	}
 	/* RFC 5681 three duplicates, or RFC 6675 IsLost(SND.UNA). */
-	if (c->dupacks >= 3 || (c->sack_ok &&
-			sacked_bytes(c) > 2u * c->snd_mss)) {
+	if (c->dupacks >= 3 ||
+		(c->sack_ok && sacked_bytes(c) > 2u * c->snd_mss)) {
 		bool ok = c->rto_recover ? SEQ_GT(s->ack, c->recover) :
-			SEQ_GEQ(s->ack, c->recover);
+					   SEQ_GEQ(s->ack, c->recover);
 
 		if (ok)
 			enter_recovery(c);
@@ -310,7 +316,7 @@ new_ack(struct ewyk_tcp_conn *c, uint32_t acked)
 		if (SEQ_GEQ(c->snd_una, c->recover)) {
 			/* Full ACK: deflate (RFC 6582 3.2 step 3). */
 			c->cwnd = RTE_MIN(c->ssthresh,
-					RTE_MAX(flight_size(c), mss) + mss);
+				RTE_MAX(flight_size(c), mss) + mss);
 			c->in_recovery = 0;
 			c->dupacks = 0;
 			c->bytes_acked = 0;
@@ -319,12 +325,13 @@ new_ack(struct ewyk_tcp_conn *c, uint32_t acked)
 		/* Partial ACK: the next hole is lost too. */
 		tcp_ctr_inc(t, EWYK_TCP_PARTIAL_ACKS);
 		if (SEQ_GEQ(c->snd_una, c->rexmit_nxt) || !c->sack_ok ||
-				rexmit_lost(c)) {
+			rexmit_lost(c)) {
 			if (SEQ_LT(c->snd_una, c->rexmit_nxt))
 				tcp_ctr_inc(t, EWYK_TCP_LOST_RETRANS);
-			c->rexmit_nxt = c->snd_una + recovery_rexmit(c, c->snd_una, mss);
+			c->rexmit_nxt = c->snd_una +
+				recovery_rexmit(c, c->snd_una, mss);
 		} else if (tcp_sack_next_hole(c, c->rexmit_nxt, &st, &len) &&
-				SEQ_LT(st, c->recover)) {
+			SEQ_LT(st, c->recover)) {
 			c->rexmit_nxt = st + recovery_rexmit(c, st, len);
 			tcp_ctr_inc(t, EWYK_TCP_SACK_RETRANS);
 		}
@@ -344,9 +351,9 @@ new_ack(struct ewyk_tcp_conn *c, uint32_t acked)
 	if (c->snd_max - c->snd_una + acked + mss < c->cwnd)
 		return;
 	if (c->cwnd < c->ssthresh) {
-		c->cwnd += RTE_MIN(acked, mss);          /* slow start */
+		c->cwnd += RTE_MIN(acked, mss); /* slow start */
 	} else {
-		c->bytes_acked += acked;                 /* congestion avoidance */
+		c->bytes_acked += acked; /* congestion avoidance */
 		if (c->bytes_acked >= c->cwnd) {
 			c->bytes_acked -= c->cwnd;
 			c->cwnd += mss;
@@ -372,8 +379,8 @@ tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 	/* A D-SACK (RFC 2883) for the loss probe: it was not needed. */
 	for (i = 0; c->tlp_out && c->tlp_rexmit && i < s->o.nsack; i++)
 		if (SEQ_LT(s->o.sack[i][0], ack) &&
-				SEQ_LEQ(s->o.sack[i][0], c->tlp_seq) &&
-				SEQ_GT(s->o.sack[i][1], c->tlp_seq))
+			SEQ_LEQ(s->o.sack[i][0], c->tlp_seq) &&
+			SEQ_GT(s->o.sack[i][1], c->tlp_seq))
 			c->tlp_dsack = 1;
 
 	if (SEQ_GT(ack, c->snd_una)) {
@@ -398,9 +405,9 @@ tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 		new_ack(c, acked);
 		/* SACK shows a loss even though the ACK moved (RFC 6675 IsLost). */
 		if (!c->in_recovery && c->sack_ok &&
-				sacked_bytes(c) > 2u * c->snd_mss &&
-				(c->rto_recover ? SEQ_GT(ack, c->recover) :
-				 SEQ_GEQ(ack, c->recover))) {
+			sacked_bytes(c) > 2u * c->snd_mss &&
+			(c->rto_recover ? SEQ_GT(ack, c->recover) :
+					  SEQ_GEQ(ack, c->recover))) {
 			c->dupacks = 0;
 			enter_recovery(c);
 		}
@@ -412,7 +419,8 @@ tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 			 */
 			c->tlp_out = 0;
 			if (c->tlp_rexmit && !c->tlp_dsack) {
-				c->ssthresh = RTE_MAX(c->cwnd / 2, 2u * c->snd_mss);
+				c->ssthresh = RTE_MAX(c->cwnd / 2,
+					2u * c->snd_mss);
 				c->cwnd = c->ssthresh;
 			}
 		}
@@ -430,13 +438,14 @@ tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 		bool outstanding = c->snd_max != c->snd_una && c->snd_wnd != 0;
 
 		if (ack == c->snd_una && outstanding &&
-				((s->len == 0 && !(s->flags & (TH_SYN | TH_FIN)) &&
-				  win_same) || newly > 0))
+			((s->len == 0 && !(s->flags & (TH_SYN | TH_FIN)) &&
+				 win_same) ||
+				newly > 0))
 			dupack(c, s);
 	}
 	/* Window update (RFC 9293 3.10.7.4, SND.WL1/WL2). */
 	if (SEQ_LT(c->snd_wl1, s->seq) ||
-			(c->snd_wl1 == s->seq && SEQ_LEQ(c->snd_wl2, ack))) {
+		(c->snd_wl1 == s->seq && SEQ_LEQ(c->snd_wl2, ack))) {
 		c->snd_wnd = wnd;
 		c->snd_wl1 = s->seq;
 		c->snd_wl2 = ack;
@@ -446,8 +455,8 @@ tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 			tcp_timer_rtx_stop(c);
 	}
 	if (c->snd_wnd == 0) {
-		c->retries = 0;          /* the peer is alive, just full */
-		if (c->zwnd_tsc == 0)    /* ... but not for ever: give_up() */
+		c->retries = 0;       /* the peer is alive, just full */
+		if (c->zwnd_tsc == 0) /* ... but not for ever: give_up() */
 			c->zwnd_tsc = t->now;
 	} else {
 		c->zwnd_tsc = 0;

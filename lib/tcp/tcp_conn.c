@@ -40,10 +40,10 @@ tcp_set_state(struct ewyk_tcp_conn *c, enum ewyk_tcp_state s)
 		return;
 	if (old != EWYK_TCP_CLOSED)
 		__atomic_store_n(&t->states[old], t->states[old] - 1,
-				__ATOMIC_RELAXED);
+			__ATOMIC_RELAXED);
 	if (s != EWYK_TCP_CLOSED)
 		__atomic_store_n(&t->states[s], t->states[s] + 1,
-				__ATOMIC_RELAXED);
+			__ATOMIC_RELAXED);
 	c->state = (uint8_t)s;
 }
 
@@ -130,7 +130,8 @@ tcp_conn_drop(struct ewyk_tcp_conn *c, int err)
 			c->app_closed = 1;
 			if (c->ops != NULL && c->ops->connected != NULL)
 				c->ops->connected(c->ctx, c,
-						err == -ECONNRESET ? -ECONNREFUSED : err);
+					err == -ECONNRESET ? -ECONNREFUSED :
+							     err);
 		} else {
 			tcp_notify_closed(c, err);
 		}
@@ -148,7 +149,7 @@ tcp_conn_set_mss(struct ewyk_tcp_conn *c)
 	mss = mss > opt + TCP_MIN_MSS ? mss - opt : TCP_MIN_MSS;
 	c->snd_mss = (uint16_t)mss;
 	c->rcv_mss = (uint16_t)RTE_MAX(TCP_MIN_MSS,
-			(int)RTE_MIN(c->peer_mss, c->tcp->conf.mss) - (int)opt);
+		(int)RTE_MIN(c->peer_mss, c->tcp->conf.mss) - (int)opt);
 }
 
 /* Passive: the listener's accept; active: connected(0). */
@@ -189,7 +190,7 @@ can_send(const struct ewyk_tcp_conn *c)
 {
 	return !c->dead && !c->app_closed && !c->shut_wr &&
 		(c->state == EWYK_TCP_ESTABLISHED ||
-		 c->state == EWYK_TCP_CLOSE_WAIT);
+			c->state == EWYK_TCP_CLOSE_WAIT);
 }
 
 /*
@@ -204,11 +205,11 @@ send_coalesce(struct ewyk_tcp_conn *c, struct rte_mbuf *m, uint32_t len)
 	struct rte_mbuf *tl = c->sq_tail;
 
 	if (tl == NULL || m->nb_segs != 1 || len > TCP_COALESCE_MAX ||
-			!RTE_MBUF_DIRECT(tl) || rte_mbuf_refcnt_read(tl) != 1 ||
-			rte_pktmbuf_tailroom(tl) < len)
+		!RTE_MBUF_DIRECT(tl) || rte_mbuf_refcnt_read(tl) != 1 ||
+		rte_pktmbuf_tailroom(tl) < len)
 		return false;
 	rte_memcpy(rte_pktmbuf_mtod_offset(tl, char *, tl->data_len),
-			rte_pktmbuf_mtod(m, const char *), len);
+		rte_pktmbuf_mtod(m, const char *), len);
 	tl->data_len = (uint16_t)(tl->data_len + len);
 	c->sq_len += len;
 	rte_pktmbuf_free(m);
@@ -261,7 +262,7 @@ uint32_t
 ewyk_tcp_send_space(const struct ewyk_tcp_conn *c)
 {
 	if (c == NULL || !can_send(c) || c->sq_len >= c->tcp->conf.snd_buf ||
-			!tcp_mbufs_fit(c, 1))
+		!tcp_mbufs_fit(c, 1))
 		return 0;
 	return c->tcp->conf.snd_buf - c->sq_len;
 }
@@ -303,7 +304,7 @@ ewyk_tcp_close(struct ewyk_tcp_conn *c)
 		return;
 	t = c->tcp;
 	c->app_closed = 1;
-	c->orphan_tsc = t->now;         /* orphan_timeout_ms counts from here */
+	c->orphan_tsc = t->now; /* orphan_timeout_ms counts from here */
 	switch (c->state) {
 	case EWYK_TCP_SYN_SENT:
 	case EWYK_TCP_SYN_RECEIVED:
@@ -316,7 +317,7 @@ ewyk_tcp_close(struct ewyk_tcp_conn *c)
 		break;
 	case EWYK_TCP_FIN_WAIT_2:
 		tcp_timer_misc_arm(c, TCP_MISC_FIN_WAIT_2,
-				t->now + tcp_ms_to_cyc(t, t->conf.fin_wait2_ms));
+			t->now + tcp_ms_to_cyc(t, t->conf.fin_wait2_ms));
 		break;
 	default:
 		break;

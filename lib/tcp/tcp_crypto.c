@@ -36,7 +36,8 @@ tcp_crypto_init(struct ewyk_tcp *t)
 	if (t->conf.secret != 0) {
 		for (i = 0; i < RTE_DIM(k); i++) {
 			uint32_t w[3] = {
-				0x6b657930 + i, (uint32_t)t->conf.secret,
+				0x6b657930 + i,
+				(uint32_t)t->conf.secret,
 				(uint32_t)(t->conf.secret >> 32),
 			};
 
@@ -57,10 +58,15 @@ tcp_crypto_init(struct ewyk_tcp *t)
 
 static uint64_t
 tuple_hash(struct ewyk_tcp *t, uint32_t tag, rte_be32_t lip, uint16_t lport,
-		rte_be32_t rip, uint16_t rport, uint32_t x, uint32_t y)
+	rte_be32_t rip, uint16_t rport, uint32_t x, uint32_t y)
 {
 	uint32_t w[6] = {
-		tag, lip, rip, ((uint32_t)lport << 16) | rport, x, y,
+		tag,
+		lip,
+		rip,
+		((uint32_t)lport << 16) | rport,
+		x,
+		y,
 	};
 
 	/* SYN cookies (tag 3) have their own key. */
@@ -71,7 +77,7 @@ tuple_hash(struct ewyk_tcp *t, uint32_t tag, rte_be32_t lip, uint16_t lport,
 
 uint32_t
 tcp_isn(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport, rte_be32_t rip,
-		uint16_t rport)
+	uint16_t rport)
 {
 	/* M: a 4 us clock; F: keyed hash of the 4-tuple. */
 	uint32_t m = (uint32_t)(t->now / (4 * t->cyc_us));
@@ -81,13 +87,20 @@ tcp_isn(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport, rte_be32_t rip,
 
 uint32_t
 tcp_ts_offset(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-		rte_be32_t rip, uint16_t rport)
+	rte_be32_t rip, uint16_t rport)
 {
 	return (uint32_t)tuple_hash(t, 2, lip, lport, rip, rport, 0, 0);
 }
 
 static const uint16_t cookie_mss[8] = {
-	536, 1024, 1220, 1360, 1400, 1440, 1460, 8960,
+	536,
+	1024,
+	1220,
+	1360,
+	1400,
+	1440,
+	1460,
+	8960,
 };
 
 static uint32_t
@@ -98,7 +111,7 @@ cookie_slot(struct ewyk_tcp *t)
 
 uint32_t
 tcp_cookie_make(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-		rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint16_t *mss)
+	rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint16_t *mss)
 {
 	uint32_t slot = cookie_slot(t);
 	uint32_t idx = 0;
@@ -115,7 +128,7 @@ tcp_cookie_make(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 
 int
 tcp_cookie_check(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-		rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint32_t cookie)
+	rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint32_t cookie)
 {
 	uint32_t now = cookie_slot(t);
 	uint32_t slot = cookie >> 27;
@@ -142,7 +155,8 @@ tcp_cookie_check(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 uint32_t
 tcp_cookie_tsval(uint32_t ts_now, int wscale, bool sack)
 {
-	uint32_t bits = (sack ? 1u : 0u) | ((uint32_t)(wscale < 0 ? 15 : wscale) << 1);
+	uint32_t bits = (sack ? 1u : 0u) |
+		((uint32_t)(wscale < 0 ? 15 : wscale) << 1);
 	uint32_t ts = (ts_now & ~0x3fu) | bits;
 
 	/* Never ahead of the clock: later TSvals must not look older. */

@@ -21,7 +21,7 @@ RTE_LOG_REGISTER(ewyk_tcp_logtype, ewyk.tcp, INFO);
 
 static int
 net_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
-		rte_be32_t dst)
+	rte_be32_t dst)
 {
 	return ewyk_net_ip_output(arg, m, port, src, dst, IPPROTO_TCP, true);
 }
@@ -29,7 +29,11 @@ net_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
 static int
 conf_defaults(struct ewyk_tcp_conf *c)
 {
-#define DEF(f, v) do { if (c->f == 0) c->f = (v); } while (0)
+#define DEF(f, v)                   \
+	do {                        \
+		if (c->f == 0)      \
+			c->f = (v); \
+	} while (0)
 	DEF(max_conns, 16384);
 	DEF(mss, 1460);
 	DEF(rcv_buf, 256 * 1024);
@@ -55,18 +59,18 @@ conf_defaults(struct ewyk_tcp_conf *c)
 	DEF(persist_max_ms, 300000);
 	DEF(rst_limit, 1000);
 	/* Enough to hold a whole window of small segments. */
-	DEF(ooo_max_segs, (uint16_t)RTE_MIN(RTE_MAX(c->rcv_buf / 512, 64u), 4096u));
+	DEF(ooo_max_segs,
+		(uint16_t)RTE_MIN(RTE_MAX(c->rcv_buf / 512, 64u), 4096u));
 #undef DEF
 	if (c->hash_buckets == 0)
 		c->hash_buckets = rte_align32pow2(c->max_conns);
 	if (!rte_is_power_of_2(c->hash_buckets))
 		return -1;
 	if (c->mss < TCP_MIN_MSS || c->rto_min_ms > c->rto_max_ms ||
-			c->rto_init_ms > c->rto_max_ms ||
-			c->ephemeral_lo > c->ephemeral_hi ||
-			c->max_conns_per_src > UINT16_MAX ||
-			c->rcv_buf < c->mss || c->rcv_buf > (1u << 30) ||
-			c->snd_buf > (1u << 30))
+		c->rto_init_ms > c->rto_max_ms ||
+		c->ephemeral_lo > c->ephemeral_hi ||
+		c->max_conns_per_src > UINT16_MAX || c->rcv_buf < c->mss ||
+		c->rcv_buf > (1u << 30) || c->snd_buf > (1u << 30))
 		return -1;
 	return 0;
 }
@@ -77,10 +81,11 @@ tcp_conf_check(const struct ewyk_tcp_conf *conf)
 {
 	if (conf == NULL)
 		return -EINVAL;
-	if (conf->shard == NULL && (conf->output == NULL || conf->tx_pool == NULL))
+	if (conf->shard == NULL &&
+		(conf->output == NULL || conf->tx_pool == NULL))
 		return -EINVAL;
 	if (conf->shard != NULL &&
-			tcp_registry_check(ewyk_net_shard_id(conf->shard)) != 0)
+		tcp_registry_check(ewyk_net_shard_id(conf->shard)) != 0)
 		return -EEXIST;
 	return 0;
 }
@@ -101,21 +106,23 @@ tcp_ctx_init(struct ewyk_tcp *t, const struct ewyk_tcp_conf *conf)
 		t->net = ewyk_net_shard_net(t->shard);
 		t->shard_id = ewyk_net_shard_id(t->shard);
 		t->nb_shards = ewyk_net_nb_shards(t->net);
-		t->tx_pool = conf->tx_pool != NULL ? conf->tx_pool :
+		t->tx_pool = conf->tx_pool != NULL ?
+			conf->tx_pool :
 			ewyk_net_shard_pool(t->shard);
 		t->output = conf->output != NULL ? conf->output : net_output;
-		t->output_arg = conf->output != NULL ? conf->output_arg : t->shard;
+		t->output_arg = conf->output != NULL ? conf->output_arg :
+						       t->shard;
 	} else {
 		t->nb_shards = 1;
 		t->tx_pool = conf->tx_pool;
 		t->output = conf->output;
 		t->output_arg = conf->output_arg;
 	}
-	if (tcp_crypto_init(t) != 0)   /* keys from getentropy */
+	if (tcp_crypto_init(t) != 0) /* keys from getentropy */
 		return rte_errno != 0 ? -rte_errno : -EIO;
 	/* Offer the smallest scale that lets the whole buffer be announced. */
 	while (t->rcv_wscale < TCP_MAX_WSCALE &&
-			(t->conf.rcv_buf >> t->rcv_wscale) > UINT16_MAX)
+		(t->conf.rcv_buf >> t->rcv_wscale) > UINT16_MAX)
 		t->rcv_wscale++;
 	t->eph_next = (uint16_t)rte_rand();
 	return 0;
@@ -130,14 +137,15 @@ tcp_ctx_alloc(struct ewyk_tcp *t, int socket)
 
 	t->hmask = t->conf.hash_buckets - 1;
 	t->buckets = rte_zmalloc_socket("ewyk_tcp_tbl",
-			sizeof(t->buckets[0]) * t->conf.hash_buckets,
-			RTE_CACHE_LINE_SIZE, socket);
+		sizeof(t->buckets[0]) * t->conf.hash_buckets,
+		RTE_CACHE_LINE_SIZE, socket);
 	if (t->buckets == NULL)
 		return -ENOMEM;
 	if (tcp_limits_init(t) != 0)
 		return -ENOMEM;
 
-	snprintf(name, sizeof(name), "tcp%" PRIxPTR, (uintptr_t)t & 0xffffffffffu);
+	snprintf(name, sizeof(name), "tcp%" PRIxPTR,
+		(uintptr_t)t & 0xffffffffffu);
 	memset(&pp, 0, sizeof(pp));
 	pp.name = name;
 	pp.capacity = t->conf.max_conns;
@@ -155,7 +163,7 @@ tcp_ctx_alloc(struct ewyk_tcp *t, int socket)
 
 		memset(&wp, 0, sizeof(wp));
 		snprintf(name, sizeof(name), "tcpw%" PRIxPTR,
-				(uintptr_t)t & 0xffffffffffu);
+			(uintptr_t)t & 0xffffffffffu);
 		wp.name = name;
 		wp.socket_id = socket;
 		wp.start_tsc = t->now;
@@ -280,7 +288,7 @@ ewyk_tcp_shard(const struct ewyk_tcp *t)
 
 uint16_t
 ewyk_tcp_flow_shard(rte_be32_t local_ip, uint16_t local_port,
-		rte_be32_t remote_ip, uint16_t remote_port, uint16_t nb_shards)
+	rte_be32_t remote_ip, uint16_t remote_port, uint16_t nb_shards)
 {
 	uint32_t tuple[3];
 	const uint8_t *key;
@@ -307,7 +315,7 @@ ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a)
 
 	RTE_ASSERT(t == NULL || ewyk_net_shard_held_here(t->shard));
 	if (t == NULL || a == NULL || a->ops == NULL || a->dst_ip == 0 ||
-			a->dst_port == 0) {
+		a->dst_port == 0) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -330,24 +338,25 @@ ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a)
 	}
 	if (a->src_port != 0) {
 		if (tcp_table_lookup(t, src, a->src_port, a->dst_ip,
-				a->dst_port) != NULL) {
+			    a->dst_port) != NULL) {
 			rte_errno = EADDRINUSE;
 			return NULL;
 		}
 		sport = a->src_port;
 	} else {
-		uint32_t n = (uint32_t)t->conf.ephemeral_hi - t->conf.ephemeral_lo + 1;
+		uint32_t n = (uint32_t)t->conf.ephemeral_hi -
+			t->conf.ephemeral_lo + 1;
 		uint32_t i;
 
 		for (i = 0; i < n; i++) {
 			uint16_t p = (uint16_t)(t->conf.ephemeral_lo +
-					(uint16_t)(t->eph_next + i) % n);
+				(uint16_t)(t->eph_next + i) % n);
 
 			if (ewyk_tcp_flow_shard(src, p, a->dst_ip, a->dst_port,
-					t->nb_shards) != t->shard_id)
+				    t->nb_shards) != t->shard_id)
 				continue;
 			if (tcp_table_lookup(t, src, p, a->dst_ip,
-					a->dst_port) != NULL)
+				    a->dst_port) != NULL)
 				continue;
 			sport = p;
 			t->eph_next = (uint16_t)(t->eph_next + i + 1);

@@ -34,10 +34,10 @@ parse_options(const uint8_t *p, unsigned int n, struct tcp_opts *o)
 			continue;
 		}
 		if (i + 1 >= n)
-			return -1;               /* kind without length */
+			return -1; /* kind without length */
 		len = p[i + 1];
 		if (len < 2 || i + len > n)
-			return -1;               /* zero or overlong length */
+			return -1; /* zero or overlong length */
 		switch (kind) {
 		case TCPOPT_MSS:
 			if (len != 4)
@@ -79,7 +79,7 @@ parse_options(const uint8_t *p, unsigned int n, struct tcp_opts *o)
 			o->tsecr = get32(p + i + 6);
 			break;
 		default:
-			break;                   /* unknown: skipped by its length */
+			break; /* unknown: skipped by its length */
 		}
 		i += len;
 	}
@@ -109,7 +109,7 @@ flags_valid(uint8_t f)
  */
 int
 tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip, struct tcp_seg *s)
+	const struct ewyk_net_ip_info *ip, struct tcp_seg *s)
 {
 	uint8_t buf[TCP_HDR_LEN + TCP_MAX_OPT_LEN];
 	const struct rte_tcp_hdr *th;
@@ -133,14 +133,14 @@ tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
 		th = (const struct rte_tcp_hdr *)hp;
 	}
 	if (!ip->cksum_good &&
-			ewyk_net_l4_cksum(m, ip->src, ip->dst, IPPROTO_TCP) != 0)
+		ewyk_net_l4_cksum(m, ip->src, ip->dst, IPPROTO_TCP) != 0)
 		return EWYK_TCP_DROP_CKSUM;
 	s->sport = rte_be_to_cpu_16(th->src_port);
 	s->dport = rte_be_to_cpu_16(th->dst_port);
 	if (s->sport == 0 || s->dport == 0)
 		return EWYK_TCP_DROP_PORT;
-	s->flags = th->tcp_flags & (TH_FIN | TH_SYN | TH_RST | TH_PSH |
-			TH_ACK | TH_URG);
+	s->flags = th->tcp_flags &
+		(TH_FIN | TH_SYN | TH_RST | TH_PSH | TH_ACK | TH_URG);
 	if (!flags_valid(s->flags))
 		return EWYK_TCP_DROP_FLAGS;
 	memset(&s->o, 0, sizeof(s->o));
@@ -156,7 +156,7 @@ tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
 
 void
 ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip)
+	const struct ewyk_net_ip_info *ip)
 {
 	struct ewyk_tcp_conn *c;
 	struct tcp_listener *l;
@@ -185,8 +185,8 @@ ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
 			return;
 		}
 		if ((s.flags & (TH_SYN | TH_ACK)) == TH_ACK &&
-				l->cookie_tsc != 0 &&
-				t->now - l->cookie_tsc <
+			l->cookie_tsc != 0 &&
+			t->now - l->cookie_tsc <
 				2 * TCP_COOKIE_PERIOD_S * t->hz) {
 			tcp_cookie_input(t, l, &s, m, ip);
 			return;
@@ -205,20 +205,20 @@ ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
 
 void
 ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *sh, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip)
+	const struct ewyk_net_ip_info *ip)
 {
 	struct ewyk_tcp *t = arg;
 
 	if (t->nb_shards > 1 && !ewyk_net_port_rss(t->net, ip->port) &&
-			rte_pktmbuf_pkt_len(m) >= 4) {
+		rte_pktmbuf_pkt_len(m) >= 4) {
 		/* No RSS on this port: steer to the shard that owns the flow. */
 		const rte_be16_t *pp = rte_pktmbuf_mtod(m, const rte_be16_t *);
 		uint16_t owner;
 
 		if (m->data_len >= 4) {
 			owner = ewyk_tcp_flow_shard(ip->dst,
-					rte_be_to_cpu_16(pp[1]), ip->src,
-					rte_be_to_cpu_16(pp[0]), t->nb_shards);
+				rte_be_to_cpu_16(pp[1]), ip->src,
+				rte_be_to_cpu_16(pp[0]), t->nb_shards);
 			if (owner != t->shard_id) {
 				struct ewyk_net_shard *o =
 					ewyk_net_shard_get(t->net, owner);
@@ -226,7 +226,8 @@ ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *sh, struct rte_mbuf *m,
 
 				/* Never handle another shard's flow here: it
 				 * would answer for a connection it cannot see. */
-				if (o == NULL || rte_pktmbuf_prepend(m, hl) == NULL) {
+				if (o == NULL ||
+					rte_pktmbuf_prepend(m, hl) == NULL) {
 					tcp_ctr_inc(t, EWYK_TCP_DROP_STEERED);
 					rte_pktmbuf_free(m);
 					return;

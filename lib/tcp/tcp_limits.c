@@ -28,7 +28,7 @@ src_init(struct ewyk_tcp *t)
 		return 0;
 	n = rte_align32pow2(t->conf.max_conns);
 	t->src_cnt = rte_zmalloc_socket("ewyk_tcp_src", n * sizeof(*t->src_cnt),
-			RTE_CACHE_LINE_SIZE, t->conf.socket_id);
+		RTE_CACHE_LINE_SIZE, t->conf.socket_id);
 	if (t->src_cnt == NULL)
 		return -1;
 	t->src_mask = n - 1;
@@ -41,7 +41,7 @@ src_slot(struct ewyk_tcp *t, rte_be32_t rip)
 	uint32_t w[2] = { 5, rip };
 
 	return &t->src_cnt[(uint32_t)ewyk_siphash13(t->hk0, t->hk1, w, 2) &
-			t->src_mask];
+		t->src_mask];
 }
 
 bool

@@ -38,8 +38,9 @@ tcp_rcv_wnd_field(struct ewyk_tcp_conn *c)
 		uint32_t inc = edge - c->rcv_adv;
 		uint32_t cur = c->rcv_adv - c->rcv_nxt;
 
-		if (inc >= RTE_MIN(c->tcp->conf.rcv_buf / 2, (uint32_t)c->rcv_mss) ||
-				cur < c->rcv_mss)
+		if (inc >= RTE_MIN(c->tcp->conf.rcv_buf / 2,
+				   (uint32_t)c->rcv_mss) ||
+			cur < c->rcv_mss)
 			c->rcv_adv = edge;
 	}
 	if (SEQ_LT(c->rcv_adv, c->rcv_nxt))
@@ -64,17 +65,20 @@ seg_alloc(struct ewyk_tcp *t)
 }
 
 static void
-seg_xmit(struct ewyk_tcp *t, struct rte_mbuf *m, uint16_t port,
-		rte_be32_t src, rte_be32_t dst)
+seg_xmit(struct ewyk_tcp *t, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
+	rte_be32_t dst)
 {
-	m->l4_len = (uint8_t)((rte_pktmbuf_mtod(m, struct rte_tcp_hdr *)->data_off >> 4) * 4);
+	m->l4_len = (uint8_t)((rte_pktmbuf_mtod(m, struct rte_tcp_hdr *)
+					      ->data_off >>
+				      4) *
+		4);
 	tcp_ctr_inc(t, EWYK_TCP_SEG_OUT);
 	t->output(t->output_arg, m, port, src, dst);
 }
 
 static void
 fill_hdr(struct rte_tcp_hdr *th, uint16_t sport, uint16_t dport, uint32_t seq,
-		uint32_t ack, uint8_t flags, unsigned int hlen, uint16_t wnd)
+	uint32_t ack, uint8_t flags, unsigned int hlen, uint16_t wnd)
 {
 	th->src_port = rte_cpu_to_be_16(sport);
 	th->dst_port = rte_cpu_to_be_16(dport);
@@ -98,7 +102,7 @@ put32(uint8_t *p, uint32_t v)
 /* SYN / SYN-ACK options; returns their length (a multiple of 4, <= 20). */
 static unsigned int
 opts_syn(uint8_t *p0, uint16_t mss, bool sack, bool ts, uint32_t tsval,
-		uint32_t tsecr, int ws)
+	uint32_t tsecr, int ws)
 {
 	uint8_t *p = p0;
 
@@ -198,16 +202,16 @@ tcp_send_syn(struct ewyk_tcp_conn *c)
 		return -ENOBUFS;
 	if (synack)
 		olen = opts_syn(opts, t->conf.mss, c->sack_ok, c->ts_ok,
-				conn_tsval(c), c->ts_recent,
-				c->ws_ok ? c->rcv_wscale : -1);
+			conn_tsval(c), c->ts_recent,
+			c->ws_ok ? c->rcv_wscale : -1);
 	else
 		olen = opts_syn(opts, t->conf.mss, !t->conf.no_sack,
-				!t->conf.no_timestamps, conn_tsval(c), 0,
-				t->conf.no_wscale ? -1 : t->rcv_wscale);
+			!t->conf.no_timestamps, conn_tsval(c), 0,
+			t->conf.no_wscale ? -1 : t->rcv_wscale);
 	th = (struct rte_tcp_hdr *)rte_pktmbuf_append(m, TCP_HDR_LEN + olen);
 	fill_hdr(th, c->lport, c->rport, c->iss, synack ? c->rcv_nxt : 0,
-			synack ? (TH_SYN | TH_ACK) : TH_SYN, TCP_HDR_LEN + olen,
-			(uint16_t)wnd);
+		synack ? (TH_SYN | TH_ACK) : TH_SYN, TCP_HDR_LEN + olen,
+		(uint16_t)wnd);
 	memcpy(th + 1, opts, olen);
 	c->rcv_adv = c->rcv_nxt + wnd;
 	if (synack)
@@ -222,7 +226,7 @@ tcp_send_syn(struct ewyk_tcp_conn *c)
 /* SYN-ACK of a listener whose backlog is full: no connection object. */
 int
 tcp_send_synack_cookie(struct ewyk_tcp *t, const struct tcp_seg *s,
-		const struct ewyk_net_ip_info *ip, uint32_t iss, uint16_t mss)
+	const struct ewyk_net_ip_info *ip, uint32_t iss, uint16_t mss)
 {
 	struct rte_mbuf *m = seg_alloc(t);
 	uint8_t opts[TCP_MAX_OPT_LEN];
@@ -237,17 +241,17 @@ tcp_send_synack_cookie(struct ewyk_tcp *t, const struct tcp_seg *s,
 		return -ENOBUFS;
 	if (ts) {
 		uint32_t off = tcp_ts_offset(t, ip->dst, s->dport, ip->src,
-				s->sport);
+			s->sport);
 
 		/* Encode the peer's SACK and window scale in our TSval. */
 		tsval = tcp_cookie_tsval(tcp_ts_now(t) + off,
-				s->o.has_ws ? s->o.ws : -1, s->o.sack_perm);
+			s->o.has_ws ? s->o.ws : -1, s->o.sack_perm);
 	}
 	olen = opts_syn(opts, mss, sack, ts, tsval, s->o.tsval, ws);
 	th = (struct rte_tcp_hdr *)rte_pktmbuf_append(m, TCP_HDR_LEN + olen);
 	fill_hdr(th, s->dport, s->sport, iss, s->seq + 1, TH_SYN | TH_ACK,
-			TCP_HDR_LEN + olen,
-			(uint16_t)RTE_MIN(t->conf.rcv_buf, (uint32_t)UINT16_MAX));
+		TCP_HDR_LEN + olen,
+		(uint16_t)RTE_MIN(t->conf.rcv_buf, (uint32_t)UINT16_MAX));
 	memcpy(th + 1, opts, olen);
 	seg_xmit(t, m, ip->port, ip->dst, ip->src);
 	return 0;
@@ -271,9 +275,8 @@ send_bare(struct ewyk_tcp_conn *c, uint32_t seq, uint8_t flags)
 		wnd = (uint16_t)tcp_rcv_wnd_field(c);
 	}
 	th = (struct rte_tcp_hdr *)rte_pktmbuf_append(m, TCP_HDR_LEN + olen);
-	fill_hdr(th, c->lport, c->rport, seq,
-			(flags & TH_ACK) ? c->rcv_nxt : 0, flags,
-			TCP_HDR_LEN + olen, wnd);
+	fill_hdr(th, c->lport, c->rport, seq, (flags & TH_ACK) ? c->rcv_nxt : 0,
+		flags, TCP_HDR_LEN + olen, wnd);
 	memcpy(th + 1, opts, olen);
 	if (flags & TH_ACK)
 		ack_sent(c);
@@ -319,7 +322,7 @@ tcp_send_rst(struct ewyk_tcp_conn *c)
 /* RST for a segment that has no connection (RFC 9293 3.10.7.1). */
 void
 tcp_send_rst_reply(struct ewyk_tcp *t, const struct tcp_seg *s,
-		const struct ewyk_net_ip_info *ip)
+	const struct ewyk_net_ip_info *ip)
 {
 	struct rte_mbuf *m;
 	struct rte_tcp_hdr *th;
@@ -335,7 +338,7 @@ tcp_send_rst_reply(struct ewyk_tcp *t, const struct tcp_seg *s,
 		t->rst_count = 0;
 	}
 	if (t->conf.rst_limit != UINT32_MAX &&
-			t->rst_count >= t->conf.rst_limit) {
+		t->rst_count >= t->conf.rst_limit) {
 		tcp_ctr_inc(t, EWYK_TCP_RST_LIMITED);
 		return;
 	}
@@ -392,7 +395,7 @@ sq_find(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t *off)
  */
 static uint32_t
 add_payload(struct ewyk_tcp_conn *c, struct rte_mbuf *h, uint32_t seq,
-		uint32_t len)
+	uint32_t len)
 {
 	struct ewyk_tcp *t = c->tcp;
 	struct rte_mbuf *m, *last = h;
@@ -404,9 +407,11 @@ add_payload(struct ewyk_tcp_conn *c, struct rte_mbuf *h, uint32_t seq,
 		uint8_t *dst = (uint8_t *)rte_pktmbuf_append(h, (uint16_t)len);
 
 		while (m != NULL && done < len) {
-			uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len - done);
+			uint32_t n = RTE_MIN((uint32_t)m->data_len - off,
+				len - done);
 
-			rte_memcpy(dst + done, rte_pktmbuf_mtod_offset(m, uint8_t *, off), n);
+			rte_memcpy(dst + done,
+				rte_pktmbuf_mtod_offset(m, uint8_t *, off), n);
 			done += n;
 			off = 0;
 			m = m->next;
@@ -483,7 +488,7 @@ tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len, bool fin)
 	if (sent > 0 && seq + sent == c->snd_una + c->sq_len)
 		flags |= TH_PSH;
 	fill_hdr(th, c->lport, c->rport, seq, c->rcv_nxt, flags, hlen,
-			(uint16_t)tcp_rcv_wnd_field(c));
+		(uint16_t)tcp_rcv_wnd_field(c));
 	memcpy(th + 1, opts, olen);
 	ack_sent(c);
 	tcp_ctr_add(t, EWYK_TCP_BYTES_OUT, sent);
@@ -491,7 +496,7 @@ tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len, bool fin)
 		tcp_ctr_inc(t, EWYK_TCP_RETRANS_SEGS);
 		tcp_ctr_add(t, EWYK_TCP_RETRANS_BYTES, sent);
 		c->retrans_segs++;
-		c->rtt_timing = 0;       /* Karn */
+		c->rtt_timing = 0; /* Karn */
 	} else if (!c->rtt_timing && sent > 0) {
 		c->rtt_timing = 1;
 		c->rtt_seq = seq;
@@ -527,10 +532,10 @@ tcp_output(struct ewyk_tcp_conn *c)
 	}
 	/* RFC 5681 4.1: restart from the initial window after an idle RTO. */
 	if (c->snd_nxt == c->snd_una && c->last_send_tsc != 0 &&
-			t->now - c->last_send_tsc >
-			tcp_ms_to_cyc(t, c->rto_ms) && !c->in_recovery) {
+		t->now - c->last_send_tsc > tcp_ms_to_cyc(t, c->rto_ms) &&
+		!c->in_recovery) {
 		uint32_t iw = RTE_MIN(10u * c->snd_mss,
-				RTE_MAX(2u * c->snd_mss, 14600u));
+			RTE_MAX(2u * c->snd_mss, 14600u));
 
 		if (c->cwnd > iw)
 			c->cwnd = iw;
@@ -538,21 +543,25 @@ tcp_output(struct ewyk_tcp_conn *c)
 	data_end = c->snd_una + c->sq_len;
 	for (guard = 0; guard < 4096; guard++) {
 		flight = c->snd_nxt - c->snd_una;
-		wnd = RTE_MIN(c->snd_wnd, c->cwnd +
-				(c->in_recovery ? 0u : c->dupacks * (uint32_t)c->snd_mss));
+		wnd = RTE_MIN(c->snd_wnd,
+			c->cwnd +
+				(c->in_recovery ? 0u :
+						  c->dupacks *
+							(uint32_t)c->snd_mss));
 		if (SEQ_LT(c->snd_nxt, data_end)) {
 			unsent = data_end - c->snd_nxt;
 			if (flight >= wnd)
 				break;
 			usable = wnd - flight;
-			len = RTE_MIN(RTE_MIN(unsent, (uint32_t)c->snd_mss), usable);
+			len = RTE_MIN(RTE_MIN(unsent, (uint32_t)c->snd_mss),
+				usable);
 			/* Sender SWS avoidance (RFC 9293 3.8.6.2.1). */
 			if (len < c->snd_mss && len < unsent &&
-					usable < c->max_snd_wnd / 2 && flight > 0)
+				usable < c->max_snd_wnd / 2 && flight > 0)
 				break;
 			/* Nagle, only when asked for. */
 			if (!c->nodelay && len < c->snd_mss && len == unsent &&
-					flight > 0 && !c->shut_wr)
+				flight > 0 && !c->shut_wr)
 				break;
 			fin = c->shut_wr && c->snd_nxt + len == data_end;
 			n = tcp_send_segment(c, c->snd_nxt, len, fin);
@@ -572,11 +581,12 @@ tcp_output(struct ewyk_tcp_conn *c)
 	}
 	if (c->snd_nxt != c->snd_una) {
 		/* Sending new data restarts a probe timer, not an RTO. */
-		if (c->rtx_kind == TCP_RTX_NONE || c->rtx_kind == TCP_RTX_PERSIST ||
-				(c->rtx_kind == TCP_RTX_TLP && sent_new))
+		if (c->rtx_kind == TCP_RTX_NONE ||
+			c->rtx_kind == TCP_RTX_PERSIST ||
+			(c->rtx_kind == TCP_RTX_TLP && sent_new))
 			tcp_timer_xmit_arm(c);
 	} else if (c->snd_wnd == 0 && (c->sq_len > 0 || c->shut_wr) &&
-			c->rtx_kind == TCP_RTX_NONE) {
+		c->rtx_kind == TCP_RTX_NONE) {
 		tcp_timer_persist_arm(c);
 	}
 }

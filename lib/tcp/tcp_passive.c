@@ -18,8 +18,8 @@ drop_seg(struct ewyk_tcp *t, struct rte_mbuf *m, enum ewyk_tcp_counter why)
 /* A connection a listener accepts: the segment's 4-tuple, seen from us. */
 static void
 tcp_conn_passive_init(struct ewyk_tcp *t, struct ewyk_tcp_conn *c,
-		struct tcp_listener *l, const struct tcp_seg *s,
-		const struct ewyk_net_ip_info *ip)
+	struct tcp_listener *l, const struct tcp_seg *s,
+	const struct ewyk_net_ip_info *ip)
 {
 	c->lip = ip->dst;
 	c->lport = s->dport;
@@ -33,13 +33,13 @@ tcp_conn_passive_init(struct ewyk_tcp *t, struct ewyk_tcp_conn *c,
 }
 
 void
-tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l,
-		struct tcp_seg *s, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip, bool has_iss, uint32_t iss)
+tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
+	struct rte_mbuf *m, const struct ewyk_net_ip_info *ip, bool has_iss,
+	uint32_t iss)
 {
 	struct ewyk_tcp_conn *c;
 
-	rte_pktmbuf_free(m);            /* data on a SYN is not taken */
+	rte_pktmbuf_free(m); /* data on a SYN is not taken */
 	c = tcp_conn_alloc(t);
 	if (c == NULL)
 		return;
@@ -51,7 +51,7 @@ tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l,
 	c->snd_nxt = c->snd_max = c->iss + 1;
 	c->irs = s->seq;
 	c->rcv_nxt = s->seq + 1;
-	c->snd_wnd = s->wnd;            /* never scaled in a SYN */
+	c->snd_wnd = s->wnd; /* never scaled in a SYN */
 	c->max_snd_wnd = s->wnd;
 	c->snd_wl1 = s->seq;
 	tcp_syn_options(c, s);
@@ -65,9 +65,8 @@ tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l,
 }
 
 void
-tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l,
-		struct tcp_seg *s, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip)
+tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
+	struct rte_mbuf *m, const struct ewyk_net_ip_info *ip)
 {
 	if (tcp_src_full(t, ip->src)) {
 		drop_seg(t, m, EWYK_TCP_DROP_SRC_LIMIT);
@@ -85,9 +84,9 @@ tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l,
 	/* RFC 4987: answer statelessly, the state rides in our ISS. */
 	{
 		uint16_t mss = s->o.has_mss ? RTE_MIN(s->o.mss, t->conf.mss) :
-			TCP_DEFAULT_MSS;
+					      TCP_DEFAULT_MSS;
 		uint32_t cookie = tcp_cookie_make(t, ip->dst, s->dport, ip->src,
-				s->sport, s->seq, &mss);
+			s->sport, s->seq, &mss);
 
 		rte_pktmbuf_free(m);
 		if (tcp_send_synack_cookie(t, s, ip, cookie, mss) == 0) {
@@ -98,15 +97,14 @@ tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l,
 }
 
 void
-tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l,
-		struct tcp_seg *s, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip)
+tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
+	struct rte_mbuf *m, const struct ewyk_net_ip_info *ip)
 {
 	struct ewyk_tcp_conn *c;
 	int mss;
 
 	mss = tcp_cookie_check(t, ip->dst, s->dport, ip->src, s->sport,
-			s->seq - 1, s->ack - 1);
+		s->seq - 1, s->ack - 1);
 	if (mss < 0) {
 		tcp_send_rst_reply(t, s, ip);
 		drop_seg(t, m, EWYK_TCP_DROP_COOKIE);
@@ -127,7 +125,8 @@ tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l,
 	c->snd_nxt = c->snd_max = s->ack;
 	c->irs = s->seq - 1;
 	c->rcv_nxt = s->seq;
-	c->rcv_adv = c->rcv_nxt + RTE_MIN(t->conf.rcv_buf, (uint32_t)UINT16_MAX);
+	c->rcv_adv = c->rcv_nxt +
+		RTE_MIN(t->conf.rcv_buf, (uint32_t)UINT16_MAX);
 	c->last_ack_sent = c->rcv_nxt;
 	c->peer_mss = (uint16_t)mss;
 	c->ts_ok = s->o.has_ts && !t->conf.no_timestamps;

@@ -16,13 +16,14 @@
 #include "ewyk_pool.h"
 
 extern int ewyk_tcp_logtype;
-#define TCP_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_ ## level, ewyk_tcp_logtype, "TCP: " fmt "\n", ##__VA_ARGS__)
+#define TCP_LOG(level, fmt, ...)                                     \
+	rte_log(RTE_LOG_##level, ewyk_tcp_logtype, "TCP: " fmt "\n", \
+		##__VA_ARGS__)
 
 /* Sequence-space comparisons (RFC 9293 section 3.4). */
-#define SEQ_LT(a, b)  ((int32_t)((uint32_t)(a) - (uint32_t)(b)) < 0)
+#define SEQ_LT(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) < 0)
 #define SEQ_LEQ(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) <= 0)
-#define SEQ_GT(a, b)  ((int32_t)((uint32_t)(a) - (uint32_t)(b)) > 0)
+#define SEQ_GT(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) > 0)
 #define SEQ_GEQ(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) >= 0)
 #define SEQ_MAX(a, b) (SEQ_GT(a, b) ? (a) : (b))
 #define SEQ_MIN(a, b) (SEQ_LT(a, b) ? (a) : (b))
@@ -46,19 +47,19 @@ extern int ewyk_tcp_logtype;
 
 #define TCP_HDR_LEN 20
 #define TCP_MAX_OPT_LEN 40
-#define TCP_TS_OPT_LEN 12         /* NOP NOP TS, aligned */
+#define TCP_TS_OPT_LEN 12 /* NOP NOP TS, aligned */
 #define TCP_MAX_WSCALE 14
-#define TCP_DEFAULT_MSS 536       /* when the peer sends no MSS option */
-#define TCP_MIN_MSS 64            /* smaller announced MSS values are raised */
+#define TCP_DEFAULT_MSS 536 /* when the peer sends no MSS option */
+#define TCP_MIN_MSS 64      /* smaller announced MSS values are raised */
 #define TCP_MAX_LISTENERS 16
-#define TCP_SACK_MAX 6            /* SACK scoreboard blocks kept */
-#define TCP_SACK_OUT_MAX 4        /* SACK blocks we send (3 with timestamps) */
-#define TCP_COPY_MAX 256          /* payloads up to this are copied, not referenced */
-#define TCP_MAX_PIECES 16         /* referenced buffers per segment */
-#define TCP_HDR_ROOM 64           /* headroom kept for IPv4 + Ethernet + VLAN */
-#define TCP_COOKIE_PERIOD_S 64    /* SYN cookie time slot */
-#define TCP_COALESCE_MAX 512      /* sends up to this are copied (issue 13) */
-#define TCP_TW_ISS_GAP 131072     /* new ISS above the TIME_WAIT's SND.NXT */
+#define TCP_SACK_MAX 6     /* SACK scoreboard blocks kept */
+#define TCP_SACK_OUT_MAX 4 /* SACK blocks we send (3 with timestamps) */
+#define TCP_COPY_MAX 256   /* payloads up to this are copied, not referenced */
+#define TCP_MAX_PIECES 16  /* referenced buffers per segment */
+#define TCP_HDR_ROOM 64    /* headroom kept for IPv4 + Ethernet + VLAN */
+#define TCP_COOKIE_PERIOD_S 64 /* SYN cookie time slot */
+#define TCP_COALESCE_MAX 512   /* sends up to this are copied (issue 13) */
+#define TCP_TW_ISS_GAP 131072  /* new ISS above the TIME_WAIT's SND.NXT */
 /*
  * How far (in the peer's timestamp ticks, 1 ms for Linux) a segment's TSval
  * may lag TS.Recent before PAWS rejects it. RFC 7323 says 0, Linux 1; a
@@ -67,16 +68,16 @@ extern int ewyk_tcp_logtype;
  * space, which 50 ms cannot be below ~340 Gbit/s.
  */
 #define TCP_PAWS_WINDOW 50
-#define TCP_MAX_PROBES_BACKOFF 6  /* persist/keepalive backoff cap (x64) */
-#define TCP_TLP_MIN_US 10000      /* shortest probe timeout */
-#define TCP_TLP_DELACK_US 200000  /* WCDelAckT of RFC 8985 */
+#define TCP_MAX_PROBES_BACKOFF 6 /* persist/keepalive backoff cap (x64) */
+#define TCP_TLP_MIN_US 10000     /* shortest probe timeout */
+#define TCP_TLP_DELACK_US 200000 /* WCDelAckT of RFC 8985 */
 
 /* What the rtx timer of a connection is doing. */
 enum tcp_rtx_kind {
 	TCP_RTX_NONE = 0,
-	TCP_RTX_RTO,       /* retransmission (data, SYN, SYN-ACK, FIN) */
-	TCP_RTX_PERSIST,   /* zero-window probe */
-	TCP_RTX_TLP,       /* tail loss probe (RFC 8985 section 7) */
+	TCP_RTX_RTO,     /* retransmission (data, SYN, SYN-ACK, FIN) */
+	TCP_RTX_PERSIST, /* zero-window probe */
+	TCP_RTX_TLP,     /* tail loss probe (RFC 8985 section 7) */
 };
 
 /* What the misc timer of a connection is doing. */
@@ -94,25 +95,25 @@ struct tcp_opts {
 	uint8_t nsack;
 	uint16_t mss;
 	uint32_t tsval, tsecr;
-	uint32_t sack[4][2];       /* host order [start, end) */
+	uint32_t sack[4][2]; /* host order [start, end) */
 };
 
 /** A parsed, validated segment. */
 struct tcp_seg {
 	uint32_t seq, ack;
-	uint32_t len;              /* payload bytes */
-	uint32_t wnd;              /* raw window field */
-	uint16_t sport, dport;     /* host order */
+	uint32_t len;          /* payload bytes */
+	uint32_t wnd;          /* raw window field */
+	uint16_t sport, dport; /* host order */
 	uint8_t flags;
-	uint8_t hlen;              /* header + options bytes */
+	uint8_t hlen; /* header + options bytes */
 	struct tcp_opts o;
 };
 
 /** Per-mbuf metadata in a dynamic field (out-of-order queue). */
 struct tcp_mbuf_meta {
-	struct rte_mbuf *qnext;    /* next segment in the OOO queue */
-	uint32_t seq;              /* first byte */
-	uint32_t len;              /* payload bytes */
+	struct rte_mbuf *qnext; /* next segment in the OOO queue */
+	uint32_t seq;           /* first byte */
+	uint32_t len;           /* payload bytes */
 };
 
 /** A SACK block, host order, [start, end). */
@@ -121,11 +122,11 @@ struct tcp_sack_blk {
 };
 
 struct tcp_listener {
-	rte_be32_t ip;             /* 0: any */
-	uint16_t port;             /* 0: free slot */
+	rte_be32_t ip; /* 0: any */
+	uint16_t port; /* 0: free slot */
 	uint32_t backlog;
-	uint32_t syn_count;        /* connections in SYN-RECEIVED */
-	uint64_t cookie_tsc;       /* last time a cookie was sent */
+	uint32_t syn_count;  /* connections in SYN-RECEIVED */
+	uint64_t cookie_tsc; /* last time a cookie was sent */
 	const struct ewyk_tcp_ops *ops;
 	void *arg;
 };
@@ -136,42 +137,40 @@ struct ewyk_tcp_conn {
 	struct ewyk_tcp_conn **hpprev;
 	struct ewyk_tcp *tcp;
 	rte_be32_t lip, rip;
-	uint16_t lport, rport;     /* host order */
-	uint16_t port;             /* port index */
-	uint8_t state;             /* enum ewyk_tcp_state */
-	uint8_t busy;              /* nesting of input/timer/callback frames */
+	uint16_t lport, rport; /* host order */
+	uint16_t port;         /* port index */
+	uint8_t state;         /* enum ewyk_tcp_state */
+	uint8_t busy;          /* nesting of input/timer/callback frames */
 
 	/* Flags. */
-	uint32_t passive : 1,      /* created by a listener */
-		app_closed : 1,    /* ewyk_tcp_close/abort called: no callbacks */
-		shut_wr : 1,       /* FIN queued after the data */
-		eof_seen : 1,      /* peer FIN delivered */
-		ts_ok : 1, sack_ok : 1, ws_ok : 1,
-		nodelay : 1,
-		in_recovery : 1,
-		partial_seen : 1,  /* first partial ACK of this recovery seen */
+	uint32_t passive : 1,   /* created by a listener */
+		app_closed : 1, /* ewyk_tcp_close/abort called: no callbacks */
+		shut_wr : 1,    /* FIN queued after the data */
+		eof_seen : 1,   /* peer FIN delivered */
+		ts_ok : 1, sack_ok : 1, ws_ok : 1, nodelay : 1, in_recovery : 1,
+		partial_seen : 1, /* first partial ACK of this recovery seen */
 		want_writable : 1,
-		ack_now : 1,       /* an ACK must go out before input returns */
-		ack_delayed : 1,   /* an ACK is owed (delayed) */
+		ack_now : 1,     /* an ACK must go out before input returns */
+		ack_delayed : 1, /* an ACK is owed (delayed) */
 		rtt_timing : 1,
-		dead : 1,          /* destroyed; object released when not busy */
+		dead : 1, /* destroyed; object released when not busy */
 		in_table : 1,
-		in_syn_count : 1,  /* counted in listener->syn_count */
-		ooo_fin : 1,       /* ooo_fin_seq is valid */
-		fin_acked : 1,     /* our FIN was acknowledged */
-		rto_recover : 1,   /* recover was set by an RTO (RFC 6582 4) */
-		app_known : 1,     /* the application has the handle */
-		est_once : 1,      /* reached ESTABLISHED */
-		tlp_out : 1,       /* a loss probe is outstanding */
-		tlp_rexmit : 1,    /* ... and it was a retransmission */
-		tlp_dsack : 1;     /* ... that the peer reported as a duplicate */
-	uint8_t rtx_kind;          /* enum tcp_rtx_kind */
-	uint8_t misc_kind;         /* enum tcp_misc_kind */
-	uint8_t tmr_used;          /* bit per timer: armed once on the wheel */
-	uint8_t retries;           /* RTO / probe expiries without progress */
-	uint8_t backoff;           /* RTO shift */
+		in_syn_count : 1, /* counted in listener->syn_count */
+		ooo_fin : 1,      /* ooo_fin_seq is valid */
+		fin_acked : 1,    /* our FIN was acknowledged */
+		rto_recover : 1,  /* recover was set by an RTO (RFC 6582 4) */
+		app_known : 1,    /* the application has the handle */
+		est_once : 1,     /* reached ESTABLISHED */
+		tlp_out : 1,      /* a loss probe is outstanding */
+		tlp_rexmit : 1,   /* ... and it was a retransmission */
+		tlp_dsack : 1; /* ... that the peer reported as a duplicate */
+	uint8_t rtx_kind;      /* enum tcp_rtx_kind */
+	uint8_t misc_kind;     /* enum tcp_misc_kind */
+	uint8_t tmr_used;      /* bit per timer: armed once on the wheel */
+	uint8_t retries;       /* RTO / probe expiries without progress */
+	uint8_t backoff;       /* RTO shift */
 	uint8_t dupacks;
-	uint8_t quickack;          /* segments still to ACK at once */
+	uint8_t quickack; /* segments still to ACK at once */
 	uint8_t ka_probes;
 
 	const struct ewyk_tcp_ops *ops;
@@ -182,13 +181,15 @@ struct ewyk_tcp_conn {
 	uint32_t iss, snd_una, snd_nxt, snd_max;
 	uint32_t snd_wnd, max_snd_wnd, snd_wl1, snd_wl2;
 	uint32_t cwnd, ssthresh, recover, rexmit_nxt, bytes_acked;
-	uint32_t rexmit_mark;      /* SND.MAX at the last retransmission in recovery */
+	uint32_t
+		rexmit_mark; /* SND.MAX at the last retransmission in recovery */
 	uint32_t tlp_seq, tlp_high; /* probe's sequence, SND.MAX when sent */
-	uint64_t rexmit_tsc;       /* and its time */
+	uint64_t rexmit_tsc;        /* and its time */
 	uint16_t snd_mss, peer_mss;
 	uint8_t snd_wscale, rcv_wscale;
 	uint8_t nsack;
-	struct tcp_sack_blk sack[TCP_SACK_MAX]; /* sorted, disjoint, > snd_una */
+	struct tcp_sack_blk
+		sack[TCP_SACK_MAX]; /* sorted, disjoint, > snd_una */
 	uint32_t rtt_seq;
 	uint64_t rtt_tsc;
 	uint32_t srtt_us, rttvar_us, rto_ms;
@@ -196,23 +197,24 @@ struct ewyk_tcp_conn {
 
 	/* Send queue: segments linked by ->next, bytes [snd_una, +sq_len). */
 	struct rte_mbuf *sq_head, *sq_tail;
-	uint32_t sq_off;           /* bytes of sq_head already acknowledged */
+	uint32_t sq_off; /* bytes of sq_head already acknowledged */
 	uint32_t sq_len;
-	struct rte_mbuf *sq_cur;   /* lookup cursor (NULL: invalid) */
-	uint32_t sq_cur_seq;       /* sequence of sq_cur's first byte */
+	struct rte_mbuf *sq_cur; /* lookup cursor (NULL: invalid) */
+	uint32_t sq_cur_seq;     /* sequence of sq_cur's first byte */
 
 	/* Receive side. */
 	uint32_t irs, rcv_nxt, rcv_adv;
-	uint32_t rcv_held;         /* delivered, not yet ewyk_tcp_recvd */
+	uint32_t rcv_held; /* delivered, not yet ewyk_tcp_recvd */
 	uint32_t ooo_bytes;
 	uint16_t ooo_n;
-	uint16_t rcv_mss;          /* largest segment seen from the peer */
-	uint32_t rcv_unacked;      /* in-order bytes received since our last ACK */
-	uint32_t ooo_fin_seq;      /* sequence of an out-of-order FIN */
+	uint16_t rcv_mss;     /* largest segment seen from the peer */
+	uint32_t rcv_unacked; /* in-order bytes received since our last ACK */
+	uint32_t ooo_fin_seq; /* sequence of an out-of-order FIN */
 	uint32_t last_ack_sent;
 	uint32_t ts_recent;
 	uint32_t ts_off;
-	uint32_t ooo_last_start, ooo_last_end; /* most recent OOO arrival (SACK) */
+	uint32_t ooo_last_start,
+		ooo_last_end;      /* most recent OOO arrival (SACK) */
 	struct rte_mbuf *ooo_head; /* sorted by seq, disjoint */
 	uint64_t last_rx_tsc;
 	uint32_t retrans_segs;
@@ -223,22 +225,22 @@ struct ewyk_tcp_conn {
 	struct ewyk_twheel_timer misc_tmr;
 
 	/* hardening (issue 13) */
-	uint64_t oow_tsc;          /* last answer to an out-of-window segment */
-	uint64_t zwnd_tsc;         /* persist: since when the window is zero (0: not) */
-	uint64_t orphan_tsc;       /* when the application closed (0: not) */
-	uint8_t src_counted;       /* counted in the per-source table */
-	uint32_t sq_segs;          /* mbufs the send queue pins */
-	uint32_t ooo_segs;         /* mbufs the out-of-order queue pins */
+	uint64_t oow_tsc;  /* last answer to an out-of-window segment */
+	uint64_t zwnd_tsc; /* persist: since when the window is zero (0: not) */
+	uint64_t orphan_tsc; /* when the application closed (0: not) */
+	uint8_t src_counted; /* counted in the per-source table */
+	uint32_t sq_segs;    /* mbufs the send queue pins */
+	uint32_t ooo_segs;   /* mbufs the out-of-order queue pins */
 } __rte_cache_aligned;
 
 struct ewyk_tcp {
 	/* Hot. */
-	uint64_t now;              /* TSC of the loop */
+	uint64_t now; /* TSC of the loop */
 	struct ewyk_twheel *wheel;
 	struct ewyk_pool *conn_pool;
 	struct ewyk_tcp_conn **buckets;
 	uint32_t hmask;
-	int dyn_off;               /* tcp_mbuf_meta dynfield offset */
+	int dyn_off; /* tcp_mbuf_meta dynfield offset */
 	struct rte_mempool *tx_pool;
 	ewyk_tcp_output_t output;
 	void *output_arg;
@@ -251,23 +253,24 @@ struct ewyk_tcp {
 
 	/* Derived configuration. */
 	struct ewyk_tcp_conf conf;
-	uint64_t hz;               /* TSC cycles per second */
-	uint64_t cyc_ms;           /* TSC cycles per millisecond */
-	uint64_t cyc_us;           /* TSC cycles per microsecond (>= 1) */
-	uint8_t rcv_wscale;        /* window scale we offer */
-	uint16_t eph_next;         /* next ephemeral port to try */
-	uint64_t k0, k1;           /* SipHash key */
-	uint32_t conns;            /* objects in use */
-	uint64_t chack_sec;        /* second the challenge-ACK budget is for */
-	uint32_t chack_left;       /* challenge ACKs still allowed in it (randomised) */
+	uint64_t hz;        /* TSC cycles per second */
+	uint64_t cyc_ms;    /* TSC cycles per millisecond */
+	uint64_t cyc_us;    /* TSC cycles per microsecond (>= 1) */
+	uint8_t rcv_wscale; /* window scale we offer */
+	uint16_t eph_next;  /* next ephemeral port to try */
+	uint64_t k0, k1;    /* SipHash key */
+	uint32_t conns;     /* objects in use */
+	uint64_t chack_sec; /* second the challenge-ACK budget is for */
+	uint32_t
+		chack_left; /* challenge ACKs still allowed in it (randomised) */
 	/* hardening (issue 13) */
-	uint64_t ck0, ck1;         /* SipHash key of the SYN cookies (own secret) */
-	uint64_t hk0, hk1;         /* SipHash key of the connection table */
-	uint64_t rst_sec;          /* second the RST count is for */
-	uint32_t rst_count;        /* RSTs to segments of no connection in it */
-	uint32_t src_mask;         /* per-source counters: buckets - 1 */
-	uint16_t *src_cnt;         /* connections per keyed source bucket */
-	uint32_t held_mbufs;       /* mbufs all send and OOO queues pin */
+	uint64_t ck0, ck1;   /* SipHash key of the SYN cookies (own secret) */
+	uint64_t hk0, hk1;   /* SipHash key of the connection table */
+	uint64_t rst_sec;    /* second the RST count is for */
+	uint32_t rst_count;  /* RSTs to segments of no connection in it */
+	uint32_t src_mask;   /* per-source counters: buckets - 1 */
+	uint16_t *src_cnt;   /* connections per keyed source bucket */
+	uint32_t held_mbufs; /* mbufs all send and OOO queues pin */
 
 	struct tcp_listener listeners[TCP_MAX_LISTENERS];
 
@@ -339,24 +342,23 @@ tcp_conn_unhold(struct ewyk_tcp_conn *c)
 
 /* tcp_table.c */
 uint32_t tcp_hash(const struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-		rte_be32_t rip, uint16_t rport);
+	rte_be32_t rip, uint16_t rport);
 struct ewyk_tcp_conn *tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip,
-		uint16_t lport, rte_be32_t rip, uint16_t rport);
+	uint16_t lport, rte_be32_t rip, uint16_t rport);
 void tcp_table_insert(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 void tcp_table_remove(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 struct tcp_listener *tcp_listener_find(struct ewyk_tcp *t, rte_be32_t ip,
-		uint16_t port);
-
+	uint16_t port);
 
 /* tcp_crypto.c */
 uint32_t tcp_isn(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-		rte_be32_t rip, uint16_t rport);
+	rte_be32_t rip, uint16_t rport);
 uint32_t tcp_ts_offset(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-		rte_be32_t rip, uint16_t rport);
+	rte_be32_t rip, uint16_t rport);
 uint32_t tcp_cookie_make(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-		rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint16_t *mss);
+	rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint16_t *mss);
 int tcp_cookie_check(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-		rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint32_t cookie);
+	rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint32_t cookie);
 uint32_t tcp_cookie_tsval(uint32_t ts_now, int wscale, bool sack);
 /* hardening (issue 13) */
 int tcp_crypto_init(struct ewyk_tcp *t);
@@ -376,45 +378,45 @@ int tcp_send_ack(struct ewyk_tcp_conn *c);
 int tcp_send_probe(struct ewyk_tcp_conn *c, uint32_t seq);
 int tcp_send_rst(struct ewyk_tcp_conn *c);
 void tcp_send_rst_reply(struct ewyk_tcp *t, const struct tcp_seg *s,
-		const struct ewyk_net_ip_info *ip);
+	const struct ewyk_net_ip_info *ip);
 int tcp_send_synack_cookie(struct ewyk_tcp *t, const struct tcp_seg *s,
-		const struct ewyk_net_ip_info *ip, uint32_t iss, uint16_t mss);
+	const struct ewyk_net_ip_info *ip, uint32_t iss, uint16_t mss);
 int tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len,
-		bool fin);
+	bool fin);
 void tcp_output(struct ewyk_tcp_conn *c);
 uint32_t tcp_rcv_wnd_field(struct ewyk_tcp_conn *c);
 uint32_t tcp_rcv_space(const struct ewyk_tcp_conn *c);
 
 /* tcp_input.c */
 int tcp_parse(struct ewyk_tcp *t, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip, struct tcp_seg *s);
+	const struct ewyk_net_ip_info *ip, struct tcp_seg *s);
 
 /* tcp_state.c */
 void tcp_fin_in_order(struct ewyk_tcp_conn *c);
 void tcp_syn_options(struct ewyk_tcp_conn *c, const struct tcp_seg *s);
 bool tcp_establish(struct ewyk_tcp_conn *c, const struct tcp_seg *s);
 void tcp_state_input(struct ewyk_tcp_conn *c, struct tcp_seg *s,
-		struct rte_mbuf *m);
+	struct rte_mbuf *m);
 
 /* tcp_passive.c */
 void tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l,
-		struct tcp_seg *s, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip);
+	struct tcp_seg *s, struct rte_mbuf *m,
+	const struct ewyk_net_ip_info *ip);
 void tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l,
-		struct tcp_seg *s, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip, bool has_iss, uint32_t iss);
+	struct tcp_seg *s, struct rte_mbuf *m,
+	const struct ewyk_net_ip_info *ip, bool has_iss, uint32_t iss);
 void tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l,
-		struct tcp_seg *s, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip);
+	struct tcp_seg *s, struct rte_mbuf *m,
+	const struct ewyk_net_ip_info *ip);
 
 /* tcp_recv.c */
 struct rte_mbuf *tcp_mbuf_adj(struct rte_mbuf *m, uint32_t n);
 struct rte_mbuf *tcp_mbuf_trim(struct rte_mbuf *m, uint32_t n);
 void tcp_data_input(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
-		uint32_t len, bool fin);
+	uint32_t len, bool fin);
 void tcp_ooo_purge(struct ewyk_tcp_conn *c);
 unsigned int tcp_sack_blocks_out(struct ewyk_tcp_conn *c,
-		struct tcp_sack_blk *blk, unsigned int max);
+	struct tcp_sack_blk *blk, unsigned int max);
 void tcp_ack_owed(struct ewyk_tcp_conn *c, uint32_t len);
 void tcp_ack_flush(struct ewyk_tcp_conn *c);
 
@@ -426,7 +428,7 @@ void tcp_rtt_sample(struct ewyk_tcp_conn *c, uint64_t rtt_cyc);
 void tcp_rto_update(struct ewyk_tcp_conn *c);
 uint32_t tcp_sack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s);
 bool tcp_sack_next_hole(const struct ewyk_tcp_conn *c, uint32_t from,
-		uint32_t *start, uint32_t *len);
+	uint32_t *start, uint32_t *len);
 void tcp_cc_init(struct ewyk_tcp_conn *c);
 void tcp_sq_free_acked(struct ewyk_tcp_conn *c, uint32_t bytes);
 
@@ -439,7 +441,7 @@ void tcp_timer_rtx_stop(struct ewyk_tcp_conn *c);
 void tcp_timer_delack_arm(struct ewyk_tcp_conn *c);
 void tcp_timer_delack_stop(struct ewyk_tcp_conn *c);
 void tcp_timer_misc_arm(struct ewyk_tcp_conn *c, enum tcp_misc_kind k,
-		uint64_t expiry);
+	uint64_t expiry);
 void tcp_timer_misc_stop(struct ewyk_tcp_conn *c);
 void tcp_timer_stop_all(struct ewyk_tcp_conn *c);
 void tcp_enter_time_wait(struct ewyk_tcp_conn *c);

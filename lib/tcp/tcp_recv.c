@@ -108,7 +108,8 @@ deliver(struct ewyk_tcp_conn *c, struct rte_mbuf *m, uint32_t len)
 	c->rcv_nxt += len;
 	tcp_ctr_add(t, EWYK_TCP_BYTES_IN, len);
 	tcp_ack_owed(c, len);
-	if (c->app_closed || c->dead || c->ops == NULL || c->ops->recv == NULL) {
+	if (c->app_closed || c->dead || c->ops == NULL ||
+		c->ops->recv == NULL) {
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -119,7 +120,7 @@ deliver(struct ewyk_tcp_conn *c, struct rte_mbuf *m, uint32_t len)
 /* Insert [seq, seq+len) held in m into the sorted, disjoint queue. */
 static void
 ooo_insert(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
-		uint32_t len)
+	uint32_t len)
 {
 	struct ewyk_tcp *t = c->tcp;
 	struct rte_mbuf **pp = &c->ooo_head, *prev = NULL, *q;
@@ -137,7 +138,7 @@ ooo_insert(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 		uint32_t qend = meta_end(t, q);
 
 		if (SEQ_GEQ(qend, end)) {
-			rte_pktmbuf_free(m);     /* already held */
+			rte_pktmbuf_free(m); /* already held */
 			return;
 		}
 		m = tcp_mbuf_adj(m, qend - seq);
@@ -198,7 +199,7 @@ ooo_insert(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 
 void
 tcp_data_input(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
-		uint32_t len, bool fin)
+	uint32_t len, bool fin)
 {
 	struct ewyk_tcp *t = c->tcp;
 	bool had_ooo = c->ooo_head != NULL;
@@ -220,7 +221,7 @@ tcp_data_input(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 		return;
 	}
 	if (had_ooo)
-		c->ack_now = 1;          /* a hole was (partly) filled */
+		c->ack_now = 1; /* a hole was (partly) filled */
 	if (len > 0)
 		deliver(c, m, len);
 	else
@@ -253,7 +254,7 @@ tcp_data_input(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 	if (c->dead)
 		return;
 	if (had_ooo && c->rcv_nxt != c->last_ack_sent)
-		c->ack_now = 1;          /* what the hole held, at once too */
+		c->ack_now = 1; /* what the hole held, at once too */
 	if (got_fin) {
 		tcp_ooo_purge(c);
 		c->rcv_nxt++;
@@ -264,7 +265,7 @@ tcp_data_input(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 
 unsigned int
 tcp_sack_blocks_out(struct ewyk_tcp_conn *c, struct tcp_sack_blk *blk,
-		unsigned int max)
+	unsigned int max)
 {
 	struct ewyk_tcp *t = c->tcp;
 	struct tcp_sack_blk r[TCP_SACK_OUT_MAX * 2];
@@ -290,7 +291,7 @@ tcp_sack_blocks_out(struct ewyk_tcp_conn *c, struct tcp_sack_blk *blk,
 	/* RFC 2018: the first block holds the most recent arrival. */
 	for (i = 0; i < nr; i++) {
 		if (SEQ_LEQ(r[i].start, c->ooo_last_start) &&
-				SEQ_LT(c->ooo_last_start, r[i].end)) {
+			SEQ_LT(c->ooo_last_start, r[i].end)) {
 			first = i;
 			break;
 		}
@@ -357,8 +358,8 @@ ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len)
 	t = c->tcp;
 	c->rcv_held -= RTE_MIN(len, c->rcv_held);
 	if (c->state != EWYK_TCP_ESTABLISHED &&
-			c->state != EWYK_TCP_FIN_WAIT_1 &&
-			c->state != EWYK_TCP_FIN_WAIT_2)
+		c->state != EWYK_TCP_FIN_WAIT_1 &&
+		c->state != EWYK_TCP_FIN_WAIT_2)
 		return;
 	old_wnd = c->rcv_adv - c->rcv_nxt;
 	space = tcp_rcv_space(c);
@@ -369,7 +370,7 @@ ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len)
 		 * make it go at once only if the window was (nearly) shut.
 		 */
 		if (old_wnd < c->rcv_mss && space > old_wnd &&
-				space - old_wnd >= thresh)
+			space - old_wnd >= thresh)
 			c->ack_now = 1;
 		return;
 	}

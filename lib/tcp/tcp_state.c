@@ -35,7 +35,8 @@ oow_limited(struct ewyk_tcp_conn *c)
 
 	if (t->conf.oow_ratelimit_ms == UINT32_MAX)
 		return false;
-	if (c->oow_tsc != 0 && t->now - c->oow_tsc <
+	if (c->oow_tsc != 0 &&
+		t->now - c->oow_tsc <
 			tcp_ms_to_cyc(t, t->conf.oow_ratelimit_ms)) {
 		tcp_ctr_inc(t, EWYK_TCP_OOW_LIMITED);
 		return true;
@@ -70,7 +71,8 @@ challenge_ack(struct ewyk_tcp_conn *c)
 		return;
 	if (sec != t->chack_sec) {
 		t->chack_sec = sec;
-		t->chack_left = limit == UINT32_MAX ? UINT32_MAX :
+		t->chack_left = limit == UINT32_MAX ?
+			UINT32_MAX :
 			(limit + 1) / 2 + tcp_keyed_rand(t, 4, sec) % limit;
 	}
 	if (t->chack_left == 0) {
@@ -107,7 +109,7 @@ tcp_syn_options(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 	c->snd_wscale = c->ws_ok ? s->o.ws : 0;
 	c->rcv_wscale = c->ws_ok ? c->tcp->rcv_wscale : 0;
 	c->peer_mss = s->o.has_mss ? RTE_MAX(s->o.mss, (uint16_t)TCP_MIN_MSS) :
-		TCP_DEFAULT_MSS;
+				     TCP_DEFAULT_MSS;
 	if (c->ts_ok)
 		c->ts_recent = s->o.tsval;
 	tcp_conn_set_mss(c);
@@ -161,7 +163,9 @@ syn_sent_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 	if (ack && (SEQ_LEQ(s->ack, c->iss) || SEQ_GT(s->ack, c->snd_max))) {
 		if (!(s->flags & TH_RST)) {
 			struct ewyk_net_ip_info ip = {
-				.src = c->rip, .dst = c->lip, .port = c->port,
+				.src = c->rip,
+				.dst = c->lip,
+				.port = c->port,
 			};
 
 			tcp_send_rst_reply(t, s, &ip);
@@ -183,7 +187,7 @@ syn_sent_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 		drop_seg(t, m, EWYK_TCP_DROP_STATE);
 		return;
 	}
-	rte_pktmbuf_free(m);            /* data on a SYN is not taken */
+	rte_pktmbuf_free(m); /* data on a SYN is not taken */
 	c->irs = s->seq;
 	c->rcv_nxt = s->seq + 1;
 	c->last_ack_sent = c->rcv_nxt;
@@ -219,12 +223,12 @@ time_wait_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 	uint32_t iss;
 
 	if ((s->flags & (TH_FIN | TH_RST | TH_SYN)) == TH_FIN &&
-			s->seq + s->len + 1 == c->rcv_nxt) {
+		s->seq + s->len + 1 == c->rcv_nxt) {
 		/* The peer's FIN again: our last ACK was lost (RFC 9293). */
 		rte_pktmbuf_free(m);
 		tcp_send_ack(c);
-		tcp_timer_misc_arm(c, TCP_MISC_TIME_WAIT, t->now +
-				tcp_ms_to_cyc(t, t->conf.time_wait_ms));
+		tcp_timer_misc_arm(c, TCP_MISC_TIME_WAIT,
+			t->now + tcp_ms_to_cyc(t, t->conf.time_wait_ms));
 		return true;
 	}
 	if ((s->flags & (TH_SYN | TH_ACK | TH_RST)) != TH_SYN)
@@ -269,7 +273,7 @@ reset_conn(struct ewyk_tcp_conn *c)
 /* RFC 9293 3.10.7.4, first check: is the sequence number acceptable? */
 static bool
 seq_acceptable(const struct ewyk_tcp_conn *c, const struct tcp_seg *s,
-		uint32_t wnd)
+	uint32_t wnd)
 {
 	uint32_t seglen = s->len + ((s->flags & TH_SYN) ? 1 : 0) +
 		((s->flags & TH_FIN) ? 1 : 0);
@@ -284,7 +288,7 @@ seq_acceptable(const struct ewyk_tcp_conn *c, const struct tcp_seg *s,
 		return false;
 	return (SEQ_LEQ(nxt, s->seq) && SEQ_LT(s->seq, nxt + wnd)) ||
 		(SEQ_LEQ(nxt, s->seq + seglen - 1) &&
-		 SEQ_LT(s->seq + seglen - 1, nxt + wnd));
+			SEQ_LT(s->seq + seglen - 1, nxt + wnd));
 }
 
 /*
@@ -321,7 +325,7 @@ tcp_fin_in_order(struct ewyk_tcp_conn *c)
 		break;
 	}
 	if (!c->eof_seen && c->app_known && !c->app_closed && c->ops != NULL &&
-			c->ops->eof != NULL) {
+		c->ops->eof != NULL) {
 		c->eof_seen = 1;
 		c->ops->eof(c->ctx, c);
 		if (c->dead)
@@ -329,7 +333,7 @@ tcp_fin_in_order(struct ewyk_tcp_conn *c)
 	}
 	c->eof_seen = 1;
 	if (c->state == EWYK_TCP_FIN_WAIT_2 ||
-			(c->state == EWYK_TCP_FIN_WAIT_1 && c->fin_acked))
+		(c->state == EWYK_TCP_FIN_WAIT_1 && c->fin_acked))
 		tcp_enter_time_wait(c);
 }
 
@@ -342,7 +346,7 @@ tcp_fin_in_order(struct ewyk_tcp_conn *c)
  */
 static bool
 syn_received_early(struct ewyk_tcp_conn *c, struct tcp_seg *s,
-		struct rte_mbuf *m)
+	struct rte_mbuf *m)
 {
 	struct ewyk_tcp *t = c->tcp;
 	uint8_t f = s->flags & (TH_SYN | TH_ACK | TH_RST);
@@ -356,7 +360,7 @@ syn_received_early(struct ewyk_tcp_conn *c, struct tcp_seg *s,
 		return true;
 	}
 	if (!c->passive && f == (TH_SYN | TH_ACK) && s->seq == c->irs &&
-			s->ack == c->iss + 1) {
+		s->ack == c->iss + 1) {
 		rte_pktmbuf_free(m);
 		c->ack_now = 1;
 		if (tcp_establish(c, s))
@@ -383,7 +387,7 @@ rcv_window(const struct ewyk_tcp_conn *c)
  */
 static bool
 check_seq(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf **mp,
-		uint32_t wnd)
+	uint32_t wnd)
 {
 	struct ewyk_tcp *t = c->tcp;
 
@@ -398,8 +402,8 @@ check_seq(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf **mp,
 	}
 	/* PAWS, with TCP_PAWS_WINDOW of tolerance for reordering. */
 	if (c->ts_ok && s->o.has_ts && !(s->flags & TH_RST) &&
-			TS_LT(s->o.tsval + TCP_PAWS_WINDOW, c->ts_recent) &&
-			!paws_disordered_ack(c, s)) {
+		TS_LT(s->o.tsval + TCP_PAWS_WINDOW, c->ts_recent) &&
+		!paws_disordered_ack(c, s)) {
 		oow_ack(c);
 		drop_seg(t, *mp, EWYK_TCP_DROP_PAWS);
 		return false;
@@ -414,8 +418,8 @@ check_seq(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf **mp,
 	 * data. The peer's pure ACKs are at its SND.MAX, never old.
 	 */
 	if ((s->flags & (TH_SYN | TH_RST | TH_ACK)) == TH_ACK &&
-			c->state != EWYK_TCP_SYN_RECEIVED &&
-			wnd == 0 && s->seq == c->rcv_nxt) {
+		c->state != EWYK_TCP_SYN_RECEIVED && wnd == 0 &&
+		s->seq == c->rcv_nxt) {
 		rte_pktmbuf_free(*mp);
 		*mp = NULL;
 		s->len = 0;
@@ -469,7 +473,8 @@ fin_acked(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 	case EWYK_TCP_FIN_WAIT_1:
 		tcp_set_state(c, EWYK_TCP_FIN_WAIT_2);
 		if (c->app_closed)
-			tcp_timer_misc_arm(c, TCP_MISC_FIN_WAIT_2, t->now +
+			tcp_timer_misc_arm(c, TCP_MISC_FIN_WAIT_2,
+				t->now +
 					tcp_ms_to_cyc(t, t->conf.fin_wait2_ms));
 		break;
 	case EWYK_TCP_CLOSING:
@@ -514,7 +519,9 @@ check_ack(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 			}
 		} else {
 			struct ewyk_net_ip_info ip = {
-				.src = c->rip, .dst = c->lip, .port = c->port,
+				.src = c->rip,
+				.dst = c->lip,
+				.port = c->port,
 			};
 
 			tcp_send_rst_reply(t, s, &ip);
@@ -524,7 +531,7 @@ check_ack(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 	}
 	/* RFC 5961 5.2: acceptable ACK range. */
 	if (SEQ_GT(s->ack, c->snd_max) ||
-			SEQ_LT(s->ack, c->snd_una - RTE_MAX(c->max_snd_wnd, 65535u))) {
+		SEQ_LT(s->ack, c->snd_una - RTE_MAX(c->max_snd_wnd, 65535u))) {
 		challenge_ack(c);
 		drop_seg(t, m, EWYK_TCP_DROP_BAD_ACK);
 		return false;
@@ -535,7 +542,7 @@ check_ack(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 	 * far ahead would make every real segment fail PAWS.
 	 */
 	if (c->ts_ok && s->o.has_ts && SEQ_LEQ(s->seq, c->last_ack_sent) &&
-			TS_GEQ(s->o.tsval, c->ts_recent))
+		TS_GEQ(s->o.tsval, c->ts_recent))
 		c->ts_recent = s->o.tsval;
 	rx_alive(c);
 	tcp_ack_input(c, s);
@@ -546,14 +553,15 @@ check_ack(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 		if (s->flags & TH_FIN) {
 			/* The peer's FIN again: our last ACK was lost. */
 			tcp_send_ack(c);
-			tcp_timer_misc_arm(c, TCP_MISC_TIME_WAIT, t->now +
+			tcp_timer_misc_arm(c, TCP_MISC_TIME_WAIT,
+				t->now +
 					tcp_ms_to_cyc(t, t->conf.time_wait_ms));
 		}
 		return false;
 	}
 	if (c->want_writable && !c->app_closed && ewyk_tcp_send_space(c) > 0 &&
-			c->sq_len <= t->conf.snd_buf / 2 &&
-			c->sq_segs <= t->conf.conn_mbuf_max / 2) {
+		c->sq_len <= t->conf.snd_buf / 2 &&
+		c->sq_segs <= t->conf.conn_mbuf_max / 2) {
 		c->want_writable = 0;
 		if (c->ops != NULL && c->ops->writable != NULL)
 			c->ops->writable(c->ctx, c);
@@ -572,7 +580,7 @@ check_ack(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
  */
 static void
 text_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m,
-		uint32_t wnd)
+	uint32_t wnd)
 {
 	struct ewyk_tcp *t = c->tcp;
 	uint32_t seq = s->seq, len = s->len, edge;
@@ -584,8 +592,8 @@ text_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m,
 		return;
 	}
 	if (c->state != EWYK_TCP_ESTABLISHED &&
-			c->state != EWYK_TCP_FIN_WAIT_1 &&
-			c->state != EWYK_TCP_FIN_WAIT_2) {
+		c->state != EWYK_TCP_FIN_WAIT_1 &&
+		c->state != EWYK_TCP_FIN_WAIT_2) {
 		/* Past the peer's FIN: nothing new can come. */
 		drop_seg(c->tcp, m, EWYK_TCP_DROP_AFTER_FIN);
 		c->ack_now = 1;
@@ -610,7 +618,7 @@ text_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m,
 				fin = false;
 			seq = c->rcv_nxt;
 			len = 0;
-			c->ack_now = 1;          /* a duplicate */
+			c->ack_now = 1; /* a duplicate */
 		} else {
 			m = tcp_mbuf_adj(m, cut);
 			seq = c->rcv_nxt;
@@ -646,7 +654,7 @@ sync_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 		return;
 	wnd = rcv_window(c);
 	if (!check_seq(c, s, &m, wnd) || !check_rst_syn(c, s, m) ||
-			!check_ack(c, s, m))
+		!check_ack(c, s, m))
 		return;
 	text_input(c, s, m, wnd);
 }

@@ -22,25 +22,23 @@
 static struct ewyk_tcp *tcp_registry[EWYK_NET_MAX_SHARDS];
 
 /* Counters (the one list), then the connection states as gauges. */
-#define TCP_STATES(X) \
-	X(SYN_SENT, state_syn_sent, GAUGE, "Connections in SYN-SENT") \
-	X(SYN_RECEIVED, state_syn_received, GAUGE, \
-		"Connections in SYN-RECEIVED") \
-	X(ESTABLISHED, state_established, GAUGE, \
-		"Connections in ESTABLISHED") \
-	X(FIN_WAIT_1, state_fin_wait_1, GAUGE, "Connections in FIN-WAIT-1") \
-	X(FIN_WAIT_2, state_fin_wait_2, GAUGE, "Connections in FIN-WAIT-2") \
-	X(CLOSE_WAIT, state_close_wait, GAUGE, "Connections in CLOSE-WAIT") \
-	X(CLOSING, state_closing, GAUGE, "Connections in CLOSING") \
-	X(LAST_ACK, state_last_ack, GAUGE, "Connections in LAST-ACK") \
+#define TCP_STATES(X)                                                          \
+	X(SYN_SENT, state_syn_sent, GAUGE, "Connections in SYN-SENT")          \
+	X(SYN_RECEIVED, state_syn_received, GAUGE,                             \
+		"Connections in SYN-RECEIVED")                                 \
+	X(ESTABLISHED, state_established, GAUGE, "Connections in ESTABLISHED") \
+	X(FIN_WAIT_1, state_fin_wait_1, GAUGE, "Connections in FIN-WAIT-1")    \
+	X(FIN_WAIT_2, state_fin_wait_2, GAUGE, "Connections in FIN-WAIT-2")    \
+	X(CLOSE_WAIT, state_close_wait, GAUGE, "Connections in CLOSE-WAIT")    \
+	X(CLOSING, state_closing, GAUGE, "Connections in CLOSING")             \
+	X(LAST_ACK, state_last_ack, GAUGE, "Connections in LAST-ACK")          \
 	X(TIME_WAIT, state_time_wait, GAUGE, "Connections in TIME-WAIT")
 
-static const struct ewyk_ctr_desc tcp_ctr[] = {
-	EWYK_TCP_COUNTERS(EWYK_CTR_DESC)
-	TCP_STATES(EWYK_CTR_DESC)
-};
-static_assert(RTE_DIM(tcp_ctr) == EWYK_TCP_COUNTER_MAX + EWYK_TCP_STATE_MAX -
-	EWYK_TCP_SYN_SENT, "every counter, every state from SYN-SENT on");
+static const struct ewyk_ctr_desc tcp_ctr[] = { EWYK_TCP_COUNTERS(EWYK_CTR_DESC)
+		TCP_STATES(EWYK_CTR_DESC) };
+static_assert(RTE_DIM(tcp_ctr) ==
+		EWYK_TCP_COUNTER_MAX + EWYK_TCP_STATE_MAX - EWYK_TCP_SYN_SENT,
+	"every counter, every state from SYN-SENT on");
 
 const char *
 ewyk_tcp_counter_name(enum ewyk_tcp_counter c)
@@ -93,7 +91,7 @@ tcp_read(const void *obj, uint64_t *v)
 	for (c = 0; c < EWYK_TCP_COUNTER_MAX; c++)
 		v[i++] = ewyk_tcp_counter_get(obj, c);
 #define TCP_READ_STATE(sym, name, type, help) \
-	v[i++] = ewyk_tcp_state_count(obj, EWYK_TCP_ ## sym);
+	v[i++] = ewyk_tcp_state_count(obj, EWYK_TCP_##sym);
 	TCP_STATES(TCP_READ_STATE)
 #undef TCP_READ_STATE
 }

@@ -15,7 +15,7 @@
  */
 uint32_t
 tcp_hash(const struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-		rte_be32_t rip, uint16_t rport)
+	rte_be32_t rip, uint16_t rport)
 {
 	uint32_t w[3] = { lip, rip, ((uint32_t)lport << 16) | rport };
 
@@ -24,14 +24,14 @@ tcp_hash(const struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 
 struct ewyk_tcp_conn *
 tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-		rte_be32_t rip, uint16_t rport)
+	rte_be32_t rip, uint16_t rport)
 {
 	struct ewyk_tcp_conn *c;
 
 	c = t->buckets[tcp_hash(t, lip, lport, rip, rport) & t->hmask];
 	for (; c != NULL; c = c->hnext) {
-		if (c->rport == rport && c->lport == lport &&
-				c->rip == rip && c->lip == lip)
+		if (c->rport == rport && c->lport == lport && c->rip == rip &&
+			c->lip == lip)
 			return c;
 	}
 	return NULL;
@@ -42,7 +42,8 @@ tcp_table_insert(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
 {
 	struct ewyk_tcp_conn **b;
 
-	b = &t->buckets[tcp_hash(t, c->lip, c->lport, c->rip, c->rport) & t->hmask];
+	b = &t->buckets[tcp_hash(t, c->lip, c->lport, c->rip, c->rport) &
+		t->hmask];
 	c->hnext = *b;
 	if (*b != NULL)
 		(*b)->hpprev = &c->hnext;
@@ -85,16 +86,17 @@ tcp_listener_find(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port)
 
 struct ewyk_tcp_conn *
 ewyk_tcp_lookup(struct ewyk_tcp *t, rte_be32_t local_ip, uint16_t local_port,
-		rte_be32_t remote_ip, uint16_t remote_port)
+	rte_be32_t remote_ip, uint16_t remote_port)
 {
 	if (t == NULL)
 		return NULL;
-	return tcp_table_lookup(t, local_ip, local_port, remote_ip, remote_port);
+	return tcp_table_lookup(t, local_ip, local_port, remote_ip,
+		remote_port);
 }
 
 int
 ewyk_tcp_listen(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port,
-		const struct ewyk_tcp_ops *ops, void *arg, uint32_t backlog)
+	const struct ewyk_tcp_ops *ops, void *arg, uint32_t backlog)
 {
 	struct tcp_listener *free_slot = NULL;
 	unsigned int i;

@@ -12,7 +12,7 @@
 
 static void
 tmr_set(struct ewyk_tcp_conn *c, struct ewyk_twheel_timer *tm, uint8_t bit,
-		uint64_t expiry, ewyk_twheel_cb_t cb)
+	uint64_t expiry, ewyk_twheel_cb_t cb)
 {
 	struct ewyk_tcp *t = c->tcp;
 
@@ -42,9 +42,12 @@ rto_cyc(const struct ewyk_tcp_conn *c)
 	return tcp_ms_to_cyc(t, ms);
 }
 
-static void rtx_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm, void *arg);
-static void delack_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm, void *arg);
-static void misc_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm, void *arg);
+static void rtx_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm,
+	void *arg);
+static void delack_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm,
+	void *arg);
+static void misc_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm,
+	void *arg);
 
 void
 tcp_timer_rto_arm(struct ewyk_tcp_conn *c)
@@ -71,15 +74,15 @@ tcp_timer_xmit_arm(struct ewyk_tcp_conn *c)
 	uint64_t pto_us, rto_us;
 
 	if (!c->sack_ok || c->in_recovery || c->srtt_us == 0 || c->tlp_out ||
-			c->backoff != 0 || c->snd_wnd == 0 ||
-			(c->state != EWYK_TCP_ESTABLISHED &&
-			 c->state != EWYK_TCP_CLOSE_WAIT)) {
+		c->backoff != 0 || c->snd_wnd == 0 ||
+		(c->state != EWYK_TCP_ESTABLISHED &&
+			c->state != EWYK_TCP_CLOSE_WAIT)) {
 		tcp_timer_rto_arm(c);
 		return;
 	}
 	pto_us = 2 * (uint64_t)c->srtt_us;
 	if (c->snd_max - c->snd_una <= c->snd_mss)
-		pto_us += TCP_TLP_DELACK_US;    /* one segment: a delayed ACK */
+		pto_us += TCP_TLP_DELACK_US; /* one segment: a delayed ACK */
 	if (pto_us < TCP_TLP_MIN_US)
 		pto_us = TCP_TLP_MIN_US;
 	rto_us = (uint64_t)c->rto_ms * 1000;
@@ -88,20 +91,22 @@ tcp_timer_xmit_arm(struct ewyk_tcp_conn *c)
 		return;
 	}
 	c->rtx_kind = TCP_RTX_TLP;
-	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, t->now + pto_us * t->cyc_us, rtx_cb);
+	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, t->now + pto_us * t->cyc_us,
+		rtx_cb);
 }
 
 void
 tcp_timer_persist_arm(struct ewyk_tcp_conn *c)
 {
 	struct ewyk_tcp *t = c->tcp;
-	uint64_t ms = (uint64_t)RTE_MAX(c->rto_ms, 200u) <<
-		RTE_MIN(c->backoff, TCP_MAX_PROBES_BACKOFF);
+	uint64_t ms = (uint64_t)RTE_MAX(c->rto_ms, 200u)
+		<< RTE_MIN(c->backoff, TCP_MAX_PROBES_BACKOFF);
 
 	if (ms > t->conf.rto_max_ms)
 		ms = t->conf.rto_max_ms;
 	c->rtx_kind = TCP_RTX_PERSIST;
-	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, t->now + tcp_ms_to_cyc(t, ms), rtx_cb);
+	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, t->now + tcp_ms_to_cyc(t, ms),
+		rtx_cb);
 }
 
 void
@@ -119,7 +124,7 @@ tcp_timer_delack_arm(struct ewyk_tcp_conn *c)
 	if (ewyk_twheel_pending(&c->delack_tmr))
 		return;
 	tmr_set(c, &c->delack_tmr, TCP_TMR_DELACK,
-			t->now + tcp_ms_to_cyc(t, t->conf.delack_ms), delack_cb);
+		t->now + tcp_ms_to_cyc(t, t->conf.delack_ms), delack_cb);
 }
 
 void
@@ -130,7 +135,7 @@ tcp_timer_delack_stop(struct ewyk_tcp_conn *c)
 
 void
 tcp_timer_misc_arm(struct ewyk_tcp_conn *c, enum tcp_misc_kind k,
-		uint64_t expiry)
+	uint64_t expiry)
 {
 	c->misc_kind = (uint8_t)k;
 	tmr_set(c, &c->misc_tmr, TCP_TMR_MISC, expiry, misc_cb);
@@ -165,7 +170,8 @@ idle_deadline(const struct ewyk_tcp_conn *c)
 	if (t->conf.keepalive_ms != 0)
 		d = c->last_rx_tsc + tcp_ms_to_cyc(t, t->conf.keepalive_ms);
 	if (t->conf.idle_timeout_ms != 0)
-		d = RTE_MIN(d, c->last_rx_tsc +
+		d = RTE_MIN(d,
+			c->last_rx_tsc +
 				tcp_ms_to_cyc(t, t->conf.idle_timeout_ms));
 	return d;
 }
@@ -205,7 +211,7 @@ tcp_enter_time_wait(struct ewyk_tcp_conn *c)
 		return;
 	}
 	tcp_timer_misc_arm(c, TCP_MISC_TIME_WAIT,
-			t->now + tcp_ms_to_cyc(t, t->conf.time_wait_ms));
+		t->now + tcp_ms_to_cyc(t, t->conf.time_wait_ms));
 }
 
 static void
@@ -296,7 +302,8 @@ tlp(struct ewyk_tcp_conn *c)
 {
 	struct ewyk_tcp *t = c->tcp;
 	uint32_t data_end = c->snd_una + c->sq_len;
-	uint32_t room = c->snd_wnd - RTE_MIN(c->snd_wnd, c->snd_nxt - c->snd_una);
+	uint32_t room = c->snd_wnd -
+		RTE_MIN(c->snd_wnd, c->snd_nxt - c->snd_una);
 	int n = 0;
 
 	if (c->snd_nxt == c->snd_una || c->snd_nxt != c->snd_max) {
@@ -308,18 +315,20 @@ tlp(struct ewyk_tcp_conn *c)
 	c->tlp_dsack = 0;
 	if (SEQ_LT(c->snd_nxt, data_end) && room > 0) {
 		uint32_t len = RTE_MIN(RTE_MIN(data_end - c->snd_nxt, room),
-				(uint32_t)c->snd_mss);
+			(uint32_t)c->snd_mss);
 		bool fin = c->shut_wr && c->snd_nxt + len == data_end;
 
 		n = tcp_send_segment(c, c->snd_nxt, len, fin);
 		if (n > 0) {
-			c->snd_nxt += (uint32_t)n + (fin && (uint32_t)n == len ? 1 : 0);
+			c->snd_nxt += (uint32_t)n +
+				(fin && (uint32_t)n == len ? 1 : 0);
 			c->tlp_rexmit = 0;
 		}
 	}
 	if (n <= 0) {
 		uint32_t last = SEQ_GT(c->snd_una + c->snd_mss, data_end) ?
-			c->snd_una : data_end - c->snd_mss;
+			c->snd_una :
+			data_end - c->snd_mss;
 
 		c->tlp_seq = last;
 		c->tlp_rexmit = 1;
@@ -342,15 +351,16 @@ give_up(struct ewyk_tcp_conn *c)
 	struct ewyk_tcp *t = c->tcp;
 	enum ewyk_tcp_counter why;
 
-	if (c->orphan_tsc != 0 && (c->state == EWYK_TCP_FIN_WAIT_1 ||
+	if (c->orphan_tsc != 0 &&
+		(c->state == EWYK_TCP_FIN_WAIT_1 ||
 			c->state == EWYK_TCP_CLOSING ||
 			c->state == EWYK_TCP_LAST_ACK) &&
-			t->now - c->orphan_tsc >=
+		t->now - c->orphan_tsc >=
 			tcp_ms_to_cyc(t, t->conf.orphan_timeout_ms))
 		why = EWYK_TCP_ORPHAN_TIMEOUT;
 	else if (c->zwnd_tsc != 0 && t->conf.persist_max_ms != UINT32_MAX &&
-			c->snd_wnd == 0 && (c->sq_len > 0 || c->shut_wr) &&
-			t->now - c->zwnd_tsc >=
+		c->snd_wnd == 0 && (c->sq_len > 0 || c->shut_wr) &&
+		t->now - c->zwnd_tsc >=
 			tcp_ms_to_cyc(t, t->conf.persist_max_ms))
 		why = EWYK_TCP_PERSIST_TIMEOUT;
 	else
@@ -363,7 +373,7 @@ give_up(struct ewyk_tcp_conn *c)
 
 static void
 rtx_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
-		void *arg)
+	void *arg)
 {
 	struct ewyk_tcp_conn *c = arg;
 	uint8_t kind = c->rtx_kind;
@@ -398,7 +408,7 @@ rtx_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
 
 static void
 delack_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
-		void *arg)
+	void *arg)
 {
 	struct ewyk_tcp_conn *c = arg;
 
@@ -417,11 +427,12 @@ keepalive(struct ewyk_tcp_conn *c)
 	uint64_t ka = tcp_ms_to_cyc(t, t->conf.keepalive_ms);
 	uint64_t next;
 
-	if (c->state != EWYK_TCP_ESTABLISHED && c->state != EWYK_TCP_CLOSE_WAIT &&
-			c->state != EWYK_TCP_FIN_WAIT_2)
+	if (c->state != EWYK_TCP_ESTABLISHED &&
+		c->state != EWYK_TCP_CLOSE_WAIT &&
+		c->state != EWYK_TCP_FIN_WAIT_2)
 		return;
 	if (t->conf.idle_timeout_ms != 0 &&
-			idle >= tcp_ms_to_cyc(t, t->conf.idle_timeout_ms)) {
+		idle >= tcp_ms_to_cyc(t, t->conf.idle_timeout_ms)) {
 		tcp_ctr_inc(t, EWYK_TCP_IDLE_TIMEOUT);
 		tcp_send_rst(c);
 		tcp_conn_drop(c, -ETIMEDOUT);
@@ -443,14 +454,15 @@ keepalive(struct ewyk_tcp_conn *c)
 	tcp_send_probe(c, c->snd_una - 1);
 	next = t->now + tcp_ms_to_cyc(t, t->conf.keepalive_intvl_ms);
 	if (t->conf.idle_timeout_ms != 0)
-		next = RTE_MIN(next, c->last_rx_tsc +
+		next = RTE_MIN(next,
+			c->last_rx_tsc +
 				tcp_ms_to_cyc(t, t->conf.idle_timeout_ms));
 	tcp_timer_misc_arm(c, TCP_MISC_KEEPALIVE, next);
 }
 
 static void
 misc_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
-		void *arg)
+	void *arg)
 {
 	struct ewyk_tcp_conn *c = arg;
 	uint8_t kind = c->misc_kind;

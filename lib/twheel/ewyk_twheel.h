@@ -106,7 +106,7 @@ struct ewyk_twheel_timer;
  *   The argument given to ewyk_twheel_arm().
  */
 typedef void (*ewyk_twheel_cb_t)(struct ewyk_twheel *w,
-		struct ewyk_twheel_timer *t, void *arg);
+	struct ewyk_twheel_timer *t, void *arg);
 
 /**
  * Intrusive timer node, embedded in the user's object. 32 bytes.
@@ -114,8 +114,9 @@ typedef void (*ewyk_twheel_cb_t)(struct ewyk_twheel *w,
  * private to the wheel.
  */
 struct ewyk_twheel_timer {
-	struct ewyk_twheel_timer *next;   /**< private: next in slot list */
-	struct ewyk_twheel_timer **pprev; /**< private: link to us; NULL = idle */
+	struct ewyk_twheel_timer *next; /**< private: next in slot list */
+	struct ewyk_twheel_timer *
+		*pprev; /**< private: link to us; NULL = idle */
 	uint64_t word;  /**< private: expiry tick, placement, callback index */
 	void *arg;      /**< private: callback argument */
 };
@@ -149,8 +150,9 @@ struct ewyk_twheel_stats {
 	uint64_t rearmed;   /**< rearm() calls */
 	uint64_t cancelled; /**< cancel() calls that stopped a pending timer */
 	uint64_t fired;     /**< callbacks run */
-	uint64_t cascaded;  /**< timers moved to a finer level (incl. lazy re-arm) */
-	uint64_t pending;   /**< timers pending now */
+	uint64_t
+		cascaded; /**< timers moved to a finer level (incl. lazy re-arm) */
+	uint64_t pending; /**< timers pending now */
 };
 
 /**
@@ -160,15 +162,15 @@ struct ewyk_twheel_stats {
  */
 struct ewyk_twheel {
 	/* Hot: read by the inline advance() fast path. */
-	uint64_t next_due;  /**< no work before this TSC (a lower bound) */
-	uint64_t now;       /**< now of the current or last advance() */
-	uint64_t elapsed;   /**< current tick: all earlier ticks are processed */
-	uint32_t shift;     /**< tick_shift */
-	uint32_t slack;     /**< slack shift, 0 = exact */
-	uint32_t count;     /**< pending timers */
-	uint32_t ncbs;      /**< callbacks in cbs[] (index 0 unused) */
-	uint32_t last_cb;   /**< index of the callback last armed */
-	uint32_t rr;        /**< list of a slot the next insert goes to */
+	uint64_t next_due; /**< no work before this TSC (a lower bound) */
+	uint64_t now;      /**< now of the current or last advance() */
+	uint64_t elapsed;  /**< current tick: all earlier ticks are processed */
+	uint32_t shift;    /**< tick_shift */
+	uint32_t slack;    /**< slack shift, 0 = exact */
+	uint32_t count;    /**< pending timers */
+	uint32_t ncbs;     /**< callbacks in cbs[] (index 0 unused) */
+	uint32_t last_cb;  /**< index of the callback last armed */
+	uint32_t rr;       /**< list of a slot the next insert goes to */
 	/** Timers taken from a slot, to run or re-place (one per list). */
 	struct ewyk_twheel_timer *due[EWYK_TWHEEL_WAYS];
 	uint64_t bitmap[EWYK_TWHEEL_LEVELS]; /**< occupied slots per level */
@@ -178,8 +180,8 @@ struct ewyk_twheel {
 	char name[EWYK_TWHEEL_NAMESIZE];
 	ewyk_twheel_cb_t cbs[EWYK_TWHEEL_MAX_CBS + 1]; /**< callback table */
 	/** Slot list heads. */
-	struct ewyk_twheel_timer *slots[EWYK_TWHEEL_LEVELS][EWYK_TWHEEL_SLOTS]
-		[EWYK_TWHEEL_WAYS];
+	struct ewyk_twheel_timer
+		*slots[EWYK_TWHEEL_LEVELS][EWYK_TWHEEL_SLOTS][EWYK_TWHEEL_WAYS];
 } __rte_cache_aligned;
 
 /**
@@ -193,8 +195,7 @@ struct ewyk_twheel {
  *   tick_shift or slack_shift, name too long), EEXIST (name in use), ENOSPC
  *   (512 named wheels registered already), ENOMEM.
  */
-struct ewyk_twheel *
-ewyk_twheel_create(const struct ewyk_twheel_params *params);
+struct ewyk_twheel *ewyk_twheel_create(const struct ewyk_twheel_params *params);
 
 /**
  * Initialise a wheel in caller-provided memory (e.g. inside a shard).
@@ -209,8 +210,8 @@ ewyk_twheel_create(const struct ewyk_twheel_params *params);
  *   long), -EEXIST (name in use), -ENOSPC (512 named wheels registered
  *   already), -ENOMEM (registration failed).
  */
-int
-ewyk_twheel_init(struct ewyk_twheel *w, const struct ewyk_twheel_params *params);
+int ewyk_twheel_init(struct ewyk_twheel *w,
+	const struct ewyk_twheel_params *params);
 
 /**
  * Release a wheel made by ewyk_twheel_create() or ewyk_twheel_init().
@@ -221,8 +222,7 @@ ewyk_twheel_init(struct ewyk_twheel *w, const struct ewyk_twheel_params *params)
  * @param w
  *   The wheel; NULL is a no-op.
  */
-void
-ewyk_twheel_free(struct ewyk_twheel *w);
+void ewyk_twheel_free(struct ewyk_twheel *w);
 
 /**
  * Initialise a timer node: idle, no callback.
@@ -276,9 +276,8 @@ ewyk_twheel_pending(const struct ewyk_twheel_timer *t)
  * @return
  *   0, or -EINVAL (NULL w, t or cb), -ENOSPC (callback table full).
  */
-int
-ewyk_twheel_arm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
-		uint64_t expiry_tsc, ewyk_twheel_cb_t cb, void *arg);
+int ewyk_twheel_arm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
+	uint64_t expiry_tsc, ewyk_twheel_cb_t cb, void *arg);
 
 /**
  * Change a timer's expiry, keeping its callback and argument. If the timer
@@ -295,9 +294,8 @@ ewyk_twheel_arm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
  * @return
  *   0, or -EINVAL (NULL argument, or the node was never armed).
  */
-int
-ewyk_twheel_rearm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
-		uint64_t expiry_tsc);
+int ewyk_twheel_rearm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
+	uint64_t expiry_tsc);
 
 /**
  * Stop a pending timer; its callback will not run. O(1). The node keeps its
@@ -311,8 +309,7 @@ ewyk_twheel_rearm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
  *   0 if the timer was pending and is now stopped, -ENOENT if it was idle,
  *   -EINVAL on a NULL argument.
  */
-int
-ewyk_twheel_cancel(struct ewyk_twheel *w, struct ewyk_twheel_timer *t);
+int ewyk_twheel_cancel(struct ewyk_twheel *w, struct ewyk_twheel_timer *t);
 
 /**
  * Slow path of ewyk_twheel_advance(); do not call directly.
@@ -326,9 +323,8 @@ ewyk_twheel_cancel(struct ewyk_twheel *w, struct ewyk_twheel_timer *t);
  * @return
  *   Callbacks run.
  */
-unsigned int
-ewyk_twheel_advance_slow(struct ewyk_twheel *w, uint64_t now,
-		unsigned int max_callbacks);
+unsigned int ewyk_twheel_advance_slow(struct ewyk_twheel *w, uint64_t now,
+	unsigned int max_callbacks);
 
 /**
  * Move the wheel to @p now and run the callback of every timer due by then
@@ -349,7 +345,7 @@ ewyk_twheel_advance_slow(struct ewyk_twheel *w, uint64_t now,
  */
 static inline unsigned int
 ewyk_twheel_advance(struct ewyk_twheel *w, uint64_t now,
-		unsigned int max_callbacks)
+	unsigned int max_callbacks)
 {
 	if (likely(now < w->next_due)) {
 		w->now = now;
@@ -369,8 +365,7 @@ ewyk_twheel_advance(struct ewyk_twheel *w, uint64_t now,
  * @return
  *   The TSC, or UINT64_MAX when no timer is pending.
  */
-uint64_t
-ewyk_twheel_next_expiry(struct ewyk_twheel *w);
+uint64_t ewyk_twheel_next_expiry(struct ewyk_twheel *w);
 
 /**
  * Number of pending timers.
@@ -426,10 +421,10 @@ ewyk_twheel_tick_cycles(const struct ewyk_twheel *w)
  */
 static inline uint64_t
 ewyk_twheel_timer_expiry(const struct ewyk_twheel *w,
-		const struct ewyk_twheel_timer *t)
+	const struct ewyk_twheel_timer *t)
 {
-	return (t->word & ((UINT64_C(1) << EWYK_TWHEEL_TICK_BITS) - 1)) <<
-		w->shift;
+	return (t->word & ((UINT64_C(1) << EWYK_TWHEEL_TICK_BITS) - 1))
+		<< w->shift;
 }
 
 /**
@@ -443,9 +438,8 @@ ewyk_twheel_timer_expiry(const struct ewyk_twheel *w,
  * @return
  *   0, or -EINVAL on a NULL argument.
  */
-int
-ewyk_twheel_stats_get(const struct ewyk_twheel *w,
-		struct ewyk_twheel_stats *stats);
+int ewyk_twheel_stats_get(const struct ewyk_twheel *w,
+	struct ewyk_twheel_stats *stats);
 
 #ifdef __cplusplus
 }

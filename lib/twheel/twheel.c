@@ -104,7 +104,7 @@ tw_set_count(struct ewyk_twheel *w, uint32_t count)
 /* Insert t at the head of one of the lists of slot (lvl, slot), in turn. */
 static inline void
 tw_slot_insert(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
-		unsigned int lvl, unsigned int slot)
+	unsigned int lvl, unsigned int slot)
 {
 	struct ewyk_twheel_timer **head =
 		&w->slots[lvl][slot][w->rr++ & WAYS_MASK];
@@ -147,10 +147,8 @@ tw_place(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, uint64_t tick)
 			 * rounded slot is still ahead on this level
 			 */
 			if (tick > now_tick &&
-					((tick - now_tick) >> w->slack) >=
-					up - tick &&
-					((up ^ w->elapsed) >> (sh + LVL_BITS)) ==
-					0) {
+				((tick - now_tick) >> w->slack) >= up - tick &&
+				((up ^ w->elapsed) >> (sh + LVL_BITS)) == 0) {
 				start = up;
 				rlvl = lvl;
 			}
@@ -163,7 +161,7 @@ tw_place(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, uint64_t tick)
 		lvl = NLEVELS - 1;
 		slot = (tick >> TOP_SHIFT) & LVL_MASK;
 		if (tick - w->elapsed < (UINT64_C(1) << WHEEL_BITS) &&
-				slot != cur) {
+			slot != cur) {
 			/* Within one turn: its own slot, in the next turn. */
 			start = tick & ~((UINT64_C(1) << TOP_SHIFT) - 1);
 		} else {
@@ -172,7 +170,7 @@ tw_place(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, uint64_t tick)
 			 */
 			slot = (cur + LVL_MASK) & LVL_MASK;
 			start = (w->elapsed &
-				~((UINT64_C(1) << WHEEL_BITS) - 1)) +
+					~((UINT64_C(1) << WHEEL_BITS) - 1)) +
 				((uint64_t)(cur + LVL_MASK) << TOP_SHIFT);
 		}
 	}
@@ -201,18 +199,17 @@ tw_unlink(struct ewyk_twheel *w, struct ewyk_twheel_timer *t)
 		 */
 		if (off < sizeof(w->slots)) {
 			unsigned int idx = off / sizeof(w->slots[0][0]);
-			struct ewyk_twheel_timer *const *h =
-				w->slots[idx / EWYK_TWHEEL_SLOTS]
-				[idx % EWYK_TWHEEL_SLOTS];
+			struct ewyk_twheel_timer *const *h = w->slots[idx /
+				EWYK_TWHEEL_SLOTS][idx % EWYK_TWHEEL_SLOTS];
 			unsigned int i;
 
 			for (i = 0; i < WAYS; i++)
 				if (h[i] != NULL)
 					break;
 			if (i == WAYS)
-				w->bitmap[idx / EWYK_TWHEEL_SLOTS] &=
-					~(UINT64_C(1) <<
-					(idx % EWYK_TWHEEL_SLOTS));
+				w->bitmap[idx / EWYK_TWHEEL_SLOTS] &= ~(
+					UINT64_C(1)
+					<< (idx % EWYK_TWHEEL_SLOTS));
 		}
 	}
 	t->next = NULL;
@@ -266,7 +263,7 @@ tw_sync(struct ewyk_twheel *w)
 
 int
 ewyk_twheel_arm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
-		uint64_t expiry_tsc, ewyk_twheel_cb_t cb, void *arg)
+	uint64_t expiry_tsc, ewyk_twheel_cb_t cb, void *arg)
 {
 	unsigned int idx;
 	uint64_t tick;
@@ -298,7 +295,7 @@ ewyk_twheel_arm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 
 int
 ewyk_twheel_rearm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
-		uint64_t expiry_tsc)
+	uint64_t expiry_tsc)
 {
 	uint64_t tick;
 
@@ -328,7 +325,9 @@ ewyk_twheel_rearm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 
 			if (tick >= s) {
 				t->word = (t->word &
-					~(TW_TICK_MASK | TW_RLVL_MASK)) | tick;
+						  ~(TW_TICK_MASK |
+							  TW_RLVL_MASK)) |
+					tick;
 				return 0;
 			}
 			if (s - tick <= ((tick - now_tick) >> w->slack)) {
@@ -380,7 +379,8 @@ tw_next_slot(const struct ewyk_twheel *w, unsigned int *lvl_out)
 			continue;
 		cur = (w->elapsed >> sh) & LVL_MASK;
 		/* bit i of the rotated map is slot (cur + i) mod 64 */
-		off = __builtin_ctzll((bm >> cur) | (cur != 0 ? bm << (64 - cur) : 0));
+		off = __builtin_ctzll(
+			(bm >> cur) | (cur != 0 ? bm << (64 - cur) : 0));
 		base = w->elapsed & ~((UINT64_C(1) << (sh + LVL_BITS)) - 1);
 		start = base + ((uint64_t)(cur + off) << sh);
 		if (start < best) {
@@ -414,7 +414,7 @@ tw_take_slot(struct ewyk_twheel *w, unsigned int lvl, uint64_t start)
 
 unsigned int
 ewyk_twheel_advance_slow(struct ewyk_twheel *w, uint64_t now,
-		unsigned int max_callbacks)
+	unsigned int max_callbacks)
 {
 	unsigned int ran = 0;
 	unsigned int cascaded = 0;
@@ -445,7 +445,7 @@ ewyk_twheel_advance_slow(struct ewyk_twheel *w, uint64_t now,
 			}
 			idle = 0;
 			if (unlikely(max_callbacks != 0 &&
-					ran >= max_callbacks)) {
+				    ran >= max_callbacks)) {
 				w->next_due = 0;
 				goto out;
 			}
@@ -521,20 +521,20 @@ ewyk_twheel_init(struct ewyk_twheel *w, const struct ewyk_twheel_params *params)
 	if (w == NULL || params == NULL)
 		return -EINVAL;
 	shift = params->tick_shift == 0 ? tw_default_shift() :
-		params->tick_shift;
+					  params->tick_shift;
 	if (shift < EWYK_TWHEEL_MIN_SHIFT || shift > EWYK_TWHEEL_MAX_SHIFT) {
 		TWHEEL_LOG(ERR, "tick_shift %u out of [%u, %u]", shift,
 			EWYK_TWHEEL_MIN_SHIFT, EWYK_TWHEEL_MAX_SHIFT);
 		return -EINVAL;
 	}
 	if (params->slack_shift > EWYK_TWHEEL_MAX_SLACK &&
-			params->slack_shift != EWYK_TWHEEL_SLACK_EXACT) {
+		params->slack_shift != EWYK_TWHEEL_SLACK_EXACT) {
 		TWHEEL_LOG(ERR, "slack_shift %u out of range",
 			params->slack_shift);
 		return -EINVAL;
 	}
 	if (params->name != NULL &&
-			strnlen(params->name, EWYK_TWHEEL_NAMESIZE) >=
+		strnlen(params->name, EWYK_TWHEEL_NAMESIZE) >=
 			EWYK_TWHEEL_NAMESIZE)
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
@@ -627,7 +627,7 @@ ewyk_twheel_free(struct ewyk_twheel *w)
 
 int
 ewyk_twheel_stats_get(const struct ewyk_twheel *w,
-		struct ewyk_twheel_stats *stats)
+	struct ewyk_twheel_stats *stats)
 {
 	if (w == NULL || stats == NULL)
 		return -EINVAL;
@@ -636,8 +636,7 @@ ewyk_twheel_stats_get(const struct ewyk_twheel *w,
 	stats->cancelled = __atomic_load_n(&w->stats.cancelled,
 		__ATOMIC_RELAXED);
 	stats->fired = __atomic_load_n(&w->stats.fired, __ATOMIC_RELAXED);
-	stats->cascaded = __atomic_load_n(&w->stats.cascaded,
-		__ATOMIC_RELAXED);
+	stats->cascaded = __atomic_load_n(&w->stats.cascaded, __ATOMIC_RELAXED);
 	stats->pending = __atomic_load_n(&w->count, __ATOMIC_RELAXED);
 	return 0;
 }

@@ -8,8 +8,8 @@
 
 extern int ewyk_twheel_logtype;
 
-#define TWHEEL_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_ ## level, ewyk_twheel_logtype, "twheel: " fmt "\n", \
+#define TWHEEL_LOG(level, fmt, ...)                                        \
+	rte_log(RTE_LOG_##level, ewyk_twheel_logtype, "twheel: " fmt "\n", \
 		##__VA_ARGS__)
 
 /*
@@ -25,7 +25,7 @@ extern int ewyk_twheel_logtype;
 #define TW_CB_SHIFT (TW_TICK_BITS + 3)
 
 /* Counters are written by the owner only, read by telemetry. */
-#define TW_STAT_ADD(w, field, n) \
+#define TW_STAT_ADD(w, field, n)                                    \
 	__atomic_store_n(&(w)->stats.field, (w)->stats.field + (n), \
 		__ATOMIC_RELAXED)
 

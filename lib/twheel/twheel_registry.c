@@ -14,12 +14,12 @@
 #include "twheel_private.h"
 
 /* The stats table: struct ewyk_twheel_stats, field by field. */
-#define TW_STATS(X) \
-	X(ARMED, armed, COUNTER, "Timers armed") \
-	X(REARMED, rearmed, COUNTER, "Timers re-armed") \
-	X(CANCELLED, cancelled, COUNTER, "Pending timers cancelled") \
-	X(FIRED, fired, COUNTER, "Timer callbacks run") \
-	X(CASCADED, cascaded, COUNTER, \
+#define TW_STATS(X)                                                     \
+	X(ARMED, armed, COUNTER, "Timers armed")                        \
+	X(REARMED, rearmed, COUNTER, "Timers re-armed")                 \
+	X(CANCELLED, cancelled, COUNTER, "Pending timers cancelled")    \
+	X(FIRED, fired, COUNTER, "Timer callbacks run")                 \
+	X(CASCADED, cascaded, COUNTER,                                  \
 		"Timers moved to a finer level, lazy re-arms included") \
 	X(PENDING, pending, GAUGE, "Timers pending")
 

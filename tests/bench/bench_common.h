@@ -40,14 +40,15 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 
-namespace ewyk_bench {
+namespace ewyk_bench
+{
 
 /* Free 2 MB hugepages, or -1 when the kernel has none configured. */
 inline long
 free_2m_pages()
 {
 	std::ifstream f("/sys/kernel/mm/hugepages/hugepages-2048kB/"
-		"free_hugepages");
+			"free_hugepages");
 	long n = -1;
 
 	if (!(f >> n))
@@ -72,8 +73,8 @@ hugetlbfs_mounted()
 		if (type != "hugetlbfs")
 			continue;
 		if ((opts.find("pagesize=") == std::string::npos ||
-				opts.find("pagesize=2M") != std::string::npos) &&
-				access(dir.c_str(), W_OK) == 0)
+			    opts.find("pagesize=2M") != std::string::npos) &&
+			access(dir.c_str(), W_OK) == 0)
 			return true;
 	}
 	return false;
@@ -135,7 +136,7 @@ want_huge(unsigned int mem_mb, std::string *why)
  */
 inline int
 eal_init(const char *argv0, const char *name,
-		const std::vector<std::string> &cores, unsigned int mem_mb)
+	const std::vector<std::string> &cores, unsigned int mem_mb)
 {
 	std::string why;
 	bool huge = want_huge(mem_mb, &why);
@@ -163,9 +164,9 @@ eal_init(const char *argv0, const char *name,
 		huge ? "with" : "without", why.c_str(), mem_mb);
 	if (rte_eal_init(static_cast<int>(a.size()), argv.data()) < 0) {
 		fprintf(stderr, "bench_%s: rte_eal_init: %s%s\n", name,
-			rte_strerror(rte_errno), huge ?
-			" (set EWYK_BENCH_HUGE=0 to run without hugepages)" :
-			"");
+			rte_strerror(rte_errno),
+			huge ? " (set EWYK_BENCH_HUGE=0 to run without hugepages)" :
+			       "");
 		return -1;
 	}
 	benchmark::AddCustomContext("hugepages", huge ? "yes" : "no");
@@ -178,19 +179,20 @@ eal_init(const char *argv0, const char *name,
  * Display reporter that forwards to the reporter of --benchmark_format and
  * counts the runs that reported an error (SkipWithError).
  */
-class ErrorCounter : public benchmark::BenchmarkReporter {
-public:
+class ErrorCounter : public benchmark::BenchmarkReporter
+{
+      public:
 	explicit ErrorCounter(benchmark::BenchmarkReporter *inner)
-		: inner_(inner) {}
+	    : inner_(inner)
+	{
+	}
 
-	bool
-	ReportContext(const Context &ctx) override
+	bool ReportContext(const Context &ctx) override
 	{
 		return inner_->ReportContext(ctx);
 	}
 
-	void
-	ReportRuns(const std::vector<Run> &runs) override
+	void ReportRuns(const std::vector<Run> &runs) override
 	{
 		for (const Run &r : runs) {
 			if (r.error_occurred) {
@@ -203,19 +205,17 @@ public:
 		inner_->ReportRuns(runs);
 	}
 
-	void
-	Finalize() override
+	void Finalize() override
 	{
 		inner_->Finalize();
 	}
 
-	unsigned int
-	errors() const
+	unsigned int errors() const
 	{
 		return errors_;
 	}
 
-private:
+      private:
 	std::unique_ptr<benchmark::BenchmarkReporter> inner_;
 	unsigned int errors_ = 0;
 };
@@ -233,8 +233,7 @@ format_reporter(int argc, char **argv)
 		if (strncmp(argv[i], f, strlen(f)) == 0)
 			fmt = argv[i] + strlen(f);
 		if (strcmp(argv[i], "--benchmark_counters_tabular=true") == 0 ||
-				strcmp(argv[i],
-				"--benchmark_counters_tabular") == 0)
+			strcmp(argv[i], "--benchmark_counters_tabular") == 0)
 			tabular = true;
 	}
 	if (fmt == "json")
@@ -245,11 +244,13 @@ format_reporter(int argc, char **argv)
 		return new benchmark::CSVReporter();
 #pragma GCC diagnostic pop
 	}
-	return new benchmark::ConsoleReporter(static_cast<
-		benchmark::ConsoleReporter::OutputOptions>(
-		(isatty(STDOUT_FILENO) ?
-			benchmark::ConsoleReporter::OO_Color : 0) |
-		(tabular ? benchmark::ConsoleReporter::OO_Tabular : 0)));
+	return new benchmark::ConsoleReporter(
+		static_cast<benchmark::ConsoleReporter::OutputOptions>(
+			(isatty(STDOUT_FILENO) ?
+					benchmark::ConsoleReporter::OO_Color :
+					0) |
+			(tabular ? benchmark::ConsoleReporter::OO_Tabular :
+				   0)));
 }
 
 /*

@@ -70,13 +70,14 @@ struct phr_header {
 	size_t value_len;
 };
 int phr_parse_request(const char *buf, size_t len, const char **method,
-		size_t *method_len, const char **path, size_t *path_len,
-		int *minor_version, struct phr_header *headers,
-		size_t *num_headers, size_t last_len);
+	size_t *method_len, const char **path, size_t *path_len,
+	int *minor_version, struct phr_header *headers, size_t *num_headers,
+	size_t last_len);
 }
 #endif
 
-namespace {
+namespace
+{
 
 const char small_req[] = "GET / HTTP/1.1\r\nHost: www.example.com\r\n\r\n";
 
@@ -123,18 +124,21 @@ cpu_ns(void)
 void
 set_counters(benchmark::State &state, size_t len, uint64_t t0)
 {
-	double cycles = (double)(cpu_ns() - t0) * (double)rte_get_tsc_hz() / 1e9;
+	double cycles = (double)(cpu_ns() - t0) * (double)rte_get_tsc_hz() /
+		1e9;
 
 	state.SetItemsProcessed(state.iterations());
 	state.SetBytesProcessed((int64_t)(state.iterations() * len));
-	state.counters["bytes_per_cycle"] = cycles == 0 ? 0.0 :
+	state.counters["bytes_per_cycle"] = cycles == 0 ?
+		0.0 :
 		(double)(state.iterations() * len) / cycles;
 }
 
 void
 BM_ewyk_parse(benchmark::State &state, const req_def *r, ewyk_http_isa isa)
 {
-	static char scratch[EWYK_HTTP_DEF_MAX_LINE + EWYK_HTTP_DEF_MAX_HEADER_BYTES];
+	static char scratch[EWYK_HTTP_DEF_MAX_LINE +
+		EWYK_HTTP_DEF_MAX_HEADER_BYTES];
 	struct ewyk_http_header hdr[64];
 	struct ewyk_http_request req = {};
 	struct ewyk_http_parser p;
@@ -145,7 +149,7 @@ BM_ewyk_parse(benchmark::State &state, const req_def *r, ewyk_http_isa isa)
 	req.headers = hdr;
 	req.max_headers = 64;
 	if (ewyk_http_parser_init(&p, nullptr, scratch, sizeof(scratch)) != 0 ||
-			ewyk_http_parser_set_isa(&p, isa) != 0) {
+		ewyk_http_parser_set_isa(&p, isa) != 0) {
 		state.SkipWithError("parser init / isa");
 		return;
 	}
@@ -165,10 +169,10 @@ BM_ewyk_parse(benchmark::State &state, const req_def *r, ewyk_http_isa isa)
 }
 
 void
-BM_ewyk_parse_mbuf(benchmark::State &state, const req_def *r,
-		ewyk_http_isa isa)
+BM_ewyk_parse_mbuf(benchmark::State &state, const req_def *r, ewyk_http_isa isa)
 {
-	static char scratch[EWYK_HTTP_DEF_MAX_LINE + EWYK_HTTP_DEF_MAX_HEADER_BYTES];
+	static char scratch[EWYK_HTTP_DEF_MAX_LINE +
+		EWYK_HTTP_DEF_MAX_HEADER_BYTES];
 	struct ewyk_http_header hdr[64];
 	struct ewyk_http_request req = {};
 	struct ewyk_http_parser p;
@@ -180,9 +184,10 @@ BM_ewyk_parse_mbuf(benchmark::State &state, const req_def *r,
 	req.headers = hdr;
 	req.max_headers = 64;
 	m = rte_pktmbuf_alloc(g_mp);
-	if (m == nullptr || ewyk_http_parser_init(&p, nullptr, scratch,
-			sizeof(scratch)) != 0 ||
-			ewyk_http_parser_set_isa(&p, isa) != 0) {
+	if (m == nullptr ||
+		ewyk_http_parser_init(&p, nullptr, scratch, sizeof(scratch)) !=
+			0 ||
+		ewyk_http_parser_set_isa(&p, isa) != 0) {
 		state.SkipWithError("mbuf / parser init / isa");
 		return;
 	}
@@ -232,9 +237,12 @@ const char *
 isa_name(ewyk_http_isa isa)
 {
 	switch (isa) {
-	case EWYK_HTTP_ISA_AVX2: return "avx2";
-	case EWYK_HTTP_ISA_SSE42: return "sse42";
-	default: return "scalar";
+	case EWYK_HTTP_ISA_AVX2:
+		return "avx2";
+	case EWYK_HTTP_ISA_SSE42:
+		return "sse42";
+	default:
+		return "scalar";
 	}
 }
 
@@ -242,26 +250,32 @@ void
 register_all(void)
 {
 	for (const req_def &r : reqs) {
-		for (int i = EWYK_HTTP_ISA_SCALAR; i <= EWYK_HTTP_ISA_AVX2; i++) {
+		for (int i = EWYK_HTTP_ISA_SCALAR; i <= EWYK_HTTP_ISA_AVX2;
+			i++) {
 			ewyk_http_isa isa = (ewyk_http_isa)i;
 
 			if (i > (int)ewyk_http_isa_best())
 				break;
-			benchmark::RegisterBenchmark((std::string("BM_ewyk_parse/") +
-				r.name + "/" + isa_name(isa)).c_str(),
+			benchmark::RegisterBenchmark(
+				(std::string("BM_ewyk_parse/") + r.name + "/" +
+					isa_name(isa))
+					.c_str(),
 				BM_ewyk_parse, &r, isa);
 			benchmark::RegisterBenchmark(
-				(std::string("BM_ewyk_parse_mbuf/") + r.name + "/" +
-				isa_name(isa)).c_str(), BM_ewyk_parse_mbuf, &r, isa);
+				(std::string("BM_ewyk_parse_mbuf/") + r.name +
+					"/" + isa_name(isa))
+					.c_str(),
+				BM_ewyk_parse_mbuf, &r, isa);
 		}
 #ifdef EWYK_BENCH_PICO
-		benchmark::RegisterBenchmark((std::string("BM_pico_parse/") +
-			r.name).c_str(), BM_pico_parse, &r);
+		benchmark::RegisterBenchmark(
+			(std::string("BM_pico_parse/") + r.name).c_str(),
+			BM_pico_parse, &r);
 #endif
 	}
 }
 
-}  // namespace
+} // namespace
 
 static void
 free_pool(void)
@@ -276,7 +290,7 @@ main(int argc, char **argv)
 	if (ewyk_bench::eal_init(argv[0], "http", { "-l", "0" }, 128) < 0)
 		return 1;
 	g_mp = rte_pktmbuf_pool_create("bench_http", 1023, 0, 0,
-			RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	if (g_mp == nullptr) {
 		fprintf(stderr, "bench_http: mbuf pool: %s\n",
 			rte_strerror(rte_errno));
@@ -284,7 +298,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 #ifndef EWYK_BENCH_PICO
-	fprintf(stderr, "bench_http: libh2o-evloop (picohttpparser) was not "
+	fprintf(stderr,
+		"bench_http: libh2o-evloop (picohttpparser) was not "
 		"found at build time: the BM_pico_parse peer is skipped\n");
 #endif
 	register_all();

@@ -60,7 +60,8 @@
 
 #include "bench_common.h"
 
-namespace {
+namespace
+{
 
 constexpr unsigned kWorkRounds = 16;
 constexpr unsigned kObjSize = 64;
@@ -142,8 +143,8 @@ struct T0 {
 void
 report(benchmark::State &state, const T0 &t0, double items)
 {
-	double s = std::chrono::duration<double>(Clock::now() - t0.wall)
-		.count();
+	double s =
+		std::chrono::duration<double>(Clock::now() - t0.wall).count();
 	double c = thread_cpu_seconds() - t0.cpu;
 
 	/* Both summed over threads. Wall clock: aggregate objects/s. */
@@ -296,8 +297,8 @@ BM_spinlock_array(benchmark::State &state)
 }
 
 /* Reusable two-thread barrier (sense by generation). */
-std::atomic<unsigned> g_bar_count{0};
-std::atomic<unsigned> g_bar_gen{0};
+std::atomic<unsigned> g_bar_count{ 0 };
+std::atomic<unsigned> g_bar_gen{ 0 };
 
 void
 barrier2()
@@ -371,14 +372,16 @@ run_cross(benchmark::State &state, Get get, Put put)
 void
 BM_ewyk_pool_cross(benchmark::State &state)
 {
-	run_cross(state, [] { return ewyk_pool_get(g_ewyk); },
+	run_cross(
+		state, [] { return ewyk_pool_get(g_ewyk); },
 		[](void *o) { ewyk_pool_put(g_ewyk, o); });
 }
 
 void
 BM_rte_mempool_cross(benchmark::State &state)
 {
-	run_cross(state,
+	run_cross(
+		state,
 		[]() -> void * {
 			void *o;
 			return rte_mempool_get(g_mp, &o) == 0 ? o : nullptr;
@@ -431,7 +434,7 @@ mk_mempool(const char *name, unsigned cache, const char *ops)
 	if (mp == nullptr)
 		return nullptr;
 	if (rte_mempool_set_ops_byname(mp, ops, nullptr) != 0 ||
-			rte_mempool_populate_default(mp) < 0) {
+		rte_mempool_populate_default(mp) < 0) {
 		rte_mempool_free(mp);
 		return nullptr;
 	}
@@ -473,9 +476,8 @@ setup()
 	g_inbox[1] = rte_ring_create("bench_in1", 1024, SOCKET_ID_ANY,
 		RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (g_ewyk == nullptr || g_ewyk_nocache == nullptr || g_mp == nullptr ||
-			g_dq_mem == nullptr || g_sa_mem == nullptr ||
-			g_inbox[0] == nullptr ||
-			g_inbox[1] == nullptr) {
+		g_dq_mem == nullptr || g_sa_mem == nullptr ||
+		g_inbox[0] == nullptr || g_inbox[1] == nullptr) {
 		fprintf(stderr, "setup failed: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
@@ -488,23 +490,32 @@ setup()
 		g_sa.obj[g_sa.top++] = p + (size_t)i * kObjSize;
 
 	benchmark::RegisterBenchmark("BM_ewyk_pool", BM_ewyk_pool)
-		->Threads(1)->Threads(2);
+		->Threads(1)
+		->Threads(2);
 	benchmark::RegisterBenchmark("BM_rte_mempool", BM_rte_mempool)
-		->Threads(1)->Threads(2);
+		->Threads(1)
+		->Threads(2);
 	benchmark::RegisterBenchmark("BM_mutex_deque", BM_mutex_deque)
-		->Threads(1)->Threads(2);
+		->Threads(1)
+		->Threads(2);
 	benchmark::RegisterBenchmark("BM_spinlock_array", BM_spinlock_array)
-		->Threads(1)->Threads(2);
+		->Threads(1)
+		->Threads(2);
 	benchmark::RegisterBenchmark("BM_ewyk_pool_nocache",
-		BM_ewyk_pool_nocache)->Threads(1)->Threads(2);
+		BM_ewyk_pool_nocache)
+		->Threads(1)
+		->Threads(2);
 	benchmark::RegisterBenchmark("BM_ewyk_pool_cross", BM_ewyk_pool_cross)
 		->Threads(2);
 	benchmark::RegisterBenchmark("BM_rte_mempool_cross",
-		BM_rte_mempool_cross)->Threads(2);
+		BM_rte_mempool_cross)
+		->Threads(2);
 	benchmark::RegisterBenchmark("BM_mutex_deque_cross",
-		BM_mutex_deque_cross)->Threads(2);
+		BM_mutex_deque_cross)
+		->Threads(2);
 	benchmark::RegisterBenchmark("BM_spinlock_array_cross",
-		BM_spinlock_array_cross)->Threads(2);
+		BM_spinlock_array_cross)
+		->Threads(2);
 	for (const char *o : ops) {
 		for (unsigned c : caches) {
 			std::string name = std::string("bench_") + o + "_" +
@@ -518,8 +529,11 @@ setup()
 			}
 			benchmark::RegisterBenchmark(
 				(std::string("BM_mempool_bulk32/") + o +
-				 "/cache:" + std::to_string(c)).c_str(),
-				BM_mempool_bulk32, mp)->Threads(1)->Threads(2);
+					"/cache:" + std::to_string(c))
+					.c_str(),
+				BM_mempool_bulk32, mp)
+				->Threads(1)
+				->Threads(2);
 		}
 	}
 	return 0;

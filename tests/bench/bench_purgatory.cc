@@ -94,7 +94,8 @@
 #include <ewyk_purgatory.h>
 #include <ewyk_twheel.h>
 
-namespace {
+namespace
+{
 
 constexpr uint64_t kMs = 1000000; /* ns */
 constexpr uint64_t kTimeout = 200 * kMs;
@@ -150,7 +151,10 @@ struct Event {
 	uint64_t t;
 	uint64_t key;
 	uint32_t seq;
-	bool operator>(const Event &o) const { return t > o.t; }
+	bool operator>(const Event &o) const
+	{
+		return t > o.t;
+	}
 };
 
 struct Gauges {
@@ -179,8 +183,9 @@ ew_done(struct ewyk_purgatory_op *, void *)
 
 const struct ewyk_purgatory_op_ops kEwOps = { ew_try, ew_done, ew_done };
 
-class EwykImpl {
-public:
+class EwykImpl
+{
+      public:
 	EwykImpl(double rate, unsigned int id)
 	{
 		struct ewyk_twheel_params wp = {};
@@ -215,36 +220,30 @@ public:
 		ewyk_twheel_free(w_);
 	}
 
-	bool
-	add(uint64_t now, const uint64_t *keys, Rec *r)
+	bool add(uint64_t now, const uint64_t *keys, Rec *r)
 	{
 		return ewyk_purgatory_add(p_, &kEwOps, r, now + kTimeout, keys,
-			kNkeys) != nullptr;
+			       kNkeys) != nullptr;
 	}
 
-	void
-	event(uint64_t key)
+	void event(uint64_t key)
 	{
 		ewyk_purgatory_check(p_, key);
 	}
 
-	void
-	advance(uint64_t now)
+	void advance(uint64_t now)
 	{
 		ewyk_twheel_advance(w_, now, 0);
 	}
 
-	void
-	end_warmup(void)
+	void end_warmup(void)
 	{
 	}
 
-	Gauges
-	gauges(void) const;
+	Gauges gauges(void) const;
 
-private:
-	static void
-	die(const char *what)
+      private:
+	static void die(const char *what)
 	{
 		fprintf(stderr, "%s: %s\n", what, rte_strerror(rte_errno));
 		exit(1);
@@ -274,8 +273,9 @@ EwykImpl::gauges(void) const
 /* ------------------------------------------------------------------ */
 /* The old design: binary heap without removal, threshold-purged lists. */
 
-class HeapImpl {
-public:
+class HeapImpl
+{
+      public:
 	HeapImpl(double rate, unsigned int)
 	{
 		uint32_t cap = static_cast<uint32_t>(rate * 0.3) + 4096;
@@ -288,8 +288,7 @@ public:
 		in_active_.assign(kOwnKeys + kSharedKeys, 0);
 	}
 
-	bool
-	add(uint64_t now, const uint64_t *keys, Rec *r)
+	bool add(uint64_t now, const uint64_t *keys, Rec *r)
 	{
 		if (free_.empty()) {
 			g_.refused++;
@@ -309,7 +308,8 @@ public:
 
 			if (!in_active_[keys[i]]) {
 				in_active_[keys[i]] = 1;
-				active_.push_back(static_cast<uint32_t>(keys[i]));
+				active_.push_back(
+					static_cast<uint32_t>(keys[i]));
 			}
 			l.push_back(Watch{ idx, op.gen });
 		}
@@ -321,8 +321,7 @@ public:
 	/* A completion event: walk the key's list, completing completable
 	 * requests and dropping finished ones.
 	 */
-	void
-	event(uint64_t key)
+	void event(uint64_t key)
 	{
 		std::vector<Watch> &l = lists_[key];
 		size_t j = 0;
@@ -344,8 +343,7 @@ public:
 	}
 
 	/* The expiry reaper: pop every deadline due by now. */
-	void
-	advance(uint64_t now)
+	void advance(uint64_t now)
 	{
 		while (!heap_.empty() && heap_.front().deadline <= now) {
 			HEnt e = heap_.front();
@@ -366,16 +364,14 @@ public:
 	/* Warm-up ran without purge scans (they would dominate its time);
 	 * start the measured part just after one.
 	 */
-	void
-	end_warmup(void)
+	void end_warmup(void)
 	{
 		purge_all();
 		g_.purge_scans = 0;
 		purging_ = true;
 	}
 
-	Gauges
-	gauges(void) const
+	Gauges gauges(void) const
 	{
 		Gauges g = g_;
 
@@ -384,7 +380,7 @@ public:
 		return g;
 	}
 
-private:
+      private:
 	struct Op {
 		uint32_t gen;
 		uint32_t pending;
@@ -400,14 +396,12 @@ private:
 		uint32_t gen;
 	};
 
-	static bool
-	later(const HEnt &a, const HEnt &b)
+	static bool later(const HEnt &a, const HEnt &b)
 	{
 		return a.deadline > b.deadline;
 	}
 
-	void
-	finish(uint32_t idx)
+	void finish(uint32_t idx)
 	{
 		ops_[idx].pending = 0;
 		free_.push_back(idx);
@@ -415,8 +409,7 @@ private:
 	}
 
 	/* Full scan of every non-empty list. */
-	void
-	purge_all(void)
+	void purge_all(void)
 	{
 		size_t a = 0;
 
@@ -456,16 +449,17 @@ private:
 /* ------------------------------------------------------------------ */
 /* The driver: request stream, windows, replay. */
 
-template <typename Impl>
-class Sim {
-public:
+template <typename Impl> class Sim
+{
+      public:
 	Sim(const Scenario &sc, double rate, unsigned int id)
-		: impl_(rate, id), rng_(0x5eed ^ static_cast<uint64_t>(rate) ^
-			(static_cast<uint64_t>(sc.median_ms) << 40)),
-		gap_(rate / 1e9),
-		lat_(std::log(sc.median_ms * kMs),
-			std::log(sc.p75_ms / sc.median_ms) / 0.6744897501960817),
-		own_(0, kOwnKeys - 1), shared_(0, kSharedKeys - 1)
+	    : impl_(rate, id),
+	      rng_(0x5eed ^ static_cast<uint64_t>(rate) ^
+		      (static_cast<uint64_t>(sc.median_ms) << 40)),
+	      gap_(rate / 1e9),
+	      lat_(std::log(sc.median_ms * kMs),
+		      std::log(sc.p75_ms / sc.median_ms) / 0.6744897501960817),
+	      own_(0, kOwnKeys - 1), shared_(0, kSharedKeys - 1)
 	{
 		uint32_t n = 1;
 
@@ -481,8 +475,7 @@ public:
 	}
 
 	/* Arrivals and events of the next window (untimed). */
-	void
-	generate(uint64_t span)
+	void generate(uint64_t span)
 	{
 		uint64_t end = t_ + span;
 
@@ -498,9 +491,9 @@ public:
 			a.seq = seq_++;
 			arr_.push_back(a);
 			if (lat < static_cast<double>(kTimeout))
-				pending_.push(Event{ a.t +
-					static_cast<uint64_t>(lat), a.keys[0],
-					a.seq });
+				pending_.push(
+					Event{ a.t + static_cast<uint64_t>(lat),
+						a.keys[0], a.seq });
 			next_arrival_ += 1 + static_cast<uint64_t>(gap_(rng_));
 		}
 		while (!pending_.empty() && pending_.top().t <= end) {
@@ -511,14 +504,13 @@ public:
 	}
 
 	/* Replay the window in time order (timed by the caller). */
-	void
-	replay(void)
+	void replay(void)
 	{
 		size_t i = 0, j = 0;
 
 		while (i < arr_.size() || j < ev_.size()) {
 			if (j == ev_.size() ||
-					(i < arr_.size() && arr_[i].t < ev_[j].t)) {
+				(i < arr_.size() && arr_[i].t < ev_[j].t)) {
 				const Arrival &a = arr_[i++];
 				Rec *r = &ring_[a.seq & mask_];
 
@@ -538,10 +530,16 @@ public:
 		impl_.advance(t_);
 	}
 
-	size_t requests(void) const { return arr_.size(); }
-	Gauges gauges(void) const { return impl_.gauges(); }
+	size_t requests(void) const
+	{
+		return arr_.size();
+	}
+	Gauges gauges(void) const
+	{
+		return impl_.gauges();
+	}
 
-private:
+      private:
 	Impl impl_;
 	std::mt19937_64 rng_;
 	std::exponential_distribution<double> gap_;
@@ -591,7 +589,8 @@ run(benchmark::State &state, const Scenario *sc, double rate)
 	state.counters["target_rate"] = rate;
 	state.counters["requests_per_cpu_second"] = cpu > 0 ? reqs / cpu : 0;
 	state.counters["sustained_rate"] = cpu > 0 ?
-		std::min(rate, rate * sim_s / cpu) : 0;
+		std::min(rate, rate * sim_s / cpu) :
+		0;
 	state.counters["cpu_ns_per_request"] = reqs ? cpu * 1e9 / reqs : 0;
 	state.counters["cpu_per_sim_second"] = sim_s > 0 ? cpu / sim_s : 0;
 	state.counters["outstanding_at_end"] = g.outstanding;
@@ -628,8 +627,8 @@ register_all(bool sweep)
 	 * saturation (its cost per simulated second grows as rate^2: at 4x
 	 * the rate, a window takes 16x the CPU).
 	 */
-	static const unsigned int rates[] = { 10, 20, 40, 60, 80, 120, 160,
-		240, 320, 480, 640, 960, 1280, 1920 };
+	static const unsigned int rates[] = { 10, 20, 40, 60, 80, 120, 160, 240,
+		320, 480, 640, 960, 1280, 1920 };
 	for (const Scenario *sc : { &kLow, &kHigh }) {
 		unsigned int heap_max = sc == &kLow ? 640 : 160;
 

@@ -57,16 +57,17 @@
 
 #include "bench_common.h"
 
-namespace {
+namespace
+{
 
-constexpr unsigned int DATA_BYTES = 2048;   /* "a few KB" parsed per task */
-constexpr unsigned int NSLOTS = 4096;       /* task slots (ring of them) */
-constexpr uint64_t WINDOW = 1024;           /* tasks in flight, at most */
-constexpr uint64_t BATCH = 20000;           /* tasks per iteration */
+constexpr unsigned int DATA_BYTES = 2048; /* "a few KB" parsed per task */
+constexpr unsigned int NSLOTS = 4096;     /* task slots (ring of them) */
+constexpr uint64_t WINDOW = 1024;         /* tasks in flight, at most */
+constexpr uint64_t BATCH = 20000;         /* tasks per iteration */
 constexpr unsigned int NSESSIONS = 16;
 constexpr unsigned int BURST = 32;
-constexpr uint64_t BLOCK_NS = 200000;       /* a blocking task sleeps */
-constexpr unsigned int HBITS = 6;           /* histogram: 64 per octave */
+constexpr uint64_t BLOCK_NS = 200000; /* a blocking task sleeps */
+constexpr unsigned int HBITS = 6;     /* histogram: 64 per octave */
 constexpr unsigned int HBUCKETS = 48 << HBITS;
 
 /*
@@ -85,10 +86,10 @@ struct Bench;
 
 struct Slot {
 	Bench *b;
-	uint64_t t_prod;     /* TSC when the task was produced */
+	uint64_t t_prod; /* TSC when the task was produced */
 	uint32_t session;
 	uint32_t blocking;
-	uint32_t inflight;   /* produced, not yet completed */
+	uint32_t inflight; /* produced, not yet completed */
 	alignas(64) uint64_t data[DATA_BYTES / 8];
 };
 
@@ -119,7 +120,8 @@ hbucket(uint64_t v)
 		return (unsigned int)v;
 	e = 63 - (unsigned int)__builtin_clzll(v);
 	return std::min((e - HBITS + 1) * (1u << HBITS) +
-		(unsigned int)((v >> (e - HBITS)) & ((1u << HBITS) - 1)),
+			(unsigned int)((v >> (e - HBITS)) &
+				((1u << HBITS) - 1)),
 		HBUCKETS - 1);
 }
 
@@ -179,8 +181,7 @@ consume(void *arg, enum ewyk_strategy_mode mode)
 			uint64_t d = rte_rdtsc() - s->t_prod;
 			unsigned int lc = rte_lcore_id();
 
-			b->hist[lc < RTE_MAX_LCORE ? lc : 0]
-				.c[hbucket(d)]++;
+			b->hist[lc < RTE_MAX_LCORE ? lc : 0].c[hbucket(d)]++;
 		}
 	}
 	__atomic_store_n(&s->inflight, 0, __ATOMIC_RELEASE);
@@ -197,8 +198,10 @@ wait_room(Bench *b)
 	unsigned int spins = 0;
 
 	for (;;) {
-		if (b->produced - __atomic_load_n(&b->completed,
-				__ATOMIC_ACQUIRE) < WINDOW)
+		if (b->produced -
+				__atomic_load_n(&b->completed,
+					__ATOMIC_ACQUIRE) <
+			WINDOW)
 			return;
 		if (++spins < 64)
 			rte_pause();
@@ -216,9 +219,12 @@ produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 	if (b->produced >= BATCH)
 		return 0;
 	wait_room(b);
-	n = (unsigned int)std::min<uint64_t>({ (uint64_t)max,
-		BATCH - b->produced, WINDOW - (b->produced -
-		__atomic_load_n(&b->completed, __ATOMIC_ACQUIRE)) });
+	n = (unsigned int)std::min<uint64_t>(
+		{ (uint64_t)max, BATCH - b->produced,
+			WINDOW -
+				(b->produced -
+					__atomic_load_n(&b->completed,
+						__ATOMIC_ACQUIRE)) });
 	for (i = 0; i < n; i++) {
 		uint64_t seq;
 		Slot *s;
@@ -237,7 +243,7 @@ produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 			NSESSIONS;
 		s->blocking = b->mixed && seq % 100 == 37;
 		for (j = 0; j < DATA_BYTES / 8; j++)
-			s->data[j] = seq ^ j;      /* "parse" */
+			s->data[j] = seq ^ j; /* "parse" */
 		s->t_prod = rte_rdtsc();
 		out[i].fn = consume;
 		out[i].arg = s;
@@ -266,8 +272,8 @@ run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 	Bench *b;
 
 	b = static_cast<Bench *>(rte_zmalloc("bench", sizeof(*b), 64));
-	b->slots = static_cast<Slot *>(rte_zmalloc("slots",
-		sizeof(Slot) * NSLOTS, 64));
+	b->slots = static_cast<Slot *>(
+		rte_zmalloc("slots", sizeof(Slot) * NSLOTS, 64));
 	if (b == nullptr || b->slots == nullptr) {
 		state.SkipWithError("no memory");
 		return;
@@ -284,7 +290,7 @@ run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 	b->mixed = mixed;
 	ec.name = "bench";
 	ec.socket_id = SOCKET_ID_ANY;
-	ec.ring_size = 2 * WINDOW;   /* never full: the window bounds it */
+	ec.ring_size = 2 * WINDOW; /* never full: the window bounds it */
 	ex = ewyk_strategy_executor_create(&ec);
 	sc.name = "bench";
 	sc.kind = kind;
@@ -303,8 +309,9 @@ run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 		return;
 	}
 	b->ex = ex;
-	RTE_LCORE_FOREACH_WORKER(lc)
-	rte_eal_remote_launch(ewyk_strategy_executor_lcore_main, ex, lc);
+	RTE_LCORE_FOREACH_WORKER (lc)
+		rte_eal_remote_launch(ewyk_strategy_executor_lcore_main, ex,
+			lc);
 	while (ewyk_strategy_executor_idle_count(ex) < rte_lcore_count() - 1)
 		rte_pause();
 
@@ -367,9 +374,11 @@ run(benchmark::State &state, enum ewyk_strategy_kind kind, int mixed)
 	state.counters["p90_ns"] = p90 * ns_per_tsc;
 	state.counters["p999_ns"] = p999 * ns_per_tsc;
 	state.counters["epc_frac"] = items ?
-		(double)st.mode[EWYK_STRATEGY_MODE_EPC] / (double)items : 0;
+		(double)st.mode[EWYK_STRATEGY_MODE_EPC] / (double)items :
+		0;
 	state.counters["pec_frac"] = items ?
-		(double)st.mode[EWYK_STRATEGY_MODE_PEC] / (double)items : 0;
+		(double)st.mode[EWYK_STRATEGY_MODE_PEC] / (double)items :
+		0;
 	state.counters["rejected"] = (double)b->rejected;
 	state.counters["homecomings"] = (double)st.homecomings;
 
@@ -427,14 +436,16 @@ main(int argc, char **argv)
 		fprintf(stderr, "bench_strategy needs >= 2 lcores\n");
 		return 1;
 	}
-	RTE_LCORE_FOREACH_WORKER(lc)
+	RTE_LCORE_FOREACH_WORKER (lc)
 		rte_eal_remote_launch(where, cpu, lc);
 	where(cpu);
 	rte_eal_mp_wait_lcore();
-	RTE_LCORE_FOREACH(lc)
+	RTE_LCORE_FOREACH (lc)
 		fprintf(stderr, "lcore %u (%s) on CPU %d\n", lc,
-			lc == rte_get_main_lcore() ? "main: producer, "
-			"reserved when not holding the token" : "reserved",
+			lc == rte_get_main_lcore() ?
+				"main: producer, "
+				"reserved when not holding the token" :
+				"reserved",
 			cpu[lc]);
 
 	for (const auto &m : modes) {
@@ -447,7 +458,8 @@ main(int argc, char **argv)
 	for (const auto &m : modes) {
 		benchmark::RegisterBenchmark(
 			(std::string("BM_strategy_mixed/") + m.name).c_str(),
-			run, m.kind, 1)->Unit(benchmark::kMillisecond);
+			run, m.kind, 1)
+			->Unit(benchmark::kMillisecond);
 	}
 	return ewyk_bench::run(argc, argv);
 }

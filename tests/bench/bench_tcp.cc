@@ -82,7 +82,8 @@
 #include "bench_common.h"
 #include "bench_tcp_kernel.h"
 
-namespace {
+namespace
+{
 
 constexpr uint32_t kLocal = RTE_IPV4(10, 0, 0, 1);
 constexpr uint32_t kPeer = RTE_IPV4(10, 0, 0, 2);
@@ -97,14 +98,14 @@ struct rte_ring *g_rx, *g_tx; /* the port's rings: peer -> ewyk, ewyk -> peer */
 struct ewyk_net *g_net;
 struct ewyk_net_shard *g_sh;
 struct rte_ether_addr g_our_mac;
-const struct rte_ether_addr g_peer_mac = {{ 0x02, 0, 0, 0, 0, 0x02 }};
+const struct rte_ether_addr g_peer_mac = { { 0x02, 0, 0, 0, 0, 0x02 } };
 
 /* ---- the peer ---- */
 
 /* A frame from the peer: Ethernet, IPv4, TCP (+ MSS option), len bytes. */
 struct rte_mbuf *
-frame(uint16_t sport, uint32_t seq, uint32_t ack, uint8_t flags,
-		uint16_t len, bool mss_opt)
+frame(uint16_t sport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t len,
+	bool mss_opt)
 {
 	unsigned int thl = mss_opt ? 24 : 20;
 	unsigned int tot = sizeof(struct rte_ether_hdr) +
@@ -127,8 +128,8 @@ frame(uint16_t sport, uint32_t seq, uint32_t ack, uint8_t flags,
 	ip = (struct rte_ipv4_hdr *)(e + 1);
 	memset(ip, 0, sizeof(*ip));
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + thl +
-		len));
+	ip->total_length = rte_cpu_to_be_16(
+		(uint16_t)(sizeof(*ip) + thl + len));
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_TCP;
 	ip->src_addr = rte_cpu_to_be_32(kPeer);
@@ -171,8 +172,8 @@ drain()
 	struct rte_mbuf *m[kBurst];
 	unsigned int n, i, total = 0;
 
-	while ((n = rte_ring_dequeue_burst(g_tx, (void **)m, kBurst,
-			nullptr)) > 0) {
+	while ((n = rte_ring_dequeue_burst(g_tx, (void **)m, kBurst, nullptr)) >
+		0) {
 		for (i = 0; i < n; i++) {
 			const struct rte_ether_hdr *e = rte_pktmbuf_mtod(m[i],
 				const struct rte_ether_hdr *);
@@ -182,7 +183,8 @@ drain()
 			if (e->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
 				ip = (const struct rte_ipv4_hdr *)(e + 1);
 				th = (const struct rte_tcp_hdr *)((const char *)
-					ip + rte_ipv4_hdr_len(ip));
+									  ip +
+					rte_ipv4_hdr_len(ip));
 				if (ip->next_proto_id == IPPROTO_TCP) {
 					Seen &s = g_seen[rte_be_to_cpu_16(
 						th->dst_port)];
@@ -241,7 +243,12 @@ app_eof(void *, struct ewyk_tcp_conn *c)
 }
 
 const struct ewyk_tcp_ops g_ops = {
-	app_accept, nullptr, app_recv, app_eof, nullptr, nullptr,
+	app_accept,
+	nullptr,
+	app_recv,
+	app_eof,
+	nullptr,
+	nullptr,
 };
 
 struct ewyk_tcp *
@@ -255,7 +262,8 @@ make_tcp(bool delack)
 	cf.max_conns = 4096;
 	cf.no_delack = !delack;
 	cf.no_quickack = true;
-	cf.no_timestamps = true; /* a NIC-speed peer would use them; see guide */
+	cf.no_timestamps =
+		true; /* a NIC-speed peer would use them; see guide */
 	cf.secret = 7;
 	struct ewyk_tcp *t = ewyk_tcp_create(&cf);
 	if (t == nullptr)
@@ -277,12 +285,12 @@ handshake(struct ewyk_tcp *t, uint16_t sport, uint32_t isn, uint32_t *iss)
 	g_conn = nullptr;
 	f.push_back(frame(sport, isn, 0, RTE_TCP_SYN_FLAG, 0, true));
 	input(f);
-	if (drain() != 1 || g_seen[sport].flags !=
-			(RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG))
+	if (drain() != 1 ||
+		g_seen[sport].flags != (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG))
 		return false;
 	*iss = g_seen[sport].seq;
-	f.push_back(frame(sport, isn + 1, *iss + 1, RTE_TCP_ACK_FLAG, 0,
-		false));
+	f.push_back(
+		frame(sport, isn + 1, *iss + 1, RTE_TCP_ACK_FLAG, 0, false));
 	input(f);
 	drain();
 	(void)t;
@@ -309,10 +317,10 @@ BM_ewyk_conn_lifetime(benchmark::State &state)
 		if (base > 65535 - kConnBatch)
 			base = 10000;
 		for (unsigned int i = 0; i < kConnBatch; i++)
-			f.push_back(frame(base + i, isn, 0, RTE_TCP_SYN_FLAG,
-				0, true));
+			f.push_back(frame(base + i, isn, 0, RTE_TCP_SYN_FLAG, 0,
+				true));
 		state.ResumeTiming();
-		input(f);                               /* SYN in, SYN-ACK out */
+		input(f); /* SYN in, SYN-ACK out */
 		state.PauseTiming();
 		out += drain();
 		for (unsigned int i = 0; i < kConnBatch; i++) {
@@ -324,7 +332,7 @@ BM_ewyk_conn_lifetime(benchmark::State &state)
 				RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG, 0, false));
 		}
 		state.ResumeTiming();
-		input(f);                       /* ACK, FIN in; FIN(+ACK) out */
+		input(f); /* ACK, FIN in; FIN(+ACK) out */
 		state.PauseTiming();
 		out += drain();
 		for (unsigned int i = 0; i < kConnBatch; i++) {
@@ -336,7 +344,7 @@ BM_ewyk_conn_lifetime(benchmark::State &state)
 				RTE_TCP_ACK_FLAG, 0, false));
 		}
 		state.ResumeTiming();
-		input(f);                                    /* last ACK in */
+		input(f); /* last ACK in */
 		state.PauseTiming();
 		out += drain();
 		in += 4 * kConnBatch;
@@ -346,9 +354,9 @@ BM_ewyk_conn_lifetime(benchmark::State &state)
 	if (!ok)
 		state.SkipWithError("no FIN from ewyk");
 	else if (ewyk_tcp_state_count(t, EWYK_TCP_ESTABLISHED) != 0 ||
-			ewyk_tcp_counter_get(t, EWYK_TCP_CONN_CLOSED) !=
+		ewyk_tcp_counter_get(t, EWYK_TCP_CONN_CLOSED) !=
 			ewyk_tcp_counter_get(t, EWYK_TCP_PASSIVE_OPENS) ||
-			ewyk_tcp_counter_get(t, EWYK_TCP_PASSIVE_OPENS) !=
+		ewyk_tcp_counter_get(t, EWYK_TCP_PASSIVE_OPENS) !=
 			(uint64_t)state.iterations())
 		state.SkipWithError("connections not all opened and freed");
 	state.counters["segments_in"] = benchmark::Counter((double)in,
@@ -380,8 +388,8 @@ BM_ewyk_rx_segment(benchmark::State &state)
 		state.PauseTiming();
 		acks += drain();
 		for (unsigned int i = 0; i < kSegBatch; i++) {
-			f.push_back(frame(sport, seq, iss + 1,
-				RTE_TCP_ACK_FLAG, kMss, false));
+			f.push_back(frame(sport, seq, iss + 1, RTE_TCP_ACK_FLAG,
+				kMss, false));
 			seq += kMss;
 		}
 		state.ResumeTiming();
@@ -389,10 +397,11 @@ BM_ewyk_rx_segment(benchmark::State &state)
 	}
 	acks += drain();
 	if (ewyk_tcp_counter_get(t, EWYK_TCP_BYTES_IN) !=
-			(uint64_t)state.iterations() * kMss)
+		(uint64_t)state.iterations() * kMss)
 		state.SkipWithError("data not all delivered");
 	state.counters["acks_per_segment"] = state.iterations() ?
-		(double)acks / (double)state.iterations() : 0;
+		(double)acks / (double)state.iterations() :
+		0;
 	state.SetItemsProcessed(state.iterations());
 	state.SetBytesProcessed(state.iterations() * kMss);
 	ewyk_tcp_free(t);
@@ -422,8 +431,8 @@ BM_ewyk_tx_64k(benchmark::State &state)
 		for (int i = 0; i < 32 && ok; i++) {
 			struct rte_mbuf *m = rte_pktmbuf_alloc(g_mp);
 
-			if (m == nullptr || rte_pktmbuf_append(m, 2048) ==
-					nullptr)
+			if (m == nullptr ||
+				rte_pktmbuf_append(m, 2048) == nullptr)
 				ok = false;
 			else if (head == nullptr)
 				head = m;
@@ -441,8 +450,8 @@ BM_ewyk_tx_64k(benchmark::State &state)
 			state.PauseTiming();
 			segs += drain();
 			una += ci.in_flight;
-			f.push_back(frame(sport, isn + 1, una,
-				RTE_TCP_ACK_FLAG, 0, false));
+			f.push_back(frame(sport, isn + 1, una, RTE_TCP_ACK_FLAG,
+				0, false));
 			state.ResumeTiming();
 			input(f);
 			ewyk_tcp_conn_info(g_conn, &ci);
@@ -483,8 +492,7 @@ setup_net()
 		RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (g_mp == nullptr || g_rx == nullptr || g_tx == nullptr)
 		return -1;
-	port_id = rte_eth_from_rings("btcp", &g_rx, 1, &g_tx, 1,
-		SOCKET_ID_ANY);
+	port_id = rte_eth_from_rings("btcp", &g_rx, 1, &g_tx, 1, SOCKET_ID_ANY);
 	if (port_id < 0)
 		return -1;
 	memset(&nc, 0, sizeof(nc));
@@ -501,7 +509,8 @@ setup_net()
 	if (ewyk_net_port_add(g_net, &pc, &info) != 0)
 		return -1;
 	if (info.tx_l4_cksum || info.rx_cksum)
-		fprintf(stderr, "bench_tcp: the ring port offers checksum "
+		fprintf(stderr,
+			"bench_tcp: the ring port offers checksum "
 			"offload: checksums are not computed in software\n");
 	g_our_mac = info.mac;
 	g_sh = ewyk_net_shard_create(g_net, 0, SOCKET_ID_ANY, g_mp);
@@ -531,7 +540,8 @@ setup_net()
 	ewyk_net_tx_flush(g_sh);
 	drain();
 	if (ewyk_net_arp_lookup(g_sh, rte_cpu_to_be_32(kPeer), &mac) != 0) {
-		fprintf(stderr, "bench_tcp: ewyk did not learn the peer's "
+		fprintf(stderr,
+			"bench_tcp: ewyk did not learn the peer's "
 			"MAC from its ARP request\n");
 		return -1;
 	}

@@ -31,7 +31,8 @@
 
 #include <benchmark/benchmark.h>
 
-namespace bench_tcp_kernel {
+namespace bench_tcp_kernel
+{
 
 struct Net {
 	bool tried = false;
@@ -82,15 +83,16 @@ veth_setup()
 			n.vb,
 		"ip -n " + n.ns + " link set " + n.vb + " mtu 1500 up",
 		"ip -n " + n.ns + " link set lo up",
-		"ip netns exec " + n.ns + " sysctl -qw net.ipv4.tcp_timestamps=0",
+		"ip netns exec " + n.ns +
+			" sysctl -qw net.ipv4.tcp_timestamps=0",
 		"ethtool -K " + n.va + off,
 		"ip netns exec " + n.ns + " ethtool -K " + n.vb + off,
 	};
 	for (const auto &c : cmds) {
 		if (sh(c) != 0) {
 			n.err = "cannot set up the veth pair and namespace "
-				"(root, ip and ethtool needed): `" + c +
-				"` failed";
+				"(root, ip and ethtool needed): `" +
+				c + "` failed";
 			return false;
 		}
 	}
@@ -152,8 +154,8 @@ listener(uint32_t addr, struct sockaddr_in *sa)
 	sa->sin_family = AF_INET;
 	sa->sin_addr.s_addr = htonl(addr);
 	if (bind(l, (struct sockaddr *)sa, sizeof(*sa)) != 0 ||
-			listen(l, 4096) != 0 ||
-			getsockname(l, (struct sockaddr *)sa, &len) != 0) {
+		listen(l, 4096) != 0 ||
+		getsockname(l, (struct sockaddr *)sa, &len) != 0) {
 		close(l);
 		return -1;
 	}
@@ -217,8 +219,9 @@ conn_lifetime(benchmark::State &state)
 		int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 		int a;
 
-		if (c < 0 || (connect(c, (struct sockaddr *)&sa,
-				sizeof(sa)) != 0 && errno != EINPROGRESS)) {
+		if (c < 0 ||
+			(connect(c, (struct sockaddr *)&sa, sizeof(sa)) != 0 &&
+				errno != EINPROGRESS)) {
 			state.SkipWithError("socket/connect failed");
 			if (c >= 0)
 				close(c);
@@ -257,9 +260,9 @@ veth_64k(benchmark::State &state)
 		c = socket(AF_INET, SOCK_STREAM, 0);
 		leave_ns();
 	}
-	if (l < 0 || c < 0 || connect(c, (struct sockaddr *)&sa,
-			sizeof(sa)) != 0 || (a = accept(l, nullptr,
-			nullptr)) < 0) {
+	if (l < 0 || c < 0 ||
+		connect(c, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+		(a = accept(l, nullptr, nullptr)) < 0) {
 		state.SkipWithError("connection over veth failed");
 		if (l >= 0)
 			close(l);
@@ -272,9 +275,9 @@ veth_64k(benchmark::State &state)
 
 	memset(&ti, 0, sizeof(ti));
 	if (getsockopt(c, IPPROTO_TCP, TCP_INFO, &ti, &tl) != 0 ||
-			(ti.tcpi_options & TCPI_OPT_TIMESTAMPS) != 0) {
+		(ti.tcpi_options & TCPI_OPT_TIMESTAMPS) != 0) {
 		state.SkipWithError("timestamps on over veth: segments would "
-			"not be ewyk's 1460 bytes");
+				    "not be ewyk's 1460 bytes");
 	} else {
 		state.counters["snd_mss"] = ti.tcpi_snd_mss;
 		stream_64k(state, c, a);
@@ -292,9 +295,9 @@ loopback_64k(benchmark::State &state)
 	int c = socket(AF_INET, SOCK_STREAM, 0);
 	int a;
 
-	if (l < 0 || c < 0 || connect(c, (struct sockaddr *)&sa,
-			sizeof(sa)) != 0 || (a = accept(l, nullptr,
-			nullptr)) < 0) {
+	if (l < 0 || c < 0 ||
+		connect(c, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+		(a = accept(l, nullptr, nullptr)) < 0) {
 		state.SkipWithError("connection over loopback failed");
 		if (l >= 0)
 			close(l);

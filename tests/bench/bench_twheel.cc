@@ -100,7 +100,8 @@
 #include "bench_twheel_ewyk.h"
 #include "bench_twheel_rte.h"
 
-namespace {
+namespace
+{
 
 using namespace twb;
 
@@ -224,10 +225,12 @@ bm_rearm(benchmark::State &state)
 	state.counters["cycles"] = benchmark::Counter(cyc,
 		benchmark::Counter::kAvgIterations);
 	state.counters["expiries_per_op"] = it > 0 ?
-		(I::fired(p) - fired0) / it : 0;
+		(I::fired(p) - fired0) / it :
+		0;
 	if (I::has_moves()) {
 		state.counters["deferred_moves_per_op"] = it > 0 ?
-			(I::moved(p) - moved0) / it : 0;
+			(I::moved(p) - moved0) / it :
+			0;
 		state.counters["pending"] = I::pending(p);
 	}
 	state.SetItemsProcessed(state.iterations());
@@ -324,14 +327,15 @@ register_all()
 		for (const auto &o : ops) {
 			benchmark::RegisterBenchmark(
 				(std::string("BM_twheel_") + o.op).c_str(),
-				o.tw)->Arg(n);
+				o.tw)
+				->Arg(n);
 			benchmark::RegisterBenchmark(
 				(std::string("BM_rte_timer_") + o.op).c_str(),
-				o.rt)->Arg(n);
+				o.rt)
+				->Arg(n);
 		}
 	}
-	benchmark::RegisterBenchmark("BM_twheel_poll_empty",
-		bm_poll_empty<Tw>);
+	benchmark::RegisterBenchmark("BM_twheel_poll_empty", bm_poll_empty<Tw>);
 	benchmark::RegisterBenchmark("BM_rte_timer_manage_empty",
 		bm_poll_empty<Rt>);
 	benchmark::RegisterBenchmark("BM_rte_timer_manage_empty_gated",

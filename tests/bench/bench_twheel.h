@@ -18,7 +18,8 @@
 
 #include <rte_common.h>
 
-namespace twb {
+namespace twb
+{
 
 inline uint64_t g_hz;
 inline uint64_t g_d40, g_d200, g_d3s, g_d60, g_hour;
@@ -27,9 +28,10 @@ inline std::vector<uint64_t> g_rto; /* random RTO delays, 200 ms - 3 s */
 
 struct Rng {
 	uint64_t s;
-	explicit Rng(uint64_t seed) : s(seed | 1) {}
-	uint64_t
-	next()
+	explicit Rng(uint64_t seed) : s(seed | 1)
+	{
+	}
+	uint64_t next()
 	{
 		s ^= s << 13;
 		s ^= s >> 7;
@@ -101,7 +103,7 @@ flush_lines(const void *p, size_t len)
 	const char *end = c + len;
 
 	for (c = (const char *)((uintptr_t)c & ~(uintptr_t)63); c < end;
-			c += 64)
+		c += 64)
 		__builtin_ia32_clflush(c);
 #else
 	(void)p;

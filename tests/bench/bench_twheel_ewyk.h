@@ -20,7 +20,8 @@
 
 #include "bench_twheel.h"
 
-namespace twb {
+namespace twb
+{
 
 inline void
 tw_cb_nop(struct ewyk_twheel *, struct ewyk_twheel_timer *, void *)
@@ -36,9 +37,9 @@ struct TwPop {
 	std::vector<uint32_t> fired; /* expire: indices fired this batch */
 	uint64_t now = 0;            /* the clock given to the wheel */
 	uint32_t k = 0;
-	bool live = false;           /* rearm ran: some timers may have fired */
-	bool warm = false;           /* expire: warmed up */
-	Rng rng{1};
+	bool live = false; /* rearm ran: some timers may have fired */
+	bool warm = false; /* expire: warmed up */
+	Rng rng{ 1 };
 };
 
 inline void
@@ -113,7 +114,8 @@ tw_pop(const char *kind, uint32_t n)
 		if (expire) {
 			/* steady state: uniform time left, not one burst */
 			ewyk_twheel_arm(p->w, &p->t[x],
-				p->now + 1 + p->rng.next() % d, tw_cb_expire, p);
+				p->now + 1 + p->rng.next() % d, tw_cb_expire,
+				p);
 		} else {
 			ewyk_twheel_arm(p->w, &p->t[x], p->now + d, tw_cb_nop,
 				p);
@@ -137,8 +139,7 @@ tw_teardown(void)
 struct Tw {
 	using Pop = TwPop;
 
-	static Pop *
-	ops(uint32_t n)
+	static Pop *ops(uint32_t n)
 	{
 		Pop *p = tw_pop("ops", n);
 
@@ -156,53 +157,47 @@ struct Tw {
 	}
 
 	/* The loop's clock for the next batch of arms (untimed). */
-	static void
-	clock(Pop *p)
+	static void clock(Pop *p)
 	{
 		p->now = rte_rdtsc();
 	}
 
-	static void
-	arm(Pop *p, uint32_t x, uint64_t d)
+	static void arm(Pop *p, uint32_t x, uint64_t d)
 	{
 		ewyk_twheel_arm(p->w, &p->t[x], p->now + d, tw_cb_nop, p);
 	}
 
-	static void
-	cancel(Pop *p, uint32_t x)
+	static void cancel(Pop *p, uint32_t x)
 	{
 		ewyk_twheel_cancel(p->w, &p->t[x]);
 	}
 
 	/* rearm: real clock, real delays, uniform time left (untimed). */
-	static void
-	live(Pop *p)
+	static void live(Pop *p)
 	{
 		if (p->live)
 			return;
 		p->now = rte_rdtsc();
 		ewyk_twheel_advance(p->w, p->now, 0);
 		for (uint32_t i = 0; i < p->n; i++)
-			ewyk_twheel_rearm(p->w, &p->t[i], p->now + 1 +
-				p->rng.next() % tcp_delay(i, p->k++));
+			ewyk_twheel_rearm(p->w, &p->t[i],
+				p->now + 1 +
+					p->rng.next() % tcp_delay(i, p->k++));
 		p->live = true;
 	}
 
-	static void
-	poll(Pop *p)
+	static void poll(Pop *p)
 	{
 		p->now = rte_rdtsc();
 		ewyk_twheel_advance(p->w, p->now, 0);
 	}
 
-	static void
-	rearm(Pop *p, uint32_t x, uint64_t d)
+	static void rearm(Pop *p, uint32_t x, uint64_t d)
 	{
 		ewyk_twheel_rearm(p->w, &p->t[x], p->now + d);
 	}
 
-	static uint64_t
-	fired(Pop *p)
+	static uint64_t fired(Pop *p)
 	{
 		struct ewyk_twheel_stats st;
 
@@ -210,8 +205,7 @@ struct Tw {
 		return st.fired;
 	}
 
-	static uint64_t
-	moved(Pop *p)
+	static uint64_t moved(Pop *p)
 	{
 		struct ewyk_twheel_stats st;
 
@@ -219,17 +213,18 @@ struct Tw {
 		return st.cascaded;
 	}
 
-	static bool has_moves() { return true; }
+	static bool has_moves()
+	{
+		return true;
+	}
 
-	static uint64_t
-	pending(Pop *p)
+	static uint64_t pending(Pop *p)
 	{
 		return ewyk_twheel_count(p->w);
 	}
 
 	/* expire */
-	static Pop *
-	exp(uint32_t n)
+	static Pop *exp(uint32_t n)
 	{
 		Pop *p = tw_pop("expire", n);
 
@@ -250,16 +245,14 @@ struct Tw {
 		return p;
 	}
 
-	static void
-	prepare(Pop *p, uint32_t b)
+	static void prepare(Pop *p, uint32_t b)
 	{
 		(void)p;
 		(void)b;
 	}
 
 	/* Run until b callbacks ran, jumping the clock to the next work. */
-	static uint64_t
-	fire(Pop *p, uint32_t b)
+	static uint64_t fire(Pop *p, uint32_t b)
 	{
 		uint32_t ran = 0;
 		uint64_t calls = 0;
@@ -278,15 +271,13 @@ struct Tw {
 		return calls;
 	}
 
-	static bool
-	fired_ok(Pop *p, uint32_t b)
+	static bool fired_ok(Pop *p, uint32_t b)
 	{
 		return p->fired.size() == b;
 	}
 
 	/* Re-arm the fired timers; evict them, as if armed long ago. */
-	static void
-	refill(Pop *p)
+	static void refill(Pop *p)
 	{
 		for (uint32_t x : p->fired)
 			ewyk_twheel_rearm(p->w, &p->t[x],
@@ -295,14 +286,15 @@ struct Tw {
 			flush_lines(&p->t[x], sizeof(p->t[0]));
 	}
 
-	static void
-	expire_counters(benchmark::State &state, Pop *p, uint64_t calls)
+	static void expire_counters(benchmark::State &state, Pop *p,
+		uint64_t calls)
 	{
 		struct ewyk_twheel_stats st;
 
 		ewyk_twheel_stats_get(p->w, &st); /* since it was built */
 		state.counters["cascades_per_fire"] = st.fired ?
-			(double)st.cascaded / st.fired : 0;
+			(double)st.cascaded / st.fired :
+			0;
 		state.counters["advance_calls"] = benchmark::Counter(calls,
 			benchmark::Counter::kAvgIterations);
 	}
@@ -313,8 +305,7 @@ struct Tw {
 		struct ewyk_twheel_timer t[1000];
 	};
 
-	static bool
-	empty_setup(Empty *e)
+	static bool empty_setup(Empty *e)
 	{
 		struct ewyk_twheel_params prm = {};
 		uint64_t now = rte_rdtsc();
@@ -334,16 +325,14 @@ struct Tw {
 		return true;
 	}
 
-	static void
-	empty_poll(Empty *e, uint64_t now)
+	static void empty_poll(Empty *e, uint64_t now)
 	{
 		unsigned int ran = ewyk_twheel_advance(e->w, now, 64);
 
 		benchmark::DoNotOptimize(ran);
 	}
 
-	static bool
-	empty_teardown(Empty *e)
+	static bool empty_teardown(Empty *e)
 	{
 		bool ok = ewyk_twheel_count(e->w) == 1000;
 

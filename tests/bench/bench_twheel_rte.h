@@ -17,7 +17,8 @@
 
 #include "bench_twheel.h"
 
-namespace twb {
+namespace twb
+{
 
 struct RtPop {
 	struct rte_timer *t = nullptr;
@@ -28,7 +29,7 @@ struct RtPop {
 	uint64_t offset = 0;
 	uint32_t k = 0;
 	bool live = false; /* rearm ran: real delays, some fired */
-	Rng rng{1};
+	Rng rng{ 1 };
 };
 
 inline void
@@ -101,37 +102,35 @@ struct Rt {
 	using Pop = RtPop;
 
 	/* All N pending, 1 h away (after rearm: re-armed so, untimed). */
-	static Pop *
-	ops(uint32_t n)
+	static Pop *ops(uint32_t n)
 	{
 		Pop *p = rt_pop(n);
 
 		if (p->live) {
 			p->offset = g_hour;
 			for (uint32_t i = 0; i < n; i++)
-				rt_arm(p, p->slots[i], tcp_delay(p->slots[i],
-					p->k++));
+				rt_arm(p, p->slots[i],
+					tcp_delay(p->slots[i], p->k++));
 			p->live = false;
 		}
 		return p;
 	}
 
-	static void clock(Pop *) {} /* rte_timer_reset() reads the TSC */
+	static void clock(Pop *)
+	{
+	} /* rte_timer_reset() reads the TSC */
 
-	static void
-	arm(Pop *p, uint32_t x, uint64_t d)
+	static void arm(Pop *p, uint32_t x, uint64_t d)
 	{
 		rt_arm(p, x, d);
 	}
 
-	static void
-	cancel(Pop *p, uint32_t x)
+	static void cancel(Pop *p, uint32_t x)
 	{
 		rte_timer_stop(&p->t[x]);
 	}
 
-	static void
-	live(Pop *p)
+	static void live(Pop *p)
 	{
 		if (p->live)
 			return;
@@ -144,33 +143,41 @@ struct Rt {
 		p->live = true;
 	}
 
-	static void
-	poll(Pop *)
+	static void poll(Pop *)
 	{
 		rte_timer_manage();
 	}
 
-	static void
-	rearm(Pop *p, uint32_t x, uint64_t d)
+	static void rearm(Pop *p, uint32_t x, uint64_t d)
 	{
 		rt_arm(p, x, d);
 	}
 
-	static uint64_t fired(Pop *p) { return p->fired; }
-	static uint64_t moved(Pop *) { return 0; }
-	static bool has_moves() { return false; }
-	static uint64_t pending(Pop *) { return 0; }
+	static uint64_t fired(Pop *p)
+	{
+		return p->fired;
+	}
+	static uint64_t moved(Pop *)
+	{
+		return 0;
+	}
+	static bool has_moves()
+	{
+		return false;
+	}
+	static uint64_t pending(Pop *)
+	{
+		return 0;
+	}
 
 	/* expire */
-	static Pop *
-	exp(uint32_t n)
+	static Pop *exp(uint32_t n)
 	{
 		return ops(n);
 	}
 
 	/* B random pending timers due now, cold (untimed). */
-	static void
-	prepare(Pop *p, uint32_t b)
+	static void prepare(Pop *p, uint32_t b)
 	{
 		uint32_t n = p->n;
 
@@ -190,8 +197,7 @@ struct Rt {
 			;
 	}
 
-	static uint64_t
-	fire(Pop *p, uint32_t b)
+	static uint64_t fire(Pop *p, uint32_t b)
 	{
 		uint64_t calls = 0;
 
@@ -202,14 +208,12 @@ struct Rt {
 		return calls;
 	}
 
-	static bool
-	fired_ok(Pop *p, uint32_t b)
+	static bool fired_ok(Pop *p, uint32_t b)
 	{
 		return p->fired == b;
 	}
 
-	static void
-	refill(Pop *p)
+	static void refill(Pop *p)
 	{
 		for (uint32_t i = p->n - batch_of(p->n); i < p->n; i++) {
 			uint32_t x = p->slots[i];
@@ -218,8 +222,7 @@ struct Rt {
 		}
 	}
 
-	static void
-	expire_counters(benchmark::State &, Pop *, uint64_t)
+	static void expire_counters(benchmark::State &, Pop *, uint64_t)
 	{
 	}
 
@@ -230,8 +233,7 @@ struct Rt {
 		uint64_t gate = 0; /* 0: ungated */
 	};
 
-	static bool
-	empty_setup(Empty *e)
+	static bool empty_setup(Empty *e)
 	{
 		rt_teardown(); /* only these 1000 on this lcore */
 		for (uint32_t i = 0; i < 1000; i++) {
@@ -243,8 +245,7 @@ struct Rt {
 		return true;
 	}
 
-	static void
-	empty_poll(Empty *e, uint64_t now)
+	static void empty_poll(Empty *e, uint64_t now)
 	{
 		if (e->gate != 0 && now - e->last < e->gate)
 			return;
@@ -254,8 +255,7 @@ struct Rt {
 		benchmark::DoNotOptimize(ret);
 	}
 
-	static bool
-	empty_teardown(Empty *e)
+	static bool empty_teardown(Empty *e)
 	{
 		bool ok = true;
 
@@ -270,8 +270,7 @@ struct Rt {
 
 /* The gated rte_timer poll: manage() once per wheel tick at most. */
 struct RtGated : Rt {
-	static bool
-	empty_setup(Empty *e)
+	static bool empty_setup(Empty *e)
 	{
 		struct ewyk_twheel_params prm = {};
 		struct ewyk_twheel *w;

@@ -45,7 +45,7 @@ static const struct ewyk_http_limits lim = {
 struct pieces {
 	size_t n;
 	const char *buf[MAXPIECES];
-	size_t off[MAXPIECES];  /* stream offset of each piece */
+	size_t off[MAXPIECES]; /* stream offset of each piece */
 	size_t len[MAXPIECES];
 	struct rte_mbuf mb[MAXPIECES];
 };
@@ -70,8 +70,8 @@ mix(uint64_t h, uint64_t v)
  * scratch; its bytes must be input bytes (checked against 'data'). */
 static uint64_t
 check_view(uint64_t h, const struct pieces *ps, const char *scratch,
-		uint32_t sused, struct ewyk_http_view v, const uint8_t *data,
-		size_t size)
+	uint32_t sused, struct ewyk_http_view v, const uint8_t *data,
+	size_t size)
 {
 	size_t i;
 
@@ -79,8 +79,8 @@ check_view(uint64_t h, const struct pieces *ps, const char *scratch,
 		return mix(h, 0);
 	if (v.p >= scratch && v.p + v.len <= scratch + sused)
 		return fnv(mix(h, v.len), v.p, v.len);
-	if (v.len == 1 && v.p[0] == '/' && (v.p < scratch ||
-			v.p >= scratch + sused)) {
+	if (v.len == 1 && v.p[0] == '/' &&
+		(v.p < scratch || v.p >= scratch + sused)) {
 		/* absolute-form without a path: the parser's "/" */
 		int inside = 0;
 
@@ -91,10 +91,12 @@ check_view(uint64_t h, const struct pieces *ps, const char *scratch,
 			return fnv(mix(h, 1), "/", 1);
 	}
 	for (i = 0; i < ps->n; i++) {
-		if (v.p >= ps->buf[i] && v.p + v.len <= ps->buf[i] + ps->len[i]) {
+		if (v.p >= ps->buf[i] &&
+			v.p + v.len <= ps->buf[i] + ps->len[i]) {
 			size_t at = ps->off[i] + (size_t)(v.p - ps->buf[i]);
 
-			if (at + v.len > size || memcmp(data + at, v.p, v.len) != 0)
+			if (at + v.len > size ||
+				memcmp(data + at, v.p, v.len) != 0)
 				abort();
 			return fnv(mix(h, v.len), v.p, v.len);
 		}
@@ -121,9 +123,8 @@ piece_at(const struct pieces *ps, size_t pos)
 
 static uint64_t
 hash_head(uint64_t h, const struct pieces *ps, const char *scratch,
-		const struct ewyk_http_parser *p,
-		const struct ewyk_http_request *req, const uint8_t *data,
-		size_t size)
+	const struct ewyk_http_parser *p, const struct ewyk_http_request *req,
+	const uint8_t *data, size_t size)
 {
 	uint16_t i;
 
@@ -135,8 +136,10 @@ hash_head(uint64_t h, const struct pieces *ps, const char *scratch,
 	h = mix(h, req->expect_continue);
 	h = mix(h, req->head);
 	h = mix(h, req->nheaders);
-	h = check_view(h, ps, scratch, p->scratch_used, req->method, data, size);
-	h = check_view(h, ps, scratch, p->scratch_used, req->target, data, size);
+	h = check_view(h, ps, scratch, p->scratch_used, req->method, data,
+		size);
+	h = check_view(h, ps, scratch, p->scratch_used, req->target, data,
+		size);
 	h = check_view(h, ps, scratch, p->scratch_used, req->path, data, size);
 	h = check_view(h, ps, scratch, p->scratch_used, req->host, data, size);
 	for (i = 0; i < req->nheaders; i++) {
@@ -154,7 +157,7 @@ hash_head(uint64_t h, const struct pieces *ps, const char *scratch,
  */
 static uint64_t
 run(const struct pieces *ps, enum ewyk_http_isa isa, int use_mbuf,
-		const uint8_t *data, size_t size)
+	const uint8_t *data, size_t size)
 {
 	static char scratch[1024];
 	struct ewyk_http_header hdr[MAXH];
@@ -170,7 +173,7 @@ run(const struct pieces *ps, enum ewyk_http_isa isa, int use_mbuf,
 	if (ewyk_http_parser_init(&p, &lim, scratch, sizeof(scratch)) != 0)
 		abort();
 	if (ewyk_http_parser_set_isa(&p, isa) != 0 &&
-			ewyk_http_parser_set_isa(&p, EWYK_HTTP_ISA_SCALAR) != 0)
+		ewyk_http_parser_set_isa(&p, EWYK_HTTP_ISA_SCALAR) != 0)
 		abort();
 	memset(&req, 0, sizeof(req));
 	req.headers = hdr;
@@ -228,7 +231,7 @@ run(const struct pieces *ps, enum ewyk_http_isa isa, int use_mbuf,
 
 static void
 cut(struct pieces *ps, const uint8_t *data, size_t size, int mode,
-		uint64_t seed)
+	uint64_t seed)
 {
 	size_t off = 0, k;
 	char *b;

@@ -29,7 +29,7 @@ static struct rte_ether_addr mac;
 
 static void
 udp_sink(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip)
+	const struct ewyk_net_ip_info *ip)
 {
 	(void)arg;
 	(void)s;

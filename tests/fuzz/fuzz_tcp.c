@@ -44,14 +44,15 @@ static unsigned int nconns;
 
 static int
 fz_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
-		rte_be32_t dst)
+	rte_be32_t dst)
 {
-	const struct rte_tcp_hdr *th = rte_pktmbuf_mtod(m, const struct rte_tcp_hdr *);
+	const struct rte_tcp_hdr *th = rte_pktmbuf_mtod(m,
+		const struct rte_tcp_hdr *);
 
 	(void)arg;
 	(void)port;
 	if (src != LIP || dst != PIP || m->data_len < sizeof(*th) ||
-			m->pkt_len < (unsigned int)(th->data_off >> 4) * 4u)
+		m->pkt_len < (unsigned int)(th->data_off >> 4) * 4u)
 		abort();
 	if (th->tcp_flags & RTE_TCP_SYN_FLAG)
 		our_iss = rte_be_to_cpu_32(th->sent_seq);
@@ -112,7 +113,9 @@ fz_closed(void *ctx, struct ewyk_tcp_conn *c, int err)
 }
 
 static const struct ewyk_tcp_ops ops = {
-	.accept = fz_accept, .connected = fz_connected, .recv = fz_recv,
+	.accept = fz_accept,
+	.connected = fz_connected,
+	.recv = fz_recv,
 	.closed = fz_closed,
 };
 
@@ -127,7 +130,7 @@ init(void)
 	if (rte_eal_init(10, args) < 0)
 		return -1;
 	mp = rte_pktmbuf_pool_create("fuzz_tcp", 4095, 0, 0,
-			RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	return mp == NULL ? -1 : 0;
 }
 
@@ -146,7 +149,7 @@ app_action(uint8_t what)
 		if (m == NULL)
 			abort();
 		if (rte_pktmbuf_append(m, (uint16_t)(1 + what * 7)) == NULL ||
-				ewyk_tcp_send(c, m) != 0)
+			ewyk_tcp_send(c, m) != 0)
 			rte_pktmbuf_free(m);
 		break;
 	}
@@ -205,8 +208,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (op & 3) {
 		case 0: {
 			struct ewyk_net_ip_info ip = {
-				.src = PIP, .dst = LIP, .proto = IPPROTO_TCP,
-				.ttl = 64, .cksum_good = (op & 0x10) == 0,
+				.src = PIP,
+				.dst = LIP,
+				.proto = IPPROTO_TCP,
+				.ttl = 64,
+				.cksum_good = (op & 0x10) == 0,
 			};
 			struct rte_mbuf *m;
 			struct rte_tcp_hdr *th;
@@ -229,18 +235,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (len >= sizeof(*th)) {
 				if (op & 0x04) {
 					th->src_port = RTE_BE16(40000);
-					th->dst_port = RTE_BE16((op & 0x40) ? 33000 : 80);
+					th->dst_port = RTE_BE16(
+						(op & 0x40) ? 33000 : 80);
 				}
 				if (op & 0x08) {
 					th->sent_seq = rte_cpu_to_be_32(pisn +
-						(rte_be_to_cpu_32(th->sent_seq) & 0xffff));
-					th->recv_ack = rte_cpu_to_be_32(our_iss +
-						(rte_be_to_cpu_32(th->recv_ack) & 0xffff));
+						(rte_be_to_cpu_32(
+							 th->sent_seq) &
+							0xffff));
+					th->recv_ack = rte_cpu_to_be_32(
+						our_iss +
+						(rte_be_to_cpu_32(
+							 th->recv_ack) &
+							0xffff));
 				}
 				if ((op & 0x30) == 0x30) {
 					th->cksum = 0;
-					th->cksum = ewyk_net_l4_cksum(m, PIP, LIP,
-							IPPROTO_TCP);
+					th->cksum = ewyk_net_l4_cksum(m, PIP,
+						LIP, IPPROTO_TCP);
 				}
 			}
 			ip.l4_len = (uint16_t)len;
@@ -258,8 +270,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		default: {
 			struct ewyk_tcp_connect_args a = {
-				.dst_ip = PIP, .dst_port = 40000, .src_ip = LIP,
-				.src_port = (op & 0x40) ? 33000 : 0, .ops = &ops,
+				.dst_ip = PIP,
+				.dst_port = 40000,
+				.src_ip = LIP,
+				.src_port = (op & 0x40) ? 33000 : 0,
+				.ops = &ops,
 			};
 			struct ewyk_tcp_conn *c = ewyk_tcp_connect(t, &a);
 

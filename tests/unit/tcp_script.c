@@ -38,9 +38,15 @@ parse_opts(const uint8_t *p, unsigned int n, struct cap *c)
 		}
 		assert_true(i + 1 < n && p[i + 1] >= 2 && i + p[i + 1] <= n);
 		switch (p[i]) {
-		case 2: c->mss = (p[i + 2] << 8) | p[i + 3]; break;
-		case 3: c->ws = p[i + 2]; break;
-		case 4: c->sackok = true; break;
+		case 2:
+			c->mss = (p[i + 2] << 8) | p[i + 3];
+			break;
+		case 3:
+			c->ws = p[i + 2];
+			break;
+		case 4:
+			c->sackok = true;
+			break;
 		case 5:
 			c->nsack = (p[i + 1] - 2) / 8;
 			for (int k = 0; k < c->nsack; k++) {
@@ -64,7 +70,7 @@ parse_opts(const uint8_t *p, unsigned int n, struct cap *c)
 
 static int
 cap_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
-		rte_be32_t dst)
+	rte_be32_t dst)
 {
 	uint8_t hdr[60];
 	const struct rte_tcp_hdr *th;
@@ -93,7 +99,7 @@ cap_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
 	/* Options and payload never exceed the MSS the peer announced. */
 	if (!(c->flags & RTE_TCP_SYN_FLAG) && c->len + hlen - 20 > H.peer_mss)
 		fail_msg("segment of %u + %u option bytes over MSS %u", c->len,
-				hlen - 20, H.peer_mss);
+			hlen - 20, H.peer_mss);
 	if (c->len > 0 && c->len <= sizeof(c->data))
 		assert_non_null(rte_pktmbuf_read(m, hlen, c->len, c->data));
 	if (c->ts)
@@ -186,28 +192,46 @@ build_seg(const struct step *s, bool ts_on)
 
 	assert_non_null(m);
 	if (s->mss) {
-		*p++ = 2; *p++ = 4; *p++ = (uint8_t)(s->mss >> 8); *p++ = (uint8_t)s->mss;
+		*p++ = 2;
+		*p++ = 4;
+		*p++ = (uint8_t)(s->mss >> 8);
+		*p++ = (uint8_t)s->mss;
 	}
 	if (s->sackok) {
-		*p++ = 1; *p++ = 1; *p++ = 4; *p++ = 2;
+		*p++ = 1;
+		*p++ = 1;
+		*p++ = 4;
+		*p++ = 2;
 	}
 	if (s->ws) {
-		*p++ = 1; *p++ = 3; *p++ = 3; *p++ = (uint8_t)(s->ws - 1);
+		*p++ = 1;
+		*p++ = 3;
+		*p++ = 3;
+		*p++ = (uint8_t)(s->ws - 1);
 	}
 	if (ts_on) {
-		uint32_t v = rte_cpu_to_be_32(s->tsval ? s->tsval : ++H.peer_ts);
+		uint32_t v = rte_cpu_to_be_32(
+			s->tsval ? s->tsval : ++H.peer_ts);
 		uint32_t e = rte_cpu_to_be_32(H.last_tsval);
 
-		*p++ = 1; *p++ = 1; *p++ = 8; *p++ = 10;
+		*p++ = 1;
+		*p++ = 1;
+		*p++ = 8;
+		*p++ = 10;
 		memcpy(p, &v, 4);
 		memcpy(p + 4, &e, 4);
 		p += 8;
 	}
 	if (s->nsack > 0) {
-		*p++ = 1; *p++ = 1; *p++ = 5; *p++ = (uint8_t)(2 + 8 * s->nsack);
+		*p++ = 1;
+		*p++ = 1;
+		*p++ = 5;
+		*p++ = (uint8_t)(2 + 8 * s->nsack);
 		for (i = 0; i < (unsigned int)s->nsack; i++) {
-			uint32_t a = rte_cpu_to_be_32(H.iss + (uint32_t)s->sack[i][0]);
-			uint32_t b = rte_cpu_to_be_32(H.iss + (uint32_t)s->sack[i][1]);
+			uint32_t a = rte_cpu_to_be_32(
+				H.iss + (uint32_t)s->sack[i][0]);
+			uint32_t b = rte_cpu_to_be_32(
+				H.iss + (uint32_t)s->sack[i][1]);
 
 			memcpy(p, &a, 4);
 			memcpy(p + 4, &b, 4);
@@ -215,17 +239,20 @@ build_seg(const struct step *s, bool ts_on)
 		}
 	}
 	olen = (unsigned int)(p - opt);
-	th = (struct rte_tcp_hdr *)rte_pktmbuf_append(m, (uint16_t)(20 + olen + s->len));
+	th = (struct rte_tcp_hdr *)rte_pktmbuf_append(m,
+		(uint16_t)(20 + olen + s->len));
 	assert_non_null(th);
 	memset(th, 0, 20);
 	th->src_port = rte_cpu_to_be_16(s->sport ? s->sport : PPORT);
 	th->dst_port = rte_cpu_to_be_16(s->dport ? s->dport : H.lport);
 	th->sent_seq = rte_cpu_to_be_32(PISN + (uint32_t)s->seq);
-	th->recv_ack = rte_cpu_to_be_32((s->fl & F_ACK) ? H.iss + (uint32_t)s->ack : 0);
+	th->recv_ack = rte_cpu_to_be_32(
+		(s->fl & F_ACK) ? H.iss + (uint32_t)s->ack : 0);
 	th->data_off = (uint8_t)(((20 + olen) / 4) << 4);
 	th->tcp_flags = s->fl;
 	th->rx_win = rte_cpu_to_be_16(s->win == WIN0 ? 0 :
-			s->win == 0 ? 65535 : (uint16_t)s->win);
+			s->win == 0                  ? 65535 :
+						       (uint16_t)s->win);
 	memcpy(th + 1, opt, olen);
 	d = (uint8_t *)(th + 1) + olen;
 	for (i = 0; i < s->len; i++)
@@ -237,8 +264,12 @@ static void
 input_seg(struct rte_mbuf *m, bool cksum_good)
 {
 	struct ewyk_net_ip_info ip = {
-		.src = PIP, .dst = LIP, .port = 0, .proto = IPPROTO_TCP,
-		.ttl = 64, .cksum_good = cksum_good,
+		.src = PIP,
+		.dst = LIP,
+		.port = 0,
+		.proto = IPPROTO_TCP,
+		.ttl = 64,
+		.cksum_good = cksum_good,
 		.l4_len = (uint16_t)m->pkt_len,
 	};
 
@@ -256,13 +287,14 @@ check_out(const struct step *s, unsigned int idx)
 	if (((s->fl & F_SYN) && H.rcap == 1) || s->learn)
 		H.iss = c->seq - (uint32_t)s->seq;
 	if (c->flags != s->fl)
-		fail_msg("step %u: flags 0x%x, want 0x%x", idx, c->flags, s->fl);
+		fail_msg("step %u: flags 0x%x, want 0x%x", idx, c->flags,
+			s->fl);
 	if (!s->any_seq && c->seq != H.iss + (uint32_t)s->seq)
-		fail_msg("step %u: seq %d, want %d", idx,
-				(int)(c->seq - H.iss), (int)s->seq);
+		fail_msg("step %u: seq %d, want %d", idx, (int)(c->seq - H.iss),
+			(int)s->seq);
 	if (!s->any_ack && (s->fl & F_ACK) && c->ack != PISN + (uint32_t)s->ack)
-		fail_msg("step %u: ack %d, want %d", idx,
-				(int)(c->ack - PISN), (int)s->ack);
+		fail_msg("step %u: ack %d, want %d", idx, (int)(c->ack - PISN),
+			(int)s->ack);
 	if (c->len != s->len)
 		fail_msg("step %u: len %u, want %u", idx, c->len, s->len);
 	if (s->win == WIN0)
@@ -281,14 +313,16 @@ check_out(const struct step *s, unsigned int idx)
 		assert_true(c->ws < 0 && !c->sackok && !c->ts);
 	if (s->noopt)
 		assert_true(c->mss < 0 && c->ws < 0 && !c->sackok && !c->ts &&
-				c->nsack == 0);
+			c->nsack == 0);
 	if (s->nsack < 0)
 		assert_int_equal(c->nsack, 0);
 	if (s->nsack > 0) {
 		assert_int_equal(c->nsack, s->nsack);
 		for (int k = 0; k < s->nsack && s->sack[0][1] != 0; k++) {
-			assert_int_equal(c->sack[k][0] - PISN, (uint32_t)s->sack[k][0]);
-			assert_int_equal(c->sack[k][1] - PISN, (uint32_t)s->sack[k][1]);
+			assert_int_equal(c->sack[k][0] - PISN,
+				(uint32_t)s->sack[k][0]);
+			assert_int_equal(c->sack[k][1] - PISN,
+				(uint32_t)s->sack[k][1]);
 		}
 	}
 }
@@ -366,7 +400,8 @@ make_ctx(const struct script *sc)
 	H.now_ms = 0;
 	h_advance();
 	assert_int_equal(ewyk_tcp_listen(H.t, 0, LPORT, &app_ops, NULL,
-			sc->backlog), 0);
+				 sc->backlog),
+		0);
 }
 
 static void
@@ -381,7 +416,9 @@ bad_input(int kind)
 	switch (kind) {
 	case BAD_CKSUM:
 		th->cksum = 0;
-		th->cksum = (uint16_t)(ewyk_net_l4_cksum(m, PIP, LIP, IPPROTO_TCP) ^ 0x0101);
+		th->cksum = (uint16_t)(ewyk_net_l4_cksum(m, PIP, LIP,
+					       IPPROTO_TCP) ^
+			0x0101);
 		sw_cksum = true;
 		break;
 	case BAD_GOOD_CKSUM:
@@ -389,39 +426,62 @@ bad_input(int kind)
 		th->cksum = ewyk_net_l4_cksum(m, PIP, LIP, IPPROTO_TCP);
 		sw_cksum = true;
 		break;
-	case BAD_DOFF_SMALL: th->data_off = 4 << 4; break;
-	case BAD_DOFF_BEYOND: th->data_off = 15 << 4; break;
+	case BAD_DOFF_SMALL:
+		th->data_off = 4 << 4;
+		break;
+	case BAD_DOFF_BEYOND:
+		th->data_off = 15 << 4;
+		break;
 	/* The 10 payload bytes become 8 bytes of options (doff 7) + 2. */
 	case BAD_OPT_OVERLONG:
 		th->data_off = 7 << 4;
-		memcpy(o, (const uint8_t[]){1, 1, 8, 10, 0, 0, 0, 1}, 8);
+		memcpy(o, (const uint8_t[]){ 1, 1, 8, 10, 0, 0, 0, 1 }, 8);
 		break;
 	case BAD_OPT_ZERO_LEN:
 		th->data_off = 7 << 4;
-		memcpy(o, (const uint8_t[]){30, 0, 1, 1, 1, 1, 1, 1}, 8);
+		memcpy(o, (const uint8_t[]){ 30, 0, 1, 1, 1, 1, 1, 1 }, 8);
 		break;
 	case BAD_OPT_MSS_LEN:
 		th->data_off = 7 << 4;
-		memcpy(o, (const uint8_t[]){2, 3, 5, 1, 1, 1, 1, 1}, 8);
+		memcpy(o, (const uint8_t[]){ 2, 3, 5, 1, 1, 1, 1, 1 }, 8);
 		break;
 	case BAD_OPT_SACK_LEN:
 		th->data_off = 7 << 4;
-		memcpy(o, (const uint8_t[]){5, 7, 0, 0, 0, 1, 0, 0}, 8);
+		memcpy(o, (const uint8_t[]){ 5, 7, 0, 0, 0, 1, 0, 0 }, 8);
 		break;
 	case BAD_OPT_NO_LEN:
 		th->data_off = 7 << 4;
-		memcpy(o, (const uint8_t[]){1, 1, 1, 1, 1, 1, 1, 2}, 8);
+		memcpy(o, (const uint8_t[]){ 1, 1, 1, 1, 1, 1, 1, 2 }, 8);
 		break;
-	case BAD_SYN_FIN: th->tcp_flags = F_SYN | F_FIN; break;
-	case BAD_SYN_RST: th->tcp_flags = F_SYN | F_RST | F_ACK; break;
-	case BAD_RST_FIN: th->tcp_flags = F_RST | F_FIN | F_ACK; break;
-	case BAD_NO_FLAGS: th->tcp_flags = 0; break;
-	case BAD_FIN_ONLY: th->tcp_flags = F_FIN; break;
-	case BAD_PSH_URG_ONLY: th->tcp_flags = F_PSH | RTE_TCP_URG_FLAG; break;
-	case BAD_SPORT_ZERO: th->src_port = 0; break;
-	case BAD_DPORT_ZERO: th->dst_port = 0; break;
-	case BAD_SHORT: rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - 12)); break;
-	default: fail();
+	case BAD_SYN_FIN:
+		th->tcp_flags = F_SYN | F_FIN;
+		break;
+	case BAD_SYN_RST:
+		th->tcp_flags = F_SYN | F_RST | F_ACK;
+		break;
+	case BAD_RST_FIN:
+		th->tcp_flags = F_RST | F_FIN | F_ACK;
+		break;
+	case BAD_NO_FLAGS:
+		th->tcp_flags = 0;
+		break;
+	case BAD_FIN_ONLY:
+		th->tcp_flags = F_FIN;
+		break;
+	case BAD_PSH_URG_ONLY:
+		th->tcp_flags = F_PSH | RTE_TCP_URG_FLAG;
+		break;
+	case BAD_SPORT_ZERO:
+		th->src_port = 0;
+		break;
+	case BAD_DPORT_ZERO:
+		th->dst_port = 0;
+		break;
+	case BAD_SHORT:
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - 12));
+		break;
+	default:
+		fail();
 	}
 	input_seg(m, !sw_cksum);
 }
@@ -448,12 +508,13 @@ run_script(const struct script *sc)
 	script_begin(sc);
 	run_steps(sc->steps);
 	if (H.rcap != H.ncap)
-		fail_msg("%s: %u unexpected segment(s), first flags 0x%x seq %d",
-				sc->name, H.ncap - H.rcap, H.caps[H.rcap].flags,
-				(int)(H.caps[H.rcap].seq - H.iss));
+		fail_msg(
+			"%s: %u unexpected segment(s), first flags 0x%x seq %d",
+			sc->name, H.ncap - H.rcap, H.caps[H.rcap].flags,
+			(int)(H.caps[H.rcap].seq - H.iss));
 	if (H.rev != H.nev)
 		fail_msg("%s: unexpected event %d/%d", sc->name,
-				H.evs[H.rev].type, H.evs[H.rev].val);
+			H.evs[H.rev].type, H.evs[H.rev].val);
 	h_free();
 }
 
@@ -473,17 +534,22 @@ run_steps(const struct step *steps)
 				ts_on = s->ts;
 				ts_set = true;
 			}
-			input_seg(build_seg(s, s->ts || (ts_on && !(s->fl & F_SYN) &&
-					!(s->fl & F_RST) && !s->nots)), true);
+			input_seg(build_seg(s,
+					  s->ts ||
+						  (ts_on && !(s->fl & F_SYN) &&
+							  !(s->fl & F_RST) &&
+							  !s->nots)),
+				true);
 			break;
 		case OP_OUT:
 			check_out(s, i);
 			break;
 		case OP_NOOUT:
 			if (H.rcap != H.ncap)
-				fail_msg("step %u: unexpected segment flags 0x%x seq %d",
-						i, H.caps[H.rcap].flags,
-						(int)(H.caps[H.rcap].seq - H.iss));
+				fail_msg(
+					"step %u: unexpected segment flags 0x%x seq %d",
+					i, H.caps[H.rcap].flags,
+					(int)(H.caps[H.rcap].seq - H.iss));
 			break;
 		case OP_WAIT:
 			H.now_ms += s->ms;
@@ -491,35 +557,44 @@ run_steps(const struct step *steps)
 			break;
 		case OP_STATE:
 			if (ewyk_tcp_lookup(H.t, LIP, H.lport, PIP,
-					s->sport ? s->sport : PPORT) == NULL)
+				    s->sport ? s->sport : PPORT) == NULL)
 				fail_msg("step %u: no connection", i);
-			if (ewyk_tcp_conn_state(ewyk_tcp_lookup(H.t, LIP, H.lport,
-					PIP, s->sport ? s->sport : PPORT)) != s->state)
+			if (ewyk_tcp_conn_state(ewyk_tcp_lookup(H.t, LIP,
+				    H.lport, PIP,
+				    s->sport ? s->sport : PPORT)) != s->state)
 				fail_msg("step %u: state %s, want %s", i,
-						ewyk_tcp_state_name(ewyk_tcp_conn_state(
-						ewyk_tcp_lookup(H.t, LIP, H.lport, PIP,
-						s->sport ? s->sport : PPORT))),
-						ewyk_tcp_state_name(s->state));
+					ewyk_tcp_state_name(ewyk_tcp_conn_state(
+						ewyk_tcp_lookup(H.t, LIP,
+							H.lport, PIP,
+							s->sport ? s->sport :
+								   PPORT))),
+					ewyk_tcp_state_name(s->state));
 			break;
 		case OP_GONE:
-			if (ewyk_tcp_lookup(H.t, LIP, H.lport, PIP, PPORT) != NULL)
+			if (ewyk_tcp_lookup(H.t, LIP, H.lport, PIP, PPORT) !=
+				NULL)
 				fail_msg("step %u: connection still there", i);
 			break;
 		case OP_EV:
 			if (H.rev >= H.nev)
-				fail_msg("step %u: expected event %d, none", i, s->ev);
-			if (H.evs[H.rev].type != s->ev || H.evs[H.rev].val != s->val)
+				fail_msg("step %u: expected event %d, none", i,
+					s->ev);
+			if (H.evs[H.rev].type != s->ev ||
+				H.evs[H.rev].val != s->val)
 				fail_msg("step %u: event %d/%d, want %d/%d", i,
-						H.evs[H.rev].type, H.evs[H.rev].val,
-						s->ev, s->val);
+					H.evs[H.rev].type, H.evs[H.rev].val,
+					s->ev, s->val);
 			H.rev++;
 			break;
 		case OP_CTR: {
-			uint64_t v = ewyk_tcp_counter_get(H.t, s->ctr) - H.ctr0[s->ctr];
+			uint64_t v = ewyk_tcp_counter_get(H.t, s->ctr) -
+				H.ctr0[s->ctr];
 
 			if (v != (uint64_t)s->val)
-				fail_msg("step %u: counter %s = %" PRIu64 ", want %d", i,
-						ewyk_tcp_counter_name(s->ctr), v, s->val);
+				fail_msg("step %u: counter %s = %" PRIu64
+					 ", want %d",
+					i, ewyk_tcp_counter_name(s->ctr), v,
+					s->val);
 			break;
 		}
 		case OP_SEND:
@@ -530,8 +605,10 @@ run_steps(const struct step *steps)
 			assert_non_null(H.conn);
 			while (k < s->len) {
 				struct rte_mbuf *sg = rte_pktmbuf_alloc(mp);
-				uint16_t n = (uint16_t)RTE_MIN(s->len - k, 2000u);
-				uint8_t *d = (uint8_t *)rte_pktmbuf_append(sg, n);
+				uint16_t n = (uint16_t)RTE_MIN(s->len - k,
+					2000u);
+				uint8_t *d = (uint8_t *)rte_pktmbuf_append(sg,
+					n);
 
 				assert_non_null(d);
 				for (uint16_t j = 0; j < n; j++, k++)
@@ -539,12 +616,15 @@ run_steps(const struct step *steps)
 				if (m == NULL)
 					m = sg;
 				else
-					assert_int_equal(rte_pktmbuf_chain(m, sg), 0);
+					assert_int_equal(rte_pktmbuf_chain(m,
+								 sg),
+						0);
 			}
 			if (s->op == OP_SEND) {
 				assert_int_equal(ewyk_tcp_send(H.conn, m), 0);
 			} else {
-				assert_int_equal(ewyk_tcp_send(H.conn, m), -EAGAIN);
+				assert_int_equal(ewyk_tcp_send(H.conn, m),
+					-EAGAIN);
 				rte_pktmbuf_free(m);
 			}
 			break;
@@ -565,8 +645,11 @@ run_steps(const struct step *steps)
 			break;
 		case OP_CONNECT: {
 			struct ewyk_tcp_connect_args a = {
-				.dst_ip = PIP, .dst_port = PPORT, .src_ip = LIP,
-				.src_port = LPORT + 1000, .ops = &app_ops,
+				.dst_ip = PIP,
+				.dst_port = PPORT,
+				.src_ip = LIP,
+				.src_port = LPORT + 1000,
+				.ops = &app_ops,
 			};
 
 			H.lport = LPORT + 1000;
@@ -584,4 +667,3 @@ run_steps(const struct step *steps)
 		H.ts_set = ts_set;
 	}
 }
-

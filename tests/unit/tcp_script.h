@@ -25,7 +25,7 @@
 #define PIP RTE_BE32(RTE_IPV4(10, 0, 0, 2))
 #define LPORT 80
 #define PPORT 40000
-#define PISN 1000000u              /* the peer's ISN */
+#define PISN 1000000u /* the peer's ISN */
 #define MAXCAP 256
 #define MAXEV 64
 
@@ -40,7 +40,7 @@ struct cap {
 	uint8_t flags;
 	uint32_t seq, ack, len;
 	uint16_t wnd, sport, dport;
-	int mss, ws;                    /* -1: absent */
+	int mss, ws; /* -1: absent */
 	bool sackok, ts;
 	uint32_t tsval, tsecr;
 	int nsack;
@@ -48,7 +48,15 @@ struct cap {
 	uint8_t data[2048];
 };
 
-enum ev_type { EV_NONE, EV_ACCEPT, EV_CONNECTED, EV_RECV, EV_EOF, EV_WRITABLE, EV_CLOSED };
+enum ev_type {
+	EV_NONE,
+	EV_ACCEPT,
+	EV_CONNECTED,
+	EV_RECV,
+	EV_EOF,
+	EV_WRITABLE,
+	EV_CLOSED
+};
 struct ev {
 	enum ev_type type;
 	int val;
@@ -56,21 +64,21 @@ struct ev {
 
 struct tcp_harness {
 	struct ewyk_tcp *t;
-	struct ewyk_twheel *w;          /* shared wheel, exact (no slack) */
+	struct ewyk_twheel *w; /* shared wheel, exact (no slack) */
 	uint64_t base, now_ms;
 	struct cap caps[MAXCAP];
 	unsigned int ncap, rcap;
 	struct ev evs[MAXEV];
 	unsigned int nev, rev;
-	struct ewyk_tcp_conn *conn;     /* the application's handle */
-	uint32_t iss;                   /* ours, learnt from the first SYN out */
-	uint16_t lport;                 /* our port in this conversation */
-	uint32_t last_tsval;            /* last TSval we sent */
+	struct ewyk_tcp_conn *conn; /* the application's handle */
+	uint32_t iss;               /* ours, learnt from the first SYN out */
+	uint16_t lport;             /* our port in this conversation */
+	uint32_t last_tsval;        /* last TSval we sent */
 	uint32_t peer_ts;
-	uint32_t peer_mss;              /* announced in the peer's SYN */
+	uint32_t peer_mss; /* announced in the peer's SYN */
 	bool refuse, hold, close_on_eof;
 	uint64_t ctr0[EWYK_TCP_COUNTER_MAX];
-	bool ts_on, ts_set;             /* the peer uses timestamps (from its SYN) */
+	bool ts_on, ts_set; /* the peer uses timestamps (from its SYN) */
 };
 
 /* The harness's state, shared by the scripts and the other tests. */
@@ -82,9 +90,23 @@ extern const struct ewyk_tcp_ops app_ops;
 
 /* ---- scripts ---- */
 enum op {
-	OP_END, OP_IN, OP_OUT, OP_NOOUT, OP_WAIT, OP_STATE, OP_GONE, OP_EV,
-	OP_CTR, OP_SEND, OP_CLOSE, OP_SHUT, OP_ABORT, OP_CONNECT, OP_RECVD,
-	OP_SENDX, OP_BAD,
+	OP_END,
+	OP_IN,
+	OP_OUT,
+	OP_NOOUT,
+	OP_WAIT,
+	OP_STATE,
+	OP_GONE,
+	OP_EV,
+	OP_CTR,
+	OP_SEND,
+	OP_CLOSE,
+	OP_SHUT,
+	OP_ABORT,
+	OP_CONNECT,
+	OP_RECVD,
+	OP_SENDX,
+	OP_BAD,
 };
 
 #define WS(n) ((n) + 1)
@@ -93,54 +115,109 @@ enum op {
 struct step {
 	enum op op;
 	uint8_t fl;
-	int64_t seq, ack;       /* IN: peer-relative seq, our-relative ack; OUT: reverse */
-	uint32_t len;           /* payload bytes */
-	uint32_t win;           /* window field (0: 65535 in, unchecked out; WIN0: zero) */
-	int mss, ws;            /* options (0: none / unchecked) */
+	int64_t seq,
+		ack; /* IN: peer-relative seq, our-relative ack; OUT: reverse */
+	uint32_t len; /* payload bytes */
+	uint32_t
+		win; /* window field (0: 65535 in, unchecked out; WIN0: zero) */
+	int mss, ws; /* options (0: none / unchecked) */
 	bool sackok, ts, noopt, any_ack, plain, learn, any_seq;
-	bool nots;              /* IN: no timestamp, even on a timestamp connection */
-	uint32_t tsval;         /* IN: explicit TSval (0: next of the peer's clock) */
-	int nsack;              /* IN: blocks given; OUT: blocks expected (-1: none) */
-	int64_t sack[4][2];     /* relative to the receiver's view */
-	uint16_t sport, dport;  /* 0: the defaults */
-	uint64_t ms;            /* WAIT */
+	bool nots;      /* IN: no timestamp, even on a timestamp connection */
+	uint32_t tsval; /* IN: explicit TSval (0: next of the peer's clock) */
+	int nsack;      /* IN: blocks given; OUT: blocks expected (-1: none) */
+	int64_t sack[4][2];    /* relative to the receiver's view */
+	uint16_t sport, dport; /* 0: the defaults */
+	uint64_t ms;           /* WAIT */
 	enum ewyk_tcp_state state;
 	enum ev_type ev;
-	int val;                /* EV: value; CTR: expected delta */
+	int val; /* EV: value; CTR: expected delta */
 	enum ewyk_tcp_counter ctr;
 };
 
-#define IN(f, s, a, ...) { .op = OP_IN, .fl = (f), .seq = (s), .ack = (a), __VA_ARGS__ }
-#define OUT(f, s, a, ...) { .op = OP_OUT, .fl = (f), .seq = (s), .ack = (a), __VA_ARGS__ }
-#define NOOUT { .op = OP_NOOUT }
-#define WAIT(m) { .op = OP_WAIT, .ms = (m) }
-#define STATE(s) { .op = OP_STATE, .state = (s) }
-#define STATEP(s, p) { .op = OP_STATE, .state = (s), .sport = (p) }
-#define GONE { .op = OP_GONE }
-#define EV(e, v) { .op = OP_EV, .ev = (e), .val = (v) }
-#define CTR(c, v) { .op = OP_CTR, .ctr = (c), .val = (v) }
-#define SEND(n) { .op = OP_SEND, .len = (n) }
-#define SENDX(n) { .op = OP_SENDX, .len = (n) }
-#define BAD(k) { .op = OP_BAD, .val = (k) }
-#define CLOSE { .op = OP_CLOSE }
-#define SHUT { .op = OP_SHUT }
-#define ABORT { .op = OP_ABORT }
-#define CONNECT { .op = OP_CONNECT }
-#define RECVD(n) { .op = OP_RECVD, .len = (n) }
-#define END { .op = OP_END }
+#define IN(f, s, a, ...)                                                    \
+	{                                                                   \
+		.op = OP_IN, .fl = (f), .seq = (s), .ack = (a), __VA_ARGS__ \
+	}
+#define OUT(f, s, a, ...)                                                    \
+	{                                                                    \
+		.op = OP_OUT, .fl = (f), .seq = (s), .ack = (a), __VA_ARGS__ \
+	}
+#define NOOUT                  \
+	{                      \
+		.op = OP_NOOUT \
+	}
+#define WAIT(m)                          \
+	{                                \
+		.op = OP_WAIT, .ms = (m) \
+	}
+#define STATE(s)                             \
+	{                                    \
+		.op = OP_STATE, .state = (s) \
+	}
+#define STATEP(s, p)                                       \
+	{                                                  \
+		.op = OP_STATE, .state = (s), .sport = (p) \
+	}
+#define GONE                  \
+	{                     \
+		.op = OP_GONE \
+	}
+#define EV(e, v)                                   \
+	{                                          \
+		.op = OP_EV, .ev = (e), .val = (v) \
+	}
+#define CTR(c, v)                                    \
+	{                                            \
+		.op = OP_CTR, .ctr = (c), .val = (v) \
+	}
+#define SEND(n)                           \
+	{                                 \
+		.op = OP_SEND, .len = (n) \
+	}
+#define SENDX(n)                           \
+	{                                  \
+		.op = OP_SENDX, .len = (n) \
+	}
+#define BAD(k)                           \
+	{                                \
+		.op = OP_BAD, .val = (k) \
+	}
+#define CLOSE                  \
+	{                      \
+		.op = OP_CLOSE \
+	}
+#define SHUT                  \
+	{                     \
+		.op = OP_SHUT \
+	}
+#define ABORT                  \
+	{                      \
+		.op = OP_ABORT \
+	}
+#define CONNECT                  \
+	{                        \
+		.op = OP_CONNECT \
+	}
+#define RECVD(n)                           \
+	{                                  \
+		.op = OP_RECVD, .len = (n) \
+	}
+#define END                  \
+	{                    \
+		.op = OP_END \
+	}
 #define ES EWYK_TCP_ESTABLISHED
 
 /* The usual handshakes (peer offers MSS 1460, wscale 7, SACK, timestamps). */
-#define PASSIVE_OPEN \
+#define PASSIVE_OPEN                                                           \
 	IN(F_SYN, 0, 0, .mss = 1460, .ws = WS(7), .sackok = true, .ts = true), \
-	OUT(F_SYN | F_ACK, 0, 1, .mss = 1460, .ws = WS(3), .sackok = true, .ts = true), \
-	IN(F_ACK, 1, 1, .ts = true), \
-	EV(EV_ACCEPT, 0), STATE(EWYK_TCP_ESTABLISHED)
-#define PASSIVE_OPEN_PLAIN \
-	IN(F_SYN, 0, 0, .mss = 1460), \
-	OUT(F_SYN | F_ACK, 0, 1, .mss = 1460), \
-	IN(F_ACK, 1, 1), \
-	EV(EV_ACCEPT, 0), STATE(EWYK_TCP_ESTABLISHED)
+		OUT(F_SYN | F_ACK, 0, 1, .mss = 1460, .ws = WS(3),             \
+			.sackok = true, .ts = true),                           \
+		IN(F_ACK, 1, 1, .ts = true), EV(EV_ACCEPT, 0),                 \
+		STATE(EWYK_TCP_ESTABLISHED)
+#define PASSIVE_OPEN_PLAIN                                                   \
+	IN(F_SYN, 0, 0, .mss = 1460), OUT(F_SYN | F_ACK, 0, 1, .mss = 1460), \
+		IN(F_ACK, 1, 1), EV(EV_ACCEPT, 0), STATE(EWYK_TCP_ESTABLISHED)
 
 struct script {
 	const char *name;
@@ -158,11 +235,24 @@ struct script {
  * way. Each kind must be dropped and counted under its reason.
  */
 enum bad_kind {
-	BAD_CKSUM = 1, BAD_DOFF_SMALL, BAD_DOFF_BEYOND, BAD_OPT_OVERLONG,
-	BAD_OPT_ZERO_LEN, BAD_OPT_MSS_LEN, BAD_OPT_SACK_LEN, BAD_OPT_NO_LEN,
-	BAD_SYN_FIN, BAD_SYN_RST, BAD_RST_FIN, BAD_NO_FLAGS, BAD_FIN_ONLY,
-	BAD_PSH_URG_ONLY, BAD_SPORT_ZERO, BAD_DPORT_ZERO, BAD_SHORT,
-	BAD_GOOD_CKSUM,         /* control: a correct checksum checked in software */
+	BAD_CKSUM = 1,
+	BAD_DOFF_SMALL,
+	BAD_DOFF_BEYOND,
+	BAD_OPT_OVERLONG,
+	BAD_OPT_ZERO_LEN,
+	BAD_OPT_MSS_LEN,
+	BAD_OPT_SACK_LEN,
+	BAD_OPT_NO_LEN,
+	BAD_SYN_FIN,
+	BAD_SYN_RST,
+	BAD_RST_FIN,
+	BAD_NO_FLAGS,
+	BAD_FIN_ONLY,
+	BAD_PSH_URG_ONLY,
+	BAD_SPORT_ZERO,
+	BAD_DPORT_ZERO,
+	BAD_SHORT,
+	BAD_GOOD_CKSUM, /* control: a correct checksum checked in software */
 };
 
 /* One scripted conversation with a context made for it. */

@@ -20,73 +20,61 @@
  * unacceptable ACK, both with a TSval far ahead, must not make every
  * later segment fail PAWS.
  */
-static const struct step s_ts_recent_poison[] = {
-	PASSIVE_OPEN,
+static const struct step s_ts_recent_poison[] = { PASSIVE_OPEN,
 	IN(F_ACK, -5000, 1, .tsval = 1000000), OUT(F_ACK, 1, 1),
 	IN(F_ACK | F_PSH, 1, 1, .len = 50), EV(EV_RECV, 50), OUT(F_ACK, 1, 51),
 	IN(F_ACK, 51, 100000, .tsval = 2000000), OUT(F_ACK, 1, 51),
-	CTR(EWYK_TCP_DROP_BAD_ACK, 1),
-	IN(F_ACK | F_PSH, 51, 1, .len = 10), EV(EV_RECV, 10), OUT(F_ACK, 1, 61),
-	CTR(EWYK_TCP_DROP_PAWS, 0), CTR(EWYK_TCP_BYTES_IN, 60), END
-};
+	CTR(EWYK_TCP_DROP_BAD_ACK, 1), IN(F_ACK | F_PSH, 51, 1, .len = 10),
+	EV(EV_RECV, 10), OUT(F_ACK, 1, 61), CTR(EWYK_TCP_DROP_PAWS, 0),
+	CTR(EWYK_TCP_BYTES_IN, 60), END };
 
 /*
  * A blind ACK: a sequence number below RCV.NXT (an "old duplicate") with
  * an ACK value inside (SND.UNA, SND.MAX] must not free unacknowledged
  * data: the RTO still retransmits from the first byte.
  */
-static const struct step s_blind_ack[] = {
-	PASSIVE_OPEN,
-	SEND(5792), OUT(F_ACK, 1, 1, .len = 1448), OUT(F_ACK, 1449, 1, .len = 1448),
-	OUT(F_ACK, 2897, 1, .len = 1448), OUT(F_ACK | F_PSH, 4345, 1, .len = 1448),
-	IN(F_ACK, -3000, 2897), OUT(F_ACK, 5793, 1),
-	CTR(EWYK_TCP_DROP_OUT_OF_WINDOW, 1),
-	WAIT(11), OUT(F_ACK | F_PSH, 4345, 1, .len = 1448),    /* loss probe */
+static const struct step s_blind_ack[] = { PASSIVE_OPEN, SEND(5792),
+	OUT(F_ACK, 1, 1, .len = 1448), OUT(F_ACK, 1449, 1, .len = 1448),
+	OUT(F_ACK, 2897, 1, .len = 1448),
+	OUT(F_ACK | F_PSH, 4345, 1, .len = 1448), IN(F_ACK, -3000, 2897),
+	OUT(F_ACK, 5793, 1), CTR(EWYK_TCP_DROP_OUT_OF_WINDOW, 1), WAIT(11),
+	OUT(F_ACK | F_PSH, 4345, 1, .len = 1448), /* loss probe */
 	WAIT(300), OUT(F_ACK, 1, 1, .len = 1448), CTR(EWYK_TCP_RTO, 1),
-	IN(F_ACK, 1, 5793), NOOUT, END
-};
+	IN(F_ACK, 1, 5793), NOOUT, END };
 
 /* On a timestamp connection a segment without one is dropped silently
  * (RFC 7323 3.2); a RST needs none. */
-static const struct step s_ts_required[] = {
-	PASSIVE_OPEN,
+static const struct step s_ts_required[] = { PASSIVE_OPEN,
 	IN(F_ACK | F_PSH, 1, 1, .len = 10, .nots = true), NOOUT,
 	CTR(EWYK_TCP_DROP_NO_TS, 1), CTR(EWYK_TCP_BYTES_IN, 0),
 	IN(F_ACK | F_PSH, 1, 1, .len = 10), EV(EV_RECV, 10), OUT(F_ACK, 1, 11),
-	IN(F_RST, 11, 0), EV(EV_CLOSED, -ECONNRESET), GONE, END
-};
+	IN(F_RST, 11, 0), EV(EV_CLOSED, -ECONNRESET), GONE, END };
 
 /*
  * Answers to segments that fail a check are limited per connection
  * (oow_ratelimit_ms, here 500): a challenge ACK, a duplicate ACK to an
  * out-of-window segment, one to a PAWS failure share one budget.
  */
-static const struct step s_oow_ratelimit[] = {
-	PASSIVE_OPEN,
-	IN(F_RST, 100, 0), OUT(F_ACK, 1, 1), CTR(EWYK_TCP_CHALLENGE_ACKS, 1),
-	IN(F_SYN, 5, 0), NOOUT,
-	IN(F_ACK, 500000, 1, .len = 10), NOOUT,
+static const struct step s_oow_ratelimit[] = { PASSIVE_OPEN, IN(F_RST, 100, 0),
+	OUT(F_ACK, 1, 1), CTR(EWYK_TCP_CHALLENGE_ACKS, 1), IN(F_SYN, 5, 0),
+	NOOUT, IN(F_ACK, 500000, 1, .len = 10), NOOUT,
 	IN(F_ACK, 1, 1, .len = 10, .tsval = 5), NOOUT,
 	CTR(EWYK_TCP_OOW_LIMITED, 3), CTR(EWYK_TCP_DROP_OUT_OF_WINDOW, 1),
-	CTR(EWYK_TCP_DROP_PAWS, 1),
-	WAIT(499), IN(F_ACK, 500000, 1, .len = 10), NOOUT,
-	WAIT(1), IN(F_ACK, 500000, 1, .len = 10), OUT(F_ACK, 1, 1),
+	CTR(EWYK_TCP_DROP_PAWS, 1), WAIT(499), IN(F_ACK, 500000, 1, .len = 10),
+	NOOUT, WAIT(1), IN(F_ACK, 500000, 1, .len = 10), OUT(F_ACK, 1, 1),
 	/* Data in order is answered as ever. */
 	IN(F_ACK | F_PSH, 1, 1, .len = 10), EV(EV_RECV, 10), OUT(F_ACK, 1, 11),
-	STATE(ES), END
-};
+	STATE(ES), END };
 
 /* A SYN repeated in SYN-RECEIVED gets its SYN-ACK again, within the same
  * per-connection limit. */
-static const struct step s_synack_ratelimit[] = {
-	IN(F_SYN, 0, 0, .mss = 1460), OUT(F_SYN | F_ACK, 0, 1),
-	IN(F_SYN, 0, 0, .mss = 1460), OUT(F_SYN | F_ACK, 0, 1),
-	IN(F_SYN, 0, 0, .mss = 1460), NOOUT,
-	IN(F_SYN, 0, 0, .mss = 1460), NOOUT,
-	CTR(EWYK_TCP_SYN_RETRANS, 1), CTR(EWYK_TCP_OOW_LIMITED, 2),
-	WAIT(500), IN(F_SYN, 0, 0, .mss = 1460), OUT(F_SYN | F_ACK, 0, 1),
-	IN(F_ACK, 1, 1), EV(EV_ACCEPT, 0), STATE(ES), END
-};
+static const struct step s_synack_ratelimit[] = { IN(F_SYN, 0, 0, .mss = 1460),
+	OUT(F_SYN | F_ACK, 0, 1), IN(F_SYN, 0, 0, .mss = 1460),
+	OUT(F_SYN | F_ACK, 0, 1), IN(F_SYN, 0, 0, .mss = 1460), NOOUT,
+	IN(F_SYN, 0, 0, .mss = 1460), NOOUT, CTR(EWYK_TCP_SYN_RETRANS, 1),
+	CTR(EWYK_TCP_OOW_LIMITED, 2), WAIT(500), IN(F_SYN, 0, 0, .mss = 1460),
+	OUT(F_SYN | F_ACK, 0, 1), IN(F_ACK, 1, 1), EV(EV_ACCEPT, 0), STATE(ES),
+	END };
 
 /*
  * The shard's challenge-ACK budget is drawn anew each second in
@@ -98,7 +86,8 @@ void
 test_challenge_random(void **state)
 {
 	static const struct script sc = {
-		.name = "challenge_random", .chack = 10,
+		.name = "challenge_random",
+		.chack = 10,
 	};
 	static const struct step open[] = { PASSIVE_OPEN, END };
 	static const struct step sec[] = { WAIT(1000), END };
@@ -111,9 +100,8 @@ test_challenge_random(void **state)
 		unsigned int n0 = H.ncap;
 
 		for (i = 0; i < 40; i++) {
-			const struct step rst[] = {
-				IN(F_RST, 100 + i, 0), END
-			};
+			const struct step rst[] = { IN(F_RST, 100 + i, 0),
+				END };
 
 			run_steps(rst);
 		}
@@ -136,120 +124,100 @@ test_challenge_random(void **state)
  * later the same cookie was valid again. Now the hash covers the whole
  * slot.
  */
-static const struct step s_cookie_wrap[] = {
-	IN(F_SYN, 0, 0, .mss = 1460), OUT(F_SYN | F_ACK, 0, 1),
-	IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460),
-	OUT(F_SYN | F_ACK, 0, 1, .learn = true), CTR(EWYK_TCP_SYNCOOKIES_SENT, 1),
+static const struct step s_cookie_wrap[] = { IN(F_SYN, 0, 0, .mss = 1460),
+	OUT(F_SYN | F_ACK, 0, 1), IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460),
+	OUT(F_SYN | F_ACK, 0, 1, .learn = true),
+	CTR(EWYK_TCP_SYNCOOKIES_SENT, 1),
 	/* The first one's SYN-ACKs run out meanwhile. */
-	WAIT(1001), OUT(F_SYN | F_ACK, 0, 1, .any_seq = true),
-	WAIT(2001), OUT(F_SYN | F_ACK, 0, 1, .any_seq = true),
-	WAIT(4001), GONE,
+	WAIT(1001), OUT(F_SYN | F_ACK, 0, 1, .any_seq = true), WAIT(2001),
+	OUT(F_SYN | F_ACK, 0, 1, .any_seq = true), WAIT(4001), GONE,
 	WAIT(32 * 64 * 1000 - 7003),
 	/* A flood goes on: the backlog is full, cookies are being sent. */
 	IN(F_SYN, 0, 0, .sport = 40003, .mss = 1460),
 	OUT(F_SYN | F_ACK, 0, 1, .any_seq = true),
 	IN(F_SYN, 0, 0, .sport = 40002, .mss = 1460),
-	OUT(F_SYN | F_ACK, 0, 1, .any_seq = true), CTR(EWYK_TCP_SYNCOOKIES_SENT, 2),
+	OUT(F_SYN | F_ACK, 0, 1, .any_seq = true),
+	CTR(EWYK_TCP_SYNCOOKIES_SENT, 2),
 	/* The cookie of 34 minutes ago. */
 	IN(F_ACK, 1, 1, .sport = 40001), OUT(F_RST, 1, 0),
-	CTR(EWYK_TCP_DROP_COOKIE, 1), CTR(EWYK_TCP_SYNCOOKIES_OK, 0), END
-};
+	CTR(EWYK_TCP_DROP_COOKIE, 1), CTR(EWYK_TCP_SYNCOOKIES_OK, 0), END };
 
 /*
  * idle_timeout_ms (here 5 s): a connection nothing valid arrived on for
  * that long is reset (echo, discard and any service whose client went
  * quiet). A forged, out-of-window segment does not count as life.
  */
-static const struct step s_idle_timeout[] = {
-	PASSIVE_OPEN,
-	WAIT(4000), IN(F_ACK | F_PSH, 1, 1, .len = 10), EV(EV_RECV, 10),
-	OUT(F_ACK, 1, 11),
+static const struct step s_idle_timeout[] = { PASSIVE_OPEN, WAIT(4000),
+	IN(F_ACK | F_PSH, 1, 1, .len = 10), EV(EV_RECV, 10), OUT(F_ACK, 1, 11),
 	WAIT(4000), IN(F_ACK, 500000, 1, .len = 10), OUT(F_ACK, 1, 11),
-	WAIT(999), STATE(ES), NOOUT,
-	WAIT(2), OUT(F_RST | F_ACK, 1, 11), EV(EV_CLOSED, -ETIMEDOUT), GONE,
-	CTR(EWYK_TCP_IDLE_TIMEOUT, 1), END
-};
+	WAIT(999), STATE(ES), NOOUT, WAIT(2), OUT(F_RST | F_ACK, 1, 11),
+	EV(EV_CLOSED, -ETIMEDOUT), GONE, CTR(EWYK_TCP_IDLE_TIMEOUT, 1), END };
 
 /* Keep-alive counts from the last valid segment: a forged one in between
  * does not put the probe off. */
-static const struct step s_keepalive_forged[] = {
-	PASSIVE_OPEN,
-	WAIT(900), IN(F_ACK, 500000, 1, .len = 10), OUT(F_ACK, 1, 1),
-	WAIT(101), OUT(F_ACK, 0, 1), CTR(EWYK_TCP_KEEPALIVE_PROBES, 1), END
-};
+static const struct step s_keepalive_forged[] = { PASSIVE_OPEN, WAIT(900),
+	IN(F_ACK, 500000, 1, .len = 10), OUT(F_ACK, 1, 1), WAIT(101),
+	OUT(F_ACK, 0, 1), CTR(EWYK_TCP_KEEPALIVE_PROBES, 1), END };
 
 /*
  * orphan_timeout_ms (here 3 s): the application closed with data queued
  * and the peer answers every probe with a zero window. Its ACKs reset
  * the retry count; the orphan limit still gives the connection up.
  */
-static const struct step s_orphan_zero_window[] = {
-	PASSIVE_OPEN,
+static const struct step s_orphan_zero_window[] = { PASSIVE_OPEN,
 	IN(F_ACK, 1, 1, .win = WIN0), SEND(100), NOOUT, CLOSE,
-	STATE(EWYK_TCP_FIN_WAIT_1),
-	WAIT(201), OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0),
-	WAIT(401), OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0),
-	WAIT(801), OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0),
-	WAIT(1601), OUT(F_RST | F_ACK, 1, 1, .any_seq = true), GONE,
-	CTR(EWYK_TCP_ORPHAN_TIMEOUT, 1), END
-};
+	STATE(EWYK_TCP_FIN_WAIT_1), WAIT(201), OUT(F_ACK, 1, 1, .len = 1),
+	IN(F_ACK, 1, 1, .win = WIN0), WAIT(401), OUT(F_ACK, 1, 1, .len = 1),
+	IN(F_ACK, 1, 1, .win = WIN0), WAIT(801), OUT(F_ACK, 1, 1, .len = 1),
+	IN(F_ACK, 1, 1, .win = WIN0), WAIT(1601),
+	OUT(F_RST | F_ACK, 1, 1, .any_seq = true), GONE,
+	CTR(EWYK_TCP_ORPHAN_TIMEOUT, 1), END };
 
 /* persist_max_ms (here 2 s): the application is still there, the peer's
  * window stays zero: the connection is given up. */
-static const struct step s_persist_give_up[] = {
-	PASSIVE_OPEN,
-	IN(F_ACK, 1, 1, .win = WIN0), SEND(100), NOOUT,
-	WAIT(201), OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0),
-	WAIT(401), OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0),
-	WAIT(801), OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0),
-	WAIT(1601), OUT(F_RST | F_ACK, 1, 1, .any_seq = true),
-	EV(EV_CLOSED, -ETIMEDOUT), GONE, CTR(EWYK_TCP_PERSIST_TIMEOUT, 1), END
-};
+static const struct step s_persist_give_up[] = { PASSIVE_OPEN,
+	IN(F_ACK, 1, 1, .win = WIN0), SEND(100), NOOUT, WAIT(201),
+	OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0), WAIT(401),
+	OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0), WAIT(801),
+	OUT(F_ACK, 1, 1, .len = 1), IN(F_ACK, 1, 1, .win = WIN0), WAIT(1601),
+	OUT(F_RST | F_ACK, 1, 1, .any_seq = true), EV(EV_CLOSED, -ETIMEDOUT),
+	GONE, CTR(EWYK_TCP_PERSIST_TIMEOUT, 1), END };
 
 /* max_conns_per_src (here 2): one address cannot hold every connection;
  * when one of its connections goes, it may open another. */
-static const struct step s_per_source_limit[] = {
-	PASSIVE_OPEN_PLAIN,
+static const struct step s_per_source_limit[] = { PASSIVE_OPEN_PLAIN,
 	IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460),
 	OUT(F_SYN | F_ACK, 0, 1, .learn = true),
 	IN(F_ACK, 1, 1, .sport = 40001), EV(EV_ACCEPT, 0),
 	IN(F_SYN, 0, 0, .sport = 40002, .mss = 1460), NOOUT,
-	CTR(EWYK_TCP_DROP_SRC_LIMIT, 1),
-	ABORT, OUT(F_RST | F_ACK, 1, 1),
+	CTR(EWYK_TCP_DROP_SRC_LIMIT, 1), ABORT, OUT(F_RST | F_ACK, 1, 1),
 	IN(F_SYN, 0, 0, .sport = 40002, .mss = 1460),
-	OUT(F_SYN | F_ACK, 0, 1, .learn = true), END
-};
+	OUT(F_SYN | F_ACK, 0, 1, .learn = true), END };
 
 /* TIME_WAIT reuse is a passive open: with the backlog full, a new SYN on
  * the old 4-tuple is not taken (it is answered as in TIME_WAIT). */
-static const struct step s_tw_reuse_backlog[] = {
-	PASSIVE_OPEN,
-	CLOSE, OUT(F_FIN | F_ACK, 1, 1),
-	IN(F_FIN | F_ACK, 1, 2), OUT(F_ACK, 2, 2), STATE(EWYK_TCP_TIME_WAIT),
+static const struct step s_tw_reuse_backlog[] = { PASSIVE_OPEN, CLOSE,
+	OUT(F_FIN | F_ACK, 1, 1), IN(F_FIN | F_ACK, 1, 2), OUT(F_ACK, 2, 2),
+	STATE(EWYK_TCP_TIME_WAIT),
 	IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460, .ts = true),
 	OUT(F_SYN | F_ACK, 0, 1, .any_seq = true),
 	IN(F_SYN, 100000, 0, .mss = 1460, .ts = true), OUT(F_ACK, 2, 2),
-	CTR(EWYK_TCP_TW_REUSE, 0), STATE(EWYK_TCP_TIME_WAIT), END
-};
+	CTR(EWYK_TCP_TW_REUSE, 0), STATE(EWYK_TCP_TIME_WAIT), END };
 
 /* RSTs to segments of no connection: rst_limit a second (here 2). */
-static const struct step s_rst_limit[] = {
-	IN(F_SYN, 0, 0, .dport = 81), OUT(F_RST | F_ACK, 0, 1),
-	IN(F_SYN, 0, 0, .dport = 81), OUT(F_RST | F_ACK, 0, 1),
-	IN(F_SYN, 0, 0, .dport = 81), NOOUT,
-	IN(F_ACK, 5, 77, .dport = 81), NOOUT,
-	CTR(EWYK_TCP_RST_LIMITED, 2), CTR(EWYK_TCP_DROP_NO_LISTENER, 4),
-	WAIT(1000), IN(F_ACK, 5, 77, .dport = 81), OUT(F_RST, 77, 0), END
-};
+static const struct step s_rst_limit[] = { IN(F_SYN, 0, 0, .dport = 81),
+	OUT(F_RST | F_ACK, 0, 1), IN(F_SYN, 0, 0, .dport = 81),
+	OUT(F_RST | F_ACK, 0, 1), IN(F_SYN, 0, 0, .dport = 81), NOOUT,
+	IN(F_ACK, 5, 77, .dport = 81), NOOUT, CTR(EWYK_TCP_RST_LIMITED, 2),
+	CTR(EWYK_TCP_DROP_NO_LISTENER, 4), WAIT(1000),
+	IN(F_ACK, 5, 77, .dport = 81), OUT(F_RST, 77, 0), END };
 
 /* Data past the peer's FIN is dropped, and counted. */
-static const struct step s_data_after_fin[] = {
-	PASSIVE_OPEN,
+static const struct step s_data_after_fin[] = { PASSIVE_OPEN,
 	IN(F_FIN | F_ACK, 1, 1), OUT(F_ACK, 1, 2), EV(EV_EOF, 0),
-	STATE(EWYK_TCP_CLOSE_WAIT),
-	IN(F_ACK | F_PSH, 2, 1, .len = 10), OUT(F_ACK, 1, 2),
-	CTR(EWYK_TCP_DROP_AFTER_FIN, 1), CTR(EWYK_TCP_BYTES_IN, 0), END
-};
+	STATE(EWYK_TCP_CLOSE_WAIT), IN(F_ACK | F_PSH, 2, 1, .len = 10),
+	OUT(F_ACK, 1, 2), CTR(EWYK_TCP_DROP_AFTER_FIN, 1),
+	CTR(EWYK_TCP_BYTES_IN, 0), END };
 
 /*
  * Buffers count as what they pin. 2,000 one-byte sends to a peer whose
@@ -260,9 +228,8 @@ void
 test_send_coalesce(void **state)
 {
 	static const struct script sc = { .name = "send_coalesce" };
-	static const struct step open[] = {
-		PASSIVE_OPEN, IN(F_ACK, 1, 1, .win = WIN0), END
-	};
+	static const struct step open[] = { PASSIVE_OPEN,
+		IN(F_ACK, 1, 1, .win = WIN0), END };
 	static const struct step one[] = { SEND(1), END };
 	unsigned int in0, i;
 
@@ -274,8 +241,9 @@ test_send_coalesce(void **state)
 		run_steps(one);
 	assert_true(rte_mempool_in_use_count(mp) - in0 <= 4);
 	assert_int_equal(ewyk_tcp_counter_get(H.t, EWYK_TCP_SEND_COALESCED) -
-			H.ctr0[EWYK_TCP_SEND_COALESCED], 1999);
-	assert_int_equal(H.ncap, H.rcap);              /* nothing sent */
+			H.ctr0[EWYK_TCP_SEND_COALESCED],
+		1999);
+	assert_int_equal(H.ncap, H.rcap); /* nothing sent */
 	h_free();
 	memset(&H, 0, sizeof(H));
 }
@@ -290,14 +258,15 @@ void
 test_ooo_pinned(void **state)
 {
 	static const struct script sc = {
-		.name = "ooo_pinned", .conn_mbufs = 64, .mbuf_budget = 100,
+		.name = "ooo_pinned",
+		.conn_mbufs = 64,
+		.mbuf_budget = 100,
 	};
 	static const struct step open[] = { PASSIVE_OPEN, END };
-	static const struct step open2[] = {
-		IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460, .ts = true),
+	static const struct step open2[] = { IN(F_SYN, 0, 0, .sport = 40001,
+						     .mss = 1460, .ts = true),
 		OUT(F_SYN | F_ACK, 0, 1, .learn = true),
-		IN(F_ACK, 1, 1, .sport = 40001), EV(EV_ACCEPT, 0), END
-	};
+		IN(F_ACK, 1, 1, .sport = 40001), EV(EV_ACCEPT, 0), END };
 	unsigned int in0, i, k;
 	uint64_t d0;
 
@@ -317,20 +286,27 @@ test_ooo_pinned(void **state)
 			};
 
 			run_steps(seg);
-			H.ncap = H.rcap = 0;        /* the SACKs: not checked */
+			H.ncap = H.rcap = 0; /* the SACKs: not checked */
 		}
 	}
 	assert_true(rte_mempool_in_use_count(mp) - in0 <= 100 + 4);
-	assert_int_equal(ewyk_tcp_counter_get(H.t, EWYK_TCP_DROP_OOO_BUDGET) - d0,
-			(600 - 64) + (600 - 36));
+	assert_int_equal(ewyk_tcp_counter_get(H.t, EWYK_TCP_DROP_OOO_BUDGET) -
+			d0,
+		(600 - 64) + (600 - 36));
 	h_free();
 	memset(&H, 0, sizeof(H));
 }
 
-#define SC(n, ...) { .name = #n, .steps = s_ ## n, __VA_ARGS__ }
+#define SC(n, ...)                                      \
+	{                                               \
+		.name = #n, .steps = s_##n, __VA_ARGS__ \
+	}
 const struct script tcp_hard_scripts[] = {
-	SC(ts_recent_poison), SC(blind_ack), SC(ts_required),
-	SC(oow_ratelimit, .oow_ms = 500), SC(synack_ratelimit, .oow_ms = 500),
+	SC(ts_recent_poison),
+	SC(blind_ack),
+	SC(ts_required),
+	SC(oow_ratelimit, .oow_ms = 500),
+	SC(synack_ratelimit, .oow_ms = 500),
 	SC(cookie_wrap, .backlog = 1),
 	SC(idle_timeout, .idle_ms = 5000),
 	SC(keepalive_forged, .keepalive_ms = 1000),
@@ -338,7 +314,8 @@ const struct script tcp_hard_scripts[] = {
 	SC(persist_give_up, .persist_ms = 2000),
 	SC(per_source_limit, .per_src = 2),
 	SC(tw_reuse_backlog, .backlog = 1),
-	SC(rst_limit, .rst_limit = 2), SC(data_after_fin),
+	SC(rst_limit, .rst_limit = 2),
+	SC(data_after_fin),
 };
 
 const unsigned int tcp_hard_nscripts = RTE_DIM(tcp_hard_scripts);

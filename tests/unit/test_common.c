@@ -46,7 +46,8 @@ test_prom_exact(void **state)
 {
 	const uint64_t v0[] = { 5, 7 }, v1[] = { UINT64_MAX, 0 };
 	const struct ewyk_prom_series ser[] = {
-		{ "shard=\"0\"", v0 }, { "shard=\"1\"", v1 },
+		{ "shard=\"0\"", v0 },
+		{ "shard=\"1\"", v1 },
 	};
 	char buf[1024];
 	int n;
@@ -90,26 +91,29 @@ test_prom_invalid(void **state)
 
 	(void)state;
 	assert_int_equal(ewyk_ctr_prometheus(buf, sizeof(buf), "9x", two, 2,
-		&ser, 1), -EINVAL);
+				 &ser, 1),
+		-EINVAL);
 	assert_int_equal(ewyk_ctr_prometheus(buf, sizeof(buf), NULL, two, 2,
-		&ser, 1), -EINVAL);
+				 &ser, 1),
+		-EINVAL);
 	assert_int_equal(ewyk_ctr_prometheus(NULL, 10, "x", two, 2, &ser, 1),
 		-EINVAL);
-	assert_int_equal(ewyk_ctr_prometheus(buf, sizeof(buf), "x", bad_name,
-		1, &ser, 1), -EINVAL);
-	assert_int_equal(ewyk_ctr_prometheus(buf, sizeof(buf), "x", bad_help,
-		1, &ser, 1), -EINVAL);
+	assert_int_equal(ewyk_ctr_prometheus(buf, sizeof(buf), "x", bad_name, 1,
+				 &ser, 1),
+		-EINVAL);
+	assert_int_equal(ewyk_ctr_prometheus(buf, sizeof(buf), "x", bad_help, 1,
+				 &ser, 1),
+		-EINVAL);
 	assert_int_equal(ewyk_ctr_prometheus(buf, sizeof(buf), "x", two, 2,
-		NULL, 1), -EINVAL);
+				 NULL, 1),
+		-EINVAL);
 }
 
 /* The counter lists of lib/net and lib/tcp, as the libs expand them. */
-static const struct ewyk_ctr_desc net_list[] = {
-	EWYK_NET_COUNTERS(EWYK_CTR_DESC)
-};
-static const struct ewyk_ctr_desc tcp_list[] = {
-	EWYK_TCP_COUNTERS(EWYK_CTR_DESC)
-};
+static const struct ewyk_ctr_desc net_list[] = { EWYK_NET_COUNTERS(
+	EWYK_CTR_DESC) };
+static const struct ewyk_ctr_desc tcp_list[] = { EWYK_TCP_COUNTERS(
+	EWYK_CTR_DESC) };
 
 static void
 test_counter_lists(void **state)
@@ -163,7 +167,8 @@ test_promtool(void **state)
 #ifdef EWYK_PROMTOOL
 	static uint64_t v[2][EWYK_TCP_COUNTER_MAX];
 	const struct ewyk_prom_series ser[] = {
-		{ "shard=\"0\"", v[0] }, { "shard=\"1\"", v[1] },
+		{ "shard=\"0\"", v[0] },
+		{ "shard=\"1\"", v[1] },
 	};
 	static char buf[65536];
 	unsigned int i;
@@ -183,8 +188,9 @@ test_promtool(void **state)
 	assert_true(n > 0 && (size_t)n < sizeof(buf));
 	assert_int_equal(promtool_check(buf), 0);
 	/* and what promtool refuses: a counter without _total is linted */
-	assert_int_not_equal(promtool_check(
-		"# HELP x_rx x\n# TYPE x_rx counter\nx_rx 1\n"), 0);
+	assert_int_not_equal(
+		promtool_check("# HELP x_rx x\n# TYPE x_rx counter\nx_rx 1\n"),
+		0);
 #else
 	(void)state;
 	skip();
@@ -253,7 +259,7 @@ test_registry(void **state)
 	memset(name, 'n', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
 	assert_int_equal(ewyk_registry_add(&things, name, &t2), -EINVAL);
-	name[EWYK_REGISTRY_NAMESIZE - 1] = '\0';	/* the longest */
+	name[EWYK_REGISTRY_NAMESIZE - 1] = '\0'; /* the longest */
 	assert_int_equal(ewyk_registry_add(&things, name, &t2), 0);
 	assert_ptr_equal(ewyk_registry_lookup(&things, name), &t2);
 	assert_int_equal(ewyk_registry_del(&things, &t2), 0); /* first match */
@@ -283,8 +289,7 @@ test_registry(void **state)
 	assert_int_equal(ewyk_registry_tel_stats(&things, NULL, d), 0);
 	assert_int_equal(ewyk_registry_tel_stats(&things, "", d), 0);
 	assert_int_equal(ewyk_registry_tel_stats(&things, "two", d), 0);
-	assert_int_equal(ewyk_registry_tel_stats(&things, "three", d),
-		-EINVAL);
+	assert_int_equal(ewyk_registry_tel_stats(&things, "three", d), -EINVAL);
 	rte_tel_data_free(d);
 
 	assert_int_equal(ewyk_registry_del(&things, &t1), 0);
@@ -308,14 +313,16 @@ test_registry_label_escape(void **state)
 	(void)state;
 	assert_int_equal(ewyk_registry_add(&things, "a\"b\\c\nd", &t), 0);
 	assert_true(ewyk_registry_prometheus(&things, "name", buf,
-		sizeof(buf)) > 0);
+			    sizeof(buf)) > 0);
 	assert_non_null(strstr(buf,
 		"ewyk_testthing_a_total{name=\"a\\\"b\\\\c\\nd\"} 1\n"));
 	/* A label key that is no Prometheus label name is refused. */
 	assert_int_equal(ewyk_registry_prometheus(&things, "na-me", buf,
-		sizeof(buf)), -EINVAL);
+				 sizeof(buf)),
+		-EINVAL);
 	assert_int_equal(ewyk_registry_prometheus(&things, "0name", buf,
-		sizeof(buf)), -EINVAL);
+				 sizeof(buf)),
+		-EINVAL);
 	/* A label that does not fit whole is an error, never truncated
 	 * (two truncated names could become one series). */
 	{
@@ -324,7 +331,8 @@ test_registry_label_escape(void **state)
 		memset(key, 'k', sizeof(key) - 1);
 		key[sizeof(key) - 1] = '\0';
 		assert_int_equal(ewyk_registry_prometheus(&things, key, buf,
-			sizeof(buf)), -ENAMETOOLONG);
+					 sizeof(buf)),
+			-ENAMETOOLONG);
 	}
 	assert_int_equal(ewyk_registry_del(&things, &t), 0);
 }

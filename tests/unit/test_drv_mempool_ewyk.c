@@ -43,8 +43,8 @@ test_ops_by_name(void **state)
 	struct rte_mempool *mp;
 
 	(void)state;
-	mp = rte_mempool_create_empty("ops_name", 64, 128, 0, 0,
-		SOCKET_ID_ANY, 0);
+	mp = rte_mempool_create_empty("ops_name", 64, 128, 0, 0, SOCKET_ID_ANY,
+		0);
 	assert_non_null(mp);
 	assert_int_equal(rte_mempool_set_ops_byname(mp, "no_such_ops", NULL),
 		-EINVAL);
@@ -58,8 +58,7 @@ mk_mp(const char *name, unsigned int n, unsigned int cache)
 {
 	struct rte_mempool *mp;
 
-	mp = rte_mempool_create_empty(name, n, 128, cache, 0, SOCKET_ID_ANY,
-		0);
+	mp = rte_mempool_create_empty(name, n, 128, cache, 0, SOCKET_ID_ANY, 0);
 	assert_non_null(mp);
 	assert_int_equal(rte_mempool_set_ops_byname(mp, "ewyk", NULL), 0);
 	assert_int_equal(rte_mempool_populate_default(mp), (int)n);
@@ -88,7 +87,8 @@ test_ops_bulk(void **state)
 		assert_int_equal(rte_mempool_avail_count(mp), 512);
 		for (i = 0; i < 512; i += BURST)
 			assert_int_equal(rte_mempool_get_bulk(mp, &objs[i],
-				BURST), 0);
+						 BURST),
+				0);
 		assert_int_not_equal(rte_mempool_get_bulk(mp, objs, 1), 0);
 		assert_int_equal(rte_mempool_avail_count(mp), 0);
 		/* All distinct and all objects of this mempool. */
@@ -159,8 +159,7 @@ fwd_loop(void *arg)
 		f->rx += n;
 		for (i = 0; i < n; i++) {
 			if (pkts[i]->pool == NULL ||
-					strcmp(pkts[i]->pool->name,
-						"mbuf_ewyk") != 0)
+				strcmp(pkts[i]->pool->name, "mbuf_ewyk") != 0)
 				f->bad++;
 			*rte_pktmbuf_mtod(pkts[i], uint64_t *) = b;
 		}
@@ -191,10 +190,10 @@ port_setup(uint16_t port, struct rte_mempool *mp, uint16_t nq)
 		return -1;
 	for (q = 0; q < nq; q++) {
 		if (rte_eth_rx_queue_setup(port, q, 256, SOCKET_ID_ANY, NULL,
-				mp) != 0)
+			    mp) != 0)
 			return -1;
-		if (rte_eth_tx_queue_setup(port, q, 256, SOCKET_ID_ANY,
-				NULL) != 0)
+		if (rte_eth_tx_queue_setup(port, q, 256, SOCKET_ID_ANY, NULL) !=
+			0)
 			return -1;
 	}
 	return rte_eth_dev_start(port);
@@ -229,10 +228,10 @@ test_mbuf_traffic(void **state)
 		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY, "ewyk");
 	assert_non_null(mp);
 	assert_string_equal(rte_mempool_get_ops(mp->ops_index)->name, "ewyk");
-	assert_int_equal(rte_eth_dev_get_port_by_name("net_null0",
-		&null_port), 0);
-	assert_int_equal(rte_eth_dev_get_port_by_name("net_ring0",
-		&ring_port), 0);
+	assert_int_equal(rte_eth_dev_get_port_by_name("net_null0", &null_port),
+		0);
+	assert_int_equal(rte_eth_dev_get_port_by_name("net_ring0", &ring_port),
+		0);
 	assert_int_equal(port_setup(null_port, mp, 2), 0);
 	assert_int_equal(port_setup(ring_port, mp, 2), 0);
 

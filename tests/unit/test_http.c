@@ -36,21 +36,21 @@ static const struct ewyk_http_limits lim = {
 
 static struct rte_mempool *mp;
 
-#define BROWSER \
-	"GET /wp-content/uploads/2010/03/hello-kitty-darth-vader-pink.jpg HTTP/1.1\r\n" \
-	"Host: www.kittyhell.com\r\n" \
+#define BROWSER                                                                                 \
+	"GET /wp-content/uploads/2010/03/hello-kitty-darth-vader-pink.jpg HTTP/1.1\r\n"         \
+	"Host: www.kittyhell.com\r\n"                                                           \
 	"User-Agent: Mozilla/5.0 (Macintosh; U; Intel Mac OS X 10_6_3; ja-JP-mac; rv:1.9.2.3) " \
-	"Gecko/20100401 Firefox/3.6.3 Pathtraq/0.9\r\n" \
-	"Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8\r\n" \
-	"Accept-Language: ja,en-us;q=0.7,en;q=0.3\r\n" \
-	"Accept-Encoding: gzip,deflate\r\n" \
-	"Accept-Charset: Shift_JIS,utf-8;q=0.7,*;q=0.7\r\n" \
-	"Keep-Alive: 115\r\n" \
-	"Connection: keep-alive\r\n" \
-	"Cookie: wp_ozh_wsa_visits=2; wp_ozh_wsa_visit_lasttime=xxxxxxxxxx; " \
-	"__utma=xxxxxxxxx.xxxxxxxxxx.xxxxxxxxxx.xxxxxxxxxx.xxxxxxxxxx.x; " \
-	"__utmz=xxxxxxxxx.xxxxxxxxxx.x.x.utmccn=(referral)|utmcsr=reader.livedoor.com|" \
-	"utmcct=/reader/|utmcmd=referral\r\n" \
+	"Gecko/20100401 Firefox/3.6.3 Pathtraq/0.9\r\n"                                         \
+	"Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8\r\n"           \
+	"Accept-Language: ja,en-us;q=0.7,en;q=0.3\r\n"                                          \
+	"Accept-Encoding: gzip,deflate\r\n"                                                     \
+	"Accept-Charset: Shift_JIS,utf-8;q=0.7,*;q=0.7\r\n"                                     \
+	"Keep-Alive: 115\r\n"                                                                   \
+	"Connection: keep-alive\r\n"                                                            \
+	"Cookie: wp_ozh_wsa_visits=2; wp_ozh_wsa_visit_lasttime=xxxxxxxxxx; "                   \
+	"__utma=xxxxxxxxx.xxxxxxxxxx.xxxxxxxxxx.xxxxxxxxxx.xxxxxxxxxx.x; "                      \
+	"__utmz=xxxxxxxxx.xxxxxxxxxx.x.x.utmccn=(referral)|utmcsr=reader.livedoor.com|"         \
+	"utmcct=/reader/|utmcmd=referral\r\n"                                                   \
 	"\r\n"
 
 /* ---- one parse, fed in pieces; the result as a string ---- */
@@ -66,7 +66,7 @@ view_out(char *out, size_t *len, const char *tag, struct ewyk_http_view v)
 
 static void
 result_string(char *out, int rc, const struct ewyk_http_parser *p,
-		const struct ewyk_http_request *req, uint32_t used)
+	const struct ewyk_http_request *req, uint32_t used)
 {
 	size_t len;
 	uint16_t i;
@@ -76,7 +76,8 @@ result_string(char *out, int rc, const struct ewyk_http_parser *p,
 	if (rc != EWYK_HTTP_DONE)
 		return;
 	len += (size_t)snprintf(out + len, RES_MAX - len,
-		" used=%u m=%u v=%u f=%u cl=%" PRIu64 " ka=%u ec=%u head=%u n=%u",
+		" used=%u m=%u v=%u f=%u cl=%" PRIu64
+		" ka=%u ec=%u head=%u n=%u",
 		used, req->method_id, req->version_minor, req->framing,
 		req->content_length, req->keep_alive, req->expect_continue,
 		req->head, req->nheaders);
@@ -96,7 +97,7 @@ result_string(char *out, int rc, const struct ewyk_http_parser *p,
  */
 static void
 parse_pieces(unsigned int isa, const char *s, size_t n, const size_t *cuts,
-		size_t ncuts, char *out, uint32_t *scratch_used)
+	size_t ncuts, char *out, uint32_t *scratch_used)
 {
 	static char scratch[2048];
 	struct ewyk_http_header hdr[MAXH];
@@ -108,7 +109,8 @@ parse_pieces(unsigned int isa, const char *s, size_t n, const size_t *cuts,
 	int rc = EWYK_HTTP_AGAIN;
 
 	assert_int_equal(ewyk_http_parser_init(&p, &lim, scratch,
-		sizeof(scratch)), 0);
+				 sizeof(scratch)),
+		0);
 	if (ewyk_http_parser_set_isa(&p, (enum ewyk_http_isa)isa) != 0)
 		fail();
 	for (k = 0; k <= ncuts && rc == EWYK_HTTP_AGAIN; k++) {
@@ -158,7 +160,7 @@ chain_of(const char *s, size_t n, unsigned int maxseg)
 /* Feed s as two mbuf chains (two recv events) split at 'cut'. */
 static void
 parse_mbufs(unsigned int isa, const char *s, size_t n, size_t cut,
-		unsigned int maxseg, char *out)
+	unsigned int maxseg, char *out)
 {
 	static char scratch[2048];
 	struct ewyk_http_header hdr[MAXH];
@@ -169,8 +171,10 @@ parse_mbufs(unsigned int isa, const char *s, size_t n, size_t cut,
 	int rc;
 
 	assert_int_equal(ewyk_http_parser_init(&p, &lim, scratch,
-		sizeof(scratch)), 0);
-	assert_int_equal(ewyk_http_parser_set_isa(&p, (enum ewyk_http_isa)isa), 0);
+				 sizeof(scratch)),
+		0);
+	assert_int_equal(ewyk_http_parser_set_isa(&p, (enum ewyk_http_isa)isa),
+		0);
 	c1 = chain_of(s, cut, maxseg);
 	rc = EWYK_HTTP_AGAIN;
 	total = 0;
@@ -240,69 +244,78 @@ struct valid_case {
 
 #define HOST "Host: a\r\n"
 static const struct valid_case valid[] = {
-	{ "GET / HTTP/1.1\r\n" HOST "\r\n", EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+	{ "GET / HTTP/1.1\r\n" HOST "\r\n", EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/",
+		1 },
 	{ BROWSER, EWYK_HTTP_GET, 1, 0, 1, 0, 0,
-	  "/wp-content/uploads/2010/03/hello-kitty-darth-vader-pink.jpg", 9 },
+		"/wp-content/uploads/2010/03/hello-kitty-darth-vader-pink.jpg",
+		9 },
 	{ "GET /x HTTP/1.0\r\n\r\n", EWYK_HTTP_GET, 0, 0, 0, 0, 0, "/x", 0 },
-	{ "GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n",
-	  EWYK_HTTP_GET, 0, 0, 1, 0, 0, "/", 1 },
-	{ "GET / HTTP/1.1\r\n" HOST "Connection: close\r\n\r\n",
-	  EWYK_HTTP_GET, 1, 0, 0, 0, 0, "/", 2 },
+	{ "GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", EWYK_HTTP_GET, 0,
+		0, 1, 0, 0, "/", 1 },
+	{ "GET / HTTP/1.1\r\n" HOST "Connection: close\r\n\r\n", EWYK_HTTP_GET,
+		1, 0, 0, 0, 0, "/", 2 },
 	{ "GET / HTTP/1.1\r\n" HOST "Connection: foo , Close\r\n\r\n",
-	  EWYK_HTTP_GET, 1, 0, 0, 0, 0, "/", 2 },
+		EWYK_HTTP_GET, 1, 0, 0, 0, 0, "/", 2 },
 	{ "GET / HTTP/1.0\r\nConnection: keep-alive, close\r\n\r\n",
-	  EWYK_HTTP_GET, 0, 0, 0, 0, 0, "/", 1 },
+		EWYK_HTTP_GET, 0, 0, 0, 0, 0, "/", 1 },
 	{ "POST /echo HTTP/1.1\r\n" HOST "Content-Length: 5\r\n\r\nhello",
-	  EWYK_HTTP_POST, 1, EWYK_HTTP_BODY_LENGTH, 1, 0, 5, "/echo", 2 },
+		EWYK_HTTP_POST, 1, EWYK_HTTP_BODY_LENGTH, 1, 0, 5, "/echo", 2 },
 	{ "POST / HTTP/1.1\r\n" HOST "Content-Length: 5, 5\r\n\r\n",
-	  EWYK_HTTP_POST, 1, EWYK_HTTP_BODY_LENGTH, 1, 0, 5, "/", 2 },
-	{ "POST / HTTP/1.1\r\n" HOST "content-length: 7\r\nCONTENT-LENGTH: 7\r\n\r\n",
-	  EWYK_HTTP_POST, 1, EWYK_HTTP_BODY_LENGTH, 1, 0, 7, "/", 3 },
+		EWYK_HTTP_POST, 1, EWYK_HTTP_BODY_LENGTH, 1, 0, 5, "/", 2 },
+	{ "POST / HTTP/1.1\r\n" HOST
+	  "content-length: 7\r\nCONTENT-LENGTH: 7\r\n\r\n",
+		EWYK_HTTP_POST, 1, EWYK_HTTP_BODY_LENGTH, 1, 0, 7, "/", 3 },
 	{ "POST / HTTP/1.1\r\n" HOST "Content-Length: 0\r\n\r\n",
-	  EWYK_HTTP_POST, 1, EWYK_HTTP_BODY_NONE, 1, 0, 0, "/", 2 },
+		EWYK_HTTP_POST, 1, EWYK_HTTP_BODY_NONE, 1, 0, 0, "/", 2 },
 	{ "POST / HTTP/1.1\r\n" HOST "Transfer-Encoding: chunked\r\n\r\n",
-	  EWYK_HTTP_POST, 1, EWYK_HTTP_BODY_CHUNKED, 1, 0, 0, "/", 2 },
+		EWYK_HTTP_POST, 1, EWYK_HTTP_BODY_CHUNKED, 1, 0, 0, "/", 2 },
 	{ "PUT / HTTP/1.1\r\n" HOST "Transfer-Encoding: ,Chunked ,\r\n\r\n",
-	  EWYK_HTTP_PUT, 1, EWYK_HTTP_BODY_CHUNKED, 1, 0, 0, "/", 2 },
-	{ "PUT /u HTTP/1.1\r\n" HOST "Expect: 100-Continue\r\nContent-Length: 10\r\n\r\n",
-	  EWYK_HTTP_PUT, 1, EWYK_HTTP_BODY_LENGTH, 1, 1, 10, "/u", 3 },
+		EWYK_HTTP_PUT, 1, EWYK_HTTP_BODY_CHUNKED, 1, 0, 0, "/", 2 },
+	{ "PUT /u HTTP/1.1\r\n" HOST
+	  "Expect: 100-Continue\r\nContent-Length: 10\r\n\r\n",
+		EWYK_HTTP_PUT, 1, EWYK_HTTP_BODY_LENGTH, 1, 1, 10, "/u", 3 },
 	{ "PUT /u HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\n",
-	  EWYK_HTTP_PUT, 0, EWYK_HTTP_BODY_LENGTH, 0, 0, 1, "/u", 2 },
-	{ "PUT /u HTTP/1.0\r\nExpect: whatever\r\n\r\n",
-	  EWYK_HTTP_PUT, 0, 0, 0, 0, 0, "/u", 1 },
-	{ "HEAD /h HTTP/1.1\r\n" HOST "\r\n", EWYK_HTTP_HEAD, 1, 0, 1, 0, 0, "/h", 1 },
-	{ "OPTIONS * HTTP/1.1\r\n" HOST "\r\n", EWYK_HTTP_OPTIONS, 1, 0, 1, 0, 0, "*", 1 },
+		EWYK_HTTP_PUT, 0, EWYK_HTTP_BODY_LENGTH, 0, 0, 1, "/u", 2 },
+	{ "PUT /u HTTP/1.0\r\nExpect: whatever\r\n\r\n", EWYK_HTTP_PUT, 0, 0, 0,
+		0, 0, "/u", 1 },
+	{ "HEAD /h HTTP/1.1\r\n" HOST "\r\n", EWYK_HTTP_HEAD, 1, 0, 1, 0, 0,
+		"/h", 1 },
+	{ "OPTIONS * HTTP/1.1\r\n" HOST "\r\n", EWYK_HTTP_OPTIONS, 1, 0, 1, 0,
+		0, "*", 1 },
 	{ "GET http://example.com/a/b?c HTTP/1.1\r\n" HOST "\r\n",
-	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/a/b", 1 },
-	{ "GET HTTPS://example.com HTTP/1.1\r\n" HOST "\r\n",
-	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+		EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/a/b", 1 },
+	{ "GET HTTPS://example.com HTTP/1.1\r\n" HOST "\r\n", EWYK_HTTP_GET, 1,
+		0, 1, 0, 0, "/", 1 },
 	{ "\r\n\r\nDELETE /d?q=1&r=2 HTTP/1.1\r\n" HOST "\r\n",
-	  EWYK_HTTP_DELETE, 1, 0, 1, 0, 0, "/d", 1 },
-	{ "GET / HTTP/1.1\r\n" HOST "X-Empty:\r\nX-Ows: \t a b \t \r\nX-Tab: a\tb\r\n\r\n",
-	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 4 },
+		EWYK_HTTP_DELETE, 1, 0, 1, 0, 0, "/d", 1 },
+	{ "GET / HTTP/1.1\r\n" HOST
+	  "X-Empty:\r\nX-Ows: \t a b \t \r\nX-Tab: a\tb\r\n\r\n",
+		EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 4 },
 	{ "GET / HTTP/1.1\r\n" HOST "X-Obs: caf\xc3\xa9 \xff\x80\r\n\r\n",
-	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 2 },
-	{ "GET / HTTP/1.2\r\n" HOST "\r\n", EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+		EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 2 },
+	{ "GET / HTTP/1.2\r\n" HOST "\r\n", EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/",
+		1 },
 	{ "TRACE / HTTP/1.1\r\n" HOST "\r\nGET /next HTTP/1.1\r\n" HOST "\r\n",
-	  EWYK_HTTP_TRACE, 1, 0, 1, 0, 0, "/", 1 },
+		EWYK_HTTP_TRACE, 1, 0, 1, 0, 0, "/", 1 },
 	{ "PATCH /p HTTP/1.1\r\n" HOST
 	  "X-Long: 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\r\n\r\n",
-	  EWYK_HTTP_PATCH, 1, 0, 1, 0, 0, "/p", 2 },
-	{ "GET /!$&'()*+,;=:@-._~%20/ HTTP/1.1\r\n" HOST "\r\n",
-	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/!$&'()*+,;=:@-._~%20/", 1 },
+		EWYK_HTTP_PATCH, 1, 0, 1, 0, 0, "/p", 2 },
+	{ "GET /!$&'()*+,;=:@-._~%20/ HTTP/1.1\r\n" HOST "\r\n", EWYK_HTTP_GET,
+		1, 0, 1, 0, 0, "/!$&'()*+,;=:@-._~%20/", 1 },
 	/* Host values: uri-host [":" port] (RFC 9112 3.2) */
-	{ "GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n",
-	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
-	{ "GET / HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n",
-	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+	{ "GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n", EWYK_HTTP_GET, 1, 0, 1,
+		0, 0, "/", 1 },
+	{ "GET / HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n", EWYK_HTTP_GET, 1, 0,
+		1, 0, 0, "/", 1 },
 	{ "GET / HTTP/1.1\r\nHost: a-b.c_d~%41!$&'()*+,;=\r\n\r\n",
-	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
-	{ "GET / HTTP/1.1\r\nHost:\r\n\r\n", EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+		EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+	{ "GET / HTTP/1.1\r\nHost:\r\n\r\n", EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/",
+		1 },
 	/* dots that are not dot-segments, and dots in the query */
 	{ "GET /a..b/.x/..y/...?q=/../. HTTP/1.1\r\n" HOST "\r\n",
-	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/a..b/.x/..y/...", 1 },
+		EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/a..b/.x/..y/...", 1 },
 	{ "GET http://h.example:8080/.well-known HTTP/1.1\r\n" HOST "\r\n",
-	  EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/.well-known", 1 },
+		EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/.well-known", 1 },
 };
 
 static void
@@ -323,9 +336,11 @@ test_valid(void **state)
 
 		parse_every_way(v->req, n, ref);
 		assert_int_equal(ewyk_http_parser_init(&p, &lim, scratch,
-			sizeof(scratch)), 0);
+					 sizeof(scratch)),
+			0);
 		assert_int_equal(ewyk_http_parse(&p, &req, v->req, (uint32_t)n,
-			&used), EWYK_HTTP_DONE);
+					 &used),
+			EWYK_HTTP_DONE);
 		assert_int_equal(req.method_id, v->method);
 		assert_int_equal(req.version_minor, v->minor);
 		assert_int_equal(req.framing, v->framing);
@@ -337,7 +352,8 @@ test_valid(void **state)
 		assert_int_equal(req.path.len, strlen(v->path));
 		assert_memory_equal(req.path.p, v->path, req.path.len);
 		/* the view points into the input when nothing straddled */
-		assert_true(req.target.p >= v->req && req.target.p < v->req + n);
+		assert_true(
+			req.target.p >= v->req && req.target.p < v->req + n);
 		assert_int_equal(p.scratch_used, 0);
 		/* a body or the next request starts at 'used' */
 		assert_true(used <= n);
@@ -345,9 +361,11 @@ test_valid(void **state)
 	}
 	/* field values: OWS trimmed, obs-text and inner HT kept */
 	assert_int_equal(ewyk_http_parser_init(&p, &lim, scratch,
-		sizeof(scratch)), 0);
+				 sizeof(scratch)),
+		0);
 	assert_int_equal(ewyk_http_parse(&p, &req, valid[21].req,
-		(uint32_t)strlen(valid[21].req), &used), EWYK_HTTP_DONE);
+				 (uint32_t)strlen(valid[21].req), &used),
+		EWYK_HTTP_DONE);
 	assert_int_equal(ewyk_http_header_find(&req, "x-empty")->value.len, 0);
 	assert_memory_equal(ewyk_http_header_find(&req, "X-OWS")->value.p,
 		"a b", 3);
@@ -361,8 +379,9 @@ test_valid(void **state)
 	for (i = 0; i < strlen(valid[0].req); i++) {
 		int rc = ewyk_http_parse(&p, &req, valid[0].req + i, 1, &used);
 
-		assert_int_equal(rc, i + 1 == strlen(valid[0].req) ?
-			EWYK_HTTP_DONE : EWYK_HTTP_AGAIN);
+		assert_int_equal(rc,
+			i + 1 == strlen(valid[0].req) ? EWYK_HTTP_DONE :
+							EWYK_HTTP_AGAIN);
 	}
 	assert_true(req.method.p >= scratch && req.method.p < scratch + 2048);
 	assert_memory_equal(req.method.p, "GET", 3);
@@ -379,9 +398,12 @@ struct bad_case {
 #define RL "GET / HTTP/1.1\r\n"
 #define PL "POST / HTTP/1.1\r\n" HOST
 static const struct bad_case bad[] = {
-	{ PL "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", 400, "CL + TE" },
-	{ PL "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n", 400, "TE + CL" },
-	{ PL "Transfer-Encoding: chunked\r\nContent-Length: 0\r\n\r\n", 400, "TE + CL 0" },
+	{ PL "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", 400,
+		"CL + TE" },
+	{ PL "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n", 400,
+		"TE + CL" },
+	{ PL "Transfer-Encoding: chunked\r\nContent-Length: 0\r\n\r\n", 400,
+		"TE + CL 0" },
 	{ RL "\r\n", 400, "no Host in 1.1" },
 	{ RL HOST "Host: b\r\n\r\n", 400, "two Host" },
 	{ RL HOST "hOST: a\r\n\r\n", 400, "two Host, same value" },
@@ -391,7 +413,9 @@ static const struct bad_case bad[] = {
 	{ RL HOST "X: a\r\n\tb\r\n\r\n", 400, "obs-fold HT" },
 	{ RL " Host: a\r\n\r\n", 400, "whitespace before first field" },
 	{ RL HOST "X: a\0b\r\n\r\n", 400, "NUL in value" },
-	{ RL HOST "X: a\x01" "b\r\n\r\n", 400, "CTL in value" },
+	{ RL HOST "X: a\x01"
+		  "b\r\n\r\n",
+		400, "CTL in value" },
 	{ RL HOST "X: a\x7f\r\n\r\n", 400, "DEL in value" },
 	{ RL HOST "X: a\rb\r\n\r\n", 400, "bare CR in value" },
 	{ RL HOST "X: a\nY: b\r\n\r\n", 400, "bare LF ends a field" },
@@ -407,27 +431,35 @@ static const struct bad_case bad[] = {
 	{ PL "Content-Length: 5 5\r\n\r\n", 400, "CL two numbers" },
 	{ PL "Content-Length: 5, 6\r\n\r\n", 400, "CL list differs" },
 	{ PL "Content-Length: 5,\r\n\r\n", 400, "CL empty element" },
-	{ PL "Content-Length: 5\r\nContent-Length: 6\r\n\r\n", 400, "CL lines differ" },
+	{ PL "Content-Length: 5\r\nContent-Length: 6\r\n\r\n", 400,
+		"CL lines differ" },
 	{ PL "Content-Length:\r\n\r\n", 400, "CL empty" },
 	{ PL "Content-Length: 0x10\r\n\r\n", 400, "CL hex" },
-	{ PL "Content-Length: 99999999999999999999999\r\n\r\n", 400, "CL overflow" },
+	{ PL "Content-Length: 99999999999999999999999\r\n\r\n", 400,
+		"CL overflow" },
 	{ PL "Transfer-Encoding: gzip\r\n\r\n", 400, "TE not chunked" },
-	{ PL "Transfer-Encoding: chunked, gzip\r\n\r\n", 400, "chunked not last" },
-	{ PL "Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n", 400,
-	  "chunked not last across lines" },
-	{ PL "Transfer-Encoding: chunked, chunked\r\n\r\n", 400, "chunked twice" },
+	{ PL "Transfer-Encoding: chunked, gzip\r\n\r\n", 400,
+		"chunked not last" },
+	{ PL "Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n",
+		400, "chunked not last across lines" },
+	{ PL "Transfer-Encoding: chunked, chunked\r\n\r\n", 400,
+		"chunked twice" },
 	{ PL "Transfer-Encoding:\r\n\r\n", 400, "TE empty" },
-	{ PL "Transfer-Encoding: chunked;x=1\r\n\r\n", 400, "chunked with parameter" },
+	{ PL "Transfer-Encoding: chunked;x=1\r\n\r\n", 400,
+		"chunked with parameter" },
 	{ PL "Transfer-Encoding: \"chunked\"\r\n\r\n", 400, "TE quoted" },
 	{ PL "Transfer-Encoding: identity\r\n\r\n", 400, "TE identity" },
-	{ "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400, "TE in 1.0" },
-	{ PL "Transfer-Encoding: gzip, chunked\r\n\r\n", 501, "unsupported coding" },
-	{ PL "Transfer-Encoding: foo\r\nTransfer-Encoding: chunked\r\n\r\n", 501,
-	  "unknown coding" },
+	{ "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400,
+		"TE in 1.0" },
+	{ PL "Transfer-Encoding: gzip, chunked\r\n\r\n", 501,
+		"unsupported coding" },
+	{ PL "Transfer-Encoding: foo\r\nTransfer-Encoding: chunked\r\n\r\n",
+		501, "unknown coding" },
 	{ "FOO / HTTP/1.1\r\n" HOST "\r\n", 501, "unknown method" },
 	{ "get / HTTP/1.1\r\n" HOST "\r\n", 501, "method is case-sensitive" },
 	{ "CONNECT a:443 HTTP/1.1\r\n" HOST "\r\n", 501, "CONNECT" },
-	{ "GETGETGETGETGETGET / HTTP/1.1\r\n" HOST "\r\n", 501, "method too long" },
+	{ "GETGETGETGETGETGET / HTTP/1.1\r\n" HOST "\r\n", 501,
+		"method too long" },
 	{ "G(T / HTTP/1.1\r\n" HOST "\r\n", 400, "method not a token" },
 	{ "GET / HTTP/2.0\r\n" HOST "\r\n", 505, "HTTP/2.0" },
 	{ "GET / HTTP/0.9\r\n" HOST "\r\n", 505, "HTTP/0.9" },
@@ -440,16 +472,24 @@ static const struct bad_case bad[] = {
 	{ "GET /a b HTTP/1.1\r\n" HOST "\r\n", 400, "SP in target" },
 	{ "GET a HTTP/1.1\r\n" HOST "\r\n", 400, "relative target" },
 	{ "GET * HTTP/1.1\r\n" HOST "\r\n", 400, "asterisk not OPTIONS" },
-	{ "GET http:///a HTTP/1.1\r\n" HOST "\r\n", 400, "absolute without host" },
+	{ "GET http:///a HTTP/1.1\r\n" HOST "\r\n", 400,
+		"absolute without host" },
 	{ " GET / HTTP/1.1\r\n" HOST "\r\n", 400, "SP before method" },
-	{ "GET http://@/x HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, empty authority" },
-	{ "GET http://u@h/x HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, userinfo" },
-	{ "GET http://u:p@h HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, user:pass" },
-	{ "GET http://:80/x HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, port only" },
-	{ "GET http://h:8x/ HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, bad port" },
-	{ "GET http://h\"/ HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, bad host char" },
+	{ "GET http://@/x HTTP/1.1\r\n" HOST "\r\n", 400,
+		"absolute, empty authority" },
+	{ "GET http://u@h/x HTTP/1.1\r\n" HOST "\r\n", 400,
+		"absolute, userinfo" },
+	{ "GET http://u:p@h HTTP/1.1\r\n" HOST "\r\n", 400,
+		"absolute, user:pass" },
+	{ "GET http://:80/x HTTP/1.1\r\n" HOST "\r\n", 400,
+		"absolute, port only" },
+	{ "GET http://h:8x/ HTTP/1.1\r\n" HOST "\r\n", 400,
+		"absolute, bad port" },
+	{ "GET http://h\"/ HTTP/1.1\r\n" HOST "\r\n", 400,
+		"absolute, bad host char" },
 	{ "GET http://h/x HTTP/1.1\r\n\r\n", 400, "absolute, no Host in 1.1" },
-	{ "GET http://h/x HTTP/1.1\r\n" HOST HOST "\r\n", 400, "absolute, two Host" },
+	{ "GET http://h/x HTTP/1.1\r\n" HOST HOST "\r\n", 400,
+		"absolute, two Host" },
 	{ RL "Host: a b\r\n\r\n", 400, "Host with SP" },
 	{ RL "Host: u@a\r\n\r\n", 400, "Host with userinfo" },
 	{ RL "Host: a/b\r\n\r\n", 400, "Host with path" },
@@ -466,20 +506,25 @@ static const struct bad_case bad[] = {
 	{ "GET /.. HTTP/1.1\r\n" HOST "\r\n", 400, "dot-dot segment at end" },
 	{ "GET /a/./b HTTP/1.1\r\n" HOST "\r\n", 400, "dot segment" },
 	{ "GET /a/. HTTP/1.1\r\n" HOST "\r\n", 400, "dot segment at end" },
-	{ "GET /./?x HTTP/1.1\r\n" HOST "\r\n", 400, "dot segment before query" },
-	{ "GET http://h/a/../b HTTP/1.1\r\n" HOST "\r\n", 400, "absolute, dot-dot" },
+	{ "GET /./?x HTTP/1.1\r\n" HOST "\r\n", 400,
+		"dot segment before query" },
+	{ "GET http://h/a/../b HTTP/1.1\r\n" HOST "\r\n", 400,
+		"absolute, dot-dot" },
 	{ "\r\n\r\n\r\n\r\n\r\n" RL HOST "\r\n", 400, "five empty lines" },
 	{ "\r\r\nGET / HTTP/1.1\r\n" HOST "\r\n", 400, "bad empty line" },
 	{ RL HOST "X(y): a\r\n\r\n", 400, "name not a token" },
 	{ RL HOST ": a\r\n\r\n", 400, "empty name" },
 	{ RL HOST "X a\r\n\r\n", 400, "no colon" },
-	{ RL HOST "Expect: 100-continue-please\r\n\r\n", 417, "unknown expectation" },
+	{ RL HOST "Expect: 100-continue-please\r\n\r\n", 417,
+		"unknown expectation" },
 	{ PL "Content-Length: 4097\r\n\r\n", 413, "CL over max_body" },
-	{ "GET /" "0123456789012345678901234567890123456789012345678901234567890123"
+	{ "GET /"
 	  "0123456789012345678901234567890123456789012345678901234567890123"
 	  "0123456789012345678901234567890123456789012345678901234567890123"
 	  "0123456789012345678901234567890123456789012345678901234567890123"
-	  " HTTP/1.1\r\n" HOST "\r\n", 414, "request line over 256" },
+	  "0123456789012345678901234567890123456789012345678901234567890123"
+	  " HTTP/1.1\r\n" HOST "\r\n",
+		414, "request line over 256" },
 };
 
 /* absolute-form: the host is the target's authority, Host is ignored */
@@ -599,7 +644,6 @@ test_malformed(void **state)
 	assert_string_equal(ref, "rc=-74 st=431");
 }
 
-
 /* ---- body decoders ---- */
 
 /*
@@ -608,7 +652,7 @@ test_malformed(void **state)
  */
 static void
 body_pieces(const struct ewyk_http_request *req, const char *s, size_t n,
-		const size_t *cuts, size_t ncuts, char *out)
+	const size_t *cuts, size_t ncuts, char *out)
 {
 	struct ewyk_http_body b;
 	struct ewyk_http_view d;
@@ -653,7 +697,7 @@ body_pieces(const struct ewyk_http_request *req, const char *s, size_t n,
 
 static void
 body_every_way(const struct ewyk_http_request *req, const char *s, size_t n,
-		char *ref)
+	char *ref)
 {
 	char out[RES_MAX];
 	size_t cuts[2048], k;
@@ -678,37 +722,47 @@ struct body_case {
 };
 
 static const struct body_case bodies[] = {
-	{ EWYK_HTTP_BODY_LENGTH, 5, "helloGET / ", "rc=1 st=0 used=5 data=[hello]" },
+	{ EWYK_HTTP_BODY_LENGTH, 5, "helloGET / ",
+		"rc=1 st=0 used=5 data=[hello]" },
 	{ EWYK_HTTP_BODY_NONE, 0, "GET / ", "rc=1 st=0 used=0 data=[]" },
 	{ EWYK_HTTP_BODY_CHUNKED, 0, "5\r\nhello\r\n0\r\n\r\nGET",
-	  "rc=1 st=0 used=15 data=[hello]" },
+		"rc=1 st=0 used=15 data=[hello]" },
 	{ EWYK_HTTP_BODY_CHUNKED, 0,
-	  "5;a=b;c\r\nhello\r\n6 ; x=\"y z\"\r\n world\r\n0\r\nTrailer: x\r\nT2: y\r\n\r\nX",
-	  "rc=1 st=0 used=61 data=[hello world]" },
-	{ EWYK_HTTP_BODY_CHUNKED, 0, "A\r\n0123456789\r\n00003\r\nabc\r\n000\r\n\r\n",
-	  "rc=1 st=0 used=34 data=[0123456789abc]" },
+		"5;a=b;c\r\nhello\r\n6 ; x=\"y z\"\r\n world\r\n0\r\nTrailer: x\r\nT2: y\r\n\r\nX",
+		"rc=1 st=0 used=61 data=[hello world]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0,
+		"A\r\n0123456789\r\n00003\r\nabc\r\n000\r\n\r\n",
+		"rc=1 st=0 used=34 data=[0123456789abc]" },
 	{ EWYK_HTTP_BODY_CHUNKED, 0, "g\r\n", "rc=-74 st=400 used=0 data=[]" },
 	{ EWYK_HTTP_BODY_CHUNKED, 0, "\r\n", "rc=-74 st=400 used=0 data=[]" },
 	{ EWYK_HTTP_BODY_CHUNKED, 0, "-1\r\n", "rc=-74 st=400 used=0 data=[]" },
-	{ EWYK_HTTP_BODY_CHUNKED, 0, "0x5\r\n", "rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0x5\r\n",
+		"rc=-74 st=400 used=0 data=[]" },
 	{ EWYK_HTTP_BODY_CHUNKED, 0, "5\r\nhelloX\r\n",
-	  "rc=-74 st=400 used=0 data=[hello]" },
-	{ EWYK_HTTP_BODY_CHUNKED, 0, "5\nhello", "rc=-74 st=400 used=0 data=[]" },
+		"rc=-74 st=400 used=0 data=[hello]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "5\nhello",
+		"rc=-74 st=400 used=0 data=[]" },
 	{ EWYK_HTTP_BODY_CHUNKED, 0, "5\r\nhello\n0\r\n\r\n",
-	  "rc=-74 st=400 used=0 data=[hello]" },
-	{ EWYK_HTTP_BODY_CHUNKED, 0, "5 \r\nhello", "rc=-74 st=400 used=0 data=[]" },
-	{ EWYK_HTTP_BODY_CHUNKED, 0, "5;a\x01\r\nhello", "rc=-74 st=400 used=0 data=[]" },
+		"rc=-74 st=400 used=0 data=[hello]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "5 \r\nhello",
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "5;a\x01\r\nhello",
+		"rc=-74 st=400 used=0 data=[]" },
 	{ EWYK_HTTP_BODY_CHUNKED, 0, "4000000000000000\r\n",
-	  "rc=-74 st=400 used=0 data=[]" },
+		"rc=-74 st=400 used=0 data=[]" },
 	{ EWYK_HTTP_BODY_CHUNKED, 0, "10000000000000000000\r\n",
-	  "rc=-74 st=400 used=0 data=[]" },
-	{ EWYK_HTTP_BODY_CHUNKED, 0, "1001\r\n", "rc=-74 st=413 used=0 data=[]" },
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "1001\r\n",
+		"rc=-74 st=413 used=0 data=[]" },
 	{ EWYK_HTTP_BODY_CHUNKED, 0, "800\r\n", "rc=0 st=0 used=5 data=[]" },
-	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\n x: y\r\n\r\n", "rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\n x: y\r\n\r\n",
+		"rc=-74 st=400 used=0 data=[]" },
 	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\nx: \x7f\r\n\r\n",
-	  "rc=-74 st=400 used=0 data=[]" },
-	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\nx: y\n\r\n", "rc=-74 st=400 used=0 data=[]" },
-	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\n\r\r", "rc=-74 st=400 used=0 data=[]" },
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\nx: y\n\r\n",
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\n\r\r",
+		"rc=-74 st=400 used=0 data=[]" },
 	{ EWYK_HTTP_BODY_LENGTH, 4097, "x", "rc=-74 st=413 used=0 data=[]" },
 };
 
@@ -746,7 +800,8 @@ test_body(void **state)
 static void
 test_body_mbuf(void **state)
 {
-	static const char in[] = "3\r\nabc\r\n4;e\r\ndefg\r\n0\r\nT: 1\r\n\r\nNEXT";
+	static const char in[] =
+		"3\r\nabc\r\n4;e\r\ndefg\r\n0\r\nT: 1\r\n\r\nNEXT";
 	struct ewyk_http_request req;
 	struct ewyk_http_body b;
 	struct ewyk_http_view d;
@@ -786,8 +841,10 @@ test_response(void **state)
 {
 	struct ewyk_http_date d;
 	struct ewyk_http_response r = {
-		.status = 200, .framing = EWYK_HTTP_BODY_LENGTH,
-		.content_length = 12, .content_type = "text/plain",
+		.status = 200,
+		.framing = EWYK_HTTP_BODY_LENGTH,
+		.content_length = 12,
+		.content_type = "text/plain",
 	};
 	char buf[512];
 	int n, cap;
@@ -804,13 +861,15 @@ test_response(void **state)
 	n = ewyk_http_response_head(buf, sizeof(buf), &r, &d);
 	assert_true(n > 0);
 	buf[n] = '\0';
-	assert_string_equal(buf, "HTTP/1.1 200 OK\r\nServer: ewyk\r\n"
+	assert_string_equal(buf,
+		"HTTP/1.1 200 OK\r\nServer: ewyk\r\n"
 		"Date: Sun, 06 Nov 1994 08:49:37 GMT\r\nContent-Length: 12\r\n"
 		"Content-Type: text/plain\r\n\r\n");
 	/* every smaller buffer is refused */
 	for (cap = 0; cap < n; cap++)
 		assert_int_equal(ewyk_http_response_head(buf, (uint32_t)cap, &r,
-			&d), -ENOSPC);
+					 &d),
+			-ENOSPC);
 
 	r.status = 405;
 	r.framing = EWYK_HTTP_BODY_CHUNKED;
@@ -820,7 +879,8 @@ test_response(void **state)
 	r.extra = "Allow: GET, HEAD\r\n";
 	n = ewyk_http_response_head(buf, sizeof(buf), &r, NULL);
 	buf[n] = '\0';
-	assert_string_equal(buf, "HTTP/1.1 405 Method Not Allowed\r\n"
+	assert_string_equal(buf,
+		"HTTP/1.1 405 Method Not Allowed\r\n"
 		"Server: test\r\nTransfer-Encoding: chunked\r\n"
 		"Connection: close\r\nAllow: GET, HEAD\r\n\r\n");
 
@@ -830,13 +890,15 @@ test_response(void **state)
 	r.connection = EWYK_HTTP_CONN_KEEP_ALIVE;
 	n = ewyk_http_response_head(buf, sizeof(buf), &r, NULL);
 	buf[n] = '\0';
-	assert_string_equal(buf, "HTTP/1.1 204 No Content\r\nServer: ewyk\r\n"
+	assert_string_equal(buf,
+		"HTTP/1.1 204 No Content\r\nServer: ewyk\r\n"
 		"Connection: keep-alive\r\n\r\n");
 	r.status = 404;
 	r.framing = EWYK_HTTP_BODY_NONE;
 	n = ewyk_http_response_head(buf, sizeof(buf), &r, NULL);
 	buf[n] = '\0';
-	assert_string_equal(buf, "HTTP/1.1 404 Not Found\r\nServer: ewyk\r\n"
+	assert_string_equal(buf,
+		"HTTP/1.1 404 Not Found\r\nServer: ewyk\r\n"
 		"Content-Length: 0\r\nConnection: keep-alive\r\n\r\n");
 	r.status = 100;
 	n = ewyk_http_response_head(buf, sizeof(buf), &r, &d);
@@ -881,7 +943,7 @@ test_response(void **state)
 		for (i = 0; i < RTE_DIM(bad_extra); i++) {
 			r.extra = bad_extra[i];
 			if (ewyk_http_response_head(buf, sizeof(buf), &r,
-					NULL) != -EINVAL)
+				    NULL) != -EINVAL)
 				fail_msg("extra %zu accepted", i);
 		}
 	}
@@ -889,7 +951,8 @@ test_response(void **state)
 	n = ewyk_http_response_head(buf, sizeof(buf), &r, NULL);
 	assert_true(n > 0);
 	buf[n] = '\0';
-	assert_string_equal(buf, "HTTP/1.1 200 OK\r\nServer: ewyk/1\t(test)\r\n"
+	assert_string_equal(buf,
+		"HTTP/1.1 200 OK\r\nServer: ewyk/1\t(test)\r\n"
 		"Content-Length: 0\r\nConnection: keep-alive\r\n"
 		"X-A: 1\r\nX-B:\t2 \t3\r\nX-Empty:\r\n\r\n");
 	r.extra = "";
@@ -903,7 +966,8 @@ static void
 test_response_mbuf_chunked(void **state)
 {
 	struct ewyk_http_response r = {
-		.status = 200, .framing = EWYK_HTTP_BODY_CHUNKED,
+		.status = 200,
+		.framing = EWYK_HTTP_BODY_CHUNKED,
 	};
 	struct ewyk_http_request req;
 	struct rte_mbuf *m, *m2;
@@ -969,34 +1033,53 @@ test_router(void **state)
 	assert_int_equal(rte_errno, EINVAL);
 	r = ewyk_http_router_create(6, SOCKET_ID_ANY);
 	assert_non_null(r);
-	assert_int_equal(ewyk_http_route_add(r, "/", 0, EWYK_HTTP_M(EWYK_HTTP_GET),
-		EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_root, NULL), 0);
+	assert_int_equal(ewyk_http_route_add(r, "/", 0,
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_root,
+				 NULL),
+		0);
 	assert_int_equal(ewyk_http_route_add(r, "/bytes/", 1,
-		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_bytes,
-		NULL), 0);
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_bytes,
+				 NULL),
+		0);
 	assert_int_equal(ewyk_http_route_add(r, "/bytes/big/", 1,
-		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_EITHER, &h_bytes_big,
-		NULL), 0);
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_EITHER, &h_bytes_big,
+				 NULL),
+		0);
 	assert_int_equal(ewyk_http_route_add(r, "/echo", 0,
-		EWYK_HTTP_M(EWYK_HTTP_POST), EWYK_STRATEGY_INVOKE_EITHER, &h_echo, &h_root), 0);
+				 EWYK_HTTP_M(EWYK_HTTP_POST),
+				 EWYK_STRATEGY_INVOKE_EITHER, &h_echo, &h_root),
+		0);
 	assert_int_equal(ewyk_http_route_add(r, "/echo", 0,
-		EWYK_HTTP_M(EWYK_HTTP_PUT), EWYK_STRATEGY_INVOKE_BLOCKING, &h_echo_put,
-		NULL), 0);
+				 EWYK_HTTP_M(EWYK_HTTP_PUT),
+				 EWYK_STRATEGY_INVOKE_BLOCKING, &h_echo_put,
+				 NULL),
+		0);
 	assert_int_equal(ewyk_http_route_add(r, "/echo", 0,
-		EWYK_HTTP_M(EWYK_HTTP_PUT), EWYK_STRATEGY_INVOKE_BLOCKING, &h_echo_put,
-		NULL), -EEXIST);
+				 EWYK_HTTP_M(EWYK_HTTP_PUT),
+				 EWYK_STRATEGY_INVOKE_BLOCKING, &h_echo_put,
+				 NULL),
+		-EEXIST);
 	assert_int_equal(ewyk_http_route_add(r, "nope", 0,
-		EWYK_HTTP_M(EWYK_HTTP_PUT), EWYK_STRATEGY_INVOKE_BLOCKING, NULL, NULL),
+				 EWYK_HTTP_M(EWYK_HTTP_PUT),
+				 EWYK_STRATEGY_INVOKE_BLOCKING, NULL, NULL),
 		-EINVAL);
 	assert_int_equal(ewyk_http_route_add(r, "/x", 0, 0,
-		EWYK_STRATEGY_INVOKE_BLOCKING, NULL, NULL), -EINVAL);
+				 EWYK_STRATEGY_INVOKE_BLOCKING, NULL, NULL),
+		-EINVAL);
 	assert_int_equal(ewyk_http_route_add(r, "/sleep/", 1,
-		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_BLOCKING, &h_sleep, NULL), 0);
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_BLOCKING, &h_sleep, NULL),
+		0);
 	assert_int_equal(ewyk_http_route_add(r, "/full", 0,
-		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_BLOCKING, NULL, NULL),
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_BLOCKING, NULL, NULL),
 		-ENOSPC);
 
-#define LOOK(m, s) (v.p = (s), v.len = (uint32_t)strlen(s), \
+#define LOOK(m, s)                               \
+	(v.p = (s), v.len = (uint32_t)strlen(s), \
 		ewyk_http_route_lookup(r, (m), v, &rt, &allow))
 	assert_int_equal(LOOK(EWYK_HTTP_GET, "/"), 0);
 	assert_ptr_equal(rt->handler, &h_root);
@@ -1020,13 +1103,13 @@ test_router(void **state)
 	assert_int_equal(rt->invocation, EWYK_STRATEGY_INVOKE_BLOCKING);
 	assert_int_equal(LOOK(EWYK_HTTP_GET, "/echo"), -ENOTSUP);
 	assert_null(rt);
-	assert_int_equal(allow, EWYK_HTTP_M(EWYK_HTTP_POST) |
-		EWYK_HTTP_M(EWYK_HTTP_PUT));
+	assert_int_equal(allow,
+		EWYK_HTTP_M(EWYK_HTTP_POST) | EWYK_HTTP_M(EWYK_HTTP_PUT));
 	assert_int_equal(ewyk_http_allow_format(buf, sizeof(buf), allow), 9);
 	assert_string_equal(buf, "POST, PUT");
 	assert_int_equal(LOOK(EWYK_HTTP_DELETE, "/bytes/9"), -ENOTSUP);
-	assert_int_equal(allow, EWYK_HTTP_M(EWYK_HTTP_GET) |
-		EWYK_HTTP_M(EWYK_HTTP_HEAD));
+	assert_int_equal(allow,
+		EWYK_HTTP_M(EWYK_HTTP_GET) | EWYK_HTTP_M(EWYK_HTTP_HEAD));
 	assert_int_equal(ewyk_http_allow_format(buf, sizeof(buf), allow), 9);
 	assert_string_equal(buf, "GET, HEAD");
 	assert_int_equal(ewyk_http_allow_format(buf, 9, allow), -ENOSPC);
@@ -1050,12 +1133,17 @@ test_router_segments(void **state)
 	r = ewyk_http_router_create(4, SOCKET_ID_ANY);
 	assert_non_null(r);
 	assert_int_equal(ewyk_http_route_add(r, "/api", 1,
-		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_root,
-		NULL), 0);
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_root,
+				 NULL),
+		0);
 	assert_int_equal(ewyk_http_route_add(r, "/static/", 1,
-		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_bytes,
-		NULL), 0);
-#define LOOK(s) (v.p = (s), v.len = (uint32_t)strlen(s), \
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_bytes,
+				 NULL),
+		0);
+#define LOOK(s)                                  \
+	(v.p = (s), v.len = (uint32_t)strlen(s), \
 		ewyk_http_route_lookup(r, EWYK_HTTP_GET, v, &rt, &allow))
 	assert_int_equal(LOOK("/api"), 0);
 	assert_ptr_equal(rt->handler, &h_root);
@@ -1079,7 +1167,8 @@ test_router_segments(void **state)
 static void
 test_parse_then_route(void **state)
 {
-	static const char in[] = "GET /bytes/12?x=1 HTTP/1.1\r\nHost: h\r\n\r\n";
+	static const char in[] =
+		"GET /bytes/12?x=1 HTTP/1.1\r\nHost: h\r\n\r\n";
 	static char scratch[2048];
 	struct ewyk_http_header hdr[4];
 	struct ewyk_http_request req = { .headers = hdr, .max_headers = 4 };
@@ -1089,19 +1178,24 @@ test_parse_then_route(void **state)
 	uint32_t used;
 
 	(void)state;
-	assert_int_equal(ewyk_http_parser_init(&p, NULL, scratch, 100), -EINVAL);
+	assert_int_equal(ewyk_http_parser_init(&p, NULL, scratch, 100),
+		-EINVAL);
 	assert_int_equal(ewyk_http_scratch_size(NULL),
 		EWYK_HTTP_DEF_MAX_LINE + EWYK_HTTP_DEF_MAX_HEADER_BYTES);
 	assert_int_equal(ewyk_http_parser_init(&p, &lim, scratch,
-		sizeof(scratch)), 0);
+				 sizeof(scratch)),
+		0);
 	assert_int_equal(ewyk_http_parse(&p, &req, in, sizeof(in) - 1, &used),
 		EWYK_HTTP_DONE);
 	r = ewyk_http_router_create(2, SOCKET_ID_ANY);
 	assert_int_equal(ewyk_http_route_add(r, "/bytes/", 1,
-		EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_bytes,
-		NULL), 0);
-	assert_int_equal(ewyk_http_route_lookup(r, req.method_id, req.path,
-		&rt, NULL), 0);
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING, &h_bytes,
+				 NULL),
+		0);
+	assert_int_equal(ewyk_http_route_lookup(r, req.method_id, req.path, &rt,
+				 NULL),
+		0);
 	assert_ptr_equal(rt->handler, &h_bytes);
 	assert_string_equal(ewyk_http_method_name(req.method_id), "GET");
 	assert_null(ewyk_http_method_name(EWYK_HTTP_METHOD_MAX));

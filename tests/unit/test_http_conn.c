@@ -51,8 +51,8 @@ struct pkt {
 };
 
 static struct {
-	struct ewyk_tcp *t[2];       /* 0: server, 1: client */
-	struct ewyk_twheel *w;       /* the server shard's wheel */
+	struct ewyk_tcp *t[2]; /* 0: server, 1: client */
+	struct ewyk_twheel *w; /* the server shard's wheel */
 	struct ewyk_http_router *rt;
 	struct ewyk_http_server *srv;
 	struct pkt q[MAXQ];
@@ -75,7 +75,7 @@ static struct {
 
 static int
 wire_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
-		rte_be32_t dst)
+	rte_be32_t dst)
 {
 	int from = (int)(uintptr_t)arg;
 
@@ -110,7 +110,9 @@ step(uint64_t us)
 	W.nq = j;
 	for (i = 0; i < nd; i++) {
 		struct ewyk_net_ip_info ip = {
-			.proto = IPPROTO_TCP, .ttl = 64, .cksum_good = true,
+			.proto = IPPROTO_TCP,
+			.ttl = 64,
+			.cksum_good = true,
 		};
 
 		ip.src = due[i].to == 0 ? CIP : SIP;
@@ -125,11 +127,12 @@ step(uint64_t us)
 }
 
 /* Run the wire for up to @p ms virtual milliseconds or until cond holds. */
-#define RUN_UNTIL(cond, ms) do { \
-	uint64_t end_ = W.now_us + (uint64_t)(ms) * 1000; \
-	while (!(cond) && W.now_us < end_) \
-		step(100); \
-} while (0)
+#define RUN_UNTIL(cond, ms)                                     \
+	do {                                                    \
+		uint64_t end_ = W.now_us + (uint64_t)(ms)*1000; \
+		while (!(cond) && W.now_us < end_)              \
+			step(100);                              \
+	} while (0)
 
 /* ---- client ---- */
 
@@ -155,7 +158,8 @@ cli_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 
 	for (s = m; s != NULL; s = s->next) {
 		assert_true(cl->nrx + s->data_len <= cl->cap);
-		memcpy(cl->rx + cl->nrx, rte_pktmbuf_mtod(s, char *), s->data_len);
+		memcpy(cl->rx + cl->nrx, rte_pktmbuf_mtod(s, char *),
+			s->data_len);
 		cl->nrx += s->data_len;
 	}
 	if (cl->hold)
@@ -186,7 +190,9 @@ cli_closed(void *ctx, struct ewyk_tcp_conn *c, int err)
 }
 
 static const struct ewyk_tcp_ops cli_ops = {
-	.connected = cli_connected, .recv = cli_recv, .eof = cli_eof,
+	.connected = cli_connected,
+	.recv = cli_recv,
+	.eof = cli_eof,
 	.closed = cli_closed,
 };
 
@@ -195,8 +201,11 @@ cli_open(unsigned int i)
 {
 	struct cli *cl = &W.cli[i];
 	struct ewyk_tcp_connect_args a = {
-		.dst_ip = SIP, .dst_port = SPORT, .src_ip = CIP,
-		.ops = &cli_ops, .ctx = cl,
+		.dst_ip = SIP,
+		.dst_port = SPORT,
+		.src_ip = CIP,
+		.ops = &cli_ops,
+		.ctx = cl,
 	};
 
 	cl->cap = 2u << 20;
@@ -291,25 +300,26 @@ head_has(const struct resp *r, const char *s)
 
 static int
 h_hello(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
-		void *arg)
+	void *arg)
 {
 	RTE_SET_USED(req);
 	RTE_SET_USED(arg);
-	return ewyk_http_respond(c, 200, "text/plain", NULL, "hello world\n", 12);
+	return ewyk_http_respond(c, 200, "text/plain", NULL, "hello world\n",
+		12);
 }
 
 /* /n/<anything>: the path back, to tell responses apart. */
 static int
-h_name(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
-		void *arg)
+h_name(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
 {
 	RTE_SET_USED(arg);
-	return ewyk_http_respond(c, 200, NULL, NULL, req->path.p, req->path.len);
+	return ewyk_http_respond(c, 200, NULL, NULL, req->path.p,
+		req->path.len);
 }
 
 static int
 prod_bytes(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
-		void *arg)
+	void *arg)
 {
 	RTE_SET_USED(c);
 	RTE_SET_USED(arg);
@@ -321,7 +331,7 @@ prod_bytes(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
 
 static int
 h_bytes(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
-		void *arg)
+	void *arg)
 {
 	char num[24];
 	uint32_t n = RTE_MIN(req->path.len - 7, (uint32_t)sizeof(num) - 1);
@@ -330,12 +340,12 @@ h_bytes(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	memcpy(num, req->path.p + 7, n);
 	num[n] = '\0';
 	return ewyk_http_respond_stream(c, 200, "application/octet-stream",
-			NULL, strtoull(num, NULL, 10), prod_bytes, NULL);
+		NULL, strtoull(num, NULL, 10), prod_bytes, NULL);
 }
 
 static int
 prod_chunks(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
-		void *arg)
+	void *arg)
 {
 	RTE_SET_USED(c);
 	RTE_SET_USED(arg);
@@ -350,7 +360,7 @@ prod_chunks(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
  * says so (W.trickle_budget), like an echo waiting for its input. */
 static int
 prod_trickle(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
-		void *arg)
+	void *arg)
 {
 	uint32_t n;
 
@@ -368,28 +378,28 @@ prod_trickle(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
 
 static int
 h_trickle(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
-		void *arg)
+	void *arg)
 {
 	RTE_SET_USED(req);
 	RTE_SET_USED(arg);
 	W.trickle_conn = c;
 	return ewyk_http_respond_stream(c, 200, NULL, NULL,
-			EWYK_HTTP_LEN_CHUNKED, prod_trickle, NULL);
+		EWYK_HTTP_LEN_CHUNKED, prod_trickle, NULL);
 }
 
 static int
 h_chunked(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
-		void *arg)
+	void *arg)
 {
 	RTE_SET_USED(req);
 	RTE_SET_USED(arg);
 	return ewyk_http_respond_stream(c, 200, NULL, NULL,
-			EWYK_HTTP_LEN_CHUNKED, prod_chunks, NULL);
+		EWYK_HTTP_LEN_CHUNKED, prod_chunks, NULL);
 }
 
 static int
 h_defer(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
-		void *arg)
+	void *arg)
 {
 	unsigned int n = RTE_MIN(req->path.len, 15u);
 
@@ -403,7 +413,7 @@ h_defer(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 
 static int
 upload_cb(struct ewyk_http_conn *c, const char *p, uint32_t len, int last,
-		void *arg)
+	void *arg)
 {
 	char msg[64];
 	int n;
@@ -421,14 +431,16 @@ upload_cb(struct ewyk_http_conn *c, const char *p, uint32_t len, int last,
 	}
 	W.body_last = 1;
 	n = snprintf(msg, sizeof(msg), "%" PRIu64 " %" PRIu64 "\n",
-			W.body_bytes, W.body_sum);
-	assert_int_equal(ewyk_http_respond(c, 200, NULL, NULL, msg, (uint32_t)n), 0);
+		W.body_bytes, W.body_sum);
+	assert_int_equal(ewyk_http_respond(c, 200, NULL, NULL, msg,
+				 (uint32_t)n),
+		0);
 	return 0;
 }
 
 static int
 h_upload(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
-		void *arg)
+	void *arg)
 {
 	RTE_SET_USED(req);
 	assert_int_equal(ewyk_http_read_body(c, upload_cb, arg), 0);
@@ -471,31 +483,51 @@ setup_conf(struct ewyk_http_server_conf *hc)
 	}
 	W.rt = ewyk_http_router_create(16, SOCKET_ID_ANY);
 	assert_non_null(W.rt);
-	assert_int_equal(ewyk_http_route_add(W.rt, "/", 0, EWYK_HTTP_M(EWYK_HTTP_GET),
-			EWYK_STRATEGY_INVOKE_NON_BLOCKING, (void *)h_hello, NULL), 0);
-	assert_int_equal(ewyk_http_route_add(W.rt, "/n/", 1, EWYK_HTTP_M(EWYK_HTTP_GET),
-			EWYK_STRATEGY_INVOKE_NON_BLOCKING, (void *)h_name, NULL), 0);
+	assert_int_equal(ewyk_http_route_add(W.rt, "/", 0,
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_hello, NULL),
+		0);
+	assert_int_equal(ewyk_http_route_add(W.rt, "/n/", 1,
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_name, NULL),
+		0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/bytes/", 1,
-			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING,
-			(void *)h_bytes, NULL), 0);
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_bytes, NULL),
+		0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/chunked", 0,
-			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING,
-			(void *)h_chunked, NULL), 0);
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_chunked, NULL),
+		0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/defer/", 1,
-			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING,
-			(void *)h_defer, NULL), 0);
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_defer, NULL),
+		0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/upload", 0,
-			EWYK_HTTP_M(EWYK_HTTP_POST), EWYK_STRATEGY_INVOKE_NON_BLOCKING,
-			(void *)h_upload, NULL), 0);
+				 EWYK_HTTP_M(EWYK_HTTP_POST),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_upload, NULL),
+		0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/slowupload", 0,
-			EWYK_HTTP_M(EWYK_HTTP_POST), EWYK_STRATEGY_INVOKE_NON_BLOCKING,
-			(void *)h_upload, (void *)1), 0);
+				 EWYK_HTTP_M(EWYK_HTTP_POST),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_upload, (void *)1),
+		0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/trickle", 0,
-			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_NON_BLOCKING,
-			(void *)h_trickle, NULL), 0);
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_trickle, NULL),
+		0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/block", 0,
-			EWYK_HTTP_M(EWYK_HTTP_GET), EWYK_STRATEGY_INVOKE_BLOCKING,
-			(void *)h_hello, NULL), 0);
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_BLOCKING, (void *)h_hello,
+				 NULL),
+		0);
 	hc->wheel = W.w;
 	hc->pool = mp;
 	hc->router = W.rt;
@@ -505,7 +537,8 @@ setup_conf(struct ewyk_http_server_conf *hc)
 	/* Sun, 06 Nov 1994 08:49:37 GMT: response bytes are exact. */
 	ewyk_http_server_set_time(W.srv, 784111777);
 	assert_int_equal(ewyk_tcp_listen(W.t[0], SIP, SPORT,
-			ewyk_http_server_tcp_ops(), W.srv, 0), 0);
+				 ewyk_http_server_tcp_ops(), W.srv, 0),
+		0);
 }
 
 static int
@@ -551,14 +584,13 @@ ctr(enum ewyk_http_counter c)
 
 /* ---- tests ---- */
 
-static const char hello_resp[] =
-	"HTTP/1.1 200 OK\r\n"
-	"Server: ewyk\r\n"
-	"Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
-	"Content-Length: 12\r\n"
-	"Content-Type: text/plain\r\n"
-	"\r\n"
-	"hello world\n";
+static const char hello_resp[] = "HTTP/1.1 200 OK\r\n"
+				 "Server: ewyk\r\n"
+				 "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+				 "Content-Length: 12\r\n"
+				 "Content-Type: text/plain\r\n"
+				 "\r\n"
+				 "hello world\n";
 
 static void
 test_get_exact(void **state)
@@ -578,7 +610,8 @@ test_get_exact(void **state)
 	cli_sends(cl, "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n");
 	r = wait_resp(cl, &off, false);
 	assert_int_equal(r.status, 404);
-	cli_sends(cl, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+	cli_sends(cl,
+		"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
 	r = wait_resp(cl, &off, false);
 	assert_int_equal(r.status, 405);
 	assert_true(head_has(&r, "Allow: GET, HEAD\r\n"));
@@ -588,10 +621,12 @@ test_get_exact(void **state)
 	assert_int_equal(ctr(EWYK_HTTP_C_DISPATCH_REFUSED), 1);
 	/* A chunked streamed body. */
 	cli_sends(cl, "GET /chunked HTTP/1.1\r\nHost: x\r\n\r\n");
-	RUN_UNTIL(memmem(cl->rx + off, cl->nrx - off, "0\r\n\r\n", 5) != NULL, 1000);
+	RUN_UNTIL(memmem(cl->rx + off, cl->nrx - off, "0\r\n\r\n", 5) != NULL,
+		1000);
 	assert_non_null(memmem(cl->rx + off, cl->nrx - off,
-			"Transfer-Encoding: chunked\r\n\r\n5\r\nabcde\r\n5\r\nabcde\r\n"
-			"5\r\nabcde\r\n0\r\n\r\n", 63));
+		"Transfer-Encoding: chunked\r\n\r\n5\r\nabcde\r\n5\r\nabcde\r\n"
+		"5\r\nabcde\r\n0\r\n\r\n",
+		63));
 	assert_false(cl->eof);
 	assert_int_equal(ctr(EWYK_HTTP_C_REQUESTS), 5);
 	assert_int_equal(ctr(EWYK_HTTP_C_RESP_2XX), 2);
@@ -636,7 +671,7 @@ test_pipeline_200(void **state)
 	RTE_SET_USED(state);
 	for (i = 0; i < 200; i++)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
-				"GET /n/%u HTTP/1.1\r\nHost: x\r\n\r\n", i);
+			"GET /n/%u HTTP/1.1\r\nHost: x\r\n\r\n", i);
 	cli_send(cl, buf, len);
 	for (i = 0; i < 200; i++) {
 		char want[16];
@@ -660,8 +695,9 @@ test_deferred_order(void **state)
 
 	RTE_SET_USED(state);
 	/* a: a deferred request, then a plain one, pipelined; b: deferred. */
-	cli_sends(a, "GET /defer/A HTTP/1.1\r\nHost: x\r\n\r\n"
-			"GET /n/after HTTP/1.1\r\nHost: x\r\n\r\n");
+	cli_sends(a,
+		"GET /defer/A HTTP/1.1\r\nHost: x\r\n\r\n"
+		"GET /n/after HTTP/1.1\r\nHost: x\r\n\r\n");
 	cli_sends(b, "GET /defer/B HTTP/1.1\r\nHost: x\r\n\r\n");
 	RUN_UNTIL(W.ndeferred == 2, 1000);
 	assert_int_equal(W.ndeferred, 2);
@@ -672,13 +708,18 @@ test_deferred_order(void **state)
 	assert_int_equal(ctr(EWYK_HTTP_C_REQUESTS), 2);
 	/* Complete out of order: B, then A. */
 	assert_string_equal(W.deferred_tag[1], "/defer/B");
-	assert_int_equal(ewyk_http_respond(W.deferred[1], 200, NULL, NULL, "B", 1), 0);
+	assert_int_equal(ewyk_http_respond(W.deferred[1], 200, NULL, NULL, "B",
+				 1),
+		0);
 	r = wait_resp(b, &offb, false);
 	assert_memory_equal(r.body, "B", 1);
 	assert_int_equal(a->nrx, 0);
-	assert_int_equal(ewyk_http_respond(W.deferred[0], 200, NULL, NULL, "A", 1), 0);
-	assert_int_equal(ewyk_http_respond(W.deferred[0], 200, NULL, NULL, "A", 1),
-			-EALREADY);
+	assert_int_equal(ewyk_http_respond(W.deferred[0], 200, NULL, NULL, "A",
+				 1),
+		0);
+	assert_int_equal(ewyk_http_respond(W.deferred[0], 200, NULL, NULL, "A",
+				 1),
+		-EALREADY);
 	r = wait_resp(a, &offa, false);
 	assert_memory_equal(r.body, "A", 1);
 	r = wait_resp(a, &offa, false);
@@ -719,7 +760,9 @@ test_pending_backpressure(void **state)
 	assert_int_equal(ci.in_flight, 0);
 	assert_int_equal(ctr(EWYK_HTTP_C_REQUESTS), 1);
 	assert_int_equal(cl->nrx, 0);
-	assert_int_equal(ewyk_http_respond(W.deferred[0], 200, NULL, NULL, "X", 1), 0);
+	assert_int_equal(ewyk_http_respond(W.deferred[0], 200, NULL, NULL, "X",
+				 1),
+		0);
 	r = wait_resp(cl, &off, false);
 	assert_memory_equal(r.body, "X", 1);
 	for (i = 0; i < nreq; i++) {
@@ -737,7 +780,9 @@ test_pending_backpressure(void **state)
 	RUN_UNTIL(false, 100);
 	assert_int_equal(ewyk_http_server_conns(W.srv), 2);
 	assert_false(ewyk_http_conn_alive(W.deferred[1]));
-	assert_int_equal(ewyk_http_respond(W.deferred[1], 200, NULL, NULL, "Y", 1), 0);
+	assert_int_equal(ewyk_http_respond(W.deferred[1], 200, NULL, NULL, "Y",
+				 1),
+		0);
 	assert_int_equal(ewyk_http_server_conns(W.srv), 1);
 }
 
@@ -765,8 +810,12 @@ test_stream_1mb_window(void **state)
 	ewyk_tcp_recvd(cl->c, (uint32_t)cl->held);
 	RUN_UNTIL(cl->nrx >= (1u << 20) + 100 &&
 			memmem(cl->rx, 400, "\r\n\r\n", 4) != NULL &&
-			cl->nrx == (size_t)((const char *)memmem(cl->rx, 400,
-			"\r\n\r\n", 4) - cl->rx) + 4 + (1u << 20), 5000);
+			cl->nrx ==
+				(size_t)((const char *)memmem(cl->rx, 400,
+						 "\r\n\r\n", 4) -
+					cl->rx) +
+					4 + (1u << 20),
+		5000);
 	e = memmem(cl->rx, 400, "\r\n\r\n", 4);
 	assert_non_null(e);
 	hl = (size_t)(e + 4 - cl->rx);
@@ -790,8 +839,9 @@ test_stream_resume(void **state)
 	struct resp r;
 
 	RTE_SET_USED(state);
-	cli_sends(cl, "GET /trickle HTTP/1.1\r\nHost: x\r\n\r\n"
-			"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+	cli_sends(cl,
+		"GET /trickle HTTP/1.1\r\nHost: x\r\n\r\n"
+		"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
 	RUN_UNTIL(W.trickle_conn != NULL, 1000);
 	for (k = 0; k < 10; k++) {
 		RUN_UNTIL(false, 500); /* half the write timeout, ten times */
@@ -805,7 +855,8 @@ test_stream_resume(void **state)
 		const char *p = cl->rx, *e = cl->rx + cl->nrx;
 		unsigned int chunks = 0;
 
-		while ((p = memmem(p, (size_t)(e - p), "\r\n64\r\n", 6)) != NULL) {
+		while ((p = memmem(p, (size_t)(e - p), "\r\n64\r\n", 6)) !=
+			NULL) {
 			p += 6;
 			assert_true(e - p >= 100);
 			for (k = 0; k < 100; k++)
@@ -815,7 +866,8 @@ test_stream_resume(void **state)
 		assert_int_equal(chunks, 10);
 	}
 	off = (size_t)((const char *)memmem(cl->rx, cl->nrx, "0\r\n\r\n", 5) -
-			cl->rx) + 5;
+		      cl->rx) +
+		5;
 	r = wait_resp(cl, &off, false);
 	assert_memory_equal(r.body, "hello world\n", 12);
 	assert_int_equal(ewyk_http_stream_resume(W.trickle_conn), -EINVAL);
@@ -838,15 +890,18 @@ test_upload(void **state)
 		body[i] = (char)(i * 7 + i / 251);
 		sum += (uint8_t)body[i];
 	}
-	n = snprintf(want, sizeof(want), "%zu %" PRIu64 "\n", sizeof(body), sum);
+	n = snprintf(want, sizeof(want), "%zu %" PRIu64 "\n", sizeof(body),
+		sum);
 	/* Content-Length with Expect: 100-continue: the body goes only after
 	 * the 100. */
-	snprintf(head, sizeof(head), "POST /upload HTTP/1.1\r\nHost: x\r\n"
-			"Content-Length: %zu\r\nExpect: 100-continue\r\n\r\n",
-			sizeof(body));
+	snprintf(head, sizeof(head),
+		"POST /upload HTTP/1.1\r\nHost: x\r\n"
+		"Content-Length: %zu\r\nExpect: 100-continue\r\n\r\n",
+		sizeof(body));
 	cli_sends(cl, head);
 	RUN_UNTIL(cl->nrx >= 25, 1000);
-	if (cl->nrx != 25) print_message("%.*s\n", (int)cl->nrx, cl->rx);
+	if (cl->nrx != 25)
+		print_message("%.*s\n", (int)cl->nrx, cl->rx);
 	assert_int_equal(cl->nrx, 25);
 	assert_memory_equal(cl->rx, "HTTP/1.1 100 Continue\r\n\r\n", 25);
 	off = 25;
@@ -859,14 +914,15 @@ test_upload(void **state)
 	/* Chunked, chunks of varied sizes, with an extension and a trailer. */
 	W.body_bytes = 0;
 	W.body_sum = 0;
-	cli_sends(cl, "POST /upload HTTP/1.1\r\nHost: x\r\n"
-			"Transfer-Encoding: chunked\r\n\r\n");
+	cli_sends(cl,
+		"POST /upload HTTP/1.1\r\nHost: x\r\n"
+		"Transfer-Encoding: chunked\r\n\r\n");
 	for (pos = 0, i = 1; pos < sizeof(body); i = i * 3 % 5000 + 1) {
 		size_t k = RTE_MIN(i, sizeof(body) - pos);
 		char line[32];
 
-		cli_send(cl, line, (size_t)snprintf(line, sizeof(line),
-				"%zx;x=y\r\n", k));
+		cli_send(cl, line,
+			(size_t)snprintf(line, sizeof(line), "%zx;x=y\r\n", k));
 		cli_send(cl, body + pos, k);
 		cli_sends(cl, "\r\n");
 		pos += k;
@@ -902,9 +958,12 @@ test_upload_paused(void **state)
 		body[i] = (char)(i ^ (i >> 8));
 		sum += (uint8_t)body[i];
 	}
-	n = snprintf(want, sizeof(want), "%zu %" PRIu64 "\n", sizeof(body), sum);
-	snprintf(head, sizeof(head), "POST /slowupload HTTP/1.1\r\nHost: x\r\n"
-			"Content-Length: %zu\r\n\r\n", sizeof(body));
+	n = snprintf(want, sizeof(want), "%zu %" PRIu64 "\n", sizeof(body),
+		sum);
+	snprintf(head, sizeof(head),
+		"POST /slowupload HTTP/1.1\r\nHost: x\r\n"
+		"Content-Length: %zu\r\n\r\n",
+		sizeof(body));
 	cli_sends(cl, head);
 	cli_send(cl, body, sizeof(body));
 	RUN_UNTIL(false, 100);
@@ -938,9 +997,10 @@ test_head_and_10(void **state)
 	struct resp r;
 
 	RTE_SET_USED(state);
-	cli_sends(cl, "HEAD / HTTP/1.1\r\nHost: x\r\n\r\n"
-			"HEAD /bytes/5000 HTTP/1.1\r\nHost: x\r\n\r\n"
-			"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+	cli_sends(cl,
+		"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n"
+		"HEAD /bytes/5000 HTTP/1.1\r\nHost: x\r\n\r\n"
+		"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
 	r = wait_resp(cl, &off, true);
 	assert_int_equal(r.status, 200);
 	assert_true(head_has(&r, "Content-Length: 12\r\n"));
@@ -984,12 +1044,16 @@ test_malformed(void **state)
 		enum ewyk_http_counter ctr;
 	} cases[] = {
 		{ "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n"
-		  "Content-Length: 2\r\n\r\n", 400, EWYK_HTTP_C_PARSE_ERR_400 },
+		  "Content-Length: 2\r\n\r\n",
+			400, EWYK_HTTP_C_PARSE_ERR_400 },
 		{ "GET / HTTP/1.1\r\n\r\n", 400, EWYK_HTTP_C_PARSE_ERR_400 },
-		{ "BREW / HTTP/1.1\r\nHost: x\r\n\r\n", 501, EWYK_HTTP_C_PARSE_ERR_501 },
-		{ "GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505, EWYK_HTTP_C_PARSE_ERR_505 },
+		{ "BREW / HTTP/1.1\r\nHost: x\r\n\r\n", 501,
+			EWYK_HTTP_C_PARSE_ERR_501 },
+		{ "GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505,
+			EWYK_HTTP_C_PARSE_ERR_505 },
 		{ "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked"
-		  "\r\n\r\nzz\r\n", 400, EWYK_HTTP_C_PARSE_ERR_BODY },
+		  "\r\n\r\nzz\r\n",
+			400, EWYK_HTTP_C_PARSE_ERR_BODY },
 	};
 	unsigned int i;
 
@@ -1005,7 +1069,8 @@ test_malformed(void **state)
 		assert_int_equal(r.status, 200);
 		cli_sends(cl, cases[i].req);
 		r = wait_resp(cl, &off, false);
-		if (r.status != cases[i].status) print_message("case %u\n", i);
+		if (r.status != cases[i].status)
+			print_message("case %u\n", i);
 		assert_int_equal(r.status, cases[i].status);
 		assert_true(head_has(&r, "Connection: close\r\n"));
 		RUN_UNTIL(cl->eof, 1000);
@@ -1038,8 +1103,9 @@ test_timeouts(void **state)
 	/* Body: 10 bytes of 100 and then nothing. */
 	cl = cli_open(1);
 	off = 0;
-	cli_sends(cl, "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100"
-			"\r\n\r\n0123456789");
+	cli_sends(cl,
+		"POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100"
+		"\r\n\r\n0123456789");
 	RUN_UNTIL(cl->eof, 3000);
 	assert_true(cl->eof);
 	r = wait_resp(cl, &off, false);
@@ -1117,7 +1183,7 @@ promtool_check(const char *text)
 	fputs(text, f);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "%s check metrics < %s", EWYK_PROMTOOL,
-			path);
+		path);
 	rc = system(cmd);
 	unlink(path);
 	return rc;
@@ -1139,14 +1205,18 @@ test_prometheus(void **state)
 	s[0] = W.srv;
 	n = ewyk_http_server_prometheus(s, 1, buf, sizeof(buf));
 	assert_true(n > 0 && (size_t)n < sizeof(buf));
-	assert_non_null(strstr(buf, "# TYPE ewyk_http_requests_total counter\n"));
-	assert_non_null(strstr(buf, "ewyk_http_requests_total{shard=\"0\"} 1\n"));
-	assert_non_null(strstr(buf, "ewyk_http_resp_2xx_total{shard=\"0\"} 1\n"));
+	assert_non_null(
+		strstr(buf, "# TYPE ewyk_http_requests_total counter\n"));
+	assert_non_null(
+		strstr(buf, "ewyk_http_requests_total{shard=\"0\"} 1\n"));
+	assert_non_null(
+		strstr(buf, "ewyk_http_resp_2xx_total{shard=\"0\"} 1\n"));
 #ifdef EWYK_PROMTOOL
 	assert_int_equal(promtool_check(buf), 0);
 #endif
 	for (n = 0; n < EWYK_HTTP_C_MAX; n++)
-		assert_non_null(ewyk_http_counter_name((enum ewyk_http_counter)n));
+		assert_non_null(
+			ewyk_http_counter_name((enum ewyk_http_counter)n));
 	assert_null(ewyk_http_counter_name(EWYK_HTTP_C_MAX));
 }
 
@@ -1154,26 +1224,38 @@ int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_get_exact, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_keepalive_100, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pipeline_200, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_deferred_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pending_backpressure, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stream_1mb_window, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stream_resume, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_get_exact, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_keepalive_100, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_pipeline_200, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_deferred_order, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_pending_backpressure,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_1mb_window, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_stream_resume, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(test_upload, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_upload_paused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_head_and_10, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_upload_paused, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_head_and_10, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_malformed, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(test_timeouts, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exhaustion, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_prometheus, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exhaustion, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_prometheus, setup,
+			teardown),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) < 0)
 		return 1;
 	mp = rte_pktmbuf_pool_create("test_http_conn", 8192, 256, 0,
-			RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	if (mp == NULL)
 		return 1;
 	return cmocka_run_group_tests_name("http_conn", tests, NULL, NULL);

@@ -46,15 +46,15 @@ static struct ewyk_net *net;
 static struct ewyk_net_shard *sh[NB_SHARDS];
 static struct rte_ring *rxr[2][NB_SHARDS], *txr[2][NB_SHARDS];
 static struct rte_ether_addr our_mac[2];
-static const struct rte_ether_addr peer_mac = {
-	.addr_bytes = { 0x02, 0, 0, 0, 0, 0x01 } };
+static const struct rte_ether_addr peer_mac = { .addr_bytes = { 0x02, 0, 0, 0,
+							0, 0x01 } };
 static uint64_t now;
 
 /* ---- frame building ---- */
 
 static struct rte_mbuf *
 frame_new(uint16_t port, uint16_t etype, bool bcast, const void *payload,
-		uint16_t len)
+	uint16_t len)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
 	struct rte_ether_hdr *e;
@@ -84,7 +84,7 @@ frame_new(uint16_t port, uint16_t etype, bool bcast, const void *payload,
 /* An IPv4 datagram: header (fixed checksum) + payload. */
 static uint16_t
 ip_build(uint8_t *buf, uint32_t src, uint32_t dst, uint8_t proto,
-		const void *l4, uint16_t l4_len)
+	const void *l4, uint16_t l4_len)
 {
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)buf;
 
@@ -134,8 +134,8 @@ arp_frame(uint16_t port, uint16_t op, uint32_t sip, uint32_t tip)
 	if (op == RTE_ARP_OP_REPLY)
 		rte_ether_addr_copy(&our_mac[port], &a.arp_data.arp_tha);
 	a.arp_data.arp_tip = rte_cpu_to_be_32(tip);
-	return frame_new(port, RTE_ETHER_TYPE_ARP, op == RTE_ARP_OP_REQUEST,
-		&a, sizeof(a));
+	return frame_new(port, RTE_ETHER_TYPE_ARP, op == RTE_ARP_OP_REQUEST, &a,
+		sizeof(a));
 }
 
 /* ---- harness ---- */
@@ -227,7 +227,8 @@ setup_all(void **state)
 		our_mac[p] = info.mac;
 	}
 	for (q = 0; q < NB_SHARDS; q++) {
-		sh[q] = ewyk_net_shard_create(net, (uint16_t)q, SOCKET_ID_ANY, mp);
+		sh[q] = ewyk_net_shard_create(net, (uint16_t)q, SOCKET_ID_ANY,
+			mp);
 		if (sh[q] == NULL)
 			return -1;
 	}
@@ -244,13 +245,17 @@ static void
 test_siphash_vectors(void **state)
 {
 	static const uint64_t want[] = {
-		UINT64_C(0x726fdb47dd0e0e31), UINT64_C(0xcf2794e0277187b7),
-		UINT64_C(0x93f5f5799a932462), UINT64_C(0x751e8fbc860ee5fb),
+		UINT64_C(0x726fdb47dd0e0e31),
+		UINT64_C(0xcf2794e0277187b7),
+		UINT64_C(0x93f5f5799a932462),
+		UINT64_C(0x751e8fbc860ee5fb),
 		UINT64_C(0x3f2acc7f57c29bdb),
 	};
 	static const uint64_t want13[] = {
-		UINT64_C(0xabac0158050fc4dc), UINT64_C(0xcf75576088d38328),
-		UINT64_C(0x369095118d299a8e), UINT64_C(0x78a384b157b4d9a2),
+		UINT64_C(0xabac0158050fc4dc),
+		UINT64_C(0xcf75576088d38328),
+		UINT64_C(0x369095118d299a8e),
+		UINT64_C(0x78a384b157b4d9a2),
 		UINT64_C(0xcc4fdd1a7d908b66),
 	};
 	uint8_t msg[16];
@@ -262,7 +267,7 @@ test_siphash_vectors(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(msg); i++)
 		msg[i] = (uint8_t)i;
-	memcpy(w, msg, sizeof(w));      /* the words of a little-endian host */
+	memcpy(w, msg, sizeof(w)); /* the words of a little-endian host */
 	for (i = 0; i < RTE_DIM(want); i++) {
 		assert_true(ewyk_siphash24(k0, k1, w, i) == want[i]);
 		assert_true(ewyk_siphash13(k0, k1, w, i) == want13[i]);
@@ -288,7 +293,7 @@ test_arp_hash_keyed(void **state)
 		uint32_t ip = RTE_IPV4(10, 0, 0, 0) | x;
 
 		if ((x & 255) == 0 || (x & 255) == 255 || ip == OUR_IP ||
-				ip == PEER_IP)
+			ip == PEER_IP)
 			continue;
 		if ((rte_hash_crc_4byte(rte_cpu_to_be_32(ip), 0) & 255) == 7)
 			cand[n++] = ip;
@@ -301,7 +306,7 @@ test_arp_hash_keyed(void **state)
 	}
 	for (i = 0; i < n; i++)
 		if (ewyk_net_arp_lookup(sh[0], rte_cpu_to_be_32(cand[i]),
-				&mac) == 0)
+			    &mac) == 0)
 			found++;
 	assert_int_equal(found, n);
 }
@@ -340,8 +345,11 @@ static void
 test_ip_source_checks(void **state)
 {
 	static const uint32_t bad[] = {
-		OUR_IP, RTE_IPV4(10, 0, 255, 255), RTE_IPV4(0, 1, 2, 3),
-		RTE_IPV4(240, 0, 0, 1), RTE_IPV4(250, 1, 1, 1),
+		OUR_IP,
+		RTE_IPV4(10, 0, 255, 255),
+		RTE_IPV4(0, 1, 2, 3),
+		RTE_IPV4(240, 0, 0, 1),
+		RTE_IPV4(250, 1, 1, 1),
 	};
 	uint64_t d0 = ctr(0, EWYK_NET_DROP_IP_SRC);
 	uint8_t buf[256];
@@ -358,8 +366,9 @@ test_ip_source_checks(void **state)
 	}
 	assert_int_equal(ctr(0, EWYK_NET_DROP_IP_SRC), d0 + RTE_DIM(bad));
 	/* A neighbour in the subnet is still answered. */
-	input(0, 0, frame_new(0, RTE_ETHER_TYPE_IPV4, false, buf,
-		echo_build(buf, RTE_IPV4(10, 0, 3, 7), OUR_IP, 8)));
+	input(0, 0,
+		frame_new(0, RTE_ETHER_TYPE_IPV4, false, buf,
+			echo_build(buf, RTE_IPV4(10, 0, 3, 7), OUR_IP, 8)));
 	assert_int_equal(sent(0, 0, out, 4), 1);
 	rte_pktmbuf_free(out[0]);
 }
@@ -435,7 +444,7 @@ test_arp_evicts_incomplete_first(void **state)
 	for (S = 0; S <= sh[0]->arp_mask; S++) {
 		for (i = 0; i < 8; i++)
 			if (sh[0]->arp[(S + i) & sh[0]->arp_mask].state !=
-					NET_ARP_FREE)
+				NET_ARP_FREE)
 				break;
 		if (i == 8)
 			break;
@@ -453,13 +462,14 @@ test_arp_evicts_incomplete_first(void **state)
 		ewyk_net_poll(sh[1], now);
 		drain_all();
 	}
-	assert_int_equal(out_seg(cand[7]), 0);         /* resolving, 1 waits */
-	assert_int_equal(out_seg(cand[8]), 0);         /* evicts it */
+	assert_int_equal(out_seg(cand[7]), 0); /* resolving, 1 waits */
+	assert_int_equal(out_seg(cand[8]), 0); /* evicts it */
 	ewyk_net_tx_flush(sh[0]);
 	drain_all();
 	for (i = 0; i < 7; i++)
 		assert_int_equal(ewyk_net_arp_lookup(sh[0],
-			rte_cpu_to_be_32(cand[i]), &mac), 0);
+					 rte_cpu_to_be_32(cand[i]), &mac),
+			0);
 	assert_int_equal(ctr(0, EWYK_NET_DROP_ARP_UNRESOLVED), unres + 1);
 }
 
@@ -514,13 +524,16 @@ test_create_errors(void **state)
 	nc.arp_entries = 100; /* not a power of two */
 	assert_null(ewyk_net_create(&nc));
 	assert_null(ewyk_net_create(NULL));
-	assert_null(ewyk_net_shard_create(net, 0, SOCKET_ID_ANY, mp)); /* exists */
+	assert_null(
+		ewyk_net_shard_create(net, 0, SOCKET_ID_ANY, mp)); /* exists */
 	assert_int_equal(rte_errno, EEXIST);
 	assert_int_equal(ewyk_net_l4_register(sh[0], IPPROTO_ICMP,
-		(ewyk_net_l4_input_t)1, NULL), -EINVAL);
+				 (ewyk_net_l4_input_t)1, NULL),
+		-EINVAL);
 	assert_int_equal(ewyk_net_route(net, rte_cpu_to_be_32(PEER_IP)), 0);
 	assert_int_equal(ewyk_net_route(net, rte_cpu_to_be_32(VLAN_PEER)), 1);
-	assert_int_equal(ewyk_net_route(net, rte_cpu_to_be_32(RTE_IPV4(8, 8, 8, 8))),
+	assert_int_equal(ewyk_net_route(net,
+				 rte_cpu_to_be_32(RTE_IPV4(8, 8, 8, 8))),
 		-ENETUNREACH);
 	assert_null(ewyk_net_counter_name(EWYK_NET_COUNTER_MAX));
 	assert_string_equal(ewyk_net_counter_name(EWYK_NET_DROP_IP_CKSUM),
@@ -554,12 +567,14 @@ test_arp_reply_and_sharing(void **state)
 
 	/* Shard 0 learnt the peer; shard 1 learns it through its inbox. */
 	assert_int_equal(ewyk_net_arp_lookup(sh[0], rte_cpu_to_be_32(PEER_IP),
-		&mac), 0);
+				 &mac),
+		0);
 	assert_true(rte_is_same_ether_addr(&mac, &peer_mac));
 	ewyk_net_poll(sh[1], now);
 	assert_int_equal(ctr(1, EWYK_NET_ARP_LEARNT), learnt1 + 1);
 	assert_int_equal(ewyk_net_arp_lookup(sh[1], rte_cpu_to_be_32(PEER_IP),
-		&mac), 0);
+				 &mac),
+		0);
 	/* ... and sends no reply of its own. */
 	assert_int_equal(sent(0, 1, out, 4), 0);
 }
@@ -576,8 +591,10 @@ check_echo_reply(struct rte_mbuf *r, uint16_t l2, uint16_t plen)
 
 	assert_int_equal(r->pkt_len, l2 + 20 + 8 + plen);
 	assert_int_equal(rte_raw_cksum(ip, 20), 0xffff);
-	assert_int_equal(ip->src_addr, rte_cpu_to_be_32(l2 == 14 ? OUR_IP : VLAN_IP));
-	assert_int_equal(ip->dst_addr, rte_cpu_to_be_32(l2 == 14 ? PEER_IP : VLAN_PEER));
+	assert_int_equal(ip->src_addr,
+		rte_cpu_to_be_32(l2 == 14 ? OUR_IP : VLAN_IP));
+	assert_int_equal(ip->dst_addr,
+		rte_cpu_to_be_32(l2 == 14 ? PEER_IP : VLAN_PEER));
 	assert_int_equal(ic->icmp_type, RTE_IP_ICMP_ECHO_REPLY);
 	assert_int_equal(ic->icmp_ident, rte_cpu_to_be_16(0x77));
 	rte_raw_cksum_mbuf(r, l2 + 20, 8 + plen, &sum);
@@ -602,9 +619,11 @@ test_icmp_echo(void **state)
 		input(0, 0, frame_new(0, RTE_ETHER_TYPE_IPV4, false, buf, n));
 		assert_int_equal(sent(0, 0, out, 4), 1);
 		check_echo_reply(out[0], 14, sizes[i]);
-		assert_true(rte_is_same_ether_addr(
-			&rte_pktmbuf_mtod(out[0], struct rte_ether_hdr *)->dst_addr,
-			&peer_mac));
+		assert_true(
+			rte_is_same_ether_addr(&rte_pktmbuf_mtod(out[0],
+						       struct rte_ether_hdr *)
+							->dst_addr,
+				&peer_mac));
 		rte_pktmbuf_free(out[0]);
 	}
 }
@@ -630,8 +649,8 @@ test_vlan_port(void **state)
 	/* Untagged frame on the VLAN port: dropped. */
 	d = ctr(0, EWYK_NET_DROP_VLAN);
 	m = frame_new(0, RTE_ETHER_TYPE_IPV4, false, buf, n);
-	rte_ether_addr_copy(&our_mac[1], &rte_pktmbuf_mtod(m,
-		struct rte_ether_hdr *)->dst_addr);
+	rte_ether_addr_copy(&our_mac[1],
+		&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr);
 	input(0, 1, m);
 	assert_int_equal(ctr(0, EWYK_NET_DROP_VLAN), d + 1);
 	assert_int_equal(sent(1, 0, out, 4), 0);
@@ -649,8 +668,8 @@ test_priority_tag_is_untagged(void **state)
 	drain_all();
 	/* An 802.1p priority tag (VID 0) on the untagged port: served. */
 	m = frame_new(1, RTE_ETHER_TYPE_IPV4, false, buf, n);
-	rte_ether_addr_copy(&our_mac[0], &rte_pktmbuf_mtod(m,
-		struct rte_ether_hdr *)->dst_addr);
+	rte_ether_addr_copy(&our_mac[0],
+		&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr);
 	v = rte_pktmbuf_mtod_offset(m, struct rte_vlan_hdr *, 14);
 	v->vlan_tci = rte_cpu_to_be_16(5 << 13); /* PCP 5, VID 0 */
 	input(0, 0, m);
@@ -683,16 +702,38 @@ test_arp_off_subnet_not_learnt(void **state)
 	assert_int_equal(n, 1);
 	rte_pktmbuf_free(out[0]);
 	assert_int_equal(ewyk_net_arp_lookup(sh[0], rte_cpu_to_be_32(VLAN_PEER),
-		&mac), -ENOENT);
+				 &mac),
+		-ENOENT);
 }
 
 /* One malformed frame per case: it must bump exactly its counter. */
 enum mal {
-	MAL_RUNT, MAL_NOT_OURS, MAL_MCAST, MAL_VLAN, MAL_ETYPE, MAL_IP_TRUNC,
-	MAL_IP_VER, MAL_IP_IHL, MAL_IP_IHL_BIG, MAL_IP_LEN, MAL_IP_LEN_SHORT,
-	MAL_IP_CKSUM, MAL_IP_TTL, MAL_IP_MF, MAL_IP_OFF, MAL_IP_DST, MAL_IP_SRC,
-	MAL_IP_PROTO, MAL_ICMP_TRUNC, MAL_ICMP_CKSUM, MAL_ICMP_TYPE,
-	MAL_ARP_TRUNC, MAL_ARP_HLEN, MAL_ARP_NOT_OURS, MAL_ARP_OP, MAL_MAX
+	MAL_RUNT,
+	MAL_NOT_OURS,
+	MAL_MCAST,
+	MAL_VLAN,
+	MAL_ETYPE,
+	MAL_IP_TRUNC,
+	MAL_IP_VER,
+	MAL_IP_IHL,
+	MAL_IP_IHL_BIG,
+	MAL_IP_LEN,
+	MAL_IP_LEN_SHORT,
+	MAL_IP_CKSUM,
+	MAL_IP_TTL,
+	MAL_IP_MF,
+	MAL_IP_OFF,
+	MAL_IP_DST,
+	MAL_IP_SRC,
+	MAL_IP_PROTO,
+	MAL_ICMP_TRUNC,
+	MAL_ICMP_CKSUM,
+	MAL_ICMP_TYPE,
+	MAL_ARP_TRUNC,
+	MAL_ARP_HLEN,
+	MAL_ARP_NOT_OURS,
+	MAL_ARP_OP,
+	MAL_MAX
 };
 
 static const enum ewyk_net_counter mal_ctr[MAL_MAX] = {
@@ -733,7 +774,11 @@ mal_frame(enum mal k)
 	struct rte_arp_hdr *a;
 
 	/* Header edits that keep the checksum right, unless that is the point. */
-#define REFIX() do { ip->hdr_checksum = 0; ip->hdr_checksum = rte_ipv4_cksum(ip); } while (0)
+#define REFIX()                                        \
+	do {                                           \
+		ip->hdr_checksum = 0;                  \
+		ip->hdr_checksum = rte_ipv4_cksum(ip); \
+	} while (0)
 	switch (k) {
 	case MAL_RUNT:
 		m = frame_new(0, RTE_ETHER_TYPE_IPV4, false, buf, n);
@@ -742,14 +787,15 @@ mal_frame(enum mal k)
 	case MAL_NOT_OURS:
 	case MAL_MCAST:
 		m = frame_new(0, RTE_ETHER_TYPE_IPV4, false, buf, n);
-		rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr.addr_bytes[0] =
-			k == MAL_MCAST ? 0x01 : 0x02;
-		rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr.addr_bytes[5] ^= 0x5a;
+		rte_pktmbuf_mtod(m, struct rte_ether_hdr *)
+			->dst_addr.addr_bytes[0] = k == MAL_MCAST ? 0x01 : 0x02;
+		rte_pktmbuf_mtod(m, struct rte_ether_hdr *)
+			->dst_addr.addr_bytes[5] ^= 0x5a;
 		return m;
 	case MAL_VLAN:
 		m = frame_new(1, RTE_ETHER_TYPE_IPV4, false, buf, n);
-		rte_ether_addr_copy(&our_mac[0], &rte_pktmbuf_mtod(m,
-			struct rte_ether_hdr *)->dst_addr);
+		rte_ether_addr_copy(&our_mac[0],
+			&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr);
 		return m; /* tagged, sent to the untagged port */
 	case MAL_ETYPE:
 		return frame_new(0, RTE_ETHER_TYPE_IPV6, false, buf, n);
@@ -763,7 +809,8 @@ mal_frame(enum mal k)
 		ip->version_ihl = 0x44;
 		break;
 	case MAL_IP_IHL_BIG:
-		ip->version_ihl = 0x4f; /* 60 bytes of header in a 44-byte packet */
+		ip->version_ihl =
+			0x4f; /* 60 bytes of header in a 44-byte packet */
 		break;
 	case MAL_IP_LEN:
 		ip->total_length = rte_cpu_to_be_16(n + 100);
@@ -793,7 +840,8 @@ mal_frame(enum mal k)
 		REFIX();
 		break;
 	case MAL_IP_SRC:
-		ip->src_addr = rte_cpu_to_be_32(UINT32_C(0xe0000001) /* 224.0.0.1 */);
+		ip->src_addr = rte_cpu_to_be_32(
+			UINT32_C(0xe0000001) /* 224.0.0.1 */);
 		REFIX();
 		break;
 	case MAL_IP_PROTO:
@@ -826,7 +874,8 @@ mal_frame(enum mal k)
 	case MAL_ARP_NOT_OURS:
 	case MAL_ARP_OP:
 		m = arp_frame(0, RTE_ARP_OP_REQUEST, PEER_IP,
-			k == MAL_ARP_NOT_OURS ? RTE_IPV4(10, 0, 0, 77) : OUR_IP);
+			k == MAL_ARP_NOT_OURS ? RTE_IPV4(10, 0, 0, 77) :
+						OUR_IP);
 		a = rte_pktmbuf_mtod_offset(m, struct rte_arp_hdr *, 14);
 		if (k == MAL_ARP_HLEN)
 			a->arp_hlen = 8;
@@ -859,8 +908,10 @@ test_malformed_dropped_and_counted(void **state)
 			uint64_t want = before[c] + (c == mal_ctr[k] ? 1 : 0);
 
 			if (ctr(0, c) != want)
-				fail_msg("case %u: counter %s is %" PRIu64 ", want %" PRIu64,
-					k, ewyk_net_counter_name(c), ctr(0, c), want);
+				fail_msg("case %u: counter %s is %" PRIu64
+					 ", want %" PRIu64,
+					k, ewyk_net_counter_name(c), ctr(0, c),
+					want);
 		}
 		assert_int_equal(sent(0, 0, out, 4), 0);
 		assert_int_equal(sent(1, 0, out, 4), 0);
@@ -911,7 +962,7 @@ static struct {
 
 static void
 l4_record(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
-		const struct ewyk_net_ip_info *ip)
+	const struct ewyk_net_ip_info *ip)
 {
 	(void)arg;
 	(void)s;
@@ -926,12 +977,14 @@ static void
 test_l4_delivery_trims_padding(void **state)
 {
 	uint8_t buf[128], udp[12] = { 0xab, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
-	uint16_t n = ip_build(buf, PEER_IP, OUR_IP, IPPROTO_UDP, udp, sizeof(udp));
+	uint16_t n = ip_build(buf, PEER_IP, OUR_IP, IPPROTO_UDP, udp,
+		sizeof(udp));
 	struct rte_mbuf *m;
 
 	(void)state;
 	assert_int_equal(ewyk_net_l4_register(sh[0], IPPROTO_UDP, l4_record,
-		NULL), 0);
+				 NULL),
+		0);
 	/* Pad to the 60-byte Ethernet minimum, as a NIC would deliver it. */
 	memset(buf + n, 0xee, 60 - 14 - n);
 	m = frame_new(0, RTE_ETHER_TYPE_IPV4, false, buf, 60 - 14);
@@ -975,8 +1028,10 @@ test_ip_output_resolves_arp(void **state)
 		assert_non_null(p);
 		memcpy(p, seg, sizeof(seg));
 		assert_int_equal(ewyk_net_ip_output(sh[0], m, 0,
-			rte_cpu_to_be_32(OUR_IP), rte_cpu_to_be_32(dst),
-			IPPROTO_TCP, true), i < 4 ? 0 : -ENOBUFS);
+					 rte_cpu_to_be_32(OUR_IP),
+					 rte_cpu_to_be_32(dst), IPPROTO_TCP,
+					 true),
+			i < 4 ? 0 : -ENOBUFS);
 	}
 	assert_int_equal(ctr(0, EWYK_NET_DROP_ARP_QUEUE), qdrop + 1);
 	ewyk_net_tx_flush(sh[0]);
@@ -1017,8 +1072,10 @@ test_arp_gives_up(void **state)
 	drain_all();
 	m = rte_pktmbuf_alloc(mp);
 	memset(rte_pktmbuf_append(m, 8), 0, 8);
-	assert_int_equal(ewyk_net_ip_output(sh[0], m, 0, rte_cpu_to_be_32(OUR_IP),
-		rte_cpu_to_be_32(dst), IPPROTO_UDP, true), 0);
+	assert_int_equal(ewyk_net_ip_output(sh[0], m, 0,
+				 rte_cpu_to_be_32(OUR_IP),
+				 rte_cpu_to_be_32(dst), IPPROTO_UDP, true),
+		0);
 	/* arp_retries = 2, every 10 ms: poll through 100 ms of fake time. */
 	for (i = 0; i < 10; i++) {
 		now += hz / 100 + 1;
@@ -1043,18 +1100,25 @@ test_output_errors(void **state)
 	(void)state;
 	m = rte_pktmbuf_alloc(mp);
 	rte_pktmbuf_append(m, 1490);
-	assert_int_equal(ewyk_net_ip_output(sh[0], m, 0, rte_cpu_to_be_32(OUR_IP),
-		rte_cpu_to_be_32(PEER_IP), 253, false), -EMSGSIZE);
+	assert_int_equal(ewyk_net_ip_output(sh[0], m, 0,
+				 rte_cpu_to_be_32(OUR_IP),
+				 rte_cpu_to_be_32(PEER_IP), 253, false),
+		-EMSGSIZE);
 	assert_int_equal(ctr(0, EWYK_NET_DROP_TOO_BIG), big + 1);
 	m = rte_pktmbuf_alloc(mp);
 	rte_pktmbuf_append(m, 20);
-	assert_int_equal(ewyk_net_ip_output(sh[0], m, 0, rte_cpu_to_be_32(OUR_IP),
-		rte_cpu_to_be_32(UINT32_C(0xc0000201) /* 192.0.2.1 */), 253, false),
+	assert_int_equal(ewyk_net_ip_output(sh[0], m, 0,
+				 rte_cpu_to_be_32(OUR_IP),
+				 rte_cpu_to_be_32(
+					 UINT32_C(0xc0000201) /* 192.0.2.1 */),
+				 253, false),
 		-ENETUNREACH);
 	m = rte_pktmbuf_alloc(mp);
 	rte_pktmbuf_append(m, 20);
-	assert_int_equal(ewyk_net_ip_output(sh[0], m, 7, rte_cpu_to_be_32(OUR_IP),
-		rte_cpu_to_be_32(PEER_IP), 253, false), -EINVAL);
+	assert_int_equal(ewyk_net_ip_output(sh[0], m, 7,
+				 rte_cpu_to_be_32(OUR_IP),
+				 rte_cpu_to_be_32(PEER_IP), 253, false),
+		-EINVAL);
 	assert_int_equal(ctr(0, EWYK_NET_DROP_NO_ROUTE), nr + 2);
 }
 
@@ -1071,8 +1135,9 @@ test_inbox_full(void **state)
 	drain_all();
 	/* Inbox of 16 holds 15. */
 	for (i = 0; i < 20; i++)
-		if (ewyk_net_shard_forward(sh[1], frame_new(0, RTE_ETHER_TYPE_IPV4,
-				false, buf, n), 0) == 0)
+		if (ewyk_net_shard_forward(sh[1],
+			    frame_new(0, RTE_ETHER_TYPE_IPV4, false, buf, n),
+			    0) == 0)
 			ok++;
 	assert_int_equal(ok, 15);
 	assert_int_equal(ctr(1, EWYK_NET_DROP_INBOX_FULL), full + 5);
@@ -1094,14 +1159,13 @@ test_inbox_full(void **state)
  * on a reserved slot is never refused, even when the inbox is full.
  */
 struct msg_log {
-	uint64_t next[2];   /* next sequence number expected per sender */
-	uint64_t bad;       /* out of order */
+	uint64_t next[2]; /* next sequence number expected per sender */
+	uint64_t bad;     /* out of order */
 	uint64_t calls, completions;
 };
 
 static void
-msg_complete(void *arg, struct ewyk_net_shard *s, uint64_t ticket,
-		void *result)
+msg_complete(void *arg, struct ewyk_net_shard *s, uint64_t ticket, void *result)
 {
 	struct msg_log *lg = arg;
 	unsigned int snd = (unsigned int)(ticket >> 32);
@@ -1144,7 +1208,7 @@ msg_sender_main(void *a)
 	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
 	for (i = 0; i < MSG_N; i++)
 		while (ewyk_net_inbox_complete(sh[0], (UINT64_C(1) << 32) | i,
-				x->lg, 0) != 0) {
+			       x->lg, 0) != 0) {
 			x->refused++;
 			sched_yield();
 		}
@@ -1164,8 +1228,7 @@ test_msg_inbox(void **state)
 	(void)state;
 	memset(&lg, 0, sizeof(lg));
 	assert_int_equal(ewyk_net_inbox_reserve(sh[0]), -EINVAL);
-	assert_int_equal(ewyk_net_inbox_create(sh[0], 8, msg_complete, &lg),
-		0);
+	assert_int_equal(ewyk_net_inbox_create(sh[0], 8, msg_complete, &lg), 0);
 	assert_int_equal(ewyk_net_inbox_create(sh[0], 8, msg_complete, &lg),
 		-EEXIST);
 	/* Bounded: 2 reserved + 6 posted fill it; the 9th is refused. */

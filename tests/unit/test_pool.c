@@ -34,14 +34,14 @@
 #include "test_common.h"
 
 struct tobj {
-	uint32_t tag;		/* owner tag: 0 free, else holder id */
-	uint32_t ctor_idx;	/* set by the constructor */
+	uint32_t tag;      /* owner tag: 0 free, else holder id */
+	uint32_t ctor_idx; /* set by the constructor */
 	uint64_t payload[6];
 };
 
 static struct ewyk_pool *
-mk(const char *name, uint32_t cap, uint32_t cache, uint32_t flags,
-		uint32_t mux, uint32_t usage, enum ewyk_pool_strategy s)
+mk(const char *name, uint32_t cap, uint32_t cache, uint32_t flags, uint32_t mux,
+	uint32_t usage, enum ewyk_pool_strategy s)
 {
 	struct ewyk_pool_params prm = {
 		.name = name,
@@ -73,7 +73,9 @@ static void
 test_params(void **state)
 {
 	struct ewyk_pool_params prm = {
-		.name = "prm", .capacity = 4, .obj_size = 8,
+		.name = "prm",
+		.capacity = 4,
+		.obj_size = 8,
 		.socket_id = EWYK_POOL_SOCKET_ANY,
 	};
 	struct ewyk_pool_params bad;
@@ -99,7 +101,7 @@ test_params(void **state)
 	assert_null(ewyk_pool_create(&bad));
 	assert_int_equal(rte_errno, EINVAL);
 	bad = prm;
-	bad.flags = EWYK_POOL_F_EXTERNAL;	/* with obj_size 8 */
+	bad.flags = EWYK_POOL_F_EXTERNAL; /* with obj_size 8 */
 	assert_null(ewyk_pool_create(&bad));
 	assert_int_equal(rte_errno, EINVAL);
 	bad = prm;
@@ -122,7 +124,8 @@ test_params(void **state)
 	assert_int_equal(rte_errno, ENOENT);
 	ewyk_pool_free(NULL);
 	assert_string_equal(ewyk_pool_strategy_name(
-		EWYK_POOL_STRATEGY_ROUND_ROBIN), "round_robin");
+				    EWYK_POOL_STRATEGY_ROUND_ROBIN),
+		"round_robin");
 }
 
 static unsigned int ctor_calls, retire_calls;
@@ -154,12 +157,15 @@ static void
 test_state_transitions(void **state)
 {
 	struct ewyk_pool_params prm = {
-		.name = "states", .capacity = 1,
+		.name = "states",
+		.capacity = 1,
 		.obj_size = sizeof(struct tobj),
 		.socket_id = EWYK_POOL_SOCKET_ANY,
 		.flags = EWYK_POOL_F_EMPTY,
-		.max_multiplex = 2, .max_usage = 3,
-		.obj_ctor = ctor, .obj_retire = retire,
+		.max_multiplex = 2,
+		.max_usage = 3,
+		.obj_ctor = ctor,
+		.obj_retire = retire,
 		.obj_ctor_arg = &ctor_calls,
 	};
 	struct ewyk_pool_entry_info i;
@@ -171,7 +177,7 @@ test_state_transitions(void **state)
 	ctor_calls = retire_calls = 0;
 	p = ewyk_pool_create(&prm);
 	assert_non_null(p);
-	assert_int_equal(ctor_calls, 0);	/* EMPTY: nothing built */
+	assert_int_equal(ctor_calls, 0); /* EMPTY: nothing built */
 	o = ewyk_pool_obj_at(p, 0);
 	assert_non_null(o);
 	assert_int_equal(ewyk_pool_obj_index(p, o), 0);
@@ -204,7 +210,7 @@ test_state_transitions(void **state)
 	assert_int_equal(i.state, EWYK_POOL_ENTRY_ACTIVE);
 	assert_int_equal(i.multiplex, 0);
 	assert_int_equal(i.usage, 0);
-	assert_int_equal(ewyk_pool_put(p, o), -EINVAL);	/* not held */
+	assert_int_equal(ewyk_pool_put(p, o), -EINVAL); /* not held */
 	assert_int_equal(ewyk_pool_remove(p, o), -EINVAL);
 
 	/* idle -> held (mux 1, usage 1) -> shared (mux 2, usage 2). */
@@ -230,7 +236,7 @@ test_state_transitions(void **state)
 	assert_int_equal(i.multiplex, 2);
 	assert_int_equal(i.usage, 3);
 	assert_int_equal(ewyk_pool_put(p, b), 0);
-	assert_null(ewyk_pool_get(p));	/* used up, one holder left */
+	assert_null(ewyk_pool_get(p)); /* used up, one holder left */
 	assert_int_equal(rte_errno, ENOBUFS);
 	/* Last holder leaves: ACTIVE at max usage -> FREE (retired). */
 	assert_int_equal(ewyk_pool_put(p, a), 1);
@@ -244,7 +250,7 @@ test_state_transitions(void **state)
 	assert_int_equal(i.state, EWYK_POOL_ENTRY_ACTIVE);
 	assert_int_equal(i.multiplex, 1);
 	assert_int_equal(i.usage, 1);
-	b = ewyk_pool_get(p);	/* second holder */
+	b = ewyk_pool_get(p); /* second holder */
 	assert_ptr_equal(b, o);
 	/* ACTIVE (2 holders) -> CLOSED (1 holder): no new holder. */
 	assert_int_equal(ewyk_pool_remove(p, o), 0);
@@ -437,11 +443,14 @@ static void
 test_max_usage_recycle(void **state)
 {
 	struct ewyk_pool_params prm = {
-		.name = "usage", .capacity = 1,
+		.name = "usage",
+		.capacity = 1,
 		.obj_size = sizeof(struct tobj),
 		.socket_id = EWYK_POOL_SOCKET_ANY,
-		.max_usage = 2, .cache_size = 32,
-		.obj_ctor = ctor, .obj_retire = retire,
+		.max_usage = 2,
+		.cache_size = 32,
+		.obj_ctor = ctor,
+		.obj_retire = retire,
 		.obj_ctor_arg = &ctor_calls,
 	};
 	struct ewyk_pool_stats s;
@@ -455,13 +464,13 @@ test_max_usage_recycle(void **state)
 	assert_non_null(p);
 	assert_int_equal(ctor_calls, 1);
 	assert_int_equal(ewyk_pool_info_get(p, &info), 0);
-	assert_int_equal(info.cache_size, 0);	/* usage limit: no cache */
+	assert_int_equal(info.cache_size, 0); /* usage limit: no cache */
 	o = ewyk_pool_get(p);
 	assert_non_null(o);
 	assert_int_equal(ewyk_pool_put(p, o), 0);
 	o = ewyk_pool_get(p);
 	assert_int_equal(st(p, o).usage, 2);
-	assert_int_equal(ewyk_pool_put(p, o), 1);	/* retired */
+	assert_int_equal(ewyk_pool_put(p, o), 1); /* retired */
 	assert_int_equal(retire_calls, 1);
 	/* The freed slot is built again on demand (not EMPTY). */
 	o = ewyk_pool_get(p);
@@ -483,8 +492,7 @@ test_reserve_counts_capacity(void **state)
 	void *r1, *r2, *o;
 
 	(void)state;
-	p = mk("resv", 2, 0, EWYK_POOL_F_EMPTY, 1, 0,
-		EWYK_POOL_STRATEGY_FIRST);
+	p = mk("resv", 2, 0, EWYK_POOL_F_EMPTY, 1, 0, EWYK_POOL_STRATEGY_FIRST);
 	r1 = ewyk_pool_reserve(p);
 	r2 = ewyk_pool_reserve(p);
 	assert_non_null(r1);
@@ -708,9 +716,11 @@ static void
 test_external(void **state)
 {
 	struct ewyk_pool_params prm = {
-		.name = "ext", .capacity = 8,
+		.name = "ext",
+		.capacity = 8,
 		.socket_id = EWYK_POOL_SOCKET_ANY,
-		.flags = EWYK_POOL_F_EXTERNAL, .cache_size = 2,
+		.flags = EWYK_POOL_F_EXTERNAL,
+		.cache_size = 2,
 	};
 	uint64_t things[8];
 	uint8_t seen[8] = { 0 };
@@ -764,11 +774,13 @@ test_numa_mapping(void **state)
 {
 	static struct node_map m;
 	struct ewyk_pool_params prm = {
-		.name = "numa", .capacity = 64,
+		.name = "numa",
+		.capacity = 64,
 		.obj_size = sizeof(struct tobj),
 		.socket_id = EWYK_POOL_SOCKET_CALLER,
 		.cache_size = 8,
-		.lcore_node = map_node, .lcore_node_arg = &m,
+		.lcore_node = map_node,
+		.lcore_node_arg = &m,
 	};
 	struct ewyk_pool_lcore_info li;
 	struct ewyk_pool_info info;
@@ -809,13 +821,13 @@ test_numa_mapping(void **state)
 	assert_int_equal(ewyk_pool_info_get(p, &info), 0);
 	assert_int_equal(info.socket_id, 0);
 	for (l = 0; l < RTE_MAX_LCORE; l++)
-		assert_true(m.asked[l] >= 1);	/* every cache was placed */
+		assert_true(m.asked[l] >= 1); /* every cache was placed */
 	assert_int_equal(ewyk_pool_lcore_info_get(p, 0, &li), 0);
 	assert_int_equal(li.socket_requested, 0);
 	assert_int_equal(li.socket, 0);
 	assert_int_equal(ewyk_pool_lcore_info_get(p, 1, &li), 0);
 	assert_int_equal(li.socket_requested, 3);
-	assert_int_equal(li.socket, 0);	/* fell back: internal memory */
+	assert_int_equal(li.socket, 0); /* fell back: internal memory */
 
 	/* Placement of the objects: EAL's view and the kernel's. */
 	o = ewyk_pool_get(p);
@@ -834,7 +846,7 @@ enum { ST_CAP = 512, ST_XRING = 256 };
 
 struct stress_arg {
 	struct ewyk_pool *p;
-	struct rte_ring *to[2];	/* to[i]: objects for lcore-slot i */
+	struct rte_ring *to[2]; /* to[i]: objects for lcore-slot i */
 	volatile int done[2];
 	uint64_t iters;
 	uint64_t acquired[2];
@@ -846,13 +858,13 @@ struct stress_arg {
 
 static void
 release_tagged(struct stress_arg *a, unsigned int me, void *obj,
-		uint32_t holder)
+	uint32_t holder)
 {
 	struct tobj *o = obj;
 	uint32_t expect = holder;
 
 	if (!__atomic_compare_exchange_n(&o->tag, &expect, 0, false,
-			__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		__atomic_fetch_add(&a->double_owner, 1, __ATOMIC_RELAXED);
 	if (ewyk_pool_put(a->p, obj) != 0)
 		__atomic_fetch_add(&a->failures, 1, __ATOMIC_RELAXED);
@@ -867,7 +879,7 @@ drain_inbox(struct stress_arg *a, unsigned int me)
 
 	n = rte_ring_sc_dequeue_burst(a->to[me], objs, RTE_DIM(objs), NULL);
 	for (i = 0; i < n; i++)
-		release_tagged(a, me, objs[i], 2 - me);	/* peer's tag */
+		release_tagged(a, me, objs[i], 2 - me); /* peer's tag */
 }
 
 static int
@@ -896,9 +908,9 @@ stress_worker(void *arg)
 		for (i = 0; i < n; i++) {
 			expect = 0;
 			if (!__atomic_compare_exchange_n(
-					&((struct tobj *)objs[i])->tag,
-					&expect, tag, false, __ATOMIC_ACQ_REL,
-					__ATOMIC_RELAXED))
+				    &((struct tobj *)objs[i])->tag, &expect,
+				    tag, false, __ATOMIC_ACQ_REL,
+				    __ATOMIC_RELAXED))
 				__atomic_fetch_add(&a->double_owner, 1,
 					__ATOMIC_RELAXED);
 		}
@@ -906,8 +918,7 @@ stress_worker(void *arg)
 		for (i = 0; i < n; i++) {
 			/* About half the objects are freed on the peer. */
 			if (((x >> (8 + i)) & 1) &&
-					rte_ring_sp_enqueue(a->to[peer],
-						objs[i]) == 0)
+				rte_ring_sp_enqueue(a->to[peer], objs[i]) == 0)
 				continue;
 			release_tagged(a, me, objs[i], tag);
 		}
@@ -915,7 +926,7 @@ stress_worker(void *arg)
 	}
 	__atomic_store_n(&a->done[me], 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&a->done[peer], __ATOMIC_ACQUIRE) ||
-			rte_ring_count(a->to[me]) > 0)
+		rte_ring_count(a->to[me]) > 0)
 		drain_inbox(a, me);
 	return 0;
 }
@@ -942,7 +953,8 @@ test_stress_2lcores(void **state)
 	a.slot_of_lcore[rte_get_main_lcore()] = 0;
 	a.slot_of_lcore[rte_get_next_lcore(-1, 1, 0)] = 1;
 	assert_int_equal(rte_eal_remote_launch(stress_worker, &a,
-		rte_get_next_lcore(-1, 1, 0)), 0);
+				 rte_get_next_lcore(-1, 1, 0)),
+		0);
 	stress_worker(&a);
 	assert_int_equal(rte_eal_wait_lcore(rte_get_next_lcore(-1, 1, 0)), 0);
 
@@ -958,7 +970,8 @@ test_stress_2lcores(void **state)
 
 	/* Every object accounted for: back in the array, tags clear. */
 	assert_int_equal(rte_eal_remote_launch(lcore_flush, a.p,
-		rte_get_next_lcore(-1, 1, 0)), 0);
+				 rte_get_next_lcore(-1, 1, 0)),
+		0);
 	rte_eal_wait_lcore(rte_get_next_lcore(-1, 1, 0));
 	ewyk_pool_cache_flush(a.p);
 	assert_int_equal(ewyk_pool_info_get(a.p, &info), 0);
@@ -967,8 +980,8 @@ test_stress_2lcores(void **state)
 	assert_int_equal(info.n_cached, 0);
 	assert_int_equal(info.n_handback, 0);
 	for (i = 0; i < ST_CAP; i++)
-		assert_int_equal(((struct tobj *)ewyk_pool_obj_at(a.p,
-			i))->tag, 0);
+		assert_int_equal(((struct tobj *)ewyk_pool_obj_at(a.p, i))->tag,
+			0);
 	rte_ring_free(a.to[0]);
 	rte_ring_free(a.to[1]);
 	ewyk_pool_free(a.p);

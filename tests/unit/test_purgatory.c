@@ -43,8 +43,8 @@ struct fx {
 struct rec {
 	unsigned int completed;
 	unsigned int expired;
-	int ready;		/* condition for try_complete */
-	unsigned int tries;	/* try_complete calls */
+	int ready;          /* condition for try_complete */
+	unsigned int tries; /* try_complete calls */
 	struct fx *fx;
 	struct ewyk_purgatory_op *op;
 };
@@ -85,7 +85,7 @@ static const struct ewyk_purgatory_op_ops rec_ops = {
 
 static void
 fx_setup(struct fx *f, const char *name, uint32_t cap, uint32_t max_keys,
-		uint32_t max_watches, uint32_t threshold)
+	uint32_t max_watches, uint32_t threshold)
 {
 	struct ewyk_twheel_params wp = {
 		.name = NULL,
@@ -134,7 +134,8 @@ static void
 test_params(void **state)
 {
 	struct ewyk_twheel_params wp = { .tick_shift = SHIFT, .start_tsc = 1 };
-	struct ewyk_purgatory_params pp = { .name = "pg_params", .capacity = 4 };
+	struct ewyk_purgatory_params pp = { .name = "pg_params",
+		.capacity = 4 };
 	struct ewyk_twheel w;
 	struct ewyk_purgatory *p;
 
@@ -142,7 +143,7 @@ test_params(void **state)
 	assert_int_equal(ewyk_twheel_init(&w, &wp), 0);
 	assert_null(ewyk_purgatory_create(NULL));
 	assert_int_equal(rte_errno, EINVAL);
-	assert_null(ewyk_purgatory_create(&pp));	/* no wheel */
+	assert_null(ewyk_purgatory_create(&pp)); /* no wheel */
 	assert_int_equal(rte_errno, EINVAL);
 	pp.wheel = &w;
 	pp.capacity = 0;
@@ -161,13 +162,14 @@ test_params(void **state)
 	assert_int_equal(rte_errno, EINVAL);
 	assert_null(ewyk_purgatory_add(p, &rec_ops, NULL, 0, NULL, 1));
 	assert_int_equal(rte_errno, EINVAL);
-	assert_null(ewyk_purgatory_add(p, &rec_ops, NULL, 0, (uint64_t[9]){0},
+	assert_null(ewyk_purgatory_add(p, &rec_ops, NULL, 0, (uint64_t[9]){ 0 },
 		EWYK_PURGATORY_MAX_KEYS + 1));
 	assert_int_equal(rte_errno, EINVAL);
 	assert_int_equal(ewyk_purgatory_try_complete(p, NULL), -EINVAL);
 	assert_int_equal(ewyk_purgatory_cancel(p, (void *)&w), -EINVAL);
 	assert_int_equal(ewyk_purgatory_claim(
-		(struct ewyk_purgatory_ticket){ NULL, 0 }), -EINVAL);
+				 (struct ewyk_purgatory_ticket){ NULL, 0 }),
+		-EINVAL);
 	gauges_zero(p);
 	ewyk_purgatory_free(p);
 	ewyk_purgatory_free(NULL);
@@ -236,7 +238,8 @@ test_tickets(void **state)
 	assert_null(ewyk_purgatory_add(f.p, &rec_ops, &b, START, NULL, 0));
 	assert_int_equal(rte_errno, ENOSPC);
 	ta = ewyk_purgatory_ticket(oa);
-	assert_int_equal(ewyk_purgatory_finish(f.p, ta), -EINVAL); /* unclaimed */
+	assert_int_equal(ewyk_purgatory_finish(f.p, ta),
+		-EINVAL); /* unclaimed */
 	assert_int_equal(ewyk_purgatory_claim(ta), 0);
 	assert_int_equal(ewyk_purgatory_claim(ta), -EALREADY);
 	assert_int_equal(ewyk_purgatory_try_complete(f.p, oa), -EALREADY);
@@ -304,11 +307,11 @@ test_watch_keys(void **state)
 	assert_int_equal(r[5].tries, 2);
 	assert_int_equal(r[4].completed, 1);
 	assert_int_equal(ewyk_purgatory_stats_get(f.p, &s), 0);
-	assert_int_equal(s.watches_in_use, 4);	/* 0, 2, 3, 4@100 */
+	assert_int_equal(s.watches_in_use, 4); /* 0, 2, 3, 4@100 */
 	assert_int_equal(s.keys_in_use, 1);
 	/* completing directly leaves the entry to the lazy purge */
 	assert_int_equal(ewyk_purgatory_try_complete(f.p, op[0]), 0);
-	assert_int_equal(ewyk_purgatory_purge(f.p), 2);	/* 0 and 4 */
+	assert_int_equal(ewyk_purgatory_purge(f.p), 2); /* 0 and 4 */
 	assert_int_equal(ewyk_purgatory_stats_get(f.p, &s), 0);
 	assert_int_equal(s.watches_in_use, 2);
 	/* the rest expire, exactly once each */
@@ -339,8 +342,8 @@ test_lazy_purge_and_bounds(void **state)
 	for (round = 0; round < 200; round++) {
 		for (i = 0; i < 32; i++) {
 			keys[0] = round * 1000 + i;
-			keys[1] = 7;	/* shared key */
-			keys[2] = round * 1000 + i;	/* duplicate */
+			keys[1] = 7;                /* shared key */
+			keys[2] = round * 1000 + i; /* duplicate */
 			op = ewyk_purgatory_add(f.p, &rec_ops, &r[i],
 				START + 1000 * T, keys, 3);
 			assert_non_null(op);
@@ -463,7 +466,7 @@ test_nested_callbacks(void **state)
 struct race_rec {
 	uint32_t completed;
 	uint32_t expired;
-	uint32_t claim_won;	/* written by the worker */
+	uint32_t claim_won; /* written by the worker */
 	uint32_t ready;
 };
 
@@ -552,7 +555,7 @@ test_race_two_lcores(void **state)
 {
 	const char *lng = getenv("EWYK_TEST_LONG");
 	const unsigned int n = (lng != NULL && atoi(lng) != 0) ? 2000000 :
-		100000;
+								 100000;
 	struct rte_malloc_socket_stats before, after;
 	struct ewyk_twheel_params wp = { .tick_shift = 8 };
 	struct ewyk_purgatory_params pp = {
@@ -577,9 +580,10 @@ test_race_two_lcores(void **state)
 	assert_non_null(r.recs);
 	rte_malloc_get_socket_stats(socket, &before);
 
-	w = ewyk_twheel_create(&(struct ewyk_twheel_params){
-		.name = "pg_race_wheel", .socket_id = SOCKET_ID_ANY,
-		.tick_shift = wp.tick_shift });
+	w = ewyk_twheel_create(
+		&(struct ewyk_twheel_params){ .name = "pg_race_wheel",
+			.socket_id = SOCKET_ID_ANY,
+			.tick_shift = wp.tick_shift });
 	assert_non_null(w);
 	pp.wheel = w;
 	p = ewyk_purgatory_create(&pp);
@@ -616,8 +620,11 @@ test_race_two_lcores(void **state)
 			 * worker wins claims even when a loaded machine keeps it
 			 * off the CPU for a while (the test needs both outcomes). */
 			op = ewyk_purgatory_add(p, &race_ops, rec,
-				now + (added % 16 == 0 ? rte_get_tsc_hz() / 5 :
-					xs(&seed) % 100000), &key, 1);
+				now +
+					(added % 16 == 0 ?
+							rte_get_tsc_hz() / 5 :
+							xs(&seed) % 100000),
+				&key, 1);
 			assert_non_null(op);
 			msg = malloc(sizeof(*msg));
 			assert_non_null(msg);
@@ -660,9 +667,9 @@ test_race_two_lcores(void **state)
 	assert_int_equal(s.expired, expired);
 	assert_int_equal(s.added, n);
 	print_message("race: %u ops, %u claims won by the worker, %u completed,"
-		" %u expired, %" PRIu64 " owner-side races lost, %" PRIu64
-		" purges\n", n, won, completed, expired, s.races_lost,
-		s.purges);
+		      " %u expired, %" PRIu64 " owner-side races lost, %" PRIu64
+		      " purges\n",
+		n, won, completed, expired, s.races_lost, s.purges);
 	/* both outcomes happened (the point of the test) */
 	assert_true(won > 0);
 	assert_true(expired > 0);

@@ -94,8 +94,10 @@ static struct ewyk_strategy_executor *
 mk_executor(const char *name, uint32_t ring, uint32_t spin_us)
 {
 	struct ewyk_strategy_executor_conf c = {
-		.name = name, .socket_id = SOCKET_ID_ANY,
-		.ring_size = ring, .spin_us = spin_us,
+		.name = name,
+		.socket_id = SOCKET_ID_ANY,
+		.ring_size = ring,
+		.spin_us = spin_us,
 	};
 	struct ewyk_strategy_executor *ex = ewyk_strategy_executor_create(&c);
 
@@ -108,7 +110,9 @@ mk_strategy(const char *name, enum ewyk_strategy_kind k,
 	struct ewyk_strategy_executor *ex)
 {
 	struct ewyk_strategy_conf c = {
-		.name = name, .kind = k, .executor = ex,
+		.name = name,
+		.kind = k,
+		.executor = ex,
 		.socket_id = SOCKET_ID_ANY,
 	};
 	struct ewyk_strategy *s = ewyk_strategy_create(&c);
@@ -121,8 +125,8 @@ static void
 serve_on_worker(struct ewyk_strategy_executor *ex)
 {
 	assert_int_equal(
-		rte_eal_remote_launch(
-			ewyk_strategy_executor_lcore_main, ex, WORKER_LCORE),
+		rte_eal_remote_launch(ewyk_strategy_executor_lcore_main, ex,
+			WORKER_LCORE),
 		0);
 }
 
@@ -192,10 +196,10 @@ srv_fn(void *arg)
 /* One-shot producer: yields a fixed list of tasks once. */
 
 struct rec {
-	uint64_t runs;       /* invocations */
-	int mode;            /* last mode */
-	unsigned int lcore;  /* lcore it ran on */
-	int cur_mode;        /* ewyk_strategy_current_mode() inside */
+	uint64_t runs;      /* invocations */
+	int mode;           /* last mode */
+	unsigned int lcore; /* lcore it ran on */
+	int cur_mode;       /* ewyk_strategy_current_mode() inside */
 };
 
 static void
@@ -213,7 +217,7 @@ struct list_prod {
 	struct ewyk_strategy_task *tasks;
 	unsigned int n, next;
 	unsigned int calls_after_first; /* produce calls after the list */
-	unsigned int last_lcore;         /* lcore of the last call */
+	unsigned int last_lcore;        /* lcore of the last call */
 };
 
 static unsigned int
@@ -235,13 +239,14 @@ static void
 run_one(struct ewyk_strategy *s, uint32_t inv, struct rec *r,
 	unsigned int *prod_lcore)
 {
-	struct ewyk_strategy_task t = {
-		.fn = rec_fn, .arg = r, .invocation = inv};
+	struct ewyk_strategy_task t = { .fn = rec_fn,
+		.arg = r,
+		.invocation = inv };
 	struct list_prod lp = { .tasks = &t, .n = 1 };
-	struct ewyk_strategy_producer_conf pc = {
-		.produce = list_produce, .ctx = &lp};
-	struct ewyk_strategy_producer *p =
-		ewyk_strategy_producer_create(s, &pc);
+	struct ewyk_strategy_producer_conf pc = { .produce = list_produce,
+		.ctx = &lp };
+	struct ewyk_strategy_producer *p = ewyk_strategy_producer_create(s,
+		&pc);
 	int st;
 
 	assert_non_null(p);
@@ -263,20 +268,20 @@ test_decide_table(void **state)
 {
 	static const int want[4][3][2] = {
 		/* [kind][invocation][reserved_idle] */
-		[EWYK_STRATEGY_PC] = {
-			{ EWYK_STRATEGY_MODE_PC, EWYK_STRATEGY_MODE_PC },
+		[EWYK_STRATEGY_PC] = { { EWYK_STRATEGY_MODE_PC,
+					       EWYK_STRATEGY_MODE_PC },
 			{ EWYK_STRATEGY_MODE_PC, EWYK_STRATEGY_MODE_PC },
 			{ EWYK_STRATEGY_MODE_PC, EWYK_STRATEGY_MODE_PC } },
-		[EWYK_STRATEGY_PEC] = {
-			{ EWYK_STRATEGY_MODE_PEC, EWYK_STRATEGY_MODE_PEC },
+		[EWYK_STRATEGY_PEC] = { { EWYK_STRATEGY_MODE_PEC,
+						EWYK_STRATEGY_MODE_PEC },
 			{ EWYK_STRATEGY_MODE_PEC, EWYK_STRATEGY_MODE_PEC },
 			{ EWYK_STRATEGY_MODE_PEC, EWYK_STRATEGY_MODE_PEC } },
-		[EWYK_STRATEGY_EPC] = {
-			{ EWYK_STRATEGY_MODE_PC, EWYK_STRATEGY_MODE_EPC },
+		[EWYK_STRATEGY_EPC] = { { EWYK_STRATEGY_MODE_PC,
+						EWYK_STRATEGY_MODE_EPC },
 			{ EWYK_STRATEGY_MODE_PC, EWYK_STRATEGY_MODE_EPC },
 			{ EWYK_STRATEGY_MODE_PC, EWYK_STRATEGY_MODE_EPC } },
-		[EWYK_STRATEGY_ADAPTIVE] = {
-			{ EWYK_STRATEGY_MODE_PC, EWYK_STRATEGY_MODE_PC },
+		[EWYK_STRATEGY_ADAPTIVE] = { { EWYK_STRATEGY_MODE_PC,
+						     EWYK_STRATEGY_MODE_PC },
 			{ EWYK_STRATEGY_MODE_PEC, EWYK_STRATEGY_MODE_EPC },
 			{ EWYK_STRATEGY_MODE_PIC, EWYK_STRATEGY_MODE_EPC } },
 	};
@@ -286,8 +291,10 @@ test_decide_table(void **state)
 	for (k = 0; k < 4; k++)
 		for (i = 0; i < 3; i++)
 			for (r = 0; r < 2; r++)
-				assert_int_equal(ewyk_strategy_decide(
-					(enum ewyk_strategy_kind)k, i, r),
+				assert_int_equal(
+					ewyk_strategy_decide(
+						(enum ewyk_strategy_kind)k, i,
+						r),
 					want[k][i][r]);
 	assert_int_equal(ewyk_strategy_decide(EWYK_STRATEGY_PC, 3, 0), -EINVAL);
 	assert_int_equal(ewyk_strategy_decide((enum ewyk_strategy_kind)9, 0, 0),
@@ -317,8 +324,9 @@ check_live(enum ewyk_strategy_kind k, struct ewyk_strategy_executor *ex,
 			/* Queued; nobody serves: run it here. */
 			assert_int_equal(r.runs, 0);
 			assert_int_equal(ewyk_strategy_executor_queued(ex), 1);
-			assert_int_equal(
-				ewyk_strategy_executor_run_queued(ex, 8), 1);
+			assert_int_equal(ewyk_strategy_executor_run_queued(ex,
+						 8),
+				1);
 		}
 		assert_int_equal(wait_u64(&r.runs, 1, GUARD_S), 0);
 		assert_int_equal(r.runs, 1);
@@ -344,9 +352,9 @@ check_live(enum ewyk_strategy_kind k, struct ewyk_strategy_executor *ex,
 	}
 	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
 	assert_int_equal(st.mode[EWYK_STRATEGY_MODE_PC] +
-				 st.mode[EWYK_STRATEGY_MODE_PIC] +
-				 st.mode[EWYK_STRATEGY_MODE_EPC] +
-				 st.mode[EWYK_STRATEGY_MODE_PEC],
+			st.mode[EWYK_STRATEGY_MODE_PIC] +
+			st.mode[EWYK_STRATEGY_MODE_EPC] +
+			st.mode[EWYK_STRATEGY_MODE_PEC],
 		3);
 	assert_int_equal(st.handoffs, st.mode[EWYK_STRATEGY_MODE_EPC]);
 	ewyk_strategy_free(s);
@@ -429,8 +437,8 @@ test_try_execute(void **state)
 	struct gate g = { 0 };
 
 	(void)state;
-	assert_int_equal(
-		ewyk_strategy_executor_try_execute(ex, gate_job, &g), -EBUSY);
+	assert_int_equal(ewyk_strategy_executor_try_execute(ex, gate_job, &g),
+		-EBUSY);
 	assert_int_equal(ewyk_strategy_executor_try_execute(NULL, gate_job, &g),
 		-EINVAL);
 	serve_on_worker(ex);
@@ -440,14 +448,14 @@ test_try_execute(void **state)
 		assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
 		sched_yield();
 	} while (st.parks == 0);
-	assert_int_equal(
-		ewyk_strategy_executor_try_execute(ex, gate_job, &g), 0);
+	assert_int_equal(ewyk_strategy_executor_try_execute(ex, gate_job, &g),
+		0);
 	assert_int_equal(wait_u64(&g.entered, 1, GUARD_S), 0);
 	assert_int_equal(g.lcore, WORKER_LCORE);
 	/* It is busy in the job: nothing idle, fail at once. */
 	assert_int_equal(ewyk_strategy_executor_idle_count(ex), 0);
-	assert_int_equal(
-		ewyk_strategy_executor_try_execute(ex, gate_job, &g), -EBUSY);
+	assert_int_equal(ewyk_strategy_executor_try_execute(ex, gate_job, &g),
+		-EBUSY);
 	__atomic_store_n(&g.open, 1, __ATOMIC_RELEASE);
 	assert_int_equal(wait_idle_count(ex, 1), 0);
 	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
@@ -480,25 +488,26 @@ test_pec_ring_full(void **state)
 {
 	struct ewyk_strategy_executor *ex = mk_executor("full", 8, 0);
 	struct ewyk_strategy *s = mk_strategy("full", EWYK_STRATEGY_PEC, ex);
-	struct ewyk_strategy *sa = mk_strategy("fulla",
-		EWYK_STRATEGY_ADAPTIVE, ex);
+	struct ewyk_strategy *sa = mk_strategy("fulla", EWYK_STRATEGY_ADAPTIVE,
+		ex);
 	struct ewyk_strategy_stats st;
 	struct ewyk_strategy_task t[12];
 	struct cnt c = { { 0 } };
 	struct list_prod lp = { .tasks = t, .n = 12 };
-	struct ewyk_strategy_producer_conf pc = {
-		.produce = list_produce, .ctx = &lp};
+	struct ewyk_strategy_producer_conf pc = { .produce = list_produce,
+		.ctx = &lp };
 	struct ewyk_strategy_producer *p;
 	unsigned int i;
 
 	(void)state;
 	for (i = 0; i < 12; i++)
-		t[i] = (struct ewyk_strategy_task){ .fn = cnt_fn, .arg = &c,
+		t[i] = (struct ewyk_strategy_task){ .fn = cnt_fn,
+			.arg = &c,
 			.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING };
 	p = ewyk_strategy_producer_create(s, &pc);
 	assert_non_null(p);
-	assert_int_equal(
-		ewyk_strategy_producer_run(p), EWYK_STRATEGY_PRODUCE_IDLE);
+	assert_int_equal(ewyk_strategy_producer_run(p),
+		EWYK_STRATEGY_PRODUCE_IDLE);
 	/* 8 queued (exact capacity), 4 told REJECTED (HTTP: 503). */
 	assert_int_equal(ewyk_strategy_executor_queued(ex), 8);
 	assert_int_equal(c.run[EWYK_STRATEGY_MODE_REJECTED], 4);
@@ -520,18 +529,18 @@ test_pec_ring_full(void **state)
 	assert_int_equal(ewyk_strategy_execute(sa, &t[0]),
 		EWYK_STRATEGY_MODE_REJECTED);
 	t[0].invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING;
-	assert_int_equal(
-		ewyk_strategy_execute(sa, &t[0]), EWYK_STRATEGY_MODE_PC);
+	assert_int_equal(ewyk_strategy_execute(sa, &t[0]),
+		EWYK_STRATEGY_MODE_PC);
 	assert_int_equal(c.run[EWYK_STRATEGY_MODE_REJECTED], 6);
 	assert_int_equal(ewyk_strategy_executor_queued(ex), 8);
 	/* Drain: all 8 run in PEC mode. */
 	assert_int_equal(ewyk_strategy_executor_run_queued(ex, 100), 8);
 	assert_int_equal(c.run[EWYK_STRATEGY_MODE_PEC], 8);
 	/* Space again. */
-	assert_int_equal(
-		ewyk_strategy_execute(s, &t[0]), EWYK_STRATEGY_MODE_PEC);
-	assert_int_equal(
-		ewyk_strategy_execute(s, &t[1]), EWYK_STRATEGY_MODE_PEC);
+	assert_int_equal(ewyk_strategy_execute(s, &t[0]),
+		EWYK_STRATEGY_MODE_PEC);
+	assert_int_equal(ewyk_strategy_execute(s, &t[1]),
+		EWYK_STRATEGY_MODE_PEC);
 	ewyk_strategy_producer_free(p);
 	ewyk_strategy_free(s);
 	ewyk_strategy_free(sa);
@@ -568,8 +577,8 @@ rp_produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 		return 0;
 	}
 	if (x->calls == 1 || x->calls == 3) {
-		out[0] =
-			(struct ewyk_strategy_task){.fn = cnt_fn, .arg = &x->c};
+		out[0] = (struct ewyk_strategy_task){ .fn = cnt_fn,
+			.arg = &x->c };
 		x->produced++;
 		return 1;
 	}
@@ -581,8 +590,8 @@ test_reproducing(void **state)
 {
 	struct ewyk_strategy *s = mk_strategy("rp", EWYK_STRATEGY_PC, NULL);
 	struct rp_ctx x = { 0 };
-	struct ewyk_strategy_producer_conf pc = {
-		.produce = rp_produce, .ctx = &x};
+	struct ewyk_strategy_producer_conf pc = { .produce = rp_produce,
+		.ctx = &x };
 	struct ewyk_strategy_stats st;
 
 	(void)state;
@@ -590,8 +599,8 @@ test_reproducing(void **state)
 	assert_non_null(x.p);
 	assert_int_equal(ewyk_strategy_producer_state_get(x.p),
 		EWYK_STRATEGY_PRODUCER_IDLE);
-	assert_int_equal(
-		ewyk_strategy_producer_run(x.p), EWYK_STRATEGY_PRODUCE_IDLE);
+	assert_int_equal(ewyk_strategy_producer_run(x.p),
+		EWYK_STRATEGY_PRODUCE_IDLE);
 	assert_int_equal(x.busy_ret, EWYK_STRATEGY_PRODUCE_BUSY);
 	assert_int_equal(x.produced, 2);
 	assert_int_equal(x.c.run[EWYK_STRATEGY_MODE_PC], 2);
@@ -633,9 +642,9 @@ test_polling_stop(void **state)
 {
 	struct ewyk_strategy *s = mk_strategy("poll", EWYK_STRATEGY_PC, NULL);
 	struct poll_ctx x = { 0 };
-	struct ewyk_strategy_producer_conf pc = {.produce = poll_produce,
+	struct ewyk_strategy_producer_conf pc = { .produce = poll_produce,
 		.ctx = &x,
-		.idle_polls = EWYK_STRATEGY_PRODUCER_POLL_FOREVER};
+		.idle_polls = EWYK_STRATEGY_PRODUCER_POLL_FOREVER };
 	struct ewyk_strategy_producer_conf bad = { .produce = NULL };
 
 	(void)state;
@@ -643,8 +652,8 @@ test_polling_stop(void **state)
 	assert_int_equal(rte_errno, EINVAL);
 	x.p = ewyk_strategy_producer_create(s, &pc);
 	assert_non_null(x.p);
-	assert_int_equal(
-		ewyk_strategy_producer_run(x.p), EWYK_STRATEGY_PRODUCE_STOPPED);
+	assert_int_equal(ewyk_strategy_producer_run(x.p),
+		EWYK_STRATEGY_PRODUCE_STOPPED);
 	assert_int_equal(x.calls, 100);
 	/* try_run while held: BUSY without marking REPRODUCING. */
 	assert_int_equal(x.try_ret, EWYK_STRATEGY_PRODUCE_BUSY);
@@ -665,24 +674,24 @@ chain_outer_fn(void *arg, enum ewyk_strategy_mode mode)
 {
 	struct chain_ctx *x = arg;
 	struct ewyk_strategy_task t[2] = {
-		{.fn = rec_fn,
+		{ .fn = rec_fn,
 			.arg = &x->rb,
-			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING},
-		{.fn = rec_fn,
+			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING },
+		{ .fn = rec_fn,
 			.arg = &x->re,
-			.invocation = EWYK_STRATEGY_INVOKE_EITHER},
+			.invocation = EWYK_STRATEGY_INVOKE_EITHER },
 	};
 	struct list_prod lp = { .tasks = t, .n = 2 };
-	struct ewyk_strategy_producer_conf pc = {
-		.produce = list_produce, .ctx = &lp};
+	struct ewyk_strategy_producer_conf pc = { .produce = list_produce,
+		.ctx = &lp };
 	struct ewyk_strategy_producer *p =
 		ewyk_strategy_producer_create(x->inner, &pc);
 
 	assert_int_equal(mode, EWYK_STRATEGY_MODE_PC);
 	assert_int_equal(ewyk_strategy_current_mode(), EWYK_STRATEGY_MODE_PC);
 	assert_non_null(p);
-	assert_int_equal(
-		ewyk_strategy_producer_run(p), EWYK_STRATEGY_PRODUCE_IDLE);
+	assert_int_equal(ewyk_strategy_producer_run(p),
+		EWYK_STRATEGY_PRODUCE_IDLE);
 	ewyk_strategy_producer_free(p);
 	assert_int_equal(ewyk_strategy_current_mode(), EWYK_STRATEGY_MODE_PC);
 }
@@ -694,11 +703,12 @@ test_chaining(void **state)
 	struct ewyk_strategy *outer = mk_strategy("chain_o",
 		EWYK_STRATEGY_ADAPTIVE, ex);
 	struct chain_ctx x = { 0 };
-	struct ewyk_strategy_task t = { .fn = chain_outer_fn, .arg = &x,
+	struct ewyk_strategy_task t = { .fn = chain_outer_fn,
+		.arg = &x,
 		.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING };
 	struct list_prod lp = { .tasks = &t, .n = 1 };
-	struct ewyk_strategy_producer_conf pc = {
-		.produce = list_produce, .ctx = &lp};
+	struct ewyk_strategy_producer_conf pc = { .produce = list_produce,
+		.ctx = &lp };
 	struct ewyk_strategy_producer *p;
 
 	(void)state;
@@ -708,8 +718,8 @@ test_chaining(void **state)
 	assert_int_equal(ewyk_strategy_current_mode(), -1);
 	p = ewyk_strategy_producer_create(outer, &pc);
 	assert_non_null(p);
-	assert_int_equal(
-		ewyk_strategy_producer_run(p), EWYK_STRATEGY_PRODUCE_IDLE);
+	assert_int_equal(ewyk_strategy_producer_run(p),
+		EWYK_STRATEGY_PRODUCE_IDLE);
 	/* A reserved lcore was idle, yet: BLOCKING -> PEC, EITHER -> PIC. */
 	assert_int_equal(wait_u64(&x.rb.runs, 1, GUARD_S), 0);
 	assert_int_equal(x.rb.mode, EWYK_STRATEGY_MODE_PEC);
@@ -743,11 +753,12 @@ static unsigned int
 nest_produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 {
 	struct nest_ctx *x = ctx;
-	struct ewyk_strategy_task t = { .fn = rec_fn, .arg = &x->rb,
+	struct ewyk_strategy_task t = { .fn = rec_fn,
+		.arg = &x->rb,
 		.invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
 	struct list_prod lp = { .tasks = &t, .n = 1 };
-	struct ewyk_strategy_producer_conf pc = {
-		.produce = list_produce, .ctx = &lp };
+	struct ewyk_strategy_producer_conf pc = { .produce = list_produce,
+		.ctx = &lp };
 	struct ewyk_strategy_producer *p;
 
 	(void)out;
@@ -771,8 +782,8 @@ test_nested_in_produce(void **state)
 	struct ewyk_strategy *outer = mk_strategy("nest_o",
 		EWYK_STRATEGY_ADAPTIVE, ex);
 	struct nest_ctx x = { 0 };
-	struct ewyk_strategy_producer_conf pc = {
-		.produce = nest_produce, .ctx = &x };
+	struct ewyk_strategy_producer_conf pc = { .produce = nest_produce,
+		.ctx = &x };
 	struct ewyk_strategy_producer *p;
 
 	(void)state;
@@ -801,9 +812,9 @@ test_nested_in_produce(void **state)
 struct home_ctx {
 	struct ewyk_strategy_executor *ex;
 	uint32_t quit;
-	uint64_t away_calls;   /* produce calls not on home */
+	uint64_t away_calls; /* produce calls not on home */
 	unsigned int home;
-	int phase;             /* 0: yield the blocking task, 1: after */
+	int phase; /* 0: yield the blocking task, 1: after */
 	struct rec rb;
 };
 
@@ -834,9 +845,9 @@ home_produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 	(void)max;
 	if (x->phase == 0) {
 		x->phase = 1;
-		out[0] = (struct ewyk_strategy_task){.fn = home_block_fn,
+		out[0] = (struct ewyk_strategy_task){ .fn = home_block_fn,
 			.arg = x,
-			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING};
+			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
 		return 1;
 	}
 	if (rte_lcore_id() == x->home) {
@@ -856,11 +867,11 @@ test_homecoming(void **state)
 	struct home_ctx x = { .home = rte_lcore_id() };
 	struct ewyk_strategy *s;
 	struct ewyk_strategy_stats st;
-	struct ewyk_strategy_producer_conf pc = {.produce = home_produce,
+	struct ewyk_strategy_producer_conf pc = { .produce = home_produce,
 		.ctx = &x,
 		.burst = 1,
 		.flags = EWYK_STRATEGY_PRODUCER_F_HOME,
-		.home_lcore = rte_lcore_id()};
+		.home_lcore = rte_lcore_id() };
 	struct ewyk_strategy_producer_conf bad = pc;
 	struct ewyk_strategy_producer *p;
 
@@ -872,8 +883,8 @@ test_homecoming(void **state)
 	p = ewyk_strategy_producer_create(s, &pc);
 	assert_non_null(p);
 	/* Home has no slot yet: never goes home, no harm. */
-	assert_int_equal(ewyk_strategy_executor_try_execute_on(
-				 x.ex, x.home, nop_job, NULL),
+	assert_int_equal(ewyk_strategy_executor_try_execute_on(x.ex, x.home,
+				 nop_job, NULL),
 		-EBUSY);
 	serve_on_worker(x.ex);
 	assert_int_equal(wait_idle_count(x.ex, 1), 0);
@@ -883,7 +894,8 @@ test_homecoming(void **state)
 	assert_int_equal(x.rb.mode, EWYK_STRATEGY_MODE_EPC);
 	/* Idle here: lcore 1 hands production back between two bursts. */
 	assert_int_equal(ewyk_strategy_executor_serve_opt(x.ex, &x.quit,
-		EWYK_STRATEGY_SERVE_NO_RING), 0);
+				 EWYK_STRATEGY_SERVE_NO_RING),
+		0);
 	assert_int_equal(wait_producer_idle(p), 0);
 	assert_true(x.away_calls >= 3);
 	/* lcore 1 counts the homecoming after handing over: wait for it. */
@@ -916,13 +928,13 @@ struct ff_ctx {
 	struct ewyk_strategy_executor *ex;
 	struct ewyk_strategy *s;
 	struct ewyk_strategy_producer *p0;
-	uint32_t serve_ring;   /* W1's producer has F_SERVE_RING */
-	uint32_t quit;         /* W0's serve_opt() */
-	uint32_t started;      /* the long task runs */
+	uint32_t serve_ring; /* W1's producer has F_SERVE_RING */
+	uint32_t quit;       /* W0's serve_opt() */
+	uint32_t started;    /* the long task runs */
 	int phase0;
 	double t_enq, t_start, t_long_end;
 	unsigned int w1_lcore;
-	struct rec rl, rs;     /* long task, short (shard 1) task */
+	struct rec rl, rs; /* long task, short (shard 1) task */
 };
 
 static void
@@ -936,8 +948,8 @@ ff_long_fn(void *arg, enum ewyk_strategy_mode mode)
 	__atomic_store_n(&x->started, 1, __ATOMIC_RELEASE);
 	/* Block (really: this lcore does nothing else) until the deadline,
 	 * or until the queued task ran elsewhere. */
-	while (now_s() < end && __atomic_load_n(&x->rs.runs,
-			__ATOMIC_ACQUIRE) == 0)
+	while (now_s() < end &&
+		__atomic_load_n(&x->rs.runs, __ATOMIC_ACQUIRE) == 0)
 		usleep(1000);
 	x->t_long_end = now_s();
 	__atomic_fetch_add(&x->rl.runs, 1, __ATOMIC_RELEASE);
@@ -963,7 +975,8 @@ ff_produce0(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 	if (x->phase0 == 0) {
 		x->phase0 = 1;
 		out[0] = (struct ewyk_strategy_task){ .fn = ff_long_fn,
-			.arg = x, .invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
+			.arg = x,
+			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
 		return 1;
 	}
 	if (rte_lcore_id() == 0) {
@@ -978,12 +991,14 @@ static void
 ff_w1(void *arg)
 {
 	struct ff_ctx *x = arg;
-	struct ewyk_strategy_task t = { .fn = ff_short_fn, .arg = x,
+	struct ewyk_strategy_task t = { .fn = ff_short_fn,
+		.arg = x,
 		.invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
 	struct list_prod lp = { .tasks = &t, .n = 1 };
 	struct ewyk_strategy_producer_conf pc = { .produce = list_produce,
-		.ctx = &lp, .flags = x->serve_ring ?
-			EWYK_STRATEGY_PRODUCER_F_SERVE_RING : 0 };
+		.ctx = &lp,
+		.flags = x->serve_ring ? EWYK_STRATEGY_PRODUCER_F_SERVE_RING :
+					 0 };
 	struct ewyk_strategy_producer *p1;
 
 	x->w1_lcore = rte_lcore_id();
@@ -1003,9 +1018,11 @@ ff_run(int serve_ring)
 {
 	struct ff_ctx x = { .serve_ring = (uint32_t)serve_ring };
 	struct ewyk_strategy_producer_conf pc = { .produce = ff_produce0,
-		.ctx = &x, .burst = 1,
+		.ctx = &x,
+		.burst = 1,
 		.idle_polls = EWYK_STRATEGY_PRODUCER_POLL_FOREVER,
-		.flags = EWYK_STRATEGY_PRODUCER_F_HOME, .home_lcore = 0 };
+		.flags = EWYK_STRATEGY_PRODUCER_F_HOME,
+		.home_lcore = 0 };
 	struct ewyk_strategy_stats st;
 	struct lthread w1;
 
@@ -1022,12 +1039,13 @@ ff_run(int serve_ring)
 		EWYK_STRATEGY_PRODUCE_HANDED_OFF);
 	assert_int_equal(x.rl.mode, EWYK_STRATEGY_MODE_EPC);
 	assert_int_equal(ewyk_strategy_executor_serve_opt(x.ex, &x.quit,
-		EWYK_STRATEGY_SERVE_NO_RING), 0);
+				 EWYK_STRATEGY_SERVE_NO_RING),
+		0);
 	lthread_join(&w1);
 	assert_int_equal(wait_u64(&x.rs.runs, 1, GUARD_S), 0);
 	assert_int_equal(x.rs.mode, EWYK_STRATEGY_MODE_PEC);
 	printf("# PEC queueing delay, 1 reserved / 2 shards, W1 %s: "
-		"%.1f ms (long task ran %.1f ms)\n",
+	       "%.1f ms (long task ran %.1f ms)\n",
 		serve_ring ? "releases its token" : "keeps polling",
 		(x.t_start - x.t_enq) * 1e3,
 		(x.t_long_end - x.t_enq) * 1e3 + 20.0);
@@ -1062,19 +1080,17 @@ test_pec_deadline(void **state)
 	struct ewyk_strategy *s = mk_strategy("dl", EWYK_STRATEGY_PEC, ex);
 	struct ewyk_strategy_stats st;
 	struct cnt c = { { 0 } };
-	struct ewyk_strategy_task t = { .fn = cnt_fn, .arg = &c,
+	struct ewyk_strategy_task t = { .fn = cnt_fn,
+		.arg = &c,
 		.invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
 
 	(void)state;
 	t.deadline = rte_get_tsc_cycles() - 1;
-	assert_int_equal(ewyk_strategy_execute(s, &t),
-		EWYK_STRATEGY_MODE_PEC);
+	assert_int_equal(ewyk_strategy_execute(s, &t), EWYK_STRATEGY_MODE_PEC);
 	t.deadline = rte_get_tsc_cycles() + 60 * rte_get_tsc_hz();
-	assert_int_equal(ewyk_strategy_execute(s, &t),
-		EWYK_STRATEGY_MODE_PEC);
+	assert_int_equal(ewyk_strategy_execute(s, &t), EWYK_STRATEGY_MODE_PEC);
 	t.deadline = 0;
-	assert_int_equal(ewyk_strategy_execute(s, &t),
-		EWYK_STRATEGY_MODE_PEC);
+	assert_int_equal(ewyk_strategy_execute(s, &t), EWYK_STRATEGY_MODE_PEC);
 	assert_int_equal(ewyk_strategy_executor_run_queued(ex, 8), 3);
 	assert_int_equal(c.run[EWYK_STRATEGY_MODE_DROPPED], 1);
 	assert_int_equal(c.run[EWYK_STRATEGY_MODE_PEC], 2);
@@ -1098,8 +1114,8 @@ struct dep_ctx {
 	unsigned int nlog;
 	uint32_t why[8];
 	unsigned int lcore[8];
-	uint64_t bad_holder;   /* produce() ran while holder != self */
-	uint64_t away;         /* produce() calls on the reserved lcore */
+	uint64_t bad_holder;      /* produce() ran while holder != self */
+	uint64_t away;            /* produce() calls on the reserved lcore */
 	unsigned int log_at_task; /* log entries when the EPC task ran */
 };
 
@@ -1141,7 +1157,8 @@ dep_produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 	if (x->phase == 0) {
 		x->phase = 1;
 		out[0] = (struct ewyk_strategy_task){ .fn = dep_task,
-			.arg = x, .invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
+			.arg = x,
+			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
 		return 1;
 	}
 	if (rte_lcore_id() == 0) {
@@ -1161,15 +1178,18 @@ test_depart_hook(void **state)
 		ex);
 	struct dep_ctx x = { 0 };
 	struct ewyk_strategy_producer_conf pc = { .produce = dep_produce,
-		.ctx = &x, .burst = 1,
+		.ctx = &x,
+		.burst = 1,
 		.idle_polls = EWYK_STRATEGY_PRODUCER_POLL_FOREVER,
-		.flags = EWYK_STRATEGY_PRODUCER_F_HOME, .home_lcore = 0,
+		.flags = EWYK_STRATEGY_PRODUCER_F_HOME,
+		.home_lcore = 0,
 		.depart = dep_hook };
 	struct ewyk_strategy *pcs = mk_strategy("dep_pc", EWYK_STRATEGY_PC,
 		NULL);
 	struct dep_ctx y = { 0 };
 	struct ewyk_strategy_producer_conf pc2 = { .produce = dep_produce,
-		.ctx = &y, .depart = dep_hook };
+		.ctx = &y,
+		.depart = dep_hook };
 
 	(void)state;
 	assert_int_equal(rte_lcore_id(), 0);
@@ -1183,7 +1203,8 @@ test_depart_hook(void **state)
 	/* Hook ran before the hand-off, i.e. before the EPC task. */
 	assert_int_equal(x.log_at_task, 1);
 	assert_int_equal(ewyk_strategy_executor_serve_opt(ex, &x.quit,
-		EWYK_STRATEGY_SERVE_NO_RING), 0);
+				 EWYK_STRATEGY_SERVE_NO_RING),
+		0);
 	assert_int_equal(wait_producer_idle(x.p), 0);
 	assert_int_equal(x.nlog, 3);
 	assert_int_equal(x.why[0], EWYK_STRATEGY_DEPART_HANDOFF);
@@ -1221,7 +1242,9 @@ static void
 test_spin_keep(void **state)
 {
 	struct ewyk_strategy_executor_conf c = { .name = "keep",
-		.socket_id = SOCKET_ID_ANY, .spin_us = 1, .spin_keep = 1 };
+		.socket_id = SOCKET_ID_ANY,
+		.spin_us = 1,
+		.spin_keep = 1 };
 	struct ewyk_strategy_executor *ex;
 	struct ewyk_strategy *s;
 	struct ewyk_strategy_stats st;
@@ -1284,8 +1307,8 @@ noring_main(void *arg)
 {
 	struct noring_ctx *x = arg;
 
-	return ewyk_strategy_executor_serve_opt(
-		x->ex, &x->quit, EWYK_STRATEGY_SERVE_NO_RING);
+	return ewyk_strategy_executor_serve_opt(x->ex, &x->quit,
+		EWYK_STRATEGY_SERVE_NO_RING);
 }
 
 static void
@@ -1301,8 +1324,8 @@ test_serve_no_ring(void **state)
 
 	(void)state;
 	x.ex = mk_executor("noring", 16, 0);
-	assert_int_equal(
-		ewyk_strategy_executor_serve_opt(x.ex, NULL, 0x80), -EINVAL);
+	assert_int_equal(ewyk_strategy_executor_serve_opt(x.ex, NULL, 0x80),
+		-EINVAL);
 	t = (struct ewyk_strategy_task){ .fn = cnt_fn, .arg = &c };
 	assert_int_equal(rte_eal_remote_launch(noring_main, &x, WORKER_LCORE),
 		0);
@@ -1310,8 +1333,8 @@ test_serve_no_ring(void **state)
 	for (i = 0; i < 5; i++)
 		assert_int_equal(ewyk_strategy_executor_submit(x.ex, &t), 0);
 	/* Not woken for them, not running them; still takes a job. */
-	assert_int_equal(
-		ewyk_strategy_executor_try_execute(x.ex, gate_job, &g), 0);
+	assert_int_equal(ewyk_strategy_executor_try_execute(x.ex, gate_job, &g),
+		0);
 	assert_int_equal(wait_u64(&g.entered, 1, GUARD_S), 0);
 	assert_int_equal(g.lcore, WORKER_LCORE);
 	assert_int_equal(wait_idle_count(x.ex, 1), 0);
@@ -1320,14 +1343,14 @@ test_serve_no_ring(void **state)
 	/* A ring server drains them. */
 	r = (struct srv){ .ex = x.ex };
 	lthread_start(&rt, srv_fn, &r);
-	assert_int_equal(
-		wait_u64(&c.run[EWYK_STRATEGY_MODE_PEC], 5, GUARD_S), 0);
+	assert_int_equal(wait_u64(&c.run[EWYK_STRATEGY_MODE_PEC], 5, GUARD_S),
+		0);
 	/* And later submissions wake it, not the no-ring one. */
 	assert_int_equal(wait_idle_count(x.ex, 2), 0);
 	for (i = 0; i < 5; i++)
 		assert_int_equal(ewyk_strategy_executor_submit(x.ex, &t), 0);
-	assert_int_equal(
-		wait_u64(&c.run[EWYK_STRATEGY_MODE_PEC], 10, GUARD_S), 0);
+	assert_int_equal(wait_u64(&c.run[EWYK_STRATEGY_MODE_PEC], 10, GUARD_S),
+		0);
 	__atomic_store_n(&r.quit, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&x.quit, 1, __ATOMIC_RELEASE);
 	ewyk_strategy_executor_wake_all(x.ex);
@@ -1340,7 +1363,8 @@ static void
 test_create_errors(void **state)
 {
 	struct ewyk_strategy_executor_conf ec = { .name = NULL };
-	struct ewyk_strategy_conf sc = {.name = "e", .kind = EWYK_STRATEGY_PEC};
+	struct ewyk_strategy_conf sc = { .name = "e",
+		.kind = EWYK_STRATEGY_PEC };
 	struct ewyk_strategy_executor *ex;
 	struct ewyk_strategy *s;
 
@@ -1428,7 +1452,7 @@ eo_fn(void *arg, enum ewyk_strategy_mode mode)
 	if (mode == EWYK_STRATEGY_MODE_REJECTED)
 		__atomic_fetch_add(&eo->rejected, 1, __ATOMIC_RELAXED);
 	else if (sl->inv == EWYK_STRATEGY_INVOKE_BLOCKING &&
-		 (rte_rand() & 63) == 0)
+		(rte_rand() & 63) == 0)
 		usleep(20); /* really block, now and then */
 	if (__atomic_add_fetch(&eo->done, 1, __ATOMIC_ACQ_REL) == eo->total) {
 		__atomic_store_n(&eo->quit, 1, __ATOMIC_RELEASE);
@@ -1449,7 +1473,8 @@ eo_produce(void *ctx, struct ewyk_strategy_task *out, unsigned int max)
 	for (i = 0; i < n; i++) {
 		struct eo_slot *sl = ids[i];
 
-		out[i] = (struct ewyk_strategy_task){ .fn = eo_fn, .arg = sl,
+		out[i] = (struct ewyk_strategy_task){ .fn = eo_fn,
+			.arg = sl,
 			.invocation = sl->inv };
 	}
 	__atomic_store_n(&sh->in_produce, 0, __ATOMIC_RELEASE);
@@ -1472,8 +1497,8 @@ eo_source(void *arg)
 			uint64_t r = rte_rand() % 10;
 
 			sl->inv = r < 8 ? EWYK_STRATEGY_INVOKE_NON_BLOCKING :
-				r == 8 ? EWYK_STRATEGY_INVOKE_BLOCKING :
-				EWYK_STRATEGY_INVOKE_EITHER;
+				r == 8  ? EWYK_STRATEGY_INVOKE_BLOCKING :
+					  EWYK_STRATEGY_INVOKE_EITHER;
 			while (rte_ring_enqueue(sh->rx, sl) != 0) {
 				ewyk_strategy_producer_run(sh->p);
 				sched_yield();
@@ -1509,7 +1534,7 @@ eo_watchdog(void *arg)
 						eo->sh[j].p),
 					rte_ring_count(eo->sh[j].rx));
 			print_error("done %" PRIu64 "/%" PRIu64
-				", queued %u, idle %u\n",
+				    ", queued %u, idle %u\n",
 				eo->done, eo->total,
 				ewyk_strategy_executor_queued(eo->ex),
 				ewyk_strategy_executor_idle_count(eo->ex));
@@ -1546,7 +1571,8 @@ exactly_once(enum ewyk_strategy_kind k)
 	eo->s = mk_strategy("eo", k, eo->ex);
 	for (j = 0; j < EO_SHARDS; j++) {
 		struct ewyk_strategy_producer_conf pc = { .produce = eo_produce,
-			.ctx = &eo->sh[j], .burst = 16 };
+			.ctx = &eo->sh[j],
+			.burst = 16 };
 
 		snprintf(name, sizeof(name), "eo_rx%u", j);
 		eo->sh[j].eo = eo;
@@ -1573,7 +1599,8 @@ exactly_once(enum ewyk_strategy_kind k)
 	 * (EWYK_STRATEGY_SERVE_NO_RING).
 	 */
 	assert_int_equal(ewyk_strategy_executor_serve_opt(eo->ex, &eo->quit,
-		EWYK_STRATEGY_SERVE_NO_RING), 0);
+				 EWYK_STRATEGY_SERVE_NO_RING),
+		0);
 	for (j = 0; j < EO_SOURCES; j++)
 		lthread_join(&src[j]);
 	pthread_join(wd, NULL);
@@ -1596,8 +1623,8 @@ exactly_once(enum ewyk_strategy_kind k)
 	assert_int_equal(sum, eo->total);
 	assert_int_equal(st.mode[EWYK_STRATEGY_MODE_REJECTED], eo->rejected);
 	print_message("    %s: pc %" PRIu64 " pic %" PRIu64 " epc %" PRIu64
-		" pec %" PRIu64 " rejected %" PRIu64 ", reproduce %" PRIu64
-		", parks %" PRIu64 "\n",
+		      " pec %" PRIu64 " rejected %" PRIu64
+		      ", reproduce %" PRIu64 ", parks %" PRIu64 "\n",
 		(const char *[]){ "pc", "pec", "epc", "adaptive" }[k],
 		st.mode[0], st.mode[1], st.mode[2], st.mode[3], st.mode[4],
 		st.reproduce, st.parks);
@@ -1700,19 +1727,20 @@ h2_run(struct ewyk_strategy *s, struct h2 *h, unsigned int k)
 	struct ewyk_strategy_task t[2 * H2_K];
 	struct h2_write w[H2_K];
 	struct list_prod lp = { .tasks = t, .n = 2 * k };
-	struct ewyk_strategy_producer_conf pc = {
-		.produce = list_produce, .ctx = &lp, .burst = 4};
-	struct ewyk_strategy_producer *p =
-		ewyk_strategy_producer_create(s, &pc);
+	struct ewyk_strategy_producer_conf pc = { .produce = list_produce,
+		.ctx = &lp,
+		.burst = 4 };
+	struct ewyk_strategy_producer *p = ewyk_strategy_producer_create(s,
+		&pc);
 	unsigned int i;
 	int st;
 
 	assert_non_null(p);
 	for (i = 0; i < k; i++) {
 		w[i] = (struct h2_write){ .h = h, .i = i };
-		t[i] = (struct ewyk_strategy_task){.fn = h2_write_fn,
+		t[i] = (struct ewyk_strategy_task){ .fn = h2_write_fn,
 			.arg = &w[i],
-			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING};
+			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING };
 		t[k + i] = (struct ewyk_strategy_task){ .fn = h2_update_fn,
 			.arg = &h->credit[i],
 			.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING };

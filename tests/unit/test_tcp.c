@@ -57,7 +57,7 @@ struct lb_conn {
 };
 
 static struct {
-	struct ewyk_tcp *t[2];      /* 0: server (LIP), 1: client (PIP) */
+	struct ewyk_tcp *t[2]; /* 0: server (LIP), 1: client (PIP) */
 	struct lb_pkt q[LB_MAXQ];
 	unsigned int nq;
 	uint64_t now_us, base;
@@ -69,15 +69,17 @@ static struct {
 
 static int
 lb_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
-		rte_be32_t dst)
+	rte_be32_t dst)
 {
 	int from = (int)(uintptr_t)arg;
 	uint64_t delay = 500;
 
 	RTE_SET_USED(port);
-	assert_true(src == (from == 0 ? LIP : PIP) && dst == (from == 0 ? PIP : LIP));
+	assert_true(src == (from == 0 ? LIP : PIP) &&
+		dst == (from == 0 ? PIP : LIP));
 	{
-		const struct rte_tcp_hdr *th = rte_pktmbuf_mtod(m, const struct rte_tcp_hdr *);
+		const struct rte_tcp_hdr *th = rte_pktmbuf_mtod(m,
+			const struct rte_tcp_hdr *);
 
 		/* Payload + options within the MSS (1460) of the other side. */
 		if (!(th->tcp_flags & RTE_TCP_SYN_FLAG))
@@ -106,7 +108,8 @@ srv_flush(struct lb_conn *lc)
 		if (ewyk_tcp_send(lc->c, lc->pend[0]) != 0)
 			break;
 		ewyk_tcp_recvd(lc->c, len);
-		memmove(&lc->pend[0], &lc->pend[1], --lc->npend * sizeof(lc->pend[0]));
+		memmove(&lc->pend[0], &lc->pend[1],
+			--lc->npend * sizeof(lc->pend[0]));
 	}
 	if (lc->eof && lc->npend == 0 && !lc->closed) {
 		lc->closed = true;
@@ -168,8 +171,11 @@ lb_closed(void *ctx, struct ewyk_tcp_conn *c, int err)
 }
 
 static const struct ewyk_tcp_ops srv_ops = {
-	.accept = srv_accept, .recv = srv_recv, .eof = srv_eof,
-	.writable = srv_writable, .closed = lb_closed,
+	.accept = srv_accept,
+	.recv = srv_recv,
+	.eof = srv_eof,
+	.writable = srv_writable,
+	.closed = lb_closed,
 };
 
 static void
@@ -177,13 +183,15 @@ cli_push(struct lb_conn *lc)
 {
 	while (lc->sent < lc->total && !lc->closed) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-		uint16_t n = (uint16_t)RTE_MIN(lc->total - lc->sent, (uint64_t)1999);
+		uint16_t n = (uint16_t)RTE_MIN(lc->total - lc->sent,
+			(uint64_t)1999);
 		uint8_t *d;
 
 		assert_non_null(m);
 		d = (uint8_t *)rte_pktmbuf_append(m, n);
 		for (uint16_t i = 0; i < n; i++)
-			d[i] = (uint8_t)((lc->sent + i) * 7 + (lc->sent + i) / 251);
+			d[i] = (uint8_t)((lc->sent + i) * 7 +
+				(lc->sent + i) / 251);
 		if (ewyk_tcp_send(lc->c, m) != 0) {
 			rte_pktmbuf_free(m);
 			return;
@@ -239,8 +247,11 @@ cli_writable(void *ctx, struct ewyk_tcp_conn *c)
 }
 
 static const struct ewyk_tcp_ops cli_ops = {
-	.connected = cli_connected, .recv = cli_recv, .eof = cli_eof,
-	.writable = cli_writable, .closed = lb_closed,
+	.connected = cli_connected,
+	.recv = cli_recv,
+	.eof = cli_eof,
+	.writable = cli_writable,
+	.closed = lb_closed,
 };
 
 static struct ewyk_tcp *
@@ -284,7 +295,9 @@ lb_deliver(void)
 	for (i = 0; i < nd; i++) {
 		struct lb_pkt p = due[i];
 		struct ewyk_net_ip_info ip = {
-			.proto = IPPROTO_TCP, .ttl = 64, .cksum_good = true,
+			.proto = IPPROTO_TCP,
+			.ttl = 64,
+			.cksum_good = true,
 		};
 
 		ip.src = p.to == 0 ? PIP : LIP;
@@ -305,10 +318,10 @@ lb_dump_conn(const char *who, struct ewyk_tcp_conn *c)
 	}
 	ewyk_tcp_conn_info(c, &ci);
 	print_message("%s: %s snd_wnd %u rcv_wnd %u cwnd %u ssthresh %u rto %u "
-			"flight %u queued %u ooo %u retrans %u\n", who,
-			ewyk_tcp_state_name(ci.state), ci.snd_wnd, ci.rcv_wnd,
-			ci.cwnd, ci.ssthresh, ci.rto_ms, ci.in_flight,
-			ci.snd_queued, ci.ooo_segs, ci.retransmits);
+		      "flight %u queued %u ooo %u retrans %u\n",
+		who, ewyk_tcp_state_name(ci.state), ci.snd_wnd, ci.rcv_wnd,
+		ci.cwnd, ci.ssthresh, ci.rto_ms, ci.in_flight, ci.snd_queued,
+		ci.ooo_segs, ci.retransmits);
 }
 
 static void
@@ -322,10 +335,12 @@ lb_dump(void)
 		lb_dump_conn("server", L.srv[i].c);
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < EWYK_TCP_COUNTER_MAX; i++)
-			if (ewyk_tcp_counter_get(L.t[k], (enum ewyk_tcp_counter)i))
+			if (ewyk_tcp_counter_get(L.t[k],
+				    (enum ewyk_tcp_counter)i))
 				print_message("%d %s %" PRIu64 "\n", k,
-						ewyk_tcp_counter_name((enum ewyk_tcp_counter)i),
-						ewyk_tcp_counter_get(L.t[k],
+					ewyk_tcp_counter_name(
+						(enum ewyk_tcp_counter)i),
+					ewyk_tcp_counter_get(L.t[k],
 						(enum ewyk_tcp_counter)i));
 }
 
@@ -342,12 +357,16 @@ run_loopback(bool plain, uint32_t loss_pm, unsigned int nconn, uint64_t bytes)
 	L.base = rte_rdtsc() + hz;
 	L.t[0] = lb_ctx(0, plain);
 	L.t[1] = lb_ctx(1, plain);
-	assert_int_equal(ewyk_tcp_listen(L.t[0], LIP, LPORT, &srv_ops, NULL, 0), 0);
+	assert_int_equal(ewyk_tcp_listen(L.t[0], LIP, LPORT, &srv_ops, NULL, 0),
+		0);
 	for (i = 0; i < nconn; i++) {
 		struct lb_conn *lc = &L.cli[L.ncli++];
 		struct ewyk_tcp_connect_args a = {
-			.dst_ip = LIP, .dst_port = LPORT, .src_ip = PIP,
-			.ops = &cli_ops, .ctx = lc,
+			.dst_ip = LIP,
+			.dst_port = LPORT,
+			.src_ip = PIP,
+			.ops = &cli_ops,
+			.ctx = lc,
 		};
 
 		lc->total = bytes / nconn;
@@ -358,38 +377,51 @@ run_loopback(bool plain, uint32_t loss_pm, unsigned int nconn, uint64_t bytes)
 		L.now_us += 100;
 		lb_deliver();
 		for (i = 0; i < 2; i++)
-			ewyk_tcp_advance(L.t[i], L.base + L.now_us * hz / 1000000);
+			ewyk_tcp_advance(L.t[i],
+				L.base + L.now_us * hz / 1000000);
 		done = true;
 		for (i = 0; i < L.ncli; i++)
 			if (L.cli[i].rcvd < L.cli[i].total || !L.cli[i].eof)
 				done = false;
 		if (L.nsrv < nconn)
 			done = false;
-		if (done && ewyk_tcp_state_count(L.t[0], ES) +
-				ewyk_tcp_state_count(L.t[0], EWYK_TCP_LAST_ACK) > 0)
+		if (done &&
+			ewyk_tcp_state_count(L.t[0], ES) +
+					ewyk_tcp_state_count(L.t[0],
+						EWYK_TCP_LAST_ACK) >
+				0)
 			done = false;
 	}
 	if (!done)
 		lb_dump();
 	for (i = 0; i < L.ncli; i++) {
 		if (L.cli[i].bad || L.cli[i].rcvd != L.cli[i].total)
-			fail_msg("conn %u: %s, %" PRIu64 " of %" PRIu64 " bytes back",
-					i, L.cli[i].bad ? "corrupt" : "short",
-					L.cli[i].rcvd, L.cli[i].total);
+			fail_msg("conn %u: %s, %" PRIu64 " of %" PRIu64
+				 " bytes back",
+				i, L.cli[i].bad ? "corrupt" : "short",
+				L.cli[i].rcvd, L.cli[i].total);
 	}
 	assert_true(done);
 	if (loss_pm == 0) {
 		/* A clean wire: not one retransmission, nothing out of order. */
 		for (i = 0; i < 2; i++) {
-			assert_int_equal(ewyk_tcp_counter_get(L.t[i], EWYK_TCP_RETRANS_SEGS), 0);
-			assert_int_equal(ewyk_tcp_counter_get(L.t[i], EWYK_TCP_OOO_QUEUED), 0);
+			assert_int_equal(ewyk_tcp_counter_get(L.t[i],
+						 EWYK_TCP_RETRANS_SEGS),
+				0);
+			assert_int_equal(ewyk_tcp_counter_get(L.t[i],
+						 EWYK_TCP_OOO_QUEUED),
+				0);
 		}
 	} else {
-		assert_true(ewyk_tcp_counter_get(L.t[1], EWYK_TCP_RETRANS_SEGS) > 0);
-		assert_true(ewyk_tcp_counter_get(L.t[0], EWYK_TCP_RETRANS_SEGS) > 0);
-		assert_true(ewyk_tcp_counter_get(L.t[0], EWYK_TCP_OOO_QUEUED) > 0);
+		assert_true(ewyk_tcp_counter_get(L.t[1],
+				    EWYK_TCP_RETRANS_SEGS) > 0);
+		assert_true(ewyk_tcp_counter_get(L.t[0],
+				    EWYK_TCP_RETRANS_SEGS) > 0);
+		assert_true(
+			ewyk_tcp_counter_get(L.t[0], EWYK_TCP_OOO_QUEUED) > 0);
 		if (!plain)
-			assert_true(ewyk_tcp_counter_get(L.t[1], EWYK_TCP_SACK_BLOCKS_IN) > 0);
+			assert_true(ewyk_tcp_counter_get(L.t[1],
+					    EWYK_TCP_SACK_BLOCKS_IN) > 0);
 	}
 	/* Let TIME_WAIT run out: nothing may be left. */
 	for (i = 0; i < 30; i++) {
@@ -399,8 +431,12 @@ run_loopback(bool plain, uint32_t loss_pm, unsigned int nconn, uint64_t bytes)
 		ewyk_tcp_advance(L.t[1], L.base + L.now_us * hz / 1000000);
 	}
 	for (i = EWYK_TCP_SYN_SENT; i < EWYK_TCP_STATE_MAX; i++) {
-		assert_int_equal(ewyk_tcp_state_count(L.t[0], (enum ewyk_tcp_state)i), 0);
-		assert_int_equal(ewyk_tcp_state_count(L.t[1], (enum ewyk_tcp_state)i), 0);
+		assert_int_equal(ewyk_tcp_state_count(L.t[0],
+					 (enum ewyk_tcp_state)i),
+			0);
+		assert_int_equal(ewyk_tcp_state_count(L.t[1],
+					 (enum ewyk_tcp_state)i),
+			0);
 	}
 	for (i = 0; i < L.nsrv; i++)
 		assert_int_equal(L.srv[i].npend, 0);
@@ -450,7 +486,10 @@ test_api_errors(void **state)
 	static const struct script sc = { .name = "api" };
 	struct ewyk_tcp_conf cf;
 	struct ewyk_tcp_connect_args a = {
-		.dst_ip = PIP, .dst_port = PPORT, .src_ip = LIP, .ops = &app_ops,
+		.dst_ip = PIP,
+		.dst_port = PPORT,
+		.src_ip = LIP,
+		.ops = &app_ops,
 	};
 	struct ewyk_tcp_conn *c;
 	unsigned int i;
@@ -459,19 +498,21 @@ test_api_errors(void **state)
 	memset(&cf, 0, sizeof(cf));
 	assert_null(ewyk_tcp_create(NULL));
 	assert_int_equal(rte_errno, EINVAL);
-	assert_null(ewyk_tcp_create(&cf));           /* no shard, no output */
+	assert_null(ewyk_tcp_create(&cf)); /* no shard, no output */
 	assert_int_equal(rte_errno, EINVAL);
 	memset(&H, 0, sizeof(H));
 	H.lport = LPORT;
 	make_ctx(&sc);
-	assert_int_equal(ewyk_tcp_listen(H.t, 0, LPORT, &app_ops, NULL, 0), -EADDRINUSE);
-	assert_int_equal(ewyk_tcp_listen(H.t, 0, 0, &app_ops, NULL, 0), -EINVAL);
+	assert_int_equal(ewyk_tcp_listen(H.t, 0, LPORT, &app_ops, NULL, 0),
+		-EADDRINUSE);
+	assert_int_equal(ewyk_tcp_listen(H.t, 0, 0, &app_ops, NULL, 0),
+		-EINVAL);
 	assert_int_equal(ewyk_tcp_unlisten(H.t, 0, 99), -ENOENT);
 	assert_int_equal(ewyk_tcp_send(NULL, NULL), -EINVAL);
 	/* Ephemeral ports, duplicate 4-tuples, pool exhaustion. */
 	c = ewyk_tcp_connect(H.t, &a);
 	assert_non_null(c);
-	assert_int_equal(ewyk_tcp_send_space(c), 0);     /* not established */
+	assert_int_equal(ewyk_tcp_send_space(c), 0); /* not established */
 	assert_int_equal(ewyk_tcp_shutdown(c), -ENOTCONN);
 	a.src_port = 1234;
 	assert_non_null(ewyk_tcp_connect(H.t, &a));
@@ -488,9 +529,11 @@ test_api_errors(void **state)
 	ewyk_tcp_close(c);
 	assert_int_equal(ewyk_tcp_state_count(H.t, EWYK_TCP_SYN_SENT), 63);
 	for (i = 0; i < EWYK_TCP_COUNTER_MAX; i++)
-		assert_non_null(ewyk_tcp_counter_name((enum ewyk_tcp_counter)i));
+		assert_non_null(
+			ewyk_tcp_counter_name((enum ewyk_tcp_counter)i));
 	assert_null(ewyk_tcp_counter_name(EWYK_TCP_COUNTER_MAX));
-	assert_string_equal(ewyk_tcp_state_name(EWYK_TCP_TIME_WAIT), "TIME_WAIT");
+	assert_string_equal(ewyk_tcp_state_name(EWYK_TCP_TIME_WAIT),
+		"TIME_WAIT");
 	assert_true(ewyk_tcp_flow_shard(LIP, 1000, PIP, 80, 4) < 4);
 	assert_int_equal(ewyk_tcp_flow_shard(LIP, 1000, PIP, 80, 1), 0);
 	h_free();
@@ -506,7 +549,7 @@ test_api_errors(void **state)
  */
 static int
 drop_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
-		rte_be32_t dst)
+	rte_be32_t dst)
 {
 	RTE_SET_USED(arg);
 	RTE_SET_USED(port);
@@ -551,7 +594,7 @@ test_table_keyed(void **state)
 		if (k == nb)
 			seen[nb++] = b;
 		if (tcp_hash(t2, LIP, LPORT, PIP, port[i]) ==
-				tcp_hash(t1, LIP, LPORT, PIP, port[i]))
+			tcp_hash(t1, LIP, LPORT, PIP, port[i]))
 			same++;
 	}
 	assert_true(nb >= 4);
@@ -570,7 +613,7 @@ main(int argc, char **argv)
 	if (ewyk_test_eal_init(argc, argv) < 0)
 		return 1;
 	mp = rte_pktmbuf_pool_create("test_tcp", 32768, 256, 0,
-			RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	if (mp == NULL)
 		return 1;
 	for (i = 0; i < tcp_nscripts && n < RTE_DIM(tests) - 8; i++) {
@@ -586,7 +629,8 @@ main(int argc, char **argv)
 		tests[n].test_func = test_script;
 		tests[n].setup_func = NULL;
 		tests[n].teardown_func = NULL;
-		tests[n].initial_state = (void *)(uintptr_t)&tcp_hard_scripts[i];
+		tests[n].initial_state =
+			(void *)(uintptr_t)&tcp_hard_scripts[i];
 		n++;
 	}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_api_errors);
@@ -595,8 +639,10 @@ main(int argc, char **argv)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_send_coalesce);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_ooo_pinned);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_clean);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_lossy_sack);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_lossy_plain);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
+		test_loopback_lossy_sack);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
+		test_loopback_lossy_plain);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_many);
 	return _cmocka_run_group_tests("tcp", tests, n, NULL, NULL);
 }

@@ -56,7 +56,7 @@ mk_wheel(const char *name)
 
 struct rec {
 	struct ewyk_twheel_timer tm;
-	uint64_t expiry;  /* what the test asked for */
+	uint64_t expiry; /* what the test asked for */
 	unsigned int fired;
 	uint64_t fired_at;
 };
@@ -83,7 +83,7 @@ test_params(void **state)
 	assert_int_equal(sizeof(struct ewyk_twheel_timer), 32);
 	assert_null(ewyk_twheel_create(NULL));
 	assert_int_equal(rte_errno, EINVAL);
-	assert_null(ewyk_twheel_create(&p));	/* shift too small */
+	assert_null(ewyk_twheel_create(&p)); /* shift too small */
 	assert_int_equal(rte_errno, EINVAL);
 	p.tick_shift = 0;
 	p.name = "this_name_is_far_too_long_for_a_wheel";
@@ -95,7 +95,7 @@ test_params(void **state)
 	assert_null(ewyk_twheel_create(&p));
 	assert_int_equal(rte_errno, EINVAL);
 	p.slack_shift = 0;
-	w = ewyk_twheel_create(&p);	/* default tick */
+	w = ewyk_twheel_create(&p); /* default tick */
 	assert_non_null(w);
 	assert_true(ewyk_twheel_tick_cycles(w) * 1000000 >= rte_get_tsc_hz());
 	assert_true(ewyk_twheel_tick_cycles(w) * 500000 <= rte_get_tsc_hz() ||
@@ -106,7 +106,7 @@ test_params(void **state)
 	assert_int_equal(ewyk_twheel_count(w), 0);
 	assert_int_equal(ewyk_twheel_next_expiry(w), UINT64_MAX);
 	ewyk_twheel_free(w);
-	w = ewyk_twheel_create(&p);	/* name free again */
+	w = ewyk_twheel_create(&p); /* name free again */
 	assert_non_null(w);
 	ewyk_twheel_free(w);
 	ewyk_twheel_free(NULL);
@@ -138,8 +138,7 @@ test_arm_cancel_errors(void **state)
 		-EINVAL);
 	assert_int_equal(ewyk_twheel_rearm(w, &t, START + T), -EINVAL);
 	assert_int_equal(ewyk_twheel_cancel(w, &t), -ENOENT);
-	assert_int_equal(ewyk_twheel_arm(w, &t, START + 10 * T, rec_cb, &x),
-		0);
+	assert_int_equal(ewyk_twheel_arm(w, &t, START + 10 * T, rec_cb, &x), 0);
 	assert_true(ewyk_twheel_pending(&t));
 	assert_int_equal(ewyk_twheel_count(w), 1);
 	assert_int_equal(ewyk_twheel_timer_expiry(w, &t), START + 10 * T);
@@ -197,9 +196,22 @@ static void
 test_never_early_one_tick_late(void **state)
 {
 	static const uint64_t delays[] = {
-		0, 1, T - 1, T, T + 1, 63 * T, 64 * T, 64 * T + 1, 4095 * T,
-		4096 * T + 17, 262144 * T - 1, 262145 * T, (1ull << 24) * T + 5,
-		(1ull << 30) * T + 3, (1ull << 36) * T - 1, (1ull << 41) * T,
+		0,
+		1,
+		T - 1,
+		T,
+		T + 1,
+		63 * T,
+		64 * T,
+		64 * T + 1,
+		4095 * T,
+		4096 * T + 17,
+		262144 * T - 1,
+		262145 * T,
+		(1ull << 24) * T + 5,
+		(1ull << 30) * T + 3,
+		(1ull << 36) * T - 1,
+		(1ull << 41) * T,
 	};
 	unsigned int i;
 
@@ -246,18 +258,21 @@ test_slack_bound(void **state)
 	(void)state;
 	for (j = 0; j < RTE_DIM(ks); j++) {
 		for (i = 0; i < 1000; i++) {
-			struct ewyk_twheel *w = mk_wheel_slack("tw_slack", ks[j]);
+			struct ewyk_twheel *w = mk_wheel_slack("tw_slack",
+				ks[j]);
 			struct ewyk_twheel_stats st;
 			struct rec r = { .fired = 0 };
 			uint64_t d = ((((uint64_t)rand() << 31) | rand()) %
-				(UINT64_C(1) << (10 + i % 32))) + 1;
+					     (UINT64_C(1) << (10 + i % 32))) +
+				1;
 			uint64_t e = START + d;
 			uint64_t x = RTE_MAX((e + T - 1) / T, START / T + 1);
 			uint64_t late = (x - START / T) >> ks[j];
 			uint64_t now = START;
 
 			ewyk_twheel_timer_init(&r.tm);
-			assert_int_equal(ewyk_twheel_arm(w, &r.tm, e, rec_cb, &r),
+			assert_int_equal(ewyk_twheel_arm(w, &r.tm, e, rec_cb,
+						 &r),
 				0);
 			/* jump to just before the due tick, then tick by tick
 			 * (or in 1/64 steps of the allowed lateness)
@@ -281,8 +296,8 @@ test_slack_bound(void **state)
 			ewyk_twheel_free(w);
 		}
 	}
-	print_message("slack: %" PRIu64 " cascades for %u timers\n",
-		cascades, (unsigned int)(1000 * RTE_DIM(ks)));
+	print_message("slack: %" PRIu64 " cascades for %u timers\n", cascades,
+		(unsigned int)(1000 * RTE_DIM(ks)));
 }
 
 /* Callbacks that re-arm themselves, cancel and re-arm others. */
@@ -302,7 +317,8 @@ chain_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 	switch (i) {
 	case 0: /* periodic: re-arm self */
 		if (c->fired[0] < 5)
-			assert_int_equal(ewyk_twheel_rearm(w, t, now + 10 * T), 0);
+			assert_int_equal(ewyk_twheel_rearm(w, t, now + 10 * T),
+				0);
 		break;
 	case 1: /* 1 and 2 are due in the same slot: the one that runs */
 	case 2: /* first cancels the other, which then must not run */
@@ -329,16 +345,20 @@ test_callbacks_touch_timers(void **state)
 	for (i = 0; i < 4; i++)
 		ewyk_twheel_timer_init(&c.tm[i]);
 	assert_int_equal(ewyk_twheel_arm(w, &c.tm[0], now + 10 * T, chain_cb,
-		&c), 0);
+				 &c),
+		0);
 	/* 1 and 2 in the same tick (the order within a slot is not
 	 * specified): whichever runs first cancels the other.
 	 */
 	assert_int_equal(ewyk_twheel_arm(w, &c.tm[2], now + 20 * T, chain_cb,
-		&c), 0);
+				 &c),
+		0);
 	assert_int_equal(ewyk_twheel_arm(w, &c.tm[1], now + 20 * T, chain_cb,
-		&c), 0);
+				 &c),
+		0);
 	assert_int_equal(ewyk_twheel_arm(w, &c.tm[3], now + 30 * T, chain_cb,
-		&c), 0);
+				 &c),
+		0);
 	for (i = 0; i < 200; i++) {
 		now += T;
 		ewyk_twheel_advance(w, now, 0);
@@ -371,12 +391,14 @@ test_long_stall(void **state)
 	for (i = 0; i < n; i++) {
 		ewyk_twheel_timer_init(&r[i].tm);
 		/* 1 us .. 20 days, log-spread */
-		r[i].expiry = START + ((((uint64_t)rand() << 31) | rand()) %
-			(UINT64_C(1000) << (i % 41)));
+		r[i].expiry = START +
+			((((uint64_t)rand() << 31) | rand()) %
+				(UINT64_C(1000) << (i % 41)));
 		if (i % 1000 == 0)
 			r[i].expiry = START + 20 * day + i;
 		assert_int_equal(ewyk_twheel_arm(w, &r[i].tm, r[i].expiry,
-			rec_cb, &r[i]), 0);
+					 rec_cb, &r[i]),
+			0);
 	}
 	now += 30 * day;
 	ran = ewyk_twheel_advance(w, now, 0);
@@ -430,7 +452,8 @@ test_callback_cap(void **state)
 		ewyk_twheel_timer_init(&r[i].tm);
 		r[i].expiry = START + (i % 7) * T + 1;
 		assert_int_equal(ewyk_twheel_arm(w, &r[i].tm, r[i].expiry,
-			rec_cb, &r[i]), 0);
+					 rec_cb, &r[i]),
+			0);
 	}
 	now += 100 * T;
 	do {
@@ -442,7 +465,8 @@ test_callback_cap(void **state)
 		if (calls == 3) {
 			struct rec *x = &r[0];
 
-			assert_true(x->fired == 1 || ewyk_twheel_pending(&x->tm));
+			assert_true(
+				x->fired == 1 || ewyk_twheel_pending(&x->tm));
 		}
 	} while (ran != 0);
 	assert_int_equal(total, n);
@@ -452,7 +476,6 @@ test_callback_cap(void **state)
 	ewyk_twheel_free(w);
 	free(r);
 }
-
 
 /*
  * Randomized model test. The reference is a binary min-heap of
@@ -472,14 +495,14 @@ struct mt {
 	struct model *m;
 	uint64_t expiry;
 	uint64_t due;
-	uint64_t latest;	/* due + allowed lateness */
+	uint64_t latest; /* due + allowed lateness */
 	uint32_t ver;
 	uint8_t armed;
 	uint8_t ever;
 };
 
 struct hent {
-	uint64_t due;	/* the latest time it may still be pending */
+	uint64_t due; /* the latest time it may still be pending */
 	uint32_t id;
 	uint32_t ver;
 };
@@ -492,9 +515,9 @@ struct model {
 	uint64_t now;
 	uint64_t rng;
 	unsigned int armed;
-	unsigned int ran;	/* callbacks in the current advance() */
-	unsigned int draining;	/* callbacks leave timers alone */
-	unsigned int slack;	/* 0: exact wheel */
+	unsigned int ran;      /* callbacks in the current advance() */
+	unsigned int draining; /* callbacks leave timers alone */
+	unsigned int slack;    /* 0: exact wheel */
 	uint64_t fired, arms, cancels, rearms;
 };
 
@@ -608,7 +631,7 @@ m_expiry(struct model *m, uint64_t now)
 }
 
 static void model_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm,
-		void *arg);
+	void *arg);
 
 static void
 m_arm(struct model *m, unsigned int i, uint64_t e)
@@ -681,8 +704,8 @@ model_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm, void *arg)
 		fail_msg("timer %u early: now %" PRIu64 " < expiry %" PRIu64,
 			self, now, t->expiry);
 	if (now < t->due)
-		fail_msg("timer %u before its tick: now %" PRIu64 " due %"
-			PRIu64 " expiry %" PRIu64 " fired %" PRIu64,
+		fail_msg("timer %u before its tick: now %" PRIu64
+			 " due %" PRIu64 " expiry %" PRIu64 " fired %" PRIu64,
 			self, now, t->due, t->expiry, m->fired);
 	assert_false(ewyk_twheel_pending(tm));
 	t->armed = 0;
@@ -721,8 +744,8 @@ m_advance(struct model *m, uint64_t now, unsigned int cap)
 		while (m->hn > 0 && m->heap[0].due <= now) {
 			if (h_live(m, &m->heap[0]))
 				fail_msg("timer %u late: due %" PRIu64
-					" now %" PRIu64, m->heap[0].id,
-					m->heap[0].due, now);
+					 " now %" PRIu64,
+					m->heap[0].id, m->heap[0].due, now);
 			h_pop(m);
 		}
 		assert_true(ewyk_twheel_next_expiry(m->w) > now);
@@ -749,7 +772,7 @@ m_jump(struct model *m)
 
 static void
 run_model(const char *name, uint64_t seed, unsigned int capped,
-		unsigned int slack)
+	unsigned int slack)
 {
 	const char *lng = getenv("EWYK_TEST_LONG");
 	uint64_t steps = (lng != NULL && atoi(lng) != 0) ? 50000000 : 700000;
@@ -758,8 +781,8 @@ run_model(const char *name, uint64_t seed, unsigned int capped,
 	unsigned int i;
 
 	assert_non_null(m);
-	m->w = mk_wheel_slack(name, slack == 0 ? EWYK_TWHEEL_SLACK_EXACT :
-		slack);
+	m->w = mk_wheel_slack(name,
+		slack == 0 ? EWYK_TWHEEL_SLACK_EXACT : slack);
 	m->slack = slack;
 	m->rng = seed;
 	m->now = START;
@@ -799,9 +822,11 @@ run_model(const char *name, uint64_t seed, unsigned int capped,
 
 		ewyk_twheel_stats_get(m->w, &st);
 		print_message("model %s: %" PRIu64 " steps, %" PRIu64
-			" arms, %" PRIu64 " rearms, %" PRIu64 " cancels, %"
-			PRIu64 " fired, %" PRIu64 " cascades\n", name, steps,
-			m->arms, m->rearms, m->cancels, m->fired, st.cascaded);
+			      " arms, %" PRIu64 " rearms, %" PRIu64
+			      " cancels, %" PRIu64 " fired, %" PRIu64
+			      " cascades\n",
+			name, steps, m->arms, m->rearms, m->cancels, m->fired,
+			st.cascaded);
 	}
 	assert_true(m->fired > steps / 20);
 	ewyk_twheel_free(m->w);

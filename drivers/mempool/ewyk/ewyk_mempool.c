@@ -24,8 +24,8 @@
 
 RTE_LOG_REGISTER(ewyk_mempool_logtype, ewyk.mempool, INFO);
 
-#define MP_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_ ## level, ewyk_mempool_logtype, \
+#define MP_LOG(level, fmt, ...)                        \
+	rte_log(RTE_LOG_##level, ewyk_mempool_logtype, \
 		"ewyk.mempool: " fmt "\n", ##__VA_ARGS__)
 
 /* Driver cache when the mempool has none. */
@@ -38,7 +38,8 @@ ewyk_mp_alloc(struct rte_mempool *mp)
 		.capacity = mp->size,
 		.flags = EWYK_POOL_F_EXTERNAL,
 		.socket_id = mp->socket_id == SOCKET_ID_ANY ?
-			EWYK_POOL_SOCKET_ANY : mp->socket_id,
+			EWYK_POOL_SOCKET_ANY :
+			mp->socket_id,
 		.strategy = EWYK_POOL_STRATEGY_LCORE,
 	};
 	char name[EWYK_POOL_NAMESIZE];
@@ -51,7 +52,7 @@ ewyk_mp_alloc(struct rte_mempool *mp)
 	 * cache take both without going to the shared array.
 	 */
 	cache = mp->cache_size != 0 ? 2 * mp->cache_size :
-		EWYK_MP_DEFAULT_CACHE;
+				      EWYK_MP_DEFAULT_CACHE;
 	cache = RTE_MIN(cache, (uint32_t)EWYK_POOL_CACHE_MAX);
 	cache = RTE_MIN(cache, mp->size / 4);
 	prm.cache_size = cache;
@@ -81,8 +82,7 @@ ewyk_mp_free(struct rte_mempool *mp)
 }
 
 static int
-ewyk_mp_enqueue(struct rte_mempool *mp, void * const *obj_table,
-		unsigned int n)
+ewyk_mp_enqueue(struct rte_mempool *mp, void *const *obj_table, unsigned int n)
 {
 	unsigned int done = ewyk_pool_put_bulk(mp->pool_data, obj_table, n);
 
