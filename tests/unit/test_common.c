@@ -135,31 +135,6 @@ test_counter_lists(void **state)
 	assert_null(ewyk_tcp_counter_name(EWYK_TCP_COUNTER_MAX));
 }
 
-#ifdef EWYK_PROMTOOL
-/* promtool check metrics on a text; 0 when it passes (lint included). */
-static int
-promtool_check(const char *text)
-{
-	char path[] = "/tmp/ewyk-prom-XXXXXX";
-	char cmd[512];
-	int fd = mkstemp(path), rc;
-	FILE *f;
-
-	if (fd < 0)
-		return -1;
-	f = fdopen(fd, "w");
-	if (f == NULL)
-		return -1;
-	fputs(text, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "%s check metrics < %s", EWYK_PROMTOOL,
-		path);
-	rc = system(cmd);
-	unlink(path);
-	return rc;
-}
-#endif
-
 /* Both lists, two shards, through promtool (skipped without it). */
 static void
 test_promtool(void **state)
@@ -182,14 +157,15 @@ test_promtool(void **state)
 	n = ewyk_ctr_prometheus(buf, sizeof(buf), "ewyk_net", net_list,
 		RTE_DIM(net_list), ser, 2);
 	assert_true(n > 0 && (size_t)n < sizeof(buf));
-	assert_int_equal(promtool_check(buf), 0);
+	assert_int_equal(ewyk_test_promtool_check(buf), 0);
 	n = ewyk_ctr_prometheus(buf, sizeof(buf), "ewyk_tcp", tcp_list,
 		RTE_DIM(tcp_list), ser, 2);
 	assert_true(n > 0 && (size_t)n < sizeof(buf));
-	assert_int_equal(promtool_check(buf), 0);
+	assert_int_equal(ewyk_test_promtool_check(buf), 0);
 	/* and what promtool refuses: a counter without _total is linted */
 	assert_int_not_equal(
-		promtool_check("# HELP x_rx x\n# TYPE x_rx counter\nx_rx 1\n"),
+		ewyk_test_promtool_check(
+			"# HELP x_rx x\n# TYPE x_rx counter\nx_rx 1\n"),
 		0);
 #else
 	(void)state;

@@ -61,4 +61,35 @@ ewyk_test_eal_init(int argc, char **argv)
 	return 0;
 }
 
+#ifdef EWYK_PROMTOOL
+/*
+ * promtool check metrics on a Prometheus text (EWYK_PROMTOOL is its path,
+ * set by tests/unit/meson.build). Returns 0 when it passes, lint included.
+ */
+static inline int
+ewyk_test_promtool_check(const char *text)
+{
+	char path[] = "/tmp/ewyk-prom-XXXXXX";
+	char cmd[512];
+	int fd = mkstemp(path), rc;
+	FILE *f;
+
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	if (f == NULL) {
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s check metrics < %s", EWYK_PROMTOOL,
+		path);
+	rc = system(cmd);
+	unlink(path);
+	return rc;
+}
+#endif
+
 #endif /* EWYK_TEST_COMMON_H */

@@ -1165,31 +1165,6 @@ test_exhaustion(void **state)
 	assert_int_equal(r.status, 200);
 }
 
-#ifdef EWYK_PROMTOOL
-/* promtool check metrics on a text; 0 when it passes (lint included). */
-static int
-promtool_check(const char *text)
-{
-	char path[] = "/tmp/ewyk-prom-XXXXXX";
-	char cmd[512];
-	int fd = mkstemp(path), rc;
-	FILE *f;
-
-	if (fd < 0)
-		return -1;
-	f = fdopen(fd, "w");
-	if (f == NULL)
-		return -1;
-	fputs(text, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "%s check metrics < %s", EWYK_PROMTOOL,
-		path);
-	rc = system(cmd);
-	unlink(path);
-	return rc;
-}
-#endif
-
 static void
 test_prometheus(void **state)
 {
@@ -1212,7 +1187,7 @@ test_prometheus(void **state)
 	assert_non_null(
 		strstr(buf, "ewyk_http_resp_2xx_total{shard=\"0\"} 1\n"));
 #ifdef EWYK_PROMTOOL
-	assert_int_equal(promtool_check(buf), 0);
+	assert_int_equal(ewyk_test_promtool_check(buf), 0);
 #endif
 	for (n = 0; n < EWYK_HTTP_C_MAX; n++)
 		assert_non_null(
