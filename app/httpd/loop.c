@@ -92,8 +92,10 @@ loop_produce(void *ctx, struct ewyk_strategy_task *tasks, unsigned int max)
 	/* Only the token holder runs this. */
 	RTE_ASSERT(
 		ewyk_strategy_producer_holder(sh->producer) == rte_lcore_id());
-	/* lib/net and lib/tcp assert it in their holder-only calls. */
+	/* lib/net, lib/tcp, lib/twheel and lib/purgatory assert it in their
+	 * holder-only calls. */
 	ewyk_net_shard_hold(sh->shard);
+	ewyk_twheel_hold(sh->wheel);
 	if (unlikely(httpd_stopping()))
 		loop_stop(sh);
 	/* The previous iteration ends where this one starts: one TSC read
@@ -149,6 +151,7 @@ loop_depart(void *ctx, uint32_t why)
 		ewyk_pool_cache_flush(sh->tasks);
 	/* From here until the next holder's iteration nobody holds it. */
 	ewyk_net_shard_release(sh->shard);
+	ewyk_twheel_release(sh->wheel);
 }
 
 int

@@ -497,8 +497,11 @@ teardown(struct httpd *h)
 	ewyk_strategy_executor_free(h->ex);
 	h->ex = NULL;
 	/* This lcore applies what is left in the shards' inboxes. */
-	for (i = 0; i < h->nb_shards; i++)
+	for (i = 0; i < h->nb_shards; i++) {
 		ewyk_net_shard_hold(h->sh[i].shard);
+		if (h->sh[i].wheel != NULL)
+			ewyk_twheel_hold(h->sh[i].wheel);
+	}
 	tcp_services_free(h);
 	for (i = 0; i < h->nb_shards; i++) {
 		ewyk_strategy_producer_free(h->sh[i].producer);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_debug.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_string_fns.h>
@@ -130,6 +131,8 @@ ewyk_purgatory_add(struct ewyk_purgatory *p,
 	uint32_t gen;
 	int ret;
 
+	RTE_ASSERT(p == NULL || ewyk_twheel_held_here(p->wheel));
+
 	if (unlikely(p == NULL || ops == NULL || ops->on_complete == NULL ||
 		    ops->on_expire == NULL || nkeys > EWYK_PURGATORY_MAX_KEYS ||
 		    (nkeys > 0 && keys == NULL))) {
@@ -198,6 +201,7 @@ ewyk_purgatory_claim(struct ewyk_purgatory_ticket t)
 int
 ewyk_purgatory_finish(struct ewyk_purgatory *p, struct ewyk_purgatory_ticket t)
 {
+	RTE_ASSERT(p == NULL || ewyk_twheel_held_here(p->wheel));
 	if (unlikely(p == NULL || !pg_owns(p, t.op)))
 		return -EINVAL;
 	if (unlikely(pg_load(t.op) != PG_WORD(t.gen, PG_CLAIMED)))
@@ -213,6 +217,8 @@ ewyk_purgatory_try_complete(struct ewyk_purgatory *p,
 {
 	uint64_t s;
 
+	RTE_ASSERT(p == NULL || ewyk_twheel_held_here(p->wheel));
+
 	if (unlikely(p == NULL || !pg_owns(p, op)))
 		return -EINVAL;
 	s = pg_load(op);
@@ -227,6 +233,8 @@ int
 ewyk_purgatory_cancel(struct ewyk_purgatory *p, struct ewyk_purgatory_op *op)
 {
 	uint64_t s;
+
+	RTE_ASSERT(p == NULL || ewyk_twheel_held_here(p->wheel));
 
 	if (unlikely(p == NULL || !pg_owns(p, op)))
 		return -EINVAL;
@@ -244,6 +252,8 @@ unsigned int
 ewyk_purgatory_check(struct ewyk_purgatory *p, uint64_t key)
 {
 	unsigned int n;
+
+	RTE_ASSERT(p == NULL || ewyk_twheel_held_here(p->wheel));
 
 	if (unlikely(p == NULL))
 		return 0;
@@ -270,6 +280,7 @@ ewyk_purgatory_count(const struct ewyk_purgatory *p)
 unsigned int
 ewyk_purgatory_purge(struct ewyk_purgatory *p)
 {
+	RTE_ASSERT(p == NULL || ewyk_twheel_held_here(p->wheel));
 	if (p == NULL || p->depth != 0)
 		return 0;
 	return pg_watch_purge_all(p);

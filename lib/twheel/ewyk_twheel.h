@@ -177,6 +177,7 @@ struct ewyk_twheel {
 	struct ewyk_twheel_stats stats;      /**< counters (pending unused) */
 	void *te;           /**< registration (telemetry), NULL if none */
 	uint32_t allocated; /**< set by create(): free() releases the memory */
+	uint32_t holder;    /**< lcore id + 1 of the recorded holder, 0: none */
 	char name[EWYK_TWHEEL_NAMESIZE];
 	ewyk_twheel_cb_t cbs[EWYK_TWHEEL_MAX_CBS + 1]; /**< callback table */
 	/** Slot list heads. */
@@ -440,6 +441,39 @@ ewyk_twheel_timer_expiry(const struct ewyk_twheel *w,
  */
 int ewyk_twheel_stats_get(const struct ewyk_twheel *w,
 	struct ewyk_twheel_stats *stats);
+
+/**
+ * Record the calling lcore as the one that owns the wheel from now on (the
+ * token holder of the shard the wheel belongs to). From then on the
+ * wheel's arm, re-arm, cancel and advance calls, and the owner-side calls
+ * of a lib/purgatory built on it, RTE_ASSERT (debug builds,
+ * -DRTE_ENABLE_ASSERT) that they run on the recorded lcore. A wheel
+ * nobody ever held is not checked.
+ *
+ * @param w
+ *   The wheel.
+ */
+void ewyk_twheel_hold(struct ewyk_twheel *w);
+
+/**
+ * Forget the holder (production left this lcore): every owner-only call
+ * asserts until the next ewyk_twheel_hold().
+ *
+ * @param w
+ *   The wheel.
+ */
+void ewyk_twheel_release(struct ewyk_twheel *w);
+
+/**
+ * Whether the calling lcore may make owner-only calls on a wheel.
+ *
+ * @param w
+ *   The wheel.
+ * @return
+ *   1 if the wheel is NULL, was never held or is held by the calling
+ *   lcore, else 0.
+ */
+int ewyk_twheel_held_here(const struct ewyk_twheel *w);
 
 #ifdef __cplusplus
 }

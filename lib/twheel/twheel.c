@@ -45,6 +45,8 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_debug.h>
+#include <rte_lcore.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_log.h>
@@ -268,6 +270,8 @@ ewyk_twheel_arm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 	unsigned int idx;
 	uint64_t tick;
 
+	RTE_ASSERT(ewyk_twheel_held_here(w));
+
 	if (unlikely(w == NULL || t == NULL || cb == NULL))
 		return -EINVAL;
 	idx = w->last_cb;
@@ -298,6 +302,8 @@ ewyk_twheel_rearm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 	uint64_t expiry_tsc)
 {
 	uint64_t tick;
+
+	RTE_ASSERT(ewyk_twheel_held_here(w));
 
 	if (unlikely(w == NULL || t == NULL || (t->word >> TW_CB_SHIFT) == 0))
 		return -EINVAL;
@@ -348,6 +354,7 @@ ewyk_twheel_rearm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 int
 ewyk_twheel_cancel(struct ewyk_twheel *w, struct ewyk_twheel_timer *t)
 {
+	RTE_ASSERT(ewyk_twheel_held_here(w));
 	if (unlikely(w == NULL || t == NULL))
 		return -EINVAL;
 	if (t->pprev == NULL)
@@ -419,6 +426,8 @@ ewyk_twheel_advance_slow(struct ewyk_twheel *w, uint64_t now,
 	unsigned int ran = 0;
 	unsigned int cascaded = 0;
 	uint64_t target, next;
+
+	RTE_ASSERT(ewyk_twheel_held_here(w));
 
 	/* Time never goes backwards for the wheel. */
 	if (unlikely(now < w->now))
@@ -639,4 +648,22 @@ ewyk_twheel_stats_get(const struct ewyk_twheel *w,
 	stats->cascaded = __atomic_load_n(&w->stats.cascaded, __ATOMIC_RELAXED);
 	stats->pending = __atomic_load_n(&w->count, __ATOMIC_RELAXED);
 	return 0;
+}
+
+void
+ewyk_twheel_hold(struct ewyk_twheel *w)
+{
+	w->holder = rte_lcore_id() + 1;
+}
+
+void
+ewyk_twheel_release(struct ewyk_twheel *w)
+{
+	w->holder = UINT32_MAX;
+}
+
+int
+ewyk_twheel_held_here(const struct ewyk_twheel *w)
+{
+	return w == NULL || w->holder == 0 || w->holder == rte_lcore_id() + 1;
 }

@@ -855,11 +855,38 @@ test_model_random_capped(void **state)
 	run_model("tw_model_cap", UINT64_C(0xdeadbeefcafef00d), 1, 3);
 }
 
+/*
+ * The recorded holder: a wheel nobody held is unchecked; once held, only
+ * the holding lcore passes the owner-only assertions; released, nobody.
+ */
+static void
+test_holder(void **state)
+{
+	struct ewyk_twheel *w;
+
+	(void)state;
+	w = ewyk_twheel_create(
+		&(struct ewyk_twheel_params){ .name = "tw_holder",
+			.socket_id = SOCKET_ID_ANY });
+	assert_non_null(w);
+	assert_true(ewyk_twheel_held_here(w));
+	ewyk_twheel_hold(w);
+	assert_true(ewyk_twheel_held_here(w));
+	w->holder = rte_lcore_id() + 2; /* as if another lcore held it */
+	assert_false(ewyk_twheel_held_here(w));
+	ewyk_twheel_hold(w);
+	assert_true(ewyk_twheel_held_here(w));
+	ewyk_twheel_release(w);
+	assert_false(ewyk_twheel_held_here(w));
+	ewyk_twheel_free(w);
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_params),
+		cmocka_unit_test(test_holder),
 		cmocka_unit_test(test_arm_cancel_errors),
 		cmocka_unit_test(test_callback_table_full),
 		cmocka_unit_test(test_never_early_one_tick_late),
