@@ -92,16 +92,8 @@ tcp_ts_offset(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 	return (uint32_t)tuple_hash(t, 2, lip, lport, rip, rport, 0, 0);
 }
 
-static const uint16_t cookie_mss[8] = {
-	536,
-	1024,
-	1220,
-	1360,
-	1400,
-	1440,
-	1460,
-	8960,
-};
+static const uint16_t cookie_mss[8] = { 536, 1024, 1220, 1360, 1400, 1440, 1460,
+	8960 };
 
 static uint32_t
 cookie_slot(struct ewyk_tcp *t)
