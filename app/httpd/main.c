@@ -94,13 +94,6 @@ parse_cidr(const char *arg, rte_be32_t *ip, uint8_t *prefix)
 	return 0;
 }
 
-static const char *const strategy_names[] = {
-	[EWYK_STRATEGY_PC] = "pc",
-	[EWYK_STRATEGY_PEC] = "pec",
-	[EWYK_STRATEGY_EPC] = "epc",
-	[EWYK_STRATEGY_ADAPTIVE] = "adaptive",
-};
-
 /* A numeric option in [min, max]; -1 (printed) otherwise. */
 static int
 opt_uint(const char *name, const char *arg, unsigned long min,
@@ -135,8 +128,8 @@ opt_strategy(struct httpd_conf *c, const char *arg)
 {
 	unsigned int k;
 
-	for (k = 0; k < RTE_DIM(strategy_names); k++)
-		if (strcmp(arg, strategy_names[k]) == 0) {
+	for (k = 0; k < EWYK_STRATEGY_KIND_MAX; k++)
+		if (strcmp(arg, ewyk_strategy_kind_name(k)) == 0) {
 			c->strategy = (enum ewyk_strategy_kind)k;
 			return 0;
 		}
@@ -410,7 +403,7 @@ setup_strategy(struct httpd *h)
 
 	if (h->conf.reserved == 0 && kind != EWYK_STRATEGY_PC) {
 		printf("strategy: --reserved 0: %s runs as pc (blocking tasks run in place)\n",
-			strategy_names[kind]);
+			ewyk_strategy_kind_name(kind));
 		kind = EWYK_STRATEGY_PC;
 	}
 	if (h->conf.reserved != 0) {
@@ -584,7 +577,7 @@ main(int argc, char **argv)
 		rte_mempool_get_ops(h->sh[0].pool->ops_index)->name);
 	printf("ewyk-httpd: %u lcore(s): %u worker(s) polling, %u reserved; strategy %s, task timeout %u ms; stats every %u s; Ctrl-C stops\n",
 		h->nb_lcores, h->nb_shards, h->conf.reserved,
-		strategy_names[ewyk_strategy_kind_get(h->strategy)],
+		ewyk_strategy_kind_name(ewyk_strategy_kind_get(h->strategy)),
 		h->conf.task_timeout_ms, h->conf.stats_interval);
 	fflush(stdout);
 	h->next_stats = rte_rdtsc() +

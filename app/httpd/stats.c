@@ -70,22 +70,6 @@ static const char *const task_ctr_names[HTTPD_TASK_CTR_MAX] = {
 	[HTTPD_TASK_ORPHANED] = "orphaned",
 };
 
-static const char *const mode_names[EWYK_STRATEGY_MODE_MAX] = {
-	[EWYK_STRATEGY_MODE_PC] = "pc",
-	[EWYK_STRATEGY_MODE_PIC] = "pic",
-	[EWYK_STRATEGY_MODE_EPC] = "epc",
-	[EWYK_STRATEGY_MODE_PEC] = "pec",
-	[EWYK_STRATEGY_MODE_REJECTED] = "rejected",
-	[EWYK_STRATEGY_MODE_DROPPED] = "dropped",
-};
-
-static const char *const kind_names[] = {
-	[EWYK_STRATEGY_PC] = "pc",
-	[EWYK_STRATEGY_PEC] = "pec",
-	[EWYK_STRATEGY_EPC] = "epc",
-	[EWYK_STRATEGY_ADAPTIVE] = "adaptive",
-};
-
 /* Objects the application holds (not in caches) of an ewyk pool. */
 static uint64_t
 pool_held(const struct ewyk_pool *p)
@@ -107,7 +91,7 @@ print_lcores(const struct httpd *h)
 	printf("work, per lcore (tasks run here, by mode):\n");
 	printf("%-7s %-9s %13s %9s", "lcore", "role", "loops", "cyc/pkt");
 	for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++)
-		printf(" %9s", mode_names[m]);
+		printf(" %9s", ewyk_strategy_mode_name(m));
 	printf("\n");
 	for (i = 0; i < h->nb_lcores; i++) {
 		const struct httpd_lcore *lc = &h->lc[i];
@@ -148,9 +132,10 @@ print_tasks(const struct httpd *h)
 	}
 	if (ewyk_strategy_stats_get(h->strategy, &st) != 0)
 		return;
-	printf("strategy %s:", kind_names[ewyk_strategy_kind_get(h->strategy)]);
+	printf("strategy %s:",
+		ewyk_strategy_kind_name(ewyk_strategy_kind_get(h->strategy)));
 	for (c = 0; c < EWYK_STRATEGY_MODE_MAX; c++)
-		printf(" %s=%" PRIu64, mode_names[c], st.mode[c]);
+		printf(" %s=%" PRIu64, ewyk_strategy_mode_name(c), st.mode[c]);
 	printf(" handoffs=%" PRIu64 " homecomings=%" PRIu64
 	       " epc_misses=%" PRIu64 " pec_queued=%u pec_delay_p50=%.3fms"
 	       " pec_delay_p99=%.3fms reserved=%u idle=%u\n",
@@ -292,7 +277,8 @@ tel_lcore(struct httpd *h, const struct httpd_lcore *lc, struct rte_tel_data *d,
 			ld(&lc->ls.busy_pkts));
 	}
 	for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++) {
-		snprintf(key, sizeof(key), "task_%s", mode_names[m]);
+		snprintf(key, sizeof(key), "task_%s",
+			ewyk_strategy_mode_name(m));
 		rte_tel_data_add_dict_u64(l, key, ld(&lc->ls.mode[m]));
 	}
 	snprintf(key, sizeof(key), "lcore_%u", lc->lcore_id);
@@ -356,9 +342,10 @@ tel_strategy(const struct httpd *h, struct rte_tel_data *d)
 	ewyk_strategy_stats_get(h->strategy, &st);
 	rte_tel_data_start_dict(t);
 	rte_tel_data_add_dict_string(t, "kind",
-		kind_names[ewyk_strategy_kind_get(h->strategy)]);
+		ewyk_strategy_kind_name(ewyk_strategy_kind_get(h->strategy)));
 	for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++) {
-		snprintf(key, sizeof(key), "tasks_%s", mode_names[m]);
+		snprintf(key, sizeof(key), "tasks_%s",
+			ewyk_strategy_mode_name(m));
 		rte_tel_data_add_dict_u64(t, key, st.mode[m]);
 	}
 	rte_tel_data_add_dict_u64(t, "handoffs", st.handoffs);

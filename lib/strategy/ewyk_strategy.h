@@ -107,6 +107,9 @@ enum ewyk_strategy_kind {
 	EWYK_STRATEGY_ADAPTIVE = 3, /**< the table above, by invocation type */
 };
 
+/** Number of values of enum ewyk_strategy_kind. */
+#define EWYK_STRATEGY_KIND_MAX 4
+
 /**
  * A task function. Invoked exactly once per task: either run (mode PC, PIC,
  * EPC or PEC) or told it was not run: EWYK_STRATEGY_MODE_REJECTED (on the
@@ -512,6 +515,27 @@ int ewyk_strategy_stats_get(const struct ewyk_strategy *s,
  *   Its kind.
  */
 enum ewyk_strategy_kind ewyk_strategy_kind_get(const struct ewyk_strategy *s);
+
+/**
+ * Name of a strategy kind, as telemetry and command lines spell it.
+ *
+ * @param kind
+ *   An enum ewyk_strategy_kind.
+ * @return
+ *   "pc", "pec", "epc" or "adaptive"; NULL for a value out of range.
+ */
+const char *ewyk_strategy_kind_name(unsigned int kind);
+
+/**
+ * Name of an invocation mode, as its counter is named in telemetry.
+ *
+ * @param mode
+ *   An enum ewyk_strategy_mode.
+ * @return
+ *   "pc", "pic", "epc", "pec", "rejected" or "dropped"; NULL for a value
+ *   out of range.
+ */
+const char *ewyk_strategy_mode_name(unsigned int mode);
 
 /** Producer token states. */
 enum ewyk_strategy_producer_state {

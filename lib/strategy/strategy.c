@@ -23,7 +23,7 @@ RTE_LOG_REGISTER(ewyk_strategy_logtype, ewyk.strategy, INFO);
 
 RTE_DEFINE_PER_LCORE(int, ewyk_strategy_cur_mode) = -1;
 
-static const char *const strategy_kind_names[] = {
+static const char *const strategy_kind_names[EWYK_STRATEGY_KIND_MAX] = {
 	[EWYK_STRATEGY_PC] = "pc",
 	[EWYK_STRATEGY_PEC] = "pec",
 	[EWYK_STRATEGY_EPC] = "epc",
@@ -231,6 +231,19 @@ static const struct ewyk_ctr_desc strategy_ctr[] = {
 		EWYK_CTR_COUNTER },
 	STRATEGY_STATS(EWYK_CTR_DESC)
 };
+
+const char *
+ewyk_strategy_kind_name(unsigned int kind)
+{
+	return kind < EWYK_STRATEGY_KIND_MAX ? strategy_kind_names[kind] : NULL;
+}
+
+/* The first EWYK_STRATEGY_MODE_MAX counters are the modes, in order. */
+const char *
+ewyk_strategy_mode_name(unsigned int mode)
+{
+	return mode < EWYK_STRATEGY_MODE_MAX ? strategy_ctr[mode].name : NULL;
+}
 
 static void
 strategy_read(const void *obj, uint64_t *v)

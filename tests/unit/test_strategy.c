@@ -263,6 +263,22 @@ run_one(struct ewyk_strategy *s, uint32_t inv, struct rec *r,
 
 /* Tests. */
 
+/* Names of kinds and modes: what telemetry and command lines use. */
+static void
+test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(ewyk_strategy_kind_name(EWYK_STRATEGY_PC), "pc");
+	assert_string_equal(ewyk_strategy_kind_name(EWYK_STRATEGY_ADAPTIVE),
+		"adaptive");
+	assert_null(ewyk_strategy_kind_name(EWYK_STRATEGY_KIND_MAX));
+	assert_string_equal(ewyk_strategy_mode_name(EWYK_STRATEGY_MODE_PIC),
+		"pic");
+	assert_string_equal(ewyk_strategy_mode_name(EWYK_STRATEGY_MODE_DROPPED),
+		"dropped");
+	assert_null(ewyk_strategy_mode_name(EWYK_STRATEGY_MODE_MAX));
+}
+
 static void
 test_decide_table(void **state)
 {
@@ -1809,6 +1825,7 @@ int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_decide_table),
 		cmocka_unit_test(test_create_errors),
 		cmocka_unit_test(test_live_pc),
