@@ -4,7 +4,8 @@
  * discard services (--echo-port, --discard-port).
  *
  * Echo keeps, per connection, what it received but could not send yet
- * (one mbuf chain). It hands data to ewyk_tcp_send as the send buffer
+ * (one mbuf chain, small payloads copied together by
+ * ewyk_tcp_recv_append so that it pins buffers in proportion to bytes). It hands data to ewyk_tcp_send as the send buffer
  * allows, and reports it consumed (ewyk_tcp_recvd) only then: a client
  * that sends faster than it reads sees the receive window close, not
  * unbounded buffering. Connection state comes from an ewyk pool per shard.
@@ -125,12 +126,16 @@ echo_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 {
 	struct svc_conn *sc = ctx;
 
-	RTE_SET_USED(c);
-	if (sc->pend == NULL)
-		sc->pend = m;
-	else if (rte_pktmbuf_chain(sc->pend, m) != 0) {
-		/* Over 65535 segments held: the window stops far earlier. */
+	/* Small payloads are copied behind what waits: a peer that sends
+	 * one byte at a time and reads nothing pins a few buffers, not one
+	 * per segment (issue 13). */
+	if (ewyk_tcp_recv_append(c, &sc->pend, m) != 0) {
+		/* The chain is full (counted: drop_app_chain). TCP has
+		 * acknowledged these bytes: dropping them would corrupt the
+		 * echo, so the connection goes. */
 		rte_pktmbuf_free(m);
+		ewyk_tcp_abort(c);
+		svc_release(sc);
 		return;
 	}
 	svc_echo_flush(sc);

@@ -164,6 +164,12 @@ enum ewyk_tcp_state {
 		"a second")                                                       \
 	X(SEND_COALESCED, send_coalesced, COUNTER,                                \
 		"Small sends copied into the send queue's last buffer")           \
+	X(RECV_COALESCED, recv_coalesced, COUNTER,                                \
+		"Small received segments copied into the last buffer of an "      \
+		"application's chain (ewyk_tcp_recv_append)")                     \
+	X(OOO_COALESCED, ooo_coalesced, COUNTER,                                  \
+		"Small out-of-order segments copied into the queued segment "     \
+		"they follow")                                                    \
 	/* drops, one reason each */                                              \
 	X(DROP_SHORT, drop_short, COUNTER, "Shorter than a TCP header")           \
 	X(DROP_DOFF, drop_doff, COUNTER,                                          \
@@ -209,7 +215,10 @@ enum ewyk_tcp_state {
 		"Data or FIN past the peer's FIN, freed")                         \
 	X(DROP_OOO_BUDGET, drop_ooo_budget, COUNTER,                              \
 		"Out-of-order segment: connection or context over its mbuf "      \
-		"budget")
+		"budget")                                                         \
+	X(DROP_APP_CHAIN, drop_app_chain, COUNTER,                                \
+		"ewyk_tcp_recv_append refused: the application's chain holds "    \
+		"the most segments an mbuf chain can")
 
 /** Per-shard counters: one per entry of EWYK_TCP_COUNTERS, in its order. */
 enum ewyk_tcp_counter {
@@ -543,6 +552,30 @@ uint32_t ewyk_tcp_send_space(const struct ewyk_tcp_conn *c);
  *   bytes consumed
  */
 void ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len);
+
+/**
+ * Append data handed over by @ref ewyk_tcp_ops.recv to a chain the
+ * application holds (what an echo could not send yet, a body being
+ * gathered), counting buffers by what they pin: a payload of at most 512
+ * bytes in one buffer is copied into the tailroom of the chain's last
+ * buffer when that buffer is the chain's alone (direct, one reference),
+ * and its mbuf freed. 8,000 one-byte segments then pin a few buffers,
+ * not 8,000 (issue 13).
+ *
+ * @param c
+ *   Connection the data came from (counters of its context).
+ * @param head
+ *   The chain, NULL when empty; updated.
+ * @param m
+ *   The data; consumed when 0 is returned.
+ * @return
+ *   0; -EINVAL on a NULL argument; -E2BIG when the chain already holds
+ *   the most segments an mbuf chain can: @p m is not consumed, and the
+ *   refusal is counted (drop_app_chain). The caller must not drop data
+ *   TCP has acknowledged silently: abort the connection.
+ */
+int ewyk_tcp_recv_append(struct ewyk_tcp_conn *c, struct rte_mbuf **head,
+	struct rte_mbuf *m);
 
 /**
  * Close our sending direction: a FIN follows the queued data. Receiving

@@ -202,15 +202,8 @@ can_send(const struct ewyk_tcp_conn *c)
 static bool
 send_coalesce(struct ewyk_tcp_conn *c, struct rte_mbuf *m, uint32_t len)
 {
-	struct rte_mbuf *tl = c->sq_tail;
-
-	if (tl == NULL || m->nb_segs != 1 || len > TCP_COALESCE_MAX ||
-		!RTE_MBUF_DIRECT(tl) || rte_mbuf_refcnt_read(tl) != 1 ||
-		rte_pktmbuf_tailroom(tl) < len)
+	if (c->sq_tail == NULL || !tcp_mbuf_absorb(c->sq_tail, m, len))
 		return false;
-	rte_memcpy(rte_pktmbuf_mtod_offset(tl, char *, tl->data_len),
-		rte_pktmbuf_mtod(m, const char *), len);
-	tl->data_len = (uint16_t)(tl->data_len + len);
 	c->sq_len += len;
 	rte_pktmbuf_free(m);
 	tcp_ctr_inc(c->tcp, EWYK_TCP_SEND_COALESCED);

@@ -8,7 +8,10 @@
  * the shard also receives into.
  */
 
+#include <errno.h>
+
 #include <rte_malloc.h>
+#include <rte_memcpy.h>
 
 #include "ewyk_siphash.h"
 #include "tcp_private.h"
@@ -93,4 +96,52 @@ tcp_mbufs_fit(const struct ewyk_tcp_conn *c, uint32_t n)
 
 	return c->sq_segs + c->ooo_segs + n <= t->conf.conn_mbuf_max &&
 		t->held_mbufs + n <= t->conf.mbuf_budget;
+}
+
+/*
+ * Copy a small payload (one buffer, at most TCP_COALESCE_MAX bytes) into
+ * the tailroom of @p tl when that buffer is its holder's alone (direct,
+ * one reference: no segment in flight, no other queue refers to it).
+ * The caller fixes its lengths above @p tl and frees @p m.
+ */
+bool
+tcp_mbuf_absorb(struct rte_mbuf *tl, const struct rte_mbuf *m, uint32_t len)
+{
+	if (m->nb_segs != 1 || m->pkt_len != len || len > TCP_COALESCE_MAX ||
+		!RTE_MBUF_DIRECT(tl) || rte_mbuf_refcnt_read(tl) != 1 ||
+		rte_pktmbuf_tailroom(tl) < len)
+		return false;
+	rte_memcpy(rte_pktmbuf_mtod_offset(tl, char *, tl->data_len),
+		rte_pktmbuf_mtod(m, const char *), len);
+	tl->data_len = (uint16_t)(tl->data_len + len);
+	return true;
+}
+
+int
+ewyk_tcp_recv_append(struct ewyk_tcp_conn *c, struct rte_mbuf **head,
+	struct rte_mbuf *m)
+{
+	struct rte_mbuf *h, *tl;
+	uint32_t len;
+
+	if (c == NULL || head == NULL || m == NULL)
+		return -EINVAL;
+	h = *head;
+	if (h == NULL) {
+		*head = m;
+		return 0;
+	}
+	len = m->pkt_len;
+	tl = rte_pktmbuf_lastseg(h);
+	if (tcp_mbuf_absorb(tl, m, len)) {
+		h->pkt_len += len;
+		rte_pktmbuf_free(m);
+		tcp_ctr_inc(c->tcp, EWYK_TCP_RECV_COALESCED);
+		return 0;
+	}
+	if (rte_pktmbuf_chain(h, m) != 0) {
+		tcp_ctr_inc(c->tcp, EWYK_TCP_DROP_APP_CHAIN);
+		return -E2BIG;
+	}
+	return 0;
 }

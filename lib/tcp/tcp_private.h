@@ -371,6 +371,8 @@ bool tcp_src_full(struct ewyk_tcp *t, rte_be32_t rip);
 void tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 void tcp_src_del(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 bool tcp_mbufs_fit(const struct ewyk_tcp_conn *c, uint32_t n);
+bool tcp_mbuf_absorb(struct rte_mbuf *tl, const struct rte_mbuf *m,
+	uint32_t len);
 
 /* tcp_output.c */
 int tcp_send_syn(struct ewyk_tcp_conn *c);

@@ -117,6 +117,37 @@ deliver(struct ewyk_tcp_conn *c, struct rte_mbuf *m, uint32_t len)
 	c->ops->recv(c->ctx, c, m);
 }
 
+/*
+ * A small segment that continues the queued entry @p prev is copied into
+ * that entry's last buffer (buffers count as what they pin, issue 13):
+ * a stream of one-byte segments behind a hole holds a few buffers, not
+ * one each. Entries that are not adjacent keep a buffer each, under the
+ * budgets of tcp_mbufs_fit().
+ */
+static bool
+ooo_coalesce(struct ewyk_tcp_conn *c, struct rte_mbuf *prev, uint32_t seq,
+	struct rte_mbuf *m, uint32_t len)
+{
+	struct ewyk_tcp *t = c->tcp;
+	struct tcp_mbuf_meta *pm;
+
+	if (prev == NULL)
+		return false;
+	pm = tcp_meta(t, prev);
+	if (pm->seq + pm->len != seq ||
+		!tcp_mbuf_absorb(rte_pktmbuf_lastseg(prev), m, len))
+		return false;
+	prev->pkt_len += len;
+	pm->len += len;
+	c->ooo_bytes += len;
+	c->ooo_last_start = pm->seq;
+	c->ooo_last_end = seq + len;
+	rte_pktmbuf_free(m);
+	tcp_ctr_inc(t, EWYK_TCP_OOO_COALESCED);
+	tcp_ctr_inc(t, EWYK_TCP_OOO_QUEUED);
+	return true;
+}
+
 /* Insert [seq, seq+len) held in m into the sorted, disjoint queue. */
 static void
 ooo_insert(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
@@ -131,7 +162,6 @@ ooo_insert(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 		prev = *pp;
 		pp = &tcp_meta(t, *pp)->qnext;
 	}
-	RTE_SET_USED(prev);
 	q = *pp;
 	if (q != NULL && SEQ_LEQ(tcp_meta(t, q)->seq, seq)) {
 		/* q starts before us and ends after our start. */
@@ -144,6 +174,7 @@ ooo_insert(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 		m = tcp_mbuf_adj(m, qend - seq);
 		seq = qend;
 		len = end - seq;
+		prev = q;
 		pp = &tcp_meta(t, q)->qnext;
 		q = *pp;
 	}
@@ -172,6 +203,8 @@ ooo_insert(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 		rte_pktmbuf_free(m);
 		return;
 	}
+	if (ooo_coalesce(c, prev, seq, m, len))
+		return;
 	if (c->ooo_n >= t->conf.ooo_max_segs) {
 		tcp_ctr_inc(t, EWYK_TCP_DROP_OOO_FULL);
 		rte_pktmbuf_free(m);

@@ -136,10 +136,32 @@ app_connected(void *ctx, struct ewyk_tcp_conn *c, int err)
 	H.conn = err == 0 ? c : NULL;
 }
 
+/*
+ * An echo as ewyk-httpd's: what arrives goes behind what is pending
+ * (ewyk_tcp_recv_append), and is sent and reported consumed when the
+ * send buffer takes it.
+ */
+static void
+app_echo(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
+{
+	uint32_t len;
+
+	assert_int_equal(ewyk_tcp_recv_append(c, &H.pend, m), 0);
+	len = H.pend->pkt_len;
+	if (ewyk_tcp_send(c, H.pend) == 0) {
+		H.pend = NULL;
+		ewyk_tcp_recvd(c, len);
+	}
+}
+
 static void
 app_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 {
 	RTE_SET_USED(ctx);
+	if (H.echo) {
+		app_echo(c, m);
+		return;
+	}
 	push_ev(EV_RECV, (int)m->pkt_len);
 	if (!H.hold)
 		ewyk_tcp_recvd(c, m->pkt_len);
@@ -339,6 +361,8 @@ h_advance(void)
 void
 h_free(void)
 {
+	rte_pktmbuf_free(H.pend);
+	H.pend = NULL;
 	ewyk_tcp_free(H.t);
 	H.t = NULL;
 	ewyk_twheel_free(H.w);
@@ -496,6 +520,7 @@ script_begin(const struct script *sc)
 	H.lport = LPORT;
 	H.refuse = sc->refuse;
 	H.hold = sc->hold;
+	H.echo = sc->echo;
 	H.close_on_eof = sc->close_on_eof;
 	make_ctx(sc);
 	for (i = 0; i < EWYK_TCP_COUNTER_MAX; i++)

@@ -77,6 +77,8 @@ struct tcp_harness {
 	uint32_t peer_ts;
 	uint32_t peer_mss; /* announced in the peer's SYN */
 	bool refuse, hold, close_on_eof;
+	bool echo;             /* the application echoes (an echo service) */
+	struct rte_mbuf *pend; /* echo: what it could not send yet */
 	uint64_t ctr0[EWYK_TCP_COUNTER_MAX];
 	bool ts_on, ts_set; /* the peer uses timestamps (from its SYN) */
 };
@@ -221,7 +223,7 @@ struct step {
 
 struct script {
 	const char *name;
-	bool delack, refuse, hold, close_on_eof, nocookies;
+	bool delack, refuse, hold, close_on_eof, nocookies, echo;
 	uint32_t rcv_buf, snd_buf, backlog, keepalive_ms, max_tw, chack;
 	/* hardening: ewyk_tcp_conf's fields of the same meaning (oow_ms 0:
 	 * no limit) */
@@ -276,5 +278,7 @@ extern const unsigned int tcp_hard_nscripts;
 void test_challenge_random(void **state);
 void test_send_coalesce(void **state);
 void test_ooo_pinned(void **state);
+void test_ooo_coalesce(void **state);
+void test_echo_zero_window(void **state);
 
 #endif /* EWYK_TEST_TCP_SCRIPT_H */

@@ -638,6 +638,8 @@ main(int argc, char **argv)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_table_keyed);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_send_coalesce);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_ooo_pinned);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_ooo_coalesce);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_echo_zero_window);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_clean);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_loopback_lossy_sack);
