@@ -100,6 +100,14 @@ struct httpd_conf {
 	unsigned int reserved;   /* --reserved N */
 	enum ewyk_strategy_kind strategy; /* --strategy */
 	unsigned int task_timeout_ms;     /* --task-timeout */
+	/* TCP limits (issue 13; tcp_services.c passes them to lib/tcp) */
+	unsigned int tcp_max_conns;   /* --tcp-max-conns, per shard */
+	unsigned int tcp_max_per_src; /* --tcp-max-per-src; 0: off */
+	unsigned int tcp_mbuf_budget; /* --tcp-mbuf-budget; 0: half --mbufs */
+	unsigned int tcp_conn_mbufs;  /* --tcp-conn-mbufs; 0: budget / 16 */
+	unsigned int tcp_idle_ms;     /* --tcp-idle-ms; 0: off */
+	unsigned int tcp_orphan_ms;   /* --tcp-orphan-ms */
+	unsigned int tcp_persist_ms;  /* --tcp-persist-ms */
 };
 
 struct httpd {

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <getopt.h>
 #include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,18 @@ usage(const char *prog)
 		"  --reserved N            the last N lcores are reserved lcores (default 0)\n"
 		"  --strategy KIND         pc | pec | epc | adaptive (default adaptive)\n"
 		"  --task-timeout MS       deadline of a dispatched task (default 5000)\n"
+		"TCP limits, per shard (docs/guides/security.md):\n"
+		"  --tcp-max-conns N       connections (default 16384)\n"
+		"  --tcp-max-per-src N     connections one peer address may hold (default: a quarter of\n"
+		"                          --tcp-max-conns; 0: no limit)\n"
+		"  --tcp-mbuf-budget N     mbufs all send and out-of-order queues may pin (default: half\n"
+		"                          of --mbufs; must leave some to receive)\n"
+		"  --tcp-conn-mbufs N      mbufs one connection's queues may pin (default: budget / 16,\n"
+		"                          at least 64)\n"
+		"  --tcp-idle-ms MS        reset a connection nothing arrived on for MS (default 300000;\n"
+		"                          0: never)\n"
+		"  --tcp-orphan-ms MS      give up a closed connection the peer does not finish (default 60000)\n"
+		"  --tcp-persist-ms MS     give up when the peer's window stays zero MS (default 300000)\n"
 		"  -h, --help              this text\n"
 		"Without a NIC, e.g.: --no-huge -m 512 --vdev=net_af_packet0,iface=veth0\n",
 		prog);
@@ -152,6 +165,17 @@ opt_mbuf_ops(struct httpd_conf *c, const char *arg)
 	return 0;
 }
 
+/* Long-only options. */
+enum {
+	OPT_TCP_MAX_CONNS = 256,
+	OPT_TCP_MAX_PER_SRC,
+	OPT_TCP_MBUF_BUDGET,
+	OPT_TCP_CONN_MBUFS,
+	OPT_TCP_IDLE_MS,
+	OPT_TCP_ORPHAN_MS,
+	OPT_TCP_PERSIST_MS,
+};
+
 static const struct option httpd_opts[] = {
 	{ "ip", required_argument, NULL, 'i' },
 	{ "stats-interval", required_argument, NULL, 's' },
@@ -166,6 +190,13 @@ static const struct option httpd_opts[] = {
 	{ "reserved", required_argument, NULL, 'r' },
 	{ "strategy", required_argument, NULL, 'k' },
 	{ "task-timeout", required_argument, NULL, 't' },
+	{ "tcp-max-conns", required_argument, NULL, OPT_TCP_MAX_CONNS },
+	{ "tcp-max-per-src", required_argument, NULL, OPT_TCP_MAX_PER_SRC },
+	{ "tcp-mbuf-budget", required_argument, NULL, OPT_TCP_MBUF_BUDGET },
+	{ "tcp-conn-mbufs", required_argument, NULL, OPT_TCP_CONN_MBUFS },
+	{ "tcp-idle-ms", required_argument, NULL, OPT_TCP_IDLE_MS },
+	{ "tcp-orphan-ms", required_argument, NULL, OPT_TCP_ORPHAN_MS },
+	{ "tcp-persist-ms", required_argument, NULL, OPT_TCP_PERSIST_MS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -196,6 +227,18 @@ static const struct num_opt num_opts[] = {
 	NUM_OPT('M', "slow-ms", 0, 600000, slow_ms),
 	NUM_OPT('r', "reserved", 0, HTTPD_MAX_LCORES - 1, reserved),
 	NUM_OPT('t', "task-timeout", 1, 3600000, task_timeout_ms),
+	NUM_OPT(OPT_TCP_MAX_CONNS, "tcp-max-conns", 16, 1u << 20,
+		tcp_max_conns),
+	NUM_OPT(OPT_TCP_MAX_PER_SRC, "tcp-max-per-src", 0, 65535,
+		tcp_max_per_src),
+	NUM_OPT(OPT_TCP_MBUF_BUDGET, "tcp-mbuf-budget", 0, 1u << 22,
+		tcp_mbuf_budget),
+	NUM_OPT(OPT_TCP_CONN_MBUFS, "tcp-conn-mbufs", 0, 1u << 22,
+		tcp_conn_mbufs),
+	NUM_OPT(OPT_TCP_IDLE_MS, "tcp-idle-ms", 0, 86400000, tcp_idle_ms),
+	NUM_OPT(OPT_TCP_ORPHAN_MS, "tcp-orphan-ms", 1, 86400000, tcp_orphan_ms),
+	NUM_OPT(OPT_TCP_PERSIST_MS, "tcp-persist-ms", 1, 86400000,
+		tcp_persist_ms),
 };
 
 /* One option: 0, or -1 (printed). */
@@ -236,6 +279,41 @@ conf_defaults(struct httpd_conf *c)
 	c->slow_ms = 50;
 	c->strategy = EWYK_STRATEGY_ADAPTIVE;
 	c->task_timeout_ms = 5000;
+	c->tcp_max_conns = 16384;
+	c->tcp_max_per_src = UINT_MAX; /* a quarter of tcp_max_conns */
+	c->tcp_idle_ms = 300000;
+	c->tcp_orphan_ms = 60000;
+	c->tcp_persist_ms = 300000;
+}
+
+/* The TCP limits against each other and the pool; -1 (printed). */
+static int
+check_tcp_limits(struct httpd_conf *c)
+{
+	unsigned int budget = c->tcp_mbuf_budget != 0 ? c->tcp_mbuf_budget :
+							c->nb_mbufs / 2;
+
+	if (c->tcp_max_per_src == UINT_MAX)
+		c->tcp_max_per_src = RTE_MIN(c->tcp_max_conns / 4, 65535u);
+	if (c->tcp_max_per_src > c->tcp_max_conns) {
+		fprintf(stderr,
+			"error: --tcp-max-per-src %u is over --tcp-max-conns %u\n",
+			c->tcp_max_per_src, c->tcp_max_conns);
+		return -1;
+	}
+	if (budget >= c->nb_mbufs) {
+		fprintf(stderr,
+			"error: --tcp-mbuf-budget %u leaves no mbuf of the %u (--mbufs) to receive into\n",
+			budget, c->nb_mbufs);
+		return -1;
+	}
+	if (c->tcp_conn_mbufs > budget) {
+		fprintf(stderr,
+			"error: --tcp-conn-mbufs %u is over the shard's budget %u\n",
+			c->tcp_conn_mbufs, budget);
+		return -1;
+	}
+	return 0;
 }
 
 static int
@@ -263,7 +341,7 @@ parse_args(int argc, char **argv, struct httpd_conf *c)
 			"error: at least one --ip A.B.C.D/NN is required\n");
 		return -1;
 	}
-	return 0;
+	return check_tcp_limits(c);
 }
 
 static void

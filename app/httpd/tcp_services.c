@@ -26,8 +26,6 @@
 #include "slow_echo.h"
 #include "tcp_services.h"
 
-#define SVC_MAX_CONNS 16384
-
 void
 svc_release(struct svc_conn *sc)
 {
@@ -199,7 +197,7 @@ static const struct ewyk_tcp_ops discard_ops = {
 
 /* The shard's wheel (shared by TCP and the purgatory) and TCP. */
 static int
-svc_tcp_init(struct httpd_shard *sh, int socket)
+svc_tcp_init(const struct httpd_conf *hc, struct httpd_shard *sh, int socket)
 {
 	struct ewyk_twheel_params wp;
 	struct ewyk_tcp_conf tc;
@@ -218,7 +216,13 @@ svc_tcp_init(struct httpd_shard *sh, int socket)
 	memset(&tc, 0, sizeof(tc));
 	tc.shard = sh->shard;
 	tc.socket_id = socket;
-	tc.max_conns = SVC_MAX_CONNS;
+	tc.max_conns = hc->tcp_max_conns;
+	tc.max_conns_per_src = hc->tcp_max_per_src;
+	tc.mbuf_budget = hc->tcp_mbuf_budget;
+	tc.conn_mbuf_max = hc->tcp_conn_mbufs;
+	tc.idle_timeout_ms = hc->tcp_idle_ms;
+	tc.orphan_timeout_ms = hc->tcp_orphan_ms;
+	tc.persist_max_ms = hc->tcp_persist_ms;
 	tc.wheel = sh->wheel;
 	sh->tcp = ewyk_tcp_create(&tc);
 	if (sh->tcp == NULL) {
@@ -252,7 +256,7 @@ tcp_services_shard_init(struct httpd *h, struct httpd_shard *sh)
 	char name[32];
 	int socket = (int)rte_lcore_to_socket_id(sh->home);
 
-	if (svc_tcp_init(sh, socket) != 0)
+	if (svc_tcp_init(&h->conf, sh, socket) != 0)
 		return -1;
 	if (h->conf.echo_port == 0 && h->conf.discard_port == 0 &&
 		h->conf.slow_echo_port == 0)
@@ -260,7 +264,7 @@ tcp_services_shard_init(struct httpd *h, struct httpd_shard *sh)
 	snprintf(name, sizeof(name), "svc_conn_%u", sh->id);
 	memset(&pp, 0, sizeof(pp));
 	pp.name = name;
-	pp.capacity = SVC_MAX_CONNS;
+	pp.capacity = h->conf.tcp_max_conns;
 	pp.obj_size = sizeof(struct svc_conn);
 	pp.socket_id = socket;
 	pp.cache_size = 64;
