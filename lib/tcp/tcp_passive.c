@@ -72,7 +72,13 @@ tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
 		drop_seg(t, m, EWYK_TCP_DROP_SRC_LIMIT);
 		return;
 	}
-	if (l->syn_count < l->backlog && t->conns < t->conf.max_conns) {
+	if (t->conns >= t->conf.max_conns) {
+		/* No connection could be made of a cookie either: drop the
+		 * SYN (the peer retries; no answer to amplify a flood). */
+		drop_seg(t, m, EWYK_TCP_DROP_NO_CONN_MEM);
+		return;
+	}
+	if (l->syn_count < l->backlog) {
 		tcp_passive_open(t, l, s, m, ip, false, 0);
 		return;
 	}
@@ -114,8 +120,13 @@ tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
 		drop_seg(t, m, EWYK_TCP_DROP_SRC_LIMIT);
 		return;
 	}
-	c = tcp_conn_alloc(t);
+	c = t->conns < t->conf.max_conns ? tcp_conn_alloc(t) : NULL;
 	if (c == NULL) {
+		if (t->conns >= t->conf.max_conns)
+			tcp_ctr_inc(t, EWYK_TCP_DROP_NO_CONN_MEM);
+		/* The peer believes it is connected: tell it it is not,
+		 * rather than leave it sending into nothing. */
+		tcp_send_rst_reply(t, s, ip);
 		rte_pktmbuf_free(m);
 		return;
 	}

@@ -380,7 +380,7 @@ make_ctx(const struct script *sc)
 	cf.output = cap_output;
 	cf.tx_pool = mp;
 	cf.socket_id = SOCKET_ID_ANY;
-	cf.max_conns = 64;
+	cf.max_conns = sc->max_conns != 0 ? sc->max_conns : 64;
 	cf.no_delack = !sc->delack;
 	cf.no_quickack = true;
 	cf.time_wait_ms = 1000;

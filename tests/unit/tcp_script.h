@@ -229,6 +229,7 @@ struct script {
 	 * no limit) */
 	uint32_t oow_ms, idle_ms, orphan_ms, persist_ms, per_src, rst_limit;
 	uint32_t mbuf_budget, conn_mbufs;
+	uint32_t max_conns; /* 0: 64 */
 	const struct step *steps;
 };
 
@@ -279,6 +280,7 @@ void test_challenge_random(void **state);
 void test_send_coalesce(void **state);
 void test_ooo_pinned(void **state);
 void test_ooo_coalesce(void **state);
+void test_send_under_flood(void **state);
 void test_echo_zero_window(void **state);
 
 #endif /* EWYK_TEST_TCP_SCRIPT_H */
