@@ -234,7 +234,7 @@ ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 	if (send_coalesce(c, m, len))
 		return 0;
 	/* Buffers count as what they pin (issue 13): refused over budget. */
-	if (!tcp_mbufs_fit(c, m->nb_segs)) {
+	if (!tcp_send_fits(c, m->nb_segs)) {
 		c->want_writable = 1;
 		tcp_ctr_inc(t, EWYK_TCP_SEND_REFUSED);
 		return -EAGAIN;
@@ -255,7 +255,7 @@ uint32_t
 ewyk_tcp_send_space(const struct ewyk_tcp_conn *c)
 {
 	if (c == NULL || !can_send(c) || c->sq_len >= c->tcp->conf.snd_buf ||
-		!tcp_mbufs_fit(c, 1))
+		!tcp_send_fits(c, 1))
 		return 0;
 	return c->tcp->conf.snd_buf - c->sq_len;
 }

@@ -89,13 +89,44 @@ tcp_limits_init(struct ewyk_tcp *t)
 	return src_init(t);
 }
 
+/*
+ * The shard's budget is shared so that no kind of queue can starve the
+ * other: out-of-order queues, which a peer fills without reading
+ * anything, get at most half of it, so sends always have the other half.
+ * And a connection whose send queue is empty may queue a few buffers
+ * (TCP_SEND_MIN_MBUFS) even with the budget spent, from a reserve of a
+ * quarter of the budget (taken from the receive half): without it, a
+ * connection refused with nothing in flight would wait for an ACK that
+ * never comes, and an attacker holding the budget would stall every
+ * honest reply. Receive keeps at least 3/8 of the pool.
+ */
+static bool
+conn_fits(const struct ewyk_tcp_conn *c, uint32_t n)
+{
+	return c->sq_segs + c->ooo_segs + n <= c->tcp->conf.conn_mbuf_max;
+}
+
 bool
-tcp_mbufs_fit(const struct ewyk_tcp_conn *c, uint32_t n)
+tcp_ooo_fits(const struct ewyk_tcp_conn *c, uint32_t n)
 {
 	const struct ewyk_tcp *t = c->tcp;
 
-	return c->sq_segs + c->ooo_segs + n <= t->conf.conn_mbuf_max &&
-		t->held_mbufs + n <= t->conf.mbuf_budget;
+	return conn_fits(c, n) && t->held_mbufs + n <= t->conf.mbuf_budget &&
+		t->ooo_held + n <= t->conf.mbuf_budget / 2;
+}
+
+bool
+tcp_send_fits(const struct ewyk_tcp_conn *c, uint32_t n)
+{
+	const struct ewyk_tcp *t = c->tcp;
+
+	if (!conn_fits(c, n))
+		return false;
+	if (t->held_mbufs + n <= t->conf.mbuf_budget)
+		return true;
+	return c->sq_segs == 0 && n <= TCP_SEND_MIN_MBUFS &&
+		t->held_mbufs + n <=
+		t->conf.mbuf_budget + t->conf.mbuf_budget / 4;
 }
 
 /*

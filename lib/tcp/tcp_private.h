@@ -59,6 +59,7 @@ extern int ewyk_tcp_logtype;
 #define TCP_HDR_ROOM 64    /* headroom kept for IPv4 + Ethernet + VLAN */
 #define TCP_COOKIE_PERIOD_S 64 /* SYN cookie time slot */
 #define TCP_COALESCE_MAX 512   /* sends up to this are copied (issue 13) */
+#define TCP_SEND_MIN_MBUFS 4   /* an empty send queue may take, budget spent */
 #define TCP_TW_ISS_GAP 131072  /* new ISS above the TIME_WAIT's SND.NXT */
 /*
  * How far (in the peer's timestamp ticks, 1 ms for Linux) a segment's TSval
@@ -271,6 +272,7 @@ struct ewyk_tcp {
 	uint32_t src_mask;   /* per-source counters: buckets - 1 */
 	uint16_t *src_cnt;   /* connections per keyed source bucket */
 	uint32_t held_mbufs; /* mbufs all send and OOO queues pin */
+	uint32_t ooo_held;   /* of which the OOO queues */
 
 	struct tcp_listener listeners[TCP_MAX_LISTENERS];
 
@@ -370,7 +372,8 @@ int tcp_limits_init(struct ewyk_tcp *t);
 bool tcp_src_full(struct ewyk_tcp *t, rte_be32_t rip);
 void tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 void tcp_src_del(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
-bool tcp_mbufs_fit(const struct ewyk_tcp_conn *c, uint32_t n);
+bool tcp_send_fits(const struct ewyk_tcp_conn *c, uint32_t n);
+bool tcp_ooo_fits(const struct ewyk_tcp_conn *c, uint32_t n);
 bool tcp_mbuf_absorb(struct rte_mbuf *tl, const struct rte_mbuf *m,
 	uint32_t len);
 

@@ -88,6 +88,7 @@ tcp_ooo_purge(struct ewyk_tcp_conn *c)
 		rte_pktmbuf_free(q);
 	}
 	t->held_mbufs -= c->ooo_segs;
+	t->ooo_held -= c->ooo_segs;
 	c->ooo_segs = 0;
 	c->ooo_head = NULL;
 	c->ooo_n = 0;
@@ -122,7 +123,7 @@ deliver(struct ewyk_tcp_conn *c, struct rte_mbuf *m, uint32_t len)
  * that entry's last buffer (buffers count as what they pin, issue 13):
  * a stream of one-byte segments behind a hole holds a few buffers, not
  * one each. Entries that are not adjacent keep a buffer each, under the
- * budgets of tcp_mbufs_fit().
+ * budgets of tcp_ooo_fits().
  */
 static bool
 ooo_coalesce(struct ewyk_tcp_conn *c, struct rte_mbuf *prev, uint32_t seq,
@@ -189,6 +190,7 @@ ooo_insert(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 			c->ooo_n--;
 			c->ooo_segs -= q->nb_segs;
 			t->held_mbufs -= q->nb_segs;
+			t->ooo_held -= q->nb_segs;
 			rte_pktmbuf_free(q);
 			*pp = n;
 			q = n;
@@ -210,13 +212,14 @@ ooo_insert(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (!tcp_mbufs_fit(c, m->nb_segs)) {
+	if (!tcp_ooo_fits(c, m->nb_segs)) {
 		tcp_ctr_inc(t, EWYK_TCP_DROP_OOO_BUDGET);
 		rte_pktmbuf_free(m);
 		return;
 	}
 	c->ooo_segs += m->nb_segs;
 	t->held_mbufs += m->nb_segs;
+	t->ooo_held += m->nb_segs;
 	struct tcp_mbuf_meta *mm = tcp_meta(t, m);
 
 	mm->seq = seq;
@@ -274,6 +277,7 @@ tcp_data_input(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 			c->ooo_bytes -= qm->len;
 			c->ooo_segs -= q->nb_segs;
 			t->held_mbufs -= q->nb_segs;
+			t->ooo_held -= q->nb_segs;
 			if (SEQ_LEQ(qend, c->rcv_nxt)) {
 				rte_pktmbuf_free(q);
 				continue;

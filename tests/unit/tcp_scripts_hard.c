@@ -212,6 +212,22 @@ static const struct step s_rst_limit[] = { IN(F_SYN, 0, 0, .dport = 81),
 	CTR(EWYK_TCP_DROP_NO_LISTENER, 4), WAIT(1000),
 	IN(F_ACK, 5, 77, .dport = 81), OUT(F_RST, 77, 0), END };
 
+/*
+ * Every connection in use (max_conns, here 2): a SYN is dropped and
+ * counted, not answered with a cookie that no connection could be made
+ * of (before: a SYN-ACK, and the peer's ACK then vanished, leaving it
+ * "connected" to nothing). When one goes, the next SYN is taken.
+ */
+static const struct step s_conns_full[] = { PASSIVE_OPEN_PLAIN,
+	IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460),
+	OUT(F_SYN | F_ACK, 0, 1, .learn = true),
+	IN(F_ACK, 1, 1, .sport = 40001), EV(EV_ACCEPT, 0),
+	IN(F_SYN, 0, 0, .sport = 40002, .mss = 1460), NOOUT,
+	CTR(EWYK_TCP_DROP_NO_CONN_MEM, 1), CTR(EWYK_TCP_SYNCOOKIES_SENT, 0),
+	ABORT, OUT(F_RST | F_ACK, 1, 1),
+	IN(F_SYN, 0, 0, .sport = 40002, .mss = 1460),
+	OUT(F_SYN | F_ACK, 0, 1, .learn = true), END };
+
 /* Data past the peer's FIN is dropped, and counted. */
 static const struct step s_data_after_fin[] = { PASSIVE_OPEN,
 	IN(F_FIN | F_ACK, 1, 1), OUT(F_ACK, 1, 2), EV(EV_EOF, 0),
@@ -250,9 +266,10 @@ test_send_coalesce(void **state)
 
 /*
  * 600 one-byte out-of-order segments (a hole before each) on one
- * connection pin at most conn_mbuf_max (here 64) mbufs; the rest are
- * dropped and counted (before: ooo_max_segs, 512, were held). A second
- * connection then meets the context's budget (here 100): 36 more.
+ * connection pin at most their share: conn_mbuf_max (here 64), and the
+ * out-of-order queues together half the context's budget (here 100):
+ * 50; the rest are dropped and counted (before: ooo_max_segs, 512, were
+ * held). A second connection then finds the out-of-order half spent.
  */
 void
 test_ooo_pinned(void **state)
@@ -289,10 +306,86 @@ test_ooo_pinned(void **state)
 			H.ncap = H.rcap = 0; /* the SACKs: not checked */
 		}
 	}
-	assert_true(rte_mempool_in_use_count(mp) - in0 <= 100 + 4);
+	assert_true(rte_mempool_in_use_count(mp) - in0 <= 50 + 4);
 	assert_int_equal(ewyk_tcp_counter_get(H.t, EWYK_TCP_DROP_OOO_BUDGET) -
 			d0,
-		(600 - 64) + (600 - 36));
+		(600 - 50) + 600);
+	h_free();
+	memset(&H, 0, sizeof(H));
+}
+
+static struct rte_mbuf *
+kb_mbuf(void)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+
+	assert_non_null(m);
+	assert_non_null(rte_pktmbuf_append(m, 1000)); /* not coalesced */
+	return m;
+}
+
+/*
+ * Replies go on under an out-of-order flood and a full send budget.
+ * An attacker's out-of-order segments take at most half of the budget
+ * (here 100): a zero-window connection then still queues 50 buffers
+ * (before: the flood took 64 + 36 and every send was refused). With
+ * the whole budget spent, a connection whose send queue is empty may
+ * still queue one buffer (before: refused, and with nothing in flight
+ * nothing would ever have woken it); its second is refused.
+ */
+void
+test_send_under_flood(void **state)
+{
+	static const struct script sc = {
+		.name = "send_under_flood",
+		.conn_mbufs = 64,
+		.mbuf_budget = 100,
+	};
+	static const struct step open[] = { PASSIVE_OPEN, END };
+	static const struct step open2[] = { IN(F_SYN, 0, 0, .sport = 40001,
+						     .mss = 1460, .ts = true),
+		OUT(F_SYN | F_ACK, 0, 1, .learn = true),
+		IN(F_ACK, 1, 1, .sport = 40001, .win = WIN0), EV(EV_ACCEPT, 0),
+		END };
+	static const struct step open3[] = { IN(F_SYN, 0, 0, .sport = 40002,
+						     .mss = 1460, .ts = true),
+		OUT(F_SYN | F_ACK, 0, 1, .learn = true),
+		IN(F_ACK, 1, 1, .sport = 40002, .win = WIN0), EV(EV_ACCEPT, 0),
+		END };
+	struct ewyk_tcp_conn *c2, *c3;
+	struct rte_mbuf *m;
+	unsigned int i, queued = 0;
+
+	RTE_SET_USED(state);
+	script_begin(&sc);
+	run_steps(open);
+	for (i = 0; i < 600; i++) {
+		const struct step seg[] = {
+			IN(F_ACK, 3 + 2 * (int64_t)i, 1, .len = 1), END
+		};
+
+		run_steps(seg);
+		H.ncap = H.rcap = 0;
+	}
+	run_steps(open2);
+	c2 = H.conn;
+	for (i = 0; i < 100; i++) {
+		m = kb_mbuf();
+		if (ewyk_tcp_send(c2, m) != 0) {
+			rte_pktmbuf_free(m);
+			break;
+		}
+		queued++;
+	}
+	assert_int_equal(queued, 50);
+	run_steps(open3);
+	c3 = H.conn;
+	assert_true(ewyk_tcp_send_space(c3) > 0);
+	assert_int_equal(ewyk_tcp_send(c3, kb_mbuf()), 0);
+	m = kb_mbuf();
+	assert_int_equal(ewyk_tcp_send(c3, m), -EAGAIN);
+	rte_pktmbuf_free(m);
+	assert_int_equal(H.ncap, H.rcap); /* zero windows: nothing sent */
 	h_free();
 	memset(&H, 0, sizeof(H));
 }
@@ -400,6 +493,7 @@ const struct script tcp_hard_scripts[] = {
 	SC(tw_reuse_backlog, .backlog = 1),
 	SC(rst_limit, .rst_limit = 2),
 	SC(data_after_fin),
+	SC(conns_full, .max_conns = 2),
 };
 
 const unsigned int tcp_hard_nscripts = RTE_DIM(tcp_hard_scripts);
