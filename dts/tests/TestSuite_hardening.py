@@ -1,0 +1,500 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""ewyk-httpd under attack, against the Linux kernel peer (issue 13).
+
+ewyk-httpd serves its TCP echo on PORT (one constant: the HTTP port works
+the same way once ewyk-httpd serves HTTP) on core 0 through net_af_packet;
+the attackers and an honest client run in the peer namespace. What holds:
+
+- SYN flood (``hping3 --flood -S --rand-source``): an honest client's
+  echoes keep succeeding (>= 95%), SYN cookies are sent, mbufs in use
+  stay under the pool, and return to the baseline afterwards;
+- blind injection (scapy, the 4-tuple known, sequence numbers guessed):
+  RSTs, SYNs, data, ACKs and TS.Recent poisoning during a transfer that
+  completes byte-exact; challenge ACKs counted;
+- buffer exhaustion: connections sending one-byte out-of-order segments
+  (scapy, the kernel's RSTs to them dropped by nftables) and zero-window
+  readers of the echo: ping and an echo client keep working, the drops are
+  counted, mbufs in use return to the baseline after the attackers leave;
+- connection exhaustion: more connections than --tcp-max-conns: refused
+  and counted, the held ones keep working, service recovers;
+- idle connections are reset by --tcp-idle-ms;
+- bad option values stop ewyk-httpd with an error naming the option.
+
+No timing is asserted: rates and durations only size the load.
+"""
+
+import json
+import os
+import subprocess
+import time
+
+from framework.ewyk import (EWYK_IP, PEER_IP, EwykHttpd, Testbed, have,
+                            httpd_binary, log_dir, settle)
+from framework.node import wait_for
+from framework.test_suite import TestSuite
+
+PORT = 7  # the attacked service (echo; the HTTP port once it is served)
+PY = "/usr/bin/python3"
+NB_MBUFS = 8191
+# mbufs that may sit in the per-lcore cache of the pool (cache 256 plus a
+# flush threshold) and in the RX path: the slack of "back to the baseline"
+CACHE_SLACK = 600
+
+# The peer's tools, run in the peer namespace (written to the output dir).
+PEER = r'''
+import json, os, random, select, socket, struct, sys, threading, time
+mode = sys.argv[1]
+
+def echo_once(host, port, size, timeout):
+    data = os.urandom(size)
+    try:
+        s = socket.create_connection((host, port), timeout=timeout)
+        s.sendall(data)
+        got = b""
+        while len(got) < size:
+            d = s.recv(65536)
+            if not d:
+                break
+            got += d
+        s.close()
+        return got == data
+    except OSError:
+        return False
+
+if mode == "client":
+    # N echoes, one connection each, until a stop file appears or N done.
+    host, port, n, stop = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+    ok = tried = 0
+    while tried < n and not os.path.exists(stop):
+        tried += 1
+        ok += echo_once(host, port, 2000, 3.0)
+        time.sleep(0.02)
+    print(json.dumps({"tried": tried, "ok": ok}))
+
+elif mode == "transfer":
+    # SIZE bytes echoed from source port SPORT, paced over SECS; byte-exact?
+    host, port, sport, size, secs = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+    data = os.urandom(size)
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", sport))
+    s.settimeout(60)
+    s.connect((host, port))
+    got = bytearray()
+    chunk = max(1, size // 100)
+    err = None
+    try:
+        for off in range(0, size, chunk):
+            s.sendall(data[off:off + chunk])
+            time.sleep(secs / 100)
+            s.setblocking(False)
+            try:
+                while True:
+                    d = s.recv(65536)
+                    if not d:
+                        break
+                    got += d
+            except BlockingIOError:
+                pass
+            s.setblocking(True)
+            s.settimeout(60)
+        s.shutdown(socket.SHUT_WR)
+        while len(got) < size:
+            d = s.recv(65536)
+            if not d:
+                break
+            got += d
+    except OSError as e:
+        err = repr(e)
+    s.close()
+    print(json.dumps({"ok": bytes(got) == data, "received": len(got), "err": err}))
+
+elif mode == "hold":
+    # N connections, each sends BYTES one byte per segment and reads
+    # nothing (a zero-window reader of the echo); held until STOP appears.
+    host, port, n, nbytes, stop = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+    socks = []
+    for i in range(n):
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        s.connect((host, port))
+        s.setblocking(False)
+        socks.append(s)
+    sent = 0
+    for k in range(nbytes):
+        for s in socks:
+            try:
+                sent += s.send(b"x")
+            except BlockingIOError:
+                pass
+    print(json.dumps({"conns": len(socks), "sent": sent}), flush=True)
+    while not os.path.exists(stop):
+        time.sleep(0.1)
+    for s in socks:
+        s.close()
+
+elif mode == "conns":
+    # Open N connections (2 s each), echo once on each that opened, then
+    # echo again on all of them and close. Prints how many opened/worked.
+    host, port, n = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    socks, refused = [], 0
+    for i in range(n):
+        try:
+            s = socket.create_connection((host, port), timeout=2)
+            s.sendall(b"hello")
+            s.settimeout(2)
+            if s.recv(16) == b"hello":
+                socks.append(s)
+            else:
+                refused += 1
+                s.close()
+        except OSError:
+            refused += 1
+    again = 0
+    for s in socks:
+        try:
+            s.sendall(b"again")
+            again += s.recv(16) == b"again"
+        except OSError:
+            pass
+        s.close()
+    print(json.dumps({"opened": len(socks), "refused": refused, "again": again}))
+
+elif mode == "idle":
+    host, port, n, secs = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+    socks = [socket.create_connection((host, port), timeout=5) for _ in range(n)]
+    time.sleep(secs)
+    closed = 0
+    for s in socks:
+        s.settimeout(2)
+        try:
+            closed += s.recv(16) == b""
+        except OSError:
+            closed += 1
+        s.close()
+    print(json.dumps({"conns": n, "closed_by_server": closed}))
+
+elif mode in ("blind", "ooo"):
+    from scapy.all import Ether, IP, TCP, Raw, conf, srp1
+    conf.verb = 0
+    iface, emac, pmac = sys.argv[2], sys.argv[3], sys.argv[4]
+    dst, src, port = sys.argv[5], sys.argv[6], int(sys.argv[7])
+    raw = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    raw.bind((iface, 0))
+    head = Ether(src=pmac, dst=emac) / IP(src=src, dst=dst)
+    sent = 0
+    if mode == "blind":
+        # Known 4-tuple (source port SPORT), guessed sequence numbers.
+        # First RSTs swept through the whole sequence space, one per 64 KiB
+        # (a window is larger: some land in it and must be challenged,
+        # not obeyed), then N random RSTs, SYNs, data, ACKs and ACKs with
+        # a TSval far ahead (TS.Recent poisoning).
+        sport, n = int(sys.argv[8]), int(sys.argv[9])
+        sip, dip = socket.inet_aton(src), socket.inet_aton(dst)
+        eth = bytes.fromhex(emac.replace(":", "")) + bytes.fromhex(pmac.replace(":", "")) + b"\x08\x00"
+
+        def csum(b):
+            if len(b) % 2:
+                b += b"\0"
+            t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+            while t >> 16:
+                t = (t & 0xffff) + (t >> 16)
+            return ~t & 0xffff
+
+        def frame(flags, seq, ack, data=b"", opts=b""):
+            off = (20 + len(opts)) // 4
+            tcp = struct.pack("!HHIIBBHHH", sport, port, seq, ack, off << 4,
+                              flags, 65535, 0, 0) + opts + data
+            c = csum(sip + dip + struct.pack("!BBH", 0, 6, len(tcp)) + tcp)
+            tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
+            ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 0, 0, 64,
+                             6, 0, sip, dip)
+            ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+            return eth + ip + tcp
+
+        r = random.Random(1)
+        start = r.getrandbits(32)
+        for k in range(1 << 16):
+            raw.send(frame(0x04, (start + (k << 16)) & 0xffffffff, 0))
+            sent += 1
+        far = (int(time.monotonic() * 1000) + 0x40000000) & 0xffffffff
+        tsopt = b"\x01\x01\x08\x0a" + struct.pack("!II", far, 0)
+        for i in range(n):
+            seq, ack = r.getrandbits(32), r.getrandbits(32)
+            kind = i % 5
+            if kind == 0:
+                f = frame(0x04, seq, 0)
+            elif kind == 1:
+                f = frame(0x02, seq, 0)
+            elif kind == 2:
+                f = frame(0x18, seq, ack, b"EVIL" * 4)
+            elif kind == 3:
+                f = frame(0x10, seq, ack)
+            else:
+                f = frame(0x10, seq, ack, opts=tsopt)
+            raw.send(f)
+            sent += 1
+        print(json.dumps({"sent": sent}))
+    else:
+        # N handshakes from source ports 50000.., then SEGS one-byte
+        # segments each with a hole before every one; then RSTs.
+        n, segs = int(sys.argv[8]), int(sys.argv[9])
+        conns = []
+        for i in range(n):
+            sp = 50000 + i
+            sa = srp1(head / TCP(sport=sp, dport=port, flags="S", seq=1000, options=[("MSS", 1460)]),
+                      iface=iface, timeout=2)
+            if sa is None or TCP not in sa or sa[TCP].flags & 0x12 != 0x12:
+                continue
+            isn = sa[TCP].seq
+            raw.send(bytes(head / TCP(sport=sp, dport=port, flags="A", seq=1001, ack=isn + 1)))
+            conns.append((sp, isn))
+        for k in range(segs):
+            for sp, isn in conns:
+                raw.send(bytes(head / TCP(sport=sp, dport=port, flags="A", seq=1003 + 2 * k,
+                                          ack=isn + 1) / Raw(b"z")))
+                sent += 1
+        print(json.dumps({"conns": len(conns), "sent": sent}), flush=True)
+        time.sleep(float(sys.argv[10]))
+        for sp, isn in conns:
+            raw.send(bytes(head / TCP(sport=sp, dport=port, flags="R", seq=1001)))
+    raw.close()
+'''
+
+
+def _shard(app):
+    return app.telemetry("/ewyk/stats")["shard_0"]
+
+
+def _tcp(app):
+    return app.telemetry("/ewyk/tcp/stats")
+
+
+class TestSuite_hardening(TestSuite):
+
+    def set_up_all(self):
+        self.tb = Testbed(self.node)
+        self.dir = log_dir()
+        self.peer_py = os.path.join(self.dir, f"hard_peer_{self.node.tag}.py")
+        with open(self.peer_py, "w") as f:
+            f.write(PEER)
+        self.app = self._app("ewyk-httpd-hard")
+        self.tb.peer(f"ping -c 1 -W 3 {EWYK_IP}")
+        out = self.tb.peer(f"ip neigh show {EWYK_IP}").stdout.split()
+        self.ewyk_mac = out[out.index("lladdr") + 1]
+        self.peer_mac = self.tb.peer_mac()
+
+    def tear_down_all(self):
+        if getattr(self, "app", None) is not None and self.app.alive():
+            self.app.stop()
+        if os.path.exists(getattr(self, "peer_py", "")):
+            os.unlink(self.peer_py)
+
+    # -- helpers ----------------------------------------------------------
+    def _app(self, name, *extra):
+        # Two ewyk-httpd on one veth would both answer: the suite's own
+        # one steps aside for the tests that need other limits (they run
+        # last).
+        if getattr(self, "app", None) is not None and self.app.alive():
+            assert self.app.stop() == 0, self.app.log()[-2000:]
+        return EwykHttpd(self.tb, lcores="0", app_args=[
+            "--stats-interval", "0", "--echo-port", str(PORT),
+            "--mbufs", str(NB_MBUFS)] + list(extra), log_name=name).start()
+
+    def _peer_cmd(self, *args):
+        return (f"{PY} {self.peer_py} " + " ".join(str(a) for a in args))
+
+    def _peer(self, *args, timeout=120):
+        out = self.tb.peer(self._peer_cmd(*args), timeout=timeout).stdout
+        return json.loads(out.strip().splitlines()[-1])
+
+    def _spawn(self, *args):
+        """A peer tool in the background; its JSON comes from _join."""
+        return subprocess.Popen(
+            ["ip", "netns", "exec", self.tb.ns_peer, "taskset", "-c", "1",
+             PY, self.peer_py] + [str(a) for a in args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    @staticmethod
+    def _join(p, timeout=180):
+        out, err = p.communicate(timeout=timeout)
+        assert p.returncode == 0, err[-2000:]
+        lines = out.strip().splitlines()
+        return json.loads(lines[-1]) if lines else None
+
+    def _stopfile(self, tag):
+        path = os.path.join(self.dir, f"hard_stop_{self.node.tag}_{tag}")
+        if os.path.exists(path):
+            os.unlink(path)
+        return path
+
+    def _back_to(self, app, base, timeout=20):
+        """mbufs in use back to the baseline (within the cache slack)."""
+        ok = wait_for(lambda: _shard(app)["mbufs_in_use"] <= base + CACHE_SLACK,
+                      timeout=timeout, interval=0.3)
+        assert ok, (base, _shard(app))
+
+    # -- tests ------------------------------------------------------------
+    def test_bad_options(self):
+        for args, word in (
+                (["--tcp-max-per-src", "70000"], "--tcp-max-per-src"),
+                (["--tcp-mbuf-budget", "9000"], "--tcp-mbuf-budget"),
+                (["--tcp-conn-mbufs", "5000"], "--tcp-conn-mbufs"),
+                (["--tcp-idle-ms", "soon"], "--tcp-idle-ms"),
+                (["--tcp-max-conns", "64", "--tcp-max-per-src", "65"],
+                 "--tcp-max-per-src")):
+            r = subprocess.run(
+                [httpd_binary(), "--no-pci", "--no-huge", "-m", "64",
+                 "--no-shconf", f"--file-prefix=ewyk-hard-opt-{self.node.tag}",
+                 "--log-level=lib.eal:warning", "--", "--ip", "10.0.0.1/24",
+                 "--mbufs", str(NB_MBUFS)] + args,
+                capture_output=True, text=True, timeout=60)
+            assert r.returncode != 0, (args, r.stdout, r.stderr)
+            assert "error:" in r.stderr and word in r.stderr, (args, r.stderr)
+
+    def test_syn_flood(self):
+        if not have("hping3"):
+            raise AssertionError("hping3 missing")
+        app = self.app
+        base = _shard(app)["mbufs_in_use"]
+        t0 = _tcp(app)
+        stop = self._stopfile("flood")
+        flood = subprocess.Popen(
+            ["ip", "netns", "exec", self.tb.ns_peer, "taskset", "-c", "1",
+             "timeout", "-s", "INT", "10", "hping3", "--flood", "-S",
+             "--rand-source", "-p", str(PORT), EWYK_IP],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = self._spawn("client", EWYK_IP, PORT, 100000, stop)
+        peak = 0
+        while flood.poll() is None:
+            peak = max(peak, _shard(app)["mbufs_in_use"])
+            time.sleep(0.5)
+        open(stop, "w").close()
+        r = self._join(client)
+        os.unlink(stop)
+        t1 = _tcp(app)
+        print(f"syn flood: client {r}, cookies sent "
+              f"{t1['syncookies_sent'] - t0['syncookies_sent']}, "
+              f"segments in {t1['seg_in'] - t0['seg_in']}, mbufs in use "
+              f"base {base} peak {peak}")
+        assert r["tried"] >= 10 and r["ok"] >= 0.95 * r["tried"], r
+        assert t1["syncookies_sent"] > t0["syncookies_sent"], (t0, t1)
+        assert peak < NB_MBUFS, peak
+        self._back_to(app, base)
+
+    def test_blind_injection(self):
+        app = self.app
+        t0 = _tcp(app)
+        sport = 45123
+        xfer = self._spawn("transfer", EWYK_IP, PORT, sport, 4000000, 8)
+        time.sleep(0.5)
+        inj = self._peer("blind", self.tb.if_peer, self.ewyk_mac,
+                         self.peer_mac, EWYK_IP, PEER_IP, PORT, sport, 5000)
+        r = self._join(xfer)
+        t1 = _tcp(app)
+        d = {k: t1[k] - t0[k] for k in t1 if t1[k] != t0[k]}
+        print(f"blind: injected {inj}, transfer {r}, counters {d}")
+        assert r["ok"] and r["err"] is None, r
+        # The sweep put RSTs inside the window: challenged, not obeyed.
+        assert d.get("challenge_acks", 0) >= 1, d
+        assert d.get("drop_rst", 0) >= 1, d
+        assert d.get("conn_reset", 0) == 0, d
+
+    def test_buffer_exhaustion(self):
+        app = self.app
+        base = _shard(app)["mbufs_in_use"]
+        t0 = _tcp(app)
+        # The kernel does not know the scapy connections: its RSTs to
+        # ewyk's SYN-ACKs would end them.
+        self.node.run("nft add table inet ewykhard", ns=self.tb.ns_peer)
+        self.node.run("nft 'add chain inet ewykhard out { type filter hook "
+                      "output priority 0; }'", ns=self.tb.ns_peer)
+        self.node.run("nft add rule inet ewykhard out tcp sport 50000-50999 "
+                      "tcp flags rst drop", ns=self.tb.ns_peer)
+        stop = self._stopfile("hold")
+        try:
+            ooo = self._spawn("ooo", self.tb.if_peer, self.ewyk_mac,
+                              self.peer_mac, EWYK_IP, PEER_IP, PORT, 40, 300, 4)
+            hold = self._spawn("hold", EWYK_IP, PORT, 20, 8000, stop)
+            # Both report once their segments are out; the buffers are
+            # held from then on (the OOO tool waits 3 s before its RSTs).
+            o = json.loads(ooo.stdout.readline())
+            h = json.loads(hold.stdout.readline())
+            mid = _shard(app)["mbufs_in_use"]
+            ping = self.tb.peer(f"ping -c 5 -i 0.2 -W 2 {EWYK_IP}", check=False)
+            c = self._peer("client", EWYK_IP, PORT, 20, "/nonexistent")
+            self._join(ooo)
+        finally:
+            open(stop, "w").close()
+            self._join(hold)
+            os.unlink(stop)
+            self.node.run("nft delete table inet ewykhard", ns=self.tb.ns_peer,
+                          check=False)
+        t1 = _tcp(app)
+        d = {k: t1[k] - t0[k] for k in t1 if t1[k] != t0[k]}
+        print(f"buffers: ooo {o}, hold {h}, mbufs base {base} during {mid}, "
+              f"client {c}, counters {d}")
+        assert ping.returncode == 0, ping.stdout
+        assert c["ok"] == c["tried"] == 20, c
+        assert o["conns"] >= 30, o
+        # Each OOO connection may pin --tcp-conn-mbufs (default: a
+        # sixteenth of half the pool); beyond that they are dropped.
+        assert d.get("drop_ooo_budget", 0) > 0, d
+        assert mid < NB_MBUFS // 2 + CACHE_SLACK, mid
+        self._back_to(app, base, timeout=30)
+
+    def test_conn_exhaustion(self):
+        app = self._app("ewyk-httpd-hard-conns", "--tcp-max-conns", "32",
+                        "--tcp-max-per-src", "0")
+        try:
+            t0 = _tcp(app)
+            r = self._peer("conns", EWYK_IP, PORT, 48, timeout=300)
+            t1 = _tcp(app)
+            d = {k: t1[k] - t0[k] for k in t1 if t1[k] != t0[k]}
+            print(f"conns: {r}, counters {d}")
+            assert 24 <= r["opened"] <= 32 and r["again"] == r["opened"], r
+            assert r["refused"] >= 16, r
+            refusals = sum(d.get(k, 0) for k in (
+                "drop_no_conn_mem", "drop_backlog", "drop_cookie"))
+            assert refusals > 0, d
+            assert wait_for(lambda: _tcp(app)["state_established"] == 0,
+                            timeout=10)
+            r2 = self._peer("conns", EWYK_IP, PORT, 8)
+            assert r2["opened"] == r2["again"] == 8, r2
+        finally:
+            rc = app.stop()
+        assert rc == 0, app.log()[-2000:]
+
+    def test_per_source_limit(self):
+        app = self._app("ewyk-httpd-hard-src", "--tcp-max-per-src", "10")
+        try:
+            t0 = _tcp(app)
+            r = self._peer("conns", EWYK_IP, PORT, 14, timeout=120)
+            t1 = _tcp(app)
+            d = {k: t1[k] - t0[k] for k in t1 if t1[k] != t0[k]}
+            print(f"per-source: {r}; counters {d}")
+            assert r["opened"] == r["again"] == 10 and r["refused"] == 4, r
+            assert d.get("drop_src_limit", 0) >= 4, d
+            assert wait_for(lambda: _tcp(app)["state_established"] == 0,
+                            timeout=10)
+            r2 = self._peer("conns", EWYK_IP, PORT, 10)
+            assert r2["opened"] == r2["again"] == 10, r2
+        finally:
+            rc = app.stop()
+        assert rc == 0, app.log()[-2000:]
+
+    def test_idle_timeout(self):
+        app = self._app("ewyk-httpd-hard-idle", "--tcp-idle-ms", "1000")
+        try:
+            t0 = _tcp(app)
+            i = self._peer("idle", EWYK_IP, PORT, 20, 3, timeout=60)
+            t1 = _tcp(app)
+            d = {k: t1[k] - t0[k] for k in t1 if t1[k] != t0[k]}
+            print(f"idle: {i}; counters {d}")
+            assert i["closed_by_server"] == 20, i
+            assert d.get("idle_timeout", 0) == 20, d
+            assert _tcp(app)["state_established"] == 0
+        finally:
+            rc = app.stop()
+        assert rc == 0, app.log()[-2000:]
