@@ -127,6 +127,7 @@ struct httpd_conf {
 	unsigned int reserved;   /* --reserved N */
 	enum ewyk_strategy_kind strategy; /* --strategy */
 	unsigned int task_timeout_ms;     /* --task-timeout */
+	unsigned int pec_ring; /* --pec-ring: PEC ring capacity; 0: 1024 */
 	/* HTTP (http_server.c) */
 	uint16_t http_port;             /* --port; 0: no HTTP */
 	uint64_t max_body;              /* --max-body bytes */

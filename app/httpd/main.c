@@ -51,6 +51,7 @@ usage(const char *prog)
 		"  --reserved N            the last N lcores are reserved lcores (default 0)\n"
 		"  --strategy KIND         pc | pec | epc | adaptive (default adaptive)\n"
 		"  --task-timeout MS       deadline of a dispatched task (default 5000)\n"
+		"  --pec-ring N            capacity of the PEC ring of queued blocking tasks (default 1024)\n"
 		"  --port N                HTTP on TCP port N (default 80; 0: no HTTP)\n"
 		"  --max-body BYTES        request body limit, 413 beyond (default 1 GiB)\n"
 		"  --header-timeout S      request head read timeout, 408 (default 10)\n"
@@ -174,6 +175,7 @@ static const struct option httpd_opts[] = {
 	{ "strategy", required_argument, NULL, 'k' },
 	{ "task-timeout", required_argument, NULL, 't' },
 	{ "port", required_argument, NULL, 'P' },
+	{ "pec-ring", required_argument, NULL, 'R' },
 	{ "max-body", required_argument, NULL, 'B' },
 	{ "header-timeout", required_argument, NULL, 'H' },
 	{ "keepalive-timeout", required_argument, NULL, 'K' },
@@ -210,6 +212,7 @@ static const struct num_opt num_opts[] = {
 	NUM_OPT('r', "reserved", 0, HTTPD_MAX_LCORES - 1, reserved),
 	NUM_OPT('t', "task-timeout", 1, 3600000, task_timeout_ms),
 	NUM_OPT('P', "port", 0, 65535, http_port),
+	NUM_OPT('R', "pec-ring", 1, 1u << 20, pec_ring),
 	NUM_OPT('B', "max-body", 1, (unsigned long)INT64_MAX, max_body),
 	NUM_OPT('H', "header-timeout", 1, 86400, header_timeout),
 	NUM_OPT('K', "keepalive-timeout", 1, 86400, keepalive_timeout),
@@ -439,6 +442,7 @@ setup_strategy(struct httpd *h)
 		xc.socket_id = SOCKET_ID_ANY;
 		/* One warm reserved lcore answers a hand-off at once. */
 		xc.spin_keep = 1;
+		xc.ring_size = h->conf.pec_ring;
 		h->ex = ewyk_strategy_executor_create(&xc);
 		if (h->ex == NULL) {
 			fprintf(stderr, "error: executor: %s\n",

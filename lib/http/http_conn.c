@@ -708,6 +708,7 @@ ewyk_http_server_create(const struct ewyk_http_server_conf *conf)
 		c->next_free = s->free_head;
 		s->free_head = i;
 	}
+	http_stats_register(s);
 	return s;
 }
 
@@ -716,6 +717,7 @@ ewyk_http_server_free(struct ewyk_http_server *s)
 {
 	if (s == NULL)
 		return;
+	http_stats_unregister(s);
 	if (s->conns != NULL) {
 		uint32_t i;
 

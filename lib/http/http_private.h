@@ -151,6 +151,7 @@ struct ewyk_http_server {
 	uint32_t free_head; /* UINT32_MAX: none */
 	uint32_t in_use;
 	struct ewyk_http_date date;
+	uint8_t registered; /* listed in /ewyk/http (http_stats.c) */
 	uint64_t ctr[EWYK_HTTP_C_MAX];
 };
 
@@ -161,6 +162,9 @@ void http_conn_run(struct ewyk_http_conn *c);
 void http_conn_timer(struct ewyk_http_conn *c, enum http_tmo kind, uint32_t ms);
 void http_conn_abort(struct ewyk_http_conn *c);
 void http_conn_done(struct ewyk_http_conn *c, int aborted);
+/* http_stats.c */
+void http_stats_register(struct ewyk_http_server *s);
+void http_stats_unregister(struct ewyk_http_server *s);
 /* http_conn_resp.c */
 int http_conn_pump(struct ewyk_http_conn *c);
 int http_conn_send(struct ewyk_http_conn *c, struct rte_mbuf *m);
