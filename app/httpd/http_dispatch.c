@@ -353,8 +353,12 @@ task_stream(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
 {
 	struct http_task *t = arg;
 
+	int n;
+
 	RTE_SET_USED(c);
-	return t->res.stream(t->res.stream_arg, buf, cap, off);
+	n = t->res.stream(t->res.stream_arg, buf, cap, off);
+	/* Nobody could resume a stream that waits: an error, as documented. */
+	return n == -EAGAIN ? -EIO : n;
 }
 
 static void
