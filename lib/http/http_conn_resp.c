@@ -243,6 +243,7 @@ ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
 {
 	struct rte_mbuf *m;
 	int chunked = len == EWYK_HTTP_LEN_CHUNKED;
+	int framing;
 	int ret;
 
 	if (prod == NULL)
@@ -254,9 +255,16 @@ ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
 		resp_finished(c);
 		return 0;
 	}
-	m = head_mbuf(c, status, content_type, extra,
-		chunked ? EWYK_HTTP_BODY_CHUNKED : EWYK_HTTP_BODY_LENGTH,
-		chunked ? 0 : len);
+	framing = chunked ? EWYK_HTTP_BODY_CHUNKED : EWYK_HTTP_BODY_LENGTH;
+	if (chunked && c->req.version_minor == 0) {
+		/* No Transfer-Encoding to HTTP/1.0 (RFC 9112 6.1): the body
+		 * is delimited by closing the connection (6.3 item 8). */
+		chunked = 0;
+		framing = EWYK_HTTP_BODY_CLOSE;
+		c->close_after = 1;
+	}
+	m = head_mbuf(c, status, content_type, extra, framing,
+		framing == EWYK_HTTP_BODY_LENGTH ? len : 0);
 	if (m == NULL || http_conn_send(c, m) != 0) {
 		http_conn_abort(c);
 		resp_finished(c);
@@ -278,6 +286,10 @@ ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
  * Produce while TCP takes bytes. Returns 0, or a negative errno after
  * which the connection has been aborted.
  */
+/* A body with no length, ended by closing (a chunked stream to 1.0). */
+#define PROD_TO_CLOSE(c) \
+	(!(c)->chunked && (c)->prod_left == EWYK_HTTP_LEN_CHUNKED)
+
 int
 http_conn_pump(struct ewyk_http_conn *c)
 {
@@ -318,9 +330,16 @@ http_conn_pump(struct ewyk_http_conn *c)
 				c->tmo = HT_NONE;
 			return 0;
 		}
-		if (n < 0 || (uint32_t)n > room || (n == 0 && !c->chunked)) {
+		if (n < 0 || (uint32_t)n > room ||
+			(n == 0 && !c->chunked && !PROD_TO_CLOSE(c))) {
 			rte_pktmbuf_free(m);
 			goto fail;
+		}
+		if (n == 0 && PROD_TO_CLOSE(c)) {
+			/* close-delimited: the close after it ends the body */
+			rte_pktmbuf_free(m);
+			resp_finished(c);
+			return 0;
 		}
 		if (n == 0) {
 			if (ewyk_http_chunk_last_mbuf(m) != 0 ||
@@ -335,7 +354,7 @@ http_conn_pump(struct ewyk_http_conn *c)
 			goto fail;
 		}
 		c->prod_off += (uint64_t)n;
-		if (!c->chunked)
+		if (!c->chunked && !PROD_TO_CLOSE(c))
 			c->prod_left -= (uint64_t)n;
 		if (http_conn_send(c, m) != 0)
 			goto fail;

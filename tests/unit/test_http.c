@@ -918,6 +918,19 @@ test_response(void **state)
 	assert_string_equal(buf,
 		"HTTP/1.1 404 Not Found\r\nServer: ewyk\r\n"
 		"Content-Length: 0\r\nConnection: keep-alive\r\n\r\n");
+	/* close-delimited (to HTTP/1.0): no framing field at all */
+	r.status = 200;
+	r.framing = EWYK_HTTP_BODY_CLOSE;
+	r.connection = EWYK_HTTP_CONN_CLOSE;
+	n = ewyk_http_response_head(buf, sizeof(buf), &r, NULL);
+	buf[n] = '\0';
+	assert_string_equal(buf,
+		"HTTP/1.1 200 OK\r\nServer: ewyk\r\nConnection: close\r\n\r\n");
+	r.framing = EWYK_HTTP_BODY_CLOSE + 1;
+	assert_int_equal(ewyk_http_response_head(buf, sizeof(buf), &r, NULL),
+		-EINVAL);
+	r.framing = EWYK_HTTP_BODY_NONE;
+	r.connection = EWYK_HTTP_CONN_KEEP_ALIVE;
 	r.status = 100;
 	n = ewyk_http_response_head(buf, sizeof(buf), &r, &d);
 	assert_int_equal(n, 25);

@@ -1035,6 +1035,36 @@ test_head_and_10(void **state)
 	assert_true(c2->eof);
 }
 
+/*
+ * RFC 9112 6.1: no Transfer-Encoding in a response to HTTP/1.0. A chunked
+ * stream asked for by the handler goes out close-delimited instead.
+ */
+static void
+test_10_chunked_stream(void **state)
+{
+	struct cli *cl = cli_open(0);
+	size_t off = 0;
+	struct resp r;
+
+	RTE_SET_USED(state);
+	cli_sends(cl, "GET /chunked HTTP/1.0\r\n\r\n");
+	r = wait_resp(cl, &off, true);
+	assert_int_equal(r.status, 200);
+	assert_false(head_has(&r, "Transfer-Encoding"));
+	assert_false(head_has(&r, "Content-Length"));
+	assert_true(head_has(&r, "Connection: close\r\n"));
+	RUN_UNTIL(cl->eof, 1000);
+	assert_true(cl->eof);
+	assert_int_equal(cl->nrx - off, 15);
+	assert_memory_equal(cl->rx + off, "abcdeabcdeabcde", 15);
+	/* the same on 1.1 stays chunked */
+	cl = cli_open(1);
+	off = 0;
+	cli_sends(cl, "GET /chunked HTTP/1.1\r\nHost: x\r\n\r\n");
+	r = wait_resp(cl, &off, true);
+	assert_true(head_has(&r, "Transfer-Encoding: chunked\r\n"));
+}
+
 static void
 test_malformed(void **state)
 {
@@ -1217,6 +1247,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_upload_paused, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_head_and_10, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_10_chunked_stream, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup,
 			teardown),
