@@ -147,6 +147,14 @@ head_mbuf(struct ewyk_http_conn *c, uint16_t status, const char *ctype,
 	return m;
 }
 
+/* Responses that carry no content whatever the handler gives: HEAD
+ * (RFC 9110 9.3.2), 204 and 304 (15.3.5, 15.4.5). */
+static inline int
+resp_bodiless(const struct ewyk_http_conn *c, uint16_t status)
+{
+	return c->req.head || status == 204 || status == 304;
+}
+
 /* The response is in TCP's hands (or queued for it) whole. */
 static void
 resp_finished(struct ewyk_http_conn *c)
@@ -199,7 +207,9 @@ ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
 	if (m == NULL)
 		goto nomem;
 	last = m;
-	while (!c->req.head && len > 0) {
+	if (resp_bodiless(c, status))
+		len = 0;
+	while (len > 0) {
 		uint32_t n = RTE_MIN(len, (uint32_t)rte_pktmbuf_tailroom(last));
 		char *d;
 
@@ -256,7 +266,7 @@ ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
 		return 0;
 	}
 	framing = chunked ? EWYK_HTTP_BODY_CHUNKED : EWYK_HTTP_BODY_LENGTH;
-	if (chunked && c->req.version_minor == 0) {
+	if (chunked && c->req.version_minor == 0 && !resp_bodiless(c, status)) {
 		/* No Transfer-Encoding to HTTP/1.0 (RFC 9112 6.1): the body
 		 * is delimited by closing the connection (6.3 item 8). */
 		chunked = 0;
@@ -270,7 +280,7 @@ ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
 		resp_finished(c);
 		return -ENOMEM;
 	}
-	if (c->req.head || (!chunked && len == 0)) {
+	if (resp_bodiless(c, status) || (!chunked && len == 0)) {
 		resp_finished(c);
 		return 0;
 	}

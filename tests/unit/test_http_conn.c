@@ -447,6 +447,20 @@ h_upload(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	return EWYK_HTTP_HANDLED;
 }
 
+/* /status/<n>: that status with a body, which 204 and 304 must drop. */
+static int
+h_status(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
+	void *arg)
+{
+	uint16_t st = (uint16_t)atoi(req->path.p + 8);
+
+	RTE_SET_USED(arg);
+	if (req->path.p[req->path.len - 1] == 's')
+		return ewyk_http_respond_stream(c, st, NULL, NULL, 15,
+			prod_chunks, NULL);
+	return ewyk_http_respond(c, st, NULL, NULL, "body", 4);
+}
+
 /* ---- setup ---- */
 
 static void
@@ -527,6 +541,11 @@ setup_conf(struct ewyk_http_server_conf *hc)
 				 EWYK_HTTP_M(EWYK_HTTP_GET),
 				 EWYK_STRATEGY_INVOKE_BLOCKING, (void *)h_hello,
 				 NULL),
+		0);
+	assert_int_equal(ewyk_http_route_add(W.rt, "/status/", 1,
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_status, NULL),
 		0);
 	hc->wheel = W.w;
 	hc->pool = mp;
@@ -1065,6 +1084,37 @@ test_10_chunked_stream(void **state)
 	assert_true(head_has(&r, "Transfer-Encoding: chunked\r\n"));
 }
 
+/*
+ * 204 and 304 have no content (RFC 9110 15.3.5, 15.4.5): a body the
+ * handler gives is not sent, whole or streamed, and the next response
+ * follows the head directly.
+ */
+static void
+test_no_content_statuses(void **state)
+{
+	struct cli *cl = cli_open(0);
+	size_t off = 0;
+	struct resp r;
+
+	RTE_SET_USED(state);
+	cli_sends(cl,
+		"GET /status/204 HTTP/1.1\r\nHost: x\r\n\r\n"
+		"GET /status/304 HTTP/1.1\r\nHost: x\r\n\r\n"
+		"GET /status/204s HTTP/1.1\r\nHost: x\r\n\r\n"
+		"GET /status/200 HTTP/1.1\r\nHost: x\r\n\r\n");
+	r = wait_resp(cl, &off, true);
+	assert_int_equal(r.status, 204);
+	r = wait_resp(cl, &off, true);
+	assert_int_equal(r.status, 304);
+	r = wait_resp(cl, &off, true);
+	assert_int_equal(r.status, 204);
+	r = wait_resp(cl, &off, false);
+	assert_int_equal(r.status, 200);
+	assert_memory_equal(r.body, "body", 4);
+	assert_int_equal(off, cl->nrx);
+	assert_false(cl->eof);
+}
+
 static void
 test_malformed(void **state)
 {
@@ -1249,6 +1299,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_head_and_10, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_10_chunked_stream, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_no_content_statuses, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup,
 			teardown),
