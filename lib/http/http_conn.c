@@ -69,6 +69,7 @@ conn_reset_request(struct ewyk_http_conn *c)
 	c->status = 0;
 	c->body_cb = NULL;
 	c->prod = NULL;
+	c->prod_wait = 0;
 }
 
 /* Give back to TCP the bytes consumed: their segments are freed and the
@@ -588,11 +589,17 @@ ev_closed(void *ctx, struct ewyk_tcp_conn *tc, int err)
 	RTE_SET_USED(err);
 	c->tcp = NULL;
 	c->closing = 0;
-	c->prod = NULL;
 	if (c->pending && !c->resp_done) {
 		timer_stop(c);
-		return;
+		/* Kept for its owner: to respond (which frees it), or, with
+		 * a producer waiting, for ewyk_http_stream_resume() (which
+		 * then fails and frees it). A stream being pumped by TCP's
+		 * events has nothing left to wait for: it ends here. */
+		if (c->prod == NULL || c->prod_wait)
+			return;
+		c->resp_done = 1;
 	}
+	c->prod = NULL;
 	if (!c->in_run)
 		conn_release(c);
 }

@@ -285,6 +285,7 @@ ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
 		return 0;
 	}
 	c->prod = prod;
+	c->prod_wait = 0;
 	c->prod_arg = arg;
 	c->prod_left = len;
 	c->prod_off = 0;
@@ -333,6 +334,7 @@ http_conn_pump(struct ewyk_http_conn *c)
 			c->prod_arg);
 		if (n == -EAGAIN) {
 			/* Nothing now: ewyk_http_stream_resume() follows. */
+			c->prod_wait = 1;
 			rte_pktmbuf_free(m);
 			if (c->tmo == HT_WRITE)
 				ewyk_twheel_cancel(c->srv->conf.wheel, &c->tmr);
@@ -385,8 +387,11 @@ ewyk_http_stream_resume(struct ewyk_http_conn *c)
 {
 	if (c == NULL || !c->used || c->prod == NULL)
 		return -EINVAL;
-	if (c->tx != NULL)
+	c->prod_wait = 0;
+	if (c->tcp != NULL && c->tx != NULL)
 		return 0; /* writable follows and pumps */
+	/* with the connection gone the pump fails: -ECONNABORTED, and
+	 * the object is released */
 	return http_conn_pump(c);
 }
 

@@ -234,6 +234,7 @@ struct ewyk_http_conn {
 	uint8_t used;         /* taken from the free list */
 	uint8_t body_paused;  /* consumer asked for a pause */
 	uint8_t closing;      /* closing once c->tx is sent */
+	uint8_t prod_wait;    /* producer said -EAGAIN: stream_resume next */
 	uint16_t status;      /* status of the response */
 	ewyk_http_body_cb_t body_cb;
 	void *body_arg;

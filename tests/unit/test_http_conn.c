@@ -1115,6 +1115,50 @@ test_no_content_statuses(void **state)
 	assert_false(cl->eof);
 }
 
+/*
+ * A pending request answered with a stream, then the client resets. The
+ * connection object must go back to the free list: at once when the
+ * producer was being pumped, or at the next ewyk_http_stream_resume()
+ * (which reports -ECONNABORTED) when the producer was waiting (-EAGAIN).
+ */
+static void
+test_pending_stream_reset(void **state)
+{
+	struct cli *cl = cli_open(0);
+
+	RTE_SET_USED(state);
+	/* 1: waiting producer */
+	cli_sends(cl, "GET /defer/s HTTP/1.1\r\nHost: x\r\n\r\n");
+	RUN_UNTIL(W.ndeferred == 1, 1000);
+	assert_int_equal(W.ndeferred, 1);
+	W.trickle_budget = 0;
+	assert_int_equal(ewyk_http_respond_stream(W.deferred[0], 200, NULL,
+				 NULL, EWYK_HTTP_LEN_CHUNKED, prod_trickle,
+				 NULL),
+		0);
+	ewyk_tcp_abort(cl->c);
+	cl->c = NULL;
+	RUN_UNTIL(false, 20);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 1);
+	W.trickle_budget = 100;
+	assert_int_equal(ewyk_http_stream_resume(W.deferred[0]), -ECONNABORTED);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
+	/* 2: producer being pumped, the client not reading */
+	cl = cli_open(1);
+	cl->hold = true;
+	cli_sends(cl, "GET /defer/t HTTP/1.1\r\nHost: x\r\n\r\n");
+	RUN_UNTIL(W.ndeferred == 2, 1000);
+	assert_int_equal(W.ndeferred, 2);
+	assert_int_equal(ewyk_http_respond_stream(W.deferred[1], 200, NULL,
+				 NULL, 1u << 24, prod_bytes, NULL),
+		0);
+	RUN_UNTIL(false, 20);
+	ewyk_tcp_abort(cl->c);
+	cl->c = NULL;
+	RUN_UNTIL(ewyk_http_server_conns(W.srv) == 0, 100);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
+}
+
 static void
 test_malformed(void **state)
 {
@@ -1300,6 +1344,8 @@ main(int argc, char **argv)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_10_chunked_stream, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(test_pending_stream_reset,
+			setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_content_statuses, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup,
