@@ -102,6 +102,9 @@ enum ewyk_http_framing {
 	EWYK_HTTP_BODY_NONE = 0, /**< no body */
 	EWYK_HTTP_BODY_LENGTH,   /**< Content-Length bytes */
 	EWYK_HTTP_BODY_CHUNKED,  /**< chunked transfer coding */
+	/** Responses only: no framing field, the body ends when the
+	 * connection closes (RFC 9112 6.3 item 8; for HTTP/1.0 clients). */
+	EWYK_HTTP_BODY_CLOSE,
 };
 
 /** Vector instruction set used by the parser's scanners. */
@@ -432,8 +435,9 @@ struct ewyk_http_response {
 
 /**
  * Write a response head: status line, Server, Date, framing field
- * (Content-Length or Transfer-Encoding: chunked; none for 1xx, 204, 304
- * and EWYK_HTTP_BODY_NONE), Content-Type, Connection, extra lines and the
+ * (Content-Length or Transfer-Encoding: chunked; Content-Length: 0 for
+ * EWYK_HTTP_BODY_NONE; none for 1xx, 204, 304 and EWYK_HTTP_BODY_CLOSE),
+ * Content-Type, Connection, extra lines and the
  * final CRLF. A 1xx response is its status line and CRLF only. For HEAD,
  * write the head of the GET response and send no body.
  *

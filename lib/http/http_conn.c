@@ -84,6 +84,7 @@ conn_reset_request(struct ewyk_http_conn *c)
 	c->status = 0;
 	c->body_cb = NULL;
 	c->prod = NULL;
+	c->prod_wait = 0;
 }
 
 /* Give back to TCP the bytes consumed: their segments are freed and the
@@ -623,13 +624,20 @@ ev_closed(void *ctx, struct ewyk_tcp_conn *tc, int err)
 	RTE_SET_USED(err);
 	c->tcp = NULL;
 	c->closing = 0;
-	c->prod = NULL;
 	if (c->pending && !c->resp_done) {
 		timer_stop(c);
-		/* Its owner may respond now, which frees the object. */
-		http_conn_done(c, 1);
-		return;
+		/* Kept for its owner, told here: it may respond (which frees
+		 * it), or, with a producer waiting, call
+		 * ewyk_http_stream_resume() (which then fails and frees it).
+		 * A stream being pumped by TCP's events has nothing left to
+		 * wait for: it ends here (conn_release tells the owner). */
+		if (c->prod == NULL || c->prod_wait) {
+			http_conn_done(c, 1);
+			return;
+		}
+		c->resp_done = 1;
 	}
+	c->prod = NULL;
 	if (!c->in_run)
 		conn_release(c);
 }

@@ -147,6 +147,14 @@ head_mbuf(struct ewyk_http_conn *c, uint16_t status, const char *ctype,
 	return m;
 }
 
+/* Responses that carry no content whatever the handler gives: HEAD
+ * (RFC 9110 9.3.2), 204 and 304 (15.3.5, 15.4.5). */
+static inline int
+resp_bodiless(const struct ewyk_http_conn *c, uint16_t status)
+{
+	return c->req.head || status == 204 || status == 304;
+}
+
 /* The response is in TCP's hands (or queued for it) whole. */
 static void
 resp_finished(struct ewyk_http_conn *c)
@@ -199,7 +207,9 @@ ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
 	if (m == NULL)
 		goto nomem;
 	last = m;
-	while (!c->req.head && len > 0) {
+	if (resp_bodiless(c, status))
+		len = 0;
+	while (len > 0) {
 		uint32_t n = RTE_MIN(len, (uint32_t)rte_pktmbuf_tailroom(last));
 		char *d;
 
@@ -243,6 +253,7 @@ ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
 {
 	struct rte_mbuf *m;
 	int chunked = len == EWYK_HTTP_LEN_CHUNKED;
+	int framing;
 	int ret;
 
 	if (prod == NULL)
@@ -254,19 +265,27 @@ ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
 		resp_finished(c);
 		return 0;
 	}
-	m = head_mbuf(c, status, content_type, extra,
-		chunked ? EWYK_HTTP_BODY_CHUNKED : EWYK_HTTP_BODY_LENGTH,
-		chunked ? 0 : len);
+	framing = chunked ? EWYK_HTTP_BODY_CHUNKED : EWYK_HTTP_BODY_LENGTH;
+	if (chunked && c->req.version_minor == 0 && !resp_bodiless(c, status)) {
+		/* No Transfer-Encoding to HTTP/1.0 (RFC 9112 6.1): the body
+		 * is delimited by closing the connection (6.3 item 8). */
+		chunked = 0;
+		framing = EWYK_HTTP_BODY_CLOSE;
+		c->close_after = 1;
+	}
+	m = head_mbuf(c, status, content_type, extra, framing,
+		framing == EWYK_HTTP_BODY_LENGTH ? len : 0);
 	if (m == NULL || http_conn_send(c, m) != 0) {
 		http_conn_abort(c);
 		resp_finished(c);
 		return -ENOMEM;
 	}
-	if (c->req.head || (!chunked && len == 0)) {
+	if (resp_bodiless(c, status) || (!chunked && len == 0)) {
 		resp_finished(c);
 		return 0;
 	}
 	c->prod = prod;
+	c->prod_wait = 0;
 	c->prod_arg = arg;
 	c->prod_left = len;
 	c->prod_off = 0;
@@ -278,6 +297,10 @@ ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
  * Produce while TCP takes bytes. Returns 0, or a negative errno after
  * which the connection has been aborted.
  */
+/* A body with no length, ended by closing (a chunked stream to 1.0). */
+#define PROD_TO_CLOSE(c) \
+	(!(c)->chunked && (c)->prod_left == EWYK_HTTP_LEN_CHUNKED)
+
 int
 http_conn_pump(struct ewyk_http_conn *c)
 {
@@ -311,6 +334,7 @@ http_conn_pump(struct ewyk_http_conn *c)
 			c->prod_arg);
 		if (n == -EAGAIN) {
 			/* Nothing now: ewyk_http_stream_resume() follows. */
+			c->prod_wait = 1;
 			rte_pktmbuf_free(m);
 			if (c->tmo == HT_WRITE)
 				ewyk_twheel_cancel(c->srv->conf.wheel, &c->tmr);
@@ -318,9 +342,16 @@ http_conn_pump(struct ewyk_http_conn *c)
 				c->tmo = HT_NONE;
 			return 0;
 		}
-		if (n < 0 || (uint32_t)n > room || (n == 0 && !c->chunked)) {
+		if (n < 0 || (uint32_t)n > room ||
+			(n == 0 && !c->chunked && !PROD_TO_CLOSE(c))) {
 			rte_pktmbuf_free(m);
 			goto fail;
+		}
+		if (n == 0 && PROD_TO_CLOSE(c)) {
+			/* close-delimited: the close after it ends the body */
+			rte_pktmbuf_free(m);
+			resp_finished(c);
+			return 0;
 		}
 		if (n == 0) {
 			if (ewyk_http_chunk_last_mbuf(m) != 0 ||
@@ -335,7 +366,7 @@ http_conn_pump(struct ewyk_http_conn *c)
 			goto fail;
 		}
 		c->prod_off += (uint64_t)n;
-		if (!c->chunked)
+		if (!c->chunked && !PROD_TO_CLOSE(c))
 			c->prod_left -= (uint64_t)n;
 		if (http_conn_send(c, m) != 0)
 			goto fail;
@@ -356,8 +387,11 @@ ewyk_http_stream_resume(struct ewyk_http_conn *c)
 {
 	if (c == NULL || !c->used || c->prod == NULL)
 		return -EINVAL;
-	if (c->tx != NULL)
+	c->prod_wait = 0;
+	if (c->tcp != NULL && c->tx != NULL)
 		return 0; /* writable follows and pumps */
+	/* with the connection gone the pump fails: -ECONNABORTED, and
+	 * the object is released */
 	return http_conn_pump(c);
 }
 

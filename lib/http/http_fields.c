@@ -124,20 +124,55 @@ connection(struct ewyk_http_parser *p, const struct ewyk_http_view *v)
 	}
 }
 
-/* unreserved / sub-delims (RFC 3986 2.2, 2.3): reg-name bytes but '%' */
+/*
+ * Byte classes of a uri-host [":" port] (RFC 3986 2.1-2.3, 3.2.2), looked
+ * up once per byte: AC_REG for unreserved / sub-delims (reg-name bytes but
+ * '%'), AC_HEX for HEXDIG, AC_DIGIT for DIGIT.
+ */
+#define AC_REG 0x01
+#define AC_HEX 0x02
+#define AC_DIGIT 0x04
+#define AC_ALPHA_HEX(c) [(unsigned char)(c)] = AC_REG | AC_HEX
+#define AC_ALPHA(c) [(unsigned char)(c)] = AC_REG
+#define AC_NUM(c) [(unsigned char)(c)] = AC_REG | AC_HEX | AC_DIGIT
+/* clang-format off */
+static const uint8_t host_class[256] = {
+	AC_NUM('0'), AC_NUM('1'), AC_NUM('2'), AC_NUM('3'), AC_NUM('4'),
+	AC_NUM('5'), AC_NUM('6'), AC_NUM('7'), AC_NUM('8'), AC_NUM('9'),
+	AC_ALPHA_HEX('a'), AC_ALPHA_HEX('b'), AC_ALPHA_HEX('c'),
+	AC_ALPHA_HEX('d'), AC_ALPHA_HEX('e'), AC_ALPHA_HEX('f'),
+	AC_ALPHA_HEX('A'), AC_ALPHA_HEX('B'), AC_ALPHA_HEX('C'),
+	AC_ALPHA_HEX('D'), AC_ALPHA_HEX('E'), AC_ALPHA_HEX('F'),
+	AC_ALPHA('g'), AC_ALPHA('h'), AC_ALPHA('i'), AC_ALPHA('j'),
+	AC_ALPHA('k'), AC_ALPHA('l'), AC_ALPHA('m'), AC_ALPHA('n'),
+	AC_ALPHA('o'), AC_ALPHA('p'), AC_ALPHA('q'), AC_ALPHA('r'),
+	AC_ALPHA('s'), AC_ALPHA('t'), AC_ALPHA('u'), AC_ALPHA('v'),
+	AC_ALPHA('w'), AC_ALPHA('x'), AC_ALPHA('y'), AC_ALPHA('z'),
+	AC_ALPHA('G'), AC_ALPHA('H'), AC_ALPHA('I'), AC_ALPHA('J'),
+	AC_ALPHA('K'), AC_ALPHA('L'), AC_ALPHA('M'), AC_ALPHA('N'),
+	AC_ALPHA('O'), AC_ALPHA('P'), AC_ALPHA('Q'), AC_ALPHA('R'),
+	AC_ALPHA('S'), AC_ALPHA('T'), AC_ALPHA('U'), AC_ALPHA('V'),
+	AC_ALPHA('W'), AC_ALPHA('X'), AC_ALPHA('Y'), AC_ALPHA('Z'),
+	AC_ALPHA('-'), AC_ALPHA('.'), AC_ALPHA('_'), AC_ALPHA('~'),
+	AC_ALPHA('!'), AC_ALPHA('$'), AC_ALPHA('&'), AC_ALPHA('\''),
+	AC_ALPHA('('), AC_ALPHA(')'), AC_ALPHA('*'), AC_ALPHA('+'),
+	AC_ALPHA(','), AC_ALPHA(';'), AC_ALPHA('='),
+};
+/* clang-format on */
+#undef AC_ALPHA_HEX
+#undef AC_ALPHA
+#undef AC_NUM
+
 static inline int
 regname_char(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		(c >= '0' && c <= '9') ||
-		(c != 0 && strchr("-._~!$&'()*+,;=", c) != NULL);
+	return (host_class[c] & AC_REG) != 0;
 }
 
 static inline int
 hexdig(unsigned char c)
 {
-	return (c >= '0' && c <= '9') ||
-		((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+	return (host_class[c] & AC_HEX) != 0;
 }
 
 int
@@ -159,18 +194,28 @@ http_authority_valid(const char *s, uint32_t n, int allow_empty)
 			return 0;
 		i++;
 	} else {
-		for (; i < n && s[i] != ':'; i++) {
-			unsigned char c = (unsigned char)s[i];
-
-			if (c == '%') {
-				if (n - i < 3 ||
-					!hexdig((unsigned char)s[i + 1]) ||
-					!hexdig((unsigned char)s[i + 2]))
-					return 0;
-				i += 2;
-			} else if (!regname_char(c)) {
+		/* reg-name runs, pct-encoded triplets between them */
+		for (;;) {
+			/* eight at a time while all are reg-name bytes */
+			while (i + 8 <= n &&
+				(host_class[(unsigned char)s[i]] &
+					host_class[(unsigned char)s[i + 1]] &
+					host_class[(unsigned char)s[i + 2]] &
+					host_class[(unsigned char)s[i + 3]] &
+					host_class[(unsigned char)s[i + 4]] &
+					host_class[(unsigned char)s[i + 5]] &
+					host_class[(unsigned char)s[i + 6]] &
+					host_class[(unsigned char)s[i + 7]] &
+					AC_REG))
+				i += 8;
+			while (i < n && regname_char((unsigned char)s[i]))
+				i++;
+			if (i == n || s[i] != '%')
+				break;
+			if (n - i < 3 || !hexdig((unsigned char)s[i + 1]) ||
+				!hexdig((unsigned char)s[i + 2]))
 				return 0;
-			}
+			i += 3;
 		}
 		if (i == 0)
 			return 0; /* empty host */
@@ -180,7 +225,7 @@ http_authority_valid(const char *s, uint32_t n, int allow_empty)
 	if (s[i] != ':')
 		return 0;
 	for (i++; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
+		if (!(host_class[(unsigned char)s[i]] & AC_DIGIT))
 			return 0;
 	return 1;
 }
@@ -250,40 +295,5 @@ http_field_apply(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 	default:
 		break;
 	}
-	return 0;
-}
-
-uint16_t
-http_fields_finish(struct ewyk_http_parser *p, struct ewyk_http_request *req)
-{
-	if (req->version_minor == 1 && p->nhost == 0)
-		return 400;
-	req->content_length = 0;
-	if (p->flags & HF_TE) {
-		/* RFC 9112 6.1: TE in 1.0 is faulty framing; 6.3: CL + TE */
-		if (req->version_minor == 0 || (p->flags & HF_CL))
-			return 400;
-		/* chunked must be final, and applied once */
-		if (p->te_count == 0 || !p->te_last_chunked ||
-			p->te_chunked != 1)
-			return 400;
-		if (p->te_other)
-			return 501;
-		req->framing = EWYK_HTTP_BODY_CHUNKED;
-	} else if ((p->flags & HF_CL) && p->cl > 0) {
-		if (p->cl > p->lim.max_body)
-			return 413;
-		req->framing = EWYK_HTTP_BODY_LENGTH;
-		req->content_length = p->cl;
-	} else {
-		req->framing = EWYK_HTTP_BODY_NONE;
-	}
-	if (req->version_minor == 1)
-		req->keep_alive = !(p->flags & HF_CLOSE);
-	else
-		req->keep_alive = (p->flags & HF_KEEP_ALIVE) &&
-			!(p->flags & HF_CLOSE);
-	req->expect_continue = (p->flags & HF_EXPECT) != 0;
-	req->head = req->method_id == EWYK_HTTP_HEAD;
 	return 0;
 }

@@ -201,7 +201,23 @@ tok_save(struct ewyk_http_parser *p, const char *buf, size_t ts, size_t len)
 static int
 has_dot_segment(const char *t, uint32_t n)
 {
-	const char *d = memchr(t, '.', n);
+	const char *d;
+
+	if (n < 32) {
+		/* short paths: a byte loop beats a call to memchr */
+		uint32_t k;
+
+		for (k = 1; k < n; k++) {
+			if (t[k] != '.' || t[k - 1] != '/')
+				continue;
+			if (k + 1 == n || t[k + 1] == '/')
+				return 1;
+			if (t[k + 1] == '.' && (k + 2 == n || t[k + 2] == '/'))
+				return 1;
+		}
+		return 0;
+	}
+	d = memchr(t, '.', n);
 
 	while (d != NULL) {
 		uint32_t k = (uint32_t)(d - t);
@@ -219,7 +235,7 @@ has_dot_segment(const char *t, uint32_t n)
 	return 0;
 }
 
-static uint16_t
+static __rte_always_inline uint16_t
 target_finish(struct ewyk_http_request *req)
 {
 	const char *t = req->target.p;
@@ -294,6 +310,40 @@ field_commit(struct ewyk_http_parser *p, struct ewyk_http_request *req)
 }
 
 /*
+ * End of a field name starting at buf[i], before `end`: the first byte that
+ * is not a tchar. Words are searched for the colon (the lowest flagged byte
+ * of a little-endian word is exact), and the bytes before it are checked
+ * together, with no branch per byte; a name longer than the words tried,
+ * or with a non-tchar before the colon, goes through the byte loop.
+ */
+static inline uint32_t
+name_end(const char *buf, uint32_t i, uint32_t end)
+{
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	uint32_t w;
+
+	for (w = i; w + 8 <= end && w - i < 24; w += 8) {
+		uint64_t m = HTTP_ANY_ZERO(
+			http_load64(buf + w) ^ (':' * HTTP_ONES));
+		uint32_t c, k;
+		uint8_t all = 1;
+
+		if (m == 0)
+			continue;
+		c = w + (uint32_t)__builtin_ctzll(m) / 8;
+		for (k = i; k < c; k++)
+			all &= http_tchar[(unsigned char)buf[k]];
+		if (all)
+			return c;
+		break;
+	}
+#endif
+	while (i < end && http_tchar[(unsigned char)buf[i]])
+		i++;
+	return i;
+}
+
+/*
  * Fast path: a whole, well-formed head in one piece, at the start of a
  * request. Straight-line code with no per-byte state dispatch; anything
  * unusual (end of input, an error, a limit, a leading empty line, a version
@@ -327,7 +377,7 @@ method_done:
 	req->method.p = buf;
 	req->method.len = i;
 	s = ++i;
-	i += (uint32_t)http_scan_target(p->isa, buf + i, len - i);
+	i += (uint32_t)http_scan_target_inl(p->isa, buf + i, len - i);
 	if (i == s || len - i < 11 || buf[i] != ' ')
 		return -1;
 	req->target.p = buf + s;
@@ -367,8 +417,7 @@ method_done:
 			goto slow;
 		h = &req->headers[req->nheaders];
 		s = i;
-		while (i < hend && http_tchar[(unsigned char)buf[i]])
-			i++;
+		i = name_end(buf, i, hend);
 		if (i == s || i >= hend || buf[i] != ':')
 			goto slow;
 		h->name.p = buf + s;
@@ -377,7 +426,7 @@ method_done:
 		while (i < hend && (buf[i] == ' ' || buf[i] == '\t'))
 			i++;
 		s = i;
-		i += (uint32_t)http_scan_value(p->isa, buf + i, hend - i);
+		i += (uint32_t)http_scan_value_inl(p->isa, buf + i, hend - i);
 		if (i + 1 >= hend || buf[i] != '\r' || buf[i + 1] != '\n')
 			goto slow;
 		h->value.p = buf + s;

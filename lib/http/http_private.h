@@ -4,7 +4,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_log.h>
 
 #include "ewyk_http.h"
@@ -27,6 +29,75 @@ extern int ewyk_http_logtype;
  */
 size_t http_scan_target(unsigned int isa, const char *s, size_t n);
 size_t http_scan_value(unsigned int isa, const char *s, size_t n);
+
+/*
+ * Word-at-a-time tests (SWAR): "any byte < n" is
+ * (x - n * ONES) & ~x & HIGHS. On a little-endian load the lowest flagged
+ * byte is exactly the first byte that matches (a borrow only propagates
+ * upwards, from a byte that matched); bytes above it may be false hits.
+ */
+#define HTTP_ONES UINT64_C(0x0101010101010101)
+#define HTTP_HIGHS UINT64_C(0x8080808080808080)
+#define HTTP_ANY_LESS(x, n) (((x) - (n)*HTTP_ONES) & ~(x)&HTTP_HIGHS)
+#define HTTP_ANY_ZERO(x) HTTP_ANY_LESS(x, 1)
+/* SP, CTL, DEL or obs-text: ends a request-target */
+#define HTTP_TARGET_WORD_STOP(x)                     \
+	(HTTP_ANY_LESS(x, 0x21) | ((x)&HTTP_HIGHS) | \
+		HTTP_ANY_ZERO((x) ^ (0x7f * HTTP_ONES)))
+/* CTL (HT included: callers pass it) or DEL */
+#define HTTP_VALUE_WORD_STOP(x) \
+	(HTTP_ANY_LESS(x, 0x20) | HTTP_ANY_ZERO((x) ^ (0x7f * HTTP_ONES)))
+
+static inline uint64_t
+http_load64(const char *s)
+{
+	uint64_t x;
+
+	memcpy(&x, s, sizeof(x));
+	return x;
+}
+
+/*
+ * The scanners' first two words inline, for the parser's fast path: the
+ * tokens of a small request end there, without a call or vector set-up;
+ * longer runs continue in http_scan_*(isa). Same result as http_scan_*().
+ */
+static inline size_t
+http_scan_target_inl(unsigned int isa, const char *s, size_t n)
+{
+	size_t i = 0;
+
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	for (; i < 16 && i + 8 <= n; i += 8) {
+		uint64_t m = HTTP_TARGET_WORD_STOP(http_load64(s + i));
+
+		if (m != 0)
+			return i + (size_t)__builtin_ctzll(m) / 8;
+	}
+#endif
+	return i + http_scan_target(isa, s + i, n - i);
+}
+
+static inline size_t
+http_scan_value_inl(unsigned int isa, const char *s, size_t n)
+{
+	size_t i = 0;
+
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	for (; i < 16 && i + 8 <= n; i += 8) {
+		uint64_t m = HTTP_VALUE_WORD_STOP(http_load64(s + i));
+
+		if (m != 0) {
+			i += (size_t)__builtin_ctzll(m) / 8;
+			if (s[i] != '\t')
+				return i;
+			i++;
+			break;
+		}
+	}
+#endif
+	return i + http_scan_value(isa, s + i, n - i);
+}
 
 /* tchar (RFC 9110 section 5.6.2) lookup: non-zero for token characters. */
 extern const uint8_t http_tchar[256];
@@ -84,8 +155,45 @@ int http_authority_valid(const char *s, uint32_t n, int allow_empty);
 				(1u << 17))))
 uint16_t http_field_apply(struct ewyk_http_parser *p,
 	struct ewyk_http_request *req, const struct ewyk_http_header *h);
-uint16_t http_fields_finish(struct ewyk_http_parser *p,
-	struct ewyk_http_request *req);
+/*
+ * End of the header section (RFC 9112 6.1, 6.3; 9.3 persistence): the
+ * framing and keep-alive decided from the fields seen; inline, as it runs
+ * once per request on the parser's fast path.
+ */
+static inline uint16_t
+http_fields_finish(struct ewyk_http_parser *p, struct ewyk_http_request *req)
+{
+	if (req->version_minor == 1 && p->nhost == 0)
+		return 400;
+	req->content_length = 0;
+	if (p->flags & HF_TE) {
+		/* RFC 9112 6.1: TE in 1.0 is faulty framing; 6.3: CL + TE */
+		if (req->version_minor == 0 || (p->flags & HF_CL))
+			return 400;
+		/* chunked must be final, and applied once */
+		if (p->te_count == 0 || !p->te_last_chunked ||
+			p->te_chunked != 1)
+			return 400;
+		if (p->te_other)
+			return 501;
+		req->framing = EWYK_HTTP_BODY_CHUNKED;
+	} else if ((p->flags & HF_CL) && p->cl > 0) {
+		if (p->cl > p->lim.max_body)
+			return 413;
+		req->framing = EWYK_HTTP_BODY_LENGTH;
+		req->content_length = p->cl;
+	} else {
+		req->framing = EWYK_HTTP_BODY_NONE;
+	}
+	if (req->version_minor == 1)
+		req->keep_alive = !(p->flags & HF_CLOSE);
+	else
+		req->keep_alive = (p->flags & HF_KEEP_ALIVE) &&
+			!(p->flags & HF_CLOSE);
+	req->expect_continue = (p->flags & HF_EXPECT) != 0;
+	req->head = req->method_id == EWYK_HTTP_HEAD;
+	return 0;
+}
 
 /* ---- Connection layer (http_conn.c, http_conn_resp.c) ---- */
 
@@ -126,6 +234,7 @@ struct ewyk_http_conn {
 	uint8_t used;         /* taken from the free list */
 	uint8_t body_paused;  /* consumer asked for a pause */
 	uint8_t closing;      /* closing once c->tx is sent */
+	uint8_t prod_wait;    /* producer said -EAGAIN: stream_resume next */
 	uint16_t status;      /* status of the response */
 	ewyk_http_body_cb_t body_cb;
 	void *body_arg;

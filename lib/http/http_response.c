@@ -209,7 +209,7 @@ ewyk_http_response_head(char *buf, uint32_t cap,
 	int bodiless;
 
 	if (buf == NULL || r == NULL || r->status < 100 || r->status > 999 ||
-		r->framing > EWYK_HTTP_BODY_CHUNKED ||
+		r->framing > EWYK_HTTP_BODY_CLOSE ||
 		r->connection > EWYK_HTTP_CONN_KEEP_ALIVE)
 		return -EINVAL;
 	/* no header injection through the caller's strings */
@@ -238,7 +238,7 @@ ewyk_http_response_head(char *buf, uint32_t cap,
 		PUTS(&w, "\r\n");
 	} else if (!bodiless && r->framing == EWYK_HTTP_BODY_CHUNKED) {
 		PUTS(&w, "Transfer-Encoding: chunked\r\n");
-	} else if (!bodiless) {
+	} else if (!bodiless && r->framing == EWYK_HTTP_BODY_NONE) {
 		PUTS(&w, "Content-Length: 0\r\n");
 	}
 	if (r->content_type != NULL) {

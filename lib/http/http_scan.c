@@ -105,25 +105,11 @@ const uint8_t http_tchar[256] = {
 /*
  * Portable scanners: eight bytes at a time with word arithmetic (a word
  * holding no stop byte is skipped whole), then the byte test on the word
- * that holds one. "Any byte < n" is (x - n * ONES) & ~x & HIGHS.
+ * that holds one (the SWAR macros are in http_private.h).
  */
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-#define ANY_LESS(x, n) (((x) - (n)*ONES) & ~(x)&HIGHS)
-#define ANY_ZERO(x) ANY_LESS(x, 1)
-
-static inline uint64_t
-load64(const char *s)
-{
-	uint64_t x;
-
-	memcpy(&x, s, sizeof(x));
-	return x;
-}
-
-#define TARGET_WORD_STOP(x) \
-	(ANY_LESS(x, 0x21) | ((x)&HIGHS) | ANY_ZERO((x) ^ (0x7f * ONES)))
-#define VALUE_WORD_STOP(x) (ANY_LESS(x, 0x20) | ANY_ZERO((x) ^ (0x7f * ONES)))
+#define load64 http_load64
+#define TARGET_WORD_STOP HTTP_TARGET_WORD_STOP
+#define VALUE_WORD_STOP HTTP_VALUE_WORD_STOP
 
 static inline size_t
 scan_target_scalar(const char *s, size_t i, size_t n)

@@ -311,6 +311,18 @@ static const struct valid_case valid[] = {
 		EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
 	{ "GET / HTTP/1.1\r\nHost:\r\n\r\n", EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/",
 		1 },
+	/* names ending in each of the fast path's colon-search words */
+	{ "GET / HTTP/1.1\r\n" HOST "Abcdefg: 1\r\nAbcdefgh: 2\r\n"
+	  "Abcdefghijklmnop: 3\r\nAbcdefghijklmnopqrstuvwx: 4\r\n"
+	  "Abcdefghijklmnopqrstuvwxyz0123: 5\r\nX-!#$%&'*+.^_`|~: 6\r\n\r\n",
+		EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 7 },
+	/* Host values across the validator's eight-byte steps */
+	{ "GET / HTTP/1.1\r\nHost: abcdefgh%41bcdefgh.ijk:8080\r\n\r\n",
+		EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 1 },
+	{ "GET / HTTP/1.1\r\nHost: www.example.com\r\n\r\n", EWYK_HTTP_GET, 1,
+		0, 1, 0, 0, "/", 1 },
+	{ "GET / HTTP/1.1\r\n" HOST "X-V: \ta\tb\tc\td\te\tf\tg\th \t\r\n\r\n",
+		EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/", 2 },
 	/* dots that are not dot-segments, and dots in the query */
 	{ "GET /a..b/.x/..y/...?q=/../. HTTP/1.1\r\n" HOST "\r\n",
 		EWYK_HTTP_GET, 1, 0, 1, 0, 0, "/a..b/.x/..y/...", 1 },
@@ -412,6 +424,12 @@ static const struct bad_case bad[] = {
 	{ RL HOST "X: a\r\n b\r\n\r\n", 400, "obs-fold SP" },
 	{ RL HOST "X: a\r\n\tb\r\n\r\n", 400, "obs-fold HT" },
 	{ RL " Host: a\r\n\r\n", 400, "whitespace before first field" },
+	{ RL HOST "Abcdefghij(lm: 1\r\n\r\n", 400, "'(' in a name" },
+	{ RL HOST "Abcdefghijklmnopqrstuvwxyz0\"23: 1\r\n\r\n", 400,
+		"DQUOTE in a long name" },
+	{ RL "Host: abcdefghi/jk\r\n\r\n", 400, "Host '/' after 8 bytes" },
+	{ RL "Host: abcdefgh%4g\r\n\r\n", 400, "Host bad pct after 8" },
+	{ RL HOST "X: ab\tc\x01\r\n\r\n", 400, "CTL after HT in value" },
 	{ RL HOST "X: a\0b\r\n\r\n", 400, "NUL in value" },
 	{ RL HOST "X: a\x01"
 		  "b\r\n\r\n",
@@ -900,6 +918,19 @@ test_response(void **state)
 	assert_string_equal(buf,
 		"HTTP/1.1 404 Not Found\r\nServer: ewyk\r\n"
 		"Content-Length: 0\r\nConnection: keep-alive\r\n\r\n");
+	/* close-delimited (to HTTP/1.0): no framing field at all */
+	r.status = 200;
+	r.framing = EWYK_HTTP_BODY_CLOSE;
+	r.connection = EWYK_HTTP_CONN_CLOSE;
+	n = ewyk_http_response_head(buf, sizeof(buf), &r, NULL);
+	buf[n] = '\0';
+	assert_string_equal(buf,
+		"HTTP/1.1 200 OK\r\nServer: ewyk\r\nConnection: close\r\n\r\n");
+	r.framing = EWYK_HTTP_BODY_CLOSE + 1;
+	assert_int_equal(ewyk_http_response_head(buf, sizeof(buf), &r, NULL),
+		-EINVAL);
+	r.framing = EWYK_HTTP_BODY_NONE;
+	r.connection = EWYK_HTTP_CONN_KEEP_ALIVE;
 	r.status = 100;
 	n = ewyk_http_response_head(buf, sizeof(buf), &r, &d);
 	assert_int_equal(n, 25);

@@ -512,6 +512,20 @@ h_upload(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	return EWYK_HTTP_HANDLED;
 }
 
+/* /status/<n>: that status with a body, which 204 and 304 must drop. */
+static int
+h_status(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
+	void *arg)
+{
+	uint16_t st = (uint16_t)atoi(req->path.p + 8);
+
+	RTE_SET_USED(arg);
+	if (req->path.p[req->path.len - 1] == 's')
+		return ewyk_http_respond_stream(c, st, NULL, NULL, 15,
+			prod_chunks, NULL);
+	return ewyk_http_respond(c, st, NULL, NULL, "body", 4);
+}
+
 /* ---- setup ---- */
 
 static void
@@ -602,6 +616,11 @@ setup_conf(struct ewyk_http_server_conf *hc)
 				 EWYK_HTTP_M(EWYK_HTTP_GET),
 				 EWYK_STRATEGY_INVOKE_BLOCKING, (void *)h_hello,
 				 NULL),
+		0);
+	assert_int_equal(ewyk_http_route_add(W.rt, "/status/", 1,
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_status, NULL),
 		0);
 	hc->wheel = W.w;
 	hc->pool = mp;
@@ -1186,6 +1205,111 @@ test_head_and_10(void **state)
 	assert_true(c2->eof);
 }
 
+/*
+ * RFC 9112 6.1: no Transfer-Encoding in a response to HTTP/1.0. A chunked
+ * stream asked for by the handler goes out close-delimited instead.
+ */
+static void
+test_10_chunked_stream(void **state)
+{
+	struct cli *cl = cli_open(0);
+	size_t off = 0;
+	struct resp r;
+
+	RTE_SET_USED(state);
+	cli_sends(cl, "GET /chunked HTTP/1.0\r\n\r\n");
+	r = wait_resp(cl, &off, true);
+	assert_int_equal(r.status, 200);
+	assert_false(head_has(&r, "Transfer-Encoding"));
+	assert_false(head_has(&r, "Content-Length"));
+	assert_true(head_has(&r, "Connection: close\r\n"));
+	RUN_UNTIL(cl->eof, 1000);
+	assert_true(cl->eof);
+	assert_int_equal(cl->nrx - off, 15);
+	assert_memory_equal(cl->rx + off, "abcdeabcdeabcde", 15);
+	/* the same on 1.1 stays chunked */
+	cl = cli_open(1);
+	off = 0;
+	cli_sends(cl, "GET /chunked HTTP/1.1\r\nHost: x\r\n\r\n");
+	r = wait_resp(cl, &off, true);
+	assert_true(head_has(&r, "Transfer-Encoding: chunked\r\n"));
+}
+
+/*
+ * 204 and 304 have no content (RFC 9110 15.3.5, 15.4.5): a body the
+ * handler gives is not sent, whole or streamed, and the next response
+ * follows the head directly.
+ */
+static void
+test_no_content_statuses(void **state)
+{
+	struct cli *cl = cli_open(0);
+	size_t off = 0;
+	struct resp r;
+
+	RTE_SET_USED(state);
+	cli_sends(cl,
+		"GET /status/204 HTTP/1.1\r\nHost: x\r\n\r\n"
+		"GET /status/304 HTTP/1.1\r\nHost: x\r\n\r\n"
+		"GET /status/204s HTTP/1.1\r\nHost: x\r\n\r\n"
+		"GET /status/200 HTTP/1.1\r\nHost: x\r\n\r\n");
+	r = wait_resp(cl, &off, true);
+	assert_int_equal(r.status, 204);
+	r = wait_resp(cl, &off, true);
+	assert_int_equal(r.status, 304);
+	r = wait_resp(cl, &off, true);
+	assert_int_equal(r.status, 204);
+	r = wait_resp(cl, &off, false);
+	assert_int_equal(r.status, 200);
+	assert_memory_equal(r.body, "body", 4);
+	assert_int_equal(off, cl->nrx);
+	assert_false(cl->eof);
+}
+
+/*
+ * A pending request answered with a stream, then the client resets. The
+ * connection object must go back to the free list: at once when the
+ * producer was being pumped, or at the next ewyk_http_stream_resume()
+ * (which reports -ECONNABORTED) when the producer was waiting (-EAGAIN).
+ */
+static void
+test_pending_stream_reset(void **state)
+{
+	struct cli *cl = cli_open(0);
+
+	RTE_SET_USED(state);
+	/* 1: waiting producer */
+	cli_sends(cl, "GET /defer/s HTTP/1.1\r\nHost: x\r\n\r\n");
+	RUN_UNTIL(W.ndeferred == 1, 1000);
+	assert_int_equal(W.ndeferred, 1);
+	W.trickle_budget = 0;
+	assert_int_equal(ewyk_http_respond_stream(W.deferred[0], 200, NULL,
+				 NULL, EWYK_HTTP_LEN_CHUNKED, prod_trickle,
+				 NULL),
+		0);
+	ewyk_tcp_abort(cl->c);
+	cl->c = NULL;
+	RUN_UNTIL(false, 20);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 1);
+	W.trickle_budget = 100;
+	assert_int_equal(ewyk_http_stream_resume(W.deferred[0]), -ECONNABORTED);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
+	/* 2: producer being pumped, the client not reading */
+	cl = cli_open(1);
+	cl->hold = true;
+	cli_sends(cl, "GET /defer/t HTTP/1.1\r\nHost: x\r\n\r\n");
+	RUN_UNTIL(W.ndeferred == 2, 1000);
+	assert_int_equal(W.ndeferred, 2);
+	assert_int_equal(ewyk_http_respond_stream(W.deferred[1], 200, NULL,
+				 NULL, 1u << 24, prod_bytes, NULL),
+		0);
+	RUN_UNTIL(false, 20);
+	ewyk_tcp_abort(cl->c);
+	cl->c = NULL;
+	RUN_UNTIL(ewyk_http_server_conns(W.srv) == 0, 100);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
+}
+
 static void
 test_malformed(void **state)
 {
@@ -1371,6 +1495,12 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_upload_paused, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_head_and_10, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_10_chunked_stream, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_pending_stream_reset,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_content_statuses, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup,
 			teardown),
