@@ -296,3 +296,9 @@ strategy_lookup(const char *name)
 {
 	return ewyk_registry_lookup(&strategy_registry, name);
 }
+
+int
+ewyk_strategy_prometheus(char *buf, size_t size)
+{
+	return ewyk_registry_prometheus(&strategy_registry, "name", buf, size);
+}
