@@ -132,6 +132,8 @@ int httpd_yield_task(struct httpd_shard *sh,
 void httpd_stats_print(struct httpd *h, bool final);
 int httpd_stats_telemetry_init(struct httpd *h);
 void httpd_stats_telemetry_fini(void);
+/* Name of an enum httpd_task_ctr ("done", ...), NULL when out of range. */
+const char *httpd_task_ctr_name(unsigned int c);
 
 /* Count a task outcome on a shard (holder only). */
 static inline void
