@@ -124,6 +124,9 @@ test_params(void **state)
 		assert_true(n > 0 && n < (int)sizeof(buf));
 		assert_non_null(
 			strstr(buf, "ewyk_pool_capacity{name=\"prm\"} "));
+#ifdef EWYK_PROMTOOL
+		assert_int_equal(ewyk_test_promtool_check(buf), 0);
+#endif
 	}
 	assert_null(ewyk_pool_create(&prm));
 	assert_int_equal(rte_errno, EEXIST);

@@ -178,6 +178,9 @@ test_params(void **state)
 		assert_true(n > 0 && n < (int)sizeof(buf));
 		assert_non_null(strstr(buf,
 			"ewyk_purgatory_added_total{name=\"pg_params\"} 0\n"));
+#ifdef EWYK_PROMTOOL
+		assert_int_equal(ewyk_test_promtool_check(buf), 0);
+#endif
 	}
 	ewyk_purgatory_free(p);
 	ewyk_purgatory_free(NULL);

@@ -115,6 +115,9 @@ test_params(void **state)
 			"ewyk_twheel_armed_total{name=\"tw_params\"} 0\n"));
 		assert_non_null(
 			strstr(buf, "# TYPE ewyk_twheel_pending gauge\n"));
+#ifdef EWYK_PROMTOOL
+		assert_int_equal(ewyk_test_promtool_check(buf), 0);
+#endif
 	}
 	ewyk_twheel_free(w);
 	w = ewyk_twheel_create(&p); /* name free again */
