@@ -201,11 +201,13 @@ class TestSuite_http_robustness(_TestSuite):
                          f"--path-as-is '{_URL}{path}'").stdout
         return int(out.strip())
 
-    def _head(self, path, extra=""):
-        """(status, {lower-case field: value}, body) of a GET."""
-        out = self._curl(f"-i --path-as-is {extra} '{_URL}{path}'").stdout
-        head, _, body = out.partition("\r\n\r\n")
-        lines = head.split("\r\n")
+    def _head(self, path, extra="", body=False):
+        """(status, {lower-case field: value}, body text or "") of a GET."""
+        keep = "-i" if body else "-D - -o /dev/null"
+        out = self._curl(f"{keep} --path-as-is {extra} '{_URL}{path}'").stdout
+        # (text mode: CRLF arrives as LF)
+        head, _, body = out.replace("\r\n", "\n").partition("\n\n")
+        lines = head.split("\n")
         fields = {}
         for ln in lines[1:]:
             k, _, v = ln.partition(":")
@@ -292,13 +294,13 @@ class TestSuite_http_robustness(_TestSuite):
             name = "style.css" if path == "/link_in.css" else path[1:]
             assert int(f["content-length"]) == len(self.files[name]), (path, f)
         # Directories: their index.html, or 403 without one.
-        st, f, body = self._head("/sub/")
+        st, f, body = self._head("/sub/", body=True)
         assert st == 200 and "sub index" in body, (st, body)
         assert self._status("/noindex/") == 403
         assert self._status("/empty.txt") == 200
         # HEAD: the length, no body.
         out = self._curl(f"-I '{_URL}/pixel.png'").stdout
-        assert "200" in out.split("\r\n")[0], out
+        assert "200" in out.splitlines()[0], out
         assert f"Content-Length: {len(self.files['pixel.png'])}" in out, out
         # Routes take precedence over files: / is the hello route, not
         # index.html; /metrics is the metrics page.
