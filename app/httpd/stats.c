@@ -15,6 +15,8 @@
 #include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
+#include <ewyk_http.h>
+
 #include "httpd.h"
 #include "tcp_services.h"
 
@@ -22,6 +24,7 @@
 struct lcore_snap {
 	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes, drops;
 	uint64_t iters, busy_cycles, busy_pkts;
+	uint64_t requests; /* HTTP request heads parsed */
 };
 
 /* Previous snapshot, for rates; touched only by the printing lcore. */
@@ -55,6 +58,9 @@ snap_shard(const struct httpd *h, const struct httpd_shard *sh,
 	o->drops = 0;
 	for (c = EWYK_NET_DROP_FIRST; c < EWYK_NET_COUNTER_MAX; c++)
 		o->drops += ewyk_net_counter_get(sh->shard, c);
+	o->requests = sh->http != NULL ?
+		ewyk_http_server_counter(sh->http, EWYK_HTTP_C_REQUESTS) :
+		0;
 	o->iters = ld(&lc->ls.iters);
 	o->busy_cycles = ld(&lc->ls.busy_cycles);
 	o->busy_pkts = ld(&lc->ls.busy_pkts);
@@ -124,7 +130,7 @@ print_tasks(const struct httpd *h)
 	struct ewyk_strategy_stats st;
 	unsigned int i, c;
 
-	if (h->conf.slow_echo_port != 0) {
+	if (h->conf.slow_echo_port != 0 || h->conf.http_port != 0) {
 		printf("%-7s", "tasks");
 		for (c = 0; c < HTTPD_TASK_CTR_MAX; c++)
 			printf(" %10s", task_ctr_names[c]);
@@ -161,13 +167,14 @@ snap_add(struct lcore_snap *t, const struct lcore_snap *a)
 	t->iters += a->iters;
 	t->busy_cycles += a->busy_cycles;
 	t->busy_pkts += a->busy_pkts;
+	t->requests += a->requests;
 }
 
 static void
 print_row(const char *name, const struct lcore_snap *s,
 	const struct lcore_snap *p, double secs)
 {
-	double rx_pps = 0, tx_pps = 0, rx_mbps = 0, tx_mbps = 0;
+	double rx_pps = 0, tx_pps = 0, rx_mbps = 0, tx_mbps = 0, rps = 0;
 	double cpp = s->busy_pkts != 0 ?
 		(double)s->busy_cycles / (double)s->busy_pkts :
 		0.0;
@@ -175,13 +182,16 @@ print_row(const char *name, const struct lcore_snap *s,
 	if (p != NULL && secs > 0) {
 		rx_pps = (double)(s->rx_pkts - p->rx_pkts) / secs;
 		tx_pps = (double)(s->tx_pkts - p->tx_pkts) / secs;
+		rps = (double)(s->requests - p->requests) / secs;
 		rx_mbps = (double)(s->rx_bytes - p->rx_bytes) * 8 / secs / 1e6;
 		tx_mbps = (double)(s->tx_bytes - p->tx_bytes) * 8 / secs / 1e6;
 	}
 	printf("%-7s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %14" PRIu64
-	       " %9" PRIu64 " %11.0f %11.0f %9.2f %9.2f %13" PRIu64 " %9.1f\n",
+	       " %9" PRIu64 " %11.0f %11.0f %9.2f %9.2f %12" PRIu64
+	       " %10.0f %13" PRIu64 " %9.1f\n",
 		name, s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
-		s->drops, rx_pps, tx_pps, rx_mbps, tx_mbps, s->iters, cpp);
+		s->drops, rx_pps, tx_pps, rx_mbps, tx_mbps, s->requests, rps,
+		s->iters, cpp);
 }
 
 void
@@ -202,9 +212,10 @@ httpd_stats_print(struct httpd *h, bool final)
 	printf("\n%s per-lcore stats (rates over the last %.1f s)\n",
 		final ? "Final" : "==", secs);
 	printf("network, per shard (loops and cyc/pkt of its worker):\n");
-	printf("%-7s %12s %14s %12s %14s %9s %11s %11s %9s %9s %13s %9s\n",
+	printf("%-7s %12s %14s %12s %14s %9s %11s %11s %9s %9s %12s %10s %13s %9s\n",
 		"shard", "rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "drops",
-		"rx_pps", "tx_pps", "rx_Mbps", "tx_Mbps", "loops", "cyc/pkt");
+		"rx_pps", "tx_pps", "rx_Mbps", "tx_Mbps", "requests", "req/s",
+		"loops", "cyc/pkt");
 	for (i = 0; i < h->nb_shards; i++) {
 		snap_shard(h, &h->sh[i], &cur[i]);
 		snprintf(name, sizeof(name), "%u", i);
@@ -246,6 +257,7 @@ tel_add_snap(struct rte_tel_data *d, const struct lcore_snap *s)
 	rte_tel_data_add_dict_u64(d, "tx_pkts", s->tx_pkts);
 	rte_tel_data_add_dict_u64(d, "tx_bytes", s->tx_bytes);
 	rte_tel_data_add_dict_u64(d, "drops", s->drops);
+	rte_tel_data_add_dict_u64(d, "http_requests", s->requests);
 	rte_tel_data_add_dict_u64(d, "loop_iterations", s->iters);
 	rte_tel_data_add_dict_u64(d, "busy_cycles", s->busy_cycles);
 	rte_tel_data_add_dict_u64(d, "busy_pkts", s->busy_pkts);

@@ -70,6 +70,10 @@ static struct {
 	struct ewyk_http_conn *body_paused_conn;
 	struct ewyk_http_conn *trickle_conn;
 	uint32_t trickle_budget;
+	/* ewyk_http_on_done() */
+	unsigned int ndone;
+	int done_aborted;
+	int done_respond; /* respond from the callback */
 } W;
 
 /* ---- wire and clock ---- */
@@ -412,6 +416,28 @@ h_defer(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	return EWYK_HTTP_PENDING;
 }
 
+static void
+done_cb(struct ewyk_http_conn *c, int aborted, void *arg)
+{
+	assert_ptr_equal(arg, &W);
+	W.ndone++;
+	W.done_aborted = aborted;
+	if (W.done_respond)
+		assert_int_equal(ewyk_http_respond(c, 503, NULL, NULL, NULL, 0),
+			0);
+}
+
+/* A deferred request that wants to hear when it ends. */
+static int
+h_done(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
+{
+	const struct ewyk_http_request *q = ewyk_http_conn_request(c);
+
+	assert_ptr_equal(q, req);
+	assert_int_equal(ewyk_http_on_done(c, done_cb, &W), 0);
+	return h_defer(c, req, arg);
+}
+
 static int
 upload_cb(struct ewyk_http_conn *c, const char *p, uint32_t len, int last,
 	void *arg)
@@ -529,6 +555,11 @@ setup_conf(struct ewyk_http_server_conf *hc)
 				 EWYK_HTTP_M(EWYK_HTTP_GET),
 				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
 				 (void *)h_trickle, NULL),
+		0);
+	assert_int_equal(ewyk_http_route_add(W.rt, "/done/", 1,
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_done, NULL),
 		0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/block", 0,
 				 EWYK_HTTP_M(EWYK_HTTP_GET),
@@ -791,6 +822,48 @@ test_pending_backpressure(void **state)
 				 1),
 		0);
 	assert_int_equal(ewyk_http_server_conns(W.srv), 1);
+}
+
+/*
+ * ewyk_http_on_done(): called once when the request is over (answered and
+ * the next one may start), or when the connection goes away while it is
+ * pending, where the owner may respond to free the object at once.
+ */
+static void
+test_on_done(void **state)
+{
+	struct cli *a = cli_open(0), *b;
+	size_t off = 0;
+	struct resp r;
+
+	RTE_SET_USED(state);
+	cli_sends(a, "GET /done/A HTTP/1.1\r\nHost: x\r\n\r\n");
+	RUN_UNTIL(W.ndeferred == 1, 1000);
+	assert_int_equal(W.ndone, 0);
+	assert_int_equal(ewyk_http_respond(W.deferred[0], 200, NULL, NULL, "A",
+				 1),
+		0);
+	r = wait_resp(a, &off, false);
+	assert_memory_equal(r.body, "A", 1);
+	assert_int_equal(W.ndone, 1);
+	assert_int_equal(W.done_aborted, 0);
+	/* The peer resets while the request is pending. */
+	b = cli_open(1);
+	cli_sends(b, "GET /done/B HTTP/1.1\r\nHost: x\r\n\r\n");
+	RUN_UNTIL(W.ndeferred == 2, 1000);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 2);
+	W.done_respond = 1;
+	ewyk_tcp_abort(b->c);
+	b->c = NULL;
+	RUN_UNTIL(W.ndone == 2, 1000);
+	assert_int_equal(W.ndone, 2);
+	assert_int_equal(W.done_aborted, 1);
+	/* Responding from the callback freed the object. */
+	assert_int_equal(ewyk_http_server_conns(W.srv), 1);
+	RUN_UNTIL(false, 50);
+	assert_int_equal(W.ndone, 2);
+	assert_int_equal(ewyk_http_on_done(W.deferred[1], done_cb, &W),
+		-EINVAL);
 }
 
 static void
@@ -1294,6 +1367,7 @@ main(int argc, char **argv)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_pending_backpressure,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(test_on_done, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_1mb_window, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_stream_resume, setup,

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Telemetry of the connection layer: every server is registered in lib/
+ * common's registry (memzone "ewyk_http") under its shard id, which gives
+ * /ewyk/http/list, /ewyk/http/stats (totals) and /ewyk/http/stats,<shard>
+ * (docs/guides/telemetry.md). A second server with a shard id already
+ * registered (tests make several) works but is not listed.
+ */
+
+#include <stdio.h>
+
+#include <rte_common.h>
+
+#include <ewyk_common.h>
+
+#include "http_private.h"
+
+static const struct ewyk_ctr_desc http_reg_ctr[] = { EWYK_HTTP_COUNTERS(
+	EWYK_CTR_DESC) };
+
+static void
+http_read(const void *obj, uint64_t *v)
+{
+	const struct ewyk_http_server *s = obj;
+	unsigned int c;
+
+	for (c = 0; c < EWYK_HTTP_C_MAX; c++)
+		v[c] = __atomic_load_n(&s->ctr[c], __ATOMIC_RELAXED);
+}
+
+static void
+http_describe(const void *obj, struct rte_tel_data *d)
+{
+	const struct ewyk_http_server *s = obj;
+
+	rte_tel_data_add_dict_u64(d, "max_conns", s->conf.max_conns);
+	rte_tel_data_add_dict_u64(d, "conns_in_use", s->in_use);
+	rte_tel_data_add_dict_u64(d, "max_body", s->conf.lim.max_body);
+}
+
+static const struct ewyk_registry http_reg = {
+	.lib = "http",
+	.what = "HTTP servers (one per shard)",
+	.ctr = http_reg_ctr,
+	.nb_ctr = RTE_DIM(http_reg_ctr),
+	.read = http_read,
+	.describe = http_describe,
+};
+
+EWYK_REGISTRY_TELEMETRY(http_reg)
+
+void
+http_stats_register(struct ewyk_http_server *s)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "%u", s->conf.shard_id);
+	s->registered = ewyk_registry_add(&http_reg, name, s) == 0;
+}
+
+void
+http_stats_unregister(struct ewyk_http_server *s)
+{
+	if (s->registered)
+		ewyk_registry_del(&http_reg, s);
+	s->registered = 0;
+}
