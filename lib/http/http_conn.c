@@ -416,8 +416,15 @@ body_step(struct ewyk_http_conn *c)
 		HTTP_CTR(s, PARSE_ERR_BODY, 1);
 		c->st = HC_WAIT;
 		c->close_after = 1;
-		if (!c->responded)
+		if (!c->responded) {
 			http_conn_error(c, ret == -EBADMSG ? c->b.status : 400);
+		} else if (!c->resp_done && !c->pending) {
+			/* A response under way (a stream that may wait for
+			 * this very body) cannot end: reset, do not wait. */
+			c->prod = NULL;
+			c->resp_done = 1;
+			http_conn_abort(c);
+		}
 		return 1;
 	}
 	if (c->tcp != NULL)

@@ -474,6 +474,43 @@ h_upload(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	return EWYK_HTTP_HANDLED;
 }
 
+/* /echowait: an echo's shape: reads the body (dropping it here) and
+ * answers at once with a chunked stream that waits for it (-EAGAIN). */
+static int
+drop_cb(struct ewyk_http_conn *c, const char *p, uint32_t len, int last,
+	void *arg)
+{
+	RTE_SET_USED(c);
+	RTE_SET_USED(p);
+	RTE_SET_USED(len);
+	RTE_SET_USED(last);
+	RTE_SET_USED(arg);
+	return 0;
+}
+
+static int
+prod_wait(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
+	void *arg)
+{
+	RTE_SET_USED(c);
+	RTE_SET_USED(buf);
+	RTE_SET_USED(cap);
+	RTE_SET_USED(off);
+	RTE_SET_USED(arg);
+	return -EAGAIN;
+}
+
+static int
+h_echowait(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
+	void *arg)
+{
+	RTE_SET_USED(req);
+	RTE_SET_USED(arg);
+	assert_int_equal(ewyk_http_read_body(c, drop_cb, NULL), 0);
+	return ewyk_http_respond_stream(c, 200, NULL, NULL,
+		EWYK_HTTP_LEN_CHUNKED, prod_wait, NULL);
+}
+
 /* ---- setup ---- */
 
 static void
@@ -545,8 +582,14 @@ setup_conf(struct ewyk_http_server_conf *hc)
 				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
 				 (void *)h_upload, (void *)1),
 		0);
-	/* The corpus's body route (ewyk-httpd's /echo reads the body too). */
-	assert_int_equal(ewyk_http_route_add(W.rt, "/echo", 0,
+	assert_int_equal(ewyk_http_route_add(W.rt, "/echowait", 0,
+				 EWYK_HTTP_M(EWYK_HTTP_POST),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_echowait, NULL),
+		0);
+	/* The corpus's body route: as ewyk-httpd's /sha256, it answers
+	 * once the body is read. */
+	assert_int_equal(ewyk_http_route_add(W.rt, "/sha256", 0,
 				 EWYK_HTTP_M(EWYK_HTTP_POST),
 				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
 				 (void *)h_upload, NULL),
@@ -1164,6 +1207,30 @@ test_malformed(void **state)
 	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
 }
 
+/*
+ * A malformed body under a response already streaming (an echo waiting
+ * for the body): the response cannot end, so the connection is reset at
+ * once rather than left without a timer.
+ */
+static void
+test_body_error_while_streaming(void **state)
+{
+	struct cli *cl = cli_open(0);
+
+	RTE_SET_USED(state);
+	cli_sends(cl,
+		"POST /echowait HTTP/1.1\r\nHost: x\r\n"
+		"Transfer-Encoding: chunked\r\n\r\n5\r\nabcde\r\n");
+	RUN_UNTIL(false, 50);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 1);
+	cli_sends(cl, "zz\r\n");
+	RUN_UNTIL(cl->closed || cl->eof, 500);
+	assert_true(cl->closed || cl->eof);
+	assert_int_equal(ctr(EWYK_HTTP_C_PARSE_ERR_BODY), 1);
+	RUN_UNTIL(ewyk_http_server_conns(W.srv) == 0, 500);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
+}
+
 static void
 test_timeouts(void **state)
 {
@@ -1379,6 +1446,8 @@ main(int argc, char **argv)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(test_body_error_while_streaming,
+			setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeouts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exhaustion, setup,
 			teardown),
