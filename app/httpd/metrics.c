@@ -15,6 +15,7 @@
 
 #include <ewyk_common.h>
 
+#include "http_app.h"
 #include "metrics.h"
 
 /* Per shard, what the application holds. */
@@ -75,10 +76,11 @@ static const struct ewyk_ctr_desc mode_desc[] = {
 /* Label strings: shard="65535",outcome="..." and the like. */
 #define LBL_SIZE 96
 
+#define METRICS_MAGIC UINT64_C(0x65777966d6574726) /* tells m from a desc */
+
 struct httpd_metrics {
+	uint64_t magic; /* METRICS_MAGIC */
 	const struct httpd *h;
-	const struct ewyk_http_server *srv[HTTPD_MAX_LCORES];
-	unsigned int nsrv;
 	size_t size;
 	char *buf[RTE_MAX_LCORE]; /* page buffer of each lcore of h */
 };
@@ -103,14 +105,13 @@ put(size_t size, size_t *off, int len)
 }
 
 static void
-shard_read(const struct httpd *h, const struct httpd_shard *sh,
-	const struct ewyk_http_server *srv, uint64_t *v)
+shard_read(const struct httpd_shard *sh, uint64_t *v)
 {
+	const struct ewyk_http_server *srv = sh->http;
 	struct ewyk_net_inbox_stats is;
 
 	memset(&is, 0, sizeof(is));
 	ewyk_net_inbox_stats_get(sh->shard, &is);
-	RTE_SET_USED(h);
 	v[SM_MBUFS] = sh->pool != NULL ? sh->pool->size : 0;
 	v[SM_MBUFS_IN_USE] = sh->pool != NULL ?
 		rte_mempool_in_use_count(sh->pool) :
@@ -125,8 +126,7 @@ shard_read(const struct httpd *h, const struct httpd_shard *sh,
 
 /* The application's own tables. */
 static int
-app_write(const struct httpd *h, const struct ewyk_http_server *const *srv,
-	unsigned int nsrv, char *buf, size_t size, size_t *off)
+app_write(const struct httpd *h, char *buf, size_t size, size_t *off)
 {
 	struct ewyk_prom_series *ser;
 	char(*lbl)[LBL_SIZE];
@@ -144,8 +144,7 @@ app_write(const struct httpd *h, const struct ewyk_http_server *const *srv,
 	/* Per shard. */
 	for (i = 0; i < h->nb_shards; i++) {
 		snprintf(lbl[i], LBL_SIZE, "shard=\"%u\"", i);
-		shard_read(h, &h->sh[i], i < nsrv ? srv[i] : NULL,
-			&vals[i * SM_MAX]);
+		shard_read(&h->sh[i], &vals[i * SM_MAX]);
 		ser[i].labels = lbl[i];
 		ser[i].vals = &vals[i * SM_MAX];
 	}
@@ -214,15 +213,18 @@ out:
 }
 
 int
-httpd_metrics_write(const struct httpd *h,
-	const struct ewyk_http_server *const *srv, unsigned int nsrv, char *buf,
-	size_t size)
+httpd_metrics_write(const struct httpd *h, char *buf, size_t size)
 {
+	const struct ewyk_http_server *srv[HTTPD_MAX_LCORES];
+	unsigned int i, nsrv = 0;
 	size_t off = 0;
 	int ret;
 
 	if (h == NULL || buf == NULL || size == 0)
 		return -EINVAL;
+	for (i = 0; i < h->nb_shards; i++)
+		if (h->sh[i].http != NULL)
+			srv[nsrv++] = h->sh[i].http;
 	buf[0] = '\0';
 	ret = put(size, &off, ewyk_net_prometheus(buf, size));
 	if (ret == 0)
@@ -245,7 +247,7 @@ httpd_metrics_write(const struct httpd *h,
 		ret = put(size, &off,
 			ewyk_strategy_prometheus(buf + off, size - off));
 	if (ret == 0)
-		ret = app_write(h, srv, nsrv, buf, size, &off);
+		ret = app_write(h, buf, size, &off);
 	if (ret != 0)
 		return ret;
 	return (int)off;
@@ -261,9 +263,16 @@ metrics_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	int len;
 
 	RTE_SET_USED(req);
+	/* The argument given to httpd_route_inplace(), or (as http_server.c
+	 * registers in-place routes today) the route's descriptor holding
+	 * it: a descriptor starts with a code address, never the magic. */
+	if (m != NULL && m->magic != METRICS_MAGIC)
+		m = ((const struct httpd_route_desc *)arg)->arg;
+	if (m == NULL || m->magic != METRICS_MAGIC)
+		return -EINVAL; /* answered 500 */
 	if (l >= RTE_MAX_LCORE || m->buf[l] == NULL)
 		return -ENODEV; /* answered 500 */
-	len = httpd_metrics_write(m->h, m->srv, m->nsrv, m->buf[l], m->size);
+	len = httpd_metrics_write(m->h, m->buf[l], m->size);
 	if (len < 0)
 		return ewyk_http_respond(c, 500, "text/plain", NULL, too_big,
 			sizeof(too_big) - 1);
@@ -271,44 +280,8 @@ metrics_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 		m->buf[l], (uint32_t)len);
 }
 
-struct httpd_metrics *
-httpd_metrics_create(const struct httpd *h,
-	const struct ewyk_http_server *const *srv, unsigned int nsrv,
-	size_t size)
-{
-	struct httpd_metrics *m;
-	unsigned int i;
-
-	if (h == NULL || nsrv > HTTPD_MAX_LCORES || (nsrv > 0 && srv == NULL)) {
-		printf("metrics: bad arguments\n");
-		return NULL;
-	}
-	m = rte_zmalloc("httpd_metrics", sizeof(*m), 0);
-	if (m == NULL) {
-		printf("metrics: no memory\n");
-		return NULL;
-	}
-	m->h = h;
-	m->nsrv = nsrv;
-	m->size = size != 0 ? size : HTTPD_METRICS_DEF_SIZE;
-	for (i = 0; i < nsrv; i++)
-		m->srv[i] = srv[i];
-	for (i = 0; i < h->nb_lcores; i++) {
-		unsigned int l = h->lc[i].lcore_id;
-
-		m->buf[l] = rte_malloc_socket("httpd_metrics_page", m->size, 0,
-			(int)rte_lcore_to_socket_id(l));
-		if (m->buf[l] == NULL) {
-			printf("metrics: no memory for lcore %u's page\n", l);
-			httpd_metrics_free(m);
-			return NULL;
-		}
-	}
-	return m;
-}
-
-void
-httpd_metrics_free(struct httpd_metrics *m)
+static void
+metrics_free(struct httpd_metrics *m)
 {
 	unsigned int l;
 
@@ -320,8 +293,43 @@ httpd_metrics_free(struct httpd_metrics *m)
 }
 
 int
-httpd_metrics_route(struct ewyk_http_router *r, struct httpd_metrics *m)
+httpd_metrics_init(struct httpd *h)
 {
-	return ewyk_http_route_add(r, "/metrics", 0, EWYK_HTTP_M(EWYK_HTTP_GET),
-		EWYK_STRATEGY_INVOKE_NON_BLOCKING, (void *)metrics_handler, m);
+	struct httpd_metrics *m;
+	unsigned int i;
+
+	if (h->conf.http_port == 0)
+		return 0;
+	m = rte_zmalloc("httpd_metrics", sizeof(*m), 0);
+	if (m == NULL) {
+		fprintf(stderr, "error: /metrics: no memory\n");
+		return -1;
+	}
+	m->magic = METRICS_MAGIC;
+	m->h = h;
+	m->size = HTTPD_METRICS_DEF_SIZE;
+	h->metrics = m;
+	for (i = 0; i < h->nb_lcores; i++) {
+		unsigned int l = h->lc[i].lcore_id;
+
+		m->buf[l] = rte_malloc_socket("httpd_metrics_page", m->size, 0,
+			(int)rte_lcore_to_socket_id(l));
+		if (m->buf[l] == NULL) {
+			fprintf(stderr,
+				"error: /metrics: no memory for lcore %u\n", l);
+			return -1;
+		}
+	}
+	return httpd_route_inplace(h, "/metrics", 0, EWYK_HTTP_M(EWYK_HTTP_GET),
+		       EWYK_STRATEGY_INVOKE_NON_BLOCKING, metrics_handler,
+		       m) == 0 ?
+		0 :
+		-1;
+}
+
+void
+httpd_metrics_fini(struct httpd *h)
+{
+	metrics_free(h->metrics);
+	h->metrics = NULL;
 }

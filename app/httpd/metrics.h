@@ -32,27 +32,16 @@ struct httpd_metrics;
  * Returns its length (< size, NUL-terminated), -ENOSPC when it does not
  * fit in size bytes, or another negative errno from a writer.
  */
-int httpd_metrics_write(const struct httpd *h,
-	const struct ewyk_http_server *const *srv, unsigned int nsrv, char *buf,
-	size_t size);
+int httpd_metrics_write(const struct httpd *h, char *buf, size_t size);
 
 /*
- * Create the /metrics state: one page buffer of @p size bytes for each
- * lcore of @p h (0: HTTPD_METRICS_DEF_SIZE); @p srv are the shards' HTTP
- * servers (nsrv of them, NULL allowed for none), kept by pointer.
- * Returns NULL (printed) on failure.
+ * Create the page buffers (one of HTTPD_METRICS_DEF_SIZE bytes per lcore
+ * of h) and register GET /metrics, NON_BLOCKING (http_app.h). Nothing
+ * without HTTP (--port 0). Returns 0 or -1 (printed).
  */
-struct httpd_metrics *httpd_metrics_create(const struct httpd *h,
-	const struct ewyk_http_server *const *srv, unsigned int nsrv,
-	size_t size);
+int httpd_metrics_init(struct httpd *h);
 
-/* Free it (after the lcores stopped). NULL allowed. */
-void httpd_metrics_free(struct httpd_metrics *m);
-
-/*
- * Register GET (and HEAD) /metrics, NON_BLOCKING, on a router.
- * Returns 0 or the negative errno of ewyk_http_route_add().
- */
-int httpd_metrics_route(struct ewyk_http_router *r, struct httpd_metrics *m);
+/* Free them (after the lcores stopped). */
+void httpd_metrics_fini(struct httpd *h);
 
 #endif /* EWYK_HTTPD_METRICS_H */

@@ -16,36 +16,21 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 
-#include <rte_cycles.h>
+#include <rte_common.h>
 #include <rte_malloc.h>
-#include <rte_spinlock.h>
 
 #include "static_files.h"
-
-/* Slot states. */
-enum {
-	SLOT_FREE = 0,
-	SLOT_ACTIVE, /* mapped; owned by a request or its stream */
-	SLOT_BUSY,   /* the producer is reading it */
-};
-
-struct static_slot {
-	uint32_t state; /* SLOT_*, atomic */
-	void *owner;    /* the connection streaming it (holder only) */
-	void *map;      /* the mapping */
-	uint64_t len;   /* its length */
-	uint64_t last;  /* TSC of its last use, atomic */
-} __rte_cache_aligned;
 
 struct static_root {
 	int fd;              /* the directory */
 	char real[PATH_MAX]; /* its realpath() */
 	size_t real_len;
-	uint64_t reap_cycles; /* a slot idle this long is reclaimed */
-	uint64_t next_sweep;  /* TSC of the next sweep */
-	rte_spinlock_t lock;  /* allocation and sweep */
-	uint32_t next;        /* where the next search starts */
-	struct static_slot slot[STATIC_SLOTS];
+};
+
+/* A body being streamed: the file's mapping. */
+struct static_body {
+	void *map;
+	uint64_t len;
 };
 
 /* ---- names ---- */
@@ -223,70 +208,7 @@ open_beneath(const struct static_root *r, const char *rel)
 	return fd >= 0 ? (int)fd : -(int)errno_status(errno);
 }
 
-/* ---- slots ---- */
-
-static void
-slot_free(struct static_slot *s)
-{
-	if (s->map != NULL)
-		munmap(s->map, s->len);
-	s->map = NULL;
-	s->len = 0;
-	s->owner = NULL;
-	__atomic_store_n(&s->state, SLOT_FREE, __ATOMIC_RELEASE);
-}
-
-/* Reclaim the slots of requests or streams that went away (lock held). */
-static void
-sweep(struct static_root *r, uint64_t now)
-{
-	uint32_t i;
-
-	for (i = 0; i < STATIC_SLOTS; i++) {
-		struct static_slot *s = &r->slot[i];
-		uint32_t st = SLOT_ACTIVE;
-
-		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) !=
-				SLOT_ACTIVE ||
-			now - __atomic_load_n(&s->last, __ATOMIC_RELAXED) <
-				r->reap_cycles)
-			continue;
-		/* BUSY (the producer is in it) is never taken. */
-		if (__atomic_compare_exchange_n(&s->state, &st, SLOT_BUSY, 0,
-			    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			slot_free(s);
-	}
-	r->next_sweep = now + rte_get_tsc_hz();
-}
-
-static int
-slot_alloc(struct static_root *r)
-{
-	uint64_t now = rte_rdtsc();
-	uint32_t i, k;
-	int ret = -1;
-
-	rte_spinlock_lock(&r->lock);
-	if (now >= r->next_sweep)
-		sweep(r, now);
-	for (k = 0; k < STATIC_SLOTS && ret < 0; k++) {
-		i = (r->next + k) % STATIC_SLOTS;
-		if (__atomic_load_n(&r->slot[i].state, __ATOMIC_ACQUIRE) ==
-			SLOT_FREE) {
-			__atomic_store_n(&r->slot[i].last, now,
-				__ATOMIC_RELAXED);
-			r->slot[i].owner = NULL;
-			__atomic_store_n(&r->slot[i].state, SLOT_ACTIVE,
-				__ATOMIC_RELEASE);
-			r->next = i + 1;
-			ret = (int)i;
-		}
-	}
-	rte_spinlock_unlock(&r->lock);
-	return ret;
-}
-
-/* ---- the blocking half ---- */
+/* ---- the blocking function ---- */
 
 static int
 parse_http_date(const char *v, size_t len, time_t *t)
@@ -307,176 +229,155 @@ parse_http_date(const char *v, size_t len, time_t *t)
 	return 0;
 }
 
-void
-static_file_open(struct static_root *r, const char *path, size_t len, int head,
-	const char *ims, size_t ims_len, struct static_file *f)
+/* Producer, on the token holder: copy from the mapping. */
+static int
+body_produce(void *arg, char *buf, uint32_t cap, uint64_t off)
 {
-	char rel[PATH_MAX], idx[PATH_MAX];
+	struct static_body *b = arg;
+	uint64_t n;
+
+	if (b == NULL || off >= b->len)
+		return -EINVAL;
+	n = RTE_MIN((uint64_t)cap, b->len - off);
+	memcpy(buf, (const char *)b->map + off, n);
+	return (int)n;
+}
+
+/* Release, on the token holder, once: unmap. */
+static void
+body_free(void *arg)
+{
+	struct static_body *b = arg;
+
+	if (b == NULL)
+		return;
+	munmap(b->map, b->len);
+	rte_free(b);
+}
+
+static int
+respond_status(struct httpd_result *res, uint16_t status)
+{
+	const char *reason = ewyk_http_reason(status);
+	int ret = httpd_result_status(res, status, "text/plain");
+
+	return ret != 0 ?
+		ret :
+		httpd_result_body(res, reason, (uint32_t)strlen(reason));
+}
+
+int
+static_file_get(const struct httpd_req *req, struct httpd_result *res,
+	enum ewyk_strategy_mode mode, void *arg)
+{
+	struct static_root *r = arg;
+	char rel[PATH_MAX], idx[PATH_MAX], lm[40];
+	const char *ims, *ctype;
+	struct static_body *b;
 	struct stat st;
 	struct tm tm;
 	time_t since;
+	uint64_t len;
 	void *map;
-	int fd, slot, ret;
+	int fd, ret;
 
-	memset(f, 0, sizeof(*f));
-	f->head = (uint8_t)(head != 0);
-	ret = static_path_decode(path, len, rel, sizeof(rel));
-	if (ret != 0) {
-		f->status = ret == -EACCES ? 403 : 404;
-		return;
-	}
+	RTE_SET_USED(mode); /* BLOCKING: never PIC */
+	ret = static_path_decode(req->path, req->path_len, rel, sizeof(rel));
+	if (ret != 0)
+		return respond_status(res, ret == -EACCES ? 403 : 404);
 	fd = open_beneath(r, rel);
-	if (fd < 0) {
-		f->status = (uint16_t)-fd;
-		return;
-	}
+	if (fd < 0)
+		return respond_status(res, (uint16_t)-fd);
 	if (fstat(fd, &st) != 0)
 		goto err500;
 	if (S_ISDIR(st.st_mode)) {
 		/* A directory is served by its index.html, or refused. */
 		close(fd);
 		if (snprintf(idx, sizeof(idx), "%s/index.html", rel) >=
-			(int)sizeof(idx)) {
-			f->status = 404;
-			return;
-		}
+			(int)sizeof(idx))
+			return respond_status(res, 404);
 		fd = open_beneath(r, idx);
-		if (fd < 0) {
-			f->status = fd == -404 ? 403 : (uint16_t)-fd;
-			return;
-		}
+		if (fd < 0)
+			return respond_status(res,
+				fd == -404 ? 403 : (uint16_t)-fd);
 		if (fstat(fd, &st) != 0)
 			goto err500;
-		snprintf(rel, sizeof(rel), "%s", idx);
+		memcpy(rel, idx, sizeof(rel));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		f->status = 403;
-		return;
+		return respond_status(res, 403);
 	}
-	f->ctype = static_content_type(rel, strlen(rel));
+	ctype = static_content_type(rel, strlen(rel));
 	gmtime_r(&st.st_mtime, &tm);
-	strftime(f->extra, sizeof(f->extra),
-		"Last-Modified: %a, %d %b %Y %H:%M:%S GMT\r\n", &tm);
-	if (ims != NULL && parse_http_date(ims, ims_len, &since) == 0 &&
+	strftime(lm, sizeof(lm), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	ims = httpd_req_header(req, "If-Modified-Since");
+	if (ims != NULL && parse_http_date(ims, strlen(ims), &since) == 0 &&
 		st.st_mtime <= since) {
 		close(fd);
-		f->status = 304;
-		return;
+		ret = httpd_result_status(res, 304, NULL);
+		return ret != 0 ? ret :
+				  httpd_result_header(res, "Last-Modified", lm);
 	}
-	f->status = 200;
-	f->len = (uint64_t)st.st_size;
-	if (head || f->len == 0) {
+	ret = httpd_result_status(res, 200, ctype);
+	if (ret == 0)
+		ret = httpd_result_header(res, "Last-Modified", lm);
+	if (ret != 0)
+		goto err;
+	len = (uint64_t)st.st_size;
+	if (req->head || len == 0) {
+		/* The length only: nothing is mapped, nothing produced. */
 		close(fd);
-		return;
+		return httpd_result_stream(res, len, body_produce, NULL, NULL);
 	}
-	slot = slot_alloc(r);
-	if (slot < 0) {
-		close(fd);
-		f->status = 503;
-		return;
+	b = rte_zmalloc("static_body", sizeof(*b), 0);
+	if (b == NULL) {
+		ret = -ENOMEM;
+		goto err;
 	}
-	/* Read in here, where blocking is allowed; a file beyond the cap is
-	 * read ahead and may still fault on the holder (see the guide). */
-	map = mmap(NULL, f->len, PROT_READ,
-		MAP_PRIVATE |
-			(f->len <= STATIC_POPULATE_MAX ? MAP_POPULATE : 0),
+	/* Read in here, where blocking is allowed. */
+	map = mmap(NULL, len, PROT_READ,
+		MAP_PRIVATE | (len <= STATIC_POPULATE_MAX ? MAP_POPULATE : 0),
 		fd, 0);
 	close(fd);
 	if (map == MAP_FAILED) {
-		slot_free(&r->slot[slot]);
-		f->status = 500;
-		return;
+		rte_free(b);
+		httpd_result_release(res);
+		memset(res, 0, sizeof(*res));
+		return respond_status(res, 500);
 	}
-	if (f->len > STATIC_POPULATE_MAX)
-		madvise(map, f->len, MADV_SEQUENTIAL | MADV_WILLNEED);
-	r->slot[slot].map = map;
-	r->slot[slot].len = f->len;
-	f->slot = (uint32_t)slot;
-	return;
+	if (len > STATIC_POPULATE_MAX)
+		madvise(map, len, MADV_SEQUENTIAL | MADV_WILLNEED);
+	b->map = map;
+	b->len = len;
+	ret = httpd_result_stream(res, len, body_produce, body_free, b);
+	if (ret != 0)
+		body_free(b);
+	return ret;
 err500:
 	close(fd);
-	f->status = 500;
-}
-
-void
-static_file_discard(struct static_root *r, const struct static_file *f)
-{
-	if (f->status == 200 && !f->head && f->len > 0)
-		slot_free(&r->slot[f->slot]);
-}
-
-/* ---- the holder's half ---- */
-
-static int
-produce(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
-	void *arg)
-{
-	struct static_slot *s = arg;
-	uint32_t st = SLOT_ACTIVE;
-	uint64_t n;
-
-	if (s == NULL ||
-		!__atomic_compare_exchange_n(&s->state, &st, SLOT_BUSY, 0,
-			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		return -ECONNABORTED;
-	if (s->owner != c || off >= s->len) {
-		__atomic_store_n(&s->state, SLOT_ACTIVE, __ATOMIC_RELEASE);
-		return -ECONNABORTED;
-	}
-	n = RTE_MIN((uint64_t)cap, s->len - off);
-	memcpy(buf, (const char *)s->map + off, n);
-	if (off + n == s->len) {
-		slot_free(s); /* all handed to TCP */
-	} else {
-		__atomic_store_n(&s->last, rte_rdtsc(), __ATOMIC_RELAXED);
-		__atomic_store_n(&s->state, SLOT_ACTIVE, __ATOMIC_RELEASE);
-	}
-	return (int)n;
+	return respond_status(res, 500);
+err:
+	close(fd);
+	return ret;
 }
 
 int
-static_file_respond(struct static_root *r, struct ewyk_http_conn *c,
-	const struct static_file *f)
+static_files_register(struct httpd *h, struct static_root *r)
 {
-	struct static_slot *s;
-	const char *reason;
-	int ret;
-
-	switch (f->status) {
-	case 200:
-		if (f->head || f->len == 0)
-			return ewyk_http_respond_stream(c, 200, f->ctype,
-				f->extra, f->len, produce, NULL);
-		s = &r->slot[f->slot];
-		s->owner = c;
-		__atomic_store_n(&s->last, rte_rdtsc(), __ATOMIC_RELAXED);
-		ret = ewyk_http_respond_stream(c, 200, f->ctype, f->extra,
-			f->len, produce, s);
-		/* Failed before the end: the slot is still ours to free. */
-		if (ret != 0 && s->owner == c &&
-			__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) ==
-				SLOT_ACTIVE)
-			slot_free(s);
-		return ret;
-	case 304:
-		return ewyk_http_respond(c, 304, NULL, f->extra, NULL, 0);
-	default:
-		reason = ewyk_http_reason(f->status);
-		return ewyk_http_respond(c, f->status, "text/plain", NULL,
-			reason, (uint32_t)strlen(reason));
-	}
+	return httpd_route_blocking(h, "/", 1,
+		EWYK_HTTP_M(EWYK_HTTP_GET) | EWYK_HTTP_M(EWYK_HTTP_HEAD),
+		EWYK_STRATEGY_INVOKE_BLOCKING, static_file_get, r);
 }
 
 /* ---- root ---- */
 
 struct static_root *
-static_root_open(const char *dir, uint32_t reap_ms)
+static_root_open(const char *dir)
 {
 	struct static_root *r;
-	struct stat st;
 
-	r = rte_zmalloc("static_root", sizeof(*r), RTE_CACHE_LINE_SIZE);
+	r = rte_zmalloc("static_root", sizeof(*r), 0);
 	if (r == NULL) {
 		printf("--root: no memory\n");
 		return NULL;
@@ -488,28 +389,37 @@ static_root_open(const char *dir, uint32_t reap_ms)
 	}
 	r->real_len = strlen(r->real);
 	r->fd = open(r->real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (r->fd < 0 || fstat(r->fd, &st) != 0) {
+	if (r->fd < 0) {
 		printf("--root %s: %s\n", dir, strerror(errno));
-		if (r->fd >= 0)
-			close(r->fd);
 		rte_free(r);
 		return NULL;
 	}
-	r->reap_cycles = (uint64_t)reap_ms * rte_get_tsc_hz() / 1000;
-	rte_spinlock_init(&r->lock);
 	return r;
 }
 
 void
 static_root_close(struct static_root *r)
 {
-	uint32_t i;
-
 	if (r == NULL)
 		return;
-	for (i = 0; i < STATIC_SLOTS; i++)
-		if (r->slot[i].state != SLOT_FREE)
-			slot_free(&r->slot[i]);
 	close(r->fd);
 	rte_free(r);
+}
+
+int
+static_files_init(struct httpd *h)
+{
+	if (h->conf.root == NULL || h->conf.http_port == 0)
+		return 0;
+	h->static_root = static_root_open(h->conf.root);
+	if (h->static_root == NULL)
+		return -1;
+	return static_files_register(h, h->static_root) == 0 ? 0 : -1;
+}
+
+void
+static_files_fini(struct httpd *h)
+{
+	static_root_close(h->static_root);
+	h->static_root = NULL;
 }

@@ -3,67 +3,54 @@
 #define EWYK_HTTPD_STATIC_FILES_H
 
 /*
- * --root DIR: static files under DIR, GET and HEAD.
+ * --root DIR: static files under DIR, GET and HEAD, as a BLOCKING route
+ * (http_app.h): a prefix route on "/", so every other route wins over it
+ * (an exact route beats every prefix route, a longer prefix beats a
+ * shorter one): GET / is the hello route, /metrics the metrics page,
+ * /bytes/... the generator; a file named like a route is not served.
  *
- * Two halves, so that the shard's token holder never waits for the disk:
- *   static_file_open()     BLOCKING (a reserved lcore, or the caller's
- *                          lcore under --strategy pc): resolves the path
- *                          beneath DIR, opens, fstat()s and maps the file
- *                          (MAP_POPULATE: its pages are read in there);
- *   static_file_respond()  on the holder: answers from the result, the
- *                          body streamed from the mapping under TCP's flow
- *                          control (nothing is copied but into mbufs).
+ * The blocking function (a reserved lcore, or in place under --strategy
+ * pc) resolves the path beneath DIR, opens, fstat()s and maps the file
+ * with MAP_POPULATE, so its pages are read in there; the token holder
+ * then streams the body from the mapping under TCP's flow control (copied
+ * only into mbufs) and the stream's release unmaps it, exactly once,
+ * however the response ends. Memory stays bounded: nothing is buffered
+ * but the mapping of the file itself (page cache), one per response in
+ * flight. Files larger than STATIC_POPULATE_MAX are mapped without
+ * MAP_POPULATE (read ahead with MADV_WILLNEED): the holder may then take
+ * a page fault on a page not yet read.
  *
- * Escapes are refused with 403: a "." or ".." segment (also percent-encoded:
+ * Escapes are refused with 403: a "." or ".." segment (also encoded:
  * %2e%2e), an encoded '/' (%2f) or NUL, and any symlink that leads out of
  * DIR (openat2 RESOLVE_BENEATH; where the kernel lacks it, realpath() and
- * a prefix check). Directories are served by their index.html, else 403.
- *
- * Memory is bounded: a mapping lives in one of a fixed number of slots
- * (STATIC_SLOTS; a request finding none is answered 503) and is unmapped
- * when its body has been handed to TCP, when the response fails, or, if
- * the connection went away mid-body (lib/http then stops calling the
- * producer), by a sweep once the slot has not been read for reap_ms.
+ * a prefix check). Raw ".." never gets here: the parser answers 400.
+ * Directories are served by their index.html, else 403 (no listings).
+ * Content-Type by extension; Last-Modified, and 304 for an
+ * If-Modified-Since at or after it.
  */
 
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 
-#include <ewyk_http.h>
+#include "http_app.h"
 
-/** Mapping slots of a root: concurrent file bodies at most. */
-#define STATIC_SLOTS 1024
-/** Files up to this size are read in by the blocking half (MAP_POPULATE). */
+/** Files up to this size are read in by the blocking function. */
 #define STATIC_POPULATE_MAX (UINT64_C(256) << 20)
 
 struct static_root;
-
-/** What the blocking half found; handed to the holder. */
-struct static_file {
-	uint16_t status;   /**< 200, 304, 403, 404, 500 or 503 */
-	uint8_t head;      /**< HEAD: no body */
-	uint32_t slot;     /**< 200 with a body: its mapping's slot */
-	uint64_t len;      /**< 200: file size */
-	const char *ctype; /**< 200/304: Content-Type (static string) */
-	char extra[64];    /**< "Last-Modified: ...\r\n" (200/304) */
-};
 
 /**
  * Open DIR for serving.
  *
  * @param dir
  *   The directory.
- * @param reap_ms
- *   A slot not read for this long belongs to a connection that went away
- *   (choose above the HTTP write timeout).
  * @return
  *   The root, or NULL (message printed).
  */
-struct static_root *static_root_open(const char *dir, uint32_t reap_ms);
+struct static_root *static_root_open(const char *dir);
 
 /**
- * Close a root: every mapping is unmapped. No request may be under way.
+ * Close a root (no request under way).
  *
  * @param r
  *   Root (NULL allowed).
@@ -71,51 +58,52 @@ struct static_root *static_root_open(const char *dir, uint32_t reap_ms);
 void static_root_close(struct static_root *r);
 
 /**
- * The BLOCKING half: resolve, open, stat and map a request's file.
+ * --root: open h->conf.root and register its route (nothing without
+ * --root or without HTTP).
  *
- * @param r
- *   Root.
- * @param path
- *   The request's path as received (percent-encoded, no query).
- * @param len
- *   Its length.
- * @param head
- *   1 for HEAD (nothing is mapped).
- * @param ims
- *   The If-Modified-Since value (NULL: none).
- * @param ims_len
- *   Its length.
- * @param f
- *   Out: the result (its status says which).
- */
-void static_file_open(struct static_root *r, const char *path, size_t len,
-	int head, const char *ims, size_t ims_len, struct static_file *f);
-
-/**
- * The holder's half: respond with @p f (on the connection's shard).
- *
- * @param r
- *   Root.
- * @param c
- *   The connection of the request.
- * @param f
- *   static_file_open()'s result (copied: may be freed after the call).
+ * @param h
+ *   The application.
  * @return
- *   EWYK_HTTP_HANDLED, or a negative errno (the mapping is released).
+ *   0, or -1 (printed).
  */
-int static_file_respond(struct static_root *r, struct ewyk_http_conn *c,
-	const struct static_file *f);
+int static_files_init(struct httpd *h);
 
 /**
- * Release what static_file_open() took, when its result will not be
- * given to static_file_respond() (the request was dropped).
+ * Close what static_files_init() opened (lcores stopped).
  *
- * @param r
- *   Root.
- * @param f
- *   The result.
+ * @param h
+ *   The application.
  */
-void static_file_discard(struct static_root *r, const struct static_file *f);
+void static_files_fini(struct httpd *h);
+
+/**
+ * Register the static files route (prefix "/", GET and HEAD, BLOCKING).
+ *
+ * @param h
+ *   The application.
+ * @param r
+ *   The root (kept until the process ends).
+ * @return
+ *   0, or a negative errno (printed).
+ */
+int static_files_register(struct httpd *h, struct static_root *r);
+
+/**
+ * The route's blocking function (httpd_blocking_fn).
+ *
+ * @param req
+ *   The request head.
+ * @param res
+ *   The result to fill.
+ * @param mode
+ *   How it runs.
+ * @param arg
+ *   The struct static_root.
+ * @return
+ *   0, or a negative errno (answered 500).
+ */
+int static_file_get(const struct httpd_req *req, struct httpd_result *res,
+	enum ewyk_strategy_mode mode, void *arg);
 
 /**
  * Content-Type of a file name by its extension.
