@@ -12,6 +12,8 @@ import shutil as _shutil
 import subprocess as _subprocess
 import time as _time
 
+import pytest as _pytest
+
 from framework import http_corpus as _http_corpus
 from framework.ewyk import (EWYK_IP as _EWYK_IP, EwykHttpd as _EwykHttpd,
                             Testbed as _Testbed, have as _have,
@@ -101,6 +103,16 @@ def _wrk_latency(out, pct="99%"):
                    out, _re.M)
     if not m:
         raise AssertionError(f"no {pct} in wrk output:\n{out}")
+    v = float(m.group(1))
+    return v / 1000 if m.group(2) == "us" else v * 1000 if m.group(2) == "s" else v
+
+
+def _wrk_max(out):
+    """The largest latency of wrk's thread stats, in ms."""
+    m = _re.search(r"^\s*Latency\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)\b", out,
+                   _re.M)
+    if not m:
+        raise AssertionError(f"no Latency line in wrk output:\n{out}")
     v = float(m.group(1))
     return v / 1000 if m.group(2) == "us" else v * 1000 if m.group(2) == "s" else v
 
@@ -372,6 +384,7 @@ class TestSuite_http_robustness(_TestSuite):
         before = self._metrics()
         t0 = _metrics_sum(before, "ewyk_http_timeout_header_total")
         conns0 = _metrics_sum(before, "ewyk_httpd_http_conns")
+        tel0 = self.app.telemetry("/ewyk/http/stats,0")
         log = _os.path.join(self.dir, f"http_slowloris_{self.node.tag}.log")
         # A line every 0.5 s: each keeps the connection busy, none ends the
         # head; the header timeout (2 s from the first byte) ends them.
@@ -393,10 +406,15 @@ class TestSuite_http_robustness(_TestSuite):
         after = self._metrics()
         dt = _metrics_sum(after, "ewyk_http_timeout_header_total") - t0
         assert dt >= 200, dt
-        # Connection objects back to where they were.
+        tel = self.app.telemetry("/ewyk/http/stats,0")
+        assert tel["timeout_header"] - tel0["timeout_header"] >= 200, tel
+        # Connection objects back to where they were (telemetry, and the
+        # /metrics gauge, which counts the /metrics request itself).
+        assert _wait_for(lambda: self.app.telemetry("/ewyk/http/stats,0")
+                         ["conns_in_use"] <= tel0["conns_in_use"], timeout=10)
         assert _wait_for(lambda: _metrics_sum(self._metrics(),
                                               "ewyk_httpd_http_conns")
-                         <= conns0 + 1, timeout=10)
+                         <= conns0, timeout=10)
         print(f"slowloris 200 connections: all closed by the header "
               f"timeout ({res['status_408']} with a 408), "
               f"timeout_header +{dt:.0f}; {served} curls served meanwhile")
@@ -415,7 +433,20 @@ class TestSuite_http_robustness(_TestSuite):
         if proc is not None:
             proc.wait(timeout=30)
         assert "Socket errors" not in out, out
-        return _wrk_latency(out), _wrk_latency(out, "50%")
+        return _wrk_latency(out), _wrk_latency(out, "50%"), _wrk_max(out)
+
+    def _figures(self, reps=3, secs=6):
+        """Median (p99, p50, max) of / without and with the sleeps,
+        measured alternately reps times each."""
+        runs = {False: [], True: []}
+        for _ in range(reps):
+            for sleeps in (False, True):
+                runs[sleeps].append(self._wrk_p99(sleeps, secs))
+        med = {}
+        for sleeps, r in runs.items():
+            med[sleeps] = tuple(sorted(x[i] for x in r)[len(r) // 2]
+                                for i in range(3))
+        return med
 
     def test_sleep_head_of_line(self):
         if not _have("wrk"):
@@ -423,22 +454,36 @@ class TestSuite_http_robustness(_TestSuite):
             return
         fig = {}
         try:
-            fig["adaptive", False] = self._wrk_p99(False)
-            fig["adaptive", True] = self._wrk_p99(True)
+            med = self._figures()
+            fig["adaptive", False], fig["adaptive", True] = med[False], med[True]
             self.app.stop()
             pc = self._start("pc", "http-robust-pc")
-            fig["pc", False] = self._wrk_p99(False)
-            fig["pc", True] = self._wrk_p99(True)
+            med = self._figures()
+            fig["pc", False], fig["pc", True] = med[False], med[True]
             pc.stop()
         finally:
             if not self.app.alive():
                 type(self).app = self._start(name="http-robust-2")
-        for (k, s), (p99, p50) in sorted(fig.items()):
+        for (k, s), (p99, p50, mx) in sorted(fig.items()):
             print(f"strategy {k:8s} /sleep/100 at 2/s: {'yes' if s else 'no ':3s}"
-                  f"  / p50 {p50:8.2f} ms  p99 {p99:8.2f} ms")
+                  f"  / p50 {p50:8.2f} ms  p99 {p99:8.2f} ms  max {mx:8.2f} ms"
+                  f"  (medians of 3 runs of wrk -t1 -c10 -d6s)")
         a0, a1 = fig["adaptive", False][0], fig["adaptive", True][0]
-        p1 = fig["pc", True][0]
-        # pc runs the sleep on the worker: requests behind it wait ~100 ms.
-        assert p1 >= 80, fig
-        # adaptive sends it to the reserved lcore: / stays fast.
+        p0 = fig["pc", False][0]
+        p1, p1max = fig["pc", True][0], fig["pc", True][2]
+        if max(a0, p0) > 30:
+            # Without any sleep, / already has a p99 beyond a third of
+            # the 100 ms being looked for: the machine (2 cores, shared)
+            # is too loaded for either relation to mean anything.
+            with open("/proc/loadavg") as f:
+                load = f.read().split()[0]
+            _pytest.skip(f"too loaded to measure (p99 without sleeps: "
+                         f"adaptive {a0:.1f} ms, pc {p0:.1f} ms; load "
+                         f"average {load}): {fig}")
+        # pc runs the sleep on the worker: requests behind it wait up to
+        # 100 ms (p99 shows it unless / is so fast that fewer than 1% of
+        # its requests queue behind a sleep: then the largest does).
+        assert p1 >= 80 or p1max >= 90, fig
+        # adaptive runs it off the worker (EPC: production moves to the
+        # reserved lcore; PEC: the task does): / is not held behind it.
         assert a1 <= 2 * max(a0, 1.0) or a1 < p1 / 2, fig
