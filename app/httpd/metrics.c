@@ -76,10 +76,7 @@ static const struct ewyk_ctr_desc mode_desc[] = {
 /* Label strings: shard="65535",outcome="..." and the like. */
 #define LBL_SIZE 96
 
-#define METRICS_MAGIC UINT64_C(0x65777966d6574726) /* tells m from a desc */
-
 struct httpd_metrics {
-	uint64_t magic; /* METRICS_MAGIC */
 	const struct httpd *h;
 	size_t size;
 	char *buf[RTE_MAX_LCORE]; /* page buffer of each lcore of h */
@@ -263,13 +260,6 @@ metrics_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	int len;
 
 	RTE_SET_USED(req);
-	/* The argument given to httpd_route_inplace(), or (as http_server.c
-	 * registers in-place routes today) the route's descriptor holding
-	 * it: a descriptor starts with a code address, never the magic. */
-	if (m != NULL && m->magic != METRICS_MAGIC)
-		m = ((const struct httpd_route_desc *)arg)->arg;
-	if (m == NULL || m->magic != METRICS_MAGIC)
-		return -EINVAL; /* answered 500 */
 	if (l >= RTE_MAX_LCORE || m->buf[l] == NULL)
 		return -ENODEV; /* answered 500 */
 	len = httpd_metrics_write(m->h, m->buf[l], m->size);
@@ -305,7 +295,6 @@ httpd_metrics_init(struct httpd *h)
 		fprintf(stderr, "error: /metrics: no memory\n");
 		return -1;
 	}
-	m->magic = METRICS_MAGIC;
 	m->h = h;
 	m->size = HTTPD_METRICS_DEF_SIZE;
 	h->metrics = m;
@@ -320,11 +309,10 @@ httpd_metrics_init(struct httpd *h)
 			return -1;
 		}
 	}
-	return httpd_route_inplace(h, "/metrics", 0, EWYK_HTTP_M(EWYK_HTTP_GET),
-		       EWYK_STRATEGY_INVOKE_NON_BLOCKING, metrics_handler,
-		       m) == 0 ?
-		0 :
-		-1;
+	if (httpd_route_inplace(h, "/metrics", 0, EWYK_HTTP_M(EWYK_HTTP_GET),
+		    EWYK_STRATEGY_INVOKE_NON_BLOCKING, metrics_handler, m) != 0)
+		return -1;
+	return 0;
 }
 
 void
