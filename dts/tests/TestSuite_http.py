@@ -471,8 +471,8 @@ class TestSuite_http_robustness(_TestSuite):
         a0, a1 = fig["adaptive", False][0], fig["adaptive", True][0]
         p0 = fig["pc", False][0]
         p1, p1max = fig["pc", True][0], fig["pc", True][2]
-        if max(a0, p0) > 30:
-            # Without any sleep, / already has a p99 beyond a third of
+        if max(a0, p0) > 50:
+            # Without any sleep, / already has a p99 beyond half of
             # the 100 ms being looked for: the machine (2 cores, shared)
             # is too loaded for either relation to mean anything.
             with open("/proc/loadavg") as f:
