@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# The main job: install, build, and run ewyk-httpd, printing per-lcore
-# throughput.
+# The main job: install, build, and run ewyk-httpd serving HTTP/1.1, drive
+# it with a real client (wrk from the kernel peer), and print per-core
+# requests/s beside packets/s.
 #
 #   ./devtools/run.sh                 # no NIC: virtual devices (veth + netns)
 #   EWYK_IP=10.0.0.2/24 EWYK_PCI=0000:3b:00.0 ./devtools/run.sh   # a bound NIC
 #
 # Environment: DURATION (seconds of load on virtual devices; default 10,
-# 0 = serve until Ctrl-C), EWYK_LCORES (EAL -l, default 0).
+# 0 = serve until Ctrl-C), EWYK_LCORES (EAL -l, default 0), CONNS (wrk
+# connections, default 50).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 ewyk_need_root
@@ -19,12 +21,13 @@ ewyk_build build
 BIN="$EWYK_ROOT/build/app/httpd/ewyk-httpd"
 LCORES=${EWYK_LCORES:-0}
 DURATION=${DURATION:-10}
+CONNS=${CONNS:-50}
 MEM=$(ewyk_eal_mem)
 
 if [ -n "${EWYK_PCI:-}" ]; then
 	: "${EWYK_IP:?set EWYK_IP=A.B.C.D/NN for the NIC}"
 	ewyk_log "serving on NIC $EWYK_PCI as $EWYK_IP (Ctrl-C stops)"
-	exec "$BIN" -l "$LCORES" -a "$EWYK_PCI" $MEM -- --ip "$EWYK_IP" --stats-interval 1
+	exec "$BIN" -l "$LCORES" -a "$EWYK_PCI" $MEM -- --ip "$EWYK_IP" --port 80 --stats-interval 1
 fi
 
 # No NIC: ewyk on one end of a veth pair, the Linux kernel on the other.
@@ -50,7 +53,7 @@ ip netns exec $PEER ethtool -K ewr1 tx off tso off gso off gro off >/dev/null
 
 ewyk_log "ewyk-httpd on lcore(s) $LCORES, net_af_packet over veth; peer 198.18.0.1 (kernel) in netns $PEER"
 ip netns exec $SRV "$BIN" -l "$LCORES" --no-pci $MEM --file-prefix=ewyk-run \
-	--vdev=net_af_packet0,iface=ewr0 -- --ip 198.18.0.2/24 --stats-interval 1 &
+	--vdev=net_af_packet0,iface=ewr0 -- --ip 198.18.0.2/24 --port 80 --stats-interval 1 &
 PID=$!
 for _ in $(seq 50); do
 	ip netns exec $PEER ping -c 1 -W 1 198.18.0.2 >/dev/null 2>&1 && break
@@ -58,16 +61,18 @@ for _ in $(seq 50); do
 done
 
 if [ "$DURATION" = 0 ]; then
-	ewyk_log "serving; from the peer: ip netns exec $PEER ping 198.18.0.2 (Ctrl-C stops)"
+	ewyk_log "serving HTTP on 198.18.0.2:80; from the peer: ip netns exec $PEER curl http://198.18.0.2/ (Ctrl-C stops)"
 	wait "$PID"
 	exit 0
 fi
-ewyk_log "load for $DURATION s from the peer (core 1): ping flood + arping"
-ip netns exec $PEER taskset -c 1 arping -c 3 -I ewr1 198.18.0.2 || true
-ip netns exec $PEER taskset -c 1 timeout "$DURATION" ping -f -q -s 64 198.18.0.2 || true
-ewyk_log "telemetry /ewyk/stats (dpdk-telemetry.py)"
+ip netns exec $PEER curl -sS --max-time 5 http://198.18.0.2/
+ewyk_log "HTTP load for $DURATION s from the peer (core 1): wrk -t1 -c$CONNS GET / (keep-alive); the table above counts requests/s per core"
+ip netns exec $PEER taskset -c 1 wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency http://198.18.0.2/ || true
+ewyk_log "telemetry /ewyk/stats and /ewyk/http/stats (dpdk-telemetry.py)"
 tel=$(echo /ewyk/stats | dpdk-telemetry.py -f ewyk-run)
-echo "$tel" | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin)["/ewyk/stats"]; print(json.dumps(d["total"]))' 
+echo "$tel" | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin)["/ewyk/stats"]; print(json.dumps(d["total"]))'
+tel=$(echo /ewyk/http/stats | dpdk-telemetry.py -f ewyk-run)
+echo "$tel" | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin)["/ewyk/http/stats"]; print(json.dumps({k: d[k] for k in ("requests", "resp_2xx", "resp_4xx", "resp_5xx", "conn_accepted")}))'
 kill -INT "$PID"
 wait "$PID"
 PID=
