@@ -256,6 +256,8 @@ int http_shard_init(struct httpd *h, struct httpd_shard *sh);
 void http_shard_free(struct httpd_shard *sh);
 /* Loop hook of the holder: Date refresh once a second. */
 void http_shard_poll(struct httpd_shard *sh, uint64_t now);
+/* The HTTP line of the stats table (counters summed over the shards). */
+void http_stats_print(const struct httpd *h);
 /* Production leaves this lcore: flush the shard's HTTP pool caches. */
 void http_shard_depart(struct httpd_shard *sh);
 

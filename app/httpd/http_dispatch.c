@@ -299,7 +299,8 @@ op_complete(struct ewyk_purgatory_op *op, void *ctx)
 	RTE_SET_USED(op);
 	/* http_task_apply() responds: the request's end is no longer the
 	 * op's business. */
-	ewyk_http_on_done(w->c, NULL, NULL);
+	if (w->c != NULL)
+		ewyk_http_on_done(w->c, NULL, NULL);
 	wait_put(w);
 }
 
@@ -322,7 +323,8 @@ static const struct ewyk_purgatory_op_ops http_op_ops = {
 	.on_expire = op_expire,
 };
 
-/* lib/http: the request ended while dispatched (its connection went). */
+/* lib/http: the request ended while dispatched: its connection went away,
+ * or lib/http answered it itself (a malformed body, a body timeout). */
 static void
 op_conn_done(struct ewyk_http_conn *c, int aborted, void *arg)
 {
@@ -330,12 +332,16 @@ op_conn_done(struct ewyk_http_conn *c, int aborted, void *arg)
 	struct httpd_shard *sh = w->sh;
 
 	RTE_SET_USED(aborted);
-	if (ewyk_purgatory_cancel(sh->purg, w->op) != 0)
-		return; /* claimed: http_task_apply() frees the object */
-	httpd_task_count(sh, HTTPD_TASK_ORPHANED);
-	wait_put(w);
-	/* Only frees the pending request's object (refused while lib/http
-	 * is releasing it itself). */
+	if (ewyk_purgatory_cancel(sh->purg, w->op) == 0) {
+		httpd_task_count(sh, HTTPD_TASK_ORPHANED);
+		wait_put(w);
+	} else {
+		/* Claimed: the completion is on its way; it must not touch
+		 * the connection object, which may be reused by then. */
+		w->c = NULL;
+	}
+	/* Frees a pending request's object at once (refused while lib/http
+	 * is releasing the object itself). */
 	ewyk_http_respond(c, 503, "text/plain", NULL, "", 0);
 }
 
@@ -347,8 +353,12 @@ task_stream(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
 {
 	struct http_task *t = arg;
 
+	int n;
+
 	RTE_SET_USED(c);
-	return t->res.stream(t->res.stream_arg, buf, cap, off);
+	n = t->res.stream(t->res.stream_arg, buf, cap, off);
+	/* Nobody could resume a stream that waits: an error, as documented. */
+	return n == -EAGAIN ? -EIO : n;
 }
 
 static void
@@ -370,11 +380,10 @@ http_task_apply(struct httpd_shard *sh, struct httpd_msg *m)
 	const char *extra = r->extra[0] != '\0' ? r->extra : NULL;
 
 	ewyk_purgatory_finish(sh->purg, t->ticket); /* wait_put(w) */
-	if (!ewyk_http_conn_alive(c)) {
-		/* Closed while its task ran: nowhere to go. */
+	if (c == NULL) {
+		/* The request ended while its task ran: nowhere to go. */
 		httpd_task_count(sh, HTTPD_TASK_ORPHANED);
 		task_free(t);
-		ewyk_http_respond(c, 503, "text/plain", NULL, "", 0);
 		return;
 	}
 	switch (t->status) {

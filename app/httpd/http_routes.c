@@ -169,11 +169,13 @@ echo_body(struct ewyk_http_conn *c, const char *p, uint32_t len, int last,
 		 * while less than a segment's room is left. */
 		return EWYK_HTTP_PENDING;
 	}
-	at = e->wr % ECHO_BUF;
-	n1 = RTE_MIN(len, ECHO_BUF - at);
-	memcpy(e->buf + at, p, n1);
-	memcpy(e->buf, p + n1, len - n1);
-	e->wr += len;
+	if (len > 0) {
+		at = e->wr % ECHO_BUF;
+		n1 = RTE_MIN(len, ECHO_BUF - at);
+		memcpy(e->buf + at, p, n1);
+		memcpy(e->buf, p + n1, len - n1);
+		e->wr += len;
+	}
 	if (last)
 		e->body_done = 1;
 	if (e->waiting && !e->in_prod) {

@@ -125,7 +125,7 @@ http_shard_init(struct httpd *h, struct httpd_shard *sh)
 	sc.pool = sh->pool;
 	sc.router = h->router;
 	sc.lim.max_body = h->conf.max_body;
-	sc.max_conns = 4096;
+	sc.max_conns = 2048; /* 24 KiB of parser scratch each */
 	sc.header_timeout_ms = secs_ms(h->conf.header_timeout);
 	sc.idle_timeout_ms = secs_ms(h->conf.keepalive_timeout);
 	sc.body_timeout_ms = secs_ms(h->conf.body_timeout);
@@ -187,4 +187,40 @@ http_shard_free(struct httpd_shard *sh)
 	http_sha256_shard_free(sh);
 	http_echo_shard_free(sh);
 	http_dispatch_shard_free(sh);
+}
+
+/* Counters worth a line in the table; all of them are in /ewyk/http. */
+static const enum ewyk_http_counter table_ctrs[] = {
+	EWYK_HTTP_C_CONN_ACCEPTED,
+	EWYK_HTTP_C_REQUESTS,
+	EWYK_HTTP_C_PENDING,
+	EWYK_HTTP_C_RESP_2XX,
+	EWYK_HTTP_C_RESP_4XX,
+	EWYK_HTTP_C_RESP_5XX,
+	EWYK_HTTP_C_RESP_503,
+	EWYK_HTTP_C_RESP_504,
+	EWYK_HTTP_C_TIMEOUT_HEADER,
+	EWYK_HTTP_C_TIMEOUT_IDLE,
+	EWYK_HTTP_C_BYTES_IN,
+	EWYK_HTTP_C_BYTES_OUT,
+};
+
+void
+http_stats_print(const struct httpd *h)
+{
+	unsigned int i, k;
+
+	if (h->conf.http_port == 0)
+		return;
+	printf("http:");
+	for (k = 0; k < RTE_DIM(table_ctrs); k++) {
+		uint64_t v = 0;
+
+		for (i = 0; i < h->nb_shards; i++)
+			v += ewyk_http_server_counter(h->sh[i].http,
+				table_ctrs[k]);
+		printf(" %s=%" PRIu64, ewyk_http_counter_name(table_ctrs[k]),
+			v);
+	}
+	printf("\n");
 }

@@ -35,7 +35,7 @@ struct sha_st {
 	struct httpd_msg msg; /* first: the hashing task's completion */
 	struct httpd_shard *sh;
 	struct ewyk_http_conn *c; /* holder only */
-	EVP_MD_CTX *md;           /* made once per pool object, kept */
+	EVP_MD_CTX *md;           /* made with the pool, one per object */
 	uint32_t len;             /* bytes in buf */
 	uint32_t thresh;          /* hash when less room than this is left */
 	uint8_t busy;             /* a hashing task runs */
@@ -190,12 +190,8 @@ sha_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 			"Service Unavailable\n", 20);
 		return EWYK_HTTP_HANDLED;
 	}
-	/* The digest context stays with the pool object: made once. */
 	md = s->md;
-	if (md == NULL)
-		md = EVP_MD_CTX_new();
-	if (md == NULL || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
-		s->md = md;
+	if (EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
 		s->sh = sh;
 		sha_put(s);
 		ewyk_http_respond(c, 500, "text/plain", NULL,
@@ -203,7 +199,6 @@ sha_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 		return EWYK_HTTP_HANDLED;
 	}
 	s->msg.apply = sha_apply;
-	s->md = md;
 	s->sh = sh;
 	s->c = c;
 	s->len = 0;
@@ -234,11 +229,26 @@ http_sha256_register(struct httpd *h)
 		EWYK_STRATEGY_INVOKE_EITHER, sha_handler, h);
 }
 
+/* Take every object of the pool (at set-up and teardown, nobody else
+ * holds one). */
+static unsigned int
+sha_take_all(struct ewyk_pool *p, struct sha_st **all)
+{
+	unsigned int n = 0;
+
+	while (n < SHA_MAX && (all[n] = ewyk_pool_get(p)) != NULL)
+		n++;
+	return n;
+}
+
 int
 http_sha256_shard_init(struct httpd_shard *sh)
 {
 	struct ewyk_pool_params pp;
+	struct sha_st *all[SHA_MAX];
 	char name[32];
+	unsigned int i, n;
+	int rc = 0;
 
 	snprintf(name, sizeof(name), "http_sha_%u", sh->id);
 	memset(&pp, 0, sizeof(pp));
@@ -253,13 +263,33 @@ http_sha256_shard_init(struct httpd_shard *sh)
 			rte_strerror(rte_errno));
 		return -1;
 	}
-	return 0;
+	/* Every object gets its digest context now: none is made in the
+	 * loop. */
+	n = sha_take_all(sh->sha_st, all);
+	for (i = 0; i < n; i++) {
+		all[i]->md = EVP_MD_CTX_new();
+		if (all[i]->md == NULL)
+			rc = -1;
+		ewyk_pool_put(sh->sha_st, all[i]);
+	}
+	if (rc != 0)
+		fprintf(stderr,
+			"error: sha256 contexts of shard %u: no memory\n",
+			sh->id);
+	return rc;
 }
 
 void
 http_sha256_shard_free(struct httpd_shard *sh)
 {
-	/* The digest contexts kept by pool objects go with the process. */
+	struct sha_st *all[SHA_MAX];
+	unsigned int i, n;
+
+	if (sh->sha_st == NULL)
+		return;
+	n = sha_take_all(sh->sha_st, all);
+	for (i = 0; i < n; i++)
+		EVP_MD_CTX_free(all[i]->md);
 	ewyk_pool_free(sh->sha_st);
 	sh->sha_st = NULL;
 }

@@ -17,6 +17,7 @@
 
 #include <ewyk_http.h>
 
+#include "http_app.h"
 #include "httpd.h"
 #include "tcp_services.h"
 
@@ -242,6 +243,7 @@ httpd_stats_print(struct httpd *h, bool final)
 		printf("]\n");
 	}
 	tcp_services_stats_print(h);
+	http_stats_print(h);
 	print_lcores(h);
 	print_tasks(h);
 	fflush(stdout);

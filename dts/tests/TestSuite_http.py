@@ -15,7 +15,8 @@ below, run in the peer namespace, pinned to core 1) talk to it. Checked:
   ``/echo`` (both framings), verified;
 - a 200 MB ``/bytes`` download verified byte for byte by a reader that
   stalls 2 s in the middle (the server stops producing, then goes on);
-- with a reserved lcore: ``/sleep/<ms>`` beyond ``--task-timeout`` is
+- with a reserved lcore: ``/sha256`` hashes in EPC/PIC tasks and a 30 MB
+  upload is still right, ``/echo`` too; ``/sleep/<ms>`` beyond ``--task-timeout`` is
   answered 504 while the worker still sleeps; ``--strategy pec`` with a
   2-slot PEC ring and 8 concurrent ``/sleep`` requests: some 503;
 - ``/ewyk/http/list`` and ``/ewyk/http/stats`` over telemetry; bad option
@@ -30,6 +31,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import subprocess
 
 from framework.ewyk import EWYK_IP, EwykHttpd, Testbed, eal_mem_args, \
@@ -400,6 +402,17 @@ class TestSuite_http(HttpSuiteBase):
             assert len(codes) == 8, codes
             assert set(codes) <= {"200", "503"}, codes
             assert "503" in codes and "200" in codes, codes
+
+    def test_sha256_echo_with_reserved_lcore(self):
+        # Hashing tasks go EPC (or PIC) when a reserved lcore exists.
+        with self.restarted("0-1", ["--reserved", "1"],
+                            "ewyk-httpd-http-epc") as app:
+            r = self.curl(f"--data-binary @{self.blob} {BASE}/sha256")
+            assert r.stdout == self.blob_sha + "\n", r.stdout
+            self._echo("-H 'Transfer-Encoding: chunked'")
+        log = app.log()
+        m = re.search(r"strategy adaptive: pc=(\d+) pic=(\d+) epc=(\d+)", log)
+        assert m and int(m.group(2)) + int(m.group(3)) > 0, log[-3000:]
 
     # -- telemetry and options --------------------------------------------
     def test_telemetry_http(self):

@@ -36,10 +36,9 @@ http_conn_done(struct ewyk_http_conn *c, int aborted)
 {
 	ewyk_http_done_t fn = c->done;
 
-	if (fn == NULL)
-		return;
 	c->done = NULL;
-	fn(c, aborted, c->done_arg);
+	if (fn != NULL)
+		fn(c, aborted, c->done_arg);
 }
 
 static void
@@ -47,9 +46,8 @@ conn_release(struct ewyk_http_conn *c)
 {
 	struct ewyk_http_server *s = c->srv;
 
-	/* Unused first: a response attempted from the callback is refused
-	 * (-EINVAL) instead of releasing the object twice. */
-	c->used = 0;
+	c->used =
+		0; /* a respond() from the callback: -EINVAL, no 2nd release */
 	http_conn_done(c, 1);
 
 	ewyk_twheel_cancel(s->conf.wheel, &c->tmr);
@@ -416,15 +414,10 @@ body_step(struct ewyk_http_conn *c)
 		HTTP_CTR(s, PARSE_ERR_BODY, 1);
 		c->st = HC_WAIT;
 		c->close_after = 1;
-		if (!c->responded) {
+		if (!c->responded)
 			http_conn_error(c, ret == -EBADMSG ? c->b.status : 400);
-		} else if (!c->resp_done && !c->pending) {
-			/* A response under way (a stream that may wait for
-			 * this very body) cannot end: reset, do not wait. */
-			c->prod = NULL;
-			c->resp_done = 1;
-			http_conn_abort(c);
-		}
+		else if (!c->resp_done)
+			http_conn_abort(c); /* a streamed response cannot end */
 		return 1;
 	}
 	if (c->tcp != NULL)
