@@ -53,6 +53,8 @@ struct httpd;
 struct httpd_shard;
 struct ewyk_http_server;
 struct ewyk_http_router;
+struct httpd_metrics;
+struct static_root;
 
 /*
  * A message in a shard's inbox (ewyk_net_inbox_complete()'s result): the
@@ -143,6 +145,7 @@ struct httpd_conf {
 	unsigned int keepalive_timeout; /* --keepalive-timeout s */
 	unsigned int body_timeout;      /* --body-timeout s */
 	unsigned int write_timeout;     /* --write-timeout s */
+	const char *root; /* --root DIR (static_files.c); NULL: none */
 };
 
 struct httpd {
@@ -158,6 +161,8 @@ struct httpd {
 	struct ewyk_http_router *router; /* shared by every shard */
 	unsigned int nb_routes;
 	struct httpd_route_desc routes[64]; /* HTTPD_MAX_ROUTES */
+	struct httpd_metrics *metrics;      /* GET /metrics (metrics.c) */
+	struct static_root *static_root;    /* --root (static_files.c) */
 	struct httpd_lcore lc[HTTPD_MAX_LCORES];
 	struct httpd_shard sh[HTTPD_MAX_LCORES];
 };
@@ -193,6 +198,8 @@ uint64_t httpd_task_deadline(const struct httpd_shard *sh);
 void httpd_stats_print(struct httpd *h, bool final);
 int httpd_stats_telemetry_init(struct httpd *h);
 void httpd_stats_telemetry_fini(void);
+/* Name of an enum httpd_task_ctr ("done", ...), NULL when out of range. */
+const char *httpd_task_ctr_name(unsigned int c);
 
 /* Count a task outcome on a shard (holder only). */
 static inline void

@@ -31,6 +31,8 @@
 
 #include "http_app.h"
 #include "httpd.h"
+#include "metrics.h"
+#include "static_files.h"
 #include "tcp_services.h"
 
 static void
@@ -71,6 +73,7 @@ usage(const char *prog)
 		"  --keepalive-timeout S   idle keep-alive connection timeout (default 60)\n"
 		"  --body-timeout S        time between request body bytes (default 30)\n"
 		"  --write-timeout S       response write stall timeout (default 30)\n"
+		"  --root DIR              static files under DIR (GET, HEAD); every other route wins\n"
 		"  -h, --help              this text\n"
 		"Without a NIC, e.g.: --no-huge -m 512 --vdev=net_af_packet0,iface=veth0\n",
 		prog);
@@ -212,6 +215,7 @@ static const struct option httpd_opts[] = {
 	{ "keepalive-timeout", required_argument, NULL, 'K' },
 	{ "body-timeout", required_argument, NULL, 'Y' },
 	{ "write-timeout", required_argument, NULL, 'W' },
+	{ "root", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -277,6 +281,10 @@ parse_opt(struct httpd_conf *c, int o, const char *arg)
 		return opt_mbuf_ops(c, arg);
 	if (o == 'k')
 		return opt_strategy(c, arg);
+	if (o == 'F') {
+		c->root = arg;
+		return 0;
+	}
 	for (k = 0; k < RTE_DIM(num_opts); k++) {
 		if (num_opts[k].o != o)
 			continue;
@@ -586,7 +594,8 @@ setup(struct httpd *h)
 	}
 	if (setup_lcores(h) != 0 || setup_pools(h, pools) != 0 ||
 		setup_ports(h, pools) != 0 || setup_strategy(h) != 0 ||
-		http_app_init(h) != 0)
+		http_app_init(h) != 0 || httpd_metrics_init(h) != 0 ||
+		static_files_init(h) != 0)
 		return -1;
 	return setup_shards(h);
 }
@@ -613,6 +622,8 @@ teardown(struct httpd *h)
 	}
 	ewyk_strategy_free(h->strategy);
 	h->strategy = NULL;
+	httpd_metrics_fini(h);
+	static_files_fini(h);
 	http_app_fini(h);
 	ewyk_net_free(h->net);
 	h->net = NULL;

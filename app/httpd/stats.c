@@ -77,6 +77,12 @@ static const char *const task_ctr_names[HTTPD_TASK_CTR_MAX] = {
 	[HTTPD_TASK_ORPHANED] = "orphaned",
 };
 
+const char *
+httpd_task_ctr_name(unsigned int c)
+{
+	return c < HTTPD_TASK_CTR_MAX ? task_ctr_names[c] : NULL;
+}
+
 /* Objects the application holds (not in caches) of an ewyk pool. */
 static uint64_t
 pool_held(const struct ewyk_pool *p)

@@ -706,6 +706,22 @@ ewyk_pool_put(struct ewyk_pool *pool, void *obj)
 	return ewyk_pool_put_slow(pool, obj);
 }
 
+/**
+ * Write the counters of every registered pool as Prometheus text
+ * exposition (format 0.0.4): ewyk_pool_<name>_total for a counter, ewyk_pool_<name> for a gauge, one sample per object labelled
+ * name="<its name>". For an HTTP /metrics page.
+ *
+ * @param buf
+ *   Output; may be NULL when @p size is 0, to learn the length needed.
+ * @param size
+ *   Size of @p buf. The text is NUL-terminated when @p size > 0, and
+ *   truncated when it does not fit, as with snprintf().
+ * @return
+ *   Length of the whole text (without the NUL), fitting or not;
+ *   -ENAMETOOLONG, -ENOMEM.
+ */
+int ewyk_pool_prometheus(char *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

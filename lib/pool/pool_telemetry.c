@@ -112,3 +112,9 @@ pool_lookup(const char *name)
 {
 	return ewyk_registry_lookup(&pool_registry, name);
 }
+
+int
+ewyk_pool_prometheus(char *buf, size_t size)
+{
+	return ewyk_registry_prometheus(&pool_registry, "name", buf, size);
+}

@@ -35,6 +35,7 @@
  * entries reaches purge_threshold, or when the watch pool runs out.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_common.h>
@@ -295,6 +296,22 @@ unsigned int ewyk_purgatory_purge(struct ewyk_purgatory *p);
  */
 int ewyk_purgatory_stats_get(const struct ewyk_purgatory *p,
 	struct ewyk_purgatory_stats *stats);
+
+/**
+ * Write the counters of every registered purgatory as Prometheus text
+ * exposition (format 0.0.4): ewyk_purgatory_<name>_total for a counter, ewyk_purgatory_<name> for a gauge, one sample per object labelled
+ * name="<its name>". For an HTTP /metrics page.
+ *
+ * @param buf
+ *   Output; may be NULL when @p size is 0, to learn the length needed.
+ * @param size
+ *   Size of @p buf. The text is NUL-terminated when @p size > 0, and
+ *   truncated when it does not fit, as with snprintf().
+ * @return
+ *   Length of the whole text (without the NUL), fitting or not;
+ *   -ENAMETOOLONG, -ENOMEM.
+ */
+int ewyk_purgatory_prometheus(char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -74,3 +74,9 @@ pg_unregister(struct ewyk_purgatory *p)
 	ewyk_registry_del(&purgatory_registry, p);
 	p->reg = NULL;
 }
+
+int
+ewyk_purgatory_prometheus(char *buf, size_t size)
+{
+	return ewyk_registry_prometheus(&purgatory_registry, "name", buf, size);
+}

@@ -51,6 +51,7 @@
  * business of the layer above (its own completion ring), not of this lib.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -757,6 +758,22 @@ ewyk_strategy_mode_may_block(enum ewyk_strategy_mode mode)
 {
 	return mode == EWYK_STRATEGY_MODE_EPC || mode == EWYK_STRATEGY_MODE_PEC;
 }
+
+/**
+ * Write the counters of every registered strategy as Prometheus text
+ * exposition (format 0.0.4): ewyk_strategy_<name>_total for a counter (the tasks by mode among them), ewyk_strategy_<name> for a gauge, one sample per object labelled
+ * name="<its name>". For an HTTP /metrics page.
+ *
+ * @param buf
+ *   Output; may be NULL when @p size is 0, to learn the length needed.
+ * @param size
+ *   Size of @p buf. The text is NUL-terminated when @p size > 0, and
+ *   truncated when it does not fit, as with snprintf().
+ * @return
+ *   Length of the whole text (without the NUL), fitting or not;
+ *   -ENAMETOOLONG, -ENOMEM.
+ */
+int ewyk_strategy_prometheus(char *buf, size_t size);
 
 #ifdef __cplusplus
 }

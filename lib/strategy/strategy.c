@@ -184,37 +184,47 @@ ewyk_strategy_stats_get(const struct ewyk_strategy *s,
  *   /ewyk/strategy/stats,<name>  kind and counters of one strategy
  */
 
-/* struct ewyk_strategy_stats, field by field (mode[] first). */
-#define STRATEGY_STATS(X)                                                    \
-	X(HANDOFFS, handoffs, COUNTER,                                       \
-		"Production handed to a reserved lcore")                     \
-	X(EPC_MISSES, epc_misses, COUNTER,                                   \
-		"EPC wanted but no reserved lcore idle")                     \
-	X(PRODUCE_CALLS, produce_calls, COUNTER, "Producer run calls")       \
-	X(REPRODUCE, reproduce, COUNTER,                                     \
-		"Producer runs that found the token held")                   \
-	X(IDLE, idle, COUNTER, "Times a holder released the token")          \
-	X(HOMECOMINGS, homecomings, COUNTER,                                 \
-		"Production handed back to its home lcore")                  \
-	X(RESERVED_TOTAL, reserved_total, GAUGE,                             \
-		"Lcores that ever served the executor")                      \
-	X(RESERVED_IDLE, reserved_idle, GAUGE, "Reserved lcores idle")       \
-	X(RESERVED_BUSY, reserved_busy, GAUGE, "Serving lcores not idle")    \
-	X(RESERVED_SPINNING, reserved_spinning, GAUGE,                       \
-		"Idle ring servers spinning now")                            \
-	X(RING_COUNT, ring_count, GAUGE, "Tasks on the PEC ring")            \
-	X(RING_CAPACITY, ring_capacity, GAUGE, "PEC ring capacity")          \
-	X(PARKS, parks, COUNTER, "Times a reserved lcore parked")            \
-	X(WAKES, wakes, COUNTER, "Wakes sent to parked lcores")              \
-	X(JOBS, jobs, COUNTER, "Mailbox jobs run by reserved lcores")        \
-	X(PEC_RUN, pec_run, COUNTER, "PEC tasks run from the ring")          \
-	X(PEC_EXPIRED, pec_expired, COUNTER,                                 \
-		"Queued PEC tasks dropped at their deadline")                \
-	X(PEC_DELAY_N, pec_delay_n, COUNTER, "PEC queueing delays measured") \
-	X(PEC_DELAY_P50_NS, pec_delay_p50_ns, GAUGE,                         \
-		"Median PEC queueing delay in ns (+-12%)")                   \
-	X(PEC_DELAY_P99_NS, pec_delay_p99_ns, GAUGE,                         \
-		"99th percentile PEC queueing delay in ns (+-12%)")
+/*
+ * struct ewyk_strategy_stats, field by field (mode[] first):
+ * X(SYM, field, name, type, help), name being the telemetry key and the
+ * Prometheus metric (whose conventions want no "_total" on a gauge, no
+ * "_count" suffix and no abbreviated unit).
+ */
+#define STRATEGY_STATS(X)                                                     \
+	X(HANDOFFS, handoffs, handoffs, COUNTER,                              \
+		"Production handed to a reserved lcore")                      \
+	X(EPC_MISSES, epc_misses, epc_misses, COUNTER,                        \
+		"EPC wanted but no reserved lcore idle")                      \
+	X(PRODUCE_CALLS, produce_calls, produce_calls, COUNTER,               \
+		"Producer run calls")                                         \
+	X(REPRODUCE, reproduce, reproduce, COUNTER,                           \
+		"Producer runs that found the token held")                    \
+	X(IDLE, idle, idle, COUNTER, "Times a holder released the token")     \
+	X(HOMECOMINGS, homecomings, homecomings, COUNTER,                     \
+		"Production handed back to its home lcore")                   \
+	X(RESERVED_TOTAL, reserved_total, reserved_lcores, GAUGE,             \
+		"Lcores that ever served the executor")                       \
+	X(RESERVED_IDLE, reserved_idle, reserved_idle, GAUGE,                 \
+		"Reserved lcores idle")                                       \
+	X(RESERVED_BUSY, reserved_busy, reserved_busy, GAUGE,                 \
+		"Serving lcores not idle")                                    \
+	X(RESERVED_SPINNING, reserved_spinning, reserved_spinning, GAUGE,     \
+		"Idle ring servers spinning now")                             \
+	X(RING_COUNT, ring_count, ring_tasks, GAUGE, "Tasks on the PEC ring") \
+	X(RING_CAPACITY, ring_capacity, ring_capacity, GAUGE,                 \
+		"PEC ring capacity")                                          \
+	X(PARKS, parks, parks, COUNTER, "Times a reserved lcore parked")      \
+	X(WAKES, wakes, wakes, COUNTER, "Wakes sent to parked lcores")        \
+	X(JOBS, jobs, jobs, COUNTER, "Mailbox jobs run by reserved lcores")   \
+	X(PEC_RUN, pec_run, pec_run, COUNTER, "PEC tasks run from the ring")  \
+	X(PEC_EXPIRED, pec_expired, pec_expired, COUNTER,                     \
+		"Queued PEC tasks dropped at their deadline")                 \
+	X(PEC_DELAY_N, pec_delay_n, pec_delay_n, COUNTER,                     \
+		"PEC queueing delays measured")                               \
+	X(PEC_DELAY_P50_NS, pec_delay_p50_ns, pec_delay_p50, GAUGE,           \
+		"Median PEC queueing delay, nanoseconds (+-12%)")             \
+	X(PEC_DELAY_P99_NS, pec_delay_p99_ns, pec_delay_p99, GAUGE,           \
+		"99th percentile PEC queueing delay, nanoseconds (+-12%)")
 
 static_assert(EWYK_STRATEGY_MODE_MAX == 6, "one counter per mode below");
 
@@ -229,7 +239,10 @@ static const struct ewyk_ctr_desc strategy_ctr[] = {
 		EWYK_CTR_COUNTER },
 	{ "dropped", "Tasks dropped: executor stopped or deadline passed",
 		EWYK_CTR_COUNTER },
-	STRATEGY_STATS(EWYK_CTR_DESC)
+#define STRATEGY_DESC(sym, field, name, type, help) \
+	EWYK_CTR_DESC(sym, name, type, help)
+	STRATEGY_STATS(STRATEGY_DESC)
+#undef STRATEGY_DESC
 };
 
 const char *
@@ -255,7 +268,7 @@ strategy_read(const void *obj, uint64_t *v)
 	for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++)
 		v[m] = st.mode[m];
 	i = m;
-#define STRATEGY_READ(sym, name, type, help) v[i++] = st.name;
+#define STRATEGY_READ(sym, field, name, type, help) v[i++] = st.field;
 	STRATEGY_STATS(STRATEGY_READ)
 #undef STRATEGY_READ
 }
@@ -295,4 +308,10 @@ struct ewyk_strategy *
 strategy_lookup(const char *name)
 {
 	return ewyk_registry_lookup(&strategy_registry, name);
+}
+
+int
+ewyk_strategy_prometheus(char *buf, size_t size)
+{
+	return ewyk_registry_prometheus(&strategy_registry, "name", buf, size);
 }

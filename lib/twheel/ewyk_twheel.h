@@ -54,6 +54,7 @@
  * when its callback starts.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_common.h>
@@ -474,6 +475,22 @@ void ewyk_twheel_release(struct ewyk_twheel *w);
  *   lcore, else 0.
  */
 int ewyk_twheel_held_here(const struct ewyk_twheel *w);
+
+/**
+ * Write the counters of every registered timer wheel as Prometheus text
+ * exposition (format 0.0.4): ewyk_twheel_<name>_total for a counter, ewyk_twheel_<name> for a gauge (pending), one sample per object labelled
+ * name="<its name>". For an HTTP /metrics page.
+ *
+ * @param buf
+ *   Output; may be NULL when @p size is 0, to learn the length needed.
+ * @param size
+ *   Size of @p buf. The text is NUL-terminated when @p size > 0, and
+ *   truncated when it does not fit, as with snprintf().
+ * @return
+ *   Length of the whole text (without the NUL), fitting or not;
+ *   -ENAMETOOLONG, -ENOMEM.
+ */
+int ewyk_twheel_prometheus(char *buf, size_t size);
 
 #ifdef __cplusplus
 }

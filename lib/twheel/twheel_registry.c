@@ -69,3 +69,9 @@ twheel_unregister(struct ewyk_twheel *w)
 	ewyk_registry_del(&twheel_registry, w);
 	w->te = NULL;
 }
+
+int
+ewyk_twheel_prometheus(char *buf, size_t size)
+{
+	return ewyk_registry_prometheus(&twheel_registry, "name", buf, size);
+}

@@ -25,6 +25,7 @@
 #include "ewyk_http.h"
 #include "ewyk_tcp.h"
 #include "ewyk_twheel.h"
+#include "http_corpus.h"
 #include "test_common.h"
 
 #define SIP RTE_BE32(RTE_IPV4(10, 0, 0, 1))
@@ -596,6 +597,13 @@ setup_conf(struct ewyk_http_server_conf *hc)
 				 EWYK_HTTP_M(EWYK_HTTP_POST),
 				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
 				 (void *)h_upload, (void *)1),
+		0);
+	/* The corpus's body route: as ewyk-httpd's /sha256, it answers
+	 * once the body is read. */
+	assert_int_equal(ewyk_http_route_add(W.rt, "/sha256", 0,
+				 EWYK_HTTP_M(EWYK_HTTP_POST),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_upload, NULL),
 		0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/trickle", 0,
 				 EWYK_HTTP_M(EWYK_HTTP_GET),
@@ -1470,6 +1478,84 @@ test_prometheus(void **state)
 	assert_null(ewyk_http_counter_name(EWYK_HTTP_C_MAX));
 }
 
+#ifdef EWYK_HTTP_CORPUS
+/* Send in pieces of @p piece bytes, the wire running between them. */
+static void
+cli_send_pieces(struct cli *cl, const char *p, size_t len, size_t piece)
+{
+	while (len > 0 && cl->c != NULL && !cl->eof) {
+		size_t n = RTE_MIN(len, piece);
+
+		cli_send(cl, p, n);
+		p += n;
+		len -= n;
+	}
+}
+
+/* One corpus case on a fresh connection, sent in pieces of @p piece. */
+static void
+corpus_case(const struct http_corpus_case *k, size_t piece)
+{
+	struct cli *cl = cli_open(0);
+	size_t off = 0;
+	struct resp r;
+	int got;
+
+	cli_send_pieces(cl, k->req, k->len, piece);
+	RUN_UNTIL(resp_next(cl, &(size_t){ 0 }, false, &r) || cl->eof ||
+			cl->closed,
+		3000);
+	got = resp_next(cl, &off, false, &r) ? r.status : 0;
+	if (got != k->status)
+		print_message("corpus case %s (pieces of %zu): got %d\n",
+			k->name, piece, got);
+	assert_int_equal(got, k->status);
+	/* Then the server closes: the framing cannot be trusted. */
+	RUN_UNTIL(cl->eof || cl->closed, 3000);
+	if (!(cl->eof || cl->closed))
+		print_message("corpus case %s: not closed\n", k->name);
+	assert_true(cl->eof || cl->closed);
+	if (cl->c != NULL)
+		ewyk_tcp_close(cl->c);
+	RUN_UNTIL(false, 300);
+	free(cl->rx);
+	memset(cl, 0, sizeof(*cl));
+}
+
+/*
+ * tests/http_corpus/requests.txt (shared with DTS): each malformed or
+ * smuggling request gets its status and a close, whole and (when short)
+ * one byte per segment; a good request is served after all of them and
+ * no connection object is left.
+ */
+static void
+test_corpus(void **state)
+{
+	struct http_corpus_case *cases;
+	size_t off = 0;
+	struct resp r;
+	struct cli *cl;
+	int i, n;
+
+	RTE_SET_USED(state);
+	n = http_corpus_load(EWYK_HTTP_CORPUS, &cases);
+	assert_true(n >= 40);
+	for (i = 0; i < n; i++) {
+		corpus_case(&cases[i], 1400);
+		if (cases[i].len <= 256)
+			corpus_case(&cases[i], 1);
+	}
+	http_corpus_free(cases, n);
+	cl = cli_open(0);
+	cli_sends(cl, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+	r = wait_resp(cl, &off, false);
+	assert_int_equal(r.status, 200);
+	ewyk_tcp_close(cl->c);
+	RUN_UNTIL(ewyk_http_server_conns(W.srv) == 0, 1000);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
+}
+#endif
+
 int
 main(int argc, char **argv)
 {
@@ -1509,6 +1595,9 @@ main(int argc, char **argv)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_prometheus, setup,
 			teardown),
+#ifdef EWYK_HTTP_CORPUS
+		cmocka_unit_test_setup_teardown(test_corpus, setup, teardown),
+#endif
 	};
 
 	if (ewyk_test_eal_init(argc, argv) < 0)

@@ -117,6 +117,17 @@ test_params(void **state)
 	assert_non_null(p);
 	assert_string_equal(ewyk_pool_name(p), "prm");
 	assert_ptr_equal(ewyk_pool_lookup("prm"), p);
+	{ /* its Prometheus samples, labelled by name */
+		static char buf[65536];
+		int n = ewyk_pool_prometheus(buf, sizeof(buf));
+
+		assert_true(n > 0 && n < (int)sizeof(buf));
+		assert_non_null(
+			strstr(buf, "ewyk_pool_capacity{name=\"prm\"} "));
+#ifdef EWYK_PROMTOOL
+		assert_int_equal(ewyk_test_promtool_check(buf), 0);
+#endif
+	}
 	assert_null(ewyk_pool_create(&prm));
 	assert_int_equal(rte_errno, EEXIST);
 	ewyk_pool_free(p);

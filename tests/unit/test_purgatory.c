@@ -171,6 +171,17 @@ test_params(void **state)
 				 (struct ewyk_purgatory_ticket){ NULL, 0 }),
 		-EINVAL);
 	gauges_zero(p);
+	{ /* its Prometheus samples, labelled by name */
+		char buf[16384];
+		int n = ewyk_purgatory_prometheus(buf, sizeof(buf));
+
+		assert_true(n > 0 && n < (int)sizeof(buf));
+		assert_non_null(strstr(buf,
+			"ewyk_purgatory_added_total{name=\"pg_params\"} 0\n"));
+#ifdef EWYK_PROMTOOL
+		assert_int_equal(ewyk_test_promtool_check(buf), 0);
+#endif
+	}
 	ewyk_purgatory_free(p);
 	ewyk_purgatory_free(NULL);
 	ewyk_twheel_free(&w);

@@ -1404,6 +1404,17 @@ test_create_errors(void **state)
 	assert_ptr_equal(ewyk_strategy_lookup("dup"), s);
 	assert_null(ewyk_strategy_lookup("nope"));
 	assert_int_equal(rte_errno, ENOENT);
+	{ /* its Prometheus samples, labelled by name */
+		static char buf[65536];
+		int n = ewyk_strategy_prometheus(buf, sizeof(buf));
+
+		assert_true(n > 0 && n < (int)sizeof(buf));
+		assert_non_null(strstr(buf,
+			"ewyk_strategy_handoffs_total{name=\"dup\"} 0\n"));
+#ifdef EWYK_PROMTOOL
+		assert_int_equal(ewyk_test_promtool_check(buf), 0);
+#endif
+	}
 	assert_int_equal(ewyk_strategy_kind_get(s), EWYK_STRATEGY_PC);
 	assert_true(ewyk_strategy_executor_default_reserved() >= 1);
 	assert_int_equal(ewyk_strategy_executor_serve(NULL, NULL), -EINVAL);

@@ -105,6 +105,20 @@ test_params(void **state)
 	assert_int_equal(rte_errno, EEXIST);
 	assert_int_equal(ewyk_twheel_count(w), 0);
 	assert_int_equal(ewyk_twheel_next_expiry(w), UINT64_MAX);
+	{ /* its Prometheus samples, labelled by name */
+		char buf[8192];
+		int n = ewyk_twheel_prometheus(NULL, 0);
+
+		assert_true(n > 0 && n < (int)sizeof(buf));
+		assert_int_equal(ewyk_twheel_prometheus(buf, sizeof(buf)), n);
+		assert_non_null(strstr(buf,
+			"ewyk_twheel_armed_total{name=\"tw_params\"} 0\n"));
+		assert_non_null(
+			strstr(buf, "# TYPE ewyk_twheel_pending gauge\n"));
+#ifdef EWYK_PROMTOOL
+		assert_int_equal(ewyk_test_promtool_check(buf), 0);
+#endif
+	}
 	ewyk_twheel_free(w);
 	w = ewyk_twheel_create(&p); /* name free again */
 	assert_non_null(w);

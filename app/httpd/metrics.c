@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * GET /metrics (see metrics.h). Every lib writes its own counters from its
+ * own table (no name is repeated here); this file adds what only the
+ * application holds, from its tables below, and joins the pieces into one
+ * bounded page.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include <ewyk_common.h>
+
+#include "http_app.h"
+#include "metrics.h"
+
+/* Per shard, what the application holds. */
+#define HTTPD_SHARD_METRICS(X)                                             \
+	X(MBUFS, mbufs, GAUGE, "Mbufs in the shard's pool")                \
+	X(MBUFS_IN_USE, mbufs_in_use, GAUGE,                               \
+		"Mbufs of the shard's pool in use (not in the pool)")      \
+	X(HTTP_CONNS, http_conns, GAUGE, "HTTP connection objects in use") \
+	X(INBOX_CALLS, inbox_calls, COUNTER, "Calls posted to the inbox")  \
+	X(INBOX_COMPLETIONS, inbox_completions, COUNTER,                   \
+		"Task completions posted to the inbox")                    \
+	X(INBOX_APPLIED, inbox_applied, COUNTER,                           \
+		"Inbox messages applied by the holder")                    \
+	X(INBOX_FULL, inbox_full, COUNTER,                                 \
+		"Inbox posts and reservations refused: full")              \
+	X(INBOX_QUEUED, inbox_queued, GAUGE, "Inbox messages waiting")
+
+/* Per lcore, who did the work. */
+#define HTTPD_LCORE_METRICS(X)                                    \
+	X(LOOPS, loops, COUNTER, "Loop iterations of the lcore")  \
+	X(BUSY_CYCLES, busy_cycles, COUNTER,                      \
+		"Cycles of the loop iterations that had packets") \
+	X(BUSY_PKTS, busy_pkts, COUNTER,                          \
+		"Packets taken by the loop iterations that had packets")
+
+enum {
+#define M_ENUM(sym, name, type, help) SM_##sym,
+	HTTPD_SHARD_METRICS(M_ENUM) SM_MAX
+#undef M_ENUM
+};
+enum {
+#define M_ENUM(sym, name, type, help) LM_##sym,
+	HTTPD_LCORE_METRICS(M_ENUM) LM_MAX
+#undef M_ENUM
+};
+
+/* Series a table has at most: an outcome or mode per shard or lcore. */
+#define MAX_PER_OBJ                                            \
+	(EWYK_STRATEGY_MODE_MAX > HTTPD_TASK_CTR_MAX ?         \
+			(unsigned int)EWYK_STRATEGY_MODE_MAX : \
+			(unsigned int)HTTPD_TASK_CTR_MAX)
+#define MAX_SERIES (HTTPD_MAX_LCORES * MAX_PER_OBJ)
+
+static const struct ewyk_ctr_desc shard_desc[] = { HTTPD_SHARD_METRICS(
+	EWYK_CTR_DESC) };
+static const struct ewyk_ctr_desc lcore_desc[] = { HTTPD_LCORE_METRICS(
+	EWYK_CTR_DESC) };
+/* One metric each, the kind of thing in a label. */
+static const struct ewyk_ctr_desc task_desc[] = {
+	{ "tasks", "Dispatched tasks of the shard, by outcome",
+		EWYK_CTR_COUNTER },
+};
+static const struct ewyk_ctr_desc mode_desc[] = {
+	{ "lcore_tasks", "Tasks run on the lcore, by strategy mode",
+		EWYK_CTR_COUNTER },
+};
+
+/* Label strings: shard="65535",outcome="..." and the like. */
+#define LBL_SIZE 96
+
+struct httpd_metrics {
+	const struct httpd *h;
+	size_t size;
+	char *buf[RTE_MAX_LCORE]; /* page buffer of each lcore of h */
+};
+
+static uint64_t
+ld(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/* Count a writer's text (written at *off) in; -ENOSPC when it did not
+ * fit in the size - *off bytes it had. */
+static int
+put(size_t size, size_t *off, int len)
+{
+	if (len < 0)
+		return len;
+	if ((size_t)len >= size - *off)
+		return -ENOSPC;
+	*off += (size_t)len;
+	return 0;
+}
+
+static void
+shard_read(const struct httpd_shard *sh, uint64_t *v)
+{
+	const struct ewyk_http_server *srv = sh->http;
+	struct ewyk_net_inbox_stats is;
+
+	memset(&is, 0, sizeof(is));
+	ewyk_net_inbox_stats_get(sh->shard, &is);
+	v[SM_MBUFS] = sh->pool != NULL ? sh->pool->size : 0;
+	v[SM_MBUFS_IN_USE] = sh->pool != NULL ?
+		rte_mempool_in_use_count(sh->pool) :
+		0;
+	v[SM_HTTP_CONNS] = srv != NULL ? ewyk_http_server_conns(srv) : 0;
+	v[SM_INBOX_CALLS] = is.posted[EWYK_NET_MSG_CALL];
+	v[SM_INBOX_COMPLETIONS] = is.posted[EWYK_NET_MSG_COMPLETION];
+	v[SM_INBOX_APPLIED] = is.applied;
+	v[SM_INBOX_FULL] = is.full;
+	v[SM_INBOX_QUEUED] = is.queued;
+}
+
+/* The application's own tables. */
+static int
+app_write(const struct httpd *h, char *buf, size_t size, size_t *off)
+{
+	struct ewyk_prom_series *ser;
+	char(*lbl)[LBL_SIZE];
+	uint64_t *vals;
+	unsigned int i, k, n;
+	int ret;
+
+	ser = rte_zmalloc(NULL, sizeof(*ser) * MAX_SERIES, 0);
+	lbl = rte_zmalloc(NULL, sizeof(*lbl) * MAX_SERIES, 0);
+	vals = rte_zmalloc(NULL, sizeof(*vals) * MAX_SERIES * SM_MAX, 0);
+	if (ser == NULL || lbl == NULL || vals == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* Per shard. */
+	for (i = 0; i < h->nb_shards; i++) {
+		snprintf(lbl[i], LBL_SIZE, "shard=\"%u\"", i);
+		shard_read(&h->sh[i], &vals[i * SM_MAX]);
+		ser[i].labels = lbl[i];
+		ser[i].vals = &vals[i * SM_MAX];
+	}
+	ret = put(size, off,
+		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_httpd",
+			shard_desc, SM_MAX, ser, h->nb_shards));
+	if (ret != 0)
+		goto out;
+	/* Task outcomes per shard. */
+	n = 0;
+	for (i = 0; i < h->nb_shards; i++) {
+		for (k = 0; k < HTTPD_TASK_CTR_MAX; k++, n++) {
+			snprintf(lbl[n], LBL_SIZE,
+				"shard=\"%u\",outcome=\"%s\"", i,
+				httpd_task_ctr_name(k));
+			vals[n] = ld(&h->sh[i].task[k]);
+			ser[n].labels = lbl[n];
+			ser[n].vals = &vals[n];
+		}
+	}
+	ret = put(size, off,
+		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_httpd",
+			task_desc, 1, ser, n));
+	if (ret != 0)
+		goto out;
+	/* Per lcore: loop work, then tasks by mode. */
+	for (i = 0; i < h->nb_lcores; i++) {
+		const struct httpd_lcore *lc = &h->lc[i];
+
+		snprintf(lbl[i], LBL_SIZE, "lcore=\"%u\",role=\"%s\"",
+			lc->lcore_id, lc->reserved ? "reserved" : "worker");
+		vals[i * LM_MAX + LM_LOOPS] = ld(&lc->ls.iters);
+		vals[i * LM_MAX + LM_BUSY_CYCLES] = ld(&lc->ls.busy_cycles);
+		vals[i * LM_MAX + LM_BUSY_PKTS] = ld(&lc->ls.busy_pkts);
+		ser[i].labels = lbl[i];
+		ser[i].vals = &vals[i * LM_MAX];
+	}
+	ret = put(size, off,
+		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_httpd",
+			lcore_desc, LM_MAX, ser, h->nb_lcores));
+	if (ret != 0)
+		goto out;
+	n = 0;
+	for (i = 0; i < h->nb_lcores; i++) {
+		const struct httpd_lcore *lc = &h->lc[i];
+
+		for (k = 0; k < EWYK_STRATEGY_MODE_MAX; k++, n++) {
+			snprintf(lbl[n], LBL_SIZE,
+				"lcore=\"%u\",role=\"%s\",mode=\"%s\"",
+				lc->lcore_id,
+				lc->reserved ? "reserved" : "worker",
+				ewyk_strategy_mode_name(k));
+			vals[n] = ld(&lc->ls.mode[k]);
+			ser[n].labels = lbl[n];
+			ser[n].vals = &vals[n];
+		}
+	}
+	ret = put(size, off,
+		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_httpd",
+			mode_desc, 1, ser, n));
+out:
+	rte_free(ser);
+	rte_free(lbl);
+	rte_free(vals);
+	return ret;
+}
+
+int
+httpd_metrics_write(const struct httpd *h, char *buf, size_t size)
+{
+	const struct ewyk_http_server *srv[HTTPD_MAX_LCORES];
+	unsigned int i, nsrv = 0;
+	size_t off = 0;
+	int ret;
+
+	if (h == NULL || buf == NULL || size == 0)
+		return -EINVAL;
+	for (i = 0; i < h->nb_shards; i++)
+		if (h->sh[i].http != NULL)
+			srv[nsrv++] = h->sh[i].http;
+	buf[0] = '\0';
+	ret = put(size, &off, ewyk_net_prometheus(buf, size));
+	if (ret == 0)
+		ret = put(size, &off,
+			ewyk_tcp_prometheus(buf + off, size - off));
+	if (ret == 0 && nsrv > 0)
+		ret = put(size, &off,
+			ewyk_http_server_prometheus(srv, nsrv, buf + off,
+				size - off));
+	if (ret == 0)
+		ret = put(size, &off,
+			ewyk_twheel_prometheus(buf + off, size - off));
+	if (ret == 0)
+		ret = put(size, &off,
+			ewyk_purgatory_prometheus(buf + off, size - off));
+	if (ret == 0)
+		ret = put(size, &off,
+			ewyk_pool_prometheus(buf + off, size - off));
+	if (ret == 0)
+		ret = put(size, &off,
+			ewyk_strategy_prometheus(buf + off, size - off));
+	if (ret == 0)
+		ret = app_write(h, buf, size, &off);
+	if (ret != 0)
+		return ret;
+	return (int)off;
+}
+
+static int
+metrics_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
+	void *arg)
+{
+	static const char too_big[] = "metrics do not fit in the page buffer\n";
+	struct httpd_metrics *m = arg;
+	unsigned int l = rte_lcore_id();
+	int len;
+
+	RTE_SET_USED(req);
+	if (l >= RTE_MAX_LCORE || m->buf[l] == NULL)
+		return -ENODEV; /* answered 500 */
+	len = httpd_metrics_write(m->h, m->buf[l], m->size);
+	if (len < 0)
+		return ewyk_http_respond(c, 500, "text/plain", NULL, too_big,
+			sizeof(too_big) - 1);
+	return ewyk_http_respond(c, 200, "text/plain; version=0.0.4", NULL,
+		m->buf[l], (uint32_t)len);
+}
+
+static void
+metrics_free(struct httpd_metrics *m)
+{
+	unsigned int l;
+
+	if (m == NULL)
+		return;
+	for (l = 0; l < RTE_MAX_LCORE; l++)
+		rte_free(m->buf[l]);
+	rte_free(m);
+}
+
+int
+httpd_metrics_init(struct httpd *h)
+{
+	struct httpd_metrics *m;
+	unsigned int i;
+
+	if (h->conf.http_port == 0)
+		return 0;
+	m = rte_zmalloc("httpd_metrics", sizeof(*m), 0);
+	if (m == NULL) {
+		fprintf(stderr, "error: /metrics: no memory\n");
+		return -1;
+	}
+	m->h = h;
+	m->size = HTTPD_METRICS_DEF_SIZE;
+	h->metrics = m;
+	for (i = 0; i < h->nb_lcores; i++) {
+		unsigned int l = h->lc[i].lcore_id;
+
+		m->buf[l] = rte_malloc_socket("httpd_metrics_page", m->size, 0,
+			(int)rte_lcore_to_socket_id(l));
+		if (m->buf[l] == NULL) {
+			fprintf(stderr,
+				"error: /metrics: no memory for lcore %u\n", l);
+			return -1;
+		}
+	}
+	if (httpd_route_inplace(h, "/metrics", 0, EWYK_HTTP_M(EWYK_HTTP_GET),
+		    EWYK_STRATEGY_INVOKE_NON_BLOCKING, metrics_handler, m) != 0)
+		return -1;
+	return 0;
+}
+
+void
+httpd_metrics_fini(struct httpd *h)
+{
+	metrics_free(h->metrics);
+	h->metrics = NULL;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef EWYK_HTTPD_METRICS_H
+#define EWYK_HTTPD_METRICS_H
+
+/*
+ * GET /metrics: Prometheus text exposition (format 0.0.4) of every counter
+ * of ewyk-httpd. The text is built by the libraries' own writers (lib/common
+ * ewyk_ctr_prometheus() over each lib's counter table: net, TCP, HTTP,
+ * timer wheels, purgatories, pools, strategies) and, for what only the
+ * application knows (mbufs in use, inboxes, task outcomes, loop work per
+ * lcore), from the tables of metrics.c. Samples are labelled shard="N"
+ * (per-shard objects), name="..." (registered objects) or lcore="N".
+ *
+ * The page is built into a buffer of a fixed size per lcore (whoever holds
+ * the shard's token runs the NON_BLOCKING handler: its worker or a reserved
+ * lcore); a page that does not fit is answered 500, never truncated.
+ */
+
+#include <stddef.h>
+
+#include <ewyk_http.h>
+
+#include "httpd.h"
+
+/** Default size of the page buffer of one lcore. */
+#define HTTPD_METRICS_DEF_SIZE (512u * 1024)
+
+struct httpd_metrics;
+
+/*
+ * Write the whole page into buf.
+ * Returns its length (< size, NUL-terminated), -ENOSPC when it does not
+ * fit in size bytes, or another negative errno from a writer.
+ */
+int httpd_metrics_write(const struct httpd *h, char *buf, size_t size);
+
+/*
+ * Create the page buffers (one of HTTPD_METRICS_DEF_SIZE bytes per lcore
+ * of h) and register GET /metrics, NON_BLOCKING (http_app.h). Nothing
+ * without HTTP (--port 0). Returns 0 or -1 (printed).
+ */
+int httpd_metrics_init(struct httpd *h);
+
+/* Free them (after the lcores stopped). */
+void httpd_metrics_fini(struct httpd *h);
+
+#endif /* EWYK_HTTPD_METRICS_H */
