@@ -50,6 +50,25 @@ struct httpd_lcore_stats {
 };
 
 struct httpd;
+struct httpd_shard;
+struct ewyk_http_server;
+struct ewyk_http_router;
+
+/*
+ * A message in a shard's inbox (ewyk_net_inbox_complete()'s result): the
+ * holder calls apply. Whatever a task posts begins with this header, so
+ * one inbox serves every kind of task (tasks.c).
+ */
+struct httpd_msg {
+	void (*apply)(struct httpd_shard *sh, struct httpd_msg *m);
+};
+
+/* A route's code as the router keeps it (http_app.h says how it runs). */
+struct httpd_route_desc {
+	void (*fn)(void); /* httpd_blocking_fn or ewyk_http_handler_t */
+	void *arg;
+	uint8_t blocking; /* 1: fn is an httpd_blocking_fn */
+};
 
 /* One shard: its network, TCP, wheel, purgatory and producer. */
 struct httpd_shard {
@@ -64,6 +83,13 @@ struct httpd_shard {
 	struct ewyk_pool *conns;     /* service connections */
 	struct ewyk_pool *tasks;     /* slow-echo task objects */
 	struct ewyk_strategy_producer *producer;
+	/* HTTP (http_server.c): the server and its pools. */
+	struct ewyk_http_server *http;
+	struct ewyk_pool *http_tasks;  /* dispatched requests */
+	struct http_waits *http_waits; /* their holder-side records */
+	struct ewyk_pool *echo_st;     /* POST /echo buffers */
+	struct ewyk_pool *sha_st;      /* POST /sha256 buffers and digests */
+	uint64_t next_date;            /* TSC of the next Date refresh */
 	/* produce() output of the current iteration. */
 	struct ewyk_strategy_task *out;
 	unsigned int out_n, out_max;
@@ -80,6 +106,7 @@ struct httpd_lcore {
 	bool reserved; /* holds no shard of its own */
 	int shard;     /* home shard index, -1 if reserved */
 	struct httpd *app;
+	struct httpd_shard *cur; /* shard whose loop runs here now */
 	struct httpd_lcore_stats ls;
 } __rte_cache_aligned;
 
@@ -100,6 +127,13 @@ struct httpd_conf {
 	unsigned int reserved;   /* --reserved N */
 	enum ewyk_strategy_kind strategy; /* --strategy */
 	unsigned int task_timeout_ms;     /* --task-timeout */
+	/* HTTP (http_server.c) */
+	uint16_t http_port;             /* --port; 0: no HTTP */
+	uint64_t max_body;              /* --max-body bytes */
+	unsigned int header_timeout;    /* --header-timeout s */
+	unsigned int keepalive_timeout; /* --keepalive-timeout s */
+	unsigned int body_timeout;      /* --body-timeout s */
+	unsigned int write_timeout;     /* --write-timeout s */
 };
 
 struct httpd {
@@ -108,16 +142,28 @@ struct httpd {
 	struct ewyk_strategy_executor *ex; /* NULL with --reserved 0 */
 	struct ewyk_strategy *strategy;
 	uint16_t nb_lcores;
-	uint16_t nb_shards;           /* = workers */
-	uint32_t quit;                /* serve loops leave */
-	uint64_t next_stats;          /* TSC; main lcore only */
-	int16_t lc_of[RTE_MAX_LCORE]; /* lcore id -> lc[] index, -1 */
+	uint16_t nb_shards;              /* = workers */
+	uint32_t quit;                   /* serve loops leave */
+	uint64_t next_stats;             /* TSC; main lcore only */
+	int16_t lc_of[RTE_MAX_LCORE];    /* lcore id -> lc[] index, -1 */
+	struct ewyk_http_router *router; /* shared by every shard */
+	unsigned int nb_routes;
+	struct httpd_route_desc routes[64]; /* HTTPD_MAX_ROUTES */
 	struct httpd_lcore lc[HTTPD_MAX_LCORES];
 	struct httpd_shard sh[HTTPD_MAX_LCORES];
 };
 
 /* The lcore entry of the calling lcore (NULL if none). */
 struct httpd_lcore *httpd_lcore_self(struct httpd *h);
+
+/* The shard whose loop the calling lcore runs (handlers find theirs). */
+static inline struct httpd_shard *
+httpd_shard_current(struct httpd *h)
+{
+	struct httpd_lcore *lc = httpd_lcore_self(h);
+
+	return lc != NULL ? lc->cur : NULL;
+}
 
 /* loop.c */
 int httpd_lcore_main(void *arg);
@@ -127,6 +173,12 @@ int httpd_shard_producer_init(struct httpd *h, struct httpd_shard *sh);
 /* Yield a task from inside the loop (a service's receive handler). */
 int httpd_yield_task(struct httpd_shard *sh,
 	const struct ewyk_strategy_task *t);
+
+/* tasks.c: the shard's purgatory and inbox, shared by every service. */
+int httpd_tasks_shard_init(struct httpd_shard *sh);
+void httpd_tasks_shard_free(struct httpd_shard *sh);
+/* Deadline of a task dispatched now (--task-timeout). */
+uint64_t httpd_task_deadline(const struct httpd_shard *sh);
 
 /* stats.c */
 void httpd_stats_print(struct httpd *h, bool final);

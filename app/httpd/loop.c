@@ -23,6 +23,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "http_app.h"
 #include "httpd.h"
 #include "tcp_services.h"
 
@@ -106,6 +107,7 @@ loop_produce(void *ctx, struct ewyk_strategy_task *tasks, unsigned int max)
 			stat_add(&lc->ls.busy_pkts, sh->prev_n);
 		}
 		stat_add(&lc->ls.iters, 1);
+		lc->cur = sh;
 	}
 	sh->out = tasks;
 	sh->out_n = 0;
@@ -115,6 +117,7 @@ loop_produce(void *ctx, struct ewyk_strategy_task *tasks, unsigned int max)
 	n = ewyk_net_poll(sh->shard, now);
 	ewyk_net_inbox_drain(sh->shard, HTTPD_INBOX_BURST);
 	tcp_services_poll(sh, now);
+	http_shard_poll(sh, now);
 	ewyk_net_tx_flush(sh->shard);
 
 	sh->out = NULL;
@@ -149,6 +152,7 @@ loop_depart(void *ctx, uint32_t why)
 		ewyk_pool_cache_flush(sh->conns);
 	if (sh->tasks != NULL)
 		ewyk_pool_cache_flush(sh->tasks);
+	http_shard_depart(sh);
 	/* From here until the next holder's iteration nobody holds it. */
 	ewyk_net_shard_release(sh->shard);
 	ewyk_twheel_release(sh->wheel);

@@ -28,6 +28,7 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_pool_ops.h>
 
+#include "http_app.h"
 #include "httpd.h"
 #include "tcp_services.h"
 
@@ -50,6 +51,12 @@ usage(const char *prog)
 		"  --reserved N            the last N lcores are reserved lcores (default 0)\n"
 		"  --strategy KIND         pc | pec | epc | adaptive (default adaptive)\n"
 		"  --task-timeout MS       deadline of a dispatched task (default 5000)\n"
+		"  --port N                HTTP on TCP port N (default 80; 0: no HTTP)\n"
+		"  --max-body BYTES        request body limit, 413 beyond (default 1 GiB)\n"
+		"  --header-timeout S      request head read timeout, 408 (default 10)\n"
+		"  --keepalive-timeout S   idle keep-alive connection timeout (default 60)\n"
+		"  --body-timeout S        time between request body bytes (default 30)\n"
+		"  --write-timeout S       response write stall timeout (default 30)\n"
 		"  -h, --help              this text\n"
 		"Without a NIC, e.g.: --no-huge -m 512 --vdev=net_af_packet0,iface=veth0\n",
 		prog);
@@ -166,6 +173,12 @@ static const struct option httpd_opts[] = {
 	{ "reserved", required_argument, NULL, 'r' },
 	{ "strategy", required_argument, NULL, 'k' },
 	{ "task-timeout", required_argument, NULL, 't' },
+	{ "port", required_argument, NULL, 'P' },
+	{ "max-body", required_argument, NULL, 'B' },
+	{ "header-timeout", required_argument, NULL, 'H' },
+	{ "keepalive-timeout", required_argument, NULL, 'K' },
+	{ "body-timeout", required_argument, NULL, 'Y' },
+	{ "write-timeout", required_argument, NULL, 'W' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -176,7 +189,7 @@ struct num_opt {
 	const char *name;
 	unsigned long min, max;
 	size_t off;
-	size_t size; /* of the field: 2 or 4 */
+	size_t size; /* of the field: 2, 4 or 8 */
 };
 
 #define NUM_OPT(o, name, min, max, field)                              \
@@ -196,6 +209,12 @@ static const struct num_opt num_opts[] = {
 	NUM_OPT('M', "slow-ms", 0, 600000, slow_ms),
 	NUM_OPT('r', "reserved", 0, HTTPD_MAX_LCORES - 1, reserved),
 	NUM_OPT('t', "task-timeout", 1, 3600000, task_timeout_ms),
+	NUM_OPT('P', "port", 0, 65535, http_port),
+	NUM_OPT('B', "max-body", 1, (unsigned long)INT64_MAX, max_body),
+	NUM_OPT('H', "header-timeout", 1, 86400, header_timeout),
+	NUM_OPT('K', "keepalive-timeout", 1, 86400, keepalive_timeout),
+	NUM_OPT('Y', "body-timeout", 1, 86400, body_timeout),
+	NUM_OPT('W', "write-timeout", 1, 86400, write_timeout),
 };
 
 /* One option: 0, or -1 (printed). */
@@ -221,6 +240,8 @@ parse_opt(struct httpd_conf *c, int o, const char *arg)
 		f = (char *)c + num_opts[k].off;
 		if (num_opts[k].size == sizeof(uint16_t))
 			*(uint16_t *)f = (uint16_t)v;
+		else if (num_opts[k].size == sizeof(uint64_t))
+			*(uint64_t *)f = (uint64_t)v;
 		else
 			*(unsigned int *)f = (unsigned int)v;
 		return 0;
@@ -236,6 +257,12 @@ conf_defaults(struct httpd_conf *c)
 	c->slow_ms = 50;
 	c->strategy = EWYK_STRATEGY_ADAPTIVE;
 	c->task_timeout_ms = 5000;
+	c->http_port = 80;
+	c->max_body = UINT64_C(1) << 30;
+	c->header_timeout = 10;
+	c->keepalive_timeout = 60;
+	c->body_timeout = 30;
+	c->write_timeout = 30;
 }
 
 static int
@@ -451,6 +478,7 @@ setup_shards(struct httpd *h)
 		}
 		/* The layers above register their protocol handlers. */
 		if (tcp_services_shard_init(h, sh) != 0 ||
+			http_shard_init(h, sh) != 0 ||
 			httpd_shard_producer_init(h, sh) != 0)
 			return -1;
 	}
@@ -475,7 +503,8 @@ setup(struct httpd *h)
 		return -1;
 	}
 	if (setup_lcores(h) != 0 || setup_pools(h, pools) != 0 ||
-		setup_ports(h, pools) != 0 || setup_strategy(h) != 0)
+		setup_ports(h, pools) != 0 || setup_strategy(h) != 0 ||
+		http_app_init(h) != 0)
 		return -1;
 	return setup_shards(h);
 }
@@ -502,6 +531,7 @@ teardown(struct httpd *h)
 	}
 	ewyk_strategy_free(h->strategy);
 	h->strategy = NULL;
+	http_app_fini(h);
 	ewyk_net_free(h->net);
 	h->net = NULL;
 }

@@ -46,12 +46,15 @@ enum slow_status {
 
 /* A dispatched chunk: a ticket and data, never a connection pointer. */
 struct slow_task {
+	struct httpd_msg msg; /* first: what the inbox hands back */
 	struct ewyk_purgatory_ticket ticket;
 	struct httpd_shard *sh; /* whose inbox the result goes to */
 	struct rte_mbuf *data;
 	uint32_t ms;
 	uint32_t status; /* enum slow_status */
 };
+
+static void slow_complete(struct httpd_shard *sh, struct httpd_msg *m);
 
 static void
 slow_task_free(struct httpd_shard *sh, struct slow_task *st)
@@ -89,7 +92,7 @@ slow_task_run(void *arg, enum ewyk_strategy_mode mode)
 		slow_block(st->ms);
 	if (ewyk_purgatory_claim(st->ticket) == 0) {
 		/* Won: the reserved slot makes this never fail. */
-		ewyk_net_inbox_complete(sh->shard, 0, st, 1);
+		ewyk_net_inbox_complete(sh->shard, 0, &st->msg, 1);
 		return;
 	}
 	/* Lost to the deadline or to a close: drop the late result. */
@@ -157,7 +160,7 @@ slow_dispatch(struct svc_conn *sc)
 		ewyk_pool_put(sh->tasks, st);
 		goto refuse;
 	}
-	deadline = sh->now + rte_get_tsc_hz() / 1000 * h->conf.task_timeout_ms;
+	deadline = httpd_task_deadline(sh);
 	sc->op = ewyk_purgatory_add(sh->purg, &slow_op_ops, sc, deadline, NULL,
 		0);
 	if (sc->op == NULL) {
@@ -165,6 +168,7 @@ slow_dispatch(struct svc_conn *sc)
 		ewyk_pool_put(sh->tasks, st);
 		goto refuse;
 	}
+	st->msg.apply = slow_complete;
 	st->ticket = ewyk_purgatory_ticket(sc->op);
 	st->sh = sh;
 	st->data = sc->wait;
@@ -193,15 +197,11 @@ refuse:
 
 /* Step 4: the holder applies a completion from the inbox. */
 static void
-slow_complete(void *arg, struct ewyk_net_shard *s, uint64_t ticket,
-	void *result)
+slow_complete(struct httpd_shard *sh, struct httpd_msg *m)
 {
-	struct httpd_shard *sh = arg;
-	struct slow_task *st = result;
+	struct slow_task *st = (struct slow_task *)m;
 	struct svc_conn *sc = ewyk_purgatory_op_ctx(st->ticket.op);
 
-	RTE_SET_USED(s);
-	RTE_SET_USED(ticket);
 	ewyk_purgatory_finish(sh->purg, st->ticket);
 	if (sc->closed) {
 		/* Closed while its task ran: the result has nowhere to go. */
@@ -307,47 +307,23 @@ slow_echo_ops(void)
 int
 slow_echo_shard_init(struct httpd *h, struct httpd_shard *sh)
 {
-	struct ewyk_purgatory_params pp;
 	struct ewyk_pool_params tp;
 	char name[32];
-	int socket = (int)rte_lcore_to_socket_id(sh->home);
-	int rc;
 
 	RTE_SET_USED(h);
-	snprintf(name, sizeof(name), "httpd_purg_%u", sh->id);
-	memset(&pp, 0, sizeof(pp));
-	pp.name = name;
-	pp.socket_id = socket;
-	pp.wheel = sh->wheel;
-	pp.capacity = SLOW_MAX_TASKS;
-	sh->purg = ewyk_purgatory_create(&pp);
-	if (sh->purg == NULL) {
-		fprintf(stderr, "error: purgatory of shard %u: %s\n", sh->id,
-			rte_strerror(rte_errno));
+	if (httpd_tasks_shard_init(sh) != 0)
 		return -1;
-	}
 	snprintf(name, sizeof(name), "slow_task_%u", sh->id);
 	memset(&tp, 0, sizeof(tp));
 	tp.name = name;
 	tp.capacity = SLOW_MAX_TASKS;
 	tp.obj_size = sizeof(struct slow_task);
-	tp.socket_id = socket;
+	tp.socket_id = (int)rte_lcore_to_socket_id(sh->home);
 	tp.cache_size = 32;
 	sh->tasks = ewyk_pool_create(&tp);
 	if (sh->tasks == NULL) {
 		fprintf(stderr, "error: task pool of shard %u: %s\n", sh->id,
 			rte_strerror(rte_errno));
-		return -1;
-	}
-	/*
-	 * The inbox holds one slot per task object: every dispatched task has
-	 * reserved its slot, so a completion that won its claim always fits.
-	 */
-	rc = ewyk_net_inbox_create(sh->shard, SLOW_MAX_TASKS, slow_complete,
-		sh);
-	if (rc != 0) {
-		fprintf(stderr, "error: inbox of shard %u: %s\n", sh->id,
-			rte_strerror(-rc));
 		return -1;
 	}
 	return 0;
@@ -356,11 +332,7 @@ slow_echo_shard_init(struct httpd *h, struct httpd_shard *sh)
 void
 slow_echo_shard_free(struct httpd_shard *sh)
 {
-	/* Completions still queued hand their results back first. */
-	if (sh->purg != NULL)
-		ewyk_net_inbox_drain(sh->shard, UINT32_MAX);
-	ewyk_purgatory_free(sh->purg);
-	sh->purg = NULL;
+	/* After httpd_tasks_shard_free(): no completion is left. */
 	ewyk_pool_free(sh->tasks);
 	sh->tasks = NULL;
 }

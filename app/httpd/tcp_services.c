@@ -22,6 +22,7 @@
 #include <ewyk_pool.h>
 #include <ewyk_tcp.h>
 
+#include "http_app.h"
 #include "slow_echo.h"
 #include "tcp_services.h"
 
@@ -294,7 +295,14 @@ tcp_services_free(struct httpd *h)
 	for (i = 0; i < h->nb_shards; i++) {
 		struct httpd_shard *sh = &h->sh[i];
 
-		/* Dropping connections frees no svc_conn: the pool goes whole. */
+		/* Completions still queued are applied first; then HTTP resets
+		 * its connections (their end-of-request callbacks cancel the
+		 * delayed operations) while TCP still has them. Dropping
+		 * connections frees no svc_conn: the pool goes whole. */
+		if (sh->purg != NULL)
+			ewyk_net_inbox_drain(sh->shard, UINT32_MAX);
+		http_shard_free(sh);
+		httpd_tasks_shard_free(sh);
 		slow_echo_shard_free(sh);
 		ewyk_tcp_free(sh->tcp);
 		sh->tcp = NULL;

@@ -984,6 +984,50 @@ int ewyk_http_respond_stream(struct ewyk_http_conn *c, uint16_t status,
 	ewyk_http_producer_t prod, void *arg);
 
 /**
+ * The request head of a connection, for a dispatch hook (its views are
+ * valid during the hook's call only, as during a handler's).
+ *
+ * @param c
+ *   Connection.
+ * @return
+ *   The request, or NULL when no request head is parsed.
+ */
+const struct ewyk_http_request *ewyk_http_conn_request(
+	const struct ewyk_http_conn *c);
+
+/**
+ * End-of-request notification (ewyk_http_on_done()).
+ *
+ * @param c
+ *   Connection; with @p aborted set its TCP connection is gone.
+ * @param aborted
+ *   0: the request is over (response handed whole to TCP, body read);
+ *   1: the connection went away first. A pending request's object then
+ *   stays until ewyk_http_respond*() is called on it (which only frees
+ *   it); that call may be made from within this callback.
+ * @param arg
+ *   ewyk_http_on_done()'s argument.
+ */
+typedef void (
+	*ewyk_http_done_t)(struct ewyk_http_conn *c, int aborted, void *arg);
+
+/**
+ * Be told, once, on the shard's lcore, when the current request ends:
+ * where a handler releases what it holds for the request (body buffers,
+ * a stream's state, a dispatched task's delayed operation).
+ *
+ * @param c
+ *   Connection, during its handler or while its request is pending.
+ * @param fn
+ *   Callback (NULL: none).
+ * @param arg
+ *   Its argument.
+ * @return
+ *   0, or -EINVAL (@p c not in use).
+ */
+int ewyk_http_on_done(struct ewyk_http_conn *c, ewyk_http_done_t fn, void *arg);
+
+/**
  * Whether the connection under a request is still there (a pending
  * request's peer may have gone; responding then only frees it).
  *

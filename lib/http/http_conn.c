@@ -30,10 +30,27 @@ static const struct ewyk_ctr_desc http_ctr_desc[] = { EWYK_HTTP_COUNTERS(
 
 /* ---- connection objects ---- */
 
+/* Tell the request's owner it is over (once). */
+void
+http_conn_done(struct ewyk_http_conn *c, int aborted)
+{
+	ewyk_http_done_t fn = c->done;
+
+	if (fn == NULL)
+		return;
+	c->done = NULL;
+	fn(c, aborted, c->done_arg);
+}
+
 static void
 conn_release(struct ewyk_http_conn *c)
 {
 	struct ewyk_http_server *s = c->srv;
+
+	/* Unused first: a response attempted from the callback is refused
+	 * (-EINVAL) instead of releasing the object twice. */
+	c->used = 0;
+	http_conn_done(c, 1);
 
 	ewyk_twheel_cancel(s->conf.wheel, &c->tmr);
 	c->tmo = HT_NONE;
@@ -41,7 +58,6 @@ conn_release(struct ewyk_http_conn *c)
 	rte_pktmbuf_free(c->tx);
 	c->rx = NULL;
 	c->tx = NULL;
-	c->used = 0;
 	c->next_free = s->free_head;
 	s->free_head = (uint32_t)(c - s->conns);
 	s->in_use--;
@@ -54,6 +70,7 @@ conn_reset_request(struct ewyk_http_conn *c)
 	struct ewyk_http_header *h = c->req.headers;
 	uint16_t mh = c->req.max_headers;
 
+	http_conn_done(c, 0);
 	ewyk_http_parser_reset(&c->p);
 	memset(&c->req, 0, sizeof(c->req));
 	c->req.headers = h;
@@ -490,6 +507,24 @@ ewyk_http_body_resume(struct ewyk_http_conn *c)
 }
 
 int
+ewyk_http_on_done(struct ewyk_http_conn *c, ewyk_http_done_t fn, void *arg)
+{
+	if (c == NULL || !c->used)
+		return -EINVAL;
+	c->done = fn;
+	c->done_arg = arg;
+	return 0;
+}
+
+const struct ewyk_http_request *
+ewyk_http_conn_request(const struct ewyk_http_conn *c)
+{
+	if (c == NULL || !c->used || c->st == HC_HEAD)
+		return NULL;
+	return &c->req;
+}
+
+int
 ewyk_http_conn_alive(const struct ewyk_http_conn *c)
 {
 	return c != NULL && c->tcp != NULL;
@@ -591,6 +626,8 @@ ev_closed(void *ctx, struct ewyk_tcp_conn *tc, int err)
 	c->prod = NULL;
 	if (c->pending && !c->resp_done) {
 		timer_stop(c);
+		/* Its owner may respond now, which frees the object. */
+		http_conn_done(c, 1);
 		return;
 	}
 	if (!c->in_run)

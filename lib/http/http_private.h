@@ -131,6 +131,8 @@ struct ewyk_http_conn {
 	void *body_arg;
 	ewyk_http_producer_t prod;
 	void *prod_arg;
+	ewyk_http_done_t done; /* end-of-request notification */
+	void *done_arg;
 	uint64_t prod_left; /* Content-Length bytes still owed */
 	uint64_t prod_off;  /* bytes produced */
 	uint32_t next_free;
@@ -158,6 +160,7 @@ struct ewyk_http_server {
 void http_conn_run(struct ewyk_http_conn *c);
 void http_conn_timer(struct ewyk_http_conn *c, enum http_tmo kind, uint32_t ms);
 void http_conn_abort(struct ewyk_http_conn *c);
+void http_conn_done(struct ewyk_http_conn *c, int aborted);
 /* http_conn_resp.c */
 int http_conn_pump(struct ewyk_http_conn *c);
 int http_conn_send(struct ewyk_http_conn *c, struct rte_mbuf *m);

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The built-in routes of ewyk-httpd:
+ *   GET  /            200 "hello world\n", in place (NON_BLOCKING)
+ *   GET  /bytes/<n>   n bytes, byte i = i % 256, streamed under TCP's flow
+ *                     control (n <= 2^40), in place
+ *   GET  /sleep/<ms>  BLOCKING: really blocks its lcore ms milliseconds
+ *                     (nanosleep), then 200; past --task-timeout: 504
+ *   POST /echo        the request body back, streamed both ways through a
+ *                     bounded buffer per request: the body is paused while
+ *                     the buffer is full (the uploader's window closes),
+ *                     the response waits while it is empty
+ * (POST /sha256: http_sha256.c.)
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "http_app.h"
+
+/* Largest /bytes/<n>. */
+#define BYTES_MAX (UINT64_C(1) << 40)
+/* Longest /sleep/<ms>. */
+#define SLEEP_MAX_MS 3600000u
+/* Echo buffer per request, and how many requests echo at once per shard. */
+#define ECHO_BUF 32768
+#define ECHO_MAX 256
+
+/* Parse a decimal number of at most 13 digits; -1 when not one. */
+static int
+parse_num(const char *p, uint32_t len, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	uint32_t i;
+
+	if (len == 0 || len > 13)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(p[i] - '0');
+	}
+	if (v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int
+hello(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
+{
+	RTE_SET_USED(req);
+	RTE_SET_USED(arg);
+	ewyk_http_respond(c, 200, "text/plain", NULL, "hello world\n", 12);
+	return EWYK_HTTP_HANDLED;
+}
+
+static int
+bad_request(struct ewyk_http_conn *c, const char *why, uint32_t len)
+{
+	ewyk_http_respond(c, 400, "text/plain", NULL, why, len);
+	return EWYK_HTTP_HANDLED;
+}
+
+/* 0, 1, ..., 255, 0, 1, ..., 255: any run of 256 bytes is a memcpy. */
+static const uint8_t bytes_pattern[512] = {
+#define B4(n) (n), (n) + 1, (n) + 2, (n) + 3
+#define B16(n) B4(n), B4((n) + 4), B4((n) + 8), B4((n) + 12)
+#define B64(n) B16(n), B16((n) + 16), B16((n) + 32), B16((n) + 48)
+#define B256 B64(0), B64(64), B64(128), B64(192)
+	B256,
+	B256,
+#undef B256
+#undef B64
+#undef B16
+#undef B4
+};
+
+static int
+bytes_produce(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
+	void *arg)
+{
+	uint32_t done = 0;
+
+	RTE_SET_USED(c);
+	RTE_SET_USED(arg);
+	while (done < cap) {
+		uint32_t at = (uint32_t)((off + done) & 255);
+		uint32_t n = RTE_MIN(cap - done, 256u);
+
+		memcpy(buf + done, bytes_pattern + at, n);
+		done += n;
+	}
+	return (int)cap;
+}
+
+static int
+bytes(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
+{
+	static const char pre[] = "/bytes/";
+	uint64_t n;
+
+	RTE_SET_USED(arg);
+	if (parse_num(req->path.p + sizeof(pre) - 1,
+		    req->path.len - (uint32_t)(sizeof(pre) - 1), BYTES_MAX,
+		    &n) != 0)
+		return bad_request(c, "bad length: /bytes/<0..2^40>\n", 29);
+	ewyk_http_respond_stream(c, 200, "application/octet-stream", NULL, n,
+		bytes_produce, NULL);
+	return EWYK_HTTP_HANDLED;
+}
+
+/* GET /sleep/<ms>: on whatever lcore the strategy chose. */
+static int
+sleep_fn(const struct httpd_req *req, struct httpd_result *res,
+	enum ewyk_strategy_mode mode, void *arg)
+{
+	static const char pre[] = "/sleep/";
+	struct timespec ts;
+	uint64_t ms;
+	char msg[48];
+	int n;
+
+	RTE_SET_USED(mode);
+	RTE_SET_USED(arg);
+	if (parse_num(req->path + sizeof(pre) - 1,
+		    req->path_len - (uint32_t)(sizeof(pre) - 1), SLEEP_MAX_MS,
+		    &ms) != 0) {
+		httpd_result_status(res, 400, "text/plain");
+		return httpd_result_body(res, "bad duration: /sleep/<ms>\n",
+			26);
+	}
+	ts.tv_sec = (time_t)(ms / 1000);
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+	n = snprintf(msg, sizeof(msg), "slept %u ms\n", (unsigned int)ms);
+	httpd_result_status(res, 200, "text/plain");
+	return httpd_result_body(res, msg, (uint32_t)n);
+}
+
+/* ---- POST /echo ---- */
+
+struct echo_st {
+	struct httpd_shard *sh;
+	uint32_t rd, wr; /* free-running ring positions in buf */
+	uint32_t thresh; /* pause the body below this much free room */
+	uint8_t body_done;
+	uint8_t paused;  /* body consumer paused */
+	uint8_t waiting; /* producer returned -EAGAIN */
+	uint8_t in_prod; /* producer running: do not re-enter the pump */
+	char buf[ECHO_BUF];
+};
+
+static int
+echo_body(struct ewyk_http_conn *c, const char *p, uint32_t len, int last,
+	void *arg)
+{
+	struct echo_st *e = arg;
+	uint32_t at, n1;
+
+	if (len > ECHO_BUF - (e->wr - e->rd)) {
+		/* Cannot happen: a piece is one segment, and the body pauses
+		 * while less than a segment's room is left. */
+		return EWYK_HTTP_PENDING;
+	}
+	at = e->wr % ECHO_BUF;
+	n1 = RTE_MIN(len, ECHO_BUF - at);
+	memcpy(e->buf + at, p, n1);
+	memcpy(e->buf, p + n1, len - n1);
+	e->wr += len;
+	if (last)
+		e->body_done = 1;
+	if (e->waiting && !e->in_prod) {
+		e->waiting = 0;
+		ewyk_http_stream_resume(c);
+	}
+	if (!last && ECHO_BUF - (e->wr - e->rd) < e->thresh) {
+		e->paused = 1;
+		return EWYK_HTTP_PENDING;
+	}
+	return 0;
+}
+
+static int
+echo_produce(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
+	void *arg)
+{
+	struct echo_st *e = arg;
+	uint32_t avail = e->wr - e->rd, n, at, n1;
+
+	RTE_SET_USED(off);
+	if (avail == 0) {
+		if (e->body_done)
+			return 0; /* end of a chunked echo */
+		e->waiting = 1;
+		return -EAGAIN;
+	}
+	n = RTE_MIN(cap, avail);
+	at = e->rd % ECHO_BUF;
+	n1 = RTE_MIN(n, ECHO_BUF - at);
+	memcpy(buf, e->buf + at, n1);
+	memcpy(buf + n1, e->buf, n - n1);
+	e->rd += n;
+	if (e->paused && ECHO_BUF - (e->wr - e->rd) >= e->thresh) {
+		e->paused = 0;
+		e->in_prod = 1;
+		ewyk_http_body_resume(c);
+		e->in_prod = 0;
+	}
+	return (int)n;
+}
+
+static void
+echo_done(struct ewyk_http_conn *c, int aborted, void *arg)
+{
+	struct echo_st *e = arg;
+
+	RTE_SET_USED(c);
+	RTE_SET_USED(aborted);
+	ewyk_pool_put(e->sh->echo_st, e);
+}
+
+static int
+echo(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
+{
+	struct httpd_shard *sh = httpd_shard_current(arg);
+	struct echo_st *e;
+	uint64_t len;
+	int rc;
+
+	e = ewyk_pool_get(sh->echo_st);
+	if (e == NULL) {
+		ewyk_http_respond(c, 503, "text/plain", NULL,
+			"Service Unavailable\n", 20);
+		return EWYK_HTTP_HANDLED;
+	}
+	e->sh = sh;
+	e->rd = e->wr = 0;
+	e->thresh = rte_pktmbuf_data_room_size(sh->pool);
+	e->body_done = e->paused = e->waiting = e->in_prod = 0;
+	rc = ewyk_http_read_body(c, echo_body, e);
+	if (rc != 0) {
+		ewyk_pool_put(sh->echo_st, e);
+		ewyk_http_respond(c, 200, "application/octet-stream", NULL,
+			NULL, 0);
+		return EWYK_HTTP_HANDLED;
+	}
+	ewyk_http_on_done(c, echo_done, e);
+	len = req->framing == EWYK_HTTP_BODY_LENGTH ? req->content_length :
+						      EWYK_HTTP_LEN_CHUNKED;
+	ewyk_http_respond_stream(c, 200, "application/octet-stream", NULL, len,
+		echo_produce, e);
+	return EWYK_HTTP_HANDLED;
+}
+
+int
+http_echo_shard_init(struct httpd_shard *sh)
+{
+	struct ewyk_pool_params pp;
+	char name[32];
+
+	snprintf(name, sizeof(name), "http_echo_%u", sh->id);
+	memset(&pp, 0, sizeof(pp));
+	pp.name = name;
+	pp.capacity = ECHO_MAX;
+	pp.obj_size = sizeof(struct echo_st);
+	pp.socket_id = (int)rte_lcore_to_socket_id(sh->home);
+	pp.cache_size = 4;
+	sh->echo_st = ewyk_pool_create(&pp);
+	if (sh->echo_st == NULL) {
+		fprintf(stderr, "error: echo pool of shard %u: %s\n", sh->id,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+void
+http_echo_shard_free(struct httpd_shard *sh)
+{
+	ewyk_pool_free(sh->echo_st);
+	sh->echo_st = NULL;
+}
+
+int
+http_routes_register(struct httpd *h)
+{
+	const uint32_t get = EWYK_HTTP_M(EWYK_HTTP_GET);
+	const uint32_t post = EWYK_HTTP_M(EWYK_HTTP_POST);
+
+	if (httpd_route_inplace(h, "/", 0, get,
+		    EWYK_STRATEGY_INVOKE_NON_BLOCKING, hello, h) != 0 ||
+		httpd_route_inplace(h, "/bytes/", 1, get,
+			EWYK_STRATEGY_INVOKE_NON_BLOCKING, bytes, h) != 0 ||
+		httpd_route_blocking(h, "/sleep/", 1, get,
+			EWYK_STRATEGY_INVOKE_BLOCKING, sleep_fn, h) != 0 ||
+		httpd_route_inplace(h, "/echo", 0, post,
+			EWYK_STRATEGY_INVOKE_NON_BLOCKING, echo, h) != 0)
+		return -1;
+	return 0;
+}
