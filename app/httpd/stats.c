@@ -15,6 +15,8 @@
 #include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
+#include <ewyk_http.h>
+
 #include "httpd.h"
 #include "tcp_services.h"
 
@@ -112,6 +114,37 @@ print_lcores(const struct httpd *h)
 }
 
 /* Per shard: what became of its tasks; then the strategy's figures. */
+/* HTTP requests and answers, in all and per shard (ewyk-loadgen and the
+ * perf report check theirs against these). */
+static void
+print_http(const struct httpd *h)
+{
+	static const enum ewyk_http_counter ctrs[] = {
+		EWYK_HTTP_C_REQUESTS,
+		EWYK_HTTP_C_RESP_2XX,
+		EWYK_HTTP_C_RESP_4XX,
+		EWYK_HTTP_C_RESP_5XX,
+	};
+	unsigned int i, k;
+
+	if (h->sh[0].http == NULL)
+		return;
+	printf("http:");
+	for (k = 0; k < RTE_DIM(ctrs); k++) {
+		uint64_t v = 0;
+
+		for (i = 0; i < h->nb_shards; i++)
+			v += ewyk_http_server_counter(h->sh[i].http, ctrs[k]);
+		printf(" %s=%" PRIu64, ewyk_http_counter_name(ctrs[k]), v);
+	}
+	printf(" requests_per_shard=");
+	for (i = 0; i < h->nb_shards; i++)
+		printf("%s%u:%" PRIu64, i ? "," : "", i,
+			ewyk_http_server_counter(h->sh[i].http,
+				EWYK_HTTP_C_REQUESTS));
+	printf("\n");
+}
+
 static void
 print_tasks(const struct httpd *h)
 {
@@ -225,6 +258,7 @@ httpd_stats_print(struct httpd *h, bool final)
 		printf("]\n");
 	}
 	tcp_services_stats_print(h);
+	print_http(h);
 	print_lcores(h);
 	print_tasks(h);
 	fflush(stdout);
