@@ -171,9 +171,11 @@ lg_report_final(struct lg *g)
 	printf("}, \"requests\": %" PRIu64 ", \"sent_total\": %" PRIu64
 	       ", \"responses_total\": %" PRIu64 ", \"connects\": %" PRIu64
 	       ", \"conns\": %u, \"duration_s\": %.3f, \"lcores\": %u, "
-	       "\"busy_pct\": %.1f, \"cycles_per_req\": %.0f}\n",
+	       "\"busy_pct\": %.1f, \"cycles_per_req\": %.0f, "
+	       "\"busy_cycles_per_req\": %.0f, \"tsc_hz\": %" PRIu64 "}\n",
 		ok, sent, resp, connects, g->conf.conns, dur, g->nb_lcores,
 		cycles == 0 ? 0.0 : 100.0 * (double)busy / (double)cycles,
-		ok == 0 ? 0.0 : (double)cycles / (double)ok);
+		ok == 0 ? 0.0 : (double)cycles / (double)ok,
+		ok == 0 ? 0.0 : (double)busy / (double)ok, g->hz);
 	fflush(stdout);
 }
