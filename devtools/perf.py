@@ -51,6 +51,7 @@ class Bench:
         self.huge = a.huge
         self.procs = []
         self.keep_tmp = False
+        self.profile = None
 
     # -- helpers ---------------------------------------------------------
     def mem(self, mb):
@@ -88,6 +89,8 @@ class Bench:
     def httpd_start(self, reserved=False):
         self.prefix = f"ewyk-perf-{self.tag}-httpd"
         self.sock = os.path.join(self.tmp, "memif.sock")
+        if os.path.exists(self.sock):  # left by a server that crashed
+            os.unlink(self.sock)
         cores = ",".join(map(str, self.srv_cores))
         if reserved:
             # The reserved lcore shares the last server core: the server
@@ -170,9 +173,39 @@ class Bench:
                                + p.stderr[-2000:])
         return json.loads(p.stdout.strip().split("\n")[-1])
 
-    def ewyk_run(self, extra, reserved=False):
+    def perf_record_start(self):
+        """linux-perf on the server cores, in the measured window."""
+        if not shutil.which("perf"):
+            log("perf: no perf (linux-perf): no profile")
+            return None
+        self.perf_data = os.path.join(self.tmp, "perf.data")
+        cores = ",".join(map(str, self.srv_cores))
+        delay = 2.5 + self.a.warmup  # the loadgen's start-up, its warm-up
+        secs = max(1, min(3, self.a.duration - 1))
+        return self.spawn(["sh", "-c", f"sleep {delay}; exec perf record "
+                           f"-q -C {cores} -o {self.perf_data} -- sleep "
+                           f"{secs}"], "perf-record.log")
+
+    def perf_top(self, proc, cycles_per_req):
+        proc.wait(timeout=60)
+        out = subprocess.run(["perf", "report", "-i", self.perf_data,
+                              "--no-children", "--sort", "dso,sym",
+                              "--stdio", "--percent-limit", "1"],
+                             capture_output=True, text=True).stdout
+        top = []
+        for ln in out.splitlines():
+            m = re.match(r"^\s+([\d.]+)%\s+(\S+)\s+\[.\]\s+(.+?)\s*$", ln)
+            if m:
+                pct = float(m.group(1))
+                top.append({"pct": pct, "dso": m.group(2),
+                            "sym": m.group(3),
+                            "cycles_per_req": pct / 100 * cycles_per_req})
+        return top[:20]
+
+    def ewyk_run(self, extra, reserved=False, profile=False):
         self.httpd_start(reserved)
         b0 = self.httpd_busy()
+        prof = self.perf_record_start() if profile else None
         r = self.loadgen(extra)
         b1 = self.httpd_busy()
         requests, ok2xx = self.httpd_stop()
@@ -193,6 +226,8 @@ class Bench:
         r["server_cycles_per_req"] = (
             r["tsc_hz"] * len(self.srv_cores) * r["duration_s"] /
             max(r["requests"], 1))
+        if prof is not None:
+            self.profile = self.perf_top(prof, r["server_cycles_per_req"])
         return r
 
     # -- peers -----------------------------------------------------------
@@ -317,6 +352,9 @@ def main():
     ap.add_argument("--huge", choices=("auto", "yes", "no"), default="auto")
     ap.add_argument("--only", default="",
                     help="comma-separated case names to run (default all)")
+    ap.add_argument("--profile", action="store_true",
+                    help="linux-perf profile of ewyk-httpd in the first "
+                    "keep-alive run: top costs per request")
     ap.add_argument("--out", default=os.path.join(REPO, "docs", "perf"))
     a = ap.parse_args()
     if a.huge == "auto":
@@ -362,7 +400,10 @@ def main():
             runs = []
             for i in range(a.runs):
                 log(f"perf: {name}: run {i + 1}/{a.runs}")
-                r = fn()
+                if name == "ewyk keep-alive" and i == 0 and a.profile:
+                    r = b.ewyk_run([], profile=True)
+                else:
+                    r = fn()
                 log(f"perf:   {r['rps']:.0f} req/s, p99 "
                     f"{r.get('p99_us', 0):.0f} us, errors {r['errors']}")
                 runs.append(r)

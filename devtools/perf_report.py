@@ -170,6 +170,20 @@ How to read it:
   omission); "new conn/req" is `-H 'Connection: close'`. errors: wrk's
   socket errors plus non-2xx.
 """)
+    if b.profile:
+        ka = results.get("ewyk keep-alive", {})
+        lines.append(
+            "\n## Where the server's time goes\n\n"
+            "`perf record -C <server cores>` for a few seconds in the "
+            "measured window of the first keep-alive run (cycles, "
+            "whole core: the poll loop's idle spinning included); cycles/req "
+            "= share × that run's server core cycles per request "
+            f"({fmt(ka.get('runs', [{}])[0].get('server_cycles_per_req'))})."
+            "\n\n| share | object | symbol | cycles/req |\n"
+            "|---:|---|---|---:|\n")
+        for t in b.profile:
+            lines.append(f"| {t['pct']:.1f} % | {t['dso']} | `{t['sym']}` "
+                         f"| {t['cycles_per_req']:,.0f} |\n")
     with open(os.path.join(a.out, "README.md"), "w") as f:
         f.write("".join(lines))
         f.write(TWO_MACHINES)

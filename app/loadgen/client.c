@@ -704,8 +704,10 @@ lg_lcore_init(struct lg *g, struct lg_lcore *lc, uint32_t nslots)
 	/* Pushed in reverse so that slot 0 connects first. */
 	for (i = nslots; i > 0; i--)
 		idle_push(lc, &lc->slots[i - 1]);
+	/* The rate is shared in proportion to the connections. */
 	if (g->conf.rate > 0)
-		lc->interval = (double)g->hz * g->nb_lcores / g->conf.rate;
+		lc->interval = (double)g->hz * g->conf.conns /
+			(g->conf.rate * nslots);
 	return 0;
 }
 
