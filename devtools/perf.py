@@ -42,6 +42,7 @@ class Bench:
         self.a = a
         self.build = a.build
         self.tmp = tempfile.mkdtemp(prefix="ewyk-perf-")
+        os.chmod(self.tmp, 0o755)  # h2o drops to nobody
         self.tag = str(os.getpid())
         ncores = a.server_lcores + a.client_lcores
         self.srv_cores = list(range(a.first_core,
@@ -52,6 +53,8 @@ class Bench:
         self.procs = []
         self.keep_tmp = False
         self.profile = None
+        self.failures = []
+        self.tel_requests = None
 
     # -- helpers ---------------------------------------------------------
     def mem(self, mb):
@@ -121,7 +124,8 @@ class Bench:
                            self.read("httpd.log"))
 
     def httpd_busy(self):
-        """Busy cycles of the server lcores (telemetry /ewyk/stats)."""
+        """Busy cycles of the server lcores (telemetry /ewyk/stats), and
+        the HTTP requests counted (total.http_requests)."""
         st = None
         for _ in range(20):
             try:
@@ -137,6 +141,7 @@ class Bench:
         for k, v in st.items():
             if k.startswith("lcore_") and isinstance(v, dict):
                 total += v.get("busy_cycles", 0)
+        self.tel_requests = st.get("total", {}).get("http_requests")
         return total
 
     def httpd_stop(self):
@@ -151,7 +156,7 @@ class Bench:
             return None, None
         return int(m.group(1)), int(m.group(2))
 
-    def loadgen(self, extra):
+    def loadgen(self, extra, on_json=True):
         cores = ",".join(map(str, self.cli_cores))
         argv = (["taskset", "-c", cores,
                  os.path.join(self.build, "app/loadgen/ewyk-loadgen"),
@@ -164,14 +169,28 @@ class Bench:
                  "--conns", str(self.a.conns), "--duration",
                  str(self.a.duration), "--warmup", str(self.a.warmup),
                  "--quiet"] + extra)
-        p = subprocess.run(argv, capture_output=True, text=True,
-                           timeout=self.a.duration + self.a.warmup + 60)
+        errf = open(os.path.join(self.tmp, "loadgen.err"), "w")
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf,
+                             text=True)
+        # The JSON line comes once every connection is closed, before the
+        # loadgen lets go of its port: the server's counters are final
+        # then, and it is still up (a memif server may crash when its peer
+        # disconnects: see the report).
+        line = p.stdout.readline()
+        busy = self.httpd_busy() if on_json else None
+        rest = p.stdout.read()
+        p.wait(timeout=60)
+        errf.close()
         with open(os.path.join(self.tmp, "loadgen.log"), "a") as f:
-            f.write(" ".join(argv) + "\n" + p.stderr + p.stdout)
-        if p.returncode != 0:
+            f.write(" ".join(argv) + "\n" + self.read("loadgen.err") +
+                    line + rest)
+        if p.returncode != 0 or not line:
             raise RuntimeError(f"ewyk-loadgen exited {p.returncode}:\n"
-                               + p.stderr[-2000:])
-        return json.loads(p.stdout.strip().split("\n")[-1])
+                               + self.read("loadgen.err")[-2000:])
+        assert rest == "", rest
+        r = json.loads(line)
+        r["_busy_at_json"] = busy
+        return r
 
     def perf_record_start(self):
         """linux-perf on the server cores, in the measured window."""
@@ -179,12 +198,13 @@ class Bench:
             log("perf: no perf (linux-perf): no profile")
             return None
         self.perf_data = os.path.join(self.tmp, "perf.data")
-        cores = ",".join(map(str, self.srv_cores))
         delay = 2.5 + self.a.warmup  # the loadgen's start-up, its warm-up
         secs = max(1, min(3, self.a.duration - 1))
+        # The server process only: its cores are shared with whatever else
+        # the machine runs.
         return self.spawn(["sh", "-c", f"sleep {delay}; exec perf record "
-                           f"-q -C {cores} -o {self.perf_data} -- sleep "
-                           f"{secs}"], "perf-record.log")
+                           f"-q -p {self.httpd.pid} -o {self.perf_data} -- "
+                           f"sleep {secs}"], "perf-record.log")
 
     def perf_top(self, proc, cycles_per_req):
         proc.wait(timeout=60)
@@ -207,8 +227,13 @@ class Bench:
         b0 = self.httpd_busy()
         prof = self.perf_record_start() if profile else None
         r = self.loadgen(extra)
-        b1 = self.httpd_busy()
+        b1 = r.pop("_busy_at_json")
+        tel_requests = self.tel_requests
         requests, ok2xx = self.httpd_stop()
+        r["server_crashed"] = requests is None
+        if requests is None and b1 is not None:
+            # Its counters as read when the loadgen printed its line.
+            requests = tel_requests
         r["server_requests"] = requests
         r["server_2xx"] = ok2xx
         # The server's count over the whole run against the loadgen's.
@@ -259,7 +284,6 @@ http {{
 listen:
   host: 127.0.0.1
   port: {port}
-pid-file: {self.tmp}/h2o.pid
 error-log: {self.tmp}/h2o-error.log
 http1-request-timeout: 60
 hosts:
@@ -400,15 +424,23 @@ def main():
             runs = []
             for i in range(a.runs):
                 log(f"perf: {name}: run {i + 1}/{a.runs}")
-                if name == "ewyk keep-alive" and i == 0 and a.profile:
-                    r = b.ewyk_run([], profile=True)
-                else:
-                    r = fn()
+                try:
+                    if name == "ewyk keep-alive" and i == 0 and a.profile:
+                        r = b.ewyk_run([], profile=True)
+                    else:
+                        r = fn()
+                except Exception as e:  # noqa: BLE001 - report, go on
+                    log(f"perf: {name}: run {i + 1} failed: {e}")
+                    b.failures.append(f"{name}, run {i + 1}: "
+                                      f"{str(e).splitlines()[0]}")
+                    b.keep_tmp = True
+                    continue
                 log(f"perf:   {r['rps']:.0f} req/s, p99 "
                     f"{r.get('p99_us', 0):.0f} us, errors {r['errors']}")
                 runs.append(r)
-            results[name] = median_row(runs)
-            order.append(name)
+            if runs:
+                results[name] = median_row(runs)
+                order.append(name)
     finally:
         b.cleanup()
     from perf_report import write_report  # noqa: E402

@@ -43,7 +43,7 @@ def limit_of(r):
         return "server"
     if s >= 90 and c >= 90:
         return "both busy"
-    return "neither (latency / window bound)"
+    return "neither (< 90 % busy: CPU taken by other load, or round trips)"
 
 
 def fmt(v, nd=0):
@@ -155,7 +155,10 @@ How to read it:
   whole run (warm-up and drain included), within 1 %.
 - limit: the side whose cores were busy ≥ 90 % while the other's were not.
   When it says **client**, the figure is the load generator's, not the
-  server's ceiling.
+  server's ceiling. Busy shares are of wall-clock cycles: on a shared
+  machine a process that the kernel descheduled is neither busy nor idle
+  in its own loop, and when neither side reaches 90 % that lost time (or
+  the round trip between the two) is what bounds the figure.
 - `/sleep/1` row: 1 % of the requests go to `/sleep/1`, a BLOCKING route
   (1 ms in the handler). ewyk-httpd then runs with `--reserved 1`, and the
   reserved lcore is pinned to the (last) server core, beside the worker
@@ -170,13 +173,36 @@ How to read it:
   omission); "new conn/req" is `-H 'Connection: close'`. errors: wrk's
   socket errors plus non-2xx.
 """)
+    crashed = [f"{n}, run {i + 1}" for n in order
+               for i, r in enumerate(results[n]["runs"])
+               if r.get("server_crashed")]
+    if crashed or b.failures:
+        lines.append("\n## Runs that failed\n\n")
+        for c in crashed:
+            lines.append(f"- {c}: ewyk-httpd died when ewyk-loadgen "
+                         "closed its memif port (SIGSEGV in "
+                         "librte_net_memif, see below); its count was "
+                         "read from telemetry when the loadgen printed "
+                         "its line\n")
+        for f in b.failures:
+            lines.append(f"- {f}\n")
+        if crashed:
+            lines.append(
+                "\nThe kernel logs these as `segfault ... in "
+                "librte_net_memif.so.23.0`: the memif PMD (DPDK "
+                f"{m['dpdk']}) of the server side faults in its data path "
+                "when the client disconnects while the server's lcore is "
+                "polling the port. It hits after the measurement; the "
+                "figures above are not affected, only ewyk-httpd's final "
+                "stats are lost.\n")
     if b.profile:
         ka = results.get("ewyk keep-alive", {})
         lines.append(
             "\n## Where the server's time goes\n\n"
-            "`perf record -C <server cores>` for a few seconds in the "
-            "measured window of the first keep-alive run (cycles, "
-            "whole core: the poll loop's idle spinning included); cycles/req "
+            "`perf record -p <ewyk-httpd>` for a few seconds in the "
+            "measured window of the first keep-alive run (cycles of the "
+            "server process: the poll loop's empty polls included); "
+            "cycles/req "
             "= share × that run's server core cycles per request "
             f"({fmt(ka.get('runs', [{}])[0].get('server_cycles_per_req'))})."
             "\n\n| share | object | symbol | cycles/req |\n"
