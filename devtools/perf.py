@@ -55,6 +55,8 @@ class Bench:
         self.profile = None
         self.failures = []
         self.tel_requests = None
+        self.httpd = None
+        self.httpd_result = (None, None)
 
     # -- helpers ---------------------------------------------------------
     def mem(self, mb):
@@ -168,7 +170,7 @@ class Bench:
                 ["--", "--ip", f"{IP_CLI}/24", "--target", f"{IP_SRV}:80",
                  "--conns", str(self.a.conns), "--duration",
                  str(self.a.duration), "--warmup", str(self.a.warmup),
-                 "--quiet"] + extra)
+                 "--quiet", "--hold"] + extra)
         errf = open(os.path.join(self.tmp, "loadgen.err"), "w")
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf,
                              text=True)
@@ -178,6 +180,11 @@ class Bench:
         # disconnects: see the report).
         line = p.stdout.readline()
         busy = self.httpd_busy() if on_json else None
+        # --hold: the loadgen keeps its port up until the server is gone,
+        # so the memif server never polls a departing peer.
+        if self.httpd is not None:
+            self.httpd_result = self.httpd_stop()
+        p.send_signal(signal.SIGINT)
         rest = p.stdout.read()
         p.wait(timeout=60)
         errf.close()
@@ -229,7 +236,7 @@ class Bench:
         r = self.loadgen(extra)
         b1 = r.pop("_busy_at_json")
         tel_requests = self.tel_requests
-        requests, ok2xx = self.httpd_stop()
+        requests, ok2xx = self.httpd_result
         r["server_crashed"] = requests is None
         if requests is None and b1 is not None:
             # Its counters as read when the loadgen printed its line.

@@ -75,6 +75,7 @@ struct lg_conf {
 	unsigned int timeout_ms;
 	unsigned int nb_mbufs;
 	bool quiet; /* no live line */
+	bool hold;  /* keep the port up after the JSON until a signal */
 };
 
 /* Counters of one lcore; written by it only (relaxed atomic stores). */

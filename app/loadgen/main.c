@@ -48,6 +48,8 @@ usage(const char *prog)
 		"  --timeout MS        a response (or connect) later than this is an error (default 5000)\n"
 		"  --mbufs N           mbufs per lcore (default 16383)\n"
 		"  --quiet             no live line\n"
+		"  --hold              after the JSON line, keep the port up until SIGINT/SIGTERM\n"
+		"                      (a memif server is then not disconnected while it polls)\n"
 		"  -h, --help          this text\n"
 		"Prints a live line per second on stderr, and one JSON line on stdout at the end.\n",
 		prog, LG_MAX_CONNS, LG_MAX_PIPELINE);
@@ -161,6 +163,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_MBUFS,
 	OPT_QUIET,
+	OPT_HOLD,
 };
 
 static const struct option lg_opts[] = {
@@ -178,6 +181,7 @@ static const struct option lg_opts[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "mbufs", required_argument, NULL, OPT_MBUFS },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "hold", no_argument, NULL, OPT_HOLD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -226,6 +230,9 @@ parse_opt(struct lg_conf *c, int o, const char *a)
 		return parse_uint("mbufs", a, 1023, 1u << 22, &c->nb_mbufs);
 	case OPT_QUIET:
 		c->quiet = true;
+		return 0;
+	case OPT_HOLD:
+		c->hold = true;
 		return 0;
 	default:
 		return -1;
@@ -476,6 +483,9 @@ main(int argc, char **argv)
 	rte_eal_mp_wait_lcore();
 
 	lg_report_final(g);
+	/* Nothing polls the port any more; it stays up until we are told. */
+	while (g->conf.hold && !lg_stopping())
+		rte_delay_us_sleep(10000);
 	teardown(g);
 	rte_free(g);
 	rte_eal_cleanup();
