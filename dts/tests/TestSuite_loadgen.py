@@ -111,12 +111,14 @@ class TestSuite_loadgen(TestSuite):
         assert m, out
         return int(m.group(1))
 
-    def loadgen(self, args, root=False, vdev=None, expect_rc=0, timeout=60):
+    def loadgen(self, args, root=False, vdev=None, expect_rc=0, timeout=60,
+                lcores="0"):
         """Run it (in the server namespace, or the root one for memif)."""
         vdev = vdev or f"net_af_packet0,iface={self.tb.if_srv}"
         ns = None if root else self.tb.ns_srv
         prefix = f"ewyk-dts-{self.node.tag}-loadgen"
-        cmd = (f"taskset -c 0 {self.bin} -l 0 --no-pci --file-prefix={prefix} "
+        cmd = (f"taskset -c {lcores} {self.bin} -l {lcores} --no-pci "
+               f"--file-prefix={prefix} "
                f"--vdev={vdev} --log-level=lib.eal:warning "
                + " ".join(eal_mem_args()) + " -- " + args)
         p = self.node.run(cmd, ns=ns, check=False, timeout=timeout)
@@ -170,6 +172,23 @@ class TestSuite_loadgen(TestSuite):
         assert r["errors"] == 0, r
         # Open loop: what was asked for, not what the server could do.
         assert 1000 <= r["requests"] <= 2100, r
+        self.check_against_nginx(r)
+
+    def test_nginx_two_lcores(self):
+        """Connections spread over two lcores, each its own shard (two
+        af_packet queue pairs, flows steered in software)."""
+        before = self.nginx_requests()
+        p = self.loadgen(f"--ip {EWYK_IP}/{PREFIX} --target "
+                         f"{PEER_IP}:{NGINX_PORT} --duration 1 --conns 6",
+                         lcores="0,1",
+                         vdev=f"net_af_packet0,iface={self.tb.if_srv},"
+                         "qpairs=2")
+        r = parse_json(p.stdout)
+        r["nginx_requests"] = self.nginx_requests() - before - 1
+        assert r["lcores"] == 2 and r["errors"] == 0, r
+        assert r["connects"] == 6, r
+        per = re.findall(r"^loadgen: lcore (\d+): (\d+) req", p.stderr, re.M)
+        assert len(per) == 2 and all(int(n) > 0 for _, n in per), p.stderr
         self.check_against_nginx(r)
 
     def test_nginx_500_counted(self):
