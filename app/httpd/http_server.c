@@ -191,12 +191,12 @@ http_shard_free(struct httpd_shard *sh)
 
 /* Counters worth a line in the table; all of them are in /ewyk/http. */
 static const enum ewyk_http_counter table_ctrs[] = {
-	EWYK_HTTP_C_CONN_ACCEPTED,
-	EWYK_HTTP_C_REQUESTS,
-	EWYK_HTTP_C_PENDING,
+	EWYK_HTTP_C_REQUESTS, /* first three: parsed by ewyk-loadgen's tests */
 	EWYK_HTTP_C_RESP_2XX,
 	EWYK_HTTP_C_RESP_4XX,
 	EWYK_HTTP_C_RESP_5XX,
+	EWYK_HTTP_C_CONN_ACCEPTED,
+	EWYK_HTTP_C_PENDING,
 	EWYK_HTTP_C_RESP_503,
 	EWYK_HTTP_C_RESP_504,
 	EWYK_HTTP_C_TIMEOUT_HEADER,
@@ -222,5 +222,11 @@ http_stats_print(const struct httpd *h)
 		printf(" %s=%" PRIu64, ewyk_http_counter_name(table_ctrs[k]),
 			v);
 	}
+	/* ewyk-loadgen and the perf report check theirs against these. */
+	printf(" requests_per_shard=");
+	for (i = 0; i < h->nb_shards; i++)
+		printf("%s%u:%" PRIu64, i ? "," : "", i,
+			ewyk_http_server_counter(h->sh[i].http,
+				EWYK_HTTP_C_REQUESTS));
 	printf("\n");
 }

@@ -416,6 +416,18 @@ tel_stats_locked(struct httpd *h, struct rte_tel_data *d)
 		return -ENOMEM;
 	rte_tel_data_start_dict(t);
 	tel_add_snap(t, &tot);
+	if (h->sh[0].http != NULL) {
+		uint64_t req = 0, ok = 0;
+
+		for (i = 0; i < h->nb_shards; i++) {
+			req += ewyk_http_server_counter(h->sh[i].http,
+				EWYK_HTTP_C_REQUESTS);
+			ok += ewyk_http_server_counter(h->sh[i].http,
+				EWYK_HTTP_C_RESP_2XX);
+		}
+		rte_tel_data_add_dict_u64(t, "http_requests", req);
+		rte_tel_data_add_dict_u64(t, "http_resp_2xx", ok);
+	}
 	rte_tel_data_add_dict_container(d, "total", t, 0);
 	return 0;
 }

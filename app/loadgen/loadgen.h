@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef EWYK_LOADGEN_H
+#define EWYK_LOADGEN_H
+
+/*
+ * ewyk-loadgen: an HTTP/1.1 load generator on ewyk's own stack.
+ *
+ * Every lcore of the EAL core list is a client lcore and the home of one
+ * shard (its RX/TX queue of every port, its TCP context), and owns the
+ * connection slots given to it (--conns spread evenly). Nothing is shared
+ * between lcores but read-only configuration and counters, which each
+ * lcore writes with relaxed atomic stores and the main lcore reads.
+ *
+ * A slot is one client connection at a time. With keep-alive (default)
+ * it carries up to --pipeline requests in flight and reconnects when the
+ * server closes it; with --new-conn it carries one request and is closed
+ * by us after the response (connect + request + response + close is then
+ * one measured operation). Closed loop (default): a slot sends its next
+ * request as soon as a response comes. Open loop (--rate): each lcore
+ * has a schedule of intended send times; a request whose slot is not free
+ * waits in a bounded backlog, and its latency counts from its intended
+ * time (no coordinated omission).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_mempool.h>
+
+#include <ewyk_http.h>
+#include <ewyk_net.h>
+#include <ewyk_tcp.h>
+
+#include "hist.h"
+
+#define LG_MAX_LCORES EWYK_NET_MAX_SHARDS
+#define LG_MAX_CONNS 65536
+#define LG_MAX_PIPELINE 256
+#define LG_HEAD_MAX 2048      /* a response head longer than this: framing */
+#define LG_REQ_MAX 1024       /* request bytes (path and Host) */
+#define LG_BACKLOG (1u << 16) /* open-loop requests waiting for a slot */
+
+/* Errors by kind: the JSON's "errors" is their sum. */
+#define LG_ERRORS(X)                                                        \
+	X(CONNECT, connect, "connect failed (refused, timed out, no port)") \
+	X(RESET, reset, "connection reset or closed with requests pending") \
+	X(TIMEOUT, timeout, "no response within --timeout")                 \
+	X(STATUS, status, "status not 2xx")                                 \
+	X(FRAMING, framing,                                                 \
+		"malformed head, no length, bad body, unsolicited bytes")   \
+	X(MISSED, missed, "open loop: backlog full, request never sent")
+
+enum lg_err {
+#define LG_ERR_ENUM(sym, name, help) LG_ERR_##sym,
+	LG_ERRORS(LG_ERR_ENUM)
+#undef LG_ERR_ENUM
+		LG_ERR_MAX,
+};
+
+struct lg_conf {
+	rte_be32_t ip;
+	uint8_t prefix;
+	rte_be32_t dst_ip;
+	uint16_t dst_port;
+	unsigned int conns;
+	double duration_s;
+	double warmup_s;
+	char path[256];
+	char mix_path[256]; /* --mix-path: "" = none */
+	double mix_percent; /* share of requests to mix_path */
+	unsigned int pipeline;
+	bool new_conn;
+	double rate; /* requests/s over all lcores; 0: closed loop */
+	unsigned int timeout_ms;
+	unsigned int nb_mbufs;
+	bool quiet; /* no live line */
+	bool hold;  /* keep the port up after the JSON until a signal */
+};
+
+/* Counters of one lcore; written by it only (relaxed atomic stores). */
+struct lg_stats {
+	uint64_t sent;            /* requests sent (whole run) */
+	uint64_t responses;       /* valid responses (whole run, any status) */
+	uint64_t ok;              /* 2xx responses in the measured window */
+	uint64_t err[LG_ERR_MAX]; /* in the measured window */
+	uint64_t err_all;         /* errors over the whole run */
+	uint64_t connects;        /* connections established (whole run) */
+	uint64_t iters;           /* loop iterations in the window */
+	uint64_t busy_cycles;     /* cycles of iterations that did work */
+	uint64_t cycles;          /* cycles of the window */
+};
+
+enum lg_slot_state {
+	LG_SLOT_IDLE = 0, /* no connection */
+	LG_SLOT_CONNECTING,
+	LG_SLOT_OPEN,
+};
+
+struct lg_lcore;
+
+/* One connection slot. */
+struct lg_slot {
+	struct ewyk_tcp_conn *c;
+	struct lg_lcore *lc;
+	uint8_t state;       /* enum lg_slot_state */
+	uint8_t in_head;     /* parsing a head (else a body) */
+	uint8_t close_after; /* the response in progress ends the conn */
+	uint8_t status_bad;  /* the response in progress is not 2xx */
+	uint8_t on_list;     /* on the lcore's idle or ready list */
+	uint16_t inflight;   /* requests sent, response not complete */
+	uint16_t head;       /* oldest entry of t[] */
+	uint16_t hlen;       /* bytes in hbuf */
+	uint32_t idx;
+	uint64_t since; /* TSC of the last progress (timeouts) */
+	uint64_t *t;    /* start time of each request in flight */
+	struct ewyk_http_body body;
+	char hbuf[LG_HEAD_MAX];
+};
+
+struct lg;
+
+/* One client lcore and its shard. */
+struct lg_lcore {
+	unsigned int id; /* index = shard id */
+	unsigned int lcore_id;
+	struct lg *app;
+	struct rte_mempool *pool;
+	struct ewyk_net_shard *shard;
+	struct ewyk_tcp *tcp;
+	struct lg_slot *slots;
+	uint64_t *times; /* slots' t[] arrays */
+	uint32_t nslots;
+	uint32_t *idle; /* slots waiting to connect (stack) */
+	uint32_t nidle;
+	uint32_t *ready; /* open loop: open slots with room (stack) */
+	uint32_t nready;
+	uint32_t syn_sent;   /* slots in CONNECTING */
+	uint64_t inflight;   /* requests in flight over all slots */
+	uint64_t open_after; /* TSC: no connects before (local ports short) */
+	uint64_t drain_end;  /* TSC: give up waiting for responses */
+	uint64_t rng;
+	/* Open loop. */
+	double interval;   /* TSC cycles between intended sends */
+	double next_t;     /* next intended send time (TSC) */
+	uint64_t *backlog; /* intended times waiting for a slot (ring) */
+	uint32_t bl_head, bl_n;
+	/* Time. */
+	uint64_t now;
+	bool did_work;
+	bool draining;      /* past the end: no new requests */
+	uint64_t next_scan; /* next timeout scan */
+	struct lg_stats st __rte_cache_aligned;
+	struct lg_hist hist;  /* measured window */
+	struct lg_hist live;  /* the current second (this lcore only) */
+	uint64_t live_next;   /* TSC: end of the current second */
+	uint64_t live_p99_ns; /* p99 of the last whole second */
+} __rte_cache_aligned;
+
+struct lg {
+	struct lg_conf conf;
+	struct ewyk_net *net;
+	uint64_t hz;
+	uint64_t t_start;   /* TSC: the run starts (warm-up) */
+	uint64_t t_measure; /* the measured window starts */
+	uint64_t t_end;     /* ...and ends */
+	uint64_t t_stopped; /* TSC of an early stop (0 if none) */
+	uint64_t timeout_tsc;
+	char req[LG_REQ_MAX];
+	uint32_t req_len;
+	char mreq[LG_REQ_MAX]; /* the --mix-path request */
+	uint32_t mreq_len;
+	uint32_t mix_threshold; /* of a 32-bit random draw */
+	uint16_t nb_lcores;
+	/* The live line (main lcore only). */
+	uint64_t live_at;   /* TSC of the next line */
+	uint64_t live_prev; /* TSC of the previous one */
+	uint64_t prev_ok, prev_err;
+	uint64_t prev_busy[LG_MAX_LCORES], prev_cycles[LG_MAX_LCORES];
+	struct lg_lcore lc[LG_MAX_LCORES];
+};
+
+/* client.c */
+int lg_lcore_init(struct lg *g, struct lg_lcore *lc, uint32_t nslots);
+void lg_lcore_free(struct lg_lcore *lc);
+int lg_lcore_main(void *arg);
+void lg_request_stop(void);
+bool lg_stopping(void);
+
+/* report.c */
+void lg_report_live(struct lg *g, uint64_t now);
+void lg_report_final(struct lg *g);
+const char *lg_err_name(unsigned int e);
+
+static inline void
+lg_stat_add(uint64_t *c, uint64_t v)
+{
+	__atomic_store_n(c, *c + v, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t
+lg_stat_get(const uint64_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
+#endif /* EWYK_LOADGEN_H */

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What ewyk-loadgen tells: a live line per second on stderr, and at the
+ * end a summary on stderr and exactly one JSON line on stdout.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <rte_lcore.h>
+
+#include "loadgen.h"
+
+static const char *const err_names[LG_ERR_MAX] = {
+#define LG_ERR_NAME(sym, name, help) #name,
+	LG_ERRORS(LG_ERR_NAME)
+#undef LG_ERR_NAME
+};
+
+const char *
+lg_err_name(unsigned int e)
+{
+	return e < LG_ERR_MAX ? err_names[e] : NULL;
+}
+
+static uint64_t
+errors_of(struct lg_lcore *lc)
+{
+	uint64_t v = 0;
+	unsigned int e;
+
+	for (e = 0; e < LG_ERR_MAX; e++)
+		v += lg_stat_get(&lc->st.err[e]);
+	return v;
+}
+
+void
+lg_report_live(struct lg *g, uint64_t now)
+{
+	uint64_t ok = 0, err = 0, p99 = 0;
+	double secs;
+	unsigned int i;
+
+	if (now < g->live_at)
+		return;
+	if (g->live_prev == 0) {
+		/* The first call: start counting from here. */
+		g->live_prev = now;
+		g->live_at = now + g->hz;
+		return;
+	}
+	secs = (double)(now - g->live_prev) / (double)g->hz;
+	g->live_prev = now;
+	g->live_at = now + g->hz;
+	for (i = 0; i < g->nb_lcores; i++) {
+		struct lg_lcore *lc = &g->lc[i];
+		uint64_t p = lg_stat_get(&lc->live_p99_ns);
+
+		ok += lg_stat_get(&lc->st.ok);
+		err += errors_of(lc);
+		if (p > p99)
+			p99 = p;
+	}
+	if (!g->conf.quiet) {
+		fprintf(stderr,
+			"loadgen: %6.1f s %s: %10.0f req/s, %" PRIu64
+			" errors, p99 %.1f us (worst lcore), busy",
+			(double)(now - g->t_start) / (double)g->hz,
+			now < g->t_measure ? "warm-up " : "measured",
+			(double)(ok - g->prev_ok) / secs, err - g->prev_err,
+			(double)p99 / 1000.0);
+		for (i = 0; i < g->nb_lcores; i++) {
+			struct lg_lcore *lc = &g->lc[i];
+			uint64_t b = lg_stat_get(&lc->st.busy_cycles);
+			uint64_t c = lg_stat_get(&lc->st.cycles);
+			uint64_t dc = c - g->prev_cycles[i];
+
+			fprintf(stderr, " %u:%.0f%%", lc->lcore_id,
+				dc == 0 ?
+					0.0 :
+					100.0 * (double)(b - g->prev_busy[i]) /
+						(double)dc);
+			g->prev_busy[i] = b;
+			g->prev_cycles[i] = c;
+		}
+		fprintf(stderr, "\n");
+	}
+	g->prev_ok = ok;
+	g->prev_err = err;
+}
+
+static double
+us(uint64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+void
+lg_report_final(struct lg *g)
+{
+	static struct lg_hist all;
+	uint64_t ok = 0, err[LG_ERR_MAX] = { 0 }, errors = 0;
+	uint64_t sent = 0, resp = 0, connects = 0, busy = 0, cycles = 0;
+	double dur;
+	unsigned int i, e;
+
+	lg_hist_reset(&all);
+	for (i = 0; i < g->nb_lcores; i++) {
+		struct lg_lcore *lc = &g->lc[i];
+
+		lg_hist_merge(&all, &lc->hist);
+		ok += lc->st.ok;
+		for (e = 0; e < LG_ERR_MAX; e++)
+			err[e] += lc->st.err[e];
+		sent += lc->st.sent;
+		resp += lc->st.responses;
+		connects += lc->st.connects;
+		busy += lc->st.busy_cycles;
+		cycles += lc->st.cycles;
+	}
+	for (e = 0; e < LG_ERR_MAX; e++)
+		errors += err[e];
+	/* The measured window as lcore 0 lived it (shorter when stopped). */
+	dur = (double)g->lc[0].st.cycles / (double)g->hz;
+
+	fprintf(stderr,
+		"loadgen: %" PRIu64 " responses 2xx in %.3f s = %.0f req/s; "
+		"latency us p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f\n",
+		ok, dur, dur > 0 ? (double)ok / dur : 0.0,
+		us(lg_hist_quantile(&all, 0.5)),
+		us(lg_hist_quantile(&all, 0.9)),
+		us(lg_hist_quantile(&all, 0.99)),
+		us(lg_hist_quantile(&all, 0.999)), us(all.max));
+	fprintf(stderr, "loadgen: errors %" PRIu64, errors);
+	for (e = 0; e < LG_ERR_MAX; e++)
+		fprintf(stderr, " %s=%" PRIu64, err_names[e], err[e]);
+	fprintf(stderr,
+		"; whole run: %" PRIu64 " requests sent, %" PRIu64
+		" responses, %" PRIu64 " connections\n",
+		sent, resp, connects);
+	for (i = 0; i < g->nb_lcores; i++) {
+		struct lg_lcore *lc = &g->lc[i];
+
+		fprintf(stderr,
+			"loadgen: lcore %u: %" PRIu64
+			" req, busy %.1f%%, %.0f cycles/req\n",
+			lc->lcore_id, lc->st.ok,
+			lc->st.cycles == 0 ?
+				0.0 :
+				100.0 * (double)lc->st.busy_cycles /
+					(double)lc->st.cycles,
+			lc->st.ok == 0 ?
+				0.0 :
+				(double)lc->st.cycles / (double)lc->st.ok);
+	}
+	fflush(stderr);
+
+	printf("{\"rps\": %.1f, \"p50_us\": %.1f, \"p90_us\": %.1f, "
+	       "\"p99_us\": %.1f, \"p999_us\": %.1f, \"max_us\": %.1f, "
+	       "\"mean_us\": %.1f, \"errors\": %" PRIu64
+	       ", \"errors_by_kind\": {",
+		dur > 0 ? (double)ok / dur : 0.0,
+		us(lg_hist_quantile(&all, 0.5)),
+		us(lg_hist_quantile(&all, 0.9)),
+		us(lg_hist_quantile(&all, 0.99)),
+		us(lg_hist_quantile(&all, 0.999)), us(all.max),
+		all.count == 0 ? 0.0 : us(all.sum / all.count), errors);
+	for (e = 0; e < LG_ERR_MAX; e++)
+		printf("%s\"%s\": %" PRIu64, e == 0 ? "" : ", ", err_names[e],
+			err[e]);
+	printf("}, \"requests\": %" PRIu64 ", \"sent_total\": %" PRIu64
+	       ", \"responses_total\": %" PRIu64 ", \"connects\": %" PRIu64
+	       ", \"conns\": %u, \"duration_s\": %.3f, \"lcores\": %u, "
+	       "\"busy_pct\": %.1f, \"cycles_per_req\": %.0f, "
+	       "\"busy_cycles_per_req\": %.0f, \"tsc_hz\": %" PRIu64 "}\n",
+		ok, sent, resp, connects, g->conf.conns, dur, g->nb_lcores,
+		cycles == 0 ? 0.0 : 100.0 * (double)busy / (double)cycles,
+		ok == 0 ? 0.0 : (double)cycles / (double)ok,
+		ok == 0 ? 0.0 : (double)busy / (double)ok, g->hz);
+	fflush(stdout);
+}

@@ -1,0 +1,461 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The per-core HTTP benchmark (issue 12): ewyk-httpd <-> net_memif <->
+ewyk-loadgen, beside nginx and h2o driven by wrk over kernel loopback, on
+the same cores, same body ("hello world\\n"), connections and duration.
+Writes docs/perf/README.md (table of medians of --runs runs) and
+docs/perf/perf.png. Run as root from the repository (devtools/perf.sh).
+
+Cores: the server gets --server-lcores cores starting at --first-core,
+the client the --client-lcores cores after them (defaults: server core 0,
+client core 1).
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "dts"))
+from framework import telemetry  # noqa: E402
+
+BODY = "hello world\n"
+IP_SRV, IP_CLI = "10.88.0.1", "10.88.0.2"
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        self.build = a.build
+        self.tmp = tempfile.mkdtemp(prefix="ewyk-perf-")
+        os.chmod(self.tmp, 0o755)  # h2o drops to nobody
+        self.tag = str(os.getpid())
+        ncores = a.server_lcores + a.client_lcores
+        self.srv_cores = list(range(a.first_core,
+                                    a.first_core + a.server_lcores))
+        self.cli_cores = list(range(a.first_core + a.server_lcores,
+                                    a.first_core + ncores))
+        self.huge = a.huge
+        self.procs = []
+        self.keep_tmp = False
+        self.profile = None
+        self.failures = []
+        self.tel_requests = None
+        self.httpd = None
+        self.httpd_result = (None, None)
+
+    # -- helpers ---------------------------------------------------------
+    def mem(self, mb):
+        if self.huge:
+            return ["--in-memory", "-m", str(mb)]
+        return ["--no-huge", "-m", str(mb), "--no-shconf"]
+
+    def spawn(self, argv, logname):
+        f = open(os.path.join(self.tmp, logname), "w")
+        p = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+        self.procs.append(p)
+        return p
+
+    def stop(self, p, sig=signal.SIGINT):
+        if p.poll() is None:
+            p.send_signal(sig)
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        if p in self.procs:
+            self.procs.remove(p)
+
+    def cleanup(self):
+        for p in list(self.procs):
+            self.stop(p, signal.SIGKILL)
+
+    def read(self, name):
+        with open(os.path.join(self.tmp, name)) as f:
+            return f.read()
+
+    # -- ewyk ------------------------------------------------------------
+    def httpd_start(self, reserved=False):
+        self.prefix = f"ewyk-perf-{self.tag}-httpd"
+        self.sock = os.path.join(self.tmp, "memif.sock")
+        if os.path.exists(self.sock):  # left by a server that crashed
+            os.unlink(self.sock)
+        cores = ",".join(map(str, self.srv_cores))
+        if reserved:
+            # The reserved lcore shares the last server core: the server
+            # still gets exactly its cores.
+            n = len(self.srv_cores)
+            lc = ",".join(f"{i}@{c}" for i, c in enumerate(self.srv_cores))
+            eal = ["--lcores", f"{lc},{n}@{self.srv_cores[-1]}"]
+        else:
+            eal = ["-l", cores]
+        argv = (["taskset", "-c", cores,
+                 os.path.join(self.build, "app/httpd/ewyk-httpd")] + eal +
+                ["--no-pci", f"--file-prefix={self.prefix}",
+                 f"--vdev=net_memif0,role=server,socket={self.sock},"
+                 "socket-abstract=no",
+                 "--log-level=lib.eal:warning"] + self.mem(1024) +
+                ["--", "--ip", f"{IP_SRV}/24", "--port", "80",
+                 "--stats-interval", "0"] +
+                (["--reserved", "1"] if reserved else []))
+        self.httpd = self.spawn(argv, "httpd.log")
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            if "polling" in self.read("httpd.log"):
+                return
+            if self.httpd.poll() is not None:
+                break
+            time.sleep(0.1)
+        raise RuntimeError("ewyk-httpd did not start:\n" +
+                           self.read("httpd.log"))
+
+    def httpd_busy(self):
+        """Busy cycles of the server lcores (telemetry /ewyk/stats), and
+        the HTTP requests counted (total.http_requests)."""
+        st = None
+        for _ in range(20):
+            try:
+                st = telemetry.query(self.prefix, "/ewyk/stats")
+                break
+            except Exception as e:  # noqa: BLE001 - busy machine: retry
+                err = e
+                time.sleep(0.25)
+        if st is None:
+            log(f"perf: telemetry of ewyk-httpd: {err}")
+            return None
+        total = 0
+        for k, v in st.items():
+            if k.startswith("lcore_") and isinstance(v, dict):
+                total += v.get("busy_cycles", 0)
+        self.tel_requests = st.get("total", {}).get("http_requests")
+        return total
+
+    def httpd_stop(self):
+        self.stop(self.httpd)
+        text = self.read("httpd.log")
+        m = re.search(r"^http: requests=(\d+) resp_2xx=(\d+)", text, re.M)
+        if not m:
+            log(f"perf: no http line in ewyk-httpd's stats (exit "
+                f"{self.httpd.returncode}; log kept in {self.tmp}):\n" +
+                text[-1500:])
+            self.keep_tmp = True
+            return None, None
+        return int(m.group(1)), int(m.group(2))
+
+    def loadgen(self, extra, on_json=True):
+        cores = ",".join(map(str, self.cli_cores))
+        argv = (["taskset", "-c", cores,
+                 os.path.join(self.build, "app/loadgen/ewyk-loadgen"),
+                 "-l", cores, "--no-pci",
+                 f"--file-prefix=ewyk-perf-{self.tag}-loadgen",
+                 f"--vdev=net_memif0,role=client,socket={self.sock},"
+                 "socket-abstract=no",
+                 "--log-level=lib.eal:warning"] + self.mem(1024) +
+                ["--", "--ip", f"{IP_CLI}/24", "--target", f"{IP_SRV}:80",
+                 "--conns", str(self.a.conns), "--duration",
+                 str(self.a.duration), "--warmup", str(self.a.warmup),
+                 "--quiet", "--hold"] + extra)
+        errf = open(os.path.join(self.tmp, "loadgen.err"), "w")
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf,
+                             text=True)
+        # The JSON line comes once every connection is closed, before the
+        # loadgen lets go of its port: the server's counters are final
+        # then, and it is still up (a memif server may crash when its peer
+        # disconnects: see the report).
+        line = p.stdout.readline()
+        busy = self.httpd_busy() if on_json else None
+        # --hold: the loadgen keeps its port up until the server is gone,
+        # so the memif server never polls a departing peer.
+        if self.httpd is not None:
+            self.httpd_result = self.httpd_stop()
+        p.send_signal(signal.SIGINT)
+        rest = p.stdout.read()
+        p.wait(timeout=60)
+        errf.close()
+        with open(os.path.join(self.tmp, "loadgen.log"), "a") as f:
+            f.write(" ".join(argv) + "\n" + self.read("loadgen.err") +
+                    line + rest)
+        if p.returncode != 0 or not line:
+            raise RuntimeError(f"ewyk-loadgen exited {p.returncode}:\n"
+                               + self.read("loadgen.err")[-2000:])
+        assert rest == "", rest
+        r = json.loads(line)
+        r["_busy_at_json"] = busy
+        return r
+
+    def perf_record_start(self):
+        """linux-perf on the server cores, in the measured window."""
+        if not shutil.which("perf"):
+            log("perf: no perf (linux-perf): no profile")
+            return None
+        self.perf_data = os.path.join(self.tmp, "perf.data")
+        delay = 2.5 + self.a.warmup  # the loadgen's start-up, its warm-up
+        secs = max(1, min(3, self.a.duration - 1))
+        # The server process only: its cores are shared with whatever else
+        # the machine runs.
+        return self.spawn(["sh", "-c", f"sleep {delay}; exec perf record "
+                           f"-q -p {self.httpd.pid} -o {self.perf_data} -- "
+                           f"sleep {secs}"], "perf-record.log")
+
+    def perf_top(self, proc, cycles_per_req):
+        proc.wait(timeout=60)
+        out = subprocess.run(["perf", "report", "-i", self.perf_data,
+                              "--no-children", "--sort", "dso,sym",
+                              "--stdio", "--percent-limit", "1"],
+                             capture_output=True, text=True).stdout
+        top = []
+        for ln in out.splitlines():
+            m = re.match(r"^\s+([\d.]+)%\s+(\S+)\s+\[.\]\s+(.+?)\s*$", ln)
+            if m:
+                pct = float(m.group(1))
+                top.append({"pct": pct, "dso": m.group(2),
+                            "sym": m.group(3),
+                            "cycles_per_req": pct / 100 * cycles_per_req})
+        return top[:20]
+
+    def ewyk_run(self, extra, reserved=False, profile=False):
+        self.httpd_start(reserved)
+        b0 = self.httpd_busy()
+        prof = self.perf_record_start() if profile else None
+        r = self.loadgen(extra)
+        b1 = r.pop("_busy_at_json")
+        tel_requests = self.tel_requests
+        requests, ok2xx = self.httpd_result
+        r["server_crashed"] = requests is None
+        if requests is None and b1 is not None:
+            # Its counters as read when the loadgen printed its line.
+            requests = tel_requests
+        r["server_requests"] = requests
+        r["server_2xx"] = ok2xx
+        # The server's count over the whole run against the loadgen's.
+        lg = r["responses_total"]
+        r["count_agree"] = requests is not None and \
+            abs(requests - lg) <= 0.01 * max(lg, 1)
+        if b0 is not None and b1 is not None:
+            # Busy cycles per request over the whole run; the busy share
+            # in the measured window is that times the measured rate (the
+            # run also holds the loadgen's start-up, when nothing comes).
+            r["server_busy_cycles_per_req"] = (b1 - b0) / max(lg, 1)
+            r["server_busy_pct"] = min(100.0, 100.0 * r["rps"] *
+                                       r["server_busy_cycles_per_req"] /
+                                       (r["tsc_hz"] * len(self.srv_cores)))
+        r["server_cycles_per_req"] = (
+            r["tsc_hz"] * len(self.srv_cores) * r["duration_s"] /
+            max(r["requests"], 1))
+        if prof is not None:
+            self.profile = self.perf_top(prof, r["server_cycles_per_req"])
+        return r
+
+    # -- peers -----------------------------------------------------------
+    def nginx_start(self, port):
+        conf = os.path.join(self.tmp, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(f"""worker_processes {len(self.srv_cores)};
+daemon off;
+pid {self.tmp}/nginx.pid;
+error_log {self.tmp}/nginx-error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    server {{
+        listen 127.0.0.1:{port} backlog=4096 reuseport;
+        keepalive_requests 100000000;
+        location / {{ return 200 "hello world\\n"; }}
+    }}
+}}
+""")
+        return self.spawn(["taskset", "-c",
+                           ",".join(map(str, self.srv_cores)), "nginx",
+                           "-c", conf], "nginx.log")
+
+    def h2o_start(self, port):
+        conf = os.path.join(self.tmp, "h2o.conf")
+        with open(conf, "w") as f:
+            f.write(f"""num-threads: {len(self.srv_cores)}
+listen:
+  host: 127.0.0.1
+  port: {port}
+error-log: {self.tmp}/h2o-error.log
+http1-request-timeout: 60
+hosts:
+  default:
+    paths:
+      /:
+        mruby.handler: |
+          Proc.new do |env|
+            [200, {{"content-type" => "text/plain"}}, ["hello world\\n"]]
+          end
+""")
+        return self.spawn(["taskset", "-c",
+                           ",".join(map(str, self.srv_cores)), "h2o",
+                           "-c", conf], "h2o.log")
+
+    def wrk(self, port, close):
+        cores = ",".join(map(str, self.cli_cores))
+        argv = ["taskset", "-c", cores, "wrk", "-t",
+                str(len(self.cli_cores)), "-c", str(self.a.conns), "-d",
+                f"{self.a.duration}s", "--latency"]
+        if close:
+            argv += ["-H", "Connection: close"]
+        argv.append(f"http://127.0.0.1:{port}/")
+        p = subprocess.run(argv, capture_output=True, text=True,
+                           timeout=self.a.duration + 60)
+        out = p.stdout
+        m = re.search(r"Requests/sec:\s+([\d.]+)", out)
+        if not m:
+            raise RuntimeError("wrk: " + out + p.stderr)
+        r = {"rps": float(m.group(1))}
+        for q, k in (("50", "p50_us"), ("90", "p90_us"), ("99", "p99_us")):
+            mm = re.search(rf"^\s+{q}%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+            if mm:
+                v = float(mm.group(1))
+                r[k] = v * {"us": 1, "ms": 1e3, "s": 1e6}[mm.group(2)]
+        e = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+        s = re.search(r"Socket errors: connect (\d+), read (\d+), write "
+                      r"(\d+), timeout (\d+)", out)
+        r["errors"] = (int(e.group(1)) if e else 0) + (
+            sum(int(x) for x in s.groups()) if s else 0)
+        return r
+
+    def peer_run(self, name, close):
+        port = 18080 if name == "nginx" else 18081
+        p = self.nginx_start(port) if name == "nginx" else \
+            self.h2o_start(port)
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            c = subprocess.run(["curl", "-s", "-m", "1",
+                                f"http://127.0.0.1:{port}/"],
+                               capture_output=True, text=True)
+            if c.stdout == BODY:
+                break
+            time.sleep(0.2)
+        else:
+            self.stop(p, signal.SIGKILL)
+            raise RuntimeError(f"{name} did not answer")
+        try:
+            time.sleep(0.2)
+            return self.wrk(port, close)
+        finally:
+            self.stop(p, signal.SIGQUIT if name == "nginx" else
+                      signal.SIGTERM)
+
+
+def median_row(runs):
+    keys = set(runs[0])
+    row = {}
+    for k in keys:
+        vals = [r[k] for r in runs if isinstance(r.get(k), (int, float))
+                and not isinstance(r.get(k), bool)]
+        if len(vals) == len(runs):
+            row[k] = statistics.median(vals)
+    row["count_agree"] = all(r.get("count_agree", True) for r in runs)
+    row["runs"] = runs
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(REPO, "build"))
+    ap.add_argument("--server-lcores", type=int, default=1)
+    ap.add_argument("--client-lcores", type=int, default=1)
+    ap.add_argument("--first-core", type=int, default=0)
+    ap.add_argument("--conns", type=int, default=256)
+    ap.add_argument("--duration", type=int, default=5)
+    ap.add_argument("--warmup", type=float, default=1)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--huge", choices=("auto", "yes", "no"), default="auto")
+    ap.add_argument("--only", default="",
+                    help="comma-separated case names to run (default all)")
+    ap.add_argument("--profile", action="store_true",
+                    help="linux-perf profile of ewyk-httpd in the first "
+                    "keep-alive run: top costs per request")
+    ap.add_argument("--out", default=os.path.join(REPO, "docs", "perf"))
+    a = ap.parse_args()
+    if a.huge == "auto":
+        free = 0
+        try:
+            with open("/sys/kernel/mm/hugepages/hugepages-2048kB/"
+                      "free_hugepages") as f:
+                free = int(f.read())
+        except OSError:
+            pass
+        a.huge = free >= 1100  # two 1 GiB processes
+    else:
+        a.huge = a.huge == "yes"
+    b = Bench(a)
+    results = {}
+    order = []
+    try:
+        cases = [
+            ("ewyk keep-alive", lambda: b.ewyk_run([])),
+            ("ewyk pipeline 16", lambda: b.ewyk_run(["--pipeline", "16"])),
+            ("ewyk new conn/req", lambda: b.ewyk_run(["--new-conn"])),
+            ("ewyk keep-alive + 1% /sleep/1",
+             lambda: b.ewyk_run(["--mix-path", "/sleep/1",
+                                 "--mix-percent", "1"], reserved=True)),
+            ("ewyk open loop 50%", None),
+            ("nginx keep-alive", lambda: b.peer_run("nginx", False)),
+            ("nginx new conn/req", lambda: b.peer_run("nginx", True)),
+            ("h2o keep-alive", lambda: b.peer_run("h2o", False)),
+            ("h2o new conn/req", lambda: b.peer_run("h2o", True)),
+        ]
+        only = [s.strip() for s in a.only.split(",") if s.strip()]
+        for name, fn in cases:
+            if only and not any(o in name for o in only):
+                continue
+            if name == "ewyk open loop 50%":
+                ka = results.get("ewyk keep-alive")
+                if ka is None:
+                    continue
+                rate = round(ka["rps"] * 0.5)
+                fn = (lambda rate=rate:
+                      b.ewyk_run(["--rate", str(rate)]))
+                name = f"ewyk open loop {rate} req/s (50%)"
+            runs = []
+            for i in range(a.runs):
+                log(f"perf: {name}: run {i + 1}/{a.runs}")
+                try:
+                    if name == "ewyk keep-alive" and i == 0 and a.profile:
+                        r = b.ewyk_run([], profile=True)
+                    else:
+                        r = fn()
+                except Exception as e:  # noqa: BLE001 - report, go on
+                    log(f"perf: {name}: run {i + 1} failed: {e}")
+                    b.failures.append(f"{name}, run {i + 1}: "
+                                      f"{str(e).splitlines()[0]}")
+                    b.keep_tmp = True
+                    continue
+                log(f"perf:   {r['rps']:.0f} req/s, p99 "
+                    f"{r.get('p99_us', 0):.0f} us, errors {r['errors']}")
+                runs.append(r)
+            if runs:
+                results[name] = median_row(runs)
+                order.append(name)
+    finally:
+        b.cleanup()
+    from perf_report import write_report  # noqa: E402
+    write_report(a, b, results, order, " ".join(sys.argv))
+    if not b.keep_tmp:
+        shutil.rmtree(b.tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    main()

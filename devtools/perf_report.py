@@ -1,0 +1,257 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""docs/perf/README.md and perf.png from devtools/perf.py's results."""
+
+import datetime
+import json
+import os
+import platform
+import subprocess
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True,
+                              text=True).stdout.strip()
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+def machine():
+    cpu = sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip()
+    mem = 0
+    with open("/proc/meminfo") as f:
+        for ln in f:
+            if ln.startswith("MemTotal:"):
+                mem = int(ln.split()[1]) / 1048576
+    return {
+        "machine": f"{cpu}, {os.cpu_count()} CPUs, {mem:.0f} GiB",
+        "kernel": platform.release(),
+        "dpdk": sh("dpkg-query -W -f '${Version}' libdpdk-dev") or "?",
+        "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
+        "load": sh("cat /proc/loadavg | cut -d' ' -f1-3"),
+    }
+
+
+def limit_of(r):
+    """Who ran out of CPU first (busy shares of the two sides)."""
+    s, c = r.get("server_busy_pct"), r.get("busy_pct")
+    if s is None or c is None:
+        return ""
+    if c >= 90 and s < 90:
+        return "**client** (loadgen busy, server not)"
+    if s >= 90 and c < 90:
+        return "server"
+    if s >= 90 and c >= 90:
+        return "both busy"
+    return "neither (< 90 % busy: CPU taken by other load, or round trips)"
+
+
+def fmt(v, nd=0):
+    if v is None:
+        return "–"
+    return f"{v:,.{nd}f}"
+
+
+def plot(results, order, path):
+    names = [n for n in order]
+    rps = [results[n]["rps"] for n in names]
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        data = path + ".dat"
+        with open(data, "w") as f:
+            for n, v in zip(names, rps):
+                f.write(f"\"{n}\" {v}\n")
+        sh(f"gnuplot -e \"set terminal png size 1000,500; set output '{path}';"
+           f" set style fill solid; set boxwidth 0.6; set xtics rotate by -30;"
+           f" set ylabel 'req/s'; plot '{data}' using 2:xtic(1) with boxes"
+           f" notitle\"")
+        os.unlink(data)
+        return
+    fig, ax = plt.subplots(figsize=(11, 5))
+    colors = ["#2b7bba" if n.startswith("ewyk") else "#999999"
+              for n in names]
+    bars = ax.bar(range(len(names)), rps, color=colors)
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=25, ha="right", fontsize=8)
+    ax.set_ylabel("requests/s (median of runs)")
+    ax.set_title("HTTP/1.1 GET / 'hello world\\n', 1 server core vs 1 client "
+                 "core (ewyk: memif; peers: wrk over loopback)")
+    for b, v in zip(bars, rps):
+        ax.text(b.get_x() + b.get_width() / 2, v, f"{v / 1000:.0f}k",
+                ha="center", va="bottom", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+
+
+def write_report(a, b, results, order, cmdline):
+    os.makedirs(a.out, exist_ok=True)
+    m = machine()
+    png = os.path.join(a.out, "perf.png")
+    if order:
+        plot(results, order, png)
+    with open(os.path.join(a.out, "results.json"), "w") as f:
+        json.dump({"machine": m, "command": cmdline, "hugepages": a.huge,
+                   "results": {n: results[n] for n in order}}, f, indent=1)
+    lines = []
+    ka = results.get("ewyk keep-alive")
+    ng = results.get("nginx keep-alive")
+    head = "# Per-core HTTP throughput\n\n"
+    if ka:
+        head += (f"**ewyk-httpd, one core, keep-alive: {ka['rps']:,.0f} req/s"
+                 f" (median of {a.runs})**")
+        if ng:
+            head += (f"; nginx on the same core: {ng['rps']:,.0f} req/s "
+                     f"({ka['rps'] / ng['rps']:.1f}x)")
+        head += f" — limited by: {limit_of(ka) or '?'}.\n\n"
+    lines.append(head)
+    lines.append(
+        f"- machine: {m['machine']}\n- kernel: {m['kernel']}\n"
+        f"- DPDK: {m['dpdk']} (Debian)\n- date: {m['date']}\n"
+        f"- command: `{cmdline}`\n"
+        f"- memory: {'hugepages (--in-memory)' if a.huge else '--no-huge'}\n"
+        f"- server cores {b.srv_cores}, client cores {b.cli_cores}; "
+        f"{a.conns} connections, {a.duration} s measured "
+        f"(+{a.warmup} s warm-up for ewyk-loadgen), median of {a.runs} runs\n"
+        f"- load average when the report was written: {m['load']} "
+        "(the machine is shared: other builds and tests ran at the same "
+        "time; compare rows of one report, not absolute figures)\n\n"
+        "Caveat: the ewyk processes busy-poll and so keep their cores' "
+        "time slices; nginx, h2o and wrk sleep in epoll and lose more of "
+        "their time to the machine's other load, so on a loaded machine the "
+        "ratio to the peers overstates ewyk's lead (DESIGN.md §7: nginx "
+        "did ~125 k req/s per core here on a quiet machine).\n\n"
+        "![req/s](perf.png)\n\n")
+    lines.append(
+        "| case | req/s | p50 µs | p99 µs | p99.9 µs | errors | server busy % "
+        "| server busy cycles/req | server core cycles/req | loadgen busy % "
+        "| loadgen busy cycles/req | counts agree (1 %) | limit |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+    for n in order:
+        r = results[n]
+        ew = n.startswith("ewyk")
+        lines.append(
+            f"| {n} | {fmt(r['rps'])} | {fmt(r.get('p50_us'), 1)} | "
+            f"{fmt(r.get('p99_us'), 1)} | {fmt(r.get('p999_us'), 1)} | "
+            f"{fmt(r.get('errors'))} | {fmt(r.get('server_busy_pct'), 1)} | "
+            f"{fmt(r.get('server_busy_cycles_per_req'))} | "
+            f"{fmt(r.get('server_cycles_per_req'))} | "
+            f"{fmt(r.get('busy_pct'), 1)} | "
+            f"{fmt(r.get('busy_cycles_per_req'))} | "
+            f"{('yes' if r['count_agree'] else '**NO**') if ew else '–'} | "
+            f"{limit_of(r) if ew else 'wrk'} |\n")
+    lines.append("""
+How to read it:
+
+- ewyk rows: ewyk-httpd on the server cores ⟷ `net_memif` ⟷ ewyk-loadgen
+  on the client cores; `GET /` (`hello world\\n`), keep-alive unless said.
+  Percentiles come from ewyk-loadgen's histogram (≤ 0.4 % error).
+  "server busy cycles/req" is the server cores' cycles spent in loop
+  iterations that received packets (ewyk-httpd's per-lcore `busy_cycles`,
+  telemetry `/ewyk/stats`, read before and after the loadgen run) divided
+  by the requests of that run; "server busy %" is that times the measured
+  req/s over the cores' cycles per second; "server core
+  cycles/req" is all the server cores' cycles (busy or idle) per request:
+  the inverse of the per-core rate. The same for the loadgen from its own
+  counters. "counts agree": ewyk-httpd's `http: requests=` line (its own
+  per-shard counters) against every response the loadgen counted over the
+  whole run (warm-up and drain included), within 1 %.
+- limit: the side whose cores were busy ≥ 90 % while the other's were not.
+  When it says **client**, the figure is the load generator's, not the
+  server's ceiling. Busy shares are of wall-clock cycles: on a shared
+  machine a process that the kernel descheduled is neither busy nor idle
+  in its own loop, and when neither side reaches 90 % that lost time (or
+  the round trip between the two) is what bounds the figure.
+- `/sleep/1` row: 1 % of the requests go to `/sleep/1`, a BLOCKING route
+  (1 ms in the handler). ewyk-httpd then runs with `--reserved 1`, and the
+  reserved lcore is pinned to the (last) server core, beside the worker
+  (`--lcores 0@0,1@0`): the server still has one core.
+- open loop: ewyk-loadgen `--rate` at half the keep-alive median; latency
+  counted from each request's intended send time (no coordinated omission).
+- peers: Debian nginx (`worker_processes` = server cores, `return 200
+  "hello world\\n"`) and h2o (`num-threads` = server cores, an mruby handler
+  returning the same body), pinned with taskset to the server cores; wrk
+  (`-t` = client cores) pinned to the client cores, over kernel loopback,
+  `--latency` (wrk's percentiles are not corrected for coordinated
+  omission); "new conn/req" is `-H 'Connection: close'`. errors: wrk's
+  socket errors plus non-2xx.
+""")
+    crashed = [f"{n}, run {i + 1}" for n in order
+               for i, r in enumerate(results[n]["runs"])
+               if r.get("server_crashed")]
+    if crashed or b.failures:
+        lines.append("\n## Runs that failed\n\n")
+        for c in crashed:
+            lines.append(f"- {c}: ewyk-httpd died when ewyk-loadgen "
+                         "closed its memif port (SIGSEGV in "
+                         "librte_net_memif, see below); its count was "
+                         "read from telemetry when the loadgen printed "
+                         "its line\n")
+        for f in b.failures:
+            lines.append(f"- {f}\n")
+        if crashed:
+            lines.append(
+                "\nThe kernel logs these as `segfault ... in "
+                "librte_net_memif.so.23.0`: the memif PMD (DPDK "
+                f"{m['dpdk']}) of the server side faults in its data path "
+                "when the client disconnects while the server's lcore is "
+                "polling the port. It hits after the measurement; the "
+                "figures above are not affected, only ewyk-httpd's final "
+                "stats are lost.\n")
+    if b.profile:
+        ka = results.get("ewyk keep-alive", {})
+        lines.append(
+            "\n## Where the server's time goes\n\n"
+            "`perf record -p <ewyk-httpd>` for a few seconds in the "
+            "measured window of the first keep-alive run (cycles of the "
+            "server process: the poll loop's empty polls included); "
+            "cycles/req "
+            "= share × that run's server core cycles per request "
+            f"({fmt(ka.get('runs', [{}])[0].get('server_cycles_per_req'))})."
+            "\n\n| share | object | symbol | cycles/req |\n"
+            "|---:|---|---|---:|\n")
+        for t in b.profile:
+            lines.append(f"| {t['pct']:.1f} % | {t['dso']} | `{t['sym']}` "
+                         f"| {t['cycles_per_req']:,.0f} |\n")
+    with open(os.path.join(a.out, "README.md"), "w") as f:
+        f.write("".join(lines))
+        f.write(TWO_MACHINES)
+
+
+TWO_MACHINES = """
+## Re-running it
+
+    sudo devtools/perf.sh                       # this machine: 1 + 1 cores
+    sudo devtools/perf.sh --server-lcores 4 --client-lcores 4 --first-core 2
+    sudo devtools/perf.sh --only 'ewyk keep-alive,nginx keep-alive' --runs 5
+
+`--server-lcores N` gives ewyk-httpd N worker lcores (N shards, one
+queue pair of the memif port each) and nginx/h2o N workers; `--client-lcores M` gives ewyk-loadgen M lcores and wrk M threads.
+On a machine with the cores, run it for N = 1, 2, 4, 8 to get the scaling
+table: per-core req/s (req/s ÷ N) should stay flat.
+
+## Two machines with real NICs
+
+ewyk-loadgen and ewyk-httpd each drive a NIC bound to `vfio-pci`:
+
+1. On both: reserve hugepages (`echo 2048 >
+   /proc/sys/vm/nr_hugepages`), bind the port (`dpdk-devbind.py -b vfio-pci
+   0000:81:00.0`), isolate the cores you will use (`isolcpus=`,
+   `nohz_full=` on the kernel command line), and turn the CPU governor to
+   `performance`.
+2. Server: `ewyk-httpd -l 2-5 -a 0000:81:00.0 -- --ip 192.0.2.1/24
+   --port 80 --stats-interval 5` (one RX/TX queue per lcore, symmetric
+   RSS spreads the flows).
+3. Client: `ewyk-loadgen -l 2-9 -a 0000:81:00.0 -- --ip 192.0.2.2/24
+   --target 192.0.2.1:80 --conns 1024 --duration 30 --warmup 5` (give the
+   client at least as many cores as the server, and check in the table
+   above that the client is not the limit: its busy % stays under 90).
+   With RSS the loadgen picks source ports whose return traffic lands on
+   the lcore that opened the connection (`ewyk_tcp_flow_shard`).
+4. Compare the loadgen's `responses_total` with the server's `http:
+   requests=` line, and read the per-lcore cycles in the server's stats.
+   For a kernel peer on the server machine, run nginx/h2o there and wrk on
+   the client machine, each pinned to the same core counts.
+"""

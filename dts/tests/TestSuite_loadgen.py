@@ -1,0 +1,312 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""ewyk-loadgen: an HTTP/1.1 client on ewyk's stack, checked against
+servers that count what they answered.
+
+- nginx (Debian nginx-light, ``return 200 "hello world\\n"``) in the peer
+  namespace, ewyk-loadgen on the veth's other end (net_af_packet): nginx's
+  request count (stub_status) moves by exactly what the loadgen counted;
+  keep-alive, pipelining, a new connection per request and the open loop;
+- errors counted by kind: a 500 (status), a closed port (connect);
+- ewyk-httpd over net_memif: its own HTTP counters agree with the
+  loadgen's (within 1 %);
+- the JSON line is the last line of stdout and well-formed; bad options are
+  refused with a clear message.
+
+Short runs (about a second each); nothing here asserts a speed.
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+
+import pytest
+
+from framework.ewyk import (EWYK_IP, PEER_IP, PREFIX, Testbed, build_dir,
+                            eal_mem_args, log_dir)
+from framework.node import wait_for
+from framework.test_suite import TestSuite
+
+NGINX_PORT = 8080
+CLOSED_PORT = 8081
+JSON_KEYS = ("rps", "p50_us", "p90_us", "p99_us", "p999_us", "errors",
+             "conns", "duration_s", "lcores")
+MEMIF_HTTPD_IP = "10.77.0.1"
+MEMIF_LOADGEN_IP = "10.77.0.2"
+
+
+def loadgen_binary():
+    path = os.path.join(build_dir(), "app", "loadgen", "ewyk-loadgen")
+    if not os.access(path, os.X_OK):
+        raise FileNotFoundError(f"{path} not built (set EWYK_BUILD)")
+    return path
+
+
+def httpd_binary():
+    return os.path.join(build_dir(), "app", "httpd", "ewyk-httpd")
+
+
+def parse_json(stdout):
+    """The JSON line: the last line of stdout, nothing after it."""
+    assert stdout.endswith("\n"), repr(stdout[-200:])
+    lines = stdout.rstrip("\n").split("\n")
+    r = json.loads(lines[-1])
+    for k in JSON_KEYS:
+        assert k in r, (k, r)
+    assert isinstance(r["errors_by_kind"], dict), r
+    assert r["errors"] == sum(r["errors_by_kind"].values()), r
+    return r
+
+
+NGINX_CONF = """worker_processes 1;
+daemon off;
+pid {d}/nginx.pid;
+error_log {d}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    server {{
+        listen {ip}:{port} backlog=1024;
+        keepalive_requests 1000000;
+        location / {{ return 200 "hello world\\n"; }}
+        location /err {{ return 500 "oops\\n"; }}
+        location = /status {{ stub_status; }}
+    }}
+}}
+"""
+
+
+class TestSuite_loadgen(TestSuite):
+
+    def set_up_all(self):
+        if shutil.which("nginx") is None:
+            pytest.skip("nginx (nginx-light) not installed")
+        self.bin = loadgen_binary()
+        self.tb = Testbed(self.node)
+        self.ndir = os.path.join(log_dir(), f"loadgen-nginx-{self.node.tag}")
+        os.makedirs(self.ndir, exist_ok=True)
+        with open(os.path.join(self.ndir, "nginx.conf"), "w") as f:
+            f.write(NGINX_CONF.format(d=self.ndir, ip=PEER_IP,
+                                      port=NGINX_PORT))
+        self.nginx = None
+        self.start_nginx()
+
+    def start_nginx(self):
+        self.nginx = self.node.spawn(
+            ["taskset", "-c", "1", "nginx", "-c",
+             os.path.join(self.ndir, "nginx.conf")],
+            ns=self.tb.ns_peer, log_path=os.path.join(self.ndir, "out.log"))
+        ok = wait_for(lambda: self.tb.peer(
+            f"curl -s -m 1 http://{PEER_IP}:{NGINX_PORT}/",
+            check=False).stdout == "hello world\n", timeout=10)
+        assert ok, "nginx did not answer"
+
+    def nginx_requests(self):
+        """nginx's count of requests (stub_status), this one included."""
+        out = self.tb.peer(f"curl -s -m 5 http://{PEER_IP}:{NGINX_PORT}"
+                           "/status").stdout
+        m = re.search(r"^\s*\d+\s+\d+\s+(\d+)\s*$", out, re.M)
+        assert m, out
+        return int(m.group(1))
+
+    def loadgen(self, args, root=False, vdev=None, expect_rc=0, timeout=60,
+                lcores="0"):
+        """Run it (in the server namespace, or the root one for memif)."""
+        vdev = vdev or f"net_af_packet0,iface={self.tb.if_srv}"
+        ns = None if root else self.tb.ns_srv
+        prefix = f"ewyk-dts-{self.node.tag}-loadgen"
+        cmd = (f"taskset -c {lcores} {self.bin} -l {lcores} --no-pci "
+               f"--file-prefix={prefix} "
+               f"--vdev={vdev} --log-level=lib.eal:warning "
+               + " ".join(eal_mem_args()) + " -- " + args)
+        p = self.node.run(cmd, ns=ns, check=False, timeout=timeout)
+        with open(os.path.join(log_dir(),
+                               f"loadgen-{self.node.tag}.log"), "a") as f:
+            f.write(f"$ {cmd}\n{p.stderr}\n{p.stdout}\n")
+        assert p.returncode == expect_rc, (p.returncode, p.stderr[-3000:])
+        return p
+
+    def nginx_run(self, extra, path="/"):
+        before = self.nginx_requests()
+        p = self.loadgen(f"--ip {EWYK_IP}/{PREFIX} --target "
+                         f"{PEER_IP}:{NGINX_PORT} --duration 1 --quiet "
+                         f"--path {path} {extra}")
+        r = parse_json(p.stdout)
+        # Less the status request of the second reading.
+        r["nginx_requests"] = self.nginx_requests() - before - 1
+        return r, p
+
+    def check_against_nginx(self, r):
+        # Every request got its answer before the loadgen left (it waits
+        # for them), so nginx counted exactly what the loadgen did.
+        assert r["responses_total"] == r["nginx_requests"], r
+        assert r["sent_total"] == r["responses_total"], r
+
+    def test_nginx_keepalive(self):
+        r, p = self.nginx_run("--conns 8")
+        assert r["errors"] == 0, r
+        assert r["requests"] > 0 and r["rps"] > 0, r
+        assert r["conns"] == 8 and r["lcores"] == 1, r
+        assert r["connects"] == 8, r
+        assert 0 < r["p50_us"] <= r["p90_us"] <= r["p99_us"] <= \
+            r["p999_us"] <= r["max_us"], r
+        assert abs(r["duration_s"] - 1.0) < 0.05, r
+        self.check_against_nginx(r)
+
+    def test_nginx_pipeline(self):
+        r, _ = self.nginx_run("--conns 4 --pipeline 8")
+        assert r["errors"] == 0 and r["requests"] > 0, r
+        self.check_against_nginx(r)
+
+    def test_nginx_new_conn(self):
+        r, _ = self.nginx_run("--conns 4 --new-conn")
+        assert r["errors"] == 0 and r["requests"] > 0, r
+        # One connection per request.
+        assert r["connects"] == r["responses_total"], r
+        self.check_against_nginx(r)
+
+    def test_nginx_open_loop(self):
+        r, _ = self.nginx_run("--conns 8 --rate 2000")
+        assert r["errors"] == 0, r
+        # Open loop: what was asked for, not what the server could do.
+        assert 1000 <= r["requests"] <= 2100, r
+        self.check_against_nginx(r)
+
+    def test_nginx_two_lcores(self):
+        """Connections spread over two lcores, each its own shard (two
+        af_packet queue pairs, flows steered in software)."""
+        before = self.nginx_requests()
+        p = self.loadgen(f"--ip {EWYK_IP}/{PREFIX} --target "
+                         f"{PEER_IP}:{NGINX_PORT} --duration 1 --conns 6",
+                         lcores="0,1",
+                         vdev=f"net_af_packet0,iface={self.tb.if_srv},"
+                         "qpairs=2")
+        r = parse_json(p.stdout)
+        r["nginx_requests"] = self.nginx_requests() - before - 1
+        assert r["lcores"] == 2 and r["errors"] == 0, r
+        assert r["connects"] == 6, r
+        per = re.findall(r"^loadgen: lcore (\d+): (\d+) req", p.stderr, re.M)
+        assert len(per) == 2 and all(int(n) > 0 for _, n in per), p.stderr
+        self.check_against_nginx(r)
+
+    def test_nginx_500_counted(self):
+        r, _ = self.nginx_run("--conns 2", path="/err")
+        assert r["requests"] == 0 and r["rps"] == 0, r
+        assert r["errors_by_kind"]["status"] > 0, r
+        assert r["errors"] == r["errors_by_kind"]["status"], r
+        self.check_against_nginx(r)
+
+    def test_closed_port_counted(self):
+        p = self.loadgen(f"--ip {EWYK_IP}/{PREFIX} --target "
+                         f"{PEER_IP}:{CLOSED_PORT} --conns 2 --duration 0.5 "
+                         "--quiet")
+        r = parse_json(p.stdout)
+        assert r["requests"] == 0 and r["responses_total"] == 0, r
+        assert r["errors_by_kind"]["connect"] > 0, r
+        assert r["errors"] == r["errors_by_kind"]["connect"], r
+
+    def test_live_line(self):
+        p = self.loadgen(f"--ip {EWYK_IP}/{PREFIX} --target "
+                         f"{PEER_IP}:{NGINX_PORT} --conns 2 --duration 2.5")
+        live = [ln for ln in p.stderr.splitlines()
+                if re.search(r"req/s, \d+ errors, p99 [\d.]+ us", ln)]
+        assert len(live) >= 2, p.stderr
+        assert re.search(r" \d+:\d+%", live[-1]), live[-1]
+        parse_json(p.stdout)
+
+    def test_bad_options(self):
+        base = f"--ip {EWYK_IP}/{PREFIX} --target {PEER_IP}:{NGINX_PORT}"
+        for args, msg in (
+                (f"{base} --duration 1", "--conns"),
+                (f"{base} --conns 0 --duration 1", "--conns '0'"),
+                (f"{base} --conns 1 --duration x", "--duration 'x'"),
+                (f"--ip 1.2.3/8 --target {PEER_IP}:80 --conns 1 "
+                 "--duration 1", "--ip '1.2.3/8'"),
+                (f"--ip {EWYK_IP}/24 --target {PEER_IP} --conns 1 "
+                 "--duration 1", "--target"),
+                (f"{base} --conns 1 --duration 1 --path nope", "--path"),
+                (f"{base} --conns 1 --duration 1 --new-conn --pipeline 2",
+                 "--pipeline must be 1"),
+                (f"{base} --conns 1 --duration 1 --mix-percent 5",
+                 "--mix-path"),
+                (f"{base} --conns 1 --duration 1 --bogus", "")):
+            p = self.loadgen(args, expect_rc=2)
+            assert "error" in p.stderr or "unrecognized" in p.stderr, \
+                p.stderr
+            assert msg in p.stderr, (msg, p.stderr)
+            assert p.stdout == "", p.stdout
+
+    def httpd_and_loadgen(self, lg_args):
+        """ewyk-httpd <-> net_memif <-> ewyk-loadgen --hold: the JSON, then
+        ewyk-httpd stopped first (its final stats), then the loadgen (so
+        that the memif server is never left polling a departing peer)."""
+        tag = f"{self.node.tag}-{len(lg_args)}"
+        sock = f"/run/ewyk-dts-memif-{tag}.sock"
+        if os.path.exists(sock):
+            os.unlink(sock)
+        hlog = os.path.join(log_dir(), f"loadgen-httpd-{tag}.log")
+        argv = ["taskset", "-c", "1", httpd_binary(), "-l", "1", "--no-pci",
+                f"--file-prefix=ewyk-dts-{tag}-lghttpd",
+                f"--vdev=net_memif0,role=server,socket={sock},"
+                "socket-abstract=no",
+                "--log-level=lib.eal:warning"] + eal_mem_args() + [
+                "--", "--ip", f"{MEMIF_HTTPD_IP}/24", "--port", "80",
+                "--stats-interval", "0"]
+        httpd = self.node.spawn(argv, log_path=hlog)
+
+        def hlog_text():
+            with open(hlog) as f:
+                return f.read()
+        assert wait_for(lambda: "polling" in hlog_text()
+                        or httpd.poll() is not None, timeout=20), hlog_text()
+        lg = subprocess.Popen(
+            ["taskset", "-c", "0", self.bin, "-l", "0", "--no-pci",
+             f"--file-prefix=ewyk-dts-{tag}-lgclient",
+             f"--vdev=net_memif0,role=client,socket={sock},"
+             "socket-abstract=no", "--log-level=lib.eal:warning"] +
+            eal_mem_args() + ["--", "--ip", f"{MEMIF_LOADGEN_IP}/24",
+                              "--target", f"{MEMIF_HTTPD_IP}:80", "--quiet",
+                              "--hold"] + lg_args,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            line = lg.stdout.readline()
+            assert self.node.stop(httpd) == 0, hlog_text()
+        finally:
+            lg.send_signal(signal.SIGINT)
+            rest, err = lg.communicate(timeout=30)
+        assert lg.returncode == 0, err[-3000:]
+        r = parse_json(line + rest)
+        m = re.search(r"^http: requests=(\d+) resp_2xx=(\d+) resp_4xx=(\d+)",
+                      hlog_text(), re.M)
+        assert m, hlog_text()[-3000:]
+        return r, [int(x) for x in m.groups()]
+
+    def test_zz_ewyk_httpd(self):
+        """ewyk-httpd's own HTTP counters agree with the loadgen's."""
+        if not os.access(httpd_binary(), os.X_OK):
+            pytest.skip("ewyk-httpd not built")
+        for args in (["--conns", "16", "--pipeline", "4", "--duration", "1",
+                      "--mix-path", "/nope", "--mix-percent", "20"],
+                     ["--conns", "8", "--new-conn", "--duration", "1"]):
+            r, (requests, ok, c4xx) = self.httpd_and_loadgen(args)
+            assert r["requests"] > 0, r
+            assert r["sent_total"] == r["responses_total"], r
+            nf = r["errors_by_kind"]["status"]
+            assert r["errors"] == nf, r
+            if "--mix-path" in args:
+                assert nf > 0, r
+            else:
+                assert nf == 0, r
+                assert r["connects"] == r["responses_total"], r
+            # Every response the loadgen counted (warm-up and drain
+            # included) against the server's counters: within 1 % (in
+            # practice equal, the loadgen waits for every answer).
+            lg = r["responses_total"]
+            assert abs(requests - lg) <= 0.01 * lg, (requests, r)
+            assert ok + c4xx == requests, (ok, c4xx, requests)
+            # The 404s of the measured window are among the server's,
+            # which are among the loadgen's responses that were not
+            # 2xx-in-the-window.
+            assert nf <= c4xx <= lg - r["requests"], (c4xx, r)
