@@ -8,68 +8,81 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "http_private.h"
+
+/*
+ * Status codes with a reason phrase: code, reason. Each becomes a ready
+ * status line below, so that writing one is a copy, not a format.
+ */
+#define EWYK_HTTP_STATUS_LIST(X)                  \
+	X(100, "Continue")                        \
+	X(101, "Switching Protocols")             \
+	X(200, "OK")                              \
+	X(201, "Created")                         \
+	X(202, "Accepted")                        \
+	X(204, "No Content")                      \
+	X(206, "Partial Content")                 \
+	X(301, "Moved Permanently")               \
+	X(302, "Found")                           \
+	X(304, "Not Modified")                    \
+	X(400, "Bad Request")                     \
+	X(403, "Forbidden")                       \
+	X(404, "Not Found")                       \
+	X(405, "Method Not Allowed")              \
+	X(408, "Request Timeout")                 \
+	X(411, "Length Required")                 \
+	X(413, "Content Too Large")               \
+	X(414, "URI Too Long")                    \
+	X(417, "Expectation Failed")              \
+	X(431, "Request Header Fields Too Large") \
+	X(500, "Internal Server Error")           \
+	X(501, "Not Implemented")                 \
+	X(503, "Service Unavailable")             \
+	X(504, "Gateway Timeout")                 \
+	X(505, "HTTP Version Not Supported")
+
+struct status_line {
+	const char *line; /* "HTTP/1.1 NNN Reason\r\n" */
+	uint8_t len;      /* its length */
+};
+
+#define STATUS_LINE(code, reason)                                            \
+	case code: {                                                         \
+		static const char l[] = "HTTP/1.1 " #code " " reason "\r\n"; \
+		return (struct status_line){ l, sizeof(l) - 1 };             \
+	}
+
+/* The ready status line of a known code; line NULL for the others. */
+static struct status_line
+status_line(uint16_t status)
+{
+	switch (status) {
+		EWYK_HTTP_STATUS_LIST(STATUS_LINE)
+	default:
+		return (struct status_line){ NULL, 0 };
+	}
+}
+
+#undef STATUS_LINE
+
+#define REASON(code, reason) \
+	case code:           \
+		return reason;
 
 const char *
 ewyk_http_reason(uint16_t status)
 {
 	switch (status) {
-	case 100:
-		return "Continue";
-	case 101:
-		return "Switching Protocols";
-	case 200:
-		return "OK";
-	case 201:
-		return "Created";
-	case 202:
-		return "Accepted";
-	case 204:
-		return "No Content";
-	case 206:
-		return "Partial Content";
-	case 301:
-		return "Moved Permanently";
-	case 302:
-		return "Found";
-	case 304:
-		return "Not Modified";
-	case 400:
-		return "Bad Request";
-	case 403:
-		return "Forbidden";
-	case 404:
-		return "Not Found";
-	case 405:
-		return "Method Not Allowed";
-	case 408:
-		return "Request Timeout";
-	case 411:
-		return "Length Required";
-	case 413:
-		return "Content Too Large";
-	case 414:
-		return "URI Too Long";
-	case 417:
-		return "Expectation Failed";
-	case 431:
-		return "Request Header Fields Too Large";
-	case 500:
-		return "Internal Server Error";
-	case 501:
-		return "Not Implemented";
-	case 503:
-		return "Service Unavailable";
-	case 504:
-		return "Gateway Timeout";
-	case 505:
-		return "HTTP Version Not Supported";
+		EWYK_HTTP_STATUS_LIST(REASON)
 	default:
 		return "Unknown";
 	}
 }
+
+#undef REASON
 
 /* IMF-fixdate (RFC 9110 section 5.6.7), written without locale. */
 int
@@ -140,36 +153,68 @@ put(struct wbuf *w, const char *s, size_t n)
 
 #define PUTS(w, lit) put(w, lit, sizeof(lit) - 1)
 
-static void
-put_str(struct wbuf *w, const char *s)
+/*
+ * Decimal digits of v into the end of tmp[20] (2^64 - 1 has 20 digits),
+ * two at a time; returns the index of the first digit.
+ */
+static int
+u64_digits(char tmp[20], uint64_t v)
 {
-	put(w, s, strlen(s));
+	static const char pairs[] = "00010203040506070809"
+				    "10111213141516171819"
+				    "20212223242526272829"
+				    "30313233343536373839"
+				    "40414243444546474849"
+				    "50515253545556575859"
+				    "60616263646566676869"
+				    "70717273747576777879"
+				    "80818283848586878889"
+				    "90919293949596979899";
+	int i = 20;
+
+	while (v >= 100) {
+		unsigned int d = (unsigned int)(v % 100) * 2;
+
+		v /= 100;
+		tmp[--i] = pairs[d + 1];
+		tmp[--i] = pairs[d];
+	}
+	if (v >= 10) {
+		unsigned int d = (unsigned int)v * 2;
+
+		tmp[--i] = pairs[d + 1];
+		tmp[--i] = pairs[d];
+	} else {
+		tmp[--i] = (char)('0' + v);
+	}
+	return i;
 }
 
 static void
 put_u64(struct wbuf *w, uint64_t v)
 {
-	char tmp[24];
-	int i = (int)sizeof(tmp);
+	char tmp[20];
+	int i = u64_digits(tmp, v);
 
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	put(w, tmp + i, sizeof(tmp) - (size_t)i);
+	put(w, tmp + i, (size_t)(20 - i));
 }
 
-/* A field value to copy: no CTL but HTAB, no DEL (RFC 9110 5.5). */
-static int
-value_ok(const char *s)
+/*
+ * Length of a field value to copy, or -1 when it holds a CTL but HTAB or
+ * a DEL (RFC 9110 5.5): the check and the strlen in one pass.
+ */
+static ssize_t
+value_len(const char *s)
 {
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
+	const char *p;
+
+	for (p = s; *p != '\0'; p++) {
+		unsigned char c = (unsigned char)*p;
 
 		if ((c < 0x20 && c != '\t') || c == 0x7f)
-			return 0;
+			return -1;
 	}
-	return 1;
+	return p - s;
 }
 
 /*
@@ -205,7 +250,8 @@ ewyk_http_response_head(char *buf, uint32_t cap,
 	const struct ewyk_http_response *r, const struct ewyk_http_date *d)
 {
 	struct wbuf w = { .p = buf, .cap = cap, .len = 0, .err = 0 };
-	char sl[16];
+	ssize_t server_len = 0, ctype_len = 0;
+	struct status_line sl;
 	int bodiless;
 
 	if (buf == NULL || r == NULL || r->status < 100 || r->status > 999 ||
@@ -213,21 +259,35 @@ ewyk_http_response_head(char *buf, uint32_t cap,
 		r->connection > EWYK_HTTP_CONN_KEEP_ALIVE)
 		return -EINVAL;
 	/* no header injection through the caller's strings */
-	if ((r->server != NULL && !value_ok(r->server)) ||
-		(r->content_type != NULL && !value_ok(r->content_type)) ||
-		(r->extra != NULL && !extra_ok(r->extra)))
+	if (r->server != NULL && (server_len = value_len(r->server)) < 0)
 		return -EINVAL;
-	snprintf(sl, sizeof(sl), "HTTP/1.1 %03u ", r->status);
-	put(&w, sl, 13);
-	put_str(&w, ewyk_http_reason(r->status));
-	PUTS(&w, "\r\n");
+	if (r->content_type != NULL &&
+		(ctype_len = value_len(r->content_type)) < 0)
+		return -EINVAL;
+	if (r->extra != NULL && !extra_ok(r->extra))
+		return -EINVAL;
+	sl = status_line(r->status);
+	if (sl.line != NULL) {
+		put(&w, sl.line, sl.len);
+	} else {
+		char code[20];
+
+		/* 100..999: three digits */
+		put(&w, "HTTP/1.1 ", 9);
+		put(&w, code + u64_digits(code, r->status), 3);
+		PUTS(&w, " Unknown\r\n");
+	}
 	if (r->status < 200) {
 		PUTS(&w, "\r\n");
 		return w.err ? -ENOSPC : (int)w.len;
 	}
-	PUTS(&w, "Server: ");
-	put_str(&w, r->server != NULL ? r->server : "ewyk");
-	PUTS(&w, "\r\n");
+	if (r->server != NULL) {
+		PUTS(&w, "Server: ");
+		put(&w, r->server, (size_t)server_len);
+		PUTS(&w, "\r\n");
+	} else {
+		PUTS(&w, "Server: ewyk\r\n");
+	}
 	if (d != NULL && d->line[0] != '\0')
 		put(&w, d->line, EWYK_HTTP_DATE_LEN);
 	/* 204 and 304 carry no framing fields (RFC 9110 8.6, 15.4.5) */
@@ -243,7 +303,7 @@ ewyk_http_response_head(char *buf, uint32_t cap,
 	}
 	if (r->content_type != NULL) {
 		PUTS(&w, "Content-Type: ");
-		put_str(&w, r->content_type);
+		put(&w, r->content_type, (size_t)ctype_len);
 		PUTS(&w, "\r\n");
 	}
 	if (r->connection == EWYK_HTTP_CONN_CLOSE)
@@ -251,7 +311,7 @@ ewyk_http_response_head(char *buf, uint32_t cap,
 	else if (r->connection == EWYK_HTTP_CONN_KEEP_ALIVE)
 		PUTS(&w, "Connection: keep-alive\r\n");
 	if (r->extra != NULL)
-		put_str(&w, r->extra);
+		put(&w, r->extra, strlen(r->extra));
 	PUTS(&w, "\r\n");
 	return w.err ? -ENOSPC : (int)w.len;
 }
