@@ -51,6 +51,9 @@
 #include <ewyk_tcp.h>
 #include <ewyk_twheel.h>
 
+#include "fuzz_common.h"
+#include "tcp_wire.h"
+
 #define SIP RTE_BE32(RTE_IPV4(10, 0, 0, 1))
 #define CIP RTE_BE32(RTE_IPV4(10, 0, 0, 2))
 #define MAXQ 4096
@@ -76,91 +79,34 @@ struct held {
 	uint32_t budget;
 };
 
-struct pkt {
-	struct rte_mbuf *m;
-	uint64_t at_us;
-	int to;
-};
-
 static struct rte_mempool *mp;
 static char *rxbuf[MAXCLI];
 
 static struct {
-	struct ewyk_tcp *t[2];
-	struct ewyk_twheel *w;
+	struct tcp_wire wire; /* t[0]: server, t[1]: client */
 	struct ewyk_http_router *rt;
 	struct ewyk_http_server *srv;
-	struct pkt q[MAXQ];
-	unsigned int nq;
-	uint64_t now_us, base, hz;
 	struct fcli cli[MAXCLI];
 	struct held held[MAXHELD];
 } W;
 
 /* ---- wire ---- */
 
-static int
-wire_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
-	rte_be32_t dst)
-{
-	int from = (int)(uintptr_t)arg;
-
-	RTE_SET_USED(port);
-	RTE_SET_USED(src);
-	RTE_SET_USED(dst);
-	if (W.nq == MAXQ) {
-		rte_pktmbuf_free(m);
-		return 0;
-	}
-	W.q[W.nq].m = m;
-	W.q[W.nq].at_us = W.now_us + 50;
-	W.q[W.nq].to = 1 - from;
-	W.nq++;
-	return 0;
-}
-
 static void
 step(uint64_t us)
 {
-	static struct pkt due[MAXQ];
-	unsigned int i, j = 0, nd = 0;
-	uint64_t now;
-
-	W.now_us += us;
-	for (i = 0; i < W.nq; i++) {
-		if (W.q[i].at_us <= W.now_us)
-			due[nd++] = W.q[i];
-		else
-			W.q[j++] = W.q[i];
-	}
-	W.nq = j;
-	for (i = 0; i < nd; i++) {
-		struct ewyk_net_ip_info ip = {
-			.proto = IPPROTO_TCP,
-			.ttl = 64,
-			.cksum_good = true,
-		};
-
-		ip.src = due[i].to == 0 ? CIP : SIP;
-		ip.dst = due[i].to == 0 ? SIP : CIP;
-		ip.l4_len = (uint16_t)due[i].m->pkt_len;
-		ewyk_tcp_input(W.t[due[i].to], due[i].m, &ip);
-	}
-	now = W.base + W.now_us * W.hz / 1000000;
-	ewyk_tcp_advance(W.t[0], now);
-	ewyk_tcp_advance(W.t[1], now);
-	ewyk_twheel_advance(W.w, now, 0);
+	tcp_wire_step(&W.wire, us);
 }
 
 /* Move the clock by ms in steps that let the wire run. */
 static void
 run_ms(uint32_t ms)
 {
-	uint64_t end = W.now_us + (uint64_t)ms * 1000;
+	uint64_t end = W.wire.now_us + (uint64_t)ms * 1000;
 
 	do
 		step(100);
-	while (W.now_us < end);
+	while (W.wire.now_us < end);
 }
 
 /* ---- clients ---- */
@@ -236,7 +182,7 @@ cli_open(unsigned int i)
 
 	if (cl->c != NULL || cl->gone)
 		return;
-	cl->c = ewyk_tcp_connect(W.t[1], &a);
+	cl->c = ewyk_tcp_connect(W.wire.t[1], &a);
 	if (cl->c != NULL)
 		run_ms(1);
 }
@@ -652,13 +598,9 @@ trickle_resume(struct held *h, uint32_t bytes)
 static int
 init(void)
 {
-	char *args[] = { (char *)"fuzz_http_conn", (char *)"--no-huge",
-		(char *)"-m", (char *)"256", (char *)"--no-pci",
-		(char *)"--no-shconf", (char *)"--no-telemetry", (char *)"-l",
-		(char *)"0", (char *)"--log-level=error", NULL };
 	unsigned int i;
 
-	if (rte_eal_init(10, args) < 0)
+	if (fuzz_eal_init("fuzz_http_conn", "256") != 0)
 		return -1;
 	mp = rte_pktmbuf_pool_create("fuzz_http_conn", 8191, 0, 0,
 		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
@@ -684,37 +626,14 @@ static void
 world_create(uint8_t conf)
 {
 	struct ewyk_http_server_conf hc;
-	struct ewyk_twheel_params wp;
-	struct ewyk_tcp_conf cf;
 	unsigned int i;
 
 	memset(&W, 0, sizeof(W));
 	for (i = 0; i < MAXCLI; i++)
 		W.cli[i].rx = rxbuf[i];
-	W.hz = rte_get_tsc_hz();
-	W.base = rte_rdtsc() + W.hz;
-	memset(&wp, 0, sizeof(wp));
-	wp.name = "fuzz_http_conn";
-	wp.socket_id = SOCKET_ID_ANY;
-	wp.start_tsc = W.base;
-	wp.slack_shift = EWYK_TWHEEL_SLACK_EXACT;
-	W.w = ewyk_twheel_create(&wp);
-	if (W.w == NULL)
+	if (tcp_wire_init(&W.wire, "fuzz_http_conn", mp, MAXQ, 8, SIP, CIP) !=
+		0)
 		abort();
-	for (i = 0; i < 2; i++) {
-		memset(&cf, 0, sizeof(cf));
-		cf.output = wire_output;
-		cf.output_arg = (void *)(uintptr_t)i;
-		cf.tx_pool = mp;
-		cf.socket_id = SOCKET_ID_ANY;
-		cf.max_conns = 8;
-		cf.time_wait_ms = 100;
-		cf.wheel = i == 0 ? W.w : NULL;
-		W.t[i] = ewyk_tcp_create(&cf);
-		if (W.t[i] == NULL)
-			abort();
-		ewyk_tcp_advance(W.t[i], W.base);
-	}
 	W.rt = ewyk_http_router_create(16, SOCKET_ID_ANY);
 	if (W.rt == NULL)
 		abort();
@@ -726,7 +645,7 @@ world_create(uint8_t conf)
 	route("/up", 0, EWYK_HTTP_POST, (void *)h_up);
 	route("/pup", 0, EWYK_HTTP_POST, (void *)h_pup);
 	memset(&hc, 0, sizeof(hc));
-	hc.wheel = W.w;
+	hc.wheel = W.wire.w;
 	hc.pool = mp;
 	hc.router = W.rt;
 	hc.socket_id = SOCKET_ID_ANY;
@@ -742,8 +661,8 @@ world_create(uint8_t conf)
 	if (W.srv == NULL)
 		abort();
 	ewyk_http_server_set_time(W.srv, 784111777);
-	if (ewyk_tcp_listen(W.t[0], SIP, 80, ewyk_http_server_tcp_ops(), W.srv,
-		    0) != 0)
+	if (ewyk_tcp_listen(W.wire.t[0], SIP, 80, ewyk_http_server_tcp_ops(),
+		    W.srv, 0) != 0)
 		abort();
 }
 
@@ -784,13 +703,9 @@ world_free(void)
 		step(2000);
 	if (ewyk_http_server_conns(W.srv) != 0)
 		abort(); /* a connection object outlived its TCP connection */
-	ewyk_tcp_free(W.t[0]);
-	ewyk_tcp_free(W.t[1]);
 	ewyk_http_server_free(W.srv);
-	ewyk_twheel_free(W.w);
+	tcp_wire_free(&W.wire);
 	ewyk_http_router_free(W.rt);
-	while (W.nq > 0)
-		rte_pktmbuf_free(W.q[--W.nq].m);
 }
 
 int

@@ -26,6 +26,7 @@
 #include "ewyk_tcp.h"
 #include "ewyk_twheel.h"
 #include "http_corpus.h"
+#include "tcp_wire.h"
 #include "test_common.h"
 
 #define SIP RTE_BE32(RTE_IPV4(10, 0, 0, 1))
@@ -45,20 +46,10 @@ struct cli {
 	bool connected, refused, eof, closed, hold;
 };
 
-struct pkt {
-	struct rte_mbuf *m;
-	uint64_t at_us;
-	int to;
-};
-
 static struct {
-	struct ewyk_tcp *t[2]; /* 0: server, 1: client */
-	struct ewyk_twheel *w; /* the server shard's wheel */
+	struct tcp_wire wire; /* t[0]: server, t[1]: client */
 	struct ewyk_http_router *rt;
 	struct ewyk_http_server *srv;
-	struct pkt q[MAXQ];
-	unsigned int nq;
-	uint64_t now_us, base, hz;
 	struct cli cli[MAXCLI];
 	/* handlers' state */
 	struct ewyk_http_conn *deferred[4];
@@ -78,65 +69,18 @@ static struct {
 
 /* ---- wire and clock ---- */
 
-static int
-wire_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
-	rte_be32_t dst)
-{
-	int from = (int)(uintptr_t)arg;
-
-	RTE_SET_USED(port);
-	RTE_SET_USED(src);
-	RTE_SET_USED(dst);
-	if (W.nq == MAXQ) {
-		rte_pktmbuf_free(m);
-		return 0;
-	}
-	W.q[W.nq].m = m;
-	W.q[W.nq].at_us = W.now_us + 50;
-	W.q[W.nq].to = 1 - from;
-	W.nq++;
-	return 0;
-}
-
 static void
 step(uint64_t us)
 {
-	static struct pkt due[MAXQ];
-	unsigned int i, j = 0, nd = 0;
-	uint64_t now;
-
-	W.now_us += us;
-	for (i = 0; i < W.nq; i++) {
-		if (W.q[i].at_us <= W.now_us)
-			due[nd++] = W.q[i];
-		else
-			W.q[j++] = W.q[i];
-	}
-	W.nq = j;
-	for (i = 0; i < nd; i++) {
-		struct ewyk_net_ip_info ip = {
-			.proto = IPPROTO_TCP,
-			.ttl = 64,
-			.cksum_good = true,
-		};
-
-		ip.src = due[i].to == 0 ? CIP : SIP;
-		ip.dst = due[i].to == 0 ? SIP : CIP;
-		ip.l4_len = (uint16_t)due[i].m->pkt_len;
-		ewyk_tcp_input(W.t[due[i].to], due[i].m, &ip);
-	}
-	now = W.base + W.now_us * W.hz / 1000000;
-	ewyk_tcp_advance(W.t[0], now);
-	ewyk_tcp_advance(W.t[1], now);
-	ewyk_twheel_advance(W.w, now, 0);
+	tcp_wire_step(&W.wire, us);
 }
 
 /* Run the wire for up to @p ms virtual milliseconds or until cond holds. */
-#define RUN_UNTIL(cond, ms)                                     \
-	do {                                                    \
-		uint64_t end_ = W.now_us + (uint64_t)(ms)*1000; \
-		while (!(cond) && W.now_us < end_)              \
-			step(100);                              \
+#define RUN_UNTIL(cond, ms)                                          \
+	do {                                                         \
+		uint64_t end_ = W.wire.now_us + (uint64_t)(ms)*1000; \
+		while (!(cond) && W.wire.now_us < end_)              \
+			step(100);                                   \
 	} while (0)
 
 /* ---- client ---- */
@@ -216,7 +160,7 @@ cli_open(unsigned int i)
 	cl->cap = 2u << 20;
 	cl->rx = malloc(cl->cap);
 	assert_non_null(cl->rx);
-	cl->c = ewyk_tcp_connect(W.t[1], &a);
+	cl->c = ewyk_tcp_connect(W.wire.t[1], &a);
 	assert_non_null(cl->c);
 	RUN_UNTIL(cl->connected || cl->refused, 100);
 	return cl;
@@ -532,35 +476,14 @@ h_status(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 static void
 setup_conf(struct ewyk_http_server_conf *hc)
 {
-	struct ewyk_tcp_conf cf;
-	struct ewyk_twheel_params wp;
 	int i;
 
 	for (i = 0; i < MAXCLI; i++)
 		free(W.cli[i].rx);
 	memset(&W, 0, sizeof(W));
-	W.hz = rte_get_tsc_hz();
-	W.base = rte_rdtsc() + W.hz;
-	memset(&wp, 0, sizeof(wp));
-	wp.name = "test_http_conn";
-	wp.socket_id = SOCKET_ID_ANY;
-	wp.start_tsc = W.base;
-	wp.slack_shift = EWYK_TWHEEL_SLACK_EXACT;
-	W.w = ewyk_twheel_create(&wp);
-	assert_non_null(W.w);
-	for (i = 0; i < 2; i++) {
-		memset(&cf, 0, sizeof(cf));
-		cf.output = wire_output;
-		cf.output_arg = (void *)(uintptr_t)i;
-		cf.tx_pool = mp;
-		cf.socket_id = SOCKET_ID_ANY;
-		cf.max_conns = 64;
-		cf.time_wait_ms = 100;
-		cf.wheel = i == 0 ? W.w : NULL;
-		W.t[i] = ewyk_tcp_create(&cf);
-		assert_non_null(W.t[i]);
-		ewyk_tcp_advance(W.t[i], W.base);
-	}
+	if (tcp_wire_init(&W.wire, "test_http_conn", mp, MAXQ, 64, SIP, CIP) !=
+		0)
+		fail();
 	W.rt = ewyk_http_router_create(16, SOCKET_ID_ANY);
 	assert_non_null(W.rt);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/", 0,
@@ -630,7 +553,7 @@ setup_conf(struct ewyk_http_server_conf *hc)
 				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
 				 (void *)h_status, NULL),
 		0);
-	hc->wheel = W.w;
+	hc->wheel = W.wire.w;
 	hc->pool = mp;
 	hc->router = W.rt;
 	hc->socket_id = SOCKET_ID_ANY;
@@ -638,7 +561,7 @@ setup_conf(struct ewyk_http_server_conf *hc)
 	assert_non_null(W.srv);
 	/* Sun, 06 Nov 1994 08:49:37 GMT: response bytes are exact. */
 	ewyk_http_server_set_time(W.srv, 784111777);
-	assert_int_equal(ewyk_tcp_listen(W.t[0], SIP, SPORT,
+	assert_int_equal(ewyk_tcp_listen(W.wire.t[0], SIP, SPORT,
 				 ewyk_http_server_tcp_ops(), W.srv, 0),
 		0);
 }
@@ -665,12 +588,8 @@ teardown(void **state)
 
 	RTE_SET_USED(state);
 	ewyk_http_server_free(W.srv);
-	ewyk_tcp_free(W.t[0]);
-	ewyk_tcp_free(W.t[1]);
-	ewyk_twheel_free(W.w);
+	tcp_wire_free(&W.wire);
 	ewyk_http_router_free(W.rt);
-	while (W.nq > 0)
-		rte_pktmbuf_free(W.q[--W.nq].m);
 	for (i = 0; i < MAXCLI; i++) {
 		free(W.cli[i].rx);
 		W.cli[i].rx = NULL;
