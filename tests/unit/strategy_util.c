@@ -212,3 +212,28 @@ run_one(struct ewyk_strategy *s, uint32_t inv, struct rec *r,
 		*prod_lcore = lp.last_lcore;
 	ewyk_strategy_producer_free(p);
 }
+
+void
+gate_job(void *arg)
+{
+	struct gate *g = arg;
+
+	g->lcore = rte_lcore_id();
+	__atomic_fetch_add(&g->entered, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&g->open, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+void
+nop_job(void *arg)
+{
+	(void)arg;
+}
+
+void
+cnt_fn(void *arg, enum ewyk_strategy_mode mode)
+{
+	struct cnt *c = arg;
+
+	__atomic_fetch_add(&c->run[mode], 1, __ATOMIC_RELAXED);
+}

@@ -74,6 +74,37 @@ unsigned int list_produce(void *ctx, struct ewyk_strategy_task *out,
 void run_one(struct ewyk_strategy *s, uint32_t inv, struct rec *r,
 	unsigned int *prod_lcore);
 
+/* Blocks until g->open, counting entries and noting its lcore. */
+struct gate {
+	uint32_t open;
+	uint64_t entered;
+	unsigned int lcore;
+};
+
+void gate_job(void *arg);
+/* Does nothing. */
+void nop_job(void *arg);
+/* Counts its runs per mode in a struct cnt. */
+struct cnt {
+	uint64_t run[EWYK_STRATEGY_MODE_MAX];
+};
+
+void cnt_fn(void *arg, enum ewyk_strategy_mode mode);
+
+/* test_strategy_producer.c */
+void test_reproducing(void **state);
+void test_polling_stop(void **state);
+void test_chaining(void **state);
+void test_nested_in_produce(void **state);
+void test_homecoming(void **state);
+
+/* test_strategy_executor.c */
+void test_pec_first_free(void **state);
+void test_pec_deadline(void **state);
+void test_depart_hook(void **state);
+void test_spin_keep(void **state);
+void test_serve_no_ring(void **state);
+
 /* test_strategy_load.c */
 void test_exactly_once_pc(void **state);
 void test_exactly_once_pec(void **state);
