@@ -32,6 +32,30 @@ ewyk_app_eal_init(int *argc, char ***argv, const char *prog)
 }
 
 int
+ewyk_app_parse_opts(int argc, char **argv, const struct option *opts,
+	void (*usage)(const char *prog),
+	int (*parse)(void *conf, int o, const char *arg), void *conf)
+{
+	int o;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (o == 'h') {
+			usage(argv[0]);
+			exit(0);
+		}
+		if (parse(conf, o, optarg) != 0)
+			return -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "error: unexpected argument '%s'\n",
+			argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+int
 ewyk_app_parse_ulong(const char *s, unsigned long min, unsigned long max,
 	unsigned long *out)
 {

@@ -9,6 +9,7 @@
 #ifndef EWYK_APP_COMMON_H
 #define EWYK_APP_COMMON_H
 
+#include <getopt.h>
 #include <stdint.h>
 
 #include <rte_byteorder.h>
@@ -31,6 +32,30 @@
  *   0, or -1 (printed).
  */
 int ewyk_app_eal_init(int *argc, char ***argv, const char *prog);
+
+/**
+ * Parse the application arguments with getopt_long: -h/--help prints the
+ * usage and exits 0; every other option goes to parse; a non-option
+ * argument is an error.
+ *
+ * @param argc
+ *   Count of application arguments.
+ * @param argv
+ *   The application arguments (argv[0]: the program).
+ * @param opts
+ *   The long options, "help" mapped to 'h'.
+ * @param usage
+ *   Prints the usage.
+ * @param parse
+ *   Takes one option: 0, or -1 (printed).
+ * @param conf
+ *   Passed to parse.
+ * @return
+ *   0, or -1 (printed).
+ */
+int ewyk_app_parse_opts(int argc, char **argv, const struct option *opts,
+	void (*usage)(const char *prog),
+	int (*parse)(void *conf, int o, const char *arg), void *conf);
 
 /**
  * A decimal number in [min, max], no sign.

@@ -223,8 +223,9 @@ static const struct num_opt num_opts[] = {
 
 /* One option: 0, or -1 (printed). */
 static int
-parse_opt(struct httpd_conf *c, int o, const char *arg)
+parse_opt(void *conf, int o, const char *arg)
 {
+	struct httpd_conf *c = conf;
 	unsigned long v;
 	unsigned int k;
 	char *f;
@@ -311,23 +312,10 @@ check_tcp_limits(struct httpd_conf *c)
 static int
 parse_args(int argc, char **argv, struct httpd_conf *c)
 {
-	int o;
-
 	conf_defaults(c);
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "h", httpd_opts, NULL)) != -1) {
-		if (o == 'h') {
-			usage(argv[0]);
-			exit(0);
-		}
-		if (parse_opt(c, o, optarg) != 0)
-			return -1;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "error: unexpected argument '%s'\n",
-			argv[optind]);
+	if (ewyk_app_parse_opts(argc, argv, httpd_opts, usage, parse_opt, c) !=
+		0)
 		return -1;
-	}
 	if (c->nb_ips == 0) {
 		fprintf(stderr,
 			"error: at least one --ip A.B.C.D/NN is required\n");

@@ -162,8 +162,9 @@ static const struct option lg_opts[] = {
 };
 
 static int
-parse_opt(struct lg_conf *c, int o, const char *a)
+parse_opt(void *conf, int o, const char *a)
 {
+	struct lg_conf *c = conf;
 	unsigned int v;
 
 	switch (o) {
@@ -217,26 +218,12 @@ parse_opt(struct lg_conf *c, int o, const char *a)
 static int
 parse_args(int argc, char **argv, struct lg_conf *c)
 {
-	int o;
-
 	strcpy(c->path, "/");
 	c->pipeline = 1;
 	c->timeout_ms = 5000;
 	c->nb_mbufs = 16383;
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "h", lg_opts, NULL)) != -1) {
-		if (o == 'h') {
-			usage(argv[0]);
-			exit(0);
-		}
-		if (parse_opt(c, o, optarg) != 0)
-			return -1;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "error: unexpected argument '%s'\n",
-			argv[optind]);
+	if (ewyk_app_parse_opts(argc, argv, lg_opts, usage, parse_opt, c) != 0)
 		return -1;
-	}
 	if (c->ip == 0 || c->dst_ip == 0 || c->conns == 0 ||
 		c->duration_s == 0) {
 		fprintf(stderr,
