@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Set-up the libFuzzer targets share: the EAL without hugepages, PCI,
- * shared config or telemetry on lcore 0, and a lib/net shard on a
+ * shared config or telemetry on lcore 0 with one mbuf pool, and a lib/net shard on a
  * ring-backed port (what the stack sends lands on a TX ring to drain).
  */
 
@@ -20,24 +20,29 @@
 #include <ewyk_net.h>
 
 /**
- * Initialise the EAL for a fuzz target.
+ * Initialise the EAL for a fuzz target and make its mbuf pool.
  *
  * @param prog
- *   The target's name.
+ *   The target's name, and its pool's.
  * @param mem_mb
  *   Memory (-m), in MB, as text.
+ * @param nb_mbufs
+ *   Mbufs in the pool (no per-lcore cache).
  * @return
- *   0, or -1.
+ *   The pool, or NULL.
  */
-static inline int
-fuzz_eal_init(const char *prog, const char *mem_mb)
+static inline struct rte_mempool *
+fuzz_init(const char *prog, const char *mem_mb, unsigned int nb_mbufs)
 {
 	char *args[] = { (char *)(uintptr_t)prog, (char *)"--no-huge",
 		(char *)"-m", (char *)(uintptr_t)mem_mb, (char *)"--no-pci",
 		(char *)"--no-shconf", (char *)"--no-telemetry", (char *)"-l",
 		(char *)"0", (char *)"--log-level=error", NULL };
 
-	return rte_eal_init(10, args) < 0 ? -1 : 0;
+	if (rte_eal_init(10, args) < 0)
+		return NULL;
+	return rte_pktmbuf_pool_create(prog, nb_mbufs, 0, 0,
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 }
 
 /**

@@ -460,10 +460,7 @@ init(void)
 {
 	unsigned int i;
 
-	if (fuzz_eal_init("fuzz_http_conn", "256") != 0)
-		return -1;
-	mp = rte_pktmbuf_pool_create("fuzz_http_conn", 8191, 0, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	mp = fuzz_init("fuzz_http_conn", "256", 8191);
 	if (mp == NULL)
 		return -1;
 	for (i = 0; i < MAXCLI; i++) {

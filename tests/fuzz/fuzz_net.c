@@ -42,10 +42,7 @@ udp_sink(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
 static int
 init(void)
 {
-	if (fuzz_eal_init("fuzz_net", "128") != 0)
-		return -1;
-	mp = rte_pktmbuf_pool_create("fuzz", 1023, 0, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	mp = fuzz_init("fuzz_net", "128", 1023);
 	if (mp == NULL)
 		return -1;
 	shard = fuzz_ring_shard("fuzznet", 256,

@@ -163,10 +163,7 @@ static const struct ewyk_tcp_ops echo_ops = {
 static int
 init(void)
 {
-	if (fuzz_eal_init("fuzz_stack", "256") != 0)
-		return -1;
-	mp = rte_pktmbuf_pool_create("fuzz_stack", 4095, 0, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	mp = fuzz_init("fuzz_stack", "256", 4095);
 	if (mp == NULL)
 		return -1;
 	shard = fuzz_ring_shard("fuzzstack", 1024, LIP, &mp, &txr, &mac);

@@ -124,10 +124,7 @@ static const struct ewyk_tcp_ops ops = {
 static int
 init(void)
 {
-	if (fuzz_eal_init("fuzz_tcp", "256") != 0)
-		return -1;
-	mp = rte_pktmbuf_pool_create("fuzz_tcp", 4095, 0, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	mp = fuzz_init("fuzz_tcp", "256", 4095);
 	return mp == NULL ? -1 : 0;
 }
 
