@@ -29,6 +29,7 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_pool_ops.h>
 
+#include "app_common.h"
 #include "http_app.h"
 #include "httpd.h"
 #include "metrics.h"
@@ -80,69 +81,22 @@ usage(const char *prog)
 }
 
 static int
-parse_uint(const char *s, unsigned long min, unsigned long max,
-	unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int
-parse_cidr(const char *arg, rte_be32_t *ip, uint8_t *prefix)
-{
-	char buf[32];
-	char *slash;
-	struct in_addr a;
-	unsigned long p;
-
-	if (strlen(arg) >= sizeof(buf))
-		return -1;
-	strcpy(buf, arg);
-	slash = strchr(buf, '/');
-	if (slash == NULL)
-		return -1;
-	*slash = '\0';
-	if (inet_pton(AF_INET, buf, &a) != 1 || a.s_addr == 0)
-		return -1;
-	if (parse_uint(slash + 1, 1, 32, &p) != 0)
-		return -1;
-	*ip = a.s_addr;
-	*prefix = (uint8_t)p;
-	return 0;
-}
-
-/* A numeric option in [min, max]; -1 (printed) otherwise. */
-static int
-opt_uint(const char *name, const char *arg, unsigned long min,
-	unsigned long max, unsigned long *v)
-{
-	if (parse_uint(arg, min, max, v) == 0)
-		return 0;
-	fprintf(stderr, "error: --%s '%s': expected %lu..%lu\n", name, arg, min,
-		max);
-	return -1;
-}
-
-static int
 opt_ip(struct httpd_conf *c, const char *arg)
 {
+	unsigned long prefix;
+
 	if (c->nb_ips == EWYK_NET_MAX_PORTS) {
 		fprintf(stderr, "error: at most %d --ip\n", EWYK_NET_MAX_PORTS);
 		return -1;
 	}
-	if (parse_cidr(arg, &c->ip[c->nb_ips], &c->prefix[c->nb_ips]) != 0) {
+	if (ewyk_app_parse_ip_num(arg, '/', 32, &c->ip[c->nb_ips], &prefix) !=
+		0) {
 		fprintf(stderr,
 			"error: --ip '%s': expected A.B.C.D/NN (NN 1..32, address not 0.0.0.0)\n",
 			arg);
 		return -1;
 	}
+	c->prefix[c->nb_ips] = (uint8_t)prefix;
 	c->nb_ips++;
 	return 0;
 }
@@ -269,8 +223,9 @@ static const struct num_opt num_opts[] = {
 
 /* One option: 0, or -1 (printed). */
 static int
-parse_opt(struct httpd_conf *c, int o, const char *arg)
+parse_opt(void *conf, int o, const char *arg)
 {
+	struct httpd_conf *c = conf;
 	unsigned long v;
 	unsigned int k;
 	char *f;
@@ -288,7 +243,7 @@ parse_opt(struct httpd_conf *c, int o, const char *arg)
 	for (k = 0; k < RTE_DIM(num_opts); k++) {
 		if (num_opts[k].o != o)
 			continue;
-		if (opt_uint(num_opts[k].name, arg, num_opts[k].min,
+		if (ewyk_app_opt_ulong(num_opts[k].name, arg, num_opts[k].min,
 			    num_opts[k].max, &v) != 0)
 			return -1;
 		f = (char *)c + num_opts[k].off;
@@ -357,23 +312,10 @@ check_tcp_limits(struct httpd_conf *c)
 static int
 parse_args(int argc, char **argv, struct httpd_conf *c)
 {
-	int o;
-
 	conf_defaults(c);
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "h", httpd_opts, NULL)) != -1) {
-		if (o == 'h') {
-			usage(argv[0]);
-			exit(0);
-		}
-		if (parse_opt(c, o, optarg) != 0)
-			return -1;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "error: unexpected argument '%s'\n",
-			argv[optind]);
+	if (ewyk_app_parse_opts(argc, argv, httpd_opts, usage, parse_opt, c) !=
+		0)
 		return -1;
-	}
 	if (c->nb_ips == 0) {
 		fprintf(stderr,
 			"error: at least one --ip A.B.C.D/NN is required\n");
@@ -393,13 +335,14 @@ on_signal(int sig)
 static int
 setup_lcores(struct httpd *h)
 {
-	unsigned int lcore, i, n = 0;
+	unsigned int ids[HTTPD_MAX_LCORES];
+	unsigned int i;
+	int n;
 
-	h->nb_lcores = (uint16_t)rte_lcore_count();
-	if (h->nb_lcores > HTTPD_MAX_LCORES) {
-		fprintf(stderr, "error: at most %d lcores\n", HTTPD_MAX_LCORES);
+	n = ewyk_app_lcores(ids, HTTPD_MAX_LCORES);
+	if (n < 0)
 		return -1;
-	}
+	h->nb_lcores = (uint16_t)n;
 	if (h->conf.reserved >= h->nb_lcores) {
 		fprintf(stderr,
 			"error: --reserved %u: needs at least one worker, and there are %u lcore(s)\n",
@@ -409,12 +352,10 @@ setup_lcores(struct httpd *h)
 	h->nb_shards = (uint16_t)(h->nb_lcores - h->conf.reserved);
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		h->lc_of[i] = -1;
-	h->lc[n++].lcore_id = rte_get_main_lcore();
-	RTE_LCORE_FOREACH_WORKER (lcore)
-		h->lc[n++].lcore_id = lcore;
 	for (i = 0; i < h->nb_lcores; i++) {
 		struct httpd_lcore *lc = &h->lc[i];
 
+		lc->lcore_id = ids[i];
 		lc->app = h;
 		lc->reserved = i >= h->nb_shards;
 		lc->shard = lc->reserved ? -1 : (int)i;
@@ -432,28 +373,16 @@ setup_lcores(struct httpd *h)
 static int
 setup_pools(struct httpd *h, struct rte_mempool **pools)
 {
-	char name[RTE_MEMPOOL_NAMESIZE];
 	unsigned int i;
 
 	for (i = 0; i < h->nb_shards; i++) {
 		struct httpd_shard *sh = &h->sh[i];
-		int socket = (int)rte_lcore_to_socket_id(sh->home);
 
-		snprintf(name, sizeof(name), "ewyk_mbuf_%u", i);
-		sh->pool = rte_pktmbuf_pool_create_by_ops(name,
-			h->conf.nb_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-			socket,
+		sh->pool = ewyk_app_pool_create("ewyk_mbuf_", i,
+			h->conf.nb_mbufs, sh->home,
 			h->conf.mbuf_ops[0] != '\0' ? h->conf.mbuf_ops : NULL);
-		if (sh->pool == NULL) {
-			fprintf(stderr,
-				"error: mbuf pool for lcore %u on socket %d (ops %s): %s (try a larger -m, or fewer --mbufs)\n",
-				sh->home, socket,
-				h->conf.mbuf_ops[0] != '\0' ?
-					h->conf.mbuf_ops :
-					rte_mbuf_best_mempool_ops(),
-				rte_strerror(rte_errno));
+		if (sh->pool == NULL)
 			return -1;
-		}
 		pools[i] = sh->pool;
 	}
 	return 0;
@@ -463,22 +392,15 @@ setup_pools(struct httpd *h, struct rte_mempool **pools)
 static int
 setup_ports(struct httpd *h, struct rte_mempool **pools)
 {
-	struct ewyk_net_conf nc;
 	uint16_t pid, p = 0;
 
-	memset(&nc, 0, sizeof(nc));
-	nc.nb_shards = h->nb_shards;
-	h->net = ewyk_net_create(&nc);
-	if (h->net == NULL) {
-		fprintf(stderr, "error: network context: %s\n",
-			rte_strerror(rte_errno));
+	h->net = ewyk_app_net_create(h->nb_shards);
+	if (h->net == NULL)
 		return -1;
-	}
 	RTE_ETH_FOREACH_DEV (pid) {
 		struct ewyk_net_port_conf pc;
 		struct ewyk_net_port_info info;
 		char mac[RTE_ETHER_ADDR_FMT_SIZE], ip[INET_ADDRSTRLEN];
-		int rc;
 
 		memset(&pc, 0, sizeof(pc));
 		pc.port_id = pid;
@@ -487,12 +409,8 @@ setup_ports(struct httpd *h, struct rte_mempool **pools)
 		pc.mtu = h->conf.mtu;
 		pc.vlan_id = h->conf.vlan;
 		pc.rx_pools = pools;
-		rc = ewyk_net_port_add(h->net, &pc, &info);
-		if (rc < 0) {
-			fprintf(stderr, "error: port %u: %s\n", pid,
-				rte_strerror(-rc));
+		if (ewyk_app_port_add(h->net, &pc, &info) != 0)
 			return -1;
-		}
 		rte_ether_format_addr(mac, sizeof(mac), &info.mac);
 		inet_ntop(AF_INET, &pc.ip, ip, sizeof(ip));
 		printf("port %u: %s/%u mac %s mtu %u, %u queue(s), rss %s, cksum offload ip=%s l4=%s\n",
@@ -559,13 +477,10 @@ setup_shards(struct httpd *h)
 	for (i = 0; i < h->nb_shards; i++) {
 		struct httpd_shard *sh = &h->sh[i];
 
-		sh->shard = ewyk_net_shard_create(h->net, sh->id,
-			(int)rte_lcore_to_socket_id(sh->home), sh->pool);
-		if (sh->shard == NULL) {
-			fprintf(stderr, "error: shard %u: %s\n", i,
-				rte_strerror(rte_errno));
+		sh->shard = ewyk_app_shard_create(h->net, sh->id, sh->home,
+			sh->pool);
+		if (sh->shard == NULL)
 			return -1;
-		}
 		/* The layers above register their protocol handlers. */
 		if (tcp_services_shard_init(h, sh) != 0 ||
 			http_shard_init(h, sh) != 0 ||
@@ -634,19 +549,12 @@ static void
 wait_links(struct httpd *h)
 {
 	uint16_t p;
-	int tries;
 
 	for (p = 0; p < ewyk_net_nb_ports(h->net); p++) {
 		struct rte_eth_link link;
 		uint16_t pid = ewyk_net_port_id(h->net, p);
 
-		for (tries = 0; tries < 30; tries++) {
-			memset(&link, 0, sizeof(link));
-			if (rte_eth_link_get_nowait(pid, &link) == 0 &&
-				link.link_status == RTE_ETH_LINK_UP)
-				break;
-			rte_delay_ms(100);
-		}
+		ewyk_app_wait_link(pid, &link);
 		printf("port %u: link %s, %u Mbps\n", pid,
 			link.link_status == RTE_ETH_LINK_UP ? "up" : "DOWN",
 			link.link_speed);
@@ -658,17 +566,9 @@ main(int argc, char **argv)
 {
 	struct httpd *h;
 	unsigned int i;
-	int n;
 
-	n = rte_eal_init(argc, argv);
-	if (n < 0) {
-		fprintf(stderr, "error: EAL init: %s\n",
-			rte_strerror(rte_errno));
+	if (ewyk_app_eal_init(&argc, &argv, "ewyk-httpd") != 0)
 		return 1;
-	}
-	argc -= n;
-	argv += n;
-	argv[0] = (char *)"ewyk-httpd";
 
 	h = rte_zmalloc("httpd", sizeof(*h), RTE_CACHE_LINE_SIZE);
 	if (h == NULL) {

@@ -27,6 +27,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "app_common.h"
 #include "loadgen.h"
 
 static void
@@ -79,29 +80,11 @@ static int
 parse_uint(const char *name, const char *s, unsigned long min,
 	unsigned long max, unsigned int *out)
 {
-	char *end;
 	unsigned long v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < min ||
-		v > max) {
-		fprintf(stderr, "error: --%s '%s': expected %lu..%lu\n", name,
-			s, min, max);
+	if (ewyk_app_opt_ulong(name, s, min, max, &v) != 0)
 		return -1;
-	}
 	*out = (unsigned int)v;
-	return 0;
-}
-
-static int
-parse_ip(const char *s, rte_be32_t *ip)
-{
-	struct in_addr a;
-
-	if (inet_pton(AF_INET, s, &a) != 1 || a.s_addr == 0)
-		return -1;
-	*ip = a.s_addr;
 	return 0;
 }
 
@@ -110,20 +93,12 @@ static int
 parse_pair(const char *name, const char *arg, char sep, unsigned long max,
 	rte_be32_t *ip, unsigned int *n)
 {
-	char buf[32];
-	char *p;
+	unsigned long v;
 
-	if (strlen(arg) >= sizeof(buf))
-		goto bad;
-	strcpy(buf, arg);
-	p = strchr(buf, sep);
-	if (p == NULL)
-		goto bad;
-	*p++ = '\0';
-	if (parse_ip(buf, ip) != 0)
-		goto bad;
-	return parse_uint(name, p, 1, max, n);
-bad:
+	if (ewyk_app_parse_ip_num(arg, sep, max, ip, &v) == 0) {
+		*n = (unsigned int)v;
+		return 0;
+	}
 	fprintf(stderr, "error: --%s '%s': expected %s\n", name, arg,
 		sep == '/' ? "A.B.C.D/NN" : "A.B.C.D:PORT");
 	return -1;
@@ -187,8 +162,9 @@ static const struct option lg_opts[] = {
 };
 
 static int
-parse_opt(struct lg_conf *c, int o, const char *a)
+parse_opt(void *conf, int o, const char *a)
 {
+	struct lg_conf *c = conf;
 	unsigned int v;
 
 	switch (o) {
@@ -242,26 +218,12 @@ parse_opt(struct lg_conf *c, int o, const char *a)
 static int
 parse_args(int argc, char **argv, struct lg_conf *c)
 {
-	int o;
-
 	strcpy(c->path, "/");
 	c->pipeline = 1;
 	c->timeout_ms = 5000;
 	c->nb_mbufs = 16383;
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "h", lg_opts, NULL)) != -1) {
-		if (o == 'h') {
-			usage(argv[0]);
-			exit(0);
-		}
-		if (parse_opt(c, o, optarg) != 0)
-			return -1;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "error: unexpected argument '%s'\n",
-			argv[optind]);
+	if (ewyk_app_parse_opts(argc, argv, lg_opts, usage, parse_opt, c) != 0)
 		return -1;
-	}
 	if (c->ip == 0 || c->dst_ip == 0 || c->conns == 0 ||
 		c->duration_s == 0) {
 		fprintf(stderr,
@@ -308,12 +270,11 @@ static int
 setup(struct lg *g)
 {
 	struct rte_mempool *pools[LG_MAX_LCORES];
-	struct ewyk_net_conf nc;
+	unsigned int ids[LG_MAX_LCORES];
 	struct ewyk_net_port_conf pc;
 	struct ewyk_net_port_info info;
-	char name[RTE_MEMPOOL_NAMESIZE];
-	unsigned int lcore, i, n = 0;
-	int rc;
+	unsigned int i;
+	int n;
 
 	if (rte_eth_dev_count_avail() != 1) {
 		fprintf(stderr,
@@ -321,65 +282,42 @@ setup(struct lg *g)
 			rte_eth_dev_count_avail());
 		return -1;
 	}
-	g->nb_lcores = (uint16_t)rte_lcore_count();
-	if (g->nb_lcores > LG_MAX_LCORES) {
-		fprintf(stderr, "error: at most %d lcores\n", LG_MAX_LCORES);
+	n = ewyk_app_lcores(ids, LG_MAX_LCORES);
+	if (n < 0)
 		return -1;
-	}
-	g->lc[n++].lcore_id = rte_get_main_lcore();
-	RTE_LCORE_FOREACH_WORKER (lcore)
-		g->lc[n++].lcore_id = lcore;
+	g->nb_lcores = (uint16_t)n;
 	for (i = 0; i < g->nb_lcores; i++) {
 		struct lg_lcore *lc = &g->lc[i];
 
 		lc->id = i;
 		lc->app = g;
-		snprintf(name, sizeof(name), "lg_mbuf_%u", i);
-		lc->pool = rte_pktmbuf_pool_create(name, g->conf.nb_mbufs, 256,
-			0, RTE_MBUF_DEFAULT_BUF_SIZE,
-			(int)rte_lcore_to_socket_id(lc->lcore_id));
-		if (lc->pool == NULL) {
-			fprintf(stderr,
-				"error: mbuf pool of lcore %u: %s (try a larger -m, or fewer --mbufs)\n",
-				lc->lcore_id, rte_strerror(rte_errno));
+		lc->lcore_id = ids[i];
+		lc->pool = ewyk_app_pool_create("lg_mbuf_", i, g->conf.nb_mbufs,
+			lc->lcore_id, NULL);
+		if (lc->pool == NULL)
 			return -1;
-		}
 		pools[i] = lc->pool;
 	}
-	memset(&nc, 0, sizeof(nc));
-	nc.nb_shards = g->nb_lcores;
-	g->net = ewyk_net_create(&nc);
-	if (g->net == NULL) {
-		fprintf(stderr, "error: network context: %s\n",
-			rte_strerror(rte_errno));
+	g->net = ewyk_app_net_create(g->nb_lcores);
+	if (g->net == NULL)
 		return -1;
-	}
 	memset(&pc, 0, sizeof(pc));
 	RTE_ETH_FOREACH_DEV (pc.port_id)
 		break;
 	pc.ip = g->conf.ip;
 	pc.prefix_len = g->conf.prefix;
 	pc.rx_pools = pools;
-	rc = ewyk_net_port_add(g->net, &pc, &info);
-	if (rc < 0) {
-		fprintf(stderr, "error: port %u: %s\n", pc.port_id,
-			rte_strerror(-rc));
+	if (ewyk_app_port_add(g->net, &pc, &info) != 0)
 		return -1;
-	}
 	for (i = 0; i < g->nb_lcores; i++) {
 		struct lg_lcore *lc = &g->lc[i];
 		/* Connections spread evenly; the first lcores take the rest. */
 		uint32_t k = g->conf.conns / g->nb_lcores +
 			(i < g->conf.conns % g->nb_lcores);
 
-		lc->shard = ewyk_net_shard_create(g->net, (uint16_t)i,
-			(int)rte_lcore_to_socket_id(lc->lcore_id), lc->pool);
-		if (lc->shard == NULL) {
-			fprintf(stderr, "error: shard %u: %s\n", i,
-				rte_strerror(rte_errno));
-			return -1;
-		}
-		if (lg_lcore_init(g, lc, k) != 0)
+		lc->shard = ewyk_app_shard_create(g->net, (uint16_t)i,
+			lc->lcore_id, lc->pool);
+		if (lc->shard == NULL || lg_lcore_init(g, lc, k) != 0)
 			return -1;
 	}
 	fprintf(stderr, "ewyk-loadgen: port %u mtu %u, %u lcore(s), rss %s\n",
@@ -404,15 +342,9 @@ wait_link(struct lg *g)
 {
 	uint16_t pid = ewyk_net_port_id(g->net, 0);
 	struct rte_eth_link link;
-	int tries;
 
-	for (tries = 0; tries < 30; tries++) {
-		memset(&link, 0, sizeof(link));
-		if (rte_eth_link_get_nowait(pid, &link) == 0 &&
-			link.link_status == RTE_ETH_LINK_UP)
-			return;
-		rte_delay_ms(100);
-	}
+	if (ewyk_app_wait_link(pid, &link))
+		return;
 	fprintf(stderr, "ewyk-loadgen: warning: port %u link down\n", pid);
 }
 
@@ -421,19 +353,11 @@ main(int argc, char **argv)
 {
 	struct lg *g;
 	unsigned int i;
-	int n;
 
 	/* EAL and lib logs go to stderr: stdout is the JSON line's. */
 	rte_openlog_stream(stderr);
-	n = rte_eal_init(argc, argv);
-	if (n < 0) {
-		fprintf(stderr, "error: EAL init: %s\n",
-			rte_strerror(rte_errno));
+	if (ewyk_app_eal_init(&argc, &argv, "ewyk-loadgen") != 0)
 		return 1;
-	}
-	argc -= n;
-	argv += n;
-	argv[0] = (char *)"ewyk-loadgen";
 	g = rte_zmalloc("loadgen", sizeof(*g), RTE_CACHE_LINE_SIZE);
 	if (g == NULL) {
 		fprintf(stderr, "error: out of memory (try a larger -m)\n");

@@ -51,6 +51,10 @@
 #include <ewyk_tcp.h>
 #include <ewyk_twheel.h>
 
+#include "fuzz_common.h"
+#include "http_resp_check.h"
+#include "tcp_wire.h"
+
 #define SIP RTE_BE32(RTE_IPV4(10, 0, 0, 1))
 #define CIP RTE_BE32(RTE_IPV4(10, 0, 0, 2))
 #define MAXQ 4096
@@ -76,91 +80,34 @@ struct held {
 	uint32_t budget;
 };
 
-struct pkt {
-	struct rte_mbuf *m;
-	uint64_t at_us;
-	int to;
-};
-
 static struct rte_mempool *mp;
 static char *rxbuf[MAXCLI];
 
 static struct {
-	struct ewyk_tcp *t[2];
-	struct ewyk_twheel *w;
+	struct tcp_wire wire; /* t[0]: server, t[1]: client */
 	struct ewyk_http_router *rt;
 	struct ewyk_http_server *srv;
-	struct pkt q[MAXQ];
-	unsigned int nq;
-	uint64_t now_us, base, hz;
 	struct fcli cli[MAXCLI];
 	struct held held[MAXHELD];
 } W;
 
 /* ---- wire ---- */
 
-static int
-wire_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
-	rte_be32_t dst)
-{
-	int from = (int)(uintptr_t)arg;
-
-	RTE_SET_USED(port);
-	RTE_SET_USED(src);
-	RTE_SET_USED(dst);
-	if (W.nq == MAXQ) {
-		rte_pktmbuf_free(m);
-		return 0;
-	}
-	W.q[W.nq].m = m;
-	W.q[W.nq].at_us = W.now_us + 50;
-	W.q[W.nq].to = 1 - from;
-	W.nq++;
-	return 0;
-}
-
 static void
 step(uint64_t us)
 {
-	static struct pkt due[MAXQ];
-	unsigned int i, j = 0, nd = 0;
-	uint64_t now;
-
-	W.now_us += us;
-	for (i = 0; i < W.nq; i++) {
-		if (W.q[i].at_us <= W.now_us)
-			due[nd++] = W.q[i];
-		else
-			W.q[j++] = W.q[i];
-	}
-	W.nq = j;
-	for (i = 0; i < nd; i++) {
-		struct ewyk_net_ip_info ip = {
-			.proto = IPPROTO_TCP,
-			.ttl = 64,
-			.cksum_good = true,
-		};
-
-		ip.src = due[i].to == 0 ? CIP : SIP;
-		ip.dst = due[i].to == 0 ? SIP : CIP;
-		ip.l4_len = (uint16_t)due[i].m->pkt_len;
-		ewyk_tcp_input(W.t[due[i].to], due[i].m, &ip);
-	}
-	now = W.base + W.now_us * W.hz / 1000000;
-	ewyk_tcp_advance(W.t[0], now);
-	ewyk_tcp_advance(W.t[1], now);
-	ewyk_twheel_advance(W.w, now, 0);
+	tcp_wire_step(&W.wire, us);
 }
 
 /* Move the clock by ms in steps that let the wire run. */
 static void
 run_ms(uint32_t ms)
 {
-	uint64_t end = W.now_us + (uint64_t)ms * 1000;
+	uint64_t end = W.wire.now_us + (uint64_t)ms * 1000;
 
 	do
 		step(100);
-	while (W.now_us < end);
+	while (W.wire.now_us < end);
 }
 
 /* ---- clients ---- */
@@ -236,150 +183,9 @@ cli_open(unsigned int i)
 
 	if (cl->c != NULL || cl->gone)
 		return;
-	cl->c = ewyk_tcp_connect(W.t[1], &a);
+	cl->c = ewyk_tcp_connect(W.wire.t[1], &a);
 	if (cl->c != NULL)
 		run_ms(1);
-}
-
-/* ---- response checking ---- */
-
-static size_t
-line_end(const char *p, size_t n, size_t i)
-{
-	for (; i + 1 < n; i++)
-		if (p[i] == '\r' && p[i + 1] == '\n')
-			return i;
-	return n;
-}
-
-/* A malformed response: show the bytes (FUZZ_HTTP_CONN_DEBUG) and stop. */
-static void
-bad(const char *rx, size_t n)
-{
-	if (getenv("FUZZ_HTTP_CONN_DEBUG") != NULL)
-		fprintf(stderr, "bad response bytes (%zu):\n%.*s\n", n,
-			(int)RTE_MIN(n, 2000u), rx);
-	abort();
-}
-
-/*
- * Check the responses in rx[0, n). Returns when the bytes end (a response
- * may be incomplete) or after the first head when heads_only.
- */
-static void
-check_responses(const char *rx, size_t n, int heads_only)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		size_t e, j;
-		uint64_t clen = 0;
-		int has_cl = 0, chunked = 0, close = 0, status;
-
-		if (n - i < 12)
-			return;
-		if (memcmp(rx + i, "HTTP/1.1 ", 9) != 0 || rx[i + 12] != ' ')
-			bad(rx, n);
-		status = 0;
-		for (j = i + 9; j < i + 12; j++) {
-			if (rx[j] < '0' || rx[j] > '9')
-				bad(rx, n);
-			status = status * 10 + rx[j] - '0';
-		}
-		if (status < 100)
-			bad(rx, n);
-		e = line_end(rx, n, i);
-		if (e == n)
-			return;
-		for (j = i; j < e; j++)
-			if ((unsigned char)rx[j] < 0x20)
-				bad(rx, n);
-		i = e + 2;
-		/* field lines */
-		for (;;) {
-			const char *l = rx + i;
-			size_t ll;
-
-			e = line_end(rx, n, i);
-			if (e == n)
-				return;
-			ll = e - i;
-			i = e + 2;
-			if (ll == 0)
-				break;
-			if (memchr(l, ':', ll) == NULL)
-				bad(rx, n);
-			for (j = 0; j < ll; j++)
-				if ((unsigned char)l[j] < 0x20)
-					bad(rx, n);
-			if (ll > 16 &&
-				strncmp(l, "Content-Length: ", 16) == 0) {
-				if (has_cl)
-					bad(rx, n);
-				has_cl = 1;
-				clen = strtoull(l + 16, NULL, 10);
-			} else if (ll == 26 &&
-				memcmp(l, "Transfer-Encoding: chunked", 26) ==
-					0) {
-				chunked = 1;
-			} else if (ll == 17 &&
-				memcmp(l, "Connection: close", 17) == 0) {
-				close = 1;
-			}
-		}
-		if (has_cl && chunked)
-			bad(rx, n);
-		if (status < 200 || status == 204 || status == 304) {
-			/* no content, no framing field (RFC 9110 8.6) */
-			if (has_cl || chunked)
-				bad(rx, n);
-			if (close && i != n)
-				bad(rx, n);
-			continue;
-		}
-		if (heads_only)
-			return;
-		if (chunked) {
-			for (;;) {
-				uint64_t sz;
-				char *end;
-
-				e = line_end(rx, n, i);
-				if (e == n)
-					return;
-				sz = strtoull(rx + i, &end, 16);
-				if (end == rx + i || end != rx + e)
-					bad(rx, n);
-				i = e + 2;
-				if (sz == 0) {
-					if (n - i < 2)
-						return;
-					if (rx[i] != '\r' || rx[i + 1] != '\n')
-						bad(rx, n);
-					i += 2;
-					break;
-				}
-				if (n - i < sz + 2)
-					return;
-				if (rx[i + sz] != '\r' ||
-					rx[i + sz + 1] != '\n')
-					bad(rx, n);
-				i += sz + 2;
-			}
-		} else if (!has_cl) {
-			/* close-delimited (a stream to HTTP/1.0): says so,
-			 * and the body runs to the end */
-			if (!close)
-				bad(rx, n);
-			return;
-		} else {
-			if (n - i < clen)
-				return;
-			i += clen;
-		}
-		if (close && i != n)
-			bad(rx, n); /* bytes after a closing response */
-	}
 }
 
 /* ---- handlers ---- */
@@ -652,16 +458,9 @@ trickle_resume(struct held *h, uint32_t bytes)
 static int
 init(void)
 {
-	char *args[] = { (char *)"fuzz_http_conn", (char *)"--no-huge",
-		(char *)"-m", (char *)"256", (char *)"--no-pci",
-		(char *)"--no-shconf", (char *)"--no-telemetry", (char *)"-l",
-		(char *)"0", (char *)"--log-level=error", NULL };
 	unsigned int i;
 
-	if (rte_eal_init(10, args) < 0)
-		return -1;
-	mp = rte_pktmbuf_pool_create("fuzz_http_conn", 8191, 0, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	mp = fuzz_init("fuzz_http_conn", "256", 8191);
 	if (mp == NULL)
 		return -1;
 	for (i = 0; i < MAXCLI; i++) {
@@ -684,37 +483,14 @@ static void
 world_create(uint8_t conf)
 {
 	struct ewyk_http_server_conf hc;
-	struct ewyk_twheel_params wp;
-	struct ewyk_tcp_conf cf;
 	unsigned int i;
 
 	memset(&W, 0, sizeof(W));
 	for (i = 0; i < MAXCLI; i++)
 		W.cli[i].rx = rxbuf[i];
-	W.hz = rte_get_tsc_hz();
-	W.base = rte_rdtsc() + W.hz;
-	memset(&wp, 0, sizeof(wp));
-	wp.name = "fuzz_http_conn";
-	wp.socket_id = SOCKET_ID_ANY;
-	wp.start_tsc = W.base;
-	wp.slack_shift = EWYK_TWHEEL_SLACK_EXACT;
-	W.w = ewyk_twheel_create(&wp);
-	if (W.w == NULL)
+	if (tcp_wire_init(&W.wire, "fuzz_http_conn", mp, MAXQ, 8, SIP, CIP) !=
+		0)
 		abort();
-	for (i = 0; i < 2; i++) {
-		memset(&cf, 0, sizeof(cf));
-		cf.output = wire_output;
-		cf.output_arg = (void *)(uintptr_t)i;
-		cf.tx_pool = mp;
-		cf.socket_id = SOCKET_ID_ANY;
-		cf.max_conns = 8;
-		cf.time_wait_ms = 100;
-		cf.wheel = i == 0 ? W.w : NULL;
-		W.t[i] = ewyk_tcp_create(&cf);
-		if (W.t[i] == NULL)
-			abort();
-		ewyk_tcp_advance(W.t[i], W.base);
-	}
 	W.rt = ewyk_http_router_create(16, SOCKET_ID_ANY);
 	if (W.rt == NULL)
 		abort();
@@ -726,7 +502,7 @@ world_create(uint8_t conf)
 	route("/up", 0, EWYK_HTTP_POST, (void *)h_up);
 	route("/pup", 0, EWYK_HTTP_POST, (void *)h_pup);
 	memset(&hc, 0, sizeof(hc));
-	hc.wheel = W.w;
+	hc.wheel = W.wire.w;
 	hc.pool = mp;
 	hc.router = W.rt;
 	hc.socket_id = SOCKET_ID_ANY;
@@ -742,8 +518,8 @@ world_create(uint8_t conf)
 	if (W.srv == NULL)
 		abort();
 	ewyk_http_server_set_time(W.srv, 784111777);
-	if (ewyk_tcp_listen(W.t[0], SIP, 80, ewyk_http_server_tcp_ops(), W.srv,
-		    0) != 0)
+	if (ewyk_tcp_listen(W.wire.t[0], SIP, 80, ewyk_http_server_tcp_ops(),
+		    W.srv, 0) != 0)
 		abort();
 }
 
@@ -784,13 +560,9 @@ world_free(void)
 		step(2000);
 	if (ewyk_http_server_conns(W.srv) != 0)
 		abort(); /* a connection object outlived its TCP connection */
-	ewyk_tcp_free(W.t[0]);
-	ewyk_tcp_free(W.t[1]);
 	ewyk_http_server_free(W.srv);
-	ewyk_twheel_free(W.w);
+	tcp_wire_free(&W.wire);
 	ewyk_http_router_free(W.rt);
-	while (W.nq > 0)
-		rte_pktmbuf_free(W.q[--W.nq].m);
 }
 
 int

@@ -22,6 +22,8 @@
 
 #include <ewyk_net.h>
 
+#include "fuzz_common.h"
+
 static struct rte_mempool *mp;
 static struct ewyk_net_shard *shard;
 static struct rte_ring *txr;
@@ -40,40 +42,11 @@ udp_sink(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
 static int
 init(void)
 {
-	char *args[] = { (char *)"fuzz_net", (char *)"--no-huge", (char *)"-m",
-		(char *)"128", (char *)"--no-pci", (char *)"--no-shconf",
-		(char *)"--no-telemetry", (char *)"-l", (char *)"0",
-		(char *)"--log-level=error", NULL };
-	struct rte_ring *rxr;
-	struct ewyk_net_conf nc;
-	struct ewyk_net_port_conf pc;
-	struct ewyk_net_port_info info;
-	struct ewyk_net *net;
-	int port;
-
-	if (rte_eal_init(10, args) < 0)
+	mp = fuzz_init("fuzz_net", "128", 1023);
+	if (mp == NULL)
 		return -1;
-	mp = rte_pktmbuf_pool_create("fuzz", 1023, 0, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	rxr = rte_ring_create("fz_rx", 256, SOCKET_ID_ANY, 0);
-	txr = rte_ring_create("fz_tx", 256, SOCKET_ID_ANY, 0);
-	if (mp == NULL || rxr == NULL || txr == NULL)
-		return -1;
-	port = rte_eth_from_rings("fuzznet", &rxr, 1, &txr, 1, SOCKET_ID_ANY);
-	memset(&nc, 0, sizeof(nc));
-	nc.nb_shards = 1;
-	net = ewyk_net_create(&nc);
-	if (port < 0 || net == NULL)
-		return -1;
-	memset(&pc, 0, sizeof(pc));
-	pc.port_id = (uint16_t)port;
-	pc.ip = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 2));
-	pc.prefix_len = 24;
-	pc.rx_pools = &mp;
-	if (ewyk_net_port_add(net, &pc, &info) < 0)
-		return -1;
-	mac = info.mac;
-	shard = ewyk_net_shard_create(net, 0, SOCKET_ID_ANY, mp);
+	shard = fuzz_ring_shard("fuzznet", 256,
+		rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 2)), &mp, &txr, &mac);
 	if (shard == NULL)
 		return -1;
 	return ewyk_net_l4_register(shard, IPPROTO_UDP, udp_sink, NULL);

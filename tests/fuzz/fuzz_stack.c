@@ -45,6 +45,8 @@
 #include <ewyk_net.h>
 #include <ewyk_tcp.h>
 
+#include "fuzz_common.h"
+
 #define LIP RTE_BE32(RTE_IPV4(10, 0, 0, 2))
 #define PIP RTE_BE32(RTE_IPV4(10, 0, 0, 1))
 #define ECHO_PORT 7
@@ -161,40 +163,10 @@ static const struct ewyk_tcp_ops echo_ops = {
 static int
 init(void)
 {
-	char *args[] = { (char *)"fuzz_stack", (char *)"--no-huge",
-		(char *)"-m", (char *)"256", (char *)"--no-pci",
-		(char *)"--no-shconf", (char *)"--no-telemetry", (char *)"-l",
-		(char *)"0", (char *)"--log-level=error", NULL };
-	struct rte_ring *rxr;
-	struct ewyk_net_conf nc;
-	struct ewyk_net_port_conf pc;
-	struct ewyk_net_port_info info;
-	struct ewyk_net *net;
-	int port;
-
-	if (rte_eal_init(10, args) < 0)
+	mp = fuzz_init("fuzz_stack", "256", 4095);
+	if (mp == NULL)
 		return -1;
-	mp = rte_pktmbuf_pool_create("fuzz_stack", 4095, 0, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	rxr = rte_ring_create("fzs_rx", 256, SOCKET_ID_ANY, 0);
-	txr = rte_ring_create("fzs_tx", 1024, SOCKET_ID_ANY, 0);
-	if (mp == NULL || rxr == NULL || txr == NULL)
-		return -1;
-	port = rte_eth_from_rings("fuzzstack", &rxr, 1, &txr, 1, SOCKET_ID_ANY);
-	memset(&nc, 0, sizeof(nc));
-	nc.nb_shards = 1;
-	net = ewyk_net_create(&nc);
-	if (port < 0 || net == NULL)
-		return -1;
-	memset(&pc, 0, sizeof(pc));
-	pc.port_id = (uint16_t)port;
-	pc.ip = LIP;
-	pc.prefix_len = 24;
-	pc.rx_pools = &mp;
-	if (ewyk_net_port_add(net, &pc, &info) < 0)
-		return -1;
-	mac = info.mac;
-	shard = ewyk_net_shard_create(net, 0, SOCKET_ID_ANY, mp);
+	shard = fuzz_ring_shard("fuzzstack", 1024, LIP, &mp, &txr, &mac);
 	return shard == NULL ? -1 : 0;
 }
 

@@ -33,6 +33,8 @@
 
 #include <ewyk_tcp.h>
 
+#include "fuzz_common.h"
+
 #define LIP RTE_BE32(RTE_IPV4(10, 0, 0, 1))
 #define PIP RTE_BE32(RTE_IPV4(10, 0, 0, 2))
 #define MAXC 16
@@ -122,15 +124,7 @@ static const struct ewyk_tcp_ops ops = {
 static int
 init(void)
 {
-	char *args[] = { (char *)"fuzz_tcp", (char *)"--no-huge", (char *)"-m",
-		(char *)"256", (char *)"--no-pci", (char *)"--no-shconf",
-		(char *)"--no-telemetry", (char *)"-l", (char *)"0",
-		(char *)"--log-level=error", NULL };
-
-	if (rte_eal_init(10, args) < 0)
-		return -1;
-	mp = rte_pktmbuf_pool_create("fuzz_tcp", 4095, 0, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	mp = fuzz_init("fuzz_tcp", "256", 4095);
 	return mp == NULL ? -1 : 0;
 }
 
