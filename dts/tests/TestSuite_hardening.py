@@ -1,24 +1,35 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """ewyk-httpd under attack, against the Linux kernel peer (issue 13).
 
-ewyk-httpd serves its TCP echo on PORT (one constant: the HTTP port works
-the same way once ewyk-httpd serves HTTP) on core 0 through net_af_packet;
-the attackers and an honest client run in the peer namespace. What holds:
+ewyk-httpd serves its TCP echo on PORT and HTTP on HTTP_PORT on core 0
+through net_af_packet; the attackers and an honest client run in the peer
+namespace. What holds:
 
-- SYN flood (``hping3 --flood -S --rand-source``): an honest client's
-  echoes keep succeeding (>= 95%), SYN cookies are sent, mbufs in use
-  stay under the pool, and return to the baseline afterwards;
+- SYN flood (``hping3 --flood -S --rand-source``) at the echo and at the
+  HTTP port: an honest client's echoes, or curl GET /, keep succeeding
+  (>= 95%), SYN cookies are sent, mbufs in use stay under the pool (the
+  HTTP connections do not grow: a cookie holds none), and return to the
+  baseline afterwards;
 - blind injection (scapy, the 4-tuple known, sequence numbers guessed):
-  RSTs, SYNs, data, ACKs and TS.Recent poisoning during a transfer that
-  completes byte-exact; challenge ACKs counted;
+  RSTs, SYNs, data, ACKs and TS.Recent poisoning during an echo transfer
+  and during a /bytes/<n> download, both byte-exact; challenge ACKs
+  counted;
 - buffer exhaustion: connections sending one-byte out-of-order segments
-  (scapy, the kernel's RSTs to them dropped by nftables) and zero-window
-  readers of the echo: ping and an echo client keep working, the drops are
-  counted, mbufs in use return to the baseline after the attackers leave;
+  (scapy, the kernel's RSTs to them dropped by nftables), zero-window
+  readers of the echo and of /bytes/<n> (a 2 KB receive buffer, nothing
+  read): ping and an echo client or curl keep working, the drops are
+  counted, mbufs in use stay under the TCP budget (half the pool),
+  --write-timeout ends the HTTP readers, and mbufs in use and HTTP
+  connections return to the baseline after the attackers leave;
 - connection exhaustion: more connections than --tcp-max-conns: refused
   and counted, the held ones keep working, service recovers;
 - idle connections are reset by --tcp-idle-ms;
 - bad option values stop ewyk-httpd with an error naming the option.
+
+Slowloris against HTTP (header dribblers ended by --header-timeout, curl
+served meanwhile, HTTP connections back to the baseline) is
+TestSuite_http_robustness.test_slowloris; the soak (dts/soak_hardening.py)
+runs it with the rest for minutes.
 
 No timing is asserted: rates and durations only size the load.
 """
@@ -33,7 +44,9 @@ from framework.ewyk import (EWYK_IP, PEER_IP, EwykHttpd, Testbed, have,
 from framework.node import wait_for
 from framework.test_suite import TestSuite
 
-PORT = 7  # the attacked service (echo; the HTTP port once it is served)
+PORT = 7  # the attacked TCP echo
+HTTP_PORT = 80  # ewyk-httpd's HTTP (its default --port)
+WRITE_TIMEOUT_S = 3  # --write-timeout: ends the zero-window readers
 PY = "/usr/bin/python3"
 NB_MBUFS = 8191
 # mbufs that may sit in the per-lcore cache of the pool (cache 256 plus a
@@ -108,6 +121,99 @@ elif mode == "transfer":
         err = repr(e)
     s.close()
     print(json.dumps({"ok": bytes(got) == data, "received": len(got), "err": err}))
+
+elif mode == "curl":
+    # curl GET PATH, a fresh connection each, until STOP appears or N done.
+    import subprocess
+    host, port, n, stop, path = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+    ok = tried = 0
+    codes = {}
+    while tried < n and not os.path.exists(stop):
+        tried += 1
+        r = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
+                            "--max-time", "5", "http://%s:%d%s" % (host, port, path)],
+                           capture_output=True, text=True)
+        codes[r.stdout] = codes.get(r.stdout, 0) + 1
+        ok += r.stdout == "200"
+        time.sleep(0.02)
+    print(json.dumps({"tried": tried, "ok": ok, "codes": codes}))
+
+elif mode == "download":
+    # GET /bytes/SIZE from source port SPORT, read paced over about SECS;
+    # byte-exact (byte i of the body is i & 255)?
+    host, port, sport, size, secs = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
+    s.bind(("0.0.0.0", sport))
+    s.settimeout(60)
+    s.connect((host, port))
+    s.sendall(b"GET /bytes/%d HTTP/1.1\r\nHost: x\r\n\r\n" % size)
+    buf, err, status, got, bad = b"", None, None, 0, -1
+    pat = bytes(range(256)) * 1024
+    step = max(1, size // 100)
+    mark = step
+    try:
+        while b"\r\n\r\n" not in buf:
+            d = s.recv(65536)
+            if not d:
+                break
+            buf += d
+        head, _, data = buf.partition(b"\r\n\r\n")
+        status = int(head.split(b" ")[1]) if head else None
+        while True:
+            if data:
+                for off in range(0, len(data), len(pat) // 2):
+                    part = data[off:off + len(pat) // 2]
+                    at = (got + off) & 255
+                    if bad < 0 and part != pat[at:at + len(part)]:
+                        bad = got + off
+                got += len(data)
+            if got >= size:
+                break
+            if got >= mark:
+                mark += step
+                time.sleep(secs / 100)
+            data = s.recv(65536)
+            if not data:
+                break
+    except OSError as e:
+        err = repr(e)
+    s.close()
+    print(json.dumps({"ok": status == 200 and got == size and bad < 0,
+                      "status": status, "received": got, "bad": bad, "err": err}))
+
+elif mode == "zw":
+    # N zero-window readers: a tiny receive buffer, GET /bytes/SIZE, then
+    # nothing read; held until STOP appears. Then: how many the server
+    # ended (an RST or a FIN under the unread bytes).
+    host, port, n, size, stop = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+    socks = []
+    for i in range(n):
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        s.settimeout(5)
+        s.connect((host, port))
+        s.sendall(b"GET /bytes/%d HTTP/1.1\r\nHost: x\r\n\r\n" % size)
+        socks.append(s)
+    print(json.dumps({"conns": len(socks)}), flush=True)
+    while not os.path.exists(stop):
+        time.sleep(0.1)
+    ended = 0
+    for s in socks:
+        s.setblocking(False)
+        try:
+            while True:
+                d = s.recv(1 << 20)
+                if not d:
+                    ended += 1
+                    break
+        except BlockingIOError:
+            pass
+        except OSError:
+            ended += 1
+        s.close()
+    print(json.dumps({"conns": len(socks), "ended_by_server": ended}))
 
 elif mode == "hold":
     # N connections, each sends BYTES one byte per segment and reads
@@ -271,6 +377,10 @@ def _tcp(app):
     return app.telemetry("/ewyk/tcp/stats")
 
 
+def _http(app):
+    return app.telemetry("/ewyk/http/stats,0")
+
+
 class TestSuite_hardening(TestSuite):
 
     def set_up_all(self):
@@ -300,7 +410,8 @@ class TestSuite_hardening(TestSuite):
             assert self.app.stop() == 0, self.app.log()[-2000:]
         return EwykHttpd(self.tb, lcores="0", app_args=[
             "--stats-interval", "0", "--echo-port", str(PORT),
-            "--mbufs", str(NB_MBUFS)] + list(extra), log_name=name).start()
+            "--mbufs", str(NB_MBUFS), "--port", str(HTTP_PORT),
+            "--write-timeout", str(WRITE_TIMEOUT_S)] + list(extra), log_name=name).start()
 
     def _peer_cmd(self, *args):
         return (f"{PY} {self.peer_py} " + " ".join(str(a) for a in args))
@@ -353,27 +464,38 @@ class TestSuite_hardening(TestSuite):
             assert r.returncode != 0, (args, r.stdout, r.stderr)
             assert "error:" in r.stderr and word in r.stderr, (args, r.stderr)
 
-    def test_syn_flood(self):
+    def _syn_flood(self, port, client):
+        """hping3 --flood at PORT for 10 s while CLIENT (peer tool args,
+        with {stop} for the stop file) runs; returns (client's JSON, tcp
+        counters before, after, mbufs base, peak, HTTP conns base, peak)."""
         if not have("hping3"):
             raise AssertionError("hping3 missing")
         app = self.app
         base = _shard(app)["mbufs_in_use"]
+        hbase = _http(app)["conns_in_use"]
         t0 = _tcp(app)
         stop = self._stopfile("flood")
         flood = subprocess.Popen(
             ["ip", "netns", "exec", self.tb.ns_peer, "taskset", "-c", "1",
              "timeout", "-s", "INT", "10", "hping3", "--flood", "-S",
-             "--rand-source", "-p", str(PORT), EWYK_IP],
+             "--rand-source", "-p", str(port), EWYK_IP],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = self._spawn("client", EWYK_IP, PORT, 100000, stop)
-        peak = 0
+        proc = self._spawn(*[stop if a == "{stop}" else a for a in client])
+        peak = hpeak = 0
         while flood.poll() is None:
             peak = max(peak, _shard(app)["mbufs_in_use"])
+            hpeak = max(hpeak, _http(app)["conns_in_use"])
             time.sleep(0.5)
         open(stop, "w").close()
-        r = self._join(client)
+        r = self._join(proc)
         os.unlink(stop)
         t1 = _tcp(app)
+        return r, t0, t1, base, peak, hbase, hpeak
+
+    def test_syn_flood(self):
+        app = self.app
+        r, t0, t1, base, peak, _, _ = self._syn_flood(
+            PORT, ("client", EWYK_IP, PORT, 100000, "{stop}"))
         print(f"syn flood: client {r}, cookies sent "
               f"{t1['syncookies_sent'] - t0['syncookies_sent']}, "
               f"segments in {t1['seg_in'] - t0['seg_in']}, mbufs in use "
@@ -382,6 +504,25 @@ class TestSuite_hardening(TestSuite):
         assert t1["syncookies_sent"] > t0["syncookies_sent"], (t0, t1)
         assert peak < NB_MBUFS, peak
         self._back_to(app, base)
+
+    def test_syn_flood_http(self):
+        # The same flood at the HTTP port; curl GET / from the peer.
+        app = self.app
+        r, t0, t1, base, peak, hbase, hpeak = self._syn_flood(
+            HTTP_PORT, ("curl", EWYK_IP, HTTP_PORT, 100000, "{stop}", "/"))
+        print(f"syn flood at HTTP: curl {r}, cookies sent "
+              f"{t1['syncookies_sent'] - t0['syncookies_sent']}, "
+              f"segments in {t1['seg_in'] - t0['seg_in']}, mbufs in use "
+              f"base {base} peak {peak}, HTTP conns base {hbase} "
+              f"peak {hpeak}")
+        assert r["tried"] >= 10 and r["ok"] >= 0.95 * r["tried"], r
+        assert t1["syncookies_sent"] > t0["syncookies_sent"], (t0, t1)
+        assert peak < NB_MBUFS // 2 + CACHE_SLACK, peak
+        # A cookie makes no HTTP connection: only curl's (one at a time).
+        assert hpeak <= hbase + 4, (hbase, hpeak)
+        self._back_to(app, base)
+        assert wait_for(lambda: _http(app)["conns_in_use"] <= hbase,
+                        timeout=10), _http(app)
 
     def test_blind_injection(self):
         app = self.app
@@ -443,6 +584,67 @@ class TestSuite_hardening(TestSuite):
         assert d.get("drop_ooo_budget", 0) > 0, d
         assert mid < NB_MBUFS // 2 + CACHE_SLACK, mid
         self._back_to(app, base, timeout=30)
+
+    def test_zero_window_http(self):
+        # Readers of /bytes/<n> that stop reading (2 KB receive buffer):
+        # each connection may pin --tcp-conn-mbufs, all of them together
+        # the TCP budget (half the pool); --write-timeout ends them.
+        app = self.app
+        base = _shard(app)["mbufs_in_use"]
+        hbase = _http(app)["conns_in_use"]
+        h0 = _http(app)
+        stop = self._stopfile("zw")
+        n = 40
+        zw = self._spawn("zw", EWYK_IP, HTTP_PORT, n, 1 << 30, stop)
+        try:
+            z = json.loads(zw.stdout.readline())
+            peak = _shard(app)["mbufs_in_use"]
+            ping = self.tb.peer(f"ping -c 5 -i 0.2 -W 2 {EWYK_IP}",
+                                check=False)
+            c = self._peer("curl", EWYK_IP, HTTP_PORT, 10, "/nonexistent",
+                           "/bytes/100000")
+            peak = max(peak, _shard(app)["mbufs_in_use"])
+            # Ended by the write timeout while the readers still hold
+            # their sockets.
+            ended = wait_for(lambda: _http(app)["timeout_write"]
+                             - h0["timeout_write"] >= n, timeout=60,
+                             interval=0.5)
+            mid = _http(app)
+        finally:
+            open(stop, "w").close()
+            r = self._join(zw)
+            os.unlink(stop)
+        print(f"zero-window HTTP readers: {z} -> {r}, mbufs in use base "
+              f"{base} peak {peak}, HTTP conns base {hbase}, curl {c}, "
+              f"timeout_write +{mid['timeout_write'] - h0['timeout_write']}")
+        assert z["conns"] == n, z
+        assert ping.returncode == 0, ping.stdout
+        assert c["ok"] == c["tried"] == 10, c
+        assert peak < NB_MBUFS // 2 + CACHE_SLACK, peak
+        assert ended, (h0, mid)
+        assert r["ended_by_server"] == n, r
+        self._back_to(app, base, timeout=30)
+        assert wait_for(lambda: _http(app)["conns_in_use"] <= hbase,
+                        timeout=10), _http(app)
+
+    def test_blind_injection_http(self):
+        # The blind injection of test_blind_injection during a paced
+        # download of /bytes/<n>: the body arrives byte-exact.
+        app = self.app
+        t0 = _tcp(app)
+        sport = 45124
+        dl = self._spawn("download", EWYK_IP, HTTP_PORT, sport, 40000000, 8)
+        time.sleep(0.5)
+        inj = self._peer("blind", self.tb.if_peer, self.ewyk_mac,
+                         self.peer_mac, EWYK_IP, PEER_IP, HTTP_PORT, sport,
+                         5000)
+        r = self._join(dl)
+        t1 = _tcp(app)
+        d = {k: t1[k] - t0[k] for k in t1 if t1[k] != t0[k]}
+        print(f"blind at HTTP: injected {inj}, download {r}, counters {d}")
+        assert r["ok"] and r["err"] is None, r
+        assert d.get("challenge_acks", 0) >= 1, d
+        assert d.get("conn_reset", 0) == 0, d
 
     def test_conn_exhaustion(self):
         app = self._app("ewyk-httpd-hard-conns", "--tcp-max-conns", "32",
