@@ -292,7 +292,7 @@ elif mode in ("blind", "ooo"):
     sent = 0
     if mode == "blind":
         # Known 4-tuple (source port SPORT), guessed sequence numbers.
-        # First RSTs swept through the whole sequence space, one per 64 KiB
+        # Then RSTs swept through the whole sequence space, one per 64 KiB
         # (a window is larger: some land in it and must be challenged,
         # not obeyed), then N random RSTs, SYNs, data, ACKs and ACKs with
         # a TSval far ahead (TS.Recent poisoning).
@@ -319,6 +319,36 @@ elif mode in ("blind", "ooo"):
             ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
             return eth + ip + tcp
 
+        # First RSTs aimed just inside the window, as an attacker who saw
+        # one segment of the flow would: seen SEQ + LEN + 1 and + 1001
+        # (RFC 5961 3.2: in the window but not RCV.NXT: challenged, never
+        # obeyed). The sweep below alone may miss a window that is small or
+        # moving on a loaded machine; these make the challenge certain.
+        aimed, deadline = 0, time.monotonic() + 5
+        sniff = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                              socket.htons(0x0003))  # ETH_P_ALL
+        sniff.bind((iface, 0x0003))
+        sniff.settimeout(0.5)
+        while not aimed and time.monotonic() < deadline:
+            try:
+                b = sniff.recv(2048)
+            except socket.timeout:
+                continue
+            if len(b) < 54 or b[12:14] != b"\x08\x00" or b[23] != 6:
+                continue
+            ihl = (b[14] & 0x0f) * 4
+            t = 14 + ihl
+            if (b[26:30] != sip or
+                    struct.unpack("!HH", b[t:t + 4]) != (sport, port)):
+                continue
+            seq = struct.unpack("!I", b[t + 4:t + 8])[0]
+            plen = (struct.unpack("!H", b[16:18])[0] - ihl -
+                    (b[t + 12] >> 4) * 4)
+            for off in (1, 1001):
+                raw.send(frame(0x04, (seq + plen + off) & 0xffffffff, 0))
+                aimed += 1
+        sniff.close()
+        sent += aimed
         r = random.Random(1)
         start = r.getrandbits(32)
         for k in range(1 << 16):
@@ -341,7 +371,7 @@ elif mode in ("blind", "ooo"):
                 f = frame(0x10, seq, ack, opts=tsopt)
             raw.send(f)
             sent += 1
-        print(json.dumps({"sent": sent}))
+        print(json.dumps({"sent": sent, "aimed": aimed}))
     else:
         # N handshakes from source ports 50000.., then SEGS one-byte
         # segments each with a hole before every one; then RSTs.
@@ -537,7 +567,9 @@ class TestSuite_hardening(TestSuite):
         d = {k: t1[k] - t0[k] for k in t1 if t1[k] != t0[k]}
         print(f"blind: injected {inj}, transfer {r}, counters {d}")
         assert r["ok"] and r["err"] is None, r
-        # The sweep put RSTs inside the window: challenged, not obeyed.
+        # RSTs aimed inside the window (sent before any noise spends the
+        # per-connection answer budget): challenged, not obeyed.
+        assert inj["aimed"] >= 1, inj  # the flow was seen
         assert d.get("challenge_acks", 0) >= 1, d
         assert d.get("drop_rst", 0) >= 1, d
         assert d.get("conn_reset", 0) == 0, d
@@ -643,6 +675,7 @@ class TestSuite_hardening(TestSuite):
         d = {k: t1[k] - t0[k] for k in t1 if t1[k] != t0[k]}
         print(f"blind at HTTP: injected {inj}, download {r}, counters {d}")
         assert r["ok"] and r["err"] is None, r
+        assert inj["aimed"] >= 1, inj  # the flow was seen
         assert d.get("challenge_acks", 0) >= 1, d
         assert d.get("conn_reset", 0) == 0, d
 
