@@ -20,6 +20,14 @@
  * MAP_POPULATE (read ahead with MADV_WILLNEED): the holder may then take
  * a page fault on a page not yet read.
  *
+ * A file that shrinks after it was mapped (truncated by someone else)
+ * would raise SIGBUS on the token holder when the copy reaches past its
+ * new end: the copy is guarded (a SIGBUS handler, installed with --root,
+ * jumps back out of it), the producer fails and the connection is aborted
+ * short of its Content-Length; the server goes on. Under the openat2()
+ * fallback the realpath() check and the open() race with a rename of a
+ * directory component into a symlink (O_NOFOLLOW covers the last one).
+ *
  * Escapes are refused with 403: a "." or ".." segment (also encoded:
  * %2e%2e), an encoded '/' (%2f) or NUL, and any symlink that leads out of
  * DIR (openat2 RESOLVE_BENEATH; where the kernel lacks it, realpath() and
