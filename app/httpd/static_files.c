@@ -381,8 +381,11 @@ static_file_get(const struct httpd_req *req, struct httpd_result *res,
 	gmtime_r(&st.st_mtime, &tm);
 	strftime(lm, sizeof(lm), "%a, %d %b %Y %H:%M:%S GMT", &tm);
 	ims = httpd_req_header(req, "If-Modified-Since");
+	/* A date later than now is invalid and ignored (RFC 9110 13.1.3):
+	 * otherwise one far-future date would answer 304 to every later
+	 * change of the file. */
 	if (ims != NULL && parse_http_date(ims, strlen(ims), &since) == 0 &&
-		st.st_mtime <= since) {
+		since <= time(NULL) && st.st_mtime <= since) {
 		close(fd);
 		ret = httpd_result_status(res, 304, NULL);
 		return ret != 0 ? ret :

@@ -34,7 +34,8 @@
  * a prefix check). Raw ".." never gets here: the parser answers 400.
  * Directories are served by their index.html, else 403 (no listings).
  * Content-Type by extension; Last-Modified, and 304 for an
- * If-Modified-Since at or after it.
+ * If-Modified-Since at or after it (a date later than now is ignored,
+ * RFC 9110 13.1.3).
  */
 
 #include <stddef.h>

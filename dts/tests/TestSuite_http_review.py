@@ -7,6 +7,9 @@ Each test is a scenario that broke the server before its fix:
   copy out of the mapping raised SIGBUS and killed the whole server; now
   that connection is cut short of its Content-Length and the server goes
   on serving.
+- If-Modified-Since with a date in the future: answered 304, so a cache
+  that once sent such a date never saw the file change again; RFC 9110
+  13.1.3 makes such a date invalid, to be ignored: 200.
 """
 
 import os
@@ -124,3 +127,24 @@ class TestSuite_http_review(TestSuite):
         r = self._hello()
         assert r.returncode == 0 and r.stdout == "hello world\n", \
             (r.stdout, r.stderr, self.app.log()[-3000:])
+
+    def test_if_modified_since_future_ignored(self):
+        path = os.path.join(self.root, "page.txt")
+        with open(path, "wb") as f:
+            f.write(b"page\n")
+        url = f"http://{EWYK_IP}/page.txt"
+
+        def status(ims):
+            r = self.tb.peer(f"curl -sS --max-time 10 -o /dev/null -w "
+                             f"'%{{http_code}}' -H 'If-Modified-Since: {ims}' "
+                             f"'{url}'", timeout=20)
+            return int(r.stdout.strip())
+
+        # A past date after the file's mtime is honoured...
+        now = time.time()
+        os.utime(path, (now - 3600, now - 3600))
+        past = time.strftime("%a, %d %b %Y %H:%M:%S GMT",
+                             time.gmtime(now - 60))
+        assert status(past) == 304
+        # ...a date in the future is not.
+        assert status("Fri, 01 Jan 2100 00:00:00 GMT") == 200
