@@ -10,6 +10,9 @@ Each test is a scenario that broke the server before its fix:
 - If-Modified-Since with a date in the future: answered 304, so a cache
   that once sent such a date never saw the file change again; RFC 9110
   13.1.3 makes such a date invalid, to be ignored: 200.
+- docs/guides/http.md said a symlink that stays inside DIR is followed;
+  under openat2(RESOLVE_BENEATH) an absolute one never is (403): the doc
+  now says so and test_absolute_symlink_inside_root pins it.
 """
 
 import os
@@ -148,3 +151,21 @@ class TestSuite_http_review(TestSuite):
         assert status(past) == 304
         # ...a date in the future is not.
         assert status("Fri, 01 Jan 2100 00:00:00 GMT") == 200
+
+    def test_absolute_symlink_inside_root(self):
+        with open(os.path.join(self.root, "target.txt"), "wb") as f:
+            f.write(b"target\n")
+        os.symlink("target.txt", os.path.join(self.root, "rel_link.txt"))
+        os.symlink(os.path.join(self.root, "target.txt"),
+                   os.path.join(self.root, "abs_link.txt"))
+
+        def status(p):
+            r = self.tb.peer(f"curl -sS --max-time 10 -o /dev/null -w "
+                             f"'%{{http_code}}' 'http://{EWYK_IP}{p}'",
+                             timeout=20)
+            return int(r.stdout.strip())
+
+        assert status("/rel_link.txt") == 200
+        # RESOLVE_BENEATH refuses every absolute link, even one that
+        # stays inside the root (docs/guides/http.md, --root).
+        assert status("/abs_link.txt") == 403
