@@ -13,6 +13,10 @@ Each test is a scenario that broke the server before its fix:
 - docs/guides/http.md said a symlink that stays inside DIR is followed;
   under openat2(RESOLVE_BENEATH) an absolute one never is (403): the doc
   now says so and test_absolute_symlink_inside_root pins it.
+- /sleep/<ms> past --task-timeout under --strategy pc (the default, the
+  task runs in place on the token holder): the result claimed its op
+  before the holder's wheel could see the deadline, so the answer was 200
+  however late, not the documented 504.
 """
 
 import os
@@ -84,7 +88,8 @@ class TestSuite_http_review(TestSuite):
         self.tb = Testbed(self.node)
         self.app = EwykHttpd(self.tb, lcores="0",
                              app_args=["--stats-interval", "0", "--port",
-                                       "80", "--root", self.root],
+                                       "80", "--root", self.root,
+                                       "--task-timeout", "1000"],
                              log_name="ewyk-httpd-review").start()
         self.tb.peer(f"ping -c 1 -W 3 {EWYK_IP}")
 
@@ -169,3 +174,13 @@ class TestSuite_http_review(TestSuite):
         # RESOLVE_BENEATH refuses every absolute link, even one that
         # stays inside the root (docs/guides/http.md, --root).
         assert status("/abs_link.txt") == 403
+
+    def test_sleep_past_timeout_in_place_504(self):
+        # One lcore, strategy pc: the sleep runs on the token holder.
+        r = self.tb.peer(f"curl -sS --max-time 20 -o /dev/null -w "
+                         f"'%{{http_code}}' 'http://{EWYK_IP}/sleep/1500'",
+                         timeout=30)
+        assert r.stdout.strip() == "504", r.stdout
+        r = self.tb.peer(f"curl -sS --max-time 20 "
+                         f"'http://{EWYK_IP}/sleep/10'", timeout=30)
+        assert r.stdout == "slept 10 ms\n", r.stdout
