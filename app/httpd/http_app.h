@@ -32,7 +32,10 @@
  *    Whatever comes first wins, by one CAS on the purgatory op:
  *    - the result: the holder responds with it;
  *    - the deadline (--task-timeout): the holder answers 504; the late
- *      result is freed (httpd_result_release()) and counted "late";
+ *      result is freed (httpd_result_release()) and counted "late" (a
+ *      result made after its deadline does not claim the op, even when
+ *      the holder could not see the deadline pass: a task run in place
+ *      under PC);
  *    - the connection closes: the op is cancelled, the result freed when
  *      the task ends, counted "orphaned".
  *    A task the strategy refuses (PEC ring full) is answered 503 (counted

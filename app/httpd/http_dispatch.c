@@ -27,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -65,7 +66,8 @@ struct http_task {
 	struct ewyk_purgatory_ticket ticket;
 	struct httpd_shard *sh;
 	const struct httpd_route_desc *rd;
-	uint32_t status; /* enum http_task_status */
+	uint32_t status;   /* enum http_task_status */
+	uint64_t deadline; /* TSC: a result after it is late (504) */
 	struct httpd_req req;
 	struct httpd_result res;
 };
@@ -254,12 +256,16 @@ http_task_run(void *arg, enum ewyk_strategy_mode mode)
 			t->status = HT_FAILED;
 		}
 	}
-	if (ewyk_purgatory_claim(t->ticket) == 0) {
+	/* Past the deadline the answer is 504, even where the holder could
+	 * not see it pass (a task run in place, on the holder itself, under
+	 * PC): the op is left to expire on the wheel. */
+	if ((t->status == HT_REJECTED || rte_rdtsc() < t->deadline) &&
+		ewyk_purgatory_claim(t->ticket) == 0) {
 		/* Won: the reserved slot makes this never fail. */
 		ewyk_net_inbox_complete(sh->shard, 0, &t->msg, 1);
 		return;
 	}
-	/* Lost to the deadline or to a close: drop the late result. */
+	/* Late, or lost to the deadline or to a close: drop the result. */
 	ewyk_net_inbox_unreserve(sh->shard);
 	__atomic_fetch_add(&sh->task[HTTPD_TASK_LATE], 1, __ATOMIC_RELAXED);
 	task_free(t);
@@ -475,6 +481,7 @@ http_dispatch(void *arg, struct ewyk_http_conn *c,
 	t->sh = sh;
 	t->rd = rd;
 	t->status = HT_OK;
+	t->deadline = deadline;
 	st = (struct ewyk_strategy_task){ .fn = http_task_run,
 		.arg = t,
 		.invocation = route->invocation,

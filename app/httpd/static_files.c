@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 
 #include <rte_common.h>
 #include <rte_malloc.h>
+#include <rte_per_lcore.h>
 
 #include "static_files.h"
 
@@ -32,6 +35,70 @@ struct static_body {
 	void *map;
 	uint64_t len;
 };
+
+/*
+ * A copy out of a mapping that may lose its pages: the file shrinks after
+ * mmap() (truncated by someone else) and reading past its new end raises
+ * SIGBUS. The copy runs on the token holder; without this guard one
+ * truncated file would kill the whole server. The holder arms its
+ * per-lcore guard around the memcpy; the SIGBUS handler jumps back to it
+ * when the faulting address lies in the armed range, and otherwise
+ * restores the default action (the fault repeats and kills, as before).
+ */
+struct copy_guard {
+	sigjmp_buf jb;
+	const char *lo, *hi; /* the source range being copied */
+	volatile sig_atomic_t armed;
+};
+
+static RTE_DEFINE_PER_LCORE(struct copy_guard, copy_guard);
+
+static void
+sigbus_handler(int sig, siginfo_t *si, void *uc)
+{
+	struct copy_guard *g = &RTE_PER_LCORE(copy_guard);
+	const char *a = si != NULL ? (const char *)si->si_addr : NULL;
+
+	RTE_SET_USED(uc);
+	if (g->armed && a >= g->lo && a < g->hi) {
+		g->armed = 0;
+		siglongjmp(g->jb, 1);
+	}
+	signal(sig, SIG_DFL);
+}
+
+/* Install the SIGBUS handler (once, at start-up). 0, or -errno. */
+static int
+sigbus_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sigbus_handler;
+	/* NODEFER: the jump leaves the handler, and SIGBUS must not stay
+	 * blocked (sigsetjmp without saving the mask: no syscall per copy). */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGBUS, &sa, NULL) == 0 ? 0 : -errno;
+}
+
+/* memcpy from a file mapping; 0, or -EIO when the file shrank under it. */
+static int
+guarded_copy(char *dst, const char *src, size_t n)
+{
+	struct copy_guard *g = &RTE_PER_LCORE(copy_guard);
+
+	g->lo = src;
+	g->hi = src + n;
+	if (sigsetjmp(g->jb, 0) != 0)
+		return -EIO;
+	g->armed = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	memcpy(dst, src, n);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	g->armed = 0;
+	return 0;
+}
 
 /* ---- names ---- */
 
@@ -239,7 +306,9 @@ body_produce(void *arg, char *buf, uint32_t cap, uint64_t off)
 	if (b == NULL || off >= b->len)
 		return -EINVAL;
 	n = RTE_MIN((uint64_t)cap, b->len - off);
-	memcpy(buf, (const char *)b->map + off, n);
+	/* The file may have shrunk since it was mapped: SIGBUS, caught. */
+	if (guarded_copy(buf, (const char *)b->map + off, n) != 0)
+		return -EIO;
 	return (int)n;
 }
 
@@ -312,8 +381,11 @@ static_file_get(const struct httpd_req *req, struct httpd_result *res,
 	gmtime_r(&st.st_mtime, &tm);
 	strftime(lm, sizeof(lm), "%a, %d %b %Y %H:%M:%S GMT", &tm);
 	ims = httpd_req_header(req, "If-Modified-Since");
+	/* A date later than now is invalid and ignored (RFC 9110 13.1.3):
+	 * otherwise one far-future date would answer 304 to every later
+	 * change of the file. */
 	if (ims != NULL && parse_http_date(ims, strlen(ims), &since) == 0 &&
-		st.st_mtime <= since) {
+		since <= time(NULL) && st.st_mtime <= since) {
 		close(fd);
 		ret = httpd_result_status(res, 304, NULL);
 		return ret != 0 ? ret :
@@ -411,6 +483,11 @@ static_files_init(struct httpd *h)
 {
 	if (h->conf.root == NULL || h->conf.http_port == 0)
 		return 0;
+	if (sigbus_install() != 0) {
+		printf("--root: cannot install the SIGBUS handler: %s\n",
+			strerror(errno));
+		return -1;
+	}
 	h->static_root = static_root_open(h->conf.root);
 	if (h->static_root == NULL)
 		return -1;

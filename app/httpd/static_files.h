@@ -20,13 +20,22 @@
  * MAP_POPULATE (read ahead with MADV_WILLNEED): the holder may then take
  * a page fault on a page not yet read.
  *
+ * A file that shrinks after it was mapped (truncated by someone else)
+ * would raise SIGBUS on the token holder when the copy reaches past its
+ * new end: the copy is guarded (a SIGBUS handler, installed with --root,
+ * jumps back out of it), the producer fails and the connection is aborted
+ * short of its Content-Length; the server goes on. Under the openat2()
+ * fallback the realpath() check and the open() race with a rename of a
+ * directory component into a symlink (O_NOFOLLOW covers the last one).
+ *
  * Escapes are refused with 403: a "." or ".." segment (also encoded:
  * %2e%2e), an encoded '/' (%2f) or NUL, and any symlink that leads out of
  * DIR (openat2 RESOLVE_BENEATH; where the kernel lacks it, realpath() and
  * a prefix check). Raw ".." never gets here: the parser answers 400.
  * Directories are served by their index.html, else 403 (no listings).
  * Content-Type by extension; Last-Modified, and 304 for an
- * If-Modified-Since at or after it.
+ * If-Modified-Since at or after it (a date later than now is ignored,
+ * RFC 9110 13.1.3).
  */
 
 #include <stddef.h>

@@ -175,7 +175,10 @@ resp_start(struct ewyk_http_conn *c, uint16_t status)
 		return -EALREADY;
 	c->responded = 1;
 	c->status = status;
-	http_conn_count_status(c->srv, status);
+	/* Counted when it goes out: a response to a connection already gone
+	 * (one that only frees a pending request's object) is not one. */
+	if (c->tcp != NULL)
+		http_conn_count_status(c->srv, status);
 	/* A client that expected 100 and did not get it may never send the
 	 * body: do not wait for it, close after the response. */
 	if (c->st == HC_BODY && c->req.expect_continue && !c->body_started &&

@@ -242,6 +242,7 @@ static void
 test_on_done(void **state)
 {
 	struct cli *a = cli_open(0), *b;
+	uint64_t r503, r5xx;
 	size_t off = 0;
 	struct resp r;
 
@@ -262,11 +263,16 @@ test_on_done(void **state)
 	RUN_UNTIL(W.ndeferred == 2, 1000);
 	assert_int_equal(ewyk_http_server_conns(W.srv), 2);
 	W.done_respond = 1;
+	r503 = ctr(EWYK_HTTP_C_RESP_503);
+	r5xx = ctr(EWYK_HTTP_C_RESP_5XX);
 	ewyk_tcp_abort(b->c);
 	b->c = NULL;
 	RUN_UNTIL(W.ndone == 2, 1000);
 	assert_int_equal(W.ndone, 2);
 	assert_int_equal(W.done_aborted, 1);
+	/* The 503 that freed it went nowhere: it is not counted. */
+	assert_int_equal(ctr(EWYK_HTTP_C_RESP_503), r503);
+	assert_int_equal(ctr(EWYK_HTTP_C_RESP_5XX), r5xx);
 	/* Responding from the callback freed the object. */
 	assert_int_equal(ewyk_http_server_conns(W.srv), 1);
 	RUN_UNTIL(false, 50);
