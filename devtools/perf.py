@@ -364,6 +364,10 @@ def median_row(runs):
                 and not isinstance(r.get(k), bool)]
         if len(vals) == len(runs):
             row[k] = statistics.median(vals)
+    # Errors are not a median: every run's count, summed (nothing hidden).
+    errs = [r["errors"] for r in runs if isinstance(r.get("errors"), int)]
+    if errs:
+        row["errors"] = sum(errs)
     row["count_agree"] = all(r.get("count_agree", True) for r in runs)
     row["runs"] = runs
     return row

@@ -176,7 +176,8 @@ How to read it:
   (`-t` = client cores) pinned to the client cores, over kernel loopback,
   `--latency` (wrk's percentiles are not corrected for coordinated
   omission); "new conn/req" is `-H 'Connection: close'`. errors: wrk's
-  socket errors plus non-2xx.
+  socket errors plus non-2xx. The errors column is the sum over all runs
+  of a case (ewyk-loadgen's by kind are in results.json), not a median.
 """)
     crashed = [f"{n}, run {i + 1}" for n in order
                for i, r in enumerate(results[n]["runs"])
