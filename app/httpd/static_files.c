@@ -340,11 +340,10 @@ static_file_get(const struct httpd_req *req, struct httpd_result *res,
 	enum ewyk_strategy_mode mode, void *arg)
 {
 	struct static_root *r = arg;
-	char rel[PATH_MAX], idx[PATH_MAX], lm[40];
+	char rel[PATH_MAX], idx[PATH_MAX], lm[EWYK_HTTP_IMF_DATE_LEN + 1];
 	const char *ims, *ctype;
 	struct static_body *b;
 	struct stat st;
-	struct tm tm;
 	time_t since;
 	uint64_t len;
 	void *map;
@@ -378,8 +377,9 @@ static_file_get(const struct httpd_req *req, struct httpd_result *res,
 		return respond_status(res, 403);
 	}
 	ctype = static_content_type(rel, strlen(rel));
-	gmtime_r(&st.st_mtime, &tm);
-	strftime(lm, sizeof(lm), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	/* No Last-Modified for a time outside years 0-9999: no HTTP-date. */
+	if (ewyk_http_imf_date((int64_t)st.st_mtime, lm, sizeof(lm)) != 0)
+		lm[0] = '\0';
 	ims = httpd_req_header(req, "If-Modified-Since");
 	/* A date later than now is invalid and ignored (RFC 9110 13.1.3):
 	 * otherwise one far-future date would answer 304 to every later
@@ -388,11 +388,12 @@ static_file_get(const struct httpd_req *req, struct httpd_result *res,
 		since <= time(NULL) && st.st_mtime <= since) {
 		close(fd);
 		ret = httpd_result_status(res, 304, NULL);
-		return ret != 0 ? ret :
-				  httpd_result_header(res, "Last-Modified", lm);
+		return ret != 0 || lm[0] == '\0' ?
+			ret :
+			httpd_result_header(res, "Last-Modified", lm);
 	}
 	ret = httpd_result_status(res, 200, ctype);
-	if (ret == 0)
+	if (ret == 0 && lm[0] != '\0')
 		ret = httpd_result_header(res, "Last-Modified", lm);
 	if (ret != 0)
 		goto err;

@@ -391,8 +391,27 @@ int ewyk_http_body_parse_mbuf(struct ewyk_http_body *b,
 	const struct rte_mbuf *m, uint32_t off, uint32_t *consumed,
 	struct ewyk_http_view *data);
 
+/** Length of an IMF-fixdate, "Sun, 06 Nov 1994 08:49:37 GMT" (RFC 9110 5.6.7). */
+#define EWYK_HTTP_IMF_DATE_LEN 29
 /** Length of "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n". */
 #define EWYK_HTTP_DATE_LEN 37
+
+/**
+ * Write a time as an IMF-fixdate, the HTTP-date servers send (RFC 9110
+ * 5.6.7): the value of Date, Last-Modified, Expires. Independent of the
+ * locale.
+ *
+ * @param unix_sec
+ *   Seconds since the Epoch (negative: before it).
+ * @param buf
+ *   Output, NUL-terminated.
+ * @param size
+ *   Its size: more than EWYK_HTTP_IMF_DATE_LEN.
+ * @return
+ *   0; -EINVAL (NULL or too small @p buf), -ERANGE (a year outside
+ *   0000-9999).
+ */
+int ewyk_http_imf_date(int64_t unix_sec, char *buf, size_t size);
 
 /** Per-shard cache of the Date field line, refreshed once per second. */
 struct ewyk_http_date {

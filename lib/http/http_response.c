@@ -86,7 +86,7 @@ ewyk_http_reason(uint16_t status)
 
 /* IMF-fixdate (RFC 9110 section 5.6.7), written without locale. */
 int
-ewyk_http_date_update(struct ewyk_http_date *d, uint64_t unix_sec)
+ewyk_http_imf_date(int64_t unix_sec, char *buf, size_t size)
 {
 	static const char wday[7][4] = {
 		"Sun",
@@ -114,21 +114,38 @@ ewyk_http_date_update(struct ewyk_http_date *d, uint64_t unix_sec)
 	time_t t = (time_t)unix_sec;
 	struct tm tm;
 
-	if (d->line[0] != '\0' && d->sec == unix_sec)
-		return 0;
-	if (gmtime_r(&t, &tm) == NULL || tm.tm_year > 8099)
-		return 0;
+	if (buf == NULL || size <= EWYK_HTTP_IMF_DATE_LEN)
+		return -EINVAL;
+	if (gmtime_r(&t, &tm) == NULL || tm.tm_year < -1900 ||
+		tm.tm_year > 8099)
+		return -ERANGE;
 	{
 		char tmp[64];
 		int n = snprintf(tmp, sizeof(tmp),
-			"Date: %s, %02d %s %04d %02d:%02d:%02d GMT\r\n",
-			wday[tm.tm_wday], tm.tm_mday, mon[tm.tm_mon],
-			tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+			"%s, %02d %s %04d %02d:%02d:%02d GMT", wday[tm.tm_wday],
+			tm.tm_mday, mon[tm.tm_mon], tm.tm_year + 1900,
+			tm.tm_hour, tm.tm_min, tm.tm_sec);
 
-		if (n != EWYK_HTTP_DATE_LEN)
-			return 0;
-		memcpy(d->line, tmp, EWYK_HTTP_DATE_LEN + 1);
+		if (n != EWYK_HTTP_IMF_DATE_LEN)
+			return -ERANGE;
+		memcpy(buf, tmp, EWYK_HTTP_IMF_DATE_LEN + 1);
 	}
+	return 0;
+}
+
+int
+ewyk_http_date_update(struct ewyk_http_date *d, uint64_t unix_sec)
+{
+	char v[EWYK_HTTP_IMF_DATE_LEN + 1];
+
+	if (d->line[0] != '\0' && d->sec == unix_sec)
+		return 0;
+	if (unix_sec > INT64_MAX ||
+		ewyk_http_imf_date((int64_t)unix_sec, v, sizeof(v)) != 0)
+		return 0;
+	memcpy(d->line, "Date: ", 6);
+	memcpy(d->line + 6, v, EWYK_HTTP_IMF_DATE_LEN);
+	memcpy(d->line + 6 + EWYK_HTTP_IMF_DATE_LEN, "\r\n", 3);
 	d->sec = unix_sec;
 	return 1;
 }

@@ -876,6 +876,25 @@ test_response(void **state)
 	assert_string_equal(d.line, "Date: Mon, 24 Nov 2025 00:00:00 GMT\r\n");
 	assert_int_equal(ewyk_http_date_update(&d, 784111777), 1);
 
+	/* The IMF-fixdate alone (Last-Modified): before the Epoch too; a
+	 * year past 9999 has none; the buffer must hold it and its NUL. */
+	{
+		char v[EWYK_HTTP_IMF_DATE_LEN + 1];
+
+		assert_int_equal(ewyk_http_imf_date(784111777, v, sizeof(v)),
+			0);
+		assert_string_equal(v, "Sun, 06 Nov 1994 08:49:37 GMT");
+		assert_int_equal(ewyk_http_imf_date(-86400, v, sizeof(v)), 0);
+		assert_string_equal(v, "Wed, 31 Dec 1969 00:00:00 GMT");
+		assert_int_equal(ewyk_http_imf_date(INT64_C(253402300800), v,
+					 sizeof(v)),
+			-ERANGE);
+		assert_int_equal(ewyk_http_imf_date(0, v, sizeof(v) - 1),
+			-EINVAL);
+		assert_int_equal(ewyk_http_imf_date(0, NULL, sizeof(v)),
+			-EINVAL);
+	}
+
 	n = ewyk_http_response_head(buf, sizeof(buf), &r, &d);
 	assert_true(n > 0);
 	buf[n] = '\0';
