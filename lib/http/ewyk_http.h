@@ -42,6 +42,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_mbuf.h>
 
@@ -153,27 +154,30 @@ struct ewyk_http_limits {
  * private except `status`.
  */
 struct ewyk_http_parser {
+	/* per request: zeroed by ewyk_http_parser_reset() */
 	uint16_t status;     /**< HTTP status to answer after -EBADMSG */
 	uint8_t state;       /**< private */
-	uint8_t isa;         /**< enum ewyk_http_isa in use */
 	uint8_t tok_partial; /**< private: token continues from scratch */
 	uint8_t vpos;        /**< private: empty lines, then version position */
 	uint8_t nhost;       /**< private: Host fields seen */
 	uint8_t flags;       /**< private: field semantics seen */
-	uint32_t line_left;  /**< private: request line budget */
-	uint32_t hdr_left;   /**< private: header section budget */
-	uint32_t tok_off;    /**< private: token start in scratch */
-	uint32_t tok_len;    /**< private: token bytes in scratch */
-	char *scratch;       /**< straddling tokens are assembled here */
-	uint32_t scratch_size;       /**< its size */
-	uint32_t scratch_used;       /**< bytes used for this request */
+	uint8_t te_count;    /**< private: transfer codings seen */
+	uint8_t te_chunked;  /**< private: times "chunked" seen */
+	uint8_t te_last_chunked; /**< private: last coding is chunked */
+	uint8_t te_other;        /**< private: another coding seen */
+	uint32_t scratch_used;   /**< bytes of scratch used for this request */
+	uint32_t tok_off;        /**< private: token start in scratch */
+	uint32_t tok_len;        /**< private: token bytes in scratch */
+	uint64_t cl;             /**< private: Content-Length seen */
+	/* per request, set by reset from the limits */
+	uint32_t line_left;         /**< private: request line budget */
+	uint32_t hdr_left;          /**< private: header section budget */
+	struct ewyk_http_view name; /**< private: current field name */
+	/* for the parser's life */
+	char *scratch;         /**< straddling tokens are assembled here */
+	uint32_t scratch_size; /**< its size */
 	struct ewyk_http_limits lim; /**< limits in force */
-	struct ewyk_http_view name;  /**< private: current field name */
-	uint64_t cl;                 /**< private: Content-Length seen */
-	uint8_t te_count;            /**< private: transfer codings seen */
-	uint8_t te_chunked;          /**< private: times "chunked" seen */
-	uint8_t te_last_chunked;     /**< private: last coding is chunked */
-	uint8_t te_other;            /**< private: another coding seen */
+	uint8_t isa;                 /**< enum ewyk_http_isa in use */
 };
 
 /**
@@ -208,12 +212,20 @@ int ewyk_http_parser_init(struct ewyk_http_parser *p,
 	uint32_t scratch_size);
 
 /**
- * Make the parser ready for the next request (scratch is reused).
+ * Make the parser ready for the next request (scratch is reused). Inline:
+ * it runs once per request, and is two stores of zeroes and a copy of the
+ * limits.
  *
  * @param p
  *   Parser.
  */
-void ewyk_http_parser_reset(struct ewyk_http_parser *p);
+static inline void
+ewyk_http_parser_reset(struct ewyk_http_parser *p)
+{
+	memset(p, 0, offsetof(struct ewyk_http_parser, line_left));
+	p->line_left = p->lim.max_line;
+	p->hdr_left = p->lim.max_header_bytes;
+}
 
 /**
  * The best instruction set this CPU offers the scanners.

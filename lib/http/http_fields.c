@@ -230,31 +230,6 @@ http_authority_valid(const char *s, uint32_t n, int allow_empty)
 	return 1;
 }
 
-/*
- * Field-name comparison with a lower-case literal, a word at a time: for
- * a token character x, (x | 0x20) equals a lower-case letter or '-' only
- * when x is that letter in either case or '-' itself.
- */
-static inline int
-name_is(const char *n, const char *lit, uint32_t len)
-{
-	uint64_t a, b;
-	uint32_t i = 0;
-
-	for (; i + 8 <= len; i += 8) {
-		memcpy(&a, n + i, 8);
-		memcpy(&b, lit + i, 8);
-		if ((a | UINT64_C(0x2020202020202020)) != b)
-			return 0;
-	}
-	for (; i < len; i++)
-		if (((unsigned char)n[i] | 0x20) != (unsigned char)lit[i])
-			return 0;
-	return 1;
-}
-
-#define NAME_IS(n, lit) name_is(n, lit, sizeof(lit) - 1)
-
 uint16_t
 http_field_apply(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 	const struct ewyk_http_header *h)
@@ -263,33 +238,26 @@ http_field_apply(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 
 	switch (h->name.len) {
 	case 4:
-		if (!NAME_IS(n, "host"))
-			break;
-		if (p->nhost++ != 0)
-			return 400; /* more than one Host */
-		if (!http_authority_valid(h->value.p, h->value.len, 1))
-			return 400; /* RFC 9112 3.2 */
-		/* absolute-form: the target's authority is the host (3.2.2) */
-		if (req->target.p[0] == '/' || req->target.len == 1)
-			req->host = h->value;
+		if (HTTP_NAME_IS(n, "host"))
+			return http_field_host(p, req, h, 0);
 		break;
 	case 6:
-		if (!NAME_IS(n, "expect") || req->version_minor == 0)
+		if (!HTTP_NAME_IS(n, "expect") || req->version_minor == 0)
 			break; /* 1.0: the expectation is ignored */
 		if (!HTTP_IEQ(h->value.p, h->value.len, "100-continue"))
 			return 417;
 		p->flags |= HF_EXPECT;
 		break;
 	case 10:
-		if (NAME_IS(n, "connection"))
+		if (HTTP_NAME_IS(n, "connection"))
 			connection(p, &h->value);
 		break;
 	case 14:
-		if (NAME_IS(n, "content-length"))
+		if (HTTP_NAME_IS(n, "content-length"))
 			return content_length(p, &h->value);
 		break;
 	case 17:
-		if (NAME_IS(n, "transfer-encoding"))
+		if (HTTP_NAME_IS(n, "transfer-encoding"))
 			return transfer_encoding(p, &h->value);
 		break;
 	default:

@@ -99,29 +99,6 @@ ewyk_http_scratch_size(const struct ewyk_http_limits *lim)
 	return l.max_line + l.max_header_bytes;
 }
 
-void
-ewyk_http_parser_reset(struct ewyk_http_parser *p)
-{
-	p->status = 0;
-	p->state = PS_START;
-	p->tok_partial = 0;
-	p->vpos = 0;
-	p->nhost = 0;
-	p->flags = 0;
-	p->line_left = p->lim.max_line;
-	p->hdr_left = p->lim.max_header_bytes;
-	p->tok_off = 0;
-	p->tok_len = 0;
-	p->scratch_used = 0;
-	p->name.p = NULL;
-	p->name.len = 0;
-	p->cl = 0;
-	p->te_count = 0;
-	p->te_chunked = 0;
-	p->te_last_chunked = 0;
-	p->te_other = 0;
-}
-
 int
 ewyk_http_parser_init(struct ewyk_http_parser *p,
 	const struct ewyk_http_limits *lim, char *scratch,
@@ -193,31 +170,11 @@ tok_save(struct ewyk_http_parser *p, const char *buf, size_t ts, size_t len)
 	return 0;
 }
 
-/*
- * A "/." or "/.." segment (RFC 3986 section 3.3) in path[0..n): such a
- * path names another resource once normalised, and the router compares
- * bytes, so the request is refused (400) rather than routed as received.
- */
+/* has_dot_segment() of a long path: memchr() from '.' to '.' */
 static int
-has_dot_segment(const char *t, uint32_t n)
+has_dot_segment_long(const char *t, uint32_t n)
 {
-	const char *d;
-
-	if (n < 32) {
-		/* short paths: a byte loop beats a call to memchr */
-		uint32_t k;
-
-		for (k = 1; k < n; k++) {
-			if (t[k] != '.' || t[k - 1] != '/')
-				continue;
-			if (k + 1 == n || t[k + 1] == '/')
-				return 1;
-			if (t[k + 1] == '.' && (k + 2 == n || t[k + 2] == '/'))
-				return 1;
-		}
-		return 0;
-	}
-	d = memchr(t, '.', n);
+	const char *d = memchr(t, '.', n);
 
 	while (d != NULL) {
 		uint32_t k = (uint32_t)(d - t);
@@ -231,6 +188,30 @@ has_dot_segment(const char *t, uint32_t n)
 		if (k + 1 >= n)
 			break;
 		d = memchr(d + 1, '.', n - k - 1);
+	}
+	return 0;
+}
+
+/*
+ * A "/." or "/.." segment (RFC 3986 section 3.3) in path[0..n): such a
+ * path names another resource once normalised, and the router compares
+ * bytes, so the request is refused (400) rather than routed as received.
+ */
+static __rte_always_inline int
+has_dot_segment(const char *t, uint32_t n)
+{
+	uint32_t k;
+
+	if (n >= 32)
+		return has_dot_segment_long(t, n);
+	/* short paths: a byte loop beats a call to memchr */
+	for (k = 1; k < n; k++) {
+		if (t[k] != '.' || t[k - 1] != '/')
+			continue;
+		if (k + 1 == n || t[k + 1] == '/')
+			return 1;
+		if (t[k + 1] == '.' && (k + 2 == n || t[k + 2] == '/'))
+			return 1;
 	}
 	return 0;
 }
@@ -343,22 +324,140 @@ name_end(const char *buf, uint32_t i, uint32_t end)
 	return i;
 }
 
+/* 8 bytes "HTTP/1.1" or "HTTP/1.0": the minor version, or -1. */
+static inline int
+version_at(const char *v8)
+{
+	uint64_t v;
+
+	memcpy(&v, v8, sizeof(v));
+	if ((v | rte_cpu_to_le_64(UINT64_C(1) << 56)) !=
+		(uint64_t)rte_cpu_to_le_64(UINT64_C(0x312e312f50545448)))
+		return -1;
+	return v8[7] == '1';
+}
+
+/*
+ * "Host: " (any case) at s, n bytes readable: the field nearly every request
+ * carries, usually first, is known without scanning its name.
+ */
+static inline int
+starts_host_sp(const char *s, uint32_t n)
+{
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	/* the name's letters lower-cased: x | 0x20 is a letter only for that
+	 * letter in either case */
+	return n >= 8 &&
+		((http_load64(s) | UINT64_C(0x20202020)) &
+			UINT64_C(0xffffffffffff)) == UINT64_C(0x203a74736f68);
+#else
+	return n >= 6 && HTTP_NAME_IS(s, "host") && s[4] == ':' && s[5] == ' ';
+#endif
+}
+
+/*
+ * The colon that ends a field name starting at buf[i], with only tchars
+ * before it; hend or beyond when there is none before hend. In one 16-byte
+ * step (isa not scalar) when the colon is in the 16 bytes (len: bytes
+ * readable from buf).
+ */
+static inline uint32_t
+field_name_end(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
+	unsigned int isa)
+{
+	uint32_t e;
+
+#ifdef __SSSE3__
+	if (isa != EWYK_HTTP_ISA_SCALAR && len - i >= 16) {
+		const __m128i x = _mm_loadu_si128(
+			(const __m128i *)(const void *)(buf + i));
+		const uint32_t c = (uint32_t)__builtin_ctz(
+			(uint32_t)_mm_movemask_epi8(
+				_mm_cmpeq_epi8(x, _mm_set1_epi8(':'))) |
+			0x10000);
+
+		if (c < 16)
+			return c == 0 ||
+					(~http_tchar16(x) &
+						((UINT32_C(1) << c) - 1)) ?
+				hend :
+				i + c; /* the caller checks i + c < hend */
+	}
+#else
+	RTE_SET_USED(len);
+	RTE_SET_USED(isa);
+#endif
+	e = name_end(buf, i, hend);
+	return e > i && e < hend && buf[e] == ':' ? e : hend;
+}
+
+/*
+ * OWS field-value OWS CR from buf[i]: the CR's index, and the value in
+ * [*vs, *ve); hend when the line has a CTL other than HT before its CR, or
+ * no CR before hend. In one 16-byte step (isa not scalar) when the CR is in
+ * the 16 bytes and the line has no HT and no OWS after the value.
+ */
+static inline uint32_t
+field_value_end(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
+	unsigned int isa, uint32_t *vs, uint32_t *ve)
+{
+	uint32_t e;
+
+#ifdef __SSSE3__
+	if (isa != EWYK_HTTP_ISA_SCALAR && len - i >= 16) {
+		const __m128i x = _mm_loadu_si128(
+			(const __m128i *)(const void *)(buf + i));
+		/* the first CTL, HT included */
+		const uint32_t k = (uint32_t)__builtin_ctz(
+			http_value_stop16(x) | 0x10000);
+
+		if (k < 16 && buf[i + k] == '\r') {
+			const uint32_t sp = (uint32_t)_mm_movemask_epi8(
+				_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')));
+			/* leading SPs: the CR ends them */
+			const uint32_t lead = (uint32_t)__builtin_ctz(~sp);
+
+			if (k == lead || !((sp >> (k - 1)) & 1)) {
+				*vs = i + lead;
+				*ve = i + k;
+				return i + k < hend ? i + k : hend;
+			}
+		}
+	}
+#else
+	RTE_SET_USED(len);
+#endif
+	while (i < hend && (buf[i] == ' ' || buf[i] == '\t'))
+		i++;
+	*vs = i;
+	i += (uint32_t)http_scan_value_inl(isa, buf + i, hend - i);
+	for (e = i; e > *vs && (buf[e - 1] == ' ' || buf[e - 1] == '\t'); e--)
+		;
+	*ve = e;
+	return i < hend && buf[i] == '\r' ? i : hend;
+}
+
 /*
  * Fast path: a whole, well-formed head in one piece, at the start of a
  * request. Straight-line code with no per-byte state dispatch; anything
  * unusual (end of input, an error, a limit, a leading empty line, a version
  * other than 1.0/1.1) returns -1 and the state machine below parses the
  * piece from its start instead, so errors and their statuses come from one
- * place only. The unit tests and the fuzzer compare this path (whole
- * input) with the state machine (split input) on every request.
+ * place only. Where the CPU has SSSE3 and the isa is not scalar, field
+ * names and values are found in 16-byte steps, and a "Host: " line is known
+ * without a scan of its name. The unit tests and the fuzzer compare this
+ * path (whole input, each isa) with the state machine (split input) on
+ * every request.
  */
 static int
 parse_fast(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 	const char *buf, uint32_t len, uint32_t *consumed)
 {
-	uint32_t i = 0, s, lend, hend;
+	uint32_t i = 0, s, e, lend, hend;
 	struct ewyk_http_header *h;
-	int m;
+	int m, minor, is_host;
+	/* the 16-byte steps; the scalar isa never runs a vector instruction */
+	const int vec = p->isa != EWYK_HTTP_ISA_SCALAR;
 
 	if (len >= 4 && memcmp(buf, "GET ", 4) == 0) {
 		i = 3;
@@ -385,18 +484,11 @@ method_done:
 	if (target_finish(req) != 0)
 		return -1;
 	i++;
-	{
-		uint64_t v;
-
-		/* "HTTP/1.1" or "HTTP/1.0", then CRLF */
-		memcpy(&v, buf + i, sizeof(v));
-		if ((v | rte_cpu_to_le_64(UINT64_C(1) << 56)) !=
-				(uint64_t)rte_cpu_to_le_64(
-					UINT64_C(0x312e312f50545448)) ||
-			buf[i + 8] != '\r' || buf[i + 9] != '\n')
-			return -1;
-		req->version_minor = buf[i + 7] == '1';
-	}
+	/* "HTTP/1.1" or "HTTP/1.0", then CRLF */
+	minor = version_at(buf + i);
+	if (minor < 0 || buf[i + 8] != '\r' || buf[i + 9] != '\n')
+		return -1;
+	req->version_minor = (uint8_t)minor;
 	i += 10;
 	lend = i;
 	if (lend > p->lim.max_line)
@@ -417,28 +509,29 @@ method_done:
 			goto slow;
 		h = &req->headers[req->nheaders];
 		s = i;
-		i = name_end(buf, i, hend);
-		if (i == s || i >= hend || buf[i] != ':')
+		is_host = starts_host_sp(buf + i, len - i);
+		i = is_host ? i + 4 : field_name_end(buf, i, len, hend, p->isa);
+		if (i >= hend)
 			goto slow;
 		h->name.p = buf + s;
 		h->name.len = i - s;
 		i++;
-		while (i < hend && (buf[i] == ' ' || buf[i] == '\t'))
+		/* the usual single SP, before the 16 bytes */
+		if (i < hend && buf[i] == ' ')
 			i++;
-		s = i;
-		i += (uint32_t)http_scan_value_inl(p->isa, buf + i, hend - i);
-		if (i + 1 >= hend || buf[i] != '\r' || buf[i + 1] != '\n')
+		i = field_value_end(buf, i, len, hend, p->isa, &s, &e);
+		if (i + 1 >= hend || buf[i + 1] != '\n')
 			goto slow;
 		h->value.p = buf + s;
-		h->value.len = i - s;
-		while (h->value.len > 0 &&
-			(buf[s + h->value.len - 1] == ' ' ||
-				buf[s + h->value.len - 1] == '\t'))
-			h->value.len--;
+		h->value.len = e - s;
 		req->nheaders++;
-		if (HTTP_FIELD_MAYBE(h->name.len) &&
-			http_field_apply(p, req, h) != 0)
+		if (is_host) {
+			if (http_field_host(p, req, h, vec ? len - s : 0) != 0)
+				goto slow;
+		} else if (HTTP_FIELD_MAYBE(h->name.len) &&
+			http_field_apply(p, req, h) != 0) {
 			goto slow;
+		}
 		i += 2;
 	}
 	if (http_fields_finish(p, req) != 0)
@@ -461,8 +554,12 @@ slow:
 	return -1;
 }
 
-int
-ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
+/*
+ * The state machine: any segmentation, any request, every error. Kept out
+ * of line so that the fast path's function stays small.
+ */
+static __rte_noinline int
+parse_machine(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 	const char *buf, uint32_t len, uint32_t *consumed)
 {
 	size_t i = 0, ts = 0, end;
@@ -471,19 +568,6 @@ ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 	unsigned char c;
 	int m;
 
-	if (p == NULL || req == NULL || consumed == NULL ||
-		(buf == NULL && len > 0) || p->state >= PS_DONE ||
-		req->headers == NULL)
-		return -EINVAL;
-	*consumed = 0;
-	if (p->state == PS_START) {
-		req->nheaders = 0;
-		req->host.p = NULL;
-		req->host.len = 0;
-		if (p->line_left == p->lim.max_line &&
-			parse_fast(p, req, buf, len, consumed) > 0)
-			return EWYK_HTTP_DONE;
-	}
 	while (i < len) {
 		size_t from = i;
 
@@ -678,6 +762,26 @@ ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 	}
 	*consumed = len;
 	return EWYK_HTTP_AGAIN;
+}
+
+int
+ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
+	const char *buf, uint32_t len, uint32_t *consumed)
+{
+	if (p == NULL || req == NULL || consumed == NULL ||
+		(buf == NULL && len > 0) || p->state >= PS_DONE ||
+		req->headers == NULL)
+		return -EINVAL;
+	if (p->state == PS_START) {
+		req->nheaders = 0;
+		req->host.p = NULL;
+		req->host.len = 0;
+		if (p->line_left == p->lim.max_line &&
+			parse_fast(p, req, buf, len, consumed) > 0)
+			return EWYK_HTTP_DONE;
+	}
+	*consumed = 0;
+	return parse_machine(p, req, buf, len, consumed);
 }
 
 int

@@ -6,7 +6,15 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#ifdef __SSSE3__
+#include <tmmintrin.h>
+#endif
+
 #include <rte_byteorder.h>
+#include <rte_common.h>
 #include <rte_log.h>
 
 #include "ewyk_http.h"
@@ -135,6 +143,132 @@ http_view_ieq(const char *p, uint32_t len, const char *lit, uint32_t litlen)
  */
 int http_authority_valid(const char *s, uint32_t n, int allow_empty);
 
+/*
+ * Quick acceptance of the common uri-host [":" port]: letters, digits, '-'
+ * and '.', then optionally ':' and digits, checked 16 bytes at once. The
+ * 16 bytes at s must be readable (avail >= 16). Returns 1 when s[0, n) is
+ * valid, 0 when this cannot tell: http_authority_valid() decides then (it
+ * accepts everything this accepts, and this is tested against it).
+ */
+static inline int
+http_authority_quick(const char *s, uint32_t n, size_t avail)
+{
+#ifdef __SSE2__
+	__m128i x, l, dig, ok;
+	uint32_t full, m, k;
+
+	if (n == 0 || n > 16 || avail < 16)
+		return 0;
+	x = _mm_loadu_si128((const __m128i *)(const void *)s);
+	l = _mm_or_si128(x, _mm_set1_epi8(0x20));
+	/* signed compares: bytes >= 0x80 are negative and never pass */
+	dig = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+		_mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
+	ok = _mm_and_si128(_mm_cmpgt_epi8(l, _mm_set1_epi8('a' - 1)),
+		_mm_cmplt_epi8(l, _mm_set1_epi8('z' + 1)));
+	ok = _mm_or_si128(_mm_or_si128(ok, dig),
+		_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('-')),
+			_mm_cmpeq_epi8(x, _mm_set1_epi8('.'))));
+	full = (UINT32_C(1) << n) - 1;
+	m = (uint32_t)_mm_movemask_epi8(ok) & full;
+	if (m == full)
+		return 1;
+	/* "host:port": the first other byte is a colon after a non-empty
+	 * host, and every byte after it is a digit */
+	k = (uint32_t)__builtin_ctz(~m & full);
+	if (k == 0 || s[k] != ':')
+		return 0;
+	return (((uint32_t)_mm_movemask_epi8(dig) & full) |
+		       ((UINT32_C(2) << k) - 1)) == full;
+#else
+	RTE_SET_USED(s);
+	RTE_SET_USED(n);
+	RTE_SET_USED(avail);
+	return 0;
+#endif
+}
+
+#ifdef __SSSE3__
+/*
+ * 16 bytes at once for the parser's fast path (compiled in where the
+ * build's baseline has SSSE3, used when the parser's isa is not scalar).
+ *
+ * http_tchar16: bit i set when x[i] is a tchar. A byte's class is looked
+ * up by nibbles: lo[low nibble] has bit h set when (h << 4 | low) is a
+ * tchar, hi[h] = 1 << h for h < 8 and 0 above (no tchar >= 0x80), so
+ * lo & hi is non-zero exactly for the tchars. Tested against http_tchar
+ * for all 256 bytes.
+ */
+static inline uint32_t
+http_tchar16(__m128i x)
+{
+	const __m128i lo = _mm_setr_epi8((char)0xe8, (char)0xfc, (char)0xf8,
+		(char)0xfc, (char)0xfc, (char)0xfc, (char)0xfc, (char)0xfc,
+		(char)0xf8, (char)0xf8, (char)0xf4, 0x54, (char)0xd0, 0x54,
+		(char)0xf4, 0x70);
+	const __m128i hi = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128, 0,
+		0, 0, 0, 0, 0, 0, 0);
+	const __m128i nib = _mm_set1_epi8(0x0f);
+	__m128i c = _mm_and_si128(_mm_shuffle_epi8(lo, _mm_and_si128(x, nib)),
+		_mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16(x, 4), nib)));
+
+	return ~(uint32_t)_mm_movemask_epi8(
+		       _mm_cmpeq_epi8(c, _mm_setzero_si128())) &
+		0xffff;
+}
+
+/* Bit i set when x[i] stops a field value (a CTL, HT included, or DEL). */
+static inline uint32_t
+http_value_stop16(__m128i x)
+{
+	const __m128i sp = _mm_set1_epi8(0x20);
+	/* x >= 0x20, unsigned: obs-text (0x80-0xff) passes */
+	uint32_t ok = (uint32_t)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(_mm_max_epu8(x, sp), x));
+
+	return (~ok |
+		       (uint32_t)_mm_movemask_epi8(
+			       _mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f)))) &
+		0xffff;
+}
+#endif
+
+/*
+ * Field-name comparison with a lower-case literal of len >= 4 bytes, a
+ * word at a time with overlapping loads: for a token character x,
+ * (x | 0x20) equals a lower-case letter or '-' only when x is that letter
+ * in either case or '-' itself.
+ */
+static inline int
+http_name_is(const char *n, const char *lit, uint32_t len)
+{
+	uint64_t a, b;
+	uint32_t x, y, i;
+
+	if (len < 8) {
+		memcpy(&x, n, 4);
+		memcpy(&y, lit, 4);
+		if ((x | UINT32_C(0x20202020)) != y)
+			return 0;
+		memcpy(&x, n + len - 4, 4);
+		memcpy(&y, lit + len - 4, 4);
+		return (x | UINT32_C(0x20202020)) == y;
+	}
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&a, n + i, 8);
+		memcpy(&b, lit + i, 8);
+		if ((a | UINT64_C(0x2020202020202020)) != b)
+			return 0;
+	}
+	if (i == len)
+		return 1;
+	memcpy(&a, n + len - 8, 8);
+	memcpy(&b, lit + len - 8, 8);
+	return (a | UINT64_C(0x2020202020202020)) == b;
+}
+
+#define HTTP_NAME_IS(n, lit) http_name_is(n, lit, sizeof(lit) - 1)
+
 /* Parser flags (ewyk_http_parser.flags). */
 #define HF_CL 0x01         /* Content-Length seen */
 #define HF_TE 0x02         /* Transfer-Encoding seen */
@@ -155,6 +289,26 @@ int http_authority_valid(const char *s, uint32_t n, int allow_empty);
 				(1u << 17))))
 uint16_t http_field_apply(struct ewyk_http_parser *p,
 	struct ewyk_http_request *req, const struct ewyk_http_header *h);
+
+/*
+ * A Host field (RFC 9112 3.2): one only, a valid uri-host [":" port] or
+ * empty. avail: bytes readable from its value (0: unknown). Inline: every
+ * HTTP/1.1 request has one, and the fast path applies it itself.
+ */
+static inline uint16_t
+http_field_host(struct ewyk_http_parser *p, struct ewyk_http_request *req,
+	const struct ewyk_http_header *h, size_t avail)
+{
+	if (p->nhost++ != 0)
+		return 400; /* more than one Host */
+	if (!http_authority_quick(h->value.p, h->value.len, avail) &&
+		!http_authority_valid(h->value.p, h->value.len, 1))
+		return 400;
+	/* absolute-form: the target's authority is the host (3.2.2) */
+	if (req->target.p[0] == '/' || req->target.len == 1)
+		req->host = h->value;
+	return 0;
+}
 /*
  * End of the header section (RFC 9112 6.1, 6.3; 9.3 persistence): the
  * framing and keep-alive decided from the fields seen; inline, as it runs
@@ -163,9 +317,17 @@ uint16_t http_field_apply(struct ewyk_http_parser *p,
 static inline uint16_t
 http_fields_finish(struct ewyk_http_parser *p, struct ewyk_http_request *req)
 {
+	req->content_length = 0;
+	if (p->flags == 0 && p->nhost == 1) {
+		/* the common head: one Host, no framing or connection field */
+		req->framing = EWYK_HTTP_BODY_NONE;
+		req->keep_alive = req->version_minor; /* 1.1 yes, 1.0 no */
+		req->expect_continue = 0;
+		req->head = req->method_id == EWYK_HTTP_HEAD;
+		return 0;
+	}
 	if (req->version_minor == 1 && p->nhost == 0)
 		return 400;
-	req->content_length = 0;
 	if (p->flags & HF_TE) {
 		/* RFC 9112 6.1: TE in 1.0 is faulty framing; 6.3: CL + TE */
 		if (req->version_minor == 0 || (p->flags & HF_CL))
