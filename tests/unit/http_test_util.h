@@ -36,6 +36,9 @@ void test_body_mbuf(void **state);
 /* test_http_response.c: the response writer. */
 void test_response(void **state);
 void test_response_mbuf_chunked(void **state);
+/* test_http_num.c: the lexical helpers. */
+void test_hex_digit_and_pct_octet(void **state);
+void test_parse_u64(void **state);
 /* test_http_router.c: the router. */
 void test_router(void **state);
 void test_router_segments(void **state);

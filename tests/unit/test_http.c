@@ -5,8 +5,9 @@
  * per piece and as mbuf chains of small segments, with every instruction
  * set the CPU has: every way must give the same result. This file's main
  * also runs the body decoders' tests (test_http_body.c), the response
- * writer's (test_http_response.c) and the router's (test_http_router.c);
- * what they share is in http_test_util.h.
+ * writer's (test_http_response.c), the router's (test_http_router.c) and
+ * the lexical helpers' (test_http_num.c); what they share is in
+ * http_test_util.h.
  */
 
 #include <stdarg.h>
@@ -646,6 +647,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_router),
 		cmocka_unit_test(test_router_segments),
 		cmocka_unit_test(test_parse_then_route),
+		cmocka_unit_test(test_hex_digit_and_pct_octet),
+		cmocka_unit_test(test_parse_u64),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) < 0)
