@@ -31,7 +31,7 @@ ewyk_hugepages
 # that skips is a failure.
 ALLOWED_SKIPS=(
 	"dts/*::test_perf_* performance methods run only with EWYK_PERF=1; CI asserts no timing"
-	"dts/*TestSuite_http.py::TestSuite_http_robustness::test_sleep_head_of_line skips (printing its figures) when / alone has a p99 over 50 ms: the shared machine is then too loaded to show a 100 ms effect"
+	"dts/*TestSuite_http_robustness.py::TestSuite_http_robustness::test_sleep_head_of_line skips (printing its figures) when / alone has a p99 over 50 ms: the shared machine is then too loaded to show a 100 ms effect"
 )
 export EWYK_ALLOWED_SKIPS
 EWYK_ALLOWED_SKIPS=$(printf '%s\n' "${ALLOWED_SKIPS[@]}")

@@ -31,26 +31,6 @@
 #define ECHO_BUF 32768
 #define ECHO_MAX 256
 
-/* Parse a decimal number of at most 13 digits; -1 when not one. */
-static int
-parse_num(const char *p, uint32_t len, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-	uint32_t i;
-
-	if (len == 0 || len > 13)
-		return -1;
-	for (i = 0; i < len; i++) {
-		if (p[i] < '0' || p[i] > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(p[i] - '0');
-	}
-	if (v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int
 hello(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
 {
@@ -106,7 +86,7 @@ bytes(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
 	uint64_t n;
 
 	RTE_SET_USED(arg);
-	if (parse_num(req->path.p + sizeof(pre) - 1,
+	if (ewyk_http_parse_u64(req->path.p + sizeof(pre) - 1,
 		    req->path.len - (uint32_t)(sizeof(pre) - 1), BYTES_MAX,
 		    &n) != 0)
 		return bad_request(c, "bad length: /bytes/<0..2^40>\n", 29);
@@ -128,7 +108,7 @@ sleep_fn(const struct httpd_req *req, struct httpd_result *res,
 
 	RTE_SET_USED(mode);
 	RTE_SET_USED(arg);
-	if (parse_num(req->path + sizeof(pre) - 1,
+	if (ewyk_http_parse_u64(req->path + sizeof(pre) - 1,
 		    req->path_len - (uint32_t)(sizeof(pre) - 1), SLEEP_MAX_MS,
 		    &ms) != 0) {
 		httpd_result_status(res, 400, "text/plain");

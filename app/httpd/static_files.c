@@ -160,18 +160,6 @@ static_content_type(const char *name, size_t len)
 	return "application/octet-stream";
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The segment s[0..n) is "." or "..". */
 static int
 dot_segment(const char *s, size_t n)
@@ -192,15 +180,11 @@ static_path_decode(const char *path, size_t len, char *out, size_t cap)
 		char c = path[i];
 
 		if (c == '%') {
-			int h, l;
+			int v = ewyk_http_pct_octet(path + i, len - i);
 
-			if (i + 2 >= len)
+			if (v < 0)
 				return -EACCES;
-			h = hexval(path[i + 1]);
-			l = hexval(path[i + 2]);
-			if (h < 0 || l < 0)
-				return -EACCES;
-			c = (char)(h * 16 + l);
+			c = (char)v;
 			/* An encoded '/' or NUL names no file. */
 			if (c == '/' || c == '\0')
 				return -EACCES;

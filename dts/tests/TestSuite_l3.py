@@ -179,7 +179,7 @@ class TestSuite_l3(TestSuite):
         # fragments before ewyk sees them. Over this vdev a fragmented
         # datagram therefore reaches ewyk whole (here: an unknown protocol,
         # dropped and counted as such). The drop_ip_frag path itself is
-        # covered by tests/unit/test_net.c, which feeds fragments directly.
+        # covered by tests/unit/test_net_malformed.c, which feeds fragments directly.
         payload = b"f" * 64
         whole = IP(src=PEER_IP, dst=EWYK_IP, proto=253, id=777) / Raw(payload)
         frags = [self._eth() / f for f in fragment(whole, fragsize=32)]

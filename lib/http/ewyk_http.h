@@ -425,6 +425,56 @@ int ewyk_http_body_parse_mbuf(struct ewyk_http_body *b,
  */
 int ewyk_http_imf_date(int64_t unix_sec, char *buf, size_t size);
 
+/*
+ * Lexical helpers: a hexadecimal digit, a percent-encoded octet, a decimal
+ * number. They read only the bytes they are given.
+ */
+
+/**
+ * The value of one hexadecimal digit (HEXDIG of RFC 5234, either case).
+ *
+ * @param c
+ *   The character.
+ * @return
+ *   0..15; -EINVAL when @p c is not a hexadecimal digit.
+ */
+int ewyk_http_hex_digit(char c);
+
+/**
+ * Decode the percent-encoded octet ("%" HEXDIG HEXDIG, RFC 3986 2.1) at
+ * the start of s[0, n). The caller decides what a decoded octet may be
+ * (an encoded '/' or NUL, for instance).
+ *
+ * @param s
+ *   The input; s[0] is the '%'.
+ * @param n
+ *   Bytes readable at @p s (only the first 3 are read).
+ * @return
+ *   The octet, 0..255; -EINVAL when s[0, n) does not start with one:
+ *   @p s NULL, @p n under 3 ('%' at the end), s[0] not '%', or a digit
+ *   that is not hexadecimal.
+ */
+int ewyk_http_pct_octet(const char *s, size_t n);
+
+/**
+ * Parse s[0, n) as a decimal number (1*DIGIT: no sign, no space, leading
+ * zeros allowed) no greater than @p max. Overflow-safe for any length.
+ *
+ * @param s
+ *   The digits.
+ * @param n
+ *   Their count.
+ * @param max
+ *   The largest value accepted (UINT64_MAX: any that fits).
+ * @param out
+ *   The value; left unchanged on error.
+ * @return
+ *   0; -EINVAL when @p s or @p out is NULL, @p n is 0 or a byte is not a
+ *   digit (whatever the digits before it); -ERANGE when the value is
+ *   greater than @p max.
+ */
+int ewyk_http_parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out);
+
 /** Per-shard cache of the Date field line, refreshed once per second. */
 struct ewyk_http_date {
 	uint64_t sec; /**< Unix time of the cached line */

@@ -31,17 +31,6 @@ enum {
 	BS_ERROR,
 };
 
-static int
-hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 int
 ewyk_http_body_init(struct ewyk_http_body *b,
 	const struct ewyk_http_request *req, const struct ewyk_http_limits *lim)
@@ -128,7 +117,7 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 			*consumed = i;
 			return EWYK_HTTP_DATA;
 		case BS_SIZE:
-			h = hexval(c);
+			h = ewyk_http_hex_digit((char)c);
 			if (h >= 0) {
 				if (b->remaining >> 58)
 					return body_fail(b, 400, i, consumed);

@@ -85,16 +85,10 @@ parse_status_line(const char *p, uint32_t n, struct ewyk_http_resp *r)
 static int
 field_content_length(const char *v, uint32_t n, struct resp_fields *f)
 {
-	uint64_t x = 0;
-	uint32_t i;
+	uint64_t x;
 
-	if (n == 0 || n > 19)
+	if (ewyk_http_parse_u64(v, n, UINT64_MAX, &x) != 0)
 		return -EBADMSG;
-	for (i = 0; i < n; i++) {
-		if (v[i] < '0' || v[i] > '9')
-			return -EBADMSG;
-		x = x * 10 + (uint64_t)(v[i] - '0');
-	}
 	if (f->cl_seen && f->cl != x)
 		return -EBADMSG;
 	f->cl_seen++;

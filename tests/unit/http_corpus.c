@@ -5,11 +5,12 @@
  * step with the format described at the file's head.
  */
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <ewyk_http.h>
 
 #include "http_corpus.h"
 
@@ -33,17 +34,6 @@ ob_put(struct obuf *o, char c)
 	}
 	o->p[o->len++] = c;
 	return 0;
-}
-
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)tolower((unsigned char)c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
 }
 
 /* Decode the escapes of s[0..n) into o. */
@@ -77,11 +67,12 @@ unescape(const char *s, size_t n, struct obuf *o)
 			ret = ob_put(o, '\\');
 			break;
 		case 'x':
-			if (i + 2 > n || hexval(s[i]) < 0 ||
-				hexval(s[i + 1]) < 0)
+			if (i + 2 > n || ewyk_http_hex_digit(s[i]) < 0 ||
+				ewyk_http_hex_digit(s[i + 1]) < 0)
 				return -EINVAL;
 			ret = ob_put(o,
-				(char)(hexval(s[i]) * 16 + hexval(s[i + 1])));
+				(char)(ewyk_http_hex_digit(s[i]) * 16 +
+					ewyk_http_hex_digit(s[i + 1])));
 			i += 2;
 			break;
 		default:

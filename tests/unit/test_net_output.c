@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/net output: ewyk_net_ip_output() resolving the next hop by ARP
+ * (queued, retried, given up) and its refusals. Run by test_net.c's
+ * main.
+ */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <cmocka.h>
+
+#include <rte_arp.h>
+#include <rte_cycles.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_random.h>
+#include <rte_ring.h>
+#include <rte_udp.h>
+
+#include <ewyk_net.h>
+#include <ewyk_siphash.h>
+#include "net_private.h"
+#include <rte_hash_crc.h>
+
+#include "test_common.h"
+#include "net_test_util.h"
+
+void
+test_ip_output_resolves_arp(void **state)
+{
+	const uint32_t dst = RTE_IPV4(10, 0, 0, 9);
+	struct rte_mbuf *out[8], *m;
+	struct rte_arp_hdr *a;
+	struct rte_ipv4_hdr *ip;
+	unsigned int i, n;
+	uint64_t qdrop = ctr(0, EWYK_NET_DROP_ARP_QUEUE);
+
+	(void)state;
+	drain_all();
+	/* Five TCP segments to an unknown host: a request goes out, four wait
+	 * (arp_queue_len = 4), the fifth is dropped and counted. */
+	for (i = 0; i < 5; i++) {
+		uint8_t seg[sizeof(struct rte_tcp_hdr) + 10];
+		struct rte_tcp_hdr *t = (struct rte_tcp_hdr *)seg;
+		char *p;
+
+		memset(seg, 'p', sizeof(seg));
+		memset(t, 0, sizeof(*t));
+		t->src_port = rte_cpu_to_be_16(80);
+		t->dst_port = rte_cpu_to_be_16((uint16_t)(1000 + i));
+		t->data_off = 5 << 4;
+		m = rte_pktmbuf_alloc(mp);
+		assert_non_null(m);
+		p = rte_pktmbuf_append(m, sizeof(seg));
+		assert_non_null(p);
+		memcpy(p, seg, sizeof(seg));
+		assert_int_equal(ewyk_net_ip_output(sh[0], m, 0,
+					 rte_cpu_to_be_32(OUR_IP),
+					 rte_cpu_to_be_32(dst), IPPROTO_TCP,
+					 true),
+			i < 4 ? 0 : -ENOBUFS);
+	}
+	assert_int_equal(ctr(0, EWYK_NET_DROP_ARP_QUEUE), qdrop + 1);
+	ewyk_net_tx_flush(sh[0]);
+	assert_int_equal(sent(0, 0, out, 8), 1);
+	a = rte_pktmbuf_mtod_offset(out[0], struct rte_arp_hdr *, 14);
+	assert_int_equal(rte_be_to_cpu_16(a->arp_opcode), RTE_ARP_OP_REQUEST);
+	assert_int_equal(a->arp_data.arp_tip, rte_cpu_to_be_32(dst));
+	assert_int_equal(a->arp_data.arp_sip, rte_cpu_to_be_32(OUR_IP));
+	rte_pktmbuf_free(out[0]);
+
+	/* The reply releases the four, addressed to the learnt MAC, with
+	 * valid IPv4 and TCP checksums. */
+	input(0, 0, arp_frame(0, RTE_ARP_OP_REPLY, dst, OUR_IP));
+	n = sent(0, 0, out, 8);
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++) {
+		struct rte_ether_hdr *e = rte_pktmbuf_mtod(out[i],
+			struct rte_ether_hdr *);
+
+		assert_true(rte_is_same_ether_addr(&e->dst_addr, &peer_mac));
+		ip = (struct rte_ipv4_hdr *)(e + 1);
+		assert_int_equal(rte_raw_cksum(ip, 20), 0xffff);
+		assert_int_equal(rte_ipv4_udptcp_cksum_verify(ip, ip + 1), 0);
+		rte_pktmbuf_free(out[i]);
+	}
+}
+
+void
+test_arp_gives_up(void **state)
+{
+	const uint32_t dst = RTE_IPV4(10, 0, 0, 10);
+	struct rte_mbuf *out[8], *m;
+	uint64_t unres = ctr(0, EWYK_NET_DROP_ARP_UNRESOLVED);
+	uint64_t hz = rte_get_tsc_hz();
+	unsigned int i, reqs = 0;
+
+	(void)state;
+	drain_all();
+	m = rte_pktmbuf_alloc(mp);
+	memset(rte_pktmbuf_append(m, 8), 0, 8);
+	assert_int_equal(ewyk_net_ip_output(sh[0], m, 0,
+				 rte_cpu_to_be_32(OUR_IP),
+				 rte_cpu_to_be_32(dst), IPPROTO_UDP, true),
+		0);
+	/* arp_retries = 2, every 10 ms: poll through 100 ms of fake time. */
+	for (i = 0; i < 10; i++) {
+		now += hz / 100 + 1;
+		ewyk_net_poll(sh[0], now);
+		ewyk_net_tx_flush(sh[0]);
+	}
+	while ((i = sent(0, 0, out, 8)) > 0) {
+		reqs += i;
+		rte_pktmbuf_free_bulk(out, i);
+	}
+	assert_int_equal(reqs, 2); /* the first request, and one retry */
+	assert_int_equal(ctr(0, EWYK_NET_DROP_ARP_UNRESOLVED), unres + 1);
+}
+
+void
+test_output_errors(void **state)
+{
+	struct rte_mbuf *m;
+	uint64_t big = ctr(0, EWYK_NET_DROP_TOO_BIG);
+	uint64_t nr = ctr(0, EWYK_NET_DROP_NO_ROUTE);
+
+	(void)state;
+	m = rte_pktmbuf_alloc(mp);
+	rte_pktmbuf_append(m, 1490);
+	assert_int_equal(ewyk_net_ip_output(sh[0], m, 0,
+				 rte_cpu_to_be_32(OUR_IP),
+				 rte_cpu_to_be_32(PEER_IP), 253, false),
+		-EMSGSIZE);
+	assert_int_equal(ctr(0, EWYK_NET_DROP_TOO_BIG), big + 1);
+	m = rte_pktmbuf_alloc(mp);
+	rte_pktmbuf_append(m, 20);
+	assert_int_equal(ewyk_net_ip_output(sh[0], m, 0,
+				 rte_cpu_to_be_32(OUR_IP),
+				 rte_cpu_to_be_32(
+					 UINT32_C(0xc0000201) /* 192.0.2.1 */),
+				 253, false),
+		-ENETUNREACH);
+	m = rte_pktmbuf_alloc(mp);
+	rte_pktmbuf_append(m, 20);
+	assert_int_equal(ewyk_net_ip_output(sh[0], m, 7,
+				 rte_cpu_to_be_32(OUR_IP),
+				 rte_cpu_to_be_32(PEER_IP), 253, false),
+		-EINVAL);
+	assert_int_equal(ctr(0, EWYK_NET_DROP_NO_ROUTE), nr + 2);
+}

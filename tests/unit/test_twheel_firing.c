@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/twheel firing: the timing guarantee (never early, at most one tick
+ * late; within the slack bound on a slack wheel), callbacks that re-arm
+ * and cancel timers, a long stall caught up, expiries beyond the wheel's
+ * range, and the per-call callback cap. Run by test_twheel.c's main.
+ *
+ * Time is synthetic (twheel_test_util.h).
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <errno.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_memory.h>
+
+#include <ewyk_twheel.h>
+
+#include "test_common.h"
+#include "twheel_test_util.h"
+
+/* Exact firing tick for every expiry offset in a few ticks around a
+ * boundary, and for each level's range.
+ */
+void
+test_never_early_one_tick_late(void **state)
+{
+	static const uint64_t delays[] = {
+		0,
+		1,
+		T - 1,
+		T,
+		T + 1,
+		63 * T,
+		64 * T,
+		64 * T + 1,
+		4095 * T,
+		4096 * T + 17,
+		262144 * T - 1,
+		262145 * T,
+		(1ull << 24) * T + 5,
+		(1ull << 30) * T + 3,
+		(1ull << 36) * T - 1,
+		(1ull << 41) * T,
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(delays); i++) {
+		struct ewyk_twheel *w = mk_wheel("tw_exact");
+		struct rec r = { .fired = 0 };
+		uint64_t e = START + 5 + delays[i];
+		uint64_t due = RTE_MAX((e + T - 1) / T, START / T + 1) * T;
+		uint64_t now = START;
+
+		ewyk_twheel_timer_init(&r.tm);
+		assert_int_equal(ewyk_twheel_arm(w, &r.tm, e, rec_cb, &r), 0);
+		assert_true(ewyk_twheel_next_expiry(w) <= due);
+		/* walk up to just before due in big uneven steps */
+		while (now + 1 < due) {
+			uint64_t step = (due - now) / 3 + 1;
+
+			now += step < due - now - 1 ? step : due - now - 1;
+			ewyk_twheel_advance(w, now, 0);
+			assert_int_equal(r.fired, 0);
+		}
+		assert_int_equal(ewyk_twheel_advance(w, due, 0), 1);
+		assert_int_equal(r.fired, 1);
+		assert_true(r.fired_at >= e);
+		assert_true(r.fired_at - e < T);
+		assert_int_equal(ewyk_twheel_count(w), 0);
+		assert_int_equal(ewyk_twheel_next_expiry(w), UINT64_MAX);
+		ewyk_twheel_free(w);
+	}
+}
+
+/*
+ * With slack k, a timer with due tick x armed at tick c fires at a tick in
+ * [x, x + ((x - c) >> k)], and far timers skip the cascades.
+ */
+void
+test_slack_bound(void **state)
+{
+	static const unsigned int ks[] = { 1, 3, 6 };
+	uint64_t cascades = 0;
+	unsigned int i, j;
+
+	(void)state;
+	for (j = 0; j < RTE_DIM(ks); j++) {
+		for (i = 0; i < 1000; i++) {
+			struct ewyk_twheel *w = mk_wheel_slack("tw_slack",
+				ks[j]);
+			struct ewyk_twheel_stats st;
+			struct rec r = { .fired = 0 };
+			uint64_t d = ((((uint64_t)rand() << 31) | rand()) %
+					     (UINT64_C(1) << (10 + i % 32))) +
+				1;
+			uint64_t e = START + d;
+			uint64_t x = RTE_MAX((e + T - 1) / T, START / T + 1);
+			uint64_t late = (x - START / T) >> ks[j];
+			uint64_t now = START;
+
+			ewyk_twheel_timer_init(&r.tm);
+			assert_int_equal(ewyk_twheel_arm(w, &r.tm, e, rec_cb,
+						 &r),
+				0);
+			/* jump to just before the due tick, then tick by tick
+			 * (or in 1/64 steps of the allowed lateness)
+			 */
+			ewyk_twheel_advance(w, x * T - 1, 0);
+			assert_int_equal(r.fired, 0);
+			now = x * T;
+			for (;;) {
+				if (now > (x + late) * T)
+					now = (x + late) * T;
+				ewyk_twheel_advance(w, now, 0);
+				if (r.fired != 0 || now == (x + late) * T)
+					break;
+				now += T * (late / 64 + 1);
+			}
+			assert_int_equal(r.fired, 1);
+			assert_true(r.fired_at >= e);
+			assert_true(r.fired_at <= (x + late) * T);
+			ewyk_twheel_stats_get(w, &st);
+			cascades += st.cascaded;
+			ewyk_twheel_free(w);
+		}
+	}
+	print_message("slack: %" PRIu64 " cascades for %u timers\n", cascades,
+		(unsigned int)(1000 * RTE_DIM(ks)));
+}
+
+/* Callbacks that re-arm themselves, cancel and re-arm others. */
+struct chain {
+	struct ewyk_twheel_timer tm[4];
+	unsigned int fired[4];
+};
+
+static void
+chain_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
+{
+	struct chain *c = arg;
+	unsigned int i = t - c->tm;
+	uint64_t now = ewyk_twheel_now(w);
+
+	c->fired[i]++;
+	switch (i) {
+	case 0: /* periodic: re-arm self */
+		if (c->fired[0] < 5)
+			assert_int_equal(ewyk_twheel_rearm(w, t, now + 10 * T),
+				0);
+		break;
+	case 1: /* 1 and 2 are due in the same slot: the one that runs */
+	case 2: /* first cancels the other, which then must not run */
+		assert_int_equal(ewyk_twheel_cancel(w, &c->tm[3 - i]), 0);
+		break;
+	case 3: /* arms itself in the past: must wait for a later tick */
+		if (c->fired[3] == 1)
+			assert_int_equal(ewyk_twheel_rearm(w, t, now - 100 * T),
+				0);
+		break;
+	}
+}
+
+void
+test_callbacks_touch_timers(void **state)
+{
+	struct ewyk_twheel *w = mk_wheel("tw_chain");
+	struct chain c;
+	uint64_t now = START;
+	unsigned int i;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	for (i = 0; i < 4; i++)
+		ewyk_twheel_timer_init(&c.tm[i]);
+	assert_int_equal(ewyk_twheel_arm(w, &c.tm[0], now + 10 * T, chain_cb,
+				 &c),
+		0);
+	/* 1 and 2 in the same tick (the order within a slot is not
+	 * specified): whichever runs first cancels the other.
+	 */
+	assert_int_equal(ewyk_twheel_arm(w, &c.tm[2], now + 20 * T, chain_cb,
+				 &c),
+		0);
+	assert_int_equal(ewyk_twheel_arm(w, &c.tm[1], now + 20 * T, chain_cb,
+				 &c),
+		0);
+	assert_int_equal(ewyk_twheel_arm(w, &c.tm[3], now + 30 * T, chain_cb,
+				 &c),
+		0);
+	for (i = 0; i < 200; i++) {
+		now += T;
+		ewyk_twheel_advance(w, now, 0);
+		if (now == START + 30 * T) {
+			/* timer 3 ran once and re-armed in the past */
+			assert_int_equal(c.fired[3], 1);
+			assert_true(ewyk_twheel_pending(&c.tm[3]));
+		}
+	}
+	assert_int_equal(c.fired[0], 5);
+	assert_int_equal(c.fired[1] + c.fired[2], 1);
+	assert_int_equal(c.fired[3], 2);
+	assert_int_equal(ewyk_twheel_count(w), 0);
+	ewyk_twheel_free(w);
+}
+
+/* A 30-day stall is caught up in one call through the bitmaps. */
+void
+test_long_stall(void **state)
+{
+	const unsigned int n = 20000;
+	struct ewyk_twheel *w = mk_wheel("tw_stall");
+	struct rec *r = calloc(n, sizeof(*r));
+	const uint64_t day = UINT64_C(86400) * 1000000000; /* 1 GHz "TSC" */
+	uint64_t now = START;
+	unsigned int i, ran;
+
+	(void)state;
+	assert_non_null(r);
+	for (i = 0; i < n; i++) {
+		ewyk_twheel_timer_init(&r[i].tm);
+		/* 1 us .. 20 days, log-spread */
+		r[i].expiry = START +
+			((((uint64_t)rand() << 31) | rand()) %
+				(UINT64_C(1000) << (i % 41)));
+		if (i % 1000 == 0)
+			r[i].expiry = START + 20 * day + i;
+		assert_int_equal(ewyk_twheel_arm(w, &r[i].tm, r[i].expiry,
+					 rec_cb, &r[i]),
+			0);
+	}
+	now += 30 * day;
+	ran = ewyk_twheel_advance(w, now, 0);
+	assert_int_equal(ran, n);
+	for (i = 0; i < n; i++)
+		assert_int_equal(r[i].fired, 1);
+	assert_int_equal(ewyk_twheel_count(w), 0);
+	ewyk_twheel_free(w);
+	free(r);
+}
+
+/* Beyond the wheel's range (2^42 ticks): parked, never early. */
+void
+test_far_future(void **state)
+{
+	struct ewyk_twheel *w = mk_wheel("tw_far");
+	struct rec r = { .fired = 0 };
+	uint64_t e = START + (UINT64_C(3) << 42) * T + 12345;
+	uint64_t now = START;
+
+	(void)state;
+	ewyk_twheel_timer_init(&r.tm);
+	assert_int_equal(ewyk_twheel_arm(w, &r.tm, e, rec_cb, &r), 0);
+	while (now < e - T) {
+		now += (UINT64_C(1) << 39) * T + 777;
+		if (now >= e)
+			now = e - 1;
+		ewyk_twheel_advance(w, now, 0);
+		assert_int_equal(r.fired, 0);
+		assert_true(ewyk_twheel_next_expiry(w) <= e + T);
+	}
+	ewyk_twheel_advance(w, e + T, 0);
+	assert_int_equal(r.fired, 1);
+	assert_true(r.fired_at >= e);
+	ewyk_twheel_free(w);
+}
+
+/* max_callbacks caps one call; the rest run in the next calls. */
+void
+test_callback_cap(void **state)
+{
+	const unsigned int n = 1000;
+	struct ewyk_twheel *w = mk_wheel("tw_cap");
+	struct rec *r = calloc(n, sizeof(*r));
+	uint64_t now = START;
+	unsigned int i, total = 0, calls = 0, ran;
+
+	(void)state;
+	assert_non_null(r);
+	for (i = 0; i < n; i++) {
+		ewyk_twheel_timer_init(&r[i].tm);
+		r[i].expiry = START + (i % 7) * T + 1;
+		assert_int_equal(ewyk_twheel_arm(w, &r[i].tm, r[i].expiry,
+					 rec_cb, &r[i]),
+			0);
+	}
+	now += 100 * T;
+	do {
+		ran = ewyk_twheel_advance(w, now, 64);
+		assert_true(ran <= 64);
+		total += ran;
+		calls++;
+		/* arming while work is deferred still works */
+		if (calls == 3) {
+			struct rec *x = &r[0];
+
+			assert_true(
+				x->fired == 1 || ewyk_twheel_pending(&x->tm));
+		}
+	} while (ran != 0);
+	assert_int_equal(total, n);
+	assert_true(calls >= n / 64);
+	for (i = 0; i < n; i++)
+		assert_int_equal(r[i].fired, 1);
+	ewyk_twheel_free(w);
+	free(r);
+}
