@@ -49,26 +49,17 @@ content_length(struct ewyk_http_parser *p, const struct ewyk_http_view *v)
 {
 	uint32_t pos = 0;
 	const char *e;
-	uint32_t elen, i;
+	uint32_t elen;
 
 	if (v->len == 0)
 		return 400;
 	while (pos <= v->len) {
-		uint64_t x = 0;
+		uint64_t x;
 
 		list_next(v->p, v->len, &pos, &e, &elen);
-		if (elen == 0)
+		/* empty, not digits, or beyond 2^62 (no overflow anywhere) */
+		if (ewyk_http_parse_u64(e, elen, UINT64_C(1) << 62, &x) != 0)
 			return 400;
-		for (i = 0; i < elen; i++) {
-			unsigned int d = (unsigned char)e[i] - '0';
-
-			if (d > 9)
-				return 400;
-			if (x > (UINT64_MAX - d) / 10 ||
-				x * 10 + d > (UINT64_C(1) << 62))
-				return 400; /* overflow */
-			x = x * 10 + d;
-		}
 		if ((p->flags & HF_CL) && x != p->cl)
 			return 400; /* conflicting */
 		p->cl = x;
