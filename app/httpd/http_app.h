@@ -63,7 +63,9 @@
 #define HTTPD_RESULT_EXTRA 256
 /** Bytes of a result body kept inside the result (no allocation). */
 #define HTTPD_RESULT_INLINE 256
-/** Largest body a result may copy (httpd_result_body()); larger: stream. */
+/** Largest body a result may copy (httpd_result_body()); larger: stream.
+ *  One longer than EWYK_HTTP_RESPOND_MAX is sent from the result under TCP
+ *  flow control (the task is kept until the request ends). */
 #define HTTPD_RESULT_MAX_BODY (1u << 20)
 /** Routes of the process, at most. */
 #define HTTPD_MAX_ROUTES 64

@@ -367,6 +367,19 @@ task_stream(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
 	return n == -EAGAIN ? -EIO : n;
 }
 
+/* A result body too long for ewyk_http_respond(): streamed from the
+ * result, which the task keeps until the request ends. */
+static int
+task_body(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
+	void *arg)
+{
+	const struct http_task *t = arg;
+
+	RTE_SET_USED(c);
+	memcpy(buf, t->res.body + off, cap);
+	return (int)cap;
+}
+
 static void
 task_stream_done(struct ewyk_http_conn *c, int aborted, void *arg)
 {
@@ -422,6 +435,13 @@ http_task_apply(struct httpd_shard *sh, struct httpd_msg *m)
 		ewyk_http_on_done(c, task_stream_done, t);
 		ewyk_http_respond_stream(c, r->status, r->content_type, extra,
 			r->stream_len, task_stream, t);
+		return;
+	}
+	if (r->body_len > EWYK_HTTP_RESPOND_MAX) {
+		/* Under flow control, not copied into mbufs whole. */
+		ewyk_http_on_done(c, task_stream_done, t);
+		ewyk_http_respond_stream(c, r->status, r->content_type, extra,
+			r->body_len, task_body, t);
 		return;
 	}
 	ewyk_http_respond(c, r->status, r->content_type, extra, r->body,

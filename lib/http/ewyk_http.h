@@ -958,8 +958,23 @@ int ewyk_http_body_resume(struct ewyk_http_conn *c);
 int ewyk_http_stream_resume(struct ewyk_http_conn *c);
 
 /**
- * Respond with a whole body (copied). For HEAD only the head is sent.
- * Callable in the handler or later (completion of a pending request).
+ * Largest body ewyk_http_respond() takes. Its body is copied into mbufs of
+ * the shard's pool and handed to TCP whole, whatever the send space, so a
+ * peer that does not read pins all of it until the write timeout: the
+ * bound keeps that to a few mbufs per connection. A larger body goes out
+ * through ewyk_http_respond_stream(), whose producer is called only while
+ * TCP takes bytes (the caller keeps the bytes until the request ends:
+ * ewyk_http_on_done()).
+ */
+#define EWYK_HTTP_RESPOND_MAX (16u * 1024)
+
+/**
+ * Respond with a whole body (copied: @p body may be freed once the call
+ * returns). For HEAD only the head is sent. Callable in the handler or
+ * later (completion of a pending request). Bodies up to
+ * EWYK_HTTP_RESPOND_MAX bytes only; a larger one is refused with
+ * -EMSGSIZE before anything is sent, and the request still waits for its
+ * response (ewyk_http_respond_stream()).
  *
  * @param c
  *   Connection.
@@ -974,8 +989,9 @@ int ewyk_http_stream_resume(struct ewyk_http_conn *c);
  * @param len
  *   Their number.
  * @return
- *   0; -EINVAL (bad argument), -EALREADY (already responded), -ENOMEM
- *   (no mbuf: the connection is aborted).
+ *   0; -EINVAL (bad argument), -EMSGSIZE (@p len above
+ *   EWYK_HTTP_RESPOND_MAX: nothing done), -EALREADY (already responded),
+ *   -ENOMEM (no mbuf: the connection is aborted).
  */
 int ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
 	const char *content_type, const char *extra, const void *body,
@@ -983,7 +999,10 @@ int ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
 
 /**
  * Respond with a body made by @p prod as TCP takes it (flow controlled:
- * nothing is produced while the send buffer is full).
+ * nothing is produced while the send buffer is full, so a reader that
+ * stops reading pins at most the send buffer and one mbuf). The way to
+ * send a body longer than EWYK_HTTP_RESPOND_MAX, or one the caller keeps
+ * anyway (release it in an ewyk_http_on_done() callback).
  *
  * @param c
  *   Connection.
