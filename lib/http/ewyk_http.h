@@ -892,6 +892,25 @@ uint64_t ewyk_http_server_counter(const struct ewyk_http_server *s,
 const char *ewyk_http_counter_name(enum ewyk_http_counter ctr);
 
 /**
+ * The request limits a server enforces (its configuration with the
+ * defaults filled in): any request head it accepts has a request line of
+ * at most lim->max_line bytes, a header section of at most
+ * lim->max_header_bytes bytes and at most *max_headers fields. For
+ * whoever copies heads (a dispatcher) to size its copies.
+ *
+ * @param s
+ *   Server.
+ * @param lim
+ *   Out: the limits.
+ * @param max_headers
+ *   Out: the header field count limit (431 beyond).
+ * @return
+ *   0, or -EINVAL (a NULL argument).
+ */
+int ewyk_http_server_limits(const struct ewyk_http_server *s,
+	struct ewyk_http_limits *lim, uint16_t *max_headers);
+
+/**
  * Connections in use.
  *
  * @param s

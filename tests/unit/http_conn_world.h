@@ -112,5 +112,6 @@ void test_pending_stream_reset(void **state);
 /* test_http_conn_respond.c */
 void test_respond_zero_window(void **state);
 void test_respond_bound(void **state);
+void test_server_limits(void **state);
 
 #endif /* EWYK_TEST_HTTP_CONN_WORLD_H */

@@ -4,7 +4,7 @@
  * copied into mbufs and queued whatever the send space, so a large one
  * sent to a reader that does not read would pin all of it. Beyond the
  * bound it is refused, and the body goes out as a stream, produced only
- * as TCP takes it.
+ * as TCP takes it. And the limits a server tells a dispatcher.
  */
 
 #include <errno.h>
@@ -156,4 +156,36 @@ test_respond_bound(void **state)
 	}
 	free(big);
 	big = NULL;
+}
+
+/* The limits a dispatcher sizes its head copies from: the configuration
+ * with the defaults filled in. */
+void
+test_server_limits(void **state)
+{
+	struct ewyk_http_server_conf hc;
+	struct ewyk_http_limits lim;
+	uint16_t mh = 0;
+
+	RTE_SET_USED(state);
+	assert_int_equal(ewyk_http_server_limits(W.srv, &lim, &mh), 0);
+	assert_int_equal(lim.max_line, EWYK_HTTP_DEF_MAX_LINE);
+	assert_int_equal(lim.max_header_bytes, EWYK_HTTP_DEF_MAX_HEADER_BYTES);
+	assert_int_equal(lim.max_body, EWYK_HTTP_DEF_MAX_BODY);
+	assert_int_equal(mh, EWYK_HTTP_DEF_MAX_HEADERS);
+	assert_int_equal(ewyk_http_server_limits(NULL, &lim, &mh), -EINVAL);
+	assert_int_equal(ewyk_http_server_limits(W.srv, NULL, &mh), -EINVAL);
+	assert_int_equal(ewyk_http_server_limits(W.srv, &lim, NULL), -EINVAL);
+	/* Configured ones are kept. */
+	teardown(state);
+	memset(&hc, 0, sizeof(hc));
+	hc.lim.max_line = 1000;
+	hc.lim.max_header_bytes = 30000;
+	hc.lim.max_body = 5;
+	setup_conf(&hc);
+	assert_int_equal(ewyk_http_server_limits(W.srv, &lim, &mh), 0);
+	assert_int_equal(lim.max_line, 1000);
+	assert_int_equal(lim.max_header_bytes, 30000);
+	assert_int_equal(lim.max_body, 5);
+	assert_int_equal(mh, EWYK_HTTP_DEF_MAX_HEADERS);
 }
