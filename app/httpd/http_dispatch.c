@@ -213,7 +213,6 @@ req_copy(struct httpd_req *r, const struct ewyk_http_request *q, uint16_t shard,
 	uint32_t size)
 {
 	struct req_area a = { .buf = buf, .size = size, .used = 0 };
-	struct req_area *ap = &a;
 	uint32_t i;
 	const char *qm;
 
@@ -225,18 +224,18 @@ req_copy(struct httpd_req *r, const struct ewyk_http_request *q, uint16_t shard,
 	r->head = q->head;
 	r->version_minor = q->version_minor;
 	r->nheaders = q->nheaders;
-	r->target = req_put(ap, q->target.p, q->target.len);
-	r->path = req_put(ap, q->path.p, q->path.len);
-	r->host = req_put(ap, q->host.p, q->host.len);
+	r->target = req_put(&a, q->target.p, q->target.len);
+	r->path = req_put(&a, q->path.p, q->path.len);
+	r->host = req_put(&a, q->host.p, q->host.len);
 	if (r->target == NULL || r->path == NULL || r->host == NULL)
 		return -E2BIG;
 	r->path_len = q->path.len;
 	qm = strchr(r->target, '?');
 	r->query = qm != NULL ? qm + 1 : "";
 	for (i = 0; i < q->nheaders; i++) {
-		r->hdr[i].name = req_put(ap, q->headers[i].name.p,
+		r->hdr[i].name = req_put(&a, q->headers[i].name.p,
 			q->headers[i].name.len);
-		r->hdr[i].value = req_put(ap, q->headers[i].value.p,
+		r->hdr[i].value = req_put(&a, q->headers[i].value.p,
 			q->headers[i].value.len);
 		if (r->hdr[i].name == NULL || r->hdr[i].value == NULL)
 			return -E2BIG;
