@@ -55,15 +55,21 @@
 
 #include "httpd.h"
 
-/** Bytes of a dispatched request head kept: target + header fields. */
+/** Bytes of a dispatched request head kept in the task itself (target and
+ *  header fields); a longer head takes a large copy. */
 #define HTTPD_REQ_BUF 4096
-/** Header fields kept with a dispatched request (the rest: 431). */
+/** Header fields kept in the task itself; more take a large copy. */
 #define HTTPD_REQ_MAX_HEADERS 32
+/** Large head copies of a shard: each holds any head the shard's HTTP
+ *  server accepts (sized from its limits, ewyk_http_server_limits()). */
+#define HTTPD_REQ_LARGE 64
 /** Room for the extra field lines of a result. */
 #define HTTPD_RESULT_EXTRA 256
 /** Bytes of a result body kept inside the result (no allocation). */
 #define HTTPD_RESULT_INLINE 256
-/** Largest body a result may copy (httpd_result_body()); larger: stream. */
+/** Largest body a result may copy (httpd_result_body()); larger: stream.
+ *  One longer than EWYK_HTTP_RESPOND_MAX is sent from the result under TCP
+ *  flow control (the task is kept until the request ends). */
 #define HTTPD_RESULT_MAX_BODY (1u << 20)
 /** Routes of the process, at most. */
 #define HTTPD_MAX_ROUTES 64
@@ -76,23 +82,26 @@ struct httpd_req_header {
 
 /**
  * A copy of a request head, handed to a blocking function. Strings are
- * NUL-terminated and point into buf. A request whose target and fields do
- * not fit in HTTPD_REQ_BUF (or that has more than HTTPD_REQ_MAX_HEADERS
- * fields) is answered 431 before dispatch.
+ * NUL-terminated copies. Any head the HTTP server accepted (its limits:
+ * request line, header section bytes, field count) is dispatched: one
+ * whose strings fit in HTTPD_REQ_BUF bytes and HTTPD_REQ_MAX_HEADERS
+ * fields is copied into the task itself, a larger one into one of the
+ * shard's HTTPD_REQ_LARGE large copies, sized from the server's limits.
+ * With every large copy in use the request is answered 503 (counted
+ * "head_busy").
  */
 struct httpd_req {
 	uint16_t shard; /**< shard that received it */
 	uint8_t method; /**< enum ewyk_http_method */
 	uint8_t head;   /**< 1: HEAD: the body of the result is not sent */
-	uint8_t version_minor; /**< 0 or 1 */
-	uint16_t nheaders;     /**< fields in hdr[] */
-	const char *target;    /**< request-target as received */
-	const char *path;      /**< target up to '?' (percent-encoded) */
-	uint32_t path_len;     /**< its length */
-	const char *query;     /**< after '?', "" when none */
-	const char *host;      /**< the request's host ("" when none) */
-	struct httpd_req_header hdr[HTTPD_REQ_MAX_HEADERS]; /**< fields */
-	char buf[HTTPD_REQ_BUF];                            /**< the strings */
+	uint8_t version_minor;        /**< 0 or 1 */
+	uint16_t nheaders;            /**< fields in hdr[] */
+	const char *target;           /**< request-target as received */
+	const char *path;             /**< target up to '?' (percent-encoded) */
+	uint32_t path_len;            /**< its length */
+	const char *query;            /**< after '?', "" when none */
+	const char *host;             /**< the request's host ("" when none) */
+	struct httpd_req_header *hdr; /**< fields, nheaders of them */
 };
 
 /**
@@ -268,6 +277,8 @@ void http_shard_depart(struct httpd_shard *sh);
 int http_dispatch(void *arg, struct ewyk_http_conn *c,
 	const struct ewyk_http_route *route);
 int http_dispatch_shard_init(struct httpd_shard *sh);
+/* The large head copies, sized from sh->http's limits (once it exists). */
+int http_dispatch_shard_heads(struct httpd_shard *sh);
 void http_dispatch_shard_free(struct httpd_shard *sh);
 
 /* Built-in routes (http_routes.c, http_sha256.c). */

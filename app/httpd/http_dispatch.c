@@ -58,6 +58,10 @@ struct http_wait {
 
 struct http_waits {
 	uint32_t free_head; /* UINT32_MAX: none */
+	/* Large head copies: head_max_headers fields, then head_buf bytes. */
+	struct ewyk_pool *heads;
+	uint32_t head_buf;
+	uint16_t head_max_headers;
 	struct http_wait w[HTTP_MAX_TASKS];
 };
 
@@ -69,7 +73,10 @@ struct http_task {
 	uint32_t status;   /* enum http_task_status */
 	uint64_t deadline; /* TSC: a result after it is late (504) */
 	struct httpd_req req;
+	void *large; /* req's large copy (the shard's heads), or NULL */
 	struct httpd_result res;
+	struct httpd_req_header hdr[HTTPD_REQ_MAX_HEADERS]; /* a small head */
+	char buf[HTTPD_REQ_BUF];
 };
 
 /* ---- results ---- */
@@ -175,47 +182,60 @@ httpd_req_header(const struct httpd_req *r, const char *name)
 	return NULL;
 }
 
+/* Where a head's strings go. */
+struct req_area {
+	char *buf;
+	uint32_t size, used;
+};
+
 /* Append a view as a string; NULL when it does not fit. */
 static const char *
-req_put(struct httpd_req *r, uint32_t *used, const char *p, uint32_t len)
+req_put(struct req_area *a, const char *p, uint32_t len)
 {
-	char *d = r->buf + *used;
+	char *d = a->buf + a->used;
 
-	if (len + 1 > sizeof(r->buf) - *used)
+	if (len + 1 > a->size - a->used)
 		return NULL;
 	if (len > 0)
 		memcpy(d, p, len);
 	d[len] = '\0';
-	*used += len + 1;
+	a->used += len + 1;
 	return d;
 }
 
-/* Copy a request head. 0, or -E2BIG (does not fit: 431). */
+/*
+ * Copy a request head into hdr (max_headers fields) and buf (size bytes).
+ * 0, or -E2BIG (does not fit).
+ */
 static int
-req_copy(struct httpd_req *r, const struct ewyk_http_request *q, uint16_t shard)
+req_copy(struct httpd_req *r, const struct ewyk_http_request *q, uint16_t shard,
+	struct httpd_req_header *hdr, uint32_t max_headers, char *buf,
+	uint32_t size)
 {
-	uint32_t used = 0, i;
+	struct req_area a = { .buf = buf, .size = size, .used = 0 };
+	uint32_t i;
 	const char *qm;
 
-	if (q->nheaders > HTTPD_REQ_MAX_HEADERS)
+	if (q->nheaders > max_headers)
 		return -E2BIG;
+	r->hdr = hdr;
 	r->shard = shard;
 	r->method = q->method_id;
 	r->head = q->head;
 	r->version_minor = q->version_minor;
 	r->nheaders = q->nheaders;
-	r->target = req_put(r, &used, q->target.p, q->target.len);
-	r->path = req_put(r, &used, q->path.p, q->path.len);
-	r->host = req_put(r, &used, q->host.p, q->host.len);
+	r->target = req_put(&a, q->target.p, q->target.len);
+	r->path = req_put(&a, q->path.p, q->path.len);
+	r->host = req_put(&a, q->host.p, q->host.len);
 	if (r->target == NULL || r->path == NULL || r->host == NULL)
 		return -E2BIG;
 	r->path_len = q->path.len;
 	qm = strchr(r->target, '?');
 	r->query = qm != NULL ? qm + 1 : "";
 	for (i = 0; i < q->nheaders; i++) {
-		r->hdr[i].name = req_put(r, &used, q->headers[i].name.p,
+		r->hdr[i].name = req_put(&a, q->headers[i].name.p,
 			q->headers[i].name.len);
-		r->hdr[i].value = req_put(r, &used, q->headers[i].value.p,
+		r->hdr[i].value = req_put(&a, q->headers[i].value.p,
 			q->headers[i].value.len);
 		if (r->hdr[i].name == NULL || r->hdr[i].value == NULL)
 			return -E2BIG;
@@ -223,13 +243,56 @@ req_copy(struct httpd_req *r, const struct ewyk_http_request *q, uint16_t shard)
 	return 0;
 }
 
+/*
+ * Copy the head into the task, or into a large copy when it does not fit
+ * there. 0, -ENOBUFS (no large copy free: 503) or -E2BIG (over even a
+ * large copy, which the server's limits rule out: 431).
+ */
+static int
+task_req(struct httpd_shard *sh, struct http_task *t,
+	const struct ewyk_http_request *q)
+{
+	struct http_waits *ws = sh->http_waits;
+	struct httpd_req_header *hdr;
+	int ret;
+
+	t->large = NULL;
+	if (req_copy(&t->req, q, sh->id, t->hdr, RTE_DIM(t->hdr), t->buf,
+		    sizeof(t->buf)) == 0)
+		return 0;
+	if (ws->heads == NULL)
+		return -E2BIG;
+	hdr = ewyk_pool_get(ws->heads);
+	if (hdr == NULL)
+		return -ENOBUFS;
+	ret = req_copy(&t->req, q, sh->id, hdr, ws->head_max_headers,
+		(char *)(hdr + ws->head_max_headers), ws->head_buf);
+	if (ret != 0) {
+		ewyk_pool_put(ws->heads, hdr);
+		return ret;
+	}
+	t->large = hdr;
+	return 0;
+}
+
 /* ---- tasks ---- */
+
+/* Give a task back (the holder, or a task's lcore when it lost: the
+ * pools take objects from any lcore). */
+static void
+task_put(struct http_task *t)
+{
+	if (t->large != NULL)
+		ewyk_pool_put(t->sh->http_waits->heads, t->large);
+	t->large = NULL;
+	ewyk_pool_put(t->sh->http_tasks, t);
+}
 
 static void
 task_free(struct http_task *t)
 {
 	httpd_result_release(&t->res);
-	ewyk_pool_put(t->sh->http_tasks, t);
+	task_put(t);
 }
 
 static void http_task_apply(struct httpd_shard *sh, struct httpd_msg *m);
@@ -367,6 +430,19 @@ task_stream(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
 	return n == -EAGAIN ? -EIO : n;
 }
 
+/* A result body too long for ewyk_http_respond(): streamed from the
+ * result, which the task keeps until the request ends. */
+static int
+task_body(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
+	void *arg)
+{
+	const struct http_task *t = arg;
+
+	RTE_SET_USED(c);
+	memcpy(buf, t->res.body + off, cap);
+	return (int)cap;
+}
+
 static void
 task_stream_done(struct ewyk_http_conn *c, int aborted, void *arg)
 {
@@ -424,6 +500,13 @@ http_task_apply(struct httpd_shard *sh, struct httpd_msg *m)
 			r->stream_len, task_stream, t);
 		return;
 	}
+	if (r->body_len > EWYK_HTTP_RESPOND_MAX) {
+		/* Under flow control, not copied into mbufs whole. */
+		ewyk_http_on_done(c, task_stream_done, t);
+		ewyk_http_respond_stream(c, r->status, r->content_type, extra,
+			r->body_len, task_body, t);
+		return;
+	}
 	ewyk_http_respond(c, r->status, r->content_type, extra, r->body,
 		r->body_len);
 	task_free(t);
@@ -441,6 +524,7 @@ http_dispatch(void *arg, struct ewyk_http_conn *c,
 	struct http_task *t;
 	struct http_wait *w;
 	uint64_t deadline;
+	int rc;
 
 	if (route->handler != NULL)
 		return 1; /* an EITHER handler that dispatches its own work */
@@ -450,20 +534,26 @@ http_dispatch(void *arg, struct ewyk_http_conn *c,
 	if (t == NULL)
 		goto refuse;
 	memset(&t->res, 0, sizeof(t->res));
-	if (req_copy(&t->req, q, sh->id) != 0) {
+	t->sh = sh;
+	rc = task_req(sh, t, q);
+	if (rc != 0) {
 		ewyk_pool_put(sh->http_tasks, t);
+		if (rc == -ENOBUFS) {
+			httpd_task_count(sh, HTTPD_TASK_HEAD_BUSY);
+			return -ENOBUFS; /* lib/http answers 503 */
+		}
 		ewyk_http_respond(c, 431, "text/plain", NULL,
 			"Request Header Fields Too Large\n", 32);
 		return 0;
 	}
 	w = wait_get(sh);
 	if (w == NULL) {
-		ewyk_pool_put(sh->http_tasks, t);
+		task_put(t);
 		goto refuse;
 	}
 	if (ewyk_net_inbox_reserve(sh->shard) != 0) {
 		wait_put(w);
-		ewyk_pool_put(sh->http_tasks, t);
+		task_put(t);
 		goto refuse;
 	}
 	deadline = httpd_task_deadline(sh);
@@ -473,7 +563,7 @@ http_dispatch(void *arg, struct ewyk_http_conn *c,
 	if (w->op == NULL) {
 		wait_put(w);
 		ewyk_net_inbox_unreserve(sh->shard);
-		ewyk_pool_put(sh->http_tasks, t);
+		task_put(t);
 		goto refuse;
 	}
 	t->msg.apply = http_task_apply;
@@ -491,7 +581,7 @@ http_dispatch(void *arg, struct ewyk_http_conn *c,
 		ewyk_purgatory_cancel(sh->purg, w->op);
 		wait_put(w);
 		ewyk_net_inbox_unreserve(sh->shard);
-		ewyk_pool_put(sh->http_tasks, t);
+		task_put(t);
 		goto refuse;
 	}
 	ewyk_http_on_done(c, op_conn_done, w);
@@ -541,9 +631,55 @@ http_dispatch_shard_init(struct httpd_shard *sh)
 	return 0;
 }
 
+int
+http_dispatch_shard_heads(struct httpd_shard *sh)
+{
+	struct http_waits *ws = sh->http_waits;
+	struct ewyk_http_limits lim;
+	struct ewyk_pool_params hp;
+	uint16_t mh;
+	uint64_t buf;
+	char name[32];
+
+	if (ewyk_http_server_limits(sh->http, &lim, &mh) != 0)
+		return -1;
+	/*
+	 * The strings of any head the server accepts: the target and the
+	 * path (each within the request line), the host (the Host value or
+	 * the target's authority) and every field's name and value, each
+	 * with a NUL (name and value of a field line are shorter than the
+	 * line, its colon and line end counted).
+	 */
+	buf = 3 * (uint64_t)lim.max_line + 2 * (uint64_t)lim.max_header_bytes +
+		16;
+	if (buf > UINT32_MAX / 2) {
+		fprintf(stderr,
+			"error: HTTP dispatch of shard %u: head limits too large\n",
+			sh->id);
+		return -1;
+	}
+	ws->head_buf = (uint32_t)buf;
+	ws->head_max_headers = mh;
+	snprintf(name, sizeof(name), "http_head_%u", sh->id);
+	memset(&hp, 0, sizeof(hp));
+	hp.name = name;
+	hp.capacity = HTTPD_REQ_LARGE;
+	hp.obj_size = (uint32_t)(mh * sizeof(struct httpd_req_header) + buf);
+	hp.socket_id = (int)rte_lcore_to_socket_id(sh->home);
+	ws->heads = ewyk_pool_create(&hp);
+	if (ws->heads == NULL) {
+		fprintf(stderr, "error: HTTP head copies of shard %u: %s\n",
+			sh->id, rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
 void
 http_dispatch_shard_free(struct httpd_shard *sh)
 {
+	if (sh->http_waits != NULL)
+		ewyk_pool_free(sh->http_waits->heads);
 	ewyk_pool_free(sh->http_tasks);
 	sh->http_tasks = NULL;
 	rte_free(sh->http_waits);

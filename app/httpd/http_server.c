@@ -141,6 +141,8 @@ http_shard_init(struct httpd *h, struct httpd_shard *sh)
 		return -1;
 	}
 	ewyk_http_server_set_time(sh->http, (uint64_t)time(NULL));
+	if (http_dispatch_shard_heads(sh) != 0)
+		return -1;
 	if (ewyk_tcp_listen(sh->tcp, 0, h->conf.http_port,
 		    ewyk_http_server_tcp_ops(), sh->http, 0) != 0) {
 		fprintf(stderr, "error: cannot listen on HTTP port %u\n",

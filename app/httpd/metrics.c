@@ -3,7 +3,8 @@
  * GET /metrics (see metrics.h). Every lib writes its own counters from its
  * own table (no name is repeated here); this file adds what only the
  * application holds, from its tables below, and joins the pieces into one
- * bounded page.
+ * bounded page. Each response streams its own snapshot of the page, taken
+ * from a small fixed set per shard (metrics.h).
  */
 
 #include <errno.h>
@@ -31,7 +32,11 @@
 		"Inbox messages applied by the holder")                    \
 	X(INBOX_FULL, inbox_full, COUNTER,                                 \
 		"Inbox posts and reservations refused: full")              \
-	X(INBOX_QUEUED, inbox_queued, GAUGE, "Inbox messages waiting")
+	X(INBOX_QUEUED, inbox_queued, GAUGE, "Inbox messages waiting")     \
+	X(METRICS_SNAPSHOTS, metrics_snapshots, GAUGE,                     \
+		"GET /metrics page snapshots of the shard being sent")     \
+	X(METRICS_BUSY, metrics_busy, COUNTER,                             \
+		"GET /metrics answered 503: every snapshot of the shard in use")
 
 /* Per lcore, who did the work. */
 #define HTTPD_LCORE_METRICS(X)                                    \
@@ -76,10 +81,27 @@ static const struct ewyk_ctr_desc mode_desc[] = {
 /* Label strings: shard="65535",outcome="..." and the like. */
 #define LBL_SIZE 96
 
+struct metrics_shard;
+
+/* One page being sent: held from the handler to the end of its request. */
+struct metrics_snap {
+	struct metrics_shard *ms;
+	char *buf; /* HTTPD_METRICS_DEF_SIZE bytes, on the shard's node */
+	uint32_t len;
+	uint8_t used;
+};
+
+/* A shard's snapshots; only its token holder touches them. */
+struct metrics_shard {
+	struct metrics_snap snap[HTTPD_METRICS_SNAPSHOTS];
+	uint64_t in_use; /* read by other lcores (relaxed) */
+	uint64_t busy;   /* 503s for want of a snapshot */
+};
+
 struct httpd_metrics {
-	const struct httpd *h;
+	struct httpd *h;
 	size_t size;
-	char *buf[RTE_MAX_LCORE]; /* page buffer of each lcore of h */
+	struct metrics_shard sh[HTTPD_MAX_LCORES];
 };
 
 static uint64_t
@@ -102,7 +124,8 @@ put(size_t size, size_t *off, int len)
 }
 
 static void
-shard_read(const struct httpd_shard *sh, uint64_t *v)
+shard_read(const struct httpd_shard *sh, const struct metrics_shard *ms,
+	uint64_t *v)
 {
 	const struct ewyk_http_server *srv = sh->http;
 	struct ewyk_net_inbox_stats is;
@@ -119,6 +142,8 @@ shard_read(const struct httpd_shard *sh, uint64_t *v)
 	v[SM_INBOX_APPLIED] = is.applied;
 	v[SM_INBOX_FULL] = is.full;
 	v[SM_INBOX_QUEUED] = is.queued;
+	v[SM_METRICS_SNAPSHOTS] = ms != NULL ? ld(&ms->in_use) : 0;
+	v[SM_METRICS_BUSY] = ms != NULL ? ld(&ms->busy) : 0;
 }
 
 /* The application's own tables. */
@@ -141,7 +166,9 @@ app_write(const struct httpd *h, char *buf, size_t size, size_t *off)
 	/* Per shard. */
 	for (i = 0; i < h->nb_shards; i++) {
 		snprintf(lbl[i], LBL_SIZE, "shard=\"%u\"", i);
-		shard_read(&h->sh[i], &vals[i * SM_MAX]);
+		shard_read(&h->sh[i],
+			h->metrics != NULL ? &h->metrics->sh[i] : NULL,
+			&vals[i * SM_MAX]);
 		ser[i].labels = lbl[i];
 		ser[i].vals = &vals[i * SM_MAX];
 	}
@@ -250,35 +277,88 @@ httpd_metrics_write(const struct httpd *h, char *buf, size_t size)
 	return (int)off;
 }
 
+/* Holder-written counters other lcores read. */
+static void
+bump(uint64_t *p, int64_t d)
+{
+	__atomic_store_n(p, *p + (uint64_t)d, __ATOMIC_RELAXED);
+}
+
+static int
+snap_produce(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
+	void *arg)
+{
+	const struct metrics_snap *sn = arg;
+
+	RTE_SET_USED(c);
+	/* cap never exceeds what the response still owes (len - off) */
+	memcpy(buf, sn->buf + off, cap);
+	return (int)cap;
+}
+
+/* The request ended (sent, or the connection went): the snapshot is free. */
+static void
+snap_done(struct ewyk_http_conn *c, int aborted, void *arg)
+{
+	struct metrics_snap *sn = arg;
+
+	RTE_SET_USED(c);
+	RTE_SET_USED(aborted);
+	sn->used = 0;
+	bump(&sn->ms->in_use, -1);
+}
+
 static int
 metrics_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	void *arg)
 {
 	static const char too_big[] = "metrics do not fit in the page buffer\n";
+	static const char busy[] =
+		"every /metrics snapshot of this shard is being sent\n";
 	struct httpd_metrics *m = arg;
-	unsigned int l = rte_lcore_id();
+	struct httpd_shard *sh = httpd_shard_current(m->h);
+	struct metrics_shard *ms;
+	struct metrics_snap *sn = NULL;
+	unsigned int k;
 	int len;
 
 	RTE_SET_USED(req);
-	if (l >= RTE_MAX_LCORE || m->buf[l] == NULL)
+	if (sh == NULL)
 		return -ENODEV; /* answered 500 */
-	len = httpd_metrics_write(m->h, m->buf[l], m->size);
+	ms = &m->sh[sh->id];
+	for (k = 0; k < HTTPD_METRICS_SNAPSHOTS && sn == NULL; k++)
+		if (!ms->snap[k].used)
+			sn = &ms->snap[k];
+	if (sn == NULL) {
+		bump(&ms->busy, 1);
+		return ewyk_http_respond(c, 503, "text/plain",
+			"Retry-After: 1\r\n", busy, sizeof(busy) - 1);
+	}
+	len = httpd_metrics_write(m->h, sn->buf, m->size);
 	if (len < 0)
 		return ewyk_http_respond(c, 500, "text/plain", NULL, too_big,
 			sizeof(too_big) - 1);
-	return ewyk_http_respond(c, 200, "text/plain; version=0.0.4", NULL,
-		m->buf[l], (uint32_t)len);
+	sn->used = 1;
+	sn->len = (uint32_t)len;
+	bump(&ms->in_use, 1);
+	ewyk_http_on_done(c, snap_done, sn);
+	/* Flow controlled: a reader that stops reading holds this snapshot
+	 * and its send buffer's worth of mbufs, never the whole page. */
+	ewyk_http_respond_stream(c, 200, "text/plain; version=0.0.4", NULL,
+		(uint64_t)len, snap_produce, sn);
+	return EWYK_HTTP_HANDLED;
 }
 
 static void
 metrics_free(struct httpd_metrics *m)
 {
-	unsigned int l;
+	unsigned int i, k;
 
 	if (m == NULL)
 		return;
-	for (l = 0; l < RTE_MAX_LCORE; l++)
-		rte_free(m->buf[l]);
+	for (i = 0; i < HTTPD_MAX_LCORES; i++)
+		for (k = 0; k < HTTPD_METRICS_SNAPSHOTS; k++)
+			rte_free(m->sh[i].snap[k].buf);
 	rte_free(m);
 }
 
@@ -286,7 +366,7 @@ int
 httpd_metrics_init(struct httpd *h)
 {
 	struct httpd_metrics *m;
-	unsigned int i;
+	unsigned int i, k;
 
 	if (h->conf.http_port == 0)
 		return 0;
@@ -298,15 +378,21 @@ httpd_metrics_init(struct httpd *h)
 	m->h = h;
 	m->size = HTTPD_METRICS_DEF_SIZE;
 	h->metrics = m;
-	for (i = 0; i < h->nb_lcores; i++) {
-		unsigned int l = h->lc[i].lcore_id;
+	for (i = 0; i < h->nb_shards; i++) {
+		int socket = (int)rte_lcore_to_socket_id(h->sh[i].home);
 
-		m->buf[l] = rte_malloc_socket("httpd_metrics_page", m->size, 0,
-			(int)rte_lcore_to_socket_id(l));
-		if (m->buf[l] == NULL) {
-			fprintf(stderr,
-				"error: /metrics: no memory for lcore %u\n", l);
-			return -1;
+		for (k = 0; k < HTTPD_METRICS_SNAPSHOTS; k++) {
+			struct metrics_snap *sn = &m->sh[i].snap[k];
+
+			sn->ms = &m->sh[i];
+			sn->buf = rte_malloc_socket("httpd_metrics_page",
+				m->size, 0, socket);
+			if (sn->buf == NULL) {
+				fprintf(stderr,
+					"error: /metrics: no memory for shard %u\n",
+					i);
+				return -1;
+			}
 		}
 	}
 	if (httpd_route_inplace(h, "/metrics", 0, EWYK_HTTP_M(EWYK_HTTP_GET),

@@ -11,9 +11,17 @@
  * lcore), from the tables of metrics.c. Samples are labelled shard="N"
  * (per-shard objects), name="..." (registered objects) or lcore="N".
  *
- * The page is built into a buffer of a fixed size per lcore (whoever holds
- * the shard's token runs the NON_BLOCKING handler: its worker or a reserved
- * lcore); a page that does not fit is answered 500, never truncated.
+ * Each response is a snapshot: the page is written whole into one of
+ * HTTPD_METRICS_SNAPSHOTS buffers of HTTPD_METRICS_DEF_SIZE bytes that each
+ * shard has (on its NUMA node, made at start; whoever holds the shard's
+ * token runs the NON_BLOCKING handler and so owns them), then streamed
+ * from there under TCP flow control (ewyk_http_respond_stream(): a reader
+ * that stops reading pins its send buffer's worth of mbufs, not the page),
+ * and the buffer is free again when the request ends (sent, or the
+ * connection gone, at the latest by --write-timeout). Two requests never
+ * share a buffer. With every buffer of the shard in use the answer is 503
+ * with Retry-After, counted in ewyk_httpd_metrics_busy_total; a page that
+ * does not fit a buffer is answered 500, never truncated.
  */
 
 #include <stddef.h>
@@ -22,8 +30,10 @@
 
 #include "httpd.h"
 
-/** Default size of the page buffer of one lcore. */
+/** Size of one page snapshot. */
 #define HTTPD_METRICS_DEF_SIZE (512u * 1024)
+/** Page snapshots per shard: /metrics responses it sends at once. */
+#define HTTPD_METRICS_SNAPSHOTS 4
 
 struct httpd_metrics;
 
@@ -35,8 +45,8 @@ struct httpd_metrics;
 int httpd_metrics_write(const struct httpd *h, char *buf, size_t size);
 
 /*
- * Create the page buffers (one of HTTPD_METRICS_DEF_SIZE bytes per lcore
- * of h) and register GET /metrics, NON_BLOCKING (http_app.h). Nothing
+ * Create the page snapshots (HTTPD_METRICS_SNAPSHOTS per shard of h) and
+ * register GET /metrics, NON_BLOCKING (http_app.h). Nothing
  * without HTTP (--port 0). Returns 0 or -1 (printed).
  */
 int httpd_metrics_init(struct httpd *h);

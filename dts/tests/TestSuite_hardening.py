@@ -187,14 +187,16 @@ elif mode == "zw":
     # N zero-window readers: a tiny receive buffer, GET /bytes/SIZE, then
     # nothing read; held until STOP appears. Then: how many the server
     # ended (an RST or a FIN under the unread bytes).
-    host, port, n, size, stop = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+    # SIZE may be a path instead (GET /metrics).
+    host, port, n, size, stop = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+    path = size if size.startswith("/") else "/bytes/" + size
     socks = []
     for i in range(n):
         s = socket.socket()
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
         s.settimeout(5)
         s.connect((host, port))
-        s.sendall(b"GET /bytes/%d HTTP/1.1\r\nHost: x\r\n\r\n" % size)
+        s.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path.encode())
         socks.append(s)
     print(json.dumps({"conns": len(socks)}), flush=True)
     while not os.path.exists(stop):
@@ -733,3 +735,80 @@ class TestSuite_hardening(TestSuite):
         finally:
             rc = app.stop()
         assert rc == 0, app.log()[-2000:]
+
+    def _get(self, path):
+        """curl GET from the peer: (status, head, body)."""
+        out = self.tb.peer(f"curl -s -i --max-time 10 "
+                           f"http://{EWYK_IP}:{HTTP_PORT}{path}",
+                           check=False).stdout
+        out = out.replace("\r\n", "\n")
+        head, _, body = out.partition("\n\n")
+        status = int(head.split(" ")[1]) if head.startswith("HTTP/") else 0
+        return status, head, body
+
+    def test_zero_window_metrics(self):
+        # Readers of GET /metrics that stop reading (2 KB receive buffer),
+        # with a per-connection TCP budget (--tcp-conn-mbufs) smaller than
+        # the page, as a 512 KiB page would be with the default budget.
+        # Each 200 streams its own page snapshot under flow control: what
+        # it pins is its TCP budget and one mbuf, not the page; the shard
+        # has SNAPSHOTS of them, the other readers get 503 (counted).
+        # Before, every reader's page was copied into mbufs whole and, TCP
+        # refusing it, kept outside TCP's budget: n whole pages.
+        snapshots = 4  # HTTPD_METRICS_SNAPSHOTS
+        conn_mbufs = 8
+        app = self.app = self._app("ewyk-httpd-hard-zwm", "--tcp-conn-mbufs",
+                                   str(conn_mbufs))
+        st, _, page = self._get("/metrics")
+        assert st == 200, st
+        page_mbufs = len(page) // 2048 + 1
+        assert page_mbufs > 2 * conn_mbufs, len(page)
+        base = _shard(app)["mbufs_in_use"]
+        h0 = _http(app)
+        stop = self._stopfile("zwm")
+        n = 40
+        zw = self._spawn("zw", EWYK_IP, HTTP_PORT, n, "/metrics", stop)
+        try:
+            z = json.loads(zw.stdout.readline())
+            # every reader answered (a 200 under way, or a 503)
+            answered = wait_for(lambda: _http(app)["resp_2xx"]
+                                + _http(app)["resp_5xx"] - h0["resp_2xx"]
+                                - h0["resp_5xx"] >= n, timeout=20,
+                                interval=0.3)
+            peak = _shard(app)["mbufs_in_use"]
+            busy = self._get("/metrics")
+            peak = max(peak, _shard(app)["mbufs_in_use"])
+            # the write timeout ends the stalled 200s, freeing snapshots
+            ended = wait_for(lambda: _http(app)["timeout_write"]
+                             - h0["timeout_write"] >= snapshots,
+                             timeout=30, interval=0.5)
+            st, _, text = self._get("/metrics")
+            mid = _http(app)
+        finally:
+            open(stop, "w").close()
+            r = self._join(zw)
+            os.unlink(stop)
+        n503 = mid["resp_503"] - h0["resp_503"]
+        print(f"zero-window /metrics readers: {z} -> {r}, page "
+              f"{len(page)} bytes ({page_mbufs} mbufs), mbufs in use base "
+              f"{base} peak {peak} (+{peak - base}; whole pages: "
+              f"+{n * page_mbufs}), 503 {n503}, curl while busy "
+              f"{busy[0]}, after {st}")
+        assert z["conns"] == n, z
+        assert answered, (h0, _http(app))
+        # SNAPSHOTS streams of conn_mbufs + 1 each and n small 503s, with
+        # room for the RX path: far below n whole pages.
+        bound = snapshots * (conn_mbufs + 2) + 2 * n + CACHE_SLACK // 2
+        assert peak - base <= bound < n * page_mbufs, (peak, base, bound)
+        assert busy[0] == 503 and "Retry-After: 1" in busy[1], busy[:2]
+        assert ended, (h0, mid)
+        assert n503 >= n - snapshots, n503
+        assert st == 200, st
+        if have("promtool"):
+            p = subprocess.run(["promtool", "check", "metrics"], input=text,
+                               capture_output=True, text=True, timeout=30)
+            assert p.returncode == 0, (p.stdout, p.stderr)
+        got = sum(float(line.split()[-1]) for line in text.splitlines()
+                  if line.startswith("ewyk_httpd_metrics_busy_total{"))
+        assert got >= n - snapshots + 1, got
+        self._back_to(app, base, timeout=30)

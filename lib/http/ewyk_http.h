@@ -954,6 +954,25 @@ uint64_t ewyk_http_server_counter(const struct ewyk_http_server *s,
 const char *ewyk_http_counter_name(enum ewyk_http_counter ctr);
 
 /**
+ * The request limits a server enforces (its configuration with the
+ * defaults filled in): any request head it accepts has a request line of
+ * at most lim->max_line bytes, a header section of at most
+ * lim->max_header_bytes bytes and at most *max_headers fields. For
+ * whoever copies heads (a dispatcher) to size its copies.
+ *
+ * @param s
+ *   Server.
+ * @param lim
+ *   Out: the limits.
+ * @param max_headers
+ *   Out: the header field count limit (431 beyond).
+ * @return
+ *   0, or -EINVAL (a NULL argument).
+ */
+int ewyk_http_server_limits(const struct ewyk_http_server *s,
+	struct ewyk_http_limits *lim, uint16_t *max_headers);
+
+/**
  * Connections in use.
  *
  * @param s
@@ -1020,8 +1039,23 @@ int ewyk_http_body_resume(struct ewyk_http_conn *c);
 int ewyk_http_stream_resume(struct ewyk_http_conn *c);
 
 /**
- * Respond with a whole body (copied). For HEAD only the head is sent.
- * Callable in the handler or later (completion of a pending request).
+ * Largest body ewyk_http_respond() takes. Its body is copied into mbufs of
+ * the shard's pool and handed to TCP whole, whatever the send space, so a
+ * peer that does not read pins all of it until the write timeout: the
+ * bound keeps that to a few mbufs per connection. A larger body goes out
+ * through ewyk_http_respond_stream(), whose producer is called only while
+ * TCP takes bytes (the caller keeps the bytes until the request ends:
+ * ewyk_http_on_done()).
+ */
+#define EWYK_HTTP_RESPOND_MAX (16u * 1024)
+
+/**
+ * Respond with a whole body (copied: @p body may be freed once the call
+ * returns). For HEAD only the head is sent. Callable in the handler or
+ * later (completion of a pending request). Bodies up to
+ * EWYK_HTTP_RESPOND_MAX bytes only; a larger one is refused with
+ * -EMSGSIZE before anything is sent, and the request still waits for its
+ * response (ewyk_http_respond_stream()).
  *
  * @param c
  *   Connection.
@@ -1036,8 +1070,9 @@ int ewyk_http_stream_resume(struct ewyk_http_conn *c);
  * @param len
  *   Their number.
  * @return
- *   0; -EINVAL (bad argument), -EALREADY (already responded), -ENOMEM
- *   (no mbuf: the connection is aborted).
+ *   0; -EINVAL (bad argument), -EMSGSIZE (@p len above
+ *   EWYK_HTTP_RESPOND_MAX: nothing done), -EALREADY (already responded),
+ *   -ENOMEM (no mbuf: the connection is aborted).
  */
 int ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
 	const char *content_type, const char *extra, const void *body,
@@ -1045,7 +1080,10 @@ int ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
 
 /**
  * Respond with a body made by @p prod as TCP takes it (flow controlled:
- * nothing is produced while the send buffer is full).
+ * nothing is produced while the send buffer is full, so a reader that
+ * stops reading pins at most the send buffer and one mbuf). The way to
+ * send a body longer than EWYK_HTTP_RESPOND_MAX, or one the caller keeps
+ * anyway (release it in an ewyk_http_on_done() callback).
  *
  * @param c
  *   Connection.

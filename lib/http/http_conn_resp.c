@@ -198,6 +198,10 @@ ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
 
 	if (body == NULL && len > 0)
 		return -EINVAL;
+	/* Before resp_start(): refused, the request still waits for its
+	 * response (a stream). */
+	if (len > EWYK_HTTP_RESPOND_MAX)
+		return -EMSGSIZE;
 	ret = resp_start(c, status);
 	if (ret != 0)
 		return ret;

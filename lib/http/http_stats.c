@@ -4,9 +4,11 @@
  * common's registry (memzone "ewyk_http") under its shard id, which gives
  * /ewyk/http/list, /ewyk/http/stats (totals) and /ewyk/http/stats,<shard>
  * (docs/guides/telemetry.md). A second server with a shard id already
- * registered (tests make several) works but is not listed.
+ * registered (tests make several) works but is not listed. Also what a
+ * server tells about itself: the limits it enforces.
  */
 
+#include <errno.h>
 #include <stdio.h>
 
 #include <rte_common.h>
@@ -64,4 +66,16 @@ http_stats_unregister(struct ewyk_http_server *s)
 	if (s->registered)
 		ewyk_registry_del(&http_reg, s);
 	s->registered = 0;
+}
+
+int
+ewyk_http_server_limits(const struct ewyk_http_server *s,
+	struct ewyk_http_limits *lim, uint16_t *max_headers)
+{
+	if (s == NULL || lim == NULL || max_headers == NULL)
+		return -EINVAL;
+	/* Every connection's parser has the same limits, defaults filled. */
+	*lim = s->conns[0].p.lim;
+	*max_headers = s->conns[0].req.max_headers;
+	return 0;
 }

@@ -109,4 +109,9 @@ void test_10_chunked_stream(void **state);
 void test_no_content_statuses(void **state);
 void test_pending_stream_reset(void **state);
 
+/* test_http_conn_respond.c */
+void test_respond_zero_window(void **state);
+void test_respond_bound(void **state);
+void test_server_limits(void **state);
+
 #endif /* EWYK_TEST_HTTP_CONN_WORLD_H */

@@ -558,6 +558,12 @@ main(int argc, char **argv)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_prometheus, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(test_respond_zero_window, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_respond_bound, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_server_limits, setup,
+			teardown),
 #ifdef EWYK_HTTP_CORPUS
 		cmocka_unit_test_setup_teardown(test_corpus, setup, teardown),
 #endif
