@@ -338,6 +338,31 @@ version_at(const char *v8)
 }
 
 /*
+ * The end of a request-target starting at buf[i]: the first byte outside
+ * 0x21-0x7e, or len. In one 16-byte step (isa not scalar) when it is in
+ * the 16 bytes.
+ */
+static inline uint32_t
+target_end(const char *buf, uint32_t i, uint32_t len, unsigned int isa)
+{
+#ifdef __SSSE3__
+	if (isa != EWYK_HTTP_ISA_SCALAR && len - i >= 16) {
+		const __m128i x = _mm_loadu_si128(
+			(const __m128i *)(const void *)(buf + i));
+		/* signed: 0x80-0xff are negative, so not above 0x20 */
+		const uint32_t ok = (uint32_t)_mm_movemask_epi8(
+			_mm_andnot_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f)),
+				_mm_cmpgt_epi8(x, _mm_set1_epi8(0x20))));
+
+		if (ok != 0xffff)
+			return i + (uint32_t)__builtin_ctz(~ok);
+		i += 16;
+	}
+#endif
+	return i + (uint32_t)http_scan_target_inl(isa, buf + i, len - i);
+}
+
+/*
  * "Host: " (any case) at s, n bytes readable: the field nearly every request
  * carries, usually first, is known without scanning its name.
  */
@@ -353,6 +378,37 @@ starts_host_sp(const char *s, uint32_t n)
 #else
 	return n >= 6 && HTTP_NAME_IS(s, "host") && s[4] == ':' && s[5] == ' ';
 #endif
+}
+
+/*
+ * A Host value at buf[i] (after "Host: ") that ends, with its CR, in the
+ * 16 bytes there, with no OWS and only the usual host [":" port] bytes
+ * (http_authority_quick16()): the CR's index. 0 otherwise (the general
+ * steps decide). isa not scalar only.
+ */
+static inline uint32_t
+host_value_end(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
+	unsigned int isa)
+{
+#ifdef __SSSE3__
+	if (isa != EWYK_HTTP_ISA_SCALAR && len - i >= 16) {
+		const __m128i x = _mm_loadu_si128(
+			(const __m128i *)(const void *)(buf + i));
+		const uint32_t k = (uint32_t)__builtin_ctz(
+			http_value_stop16(x) | 0x10000);
+
+		if (k < 16 && i + k < hend && buf[i + k] == '\r' &&
+			http_authority_quick16(x, k))
+			return i + k;
+	}
+#else
+	RTE_SET_USED(buf);
+	RTE_SET_USED(i);
+	RTE_SET_USED(len);
+	RTE_SET_USED(hend);
+	RTE_SET_USED(isa);
+#endif
+	return 0;
 }
 
 /*
@@ -449,7 +505,7 @@ field_value_end(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
  * path (whole input, each isa) with the state machine (split input) on
  * every request.
  */
-static int
+static __rte_always_inline int
 parse_fast(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 	const char *buf, uint32_t len, uint32_t *consumed)
 {
@@ -476,7 +532,7 @@ method_done:
 	req->method.p = buf;
 	req->method.len = i;
 	s = ++i;
-	i += (uint32_t)http_scan_target_inl(p->isa, buf + i, len - i);
+	i = target_end(buf, i, len, p->isa);
 	if (i == s || len - i < 11 || buf[i] != ' ')
 		return -1;
 	req->target.p = buf + s;
@@ -489,31 +545,51 @@ method_done:
 	if (minor < 0 || buf[i + 8] != '\r' || buf[i + 9] != '\n')
 		return -1;
 	req->version_minor = (uint8_t)minor;
-	i += 10;
-	lend = i;
+	i += 8; /* at the request line's CR */
+	lend = i + 2;
 	if (lend > p->lim.max_line)
 		return -1;
 	hend = len - lend > p->lim.max_header_bytes ?
 		lend + p->lim.max_header_bytes :
 		len;
+	/* i is at the CR of a CRLF that ends a line */
 	for (;;) {
-		if (i >= hend)
-			goto slow;
-		if (buf[i] == '\r') {
-			if (i + 1 >= hend || buf[i + 1] != '\n')
-				goto slow;
-			i += 2;
+		uint32_t w;
+
+		/* CRLF CRLF: the end of the head, in one compare */
+		if (i + 3 < hend &&
+			(memcpy(&w, buf + i, 4),
+				w == rte_cpu_to_le_32(0x0a0d0a0d))) {
+			i += 4;
 			break;
 		}
-		if (req->nheaders >= req->max_headers)
+		i += 2;
+		if (i >= hend || buf[i] == '\r' ||
+			req->nheaders >= req->max_headers)
 			goto slow;
 		h = &req->headers[req->nheaders];
 		s = i;
 		is_host = starts_host_sp(buf + i, len - i);
+		h->name.p = buf + s;
+		if (is_host) {
+			/* "Host: " value CR, the value checked on the way */
+			e = host_value_end(buf, i + 6, len, hend, p->isa);
+			if (e != 0) {
+				h->name.len = 4;
+				h->value.p = buf + i + 6;
+				h->value.len = e - i - 6;
+				i = e;
+				if (i + 1 >= hend || buf[i + 1] != '\n' ||
+					http_field_host(p, req, h, SIZE_MAX) !=
+						0)
+					goto slow;
+				req->nheaders++;
+				continue;
+			}
+		}
 		i = is_host ? i + 4 : field_name_end(buf, i, len, hend, p->isa);
 		if (i >= hend)
 			goto slow;
-		h->name.p = buf + s;
 		h->name.len = i - s;
 		i++;
 		/* the usual single SP, before the 16 bytes */
@@ -532,7 +608,6 @@ method_done:
 			http_field_apply(p, req, h) != 0) {
 			goto slow;
 		}
-		i += 2;
 	}
 	if (http_fields_finish(p, req) != 0)
 		goto slow;
@@ -764,14 +839,11 @@ parse_machine(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 	return EWYK_HTTP_AGAIN;
 }
 
-int
-ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
+/* One piece of input, the arguments checked: fast path, else the machine. */
+static __rte_always_inline int
+parse_piece(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 	const char *buf, uint32_t len, uint32_t *consumed)
 {
-	if (p == NULL || req == NULL || consumed == NULL ||
-		(buf == NULL && len > 0) || p->state >= PS_DONE ||
-		req->headers == NULL)
-		return -EINVAL;
 	if (p->state == PS_START) {
 		req->nheaders = 0;
 		req->host.p = NULL;
@@ -785,13 +857,25 @@ ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 }
 
 int
+ewyk_http_parse(struct ewyk_http_parser *p, struct ewyk_http_request *req,
+	const char *buf, uint32_t len, uint32_t *consumed)
+{
+	if (p == NULL || req == NULL || consumed == NULL ||
+		(buf == NULL && len > 0) || p->state >= PS_DONE ||
+		req->headers == NULL)
+		return -EINVAL;
+	return parse_piece(p, req, buf, len, consumed);
+}
+
+int
 ewyk_http_parse_mbuf(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 	const struct rte_mbuf *m, uint32_t off, uint32_t *consumed)
 {
 	uint32_t total = 0, used;
 	int r;
 
-	if (m == NULL || consumed == NULL)
+	if (p == NULL || req == NULL || m == NULL || consumed == NULL ||
+		p->state >= PS_DONE || req->headers == NULL)
 		return -EINVAL;
 	*consumed = 0;
 	for (; m != NULL; m = m->next) {
@@ -799,7 +883,7 @@ ewyk_http_parse_mbuf(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 			off -= m->data_len;
 			continue;
 		}
-		r = ewyk_http_parse(p, req,
+		r = parse_piece(p, req,
 			rte_pktmbuf_mtod_offset(m, const char *, off),
 			m->data_len - off, &used);
 		total += used;

@@ -143,43 +143,59 @@ http_view_ieq(const char *p, uint32_t len, const char *lit, uint32_t litlen)
  */
 int http_authority_valid(const char *s, uint32_t n, int allow_empty);
 
+#ifdef __SSE2__
 /*
- * Quick acceptance of the common uri-host [":" port]: letters, digits, '-'
- * and '.', then optionally ':' and digits, checked 16 bytes at once. The
- * 16 bytes at s must be readable (avail >= 16). Returns 1 when s[0, n) is
- * valid, 0 when this cannot tell: http_authority_valid() decides then (it
- * accepts everything this accepts, and this is tested against it).
+ * Quick acceptance of the common uri-host [":" port] in x[0, n), n <= 16:
+ * letters, digits, '-' and '.', then optionally ':' and digits. 1: valid;
+ * 0: this cannot tell, and http_authority_valid() decides (it accepts
+ * everything this accepts, and this is tested against it).
+ */
+static inline int
+http_authority_quick16(__m128i x, uint32_t n)
+{
+	const __m128i l = _mm_or_si128(x, _mm_set1_epi8(0x20));
+	/* signed compares: bytes >= 0x80 are negative and never pass */
+	const __m128i dig = _mm_and_si128(_mm_cmpgt_epi8(x,
+						  _mm_set1_epi8('0' - 1)),
+		_mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
+	__m128i ok = _mm_and_si128(_mm_cmpgt_epi8(l, _mm_set1_epi8('a' - 1)),
+		_mm_cmplt_epi8(l, _mm_set1_epi8('z' + 1)));
+	const uint32_t full = (UINT32_C(1) << n) - 1;
+	uint32_t m, k;
+
+	ok = _mm_or_si128(_mm_or_si128(ok, dig),
+		_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('-')),
+			_mm_cmpeq_epi8(x, _mm_set1_epi8('.'))));
+	m = (uint32_t)_mm_movemask_epi8(ok) & full;
+	if (m == full)
+		return n > 0;
+	/* "host:port": the first other byte is a colon after a non-empty
+	 * host, and every byte after it is a digit */
+	k = (uint32_t)__builtin_ctz(~m & full);
+	if (k == 0 ||
+		!(((uint32_t)_mm_movemask_epi8(
+			   _mm_cmpeq_epi8(x, _mm_set1_epi8(':'))) >>
+			  k) &
+			1))
+		return 0;
+	return (((uint32_t)_mm_movemask_epi8(dig) & full) |
+		       ((UINT32_C(2) << k) - 1)) == full;
+}
+#endif
+
+/*
+ * http_authority_quick16() of s[0, n) where the 16 bytes at s are readable
+ * (avail >= 16); 0 (cannot tell) otherwise.
  */
 static inline int
 http_authority_quick(const char *s, uint32_t n, size_t avail)
 {
 #ifdef __SSE2__
-	__m128i x, l, dig, ok;
-	uint32_t full, m, k;
-
 	if (n == 0 || n > 16 || avail < 16)
 		return 0;
-	x = _mm_loadu_si128((const __m128i *)(const void *)s);
-	l = _mm_or_si128(x, _mm_set1_epi8(0x20));
-	/* signed compares: bytes >= 0x80 are negative and never pass */
-	dig = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
-		_mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
-	ok = _mm_and_si128(_mm_cmpgt_epi8(l, _mm_set1_epi8('a' - 1)),
-		_mm_cmplt_epi8(l, _mm_set1_epi8('z' + 1)));
-	ok = _mm_or_si128(_mm_or_si128(ok, dig),
-		_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('-')),
-			_mm_cmpeq_epi8(x, _mm_set1_epi8('.'))));
-	full = (UINT32_C(1) << n) - 1;
-	m = (uint32_t)_mm_movemask_epi8(ok) & full;
-	if (m == full)
-		return 1;
-	/* "host:port": the first other byte is a colon after a non-empty
-	 * host, and every byte after it is a digit */
-	k = (uint32_t)__builtin_ctz(~m & full);
-	if (k == 0 || s[k] != ':')
-		return 0;
-	return (((uint32_t)_mm_movemask_epi8(dig) & full) |
-		       ((UINT32_C(2) << k) - 1)) == full;
+	return http_authority_quick16(_mm_loadu_si128(
+					      (const __m128i *)(const void *)s),
+		n);
 #else
 	RTE_SET_USED(s);
 	RTE_SET_USED(n);
@@ -292,16 +308,18 @@ uint16_t http_field_apply(struct ewyk_http_parser *p,
 
 /*
  * A Host field (RFC 9112 3.2): one only, a valid uri-host [":" port] or
- * empty. avail: bytes readable from its value (0: unknown). Inline: every
- * HTTP/1.1 request has one, and the fast path applies it itself.
+ * empty. avail: bytes readable from its value (0: unknown; SIZE_MAX: the
+ * caller has found the value valid already). Inline: every HTTP/1.1
+ * request has one, and the fast path applies it itself.
  */
-static inline uint16_t
+static __rte_always_inline uint16_t
 http_field_host(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 	const struct ewyk_http_header *h, size_t avail)
 {
 	if (p->nhost++ != 0)
 		return 400; /* more than one Host */
-	if (!http_authority_quick(h->value.p, h->value.len, avail) &&
+	if (avail != SIZE_MAX &&
+		!http_authority_quick(h->value.p, h->value.len, avail) &&
 		!http_authority_valid(h->value.p, h->value.len, 1))
 		return 400;
 	/* absolute-form: the target's authority is the host (3.2.2) */
@@ -314,7 +332,7 @@ http_field_host(struct ewyk_http_parser *p, struct ewyk_http_request *req,
  * framing and keep-alive decided from the fields seen; inline, as it runs
  * once per request on the parser's fast path.
  */
-static inline uint16_t
+static __rte_always_inline uint16_t
 http_fields_finish(struct ewyk_http_parser *p, struct ewyk_http_request *req)
 {
 	req->content_length = 0;
