@@ -324,6 +324,16 @@ name_end(const char *buf, uint32_t i, uint32_t end)
 	return i;
 }
 
+/* Four bytes CR LF CR LF at s. */
+static inline int
+crlf_crlf_at(const char *s)
+{
+	uint32_t w;
+
+	memcpy(&w, s, sizeof(w));
+	return w == rte_cpu_to_le_32(UINT32_C(0x0a0d0a0d));
+}
+
 /* 8 bytes "HTTP/1.1" or "HTTP/1.0": the minor version, or -1. */
 static inline int
 version_at(const char *v8)
@@ -554,12 +564,8 @@ method_done:
 		len;
 	/* i is at the CR of a CRLF that ends a line */
 	for (;;) {
-		uint32_t w;
-
 		/* CRLF CRLF: the end of the head, in one compare */
-		if (i + 3 < hend &&
-			(memcpy(&w, buf + i, 4),
-				w == rte_cpu_to_le_32(0x0a0d0a0d))) {
+		if (i + 3 < hend && crlf_crlf_at(buf + i)) {
 			i += 4;
 			break;
 		}
