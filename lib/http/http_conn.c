@@ -434,7 +434,17 @@ http_conn_run(struct ewyk_http_conn *c)
 	c->in_run = 1;
 	for (;;) {
 		if (c->tcp == NULL) {
-			/* Gone: keep the object while a response is owed. */
+			/* Gone: keep the object while a response is owed. A
+			 * stream being pumped when we reset the connection
+			 * ourselves (write or body timeout, a bad body) owes
+			 * nothing more and waits for nothing: no TCP event
+			 * follows our own abort, so it ends here, as in
+			 * ev_closed() (conn_release tells the owner). */
+			if (c->pending && !c->resp_done && c->prod != NULL &&
+				!c->prod_wait) {
+				c->resp_done = 1;
+				c->prod = NULL;
+			}
 			if (c->pending && !c->resp_done)
 				break;
 			c->in_run = 0;

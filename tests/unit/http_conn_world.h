@@ -113,5 +113,6 @@ void test_pending_stream_reset(void **state);
 void test_respond_zero_window(void **state);
 void test_respond_bound(void **state);
 void test_server_limits(void **state);
+void test_pending_stream_write_timeout(void **state);
 
 #endif /* EWYK_TEST_HTTP_CONN_WORLD_H */

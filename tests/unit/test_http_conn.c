@@ -564,6 +564,8 @@ main(int argc, char **argv)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_server_limits, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_pending_stream_write_timeout, setup, teardown),
 #ifdef EWYK_HTTP_CORPUS
 		cmocka_unit_test_setup_teardown(test_corpus, setup, teardown),
 #endif
