@@ -549,6 +549,8 @@ main(int argc, char **argv)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_pending_stream_reset,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_cut_body, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(test_no_content_statuses, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup,
