@@ -431,22 +431,32 @@ class TestSuite_hardening(TestSuite):
         self.peer_mac = self.tb.peer_mac()
 
     def tear_down_all(self):
-        if getattr(self, "app", None) is not None and self.app.alive():
-            self.app.stop()
+        for a in type(self)._started:
+            if a.alive():
+                a.stop()
         if os.path.exists(getattr(self, "peer_py", "")):
             os.unlink(self.peer_py)
 
     # -- helpers ----------------------------------------------------------
+    # Every ewyk-httpd this suite started. pytest gives each test method
+    # an instance of its own, so an app a test starts (self.app = ...) is
+    # not seen by the next test: they are tracked on the class.
+    _started = []
+
     def _app(self, name, *extra):
-        # Two ewyk-httpd on one veth would both answer: the suite's own
-        # one steps aside for the tests that need other limits (they run
-        # last).
-        if getattr(self, "app", None) is not None and self.app.alive():
-            assert self.app.stop() == 0, self.app.log()[-2000:]
-        return EwykHttpd(self.tb, lcores="0", app_args=[
+        # Two ewyk-httpd on one veth would both answer: whatever ran
+        # before steps aside (the suite's own one, for the tests that
+        # need other limits, which run last; or such a test's own).
+        for a in type(self)._started:
+            if a.alive():
+                assert a.stop() == 0, a.log()[-2000:]
+        app = EwykHttpd(self.tb, lcores="0", app_args=[
             "--stats-interval", "0", "--echo-port", str(PORT),
             "--mbufs", str(NB_MBUFS), "--port", str(HTTP_PORT),
-            "--write-timeout", str(WRITE_TIMEOUT_S)] + list(extra), log_name=name).start()
+            "--write-timeout", str(WRITE_TIMEOUT_S)] + list(extra),
+            log_name=name).start()
+        type(self)._started.append(app)
+        return app
 
     def _peer_cmd(self, *args):
         return (f"{PY} {self.peer_py} " + " ".join(str(a) for a in args))
@@ -818,7 +828,7 @@ class TestSuite_hardening(TestSuite):
 
     def _fetch_big(self):
         """curl GET /big.bin from the peer: "status bytes"."""
-        return self.tb.peer(f"curl -s -o /dev/null -w '%{{http_code}} "
+        return self.tb.peer(f"curl -sS -o /dev/null -w '%{{http_code}} "
                             f"%{{size_download}}' --max-time 30 "
                             f"http://{EWYK_IP}:{HTTP_PORT}/big.bin",
                             check=False).stdout.strip()
