@@ -4,7 +4,9 @@
  * copied into mbufs and queued whatever the send space, so a large one
  * sent to a reader that does not read would pin all of it. Beyond the
  * bound it is refused, and the body goes out as a stream, produced only
- * as TCP takes it. And the limits a server tells a dispatcher.
+ * as TCP takes it; such a stream under a pending request ends when we
+ * reset the connection ourselves. And the limits a server tells a
+ * dispatcher.
  */
 
 #include <errno.h>
