@@ -20,7 +20,9 @@ namespace. What holds:
   read): ping and an echo client or curl keep working, the drops are
   counted, mbufs in use stay under the TCP budget (half the pool),
   --write-timeout ends the HTTP readers, and mbufs in use and HTTP
-  connections return to the baseline after the attackers leave;
+  connections return to the baseline after the attackers leave; the same
+  for readers of a --root file (a dispatched request streamed from its
+  task's result);
 - connection exhaustion: more connections than --tcp-max-conns: refused
   and counted, the held ones keep working, service recovers;
 - idle connections are reset by --tcp-idle-ms;
@@ -36,6 +38,7 @@ No timing is asserted: rates and durations only size the load.
 
 import json
 import os
+import shutil
 import subprocess
 import time
 
@@ -428,22 +431,32 @@ class TestSuite_hardening(TestSuite):
         self.peer_mac = self.tb.peer_mac()
 
     def tear_down_all(self):
-        if getattr(self, "app", None) is not None and self.app.alive():
-            self.app.stop()
+        for a in type(self)._started:
+            if a.alive():
+                a.stop()
         if os.path.exists(getattr(self, "peer_py", "")):
             os.unlink(self.peer_py)
 
     # -- helpers ----------------------------------------------------------
+    # Every ewyk-httpd this suite started. pytest gives each test method
+    # an instance of its own, so an app a test starts (self.app = ...) is
+    # not seen by the next test: they are tracked on the class.
+    _started = []
+
     def _app(self, name, *extra):
-        # Two ewyk-httpd on one veth would both answer: the suite's own
-        # one steps aside for the tests that need other limits (they run
-        # last).
-        if getattr(self, "app", None) is not None and self.app.alive():
-            assert self.app.stop() == 0, self.app.log()[-2000:]
-        return EwykHttpd(self.tb, lcores="0", app_args=[
+        # Two ewyk-httpd on one veth would both answer: whatever ran
+        # before steps aside (the suite's own one, for the tests that
+        # need other limits, which run last; or such a test's own).
+        for a in type(self)._started:
+            if a.alive():
+                assert a.stop() == 0, a.log()[-2000:]
+        app = EwykHttpd(self.tb, lcores="0", app_args=[
             "--stats-interval", "0", "--echo-port", str(PORT),
             "--mbufs", str(NB_MBUFS), "--port", str(HTTP_PORT),
-            "--write-timeout", str(WRITE_TIMEOUT_S)] + list(extra), log_name=name).start()
+            "--write-timeout", str(WRITE_TIMEOUT_S)] + list(extra),
+            log_name=name).start()
+        type(self)._started.append(app)
+        return app
 
     def _peer_cmd(self, *args):
         return (f"{PY} {self.peer_py} " + " ".join(str(a) for a in args))
@@ -812,3 +825,59 @@ class TestSuite_hardening(TestSuite):
                   if line.startswith("ewyk_httpd_metrics_busy_total{"))
         assert got >= n - snapshots + 1, got
         self._back_to(app, base, timeout=30)
+
+    def _fetch_big(self):
+        """curl GET /big.bin from the peer: "status bytes"."""
+        return self.tb.peer(f"curl -sS -o /dev/null -w '%{{http_code}} "
+                            f"%{{size_download}}' --max-time 30 "
+                            f"http://{EWYK_IP}:{HTTP_PORT}/big.bin",
+                            check=False).stdout.strip()
+
+    def test_zero_window_root(self):
+        # Readers of a --root file that stop reading (2 KB receive
+        # buffer). The file is a dispatched request: a task's result,
+        # streamed from it under flow control while lib/http keeps the
+        # request pending. --write-timeout resets each reader, and the
+        # request must end there: HTTP connections and mbufs back to the
+        # baseline, the server still serving. Before, a pending request
+        # whose stream we reset ourselves was kept for a response nobody
+        # would make: every reader leaked its connection object, its
+        # unsent mbufs and its task for good.
+        root = os.path.join(self.dir, f"hard_root_{self.node.tag}")
+        shutil.rmtree(root, ignore_errors=True)
+        os.makedirs(root)
+        with open(os.path.join(root, "big.bin"), "wb") as f:
+            f.write(os.urandom(4 << 20))
+        try:
+            app = self.app = self._app("ewyk-httpd-hard-zwr", "--root", root)
+            assert self._fetch_big() == "200 %d" % (4 << 20)
+            base = _shard(app)["mbufs_in_use"]
+            hbase = _http(app)["conns_in_use"]
+            h0 = _http(app)
+            stop = self._stopfile("zwr")
+            n = 8
+            zw = self._spawn("zw", EWYK_IP, HTTP_PORT, n, "/big.bin", stop)
+            try:
+                z = json.loads(zw.stdout.readline())
+                ended = wait_for(lambda: _http(app)["timeout_write"]
+                                 - h0["timeout_write"] >= n, timeout=60,
+                                 interval=0.5)
+                mid = _http(app)
+            finally:
+                open(stop, "w").close()
+                r = self._join(zw)
+                os.unlink(stop)
+            back = wait_for(lambda: _http(app)["conns_in_use"] <= hbase,
+                            timeout=10)
+            after = _http(app)
+            print(f"zero-window --root readers: {z} -> {r}, HTTP conns base "
+                  f"{hbase} after {after['conns_in_use']}, timeout_write "
+                  f"+{mid['timeout_write'] - h0['timeout_write']}")
+            assert z["conns"] == n, z
+            assert ended, (h0, mid)
+            assert r["ended_by_server"] == n, r
+            assert back, (hbase, after)
+            self._back_to(app, base, timeout=30)
+            assert self._fetch_big() == "200 %d" % (4 << 20)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)

@@ -426,6 +426,29 @@ body_step(struct ewyk_http_conn *c)
 	return 1;
 }
 
+/*
+ * The TCP connection is gone under a pending request: the peer's reset
+ * (ev_closed() has run) or our own (a write or body timeout, a body cut
+ * short or malformed), which lib/tcp does not report. As ev_closed()
+ * does: a stream being pumped owes nothing more and waits for nothing, so
+ * it ends here; otherwise the owner is told, once, and the object stays
+ * until it responds (which it may do from the callback). Returns 1 while
+ * the object must stay.
+ */
+static int
+conn_gone_pending(struct ewyk_http_conn *c)
+{
+	if (!c->pending || c->resp_done)
+		return 0;
+	if (c->prod != NULL && !c->prod_wait) {
+		c->resp_done = 1;
+		c->prod = NULL;
+		return 0;
+	}
+	http_conn_done(c, 1);
+	return !c->resp_done;
+}
+
 void
 http_conn_run(struct ewyk_http_conn *c)
 {
@@ -435,7 +458,7 @@ http_conn_run(struct ewyk_http_conn *c)
 	for (;;) {
 		if (c->tcp == NULL) {
 			/* Gone: keep the object while a response is owed. */
-			if (c->pending && !c->resp_done)
+			if (conn_gone_pending(c))
 				break;
 			c->in_run = 0;
 			conn_release(c);

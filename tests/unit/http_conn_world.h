@@ -108,10 +108,12 @@ void test_head_and_10(void **state);
 void test_10_chunked_stream(void **state);
 void test_no_content_statuses(void **state);
 void test_pending_stream_reset(void **state);
+void test_pending_cut_body(void **state);
 
 /* test_http_conn_respond.c */
 void test_respond_zero_window(void **state);
 void test_respond_bound(void **state);
 void test_server_limits(void **state);
+void test_pending_stream_write_timeout(void **state);
 
 #endif /* EWYK_TEST_HTTP_CONN_WORLD_H */

@@ -549,6 +549,8 @@ main(int argc, char **argv)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_pending_stream_reset,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_cut_body, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(test_no_content_statuses, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup,
@@ -564,6 +566,8 @@ main(int argc, char **argv)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_server_limits, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_pending_stream_write_timeout, setup, teardown),
 #ifdef EWYK_HTTP_CORPUS
 		cmocka_unit_test_setup_teardown(test_corpus, setup, teardown),
 #endif

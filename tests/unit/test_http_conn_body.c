@@ -411,3 +411,30 @@ test_pending_stream_reset(void **state)
 	RUN_UNTIL(ewyk_http_server_conns(W.srv) == 0, 100);
 	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
 }
+
+/*
+ * A pending request whose body the peer cuts short (its FIN inside the
+ * body): we reset the connection ourselves, and the owner must be told
+ * then (aborted), as when the peer resets, not only once it happens to
+ * respond; responding from the callback frees the object.
+ */
+void
+test_pending_cut_body(void **state)
+{
+	struct cli *cl = cli_open(0);
+
+	RTE_SET_USED(state);
+	cli_sends(cl,
+		"GET /done/c HTTP/1.1\r\nHost: x\r\n"
+		"Content-Length: 10\r\n\r\nabc");
+	RUN_UNTIL(W.ndeferred == 1, 1000);
+	assert_int_equal(W.ndeferred, 1);
+	RUN_UNTIL(false, 20);
+	assert_int_equal(W.ndone, 0);
+	W.done_respond = 1;
+	ewyk_tcp_close(cl->c);
+	RUN_UNTIL(W.ndone == 1, 500);
+	assert_int_equal(W.ndone, 1);
+	assert_int_equal(W.done_aborted, 1);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
+}

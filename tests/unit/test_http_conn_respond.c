@@ -4,7 +4,9 @@
  * copied into mbufs and queued whatever the send space, so a large one
  * sent to a reader that does not read would pin all of it. Beyond the
  * bound it is refused, and the body goes out as a stream, produced only
- * as TCP takes it. And the limits a server tells a dispatcher.
+ * as TCP takes it; such a stream under a pending request ends when we
+ * reset the connection ourselves. And the limits a server tells a
+ * dispatcher.
  */
 
 #include <errno.h>
@@ -188,4 +190,54 @@ test_server_limits(void **state)
 	assert_int_equal(lim.max_header_bytes, 30000);
 	assert_int_equal(lim.max_body, 5);
 	assert_int_equal(mh, EWYK_HTTP_DEF_MAX_HEADERS);
+}
+
+/*
+ * A pending request (a dispatched one) answered with a stream too long
+ * for ewyk_http_respond(), to a reader that stops reading: the write
+ * timeout resets the connection, and the request must end there (the
+ * owner told, the object freed). Nobody else would end it: no TCP event
+ * follows an abort of our own, and the producer waits for nothing. The
+ * same after a malformed body under such a stream.
+ */
+void
+test_pending_stream_write_timeout(void **state)
+{
+	struct cli *cl;
+
+	RTE_SET_USED(state);
+	cl = cli_open(0);
+	cl->hold = true;
+	cli_sends(cl, "GET /done/w HTTP/1.1\r\nHost: x\r\n\r\n");
+	RUN_UNTIL(W.ndeferred == 1, 1000);
+	assert_int_equal(W.ndeferred, 1);
+	assert_int_equal(ewyk_http_respond_stream(W.deferred[0], 200, NULL,
+				 NULL, 1u << 24, prod_bytes, NULL),
+		0);
+	assert_int_equal(W.ndone, 0);
+	/* past the write timeout (1 s) */
+	RUN_UNTIL(W.ndone == 1, 3000);
+	assert_int_equal(ctr(EWYK_HTTP_C_TIMEOUT_WRITE), 1);
+	assert_int_equal(W.ndone, 1);
+	assert_int_equal(W.done_aborted, 1);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
+	/* A malformed body under the stream resets the connection. */
+	cl = cli_open(1);
+	cl->hold = true;
+	cli_sends(cl,
+		"GET /done/b HTTP/1.1\r\nHost: x\r\n"
+		"Transfer-Encoding: chunked\r\n\r\n");
+	RUN_UNTIL(W.ndeferred == 2, 1000);
+	assert_int_equal(W.ndeferred, 2);
+	assert_int_equal(ewyk_http_respond_stream(W.deferred[1], 200, NULL,
+				 NULL, 1u << 24, prod_bytes, NULL),
+		0);
+	RUN_UNTIL(false, 20);
+	assert_int_equal(W.ndone, 1);
+	cli_sends(cl, "zz\r\n");
+	RUN_UNTIL(W.ndone == 2, 500);
+	assert_int_equal(ctr(EWYK_HTTP_C_PARSE_ERR_BODY), 1);
+	assert_int_equal(W.ndone, 2);
+	assert_int_equal(W.done_aborted, 1);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
 }
