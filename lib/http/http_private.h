@@ -285,6 +285,38 @@ http_name_is(const char *n, const char *lit, uint32_t len)
 
 #define HTTP_NAME_IS(n, lit) http_name_is(n, lit, sizeof(lit) - 1)
 
+/* Request-head parser states (ewyk_http_parser.state). */
+enum http_parse_state {
+	PS_START = 0, /* before the request line: method or empty line */
+	PS_START_LF,  /* CR of an empty line seen */
+	PS_METHOD,
+	PS_TARGET,
+	PS_VERSION, /* vpos bytes of "HTTP/D.D" seen */
+	PS_RL_CR,   /* version complete, CR expected */
+	PS_RL_LF,
+	PS_LINE, /* start of a field line (or of the final CRLF) */
+	PS_NAME,
+	PS_OWS, /* after the colon */
+	PS_VALUE,
+	PS_VALUE_LF,
+	PS_END_LF, /* CR of the final CRLF seen */
+	PS_DONE,
+	PS_ERROR,
+};
+
+/*
+ * http_parse.c / http_parse_machine.c: the state machine (any piece, any
+ * request, every error) and what it shares with the fast path.
+ */
+int http_parse_machine(struct ewyk_http_parser *p,
+	struct ewyk_http_request *req, const char *buf, uint32_t len,
+	uint32_t *consumed);
+/* enum ewyk_http_method of a method token, or -1 (case-sensitive). */
+int http_method_lookup(const char *p, uint32_t len);
+/* Origin-, absolute- or asterisk-form checks of req->target; sets path
+ * (and host for absolute-form). 0 or the status to answer. */
+uint16_t http_target_finish(struct ewyk_http_request *req);
+
 /* Parser flags (ewyk_http_parser.flags). */
 #define HF_CL 0x01         /* Content-Length seen */
 #define HF_TE 0x02         /* Transfer-Encoding seen */
