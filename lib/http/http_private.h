@@ -483,6 +483,8 @@ void http_conn_run(struct ewyk_http_conn *c);
 void http_conn_timer(struct ewyk_http_conn *c, enum http_tmo kind, uint32_t ms);
 void http_conn_abort(struct ewyk_http_conn *c);
 void http_conn_done(struct ewyk_http_conn *c, int aborted);
+/* Back to the server's free list (the TCP side already let go of). */
+void http_conn_release(struct ewyk_http_conn *c);
 /* http_stats.c */
 void http_stats_register(struct ewyk_http_server *s);
 void http_stats_unregister(struct ewyk_http_server *s);
