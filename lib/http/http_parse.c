@@ -276,8 +276,7 @@ target_end(const char *buf, uint32_t i, uint32_t len, unsigned int isa)
 {
 #ifdef __SSSE3__
 	if (isa != EWYK_HTTP_ISA_SCALAR && len - i >= 16) {
-		const __m128i x = _mm_loadu_si128(
-			(const __m128i *)(const void *)(buf + i));
+		const __m128i x = http_load16(buf + i);
 		/* signed: 0x80-0xff are negative, so not above 0x20 */
 		const uint32_t ok = (uint32_t)_mm_movemask_epi8(
 			_mm_andnot_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f)),
@@ -321,8 +320,7 @@ host_value_end(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
 {
 #ifdef __SSSE3__
 	if (isa != EWYK_HTTP_ISA_SCALAR && len - i >= 16) {
-		const __m128i x = _mm_loadu_si128(
-			(const __m128i *)(const void *)(buf + i));
+		const __m128i x = http_load16(buf + i);
 		const uint32_t k = (uint32_t)__builtin_ctz(
 			http_value_stop16(x) | 0x10000);
 
@@ -354,12 +352,9 @@ field_name_end(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
 
 #ifdef __SSSE3__
 	if (isa != EWYK_HTTP_ISA_SCALAR && len - i >= 16) {
-		const __m128i x = _mm_loadu_si128(
-			(const __m128i *)(const void *)(buf + i));
+		const __m128i x = http_load16(buf + i);
 		const uint32_t c = (uint32_t)__builtin_ctz(
-			(uint32_t)_mm_movemask_epi8(
-				_mm_cmpeq_epi8(x, _mm_set1_epi8(':'))) |
-			0x10000);
+			http_eq16(x, ':') | 0x10000);
 
 		if (c < 16)
 			return c == 0 ||
@@ -390,15 +385,13 @@ field_value_end(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
 
 #ifdef __SSSE3__
 	if (isa != EWYK_HTTP_ISA_SCALAR && len - i >= 16) {
-		const __m128i x = _mm_loadu_si128(
-			(const __m128i *)(const void *)(buf + i));
+		const __m128i x = http_load16(buf + i);
 		/* the first CTL, HT included */
 		const uint32_t k = (uint32_t)__builtin_ctz(
 			http_value_stop16(x) | 0x10000);
 
 		if (k < 16 && buf[i + k] == '\r') {
-			const uint32_t sp = (uint32_t)_mm_movemask_epi8(
-				_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')));
+			const uint32_t sp = http_eq16(x, ' ');
 			/* leading SPs: the CR ends them */
 			const uint32_t lead = (uint32_t)__builtin_ctz(~sp);
 

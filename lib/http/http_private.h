@@ -205,6 +205,20 @@ http_authority_quick(const char *s, uint32_t n, size_t avail)
 }
 
 #ifdef __SSSE3__
+/* 16 bytes at s (readable: the caller checked). */
+static inline __m128i
+http_load16(const char *s)
+{
+	return _mm_loadu_si128((const __m128i *)(const void *)s);
+}
+
+/* Bit i set when x[i] is c. */
+static inline uint32_t
+http_eq16(__m128i x, char c)
+{
+	return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(c)));
+}
+
 /*
  * 16 bytes at once for the parser's fast path (compiled in where the
  * build's baseline has SSSE3, used when the parser's isa is not scalar).
