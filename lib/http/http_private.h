@@ -144,6 +144,20 @@ http_view_ieq(const char *p, uint32_t len, const char *lit, uint32_t litlen)
 int http_authority_valid(const char *s, uint32_t n, int allow_empty);
 
 #ifdef __SSE2__
+/* 16 bytes at s (readable: the caller checked). */
+static inline __m128i
+http_load16(const char *s)
+{
+	return _mm_loadu_si128((const __m128i *)(const void *)s);
+}
+
+/* Bit i set when x[i] is c. */
+static inline uint32_t
+http_eq16(__m128i x, char c)
+{
+	return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(c)));
+}
+
 /*
  * Quick acceptance of the common uri-host [":" port] in x[0, n), n <= 16:
  * letters, digits, '-' and '.', then optionally ':' and digits. 1: valid;
@@ -163,20 +177,16 @@ http_authority_quick16(__m128i x, uint32_t n)
 	const uint32_t full = (UINT32_C(1) << n) - 1;
 	uint32_t m, k;
 
-	ok = _mm_or_si128(_mm_or_si128(ok, dig),
-		_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('-')),
-			_mm_cmpeq_epi8(x, _mm_set1_epi8('.'))));
-	m = (uint32_t)_mm_movemask_epi8(ok) & full;
+	ok = _mm_or_si128(ok, dig);
+	m = ((uint32_t)_mm_movemask_epi8(ok) | http_eq16(x, '-') |
+		    http_eq16(x, '.')) &
+		full;
 	if (m == full)
 		return n > 0;
 	/* "host:port": the first other byte is a colon after a non-empty
 	 * host, and every byte after it is a digit */
 	k = (uint32_t)__builtin_ctz(~m & full);
-	if (k == 0 ||
-		!(((uint32_t)_mm_movemask_epi8(
-			   _mm_cmpeq_epi8(x, _mm_set1_epi8(':'))) >>
-			  k) &
-			1))
+	if (k == 0 || !((http_eq16(x, ':') >> k) & 1))
 		return 0;
 	return (((uint32_t)_mm_movemask_epi8(dig) & full) |
 		       ((UINT32_C(2) << k) - 1)) == full;
@@ -193,9 +203,7 @@ http_authority_quick(const char *s, uint32_t n, size_t avail)
 #ifdef __SSE2__
 	if (n == 0 || n > 16 || avail < 16)
 		return 0;
-	return http_authority_quick16(_mm_loadu_si128(
-					      (const __m128i *)(const void *)s),
-		n);
+	return http_authority_quick16(http_load16(s), n);
 #else
 	RTE_SET_USED(s);
 	RTE_SET_USED(n);
@@ -205,20 +213,6 @@ http_authority_quick(const char *s, uint32_t n, size_t avail)
 }
 
 #ifdef __SSSE3__
-/* 16 bytes at s (readable: the caller checked). */
-static inline __m128i
-http_load16(const char *s)
-{
-	return _mm_loadu_si128((const __m128i *)(const void *)s);
-}
-
-/* Bit i set when x[i] is c. */
-static inline uint32_t
-http_eq16(__m128i x, char c)
-{
-	return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(c)));
-}
-
 /*
  * 16 bytes at once for the parser's fast path (compiled in where the
  * build's baseline has SSSE3, used when the parser's isa is not scalar).
