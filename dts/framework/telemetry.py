@@ -24,3 +24,10 @@ def query(file_prefix, cmd, timeout=5.0):
     finally:
         s.close()
     return reply[cmd.split(",", 1)[0]]
+
+
+def counter_delta(before, after):
+    """The counters of `after` that moved since `before` (a counter new in
+    `after` counts from 0), as {name: after - before}."""
+    return {k: after[k] - before.get(k, 0) for k in after
+            if after[k] != before.get(k, 0)}

@@ -45,6 +45,7 @@ import time
 from framework.ewyk import (EWYK_IP, PEER_IP, EwykHttpd, Testbed, have,
                             httpd_binary, log_dir, settle)
 from framework.node import wait_for
+from framework.telemetry import counter_delta
 from framework.test_suite import TestSuite
 
 PORT = 7  # the attacked TCP echo
@@ -232,7 +233,7 @@ class TestSuite_hardening(TestSuite):
                          self.peer_mac, EWYK_IP, PEER_IP, PORT, sport, 5000)
         r = self._join(xfer)
         t1 = _tcp(app)
-        d = {k: t1[k] - t0[k] for k in t1 if t1[k] != t0[k]}
+        d = counter_delta(t0, t1)
         print(f"blind: injected {inj}, transfer {r}, counters {d}")
         assert r["ok"] and r["err"] is None, r
         # RSTs aimed inside the window (sent before any noise spends the
@@ -273,7 +274,7 @@ class TestSuite_hardening(TestSuite):
             self.node.run("nft delete table inet ewykhard", ns=self.tb.ns_peer,
                           check=False)
         t1 = _tcp(app)
-        d = {k: t1[k] - t0[k] for k in t1 if t1[k] != t0[k]}
+        d = counter_delta(t0, t1)
         print(f"buffers: ooo {o}, hold {h}, mbufs base {base} during {mid}, "
               f"client {c}, counters {d}")
         assert ping.returncode == 0, ping.stdout
@@ -340,7 +341,7 @@ class TestSuite_hardening(TestSuite):
                          5000)
         r = self._join(dl)
         t1 = _tcp(app)
-        d = {k: t1[k] - t0[k] for k in t1 if t1[k] != t0[k]}
+        d = counter_delta(t0, t1)
         print(f"blind at HTTP: injected {inj}, download {r}, counters {d}")
         assert r["ok"] and r["err"] is None, r
         assert inj["aimed"] >= 1, inj  # the flow was seen
@@ -354,7 +355,7 @@ class TestSuite_hardening(TestSuite):
             t0 = _tcp(app)
             r = self._peer("conns", EWYK_IP, PORT, 48, timeout=300)
             t1 = _tcp(app)
-            d = {k: t1[k] - t0[k] for k in t1 if t1[k] != t0[k]}
+            d = counter_delta(t0, t1)
             print(f"conns: {r}, counters {d}")
             assert 24 <= r["opened"] <= 32 and r["again"] == r["opened"], r
             assert r["refused"] >= 16, r
@@ -375,7 +376,7 @@ class TestSuite_hardening(TestSuite):
             t0 = _tcp(app)
             r = self._peer("conns", EWYK_IP, PORT, 14, timeout=120)
             t1 = _tcp(app)
-            d = {k: t1[k] - t0[k] for k in t1 if t1[k] != t0[k]}
+            d = counter_delta(t0, t1)
             print(f"per-source: {r}; counters {d}")
             assert r["opened"] == r["again"] == 10 and r["refused"] == 4, r
             assert d.get("drop_src_limit", 0) >= 4, d
@@ -393,7 +394,7 @@ class TestSuite_hardening(TestSuite):
             t0 = _tcp(app)
             i = self._peer("idle", EWYK_IP, PORT, 20, 3, timeout=60)
             t1 = _tcp(app)
-            d = {k: t1[k] - t0[k] for k in t1 if t1[k] != t0[k]}
+            d = counter_delta(t0, t1)
             print(f"idle: {i}; counters {d}")
             assert i["closed_by_server"] == 20, i
             assert d.get("idle_timeout", 0) == 20, d

@@ -16,6 +16,7 @@ from scapy.all import ARP, ICMP, IP, Dot1Q, Ether, Raw, fragment  # noqa: E402
 from framework.ewyk import (EWYK_IP, PEER_IP, EwykHttpd, Testbed, httpd_binary,
                             parse_ping, settle)
 from framework.node import wait_for
+from framework.telemetry import counter_delta
 from framework.test_suite import TestSuite
 
 SCAPY_PEER = os.path.join(os.path.dirname(os.path.dirname(
@@ -114,7 +115,7 @@ class TestSuite_l3(TestSuite):
         settle(0.2)
         after = self.app.net_stats()
         assert res["matched"] == 0, f"unexpected replies: {res['summaries']}"
-        moved = {k: after[k] - before[k] for k in after if after[k] != before[k]}
+        moved = counter_delta(before, after)
         assert after[counter] - before[counter] == n, (
             f"{counter}: {before[counter]} -> {after[counter]}, expected +{n}; moved: {moved}")
         assert after["rx_pkts"] - before["rx_pkts"] >= n

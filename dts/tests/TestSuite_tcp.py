@@ -34,6 +34,7 @@ from scapy.all import IP, TCP, Ether, Raw  # noqa: E402
 from framework.ewyk import (EWYK_IP, PEER_IP, PREFIX, EwykHttpd, Testbed,
                             have, log_dir, settle)
 from framework.node import wait_for
+from framework.telemetry import counter_delta
 from framework.test_suite import TestSuite
 
 ECHO_PORT = 7
@@ -242,11 +243,6 @@ def _tcp_stats(app):
     return app.telemetry("/ewyk/tcp/stats")
 
 
-def _delta(before, after):
-    return {k: after[k] - before.get(k, 0) for k in after
-            if after[k] != before.get(k, 0)}
-
-
 class TestSuite_tcp(TestSuite):
 
     def set_up_all(self):
@@ -296,7 +292,7 @@ class TestSuite_tcp(TestSuite):
         assert r["err"] is None and r["eof"], (r, app.log()[-2000:])
         assert r["sent"] == BIG and r["received"] == BIG, r
         assert r["sha256"] == self.big_sha, r
-        d = _delta(before, after)
+        d = counter_delta(before, after)
         assert d.get("bytes_in") == BIG and d.get("bytes_out") >= BIG, d
         return r, d
 
@@ -316,7 +312,7 @@ class TestSuite_tcp(TestSuite):
                          timeout=150)
         after = _tcp_stats(self.app)
         assert r["ok"] == 200, r
-        d = _delta(before, after)
+        d = counter_delta(before, after)
         assert d.get("passive_opens", 0) >= 200 and d.get("established", 0) >= 200, d
         assert d.get("bytes_in") == 200 * 20000, d
         # Every connection closes (after the client's FIN, once echoed).
@@ -356,7 +352,7 @@ class TestSuite_tcp(TestSuite):
         r = self._client(self.tb, "rst", EWYK_IP, ECHO_PORT)
         assert r["echoed"] == 1000, r
         assert wait_for(lambda: _tcp_stats(self.app)["conn_reset"]
-                        > before["conn_reset"], timeout=5), _delta(before, _tcp_stats(self.app))
+                        > before["conn_reset"], timeout=5), counter_delta(before, _tcp_stats(self.app))
         after = _tcp_stats(self.app)
         assert after["rst_in"] > before["rst_in"]
         assert self._wait_state("established", 0)
@@ -397,7 +393,7 @@ class TestSuite_tcp(TestSuite):
             ns=self.tb.ns_peer, timeout=60).stdout)
         settle(0.2)
         after = _tcp_stats(self.app)
-        d = _delta(before, after)
+        d = counter_delta(before, after)
         assert res["matched"] == 0, res
         assert d.get("drop_cksum") == 1, d
         assert d.get("drop_doff") == 1, d
@@ -540,7 +536,7 @@ class TestSuite_tcp(TestSuite):
         st = _tcp_stats(self.app)
         shard = self.app.telemetry("/ewyk/tcp/stats,0")
         lc = self.app.telemetry("/ewyk/stats")["lcore_0"]
-        d = _delta(before, st)
+        d = counter_delta(before, st)
         assert d.get("passive_opens") == 1, d
         assert d.get("bytes_in") == 5000 and d.get("bytes_out") == 5000, d
         # SYN, the data, the FIN and their ACKs: at least 3 each way.
