@@ -233,17 +233,24 @@ slow_complete(struct httpd_shard *sh, struct httpd_msg *m)
 	svc_echo_flush(sc);
 }
 
+static void slow_closed(void *ctx, struct ewyk_tcp_conn *c, int err);
+
 /* Step 1. */
 static void
 slow_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 {
 	struct svc_conn *sc = ctx;
 
-	RTE_SET_USED(c);
-	if (sc->wait == NULL)
-		sc->wait = m;
-	else if (rte_pktmbuf_chain(sc->wait, m) != 0) {
+	/* Small segments are copied together, and what waits counts in
+	 * TCP's mbuf budgets (released when the echo sends it): a peer
+	 * sending a byte a segment while its task runs pins a few buffers,
+	 * and past its share TCP stops taking its data. Nothing TCP
+	 * acknowledged is ever dropped: a chain that cannot grow (never
+	 * under the budgets) resets the connection. */
+	if (ewyk_tcp_recv_append(c, &sc->wait, m) != 0) {
 		rte_pktmbuf_free(m);
+		ewyk_tcp_abort(c);
+		slow_closed(sc, c, -ECONNABORTED);
 		return;
 	}
 	slow_dispatch(sc);

@@ -5,8 +5,9 @@
  *
  * Echo keeps, per connection, what it received but could not send yet
  * (one mbuf chain, small payloads copied together by
- * ewyk_tcp_recv_append so that it pins buffers in proportion to bytes). It hands data to ewyk_tcp_send as the send buffer
- * allows, and reports it consumed (ewyk_tcp_recvd) only then: a client
+ * ewyk_tcp_recv_append so that it pins buffers in proportion to bytes,
+ * under TCP's mbuf budgets). It hands data to ewyk_tcp_send as the send
+ * buffer allows, and reports it consumed (ewyk_tcp_recvd) only then: a client
  * that sends faster than it reads sees the receive window close, not
  * unbounded buffering. Connection state comes from an ewyk pool per shard.
  * Each shard has one timer wheel, shared by its TCP context and the
@@ -80,17 +81,23 @@ svc_echo_flush(struct svc_conn *sc)
 		struct rte_mbuf *m = chain_split(&sc->pend, space);
 		uint32_t len;
 
+		uint16_t segs;
+
 		if (m == NULL) {
 			/* Not even one segment fits: asking makes TCP call
 			 * writable when space opens. */
 			len = sc->pend->pkt_len;
+			segs = sc->pend->nb_segs;
 			if (ewyk_tcp_send(sc->c, sc->pend) != 0)
 				return;
 			sc->pend = NULL;
+			/* the send queue counts them now */
+			ewyk_tcp_recv_release(sc->c, segs);
 			ewyk_tcp_recvd(sc->c, len);
 			break;
 		}
 		len = m->pkt_len;
+		segs = m->nb_segs;
 		if (ewyk_tcp_send(sc->c, m) != 0) {
 			/* Put it back in front. */
 			if (sc->pend != NULL)
@@ -98,6 +105,7 @@ svc_echo_flush(struct svc_conn *sc)
 			sc->pend = m;
 			return;
 		}
+		ewyk_tcp_recv_release(sc->c, segs);
 		ewyk_tcp_recvd(sc->c, len);
 	}
 	if (sc->eof && sc->op == NULL)

@@ -218,7 +218,10 @@ enum ewyk_tcp_state {
 		"budget")                                                         \
 	X(DROP_APP_CHAIN, drop_app_chain, COUNTER,                                \
 		"ewyk_tcp_recv_append refused: the application's chain holds "    \
-		"the most segments an mbuf chain can")
+		"the most segments an mbuf chain can")                            \
+	X(DROP_RCV_BUDGET, drop_rcv_budget, COUNTER,                              \
+		"In-order data not taken (not acknowledged): the application "    \
+		"holds the connection's or the shard's share of the mbuf budget")
 
 /** Per-shard counters: one per entry of EWYK_TCP_COUNTERS, in its order. */
 enum ewyk_tcp_counter {
@@ -316,9 +319,9 @@ struct ewyk_tcp_conf {
 	uint32_t
 		rst_limit; /**< RSTs a second to segments of no connection; 0 = 1000, UINT32_MAX = no limit */
 	uint32_t
-		mbuf_budget; /**< mbufs all send and out-of-order queues may pin; 0 = half the tx_pool */
+		mbuf_budget; /**< mbufs all send, out-of-order and application receive queues may pin (each of the last two at most half); 0 = half the tx_pool */
 	uint32_t
-		conn_mbuf_max; /**< mbufs one connection's queues may pin; 0 = mbuf_budget / 16 (at least 64) */
+		conn_mbuf_max; /**< mbufs one connection's queues (send, out-of-order, application receive) may pin; 0 = mbuf_budget / 16 (at least 64); at most 32767 */
 };
 
 /**
@@ -384,9 +387,10 @@ struct ewyk_tcp_conn_info {
 	uint32_t rcv_wnd;               /**< window we announce now (bytes) */
 	uint32_t cwnd, ssthresh;        /**< bytes */
 	uint32_t srtt_us, rttvar_us, rto_ms;
-	uint32_t in_flight;   /**< bytes sent, not acknowledged */
-	uint32_t snd_queued;  /**< bytes queued (unsent + in flight) */
-	uint32_t ooo_segs;    /**< segments in the out-of-order queue */
+	uint32_t in_flight;  /**< bytes sent, not acknowledged */
+	uint32_t snd_queued; /**< bytes queued (unsent + in flight) */
+	uint32_t ooo_segs;   /**< segments in the out-of-order queue */
+	uint32_t app_segs;   /**< buffers the application holds (recv_append) */
 	uint32_t retransmits; /**< segments retransmitted */
 };
 
@@ -554,16 +558,24 @@ uint32_t ewyk_tcp_send_space(const struct ewyk_tcp_conn *c);
 void ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len);
 
 /**
- * Append data handed over by @ref ewyk_tcp_ops.recv to a chain the
- * application holds (what an echo could not send yet, a body being
- * gathered), counting buffers by what they pin: a payload of at most 512
- * bytes in one buffer is copied into the tailroom of the chain's last
- * buffer when that buffer is the chain's alone (direct, one reference),
- * and its mbuf freed. 8,000 one-byte segments then pin a few buffers,
- * not 8,000 (issue 13).
+ * Append data handed over by @ref ewyk_tcp_ops.recv to the chain the
+ * application holds for the connection (a request head being parsed, what
+ * an echo could not send yet), counting buffers by what they pin: a
+ * payload of at most 512 bytes in one buffer is copied into the tailroom
+ * of the chain's last buffer when that buffer is the chain's alone
+ * (direct, one reference), and its mbuf freed, so 8,000 one-byte segments
+ * pin a few buffers, not 8,000. The buffers the chain keeps count in the
+ * shard's mbuf budget and the connection's (mbuf_budget, conn_mbuf_max)
+ * beside the send and out-of-order queues, until the application gives
+ * them back with @ref ewyk_tcp_recv_consume or @ref ewyk_tcp_recv_release,
+ * or lets go of the connection (close, abort, closed event). While the
+ * application holds buffers of a connection beyond its share, the
+ * connection's next in-order segments are not taken (not acknowledged,
+ * counted drop_rcv_budget): the peer sends them again later. Nothing that
+ * was acknowledged is dropped.
  *
  * @param c
- *   Connection the data came from (counters of its context).
+ *   Connection the data came from.
  * @param head
  *   The chain, NULL when empty; updated.
  * @param m
@@ -576,6 +588,38 @@ void ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len);
  */
 int ewyk_tcp_recv_append(struct ewyk_tcp_conn *c, struct rte_mbuf **head,
 	struct rte_mbuf *m);
+
+/**
+ * Consume the first @p len bytes of a chain built by
+ * @ref ewyk_tcp_recv_append: the buffers they fill are freed and given
+ * back to the budgets, the first one left is trimmed, and
+ * @ref ewyk_tcp_recvd(@p c, @p len) opens the receive window by as much.
+ *
+ * @param c
+ *   Connection the chain belongs to (NULL or let go of: the chain is only
+ *   trimmed).
+ * @param head
+ *   The chain; updated (NULL once empty).
+ * @param len
+ *   Bytes to consume (at most the chain's length).
+ * @return
+ *   Bytes consumed.
+ */
+uint32_t ewyk_tcp_recv_consume(struct ewyk_tcp_conn *c, struct rte_mbuf **head,
+	uint32_t len);
+
+/**
+ * Give back to the budgets buffers taken through
+ * @ref ewyk_tcp_recv_append that the application freed or handed on
+ * itself (to @ref ewyk_tcp_send, which counts them in the send queue).
+ * Call @ref ewyk_tcp_recvd for their bytes as usual.
+ *
+ * @param c
+ *   Connection (NULL or let go of: no-op).
+ * @param nsegs
+ *   Buffers given back.
+ */
+void ewyk_tcp_recv_release(struct ewyk_tcp_conn *c, uint32_t nsegs);
 
 /**
  * Close our sending direction: a FIN follows the queued data. Receiving

@@ -100,6 +100,7 @@ tcp_conn_destroy(struct ewyk_tcp_conn *c)
 	c->sq_segs = 0;
 	c->sq_len = 0;
 	tcp_ooo_purge(c);
+	tcp_recv_forget(c);
 	tcp_set_state(c, EWYK_TCP_CLOSED);
 	if (c->busy == 0)
 		tcp_conn_release(c);
@@ -297,6 +298,7 @@ ewyk_tcp_close(struct ewyk_tcp_conn *c)
 		return;
 	t = c->tcp;
 	c->app_closed = 1;
+	tcp_recv_forget(c);
 	c->orphan_tsc = t->now; /* orphan_timeout_ms counts from here */
 	switch (c->state) {
 	case EWYK_TCP_SYN_SENT:
@@ -396,5 +398,6 @@ ewyk_tcp_conn_info(const struct ewyk_tcp_conn *c, struct ewyk_tcp_conn_info *i)
 	i->in_flight = c->snd_max - c->snd_una;
 	i->snd_queued = c->sq_len;
 	i->ooo_segs = c->ooo_n;
+	i->app_segs = c->app_segs;
 	i->retransmits = c->retrans_segs;
 }

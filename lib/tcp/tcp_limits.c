@@ -86,6 +86,9 @@ tcp_limits_init(struct ewyk_tcp *t)
 		t->conf.mbuf_budget = pool >= 128 ? pool / 2 : 64;
 	if (t->conf.conn_mbuf_max == 0)
 		t->conf.conn_mbuf_max = RTE_MAX(t->conf.mbuf_budget / 16, 64u);
+	/* what an application's chain of one connection may reach */
+	t->conf.conn_mbuf_max = RTE_MIN(t->conf.conn_mbuf_max,
+		(uint32_t)RTE_MBUF_MAX_NB_SEGS / 2);
 	return src_init(t);
 }
 
@@ -103,7 +106,8 @@ tcp_limits_init(struct ewyk_tcp *t)
 static bool
 conn_fits(const struct ewyk_tcp_conn *c, uint32_t n)
 {
-	return c->sq_segs + c->ooo_segs + n <= c->tcp->conf.conn_mbuf_max;
+	return c->sq_segs + c->ooo_segs + c->app_segs + n <=
+		c->tcp->conf.conn_mbuf_max;
 }
 
 bool
@@ -127,6 +131,94 @@ tcp_send_fits(const struct ewyk_tcp_conn *c, uint32_t n)
 	return c->sq_segs == 0 && n <= TCP_SEND_MIN_MBUFS &&
 		t->held_mbufs + n <=
 		t->conf.mbuf_budget + t->conf.mbuf_budget / 4;
+}
+
+/*
+ * Received data the application holds (ewyk_tcp_recv_append) counts in
+ * the same budgets: at most half of the shard's budget in all, and the
+ * connection's own limit. An application that holds nothing of a
+ * connection always takes the next segment (one buffer, which small
+ * segments are then copied into), so an honest request is never refused
+ * for what others hold; beyond that, a segment that does not fit is
+ * dropped before it is acknowledged (the peer sends it again later) and
+ * counted (drop_rcv_budget).
+ */
+bool
+tcp_recv_admits(const struct ewyk_tcp_conn *c, const struct rte_mbuf *m)
+{
+	const struct ewyk_tcp *t = c->tcp;
+	uint32_t n = m->nb_segs;
+
+	if (c->app_segs == 0)
+		return true;
+	return conn_fits(c, n) && t->held_mbufs + n <= t->conf.mbuf_budget &&
+		t->app_held + n <= t->conf.mbuf_budget / 2;
+}
+
+static void
+recv_count(struct ewyk_tcp_conn *c, uint32_t n)
+{
+	c->app_segs += n;
+	c->tcp->app_held += n;
+	c->tcp->held_mbufs += n;
+}
+
+/* The application let go of the connection: what it still holds is no
+ * longer the connection's (it frees it itself). */
+void
+tcp_recv_forget(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+
+	t->held_mbufs -= c->app_segs;
+	t->app_held -= c->app_segs;
+	c->app_segs = 0;
+}
+
+void
+ewyk_tcp_recv_release(struct ewyk_tcp_conn *c, uint32_t nsegs)
+{
+	if (c == NULL || c->dead || c->app_closed)
+		return;
+	nsegs = RTE_MIN(nsegs, c->app_segs);
+	c->app_segs -= nsegs;
+	c->tcp->app_held -= nsegs;
+	c->tcp->held_mbufs -= nsegs;
+}
+
+uint32_t
+ewyk_tcp_recv_consume(struct ewyk_tcp_conn *c, struct rte_mbuf **head,
+	uint32_t len)
+{
+	struct rte_mbuf *m;
+	uint32_t left = len, freed = 0;
+
+	if (head == NULL)
+		return 0;
+	while ((m = *head) != NULL && left > 0) {
+		struct rte_mbuf *n = m->next;
+
+		if (left < m->data_len) {
+			/* rte_pktmbuf_adj() fixes pkt_len on the head too */
+			rte_pktmbuf_adj(m, (uint16_t)left);
+			left = 0;
+			break;
+		}
+		left -= m->data_len;
+		if (n != NULL) {
+			n->pkt_len = m->pkt_len - m->data_len;
+			n->nb_segs = (uint16_t)(m->nb_segs - 1);
+		}
+		m->next = NULL;
+		m->nb_segs = 1;
+		rte_pktmbuf_free_seg(m);
+		freed++;
+		*head = n;
+	}
+	len -= left;
+	ewyk_tcp_recv_release(c, freed);
+	ewyk_tcp_recvd(c, len);
+	return len;
 }
 
 /*
@@ -160,6 +252,8 @@ ewyk_tcp_recv_append(struct ewyk_tcp_conn *c, struct rte_mbuf **head,
 	h = *head;
 	if (h == NULL) {
 		*head = m;
+		if (!c->dead && !c->app_closed)
+			recv_count(c, m->nb_segs);
 		return 0;
 	}
 	len = m->pkt_len;
@@ -174,5 +268,7 @@ ewyk_tcp_recv_append(struct ewyk_tcp_conn *c, struct rte_mbuf **head,
 		tcp_ctr_inc(c->tcp, EWYK_TCP_DROP_APP_CHAIN);
 		return -E2BIG;
 	}
+	if (!c->dead && !c->app_closed)
+		recv_count(c, m->nb_segs);
 	return 0;
 }

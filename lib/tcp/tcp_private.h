@@ -232,6 +232,7 @@ struct ewyk_tcp_conn {
 	uint8_t src_counted; /* counted in the per-source table */
 	uint32_t sq_segs;    /* mbufs the send queue pins */
 	uint32_t ooo_segs;   /* mbufs the out-of-order queue pins */
+	uint32_t app_segs;   /* mbufs the application holds (recv_append) */
 } __rte_cache_aligned;
 
 struct ewyk_tcp {
@@ -265,14 +266,16 @@ struct ewyk_tcp {
 	uint32_t
 		chack_left; /* challenge ACKs still allowed in it (randomised) */
 	/* hardening (issue 13) */
-	uint64_t ck0, ck1;   /* SipHash key of the SYN cookies (own secret) */
-	uint64_t hk0, hk1;   /* SipHash key of the connection table */
-	uint64_t rst_sec;    /* second the RST count is for */
-	uint32_t rst_count;  /* RSTs to segments of no connection in it */
-	uint32_t src_mask;   /* per-source counters: buckets - 1 */
-	uint16_t *src_cnt;   /* connections per keyed source bucket */
-	uint32_t held_mbufs; /* mbufs all send and OOO queues pin */
-	uint32_t ooo_held;   /* of which the OOO queues */
+	uint64_t ck0, ck1;  /* SipHash key of the SYN cookies (own secret) */
+	uint64_t hk0, hk1;  /* SipHash key of the connection table */
+	uint64_t rst_sec;   /* second the RST count is for */
+	uint32_t rst_count; /* RSTs to segments of no connection in it */
+	uint32_t src_mask;  /* per-source counters: buckets - 1 */
+	uint16_t *src_cnt;  /* connections per keyed source bucket */
+	uint32_t
+		held_mbufs; /* mbufs all send, OOO and application queues pin */
+	uint32_t ooo_held;  /* of which the OOO queues */
+	uint32_t app_held;  /* of which the applications' received chains */
 
 	struct tcp_listener listeners[TCP_MAX_LISTENERS];
 
@@ -374,6 +377,8 @@ void tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 void tcp_src_del(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 bool tcp_send_fits(const struct ewyk_tcp_conn *c, uint32_t n);
 bool tcp_ooo_fits(const struct ewyk_tcp_conn *c, uint32_t n);
+bool tcp_recv_admits(const struct ewyk_tcp_conn *c, const struct rte_mbuf *m);
+void tcp_recv_forget(struct ewyk_tcp_conn *c);
 bool tcp_mbuf_absorb(struct rte_mbuf *tl, const struct rte_mbuf *m,
 	uint32_t len);
 

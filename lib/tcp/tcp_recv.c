@@ -256,6 +256,13 @@ tcp_data_input(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 		c->ack_now = 1;
 		return;
 	}
+	if (len > 0 && !c->app_closed && !tcp_recv_admits(c, m)) {
+		/* Not acknowledged: the peer sends it again (and the FIN
+		 * with it) once the application has let go of some. */
+		tcp_ctr_inc(t, EWYK_TCP_DROP_RCV_BUDGET);
+		rte_pktmbuf_free(m);
+		return;
+	}
 	if (had_ooo)
 		c->ack_now = 1; /* a hole was (partly) filled */
 	if (len > 0)

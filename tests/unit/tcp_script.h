@@ -282,5 +282,6 @@ void test_ooo_pinned(void **state);
 void test_ooo_coalesce(void **state);
 void test_send_under_flood(void **state);
 void test_echo_zero_window(void **state);
+void test_echo_recv_budget(void **state);
 
 #endif /* EWYK_TEST_TCP_SCRIPT_H */

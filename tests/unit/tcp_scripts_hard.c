@@ -497,3 +497,58 @@ const struct script tcp_hard_scripts[] = {
 };
 
 const unsigned int tcp_hard_nscripts = RTE_DIM(tcp_hard_scripts);
+
+/*
+ * Received data the application holds counts in the connection's mbuf
+ * budget: an echo whose peer's window is zero holds 600-byte segments
+ * (too large to copy together) until it holds its share (64 buffers);
+ * past it, TCP stops taking in-order data (not acknowledged: the peer
+ * sends it again) and counts it. What the echo holds is exactly the
+ * bytes taken, in order: nothing acknowledged is dropped.
+ */
+void
+test_echo_recv_budget(void **state)
+{
+	static const struct script sc = {
+		.name = "echo_recv_budget",
+		.echo = true,
+		.snd_buf = 4000,
+		.conn_mbufs = 64,
+	};
+	static const struct step open[] = { PASSIVE_OPEN,
+		IN(F_ACK, 1, 1, .win = WIN0), END };
+	uint64_t drops;
+	unsigned int i;
+	uint32_t k;
+	uint8_t b[600], v0;
+
+	RTE_SET_USED(state);
+	script_begin(&sc);
+	run_steps(open);
+	for (i = 0; i < 100; i++) {
+		const struct step seg[] = {
+			IN(F_ACK | F_PSH, 1 + (int64_t)i * 600, 1, .len = 600),
+			END
+		};
+
+		run_steps(seg);
+		H.ncap = H.rcap = 0; /* the ACKs: not checked */
+	}
+	drops = ewyk_tcp_counter_get(H.t, EWYK_TCP_DROP_RCV_BUDGET) -
+		H.ctr0[EWYK_TCP_DROP_RCV_BUDGET];
+	assert_true(drops > 0);
+	assert_non_null(H.pend);
+	assert_true(H.pend->nb_segs <= 64);
+	assert_true(H.pend->pkt_len % 600 == 0);
+	/* the stream's bytes, contiguous, from where the echo stopped */
+	v0 = *rte_pktmbuf_mtod(H.pend, uint8_t *);
+	for (k = 0; k < H.pend->pkt_len; k += sizeof(b)) {
+		const uint8_t *d = rte_pktmbuf_read(H.pend, k, sizeof(b), b);
+
+		assert_non_null(d);
+		for (i = 0; i < sizeof(b); i++)
+			assert_int_equal(d[i], (uint8_t)(v0 + k + i));
+	}
+	h_free();
+	memset(&H, 0, sizeof(H));
+}

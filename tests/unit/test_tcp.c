@@ -641,6 +641,7 @@ main(int argc, char **argv)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_ooo_coalesce);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_send_under_flood);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_echo_zero_window);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_echo_recv_budget);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_clean);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_loopback_lossy_sack);
