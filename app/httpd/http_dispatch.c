@@ -409,9 +409,8 @@ op_conn_done(struct ewyk_http_conn *c, int aborted, void *arg)
 		 * the connection object, which may be reused by then. */
 		w->c = NULL;
 	}
-	/* Frees a pending request's object at once (refused while lib/http
-	 * is releasing the object itself). */
-	ewyk_http_respond(c, 503, "text/plain", NULL, "", 0);
+	/* lib/http frees the object: the handle is dead from here on */
+	RTE_SET_USED(c);
 }
 
 /* A streamed result's producer and end: the task object lives until the

@@ -129,6 +129,8 @@ http_shard_init(struct httpd *h, struct httpd_shard *sh)
 	sc.header_timeout_ms = secs_ms(h->conf.header_timeout);
 	sc.idle_timeout_ms = secs_ms(h->conf.keepalive_timeout);
 	sc.body_timeout_ms = secs_ms(h->conf.body_timeout);
+	sc.body_min_rate = h->conf.body_min_rate == 0 ? UINT32_MAX :
+							h->conf.body_min_rate;
 	sc.write_timeout_ms = secs_ms(h->conf.write_timeout);
 	sc.dispatch = http_dispatch;
 	sc.dispatch_arg = sh;

@@ -145,6 +145,7 @@ struct httpd_conf {
 	unsigned int header_timeout;    /* --header-timeout s */
 	unsigned int keepalive_timeout; /* --keepalive-timeout s */
 	unsigned int body_timeout;      /* --body-timeout s */
+	unsigned int body_min_rate;     /* --body-min-rate B/s; 0: none */
 	unsigned int write_timeout;     /* --write-timeout s */
 	const char *root; /* --root DIR (static_files.c); NULL: none */
 };

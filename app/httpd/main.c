@@ -72,7 +72,10 @@ usage(const char *prog)
 		"  --max-body BYTES        request body limit, 413 beyond (default 1 GiB)\n"
 		"  --header-timeout S      request head read timeout, 408 (default 10)\n"
 		"  --keepalive-timeout S   idle keep-alive connection timeout (default 60)\n"
-		"  --body-timeout S        time between request body bytes (default 30)\n"
+		"  --body-timeout S        time between request body bytes, and a body's first\n"
+		"                          allowance (default 30)\n"
+		"  --body-min-rate N       a body must average N bytes/s: each byte extends its\n"
+		"                          allowance by 1/N s; slower: 408 (default 500; 0: no minimum)\n"
 		"  --write-timeout S       response write stall timeout (default 30)\n"
 		"  --root DIR              static files under DIR (GET, HEAD); every other route wins\n"
 		"  -h, --help              this text\n"
@@ -139,6 +142,7 @@ enum {
 	OPT_TCP_IDLE_MS,
 	OPT_TCP_ORPHAN_MS,
 	OPT_TCP_PERSIST_MS,
+	OPT_BODY_MIN_RATE,
 };
 
 static const struct option httpd_opts[] = {
@@ -168,6 +172,7 @@ static const struct option httpd_opts[] = {
 	{ "header-timeout", required_argument, NULL, 'H' },
 	{ "keepalive-timeout", required_argument, NULL, 'K' },
 	{ "body-timeout", required_argument, NULL, 'Y' },
+	{ "body-min-rate", required_argument, NULL, OPT_BODY_MIN_RATE },
 	{ "write-timeout", required_argument, NULL, 'W' },
 	{ "root", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
@@ -218,6 +223,7 @@ static const struct num_opt num_opts[] = {
 	NUM_OPT('H', "header-timeout", 1, 86400, header_timeout),
 	NUM_OPT('K', "keepalive-timeout", 1, 86400, keepalive_timeout),
 	NUM_OPT('Y', "body-timeout", 1, 86400, body_timeout),
+	NUM_OPT(OPT_BODY_MIN_RATE, "body-min-rate", 0, 1u << 30, body_min_rate),
 	NUM_OPT('W', "write-timeout", 1, 86400, write_timeout),
 };
 
@@ -276,6 +282,7 @@ conf_defaults(struct httpd_conf *c)
 	c->header_timeout = 10;
 	c->keepalive_timeout = 60;
 	c->body_timeout = 30;
+	c->body_min_rate = 500;
 	c->write_timeout = 30;
 }
 

@@ -42,6 +42,9 @@ struct ewyk_twheel;
 		"Connections refused (RST): every connection object in use")   \
 	X(REQUESTS, requests, COUNTER, "Request heads parsed")                 \
 	X(PENDING, pending, COUNTER, "Handlers that returned pending")         \
+	X(CONN_ORPHANED, conn_orphaned, COUNTER,                               \
+		"Pending requests whose connection went away: freed at once, " \
+		"their owner told")                                            \
 	X(DISPATCH_REFUSED, dispatch_refused, COUNTER,                         \
 		"Blocking routes answered 503: no dispatcher or it refused")   \
 	X(CONTINUE_SENT, continue_sent, COUNTER, "100 Continue sent")          \
@@ -81,7 +84,10 @@ struct ewyk_twheel;
 	X(PARSE_ERR_BODY, parse_err_body, COUNTER,                             \
 		"Malformed or too large bodies (chunk syntax, 413)")           \
 	X(TIMEOUT_HEADER, timeout_header, COUNTER, "Header read timeouts")     \
-	X(TIMEOUT_BODY, timeout_body, COUNTER, "Body read timeouts")           \
+	X(TIMEOUT_BODY, timeout_body, COUNTER,                                 \
+		"Body read timeouts: nothing for body_timeout_ms")             \
+	X(TIMEOUT_BODY_RATE, timeout_body_rate, COUNTER,                       \
+		"Bodies ended for arriving slower than body_min_rate")         \
 	X(TIMEOUT_IDLE, timeout_idle, COUNTER, "Keep-alive idle timeouts")     \
 	X(TIMEOUT_WRITE, timeout_write, COUNTER, "Response write stalls")      \
 	X(BYTES_IN, bytes_in, COUNTER, "Request bytes consumed")               \
@@ -197,9 +203,18 @@ struct ewyk_http_server_conf {
 	struct rte_mempool *pool;  /**< mbufs for responses (required) */
 	const struct ewyk_http_router *router; /**< routes (required) */
 	struct ewyk_http_limits lim;           /**< parser limits */
-	uint32_t max_conns;            /**< connection objects; 0 = 1024 */
-	uint32_t header_timeout_ms;    /**< head read; 0 = 10000 */
-	uint32_t body_timeout_ms;      /**< between body bytes; 0 = 30000 */
+	uint32_t max_conns;         /**< connection objects; 0 = 1024 */
+	uint32_t header_timeout_ms; /**< head read; 0 = 10000 */
+	uint32_t body_timeout_ms; /**< between body bytes, and the body's first
+				   allowance (body_min_rate); 0 = 30000 */
+	/**
+	 * Minimum body rate, bytes a second: a body may take body_timeout_ms
+	 * plus one second per body_min_rate bytes received, never more than
+	 * body_timeout_ms between two pieces (Apache mod_reqtimeout's
+	 * MinRate); slower bodies end with 408 (or a reset once the response
+	 * has started). 0 = 500; UINT32_MAX = no minimum.
+	 */
+	uint32_t body_min_rate;
 	uint32_t idle_timeout_ms;      /**< keep-alive idle; 0 = 60000 */
 	uint32_t write_timeout_ms;     /**< response write stall; 0 = 30000 */
 	ewyk_http_dispatch_t dispatch; /**< NULL: BLOCKING routes get 503 */
@@ -438,14 +453,18 @@ const struct ewyk_http_request *ewyk_http_conn_request(
 
 /**
  * End-of-request notification (ewyk_http_on_done()).
- *
  * @param c
  *   Connection; with @p aborted set its TCP connection is gone.
  * @param aborted
  *   0: the request is over (response handed whole to TCP, body read);
- *   1: the connection went away first. A pending request's object then
- *   stays until ewyk_http_respond*() is called on it (which only frees
- *   it); that call may be made from within this callback.
+ *   1: the connection went away first (the peer's reset or FIN, or a
+ *   reset of ours: a write or body timeout, a body cut short). lib/http
+ *   frees the connection object when this callback returns, whatever the
+ *   owner does (counted conn_orphaned when a response was still owed):
+ *   from then on @p c is not the owner's; ewyk_http_respond*() on it is
+ *   refused (-EINVAL) during the callback, and must not be called after.
+ *   An owner whose work goes on elsewhere (a dispatched task) drops its
+ *   reference to @p c here.
  * @param arg
  *   ewyk_http_on_done()'s argument.
  */
@@ -469,8 +488,9 @@ typedef void (
 int ewyk_http_on_done(struct ewyk_http_conn *c, ewyk_http_done_t fn, void *arg);
 
 /**
- * Whether the connection under a request is still there (a pending
- * request's peer may have gone; responding then only frees it).
+ * Whether the connection under a request is still there (during a
+ * handler or the dispatch hook; a pending request's owner learns that its
+ * peer went through ewyk_http_on_done()).
  *
  * @param c
  *   Connection.

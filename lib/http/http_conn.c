@@ -44,9 +44,11 @@ http_conn_release(struct ewyk_http_conn *c)
 
 	ewyk_twheel_cancel(s->conf.wheel, &c->tmr);
 	c->tmo = HT_NONE;
+	/* TCP has let go of the connection: its budgets no longer count rx */
 	rte_pktmbuf_free(c->rx);
 	rte_pktmbuf_free(c->tx);
 	c->rx = NULL;
+	c->rx_pos = NULL;
 	c->tx = NULL;
 	c->next_free = s->free_head;
 	s->free_head = (uint32_t)(c - s->conns);
@@ -79,38 +81,49 @@ conn_reset_request(struct ewyk_http_conn *c)
 	c->prod_wait = 0;
 }
 
-/* Give back to TCP the bytes consumed: their segments are freed and the
- * receive window opens by as much. */
+/* Give back to TCP the bytes consumed: their buffers are freed (and
+ * leave the mbuf budgets) and the receive window opens by as much. */
 static void
 conn_consume(struct ewyk_http_conn *c)
 {
-	uint32_t off = c->rx_off;
-
-	if (off == 0)
+	if (c->rx_off == 0)
 		return;
-	HTTP_CTR(c->srv, BYTES_IN, off);
-	while (c->rx != NULL && off > 0) {
-		struct rte_mbuf *m = c->rx;
-
-		if (off >= m->data_len) {
-			struct rte_mbuf *n = m->next;
-
-			off -= m->data_len;
-			if (n != NULL) {
-				n->pkt_len = m->pkt_len - m->data_len;
-				n->nb_segs = (uint16_t)(m->nb_segs - 1);
-			}
-			m->next = NULL;
-			m->nb_segs = 1;
-			rte_pktmbuf_free(m);
-			c->rx = n;
-		} else {
-			rte_pktmbuf_adj(m, (uint16_t)off);
-			off = 0;
-		}
-	}
-	ewyk_tcp_recvd(c->tcp, c->rx_off);
+	HTTP_CTR(c->srv, BYTES_IN, c->rx_off);
+	ewyk_tcp_recv_consume(c->tcp, &c->rx, c->rx_off);
 	c->rx_off = 0;
+	c->rx_pos = c->rx;
+	c->rx_pos_off = 0;
+}
+
+/*
+ * The buffer of rx that holds byte rx_off, and the offset of that byte in
+ * it. The search starts where the last one ended: a head that arrives a
+ * byte at a time costs the same per byte at its end as at its start.
+ */
+static const struct rte_mbuf *
+rx_cursor(struct ewyk_http_conn *c, uint32_t *off)
+{
+	struct rte_mbuf *m = c->rx_pos;
+
+	if (m == NULL) {
+		m = c->rx;
+		c->rx_pos_off = 0;
+	}
+	while (m->next != NULL && c->rx_off - c->rx_pos_off >= m->data_len) {
+		c->rx_pos_off += m->data_len;
+		m = m->next;
+	}
+	c->rx_pos = m;
+	*off = c->rx_off - c->rx_pos_off;
+	return m;
+}
+
+/* The body has had all the time its rate allows (body_min_rate). */
+static inline int
+body_rate_out(const struct ewyk_http_conn *c, uint64_t now)
+{
+	return c->srv->conf.body_min_rate != UINT32_MAX &&
+		now >= c->body_deadline;
 }
 
 static void
@@ -119,7 +132,6 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 	struct ewyk_http_conn *c = arg;
 	uint8_t kind = c->tmo;
 
-	RTE_SET_USED(w);
 	RTE_SET_USED(t);
 	c->tmo = HT_NONE;
 	switch (kind) {
@@ -127,6 +139,8 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 	case HT_BODY:
 		if (kind == HT_HEADER)
 			HTTP_CTR(c->srv, TIMEOUT_HEADER, 1);
+		else if (body_rate_out(c, ewyk_twheel_now(w)))
+			HTTP_CTR(c->srv, TIMEOUT_BODY_RATE, 1);
 		else
 			HTTP_CTR(c->srv, TIMEOUT_BODY, 1);
 		if (!c->responded) {
@@ -154,14 +168,59 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 	}
 }
 
+static void
+timer_at(struct ewyk_http_conn *c, enum http_tmo kind, uint64_t when)
+{
+	c->tmo = (uint8_t)kind;
+	ewyk_twheel_arm(c->srv->conf.wheel, &c->tmr, when, tmo_cb, c);
+}
+
 void
 http_conn_timer(struct ewyk_http_conn *c, enum http_tmo kind, uint32_t ms)
 {
-	struct ewyk_twheel *w = c->srv->conf.wheel;
+	timer_at(c, kind,
+		ewyk_twheel_now(c->srv->conf.wheel) +
+			(uint64_t)ms * c->srv->hz_ms);
+}
 
-	c->tmo = (uint8_t)kind;
-	ewyk_twheel_arm(w, &c->tmr,
-		ewyk_twheel_now(w) + (uint64_t)ms * c->srv->hz_ms, tmo_cb, c);
+/*
+ * Body bytes are awaited: the timer fires body_timeout_ms from now, or
+ * when the body's rate allowance runs out, whichever comes first
+ * (at once when it has run out already).
+ */
+static void
+body_timer(struct ewyk_http_conn *c)
+{
+	const struct ewyk_http_server *s = c->srv;
+	uint64_t when = ewyk_twheel_now(s->conf.wheel) +
+		(uint64_t)s->conf.body_timeout_ms * s->hz_ms;
+
+	if (s->conf.body_min_rate != UINT32_MAX && c->body_deadline < when)
+		when = c->body_deadline;
+	timer_at(c, HT_BODY, when);
+}
+
+/* Body bytes arrived: each buys 1/body_min_rate of a second. */
+static inline void
+body_credit(struct ewyk_http_conn *c, uint32_t len)
+{
+	const struct ewyk_http_server *s = c->srv;
+
+	if (s->conf.body_min_rate != UINT32_MAX)
+		c->body_deadline += (uint64_t)len * 1000 * s->hz_ms /
+			s->conf.body_min_rate;
+}
+
+/* The body (re)starts: body_timeout_ms of allowance from now. */
+static inline void
+body_allow(struct ewyk_http_conn *c)
+{
+	const struct ewyk_http_server *s = c->srv;
+	uint64_t t = ewyk_twheel_now(s->conf.wheel) +
+		(uint64_t)s->conf.body_timeout_ms * s->hz_ms;
+
+	if (t > c->body_deadline)
+		c->body_deadline = t;
 }
 
 static void
@@ -172,7 +231,7 @@ timer_stop(struct ewyk_http_conn *c)
 	c->tmo = HT_NONE;
 }
 
-/* Reset the TCP connection; the object stays while a response is owed. */
+/* Reset the TCP connection; the object is released by http_conn_run(). */
 void
 http_conn_abort(struct ewyk_http_conn *c)
 {
@@ -307,7 +366,8 @@ static int
 head_step(struct ewyk_http_conn *c)
 {
 	struct ewyk_http_server *s = c->srv;
-	uint32_t n = 0;
+	const struct rte_mbuf *m;
+	uint32_t n = 0, off;
 	int ret;
 
 	if (rx_avail(c) == 0) {
@@ -321,7 +381,8 @@ head_step(struct ewyk_http_conn *c)
 	}
 	if (c->tmo != HT_HEADER)
 		http_conn_timer(c, HT_HEADER, s->conf.header_timeout_ms);
-	ret = ewyk_http_parse_mbuf(&c->p, &c->req, c->rx, c->rx_off, &n);
+	m = rx_cursor(c, &off);
+	ret = ewyk_http_parse_mbuf(&c->p, &c->req, m, off, &n);
 	c->rx_off += n;
 	if (ret == EWYK_HTTP_AGAIN)
 		return c->eof ? head_step(c) : 0;
@@ -338,6 +399,8 @@ head_step(struct ewyk_http_conn *c)
 	timer_stop(c);
 	if (c->req.framing != EWYK_HTTP_BODY_NONE) {
 		ewyk_http_body_init(&c->b, &c->req, &s->conf.lim);
+		c->body_deadline = 0;
+		body_allow(c);
 		c->st = HC_BODY;
 	} else {
 		c->st = HC_WAIT;
@@ -353,7 +416,6 @@ head_step(struct ewyk_http_conn *c)
 static int
 body_step(struct ewyk_http_conn *c)
 {
-	struct ewyk_http_server *s = c->srv;
 	struct ewyk_http_view data;
 	uint32_t n = 0;
 	int ret;
@@ -379,17 +441,20 @@ body_step(struct ewyk_http_conn *c)
 		}
 		if (ret == EWYK_HTTP_AGAIN) {
 			if (c->tmo != HT_WRITE)
-				http_conn_timer(c, HT_BODY,
-					s->conf.body_timeout_ms);
+				body_timer(c);
 			return 0;
 		}
 	} else {
-		ret = ewyk_http_body_parse_mbuf(&c->b, c->rx, c->rx_off, &n,
-			&data);
+		const struct rte_mbuf *m;
+		uint32_t off;
+
+		m = rx_cursor(c, &off);
+		ret = ewyk_http_body_parse_mbuf(&c->b, m, off, &n, &data);
 	}
 	c->rx_off += n;
 	if (ret == EWYK_HTTP_DATA) {
 		c->body_started = 1;
+		body_credit(c, data.len);
 		if (c->body_cb != NULL &&
 			c->body_cb(c, data.p, data.len, 0, c->body_arg) ==
 				EWYK_HTTP_PENDING)
@@ -404,7 +469,7 @@ body_step(struct ewyk_http_conn *c)
 			ewyk_http_respond(c, 500, "text/plain", NULL,
 				"Internal Server Error\n", 22);
 	} else if (ret != EWYK_HTTP_AGAIN) {
-		HTTP_CTR(s, PARSE_ERR_BODY, 1);
+		HTTP_CTR(c->srv, PARSE_ERR_BODY, 1);
 		c->st = HC_WAIT;
 		c->close_after = 1;
 		if (!c->responded)
@@ -419,26 +484,21 @@ body_step(struct ewyk_http_conn *c)
 }
 
 /*
- * The TCP connection is gone under a pending request: the peer's reset
- * (ev_closed() has run) or our own (a write or body timeout, a body cut
- * short or malformed), which lib/tcp does not report. As ev_closed()
- * does: a stream being pumped owes nothing more and waits for nothing, so
- * it ends here; otherwise the owner is told, once, and the object stays
- * until it responds (which it may do from the callback). Returns 1 while
- * the object must stay.
+ * The TCP connection is gone (the peer's reset or FINs, or our own reset
+ * after a write or body timeout or a body cut short or malformed) under a
+ * request whose response is still owed: nothing more can be sent, so
+ * nothing is owed. Counted; the object is released next, and the
+ * release tells the request's owner (ewyk_http_on_done(), aborted): from
+ * then on the owner's handle is dead, whatever it does. No owner can
+ * keep an object, or a client's slot, by not responding.
  */
-static int
+static void
 conn_gone_pending(struct ewyk_http_conn *c)
 {
-	if (!c->pending || c->resp_done)
-		return 0;
-	if (c->prod != NULL && !c->prod_wait) {
-		c->resp_done = 1;
-		c->prod = NULL;
-		return 0;
-	}
-	http_conn_done(c, 1);
-	return !c->resp_done;
+	if (c->pending && !c->resp_done)
+		HTTP_CTR(c->srv, CONN_ORPHANED, 1);
+	c->resp_done = 1;
+	c->prod = NULL;
 }
 
 void
@@ -449,9 +509,7 @@ http_conn_run(struct ewyk_http_conn *c)
 	c->in_run = 1;
 	for (;;) {
 		if (c->tcp == NULL) {
-			/* Gone: keep the object while a response is owed. */
-			if (conn_gone_pending(c))
-				break;
+			conn_gone_pending(c);
 			c->in_run = 0;
 			http_conn_release(c);
 			return;
@@ -472,7 +530,10 @@ http_conn_run(struct ewyk_http_conn *c)
 		} else {
 			if (!c->resp_done)
 				break;
-			if (c->close_after || !c->req.keep_alive || c->eof) {
+			/* After the peer's FIN, complete requests it sent
+			 * before it are still answered. */
+			if (c->close_after || !c->req.keep_alive ||
+				(c->eof && rx_avail(c) == 0)) {
 				c->in_run = 0;
 				conn_close(c);
 				return;
@@ -518,6 +579,8 @@ ewyk_http_body_resume(struct ewyk_http_conn *c)
 	if (c == NULL || !c->used || !c->body_paused)
 		return -EINVAL;
 	c->body_paused = 0;
+	/* the pause was ours: the client's allowance starts again */
+	body_allow(c);
 	http_conn_run(c);
 	return 0;
 }
@@ -565,6 +628,8 @@ ev_accept(void *listen_arg, struct ewyk_tcp_conn *tc)
 	c->tcp = tc;
 	c->rx = NULL;
 	c->rx_off = 0;
+	c->rx_pos = NULL;
+	c->rx_pos_off = 0;
 	c->tx = NULL;
 	c->eof = 0;
 	c->closing = 0;
@@ -582,10 +647,9 @@ ev_recv(void *ctx, struct ewyk_tcp_conn *tc, struct rte_mbuf *m)
 {
 	struct ewyk_http_conn *c = ctx;
 
-	RTE_SET_USED(tc);
-	if (c->rx == NULL) {
-		c->rx = m;
-	} else if (rte_pktmbuf_chain(c->rx, m) != 0) {
+	/* Small segments are copied together, and what the chain pins
+	 * counts in TCP's mbuf budgets until consumed. */
+	if (ewyk_tcp_recv_append(tc, &c->rx, m) != 0) {
 		rte_pktmbuf_free(m);
 		http_conn_abort(c);
 	}
@@ -639,20 +703,8 @@ ev_closed(void *ctx, struct ewyk_tcp_conn *tc, int err)
 	RTE_SET_USED(err);
 	c->tcp = NULL;
 	c->closing = 0;
-	if (c->pending && !c->resp_done) {
-		timer_stop(c);
-		/* Kept for its owner, told here: it may respond (which frees
-		 * it), or, with a producer waiting, call
-		 * ewyk_http_stream_resume() (which then fails and frees it).
-		 * A stream being pumped by TCP's events has nothing left to
-		 * wait for: it ends here (http_conn_release tells the owner). */
-		if (c->prod == NULL || c->prod_wait) {
-			http_conn_done(c, 1);
-			return;
-		}
-		c->resp_done = 1;
-	}
-	c->prod = NULL;
+	conn_gone_pending(c);
+	/* inside http_conn_run(), the loop releases it */
 	if (!c->in_run)
 		http_conn_release(c);
 }

@@ -136,7 +136,9 @@ head_mbuf(struct ewyk_http_conn *c, uint16_t status, const char *ctype,
 	r.content_length = len;
 	r.content_type = ctype;
 	r.extra = extra;
-	if (!c->req.keep_alive || c->close_after || c->eof)
+	/* after the peer's FIN, the last of the requests it sent closes */
+	if (!c->req.keep_alive || c->close_after ||
+		(c->eof && c->rx_off == (c->rx == NULL ? 0 : c->rx->pkt_len)))
 		r.connection = EWYK_HTTP_CONN_CLOSE;
 	else if (c->req.version_minor == 0)
 		r.connection = EWYK_HTTP_CONN_KEEP_ALIVE;
@@ -176,7 +178,7 @@ resp_start(struct ewyk_http_conn *c, uint16_t status)
 	c->responded = 1;
 	c->status = status;
 	/* Counted when it goes out: a response to a connection already gone
-	 * (one that only frees a pending request's object) is not one. */
+	 * (the last write of a stream cut short) is not one. */
 	if (c->tcp != NULL)
 		http_conn_count_status(c->srv, status);
 	/* A client that expected 100 and did not get it may never send the

@@ -436,9 +436,15 @@ enum http_tmo {
 struct ewyk_http_conn {
 	struct ewyk_http_server *srv;
 	struct ewyk_tcp_conn *tcp; /* NULL once the TCP connection is gone */
-	struct rte_mbuf *rx;       /* received, not yet released */
-	uint32_t rx_off;           /* bytes of rx consumed */
-	struct rte_mbuf *tx;       /* refused by ewyk_tcp_send, retried */
+	struct rte_mbuf
+		*rx;     /* received, not yet released (ewyk_tcp_recv_append) */
+	uint32_t rx_off; /* bytes of rx consumed */
+	/* where parsing resumes: the buffer of rx holding byte rx_off, and
+	 * the offset in rx at which that buffer starts (so that no step
+	 * walks the chain from its start) */
+	uint32_t rx_pos_off;
+	struct rte_mbuf *rx_pos;
+	struct rte_mbuf *tx; /* refused by ewyk_tcp_send, retried */
 	struct ewyk_twheel_timer tmr;
 	uint8_t tmo;          /* enum http_tmo armed */
 	uint8_t st;           /* enum http_conn_state */
@@ -462,8 +468,9 @@ struct ewyk_http_conn {
 	void *prod_arg;
 	ewyk_http_done_t done; /* end-of-request notification */
 	void *done_arg;
-	uint64_t prod_left; /* Content-Length bytes still owed */
-	uint64_t prod_off;  /* bytes produced */
+	uint64_t body_deadline; /* TSC: the body's minimum rate runs out */
+	uint64_t prod_left;     /* Content-Length bytes still owed */
+	uint64_t prod_off;      /* bytes produced */
 	uint32_t next_free;
 	struct ewyk_http_parser p;
 	struct ewyk_http_request req;

@@ -48,6 +48,8 @@ ewyk_http_server_create(const struct ewyk_http_server_conf *conf)
 		s->conf.header_timeout_ms = 10000;
 	if (s->conf.body_timeout_ms == 0)
 		s->conf.body_timeout_ms = 30000;
+	if (s->conf.body_min_rate == 0)
+		s->conf.body_min_rate = 500;
 	if (s->conf.idle_timeout_ms == 0)
 		s->conf.idle_timeout_ms = 60000;
 	if (s->conf.write_timeout_ms == 0)

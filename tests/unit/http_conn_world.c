@@ -304,9 +304,10 @@ done_cb(struct ewyk_http_conn *c, int aborted, void *arg)
 	assert_ptr_equal(arg, &W);
 	W.ndone++;
 	W.done_aborted = aborted;
+	/* after an abort the handle is dead: responding is refused */
 	if (W.done_respond)
 		assert_int_equal(ewyk_http_respond(c, 503, NULL, NULL, NULL, 0),
-			0);
+			aborted ? -EINVAL : -EALREADY);
 }
 
 /* A response streamed while the body comes (an echo): the producer has
@@ -393,6 +394,31 @@ h_upload(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	RTE_SET_USED(req);
 	assert_int_equal(ewyk_http_read_body(c, upload_cb, arg), 0);
 	return EWYK_HTTP_HANDLED;
+}
+
+/* /hold: reads its body and answers later, when "its task" ends, which
+ * never happens: the end of the request is all it hears of (done_cb). */
+static int
+hold_body(struct ewyk_http_conn *c, const char *p, uint32_t len, int last,
+	void *arg)
+{
+	RTE_SET_USED(c);
+	RTE_SET_USED(p);
+	RTE_SET_USED(len);
+	RTE_SET_USED(last);
+	RTE_SET_USED(arg);
+	return 0;
+}
+
+static int
+h_hold(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
+{
+	RTE_SET_USED(req);
+	RTE_SET_USED(arg);
+	W.nhold++;
+	assert_int_equal(ewyk_http_read_body(c, hold_body, NULL), 0);
+	assert_int_equal(ewyk_http_on_done(c, done_cb, &W), 0);
+	return EWYK_HTTP_PENDING;
 }
 
 /* /status/<n>: that status with a body, which 204 and 304 must drop. */
@@ -485,6 +511,11 @@ setup_conf(struct ewyk_http_server_conf *hc)
 				 EWYK_HTTP_M(EWYK_HTTP_GET),
 				 EWYK_STRATEGY_INVOKE_BLOCKING, (void *)h_hello,
 				 NULL),
+		0);
+	assert_int_equal(ewyk_http_route_add(W.rt, "/hold", 0,
+				 EWYK_HTTP_M(EWYK_HTTP_POST),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_hold, NULL),
 		0);
 	assert_int_equal(ewyk_http_route_add(W.rt, "/status/", 1,
 				 EWYK_HTTP_M(EWYK_HTTP_GET),

@@ -52,7 +52,8 @@ struct http_world {
 	/* ewyk_http_on_done() */
 	unsigned int ndone;
 	int done_aborted;
-	int done_respond; /* respond from the callback */
+	int done_respond;   /* respond from the callback */
+	unsigned int nhold; /* /hold requests taken */
 };
 
 extern struct http_world W;
@@ -109,6 +110,14 @@ void test_10_chunked_stream(void **state);
 void test_no_content_statuses(void **state);
 void test_pending_stream_reset(void **state);
 void test_pending_cut_body(void **state);
+
+/* test_http_conn_attack.c */
+int setup_rate(void **state);
+void test_orphan_mid_upload(void **state);
+void test_head_byte_segments(void **state);
+void test_pending_byte_segments(void **state);
+void test_body_min_rate(void **state);
+void test_fin_after_pipelined(void **state);
 
 /* test_http_conn_respond.c */
 void test_respond_zero_window(void **state);
