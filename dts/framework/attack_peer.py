@@ -29,7 +29,8 @@ Modes (kernel sockets unless said):
   socket (one byte per segment when asked), driven by commands on stdin,
   one JSON line answered each (see RawConn and raw_session()). The
   kernel's RSTs to the server's segments must be dropped by the caller
-  (nftables), as it knows nothing of this connection.
+  (nftables: those from our ports without the mark RAW_MARK), as it knows
+  nothing of this connection.
 """
 
 import hashlib
@@ -55,6 +56,9 @@ def _csum(b):
 
 
 M32 = 1 << 32
+# The mark of our own segments: the caller's nftables rule drops the
+# kernel's RSTs from our ports, never ours (which carry this mark).
+RAW_MARK = 0x77
 SYN, RST, PSH, ACK, FIN = 0x02, 0x04, 0x08, 0x10, 0x01
 
 
@@ -68,6 +72,8 @@ class RawConn:
                                socket.IPPROTO_TCP)
         self.s.bind((src, 0))
         self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+        self.s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_MARK", 36),
+                          RAW_MARK)
         self.src, self.dst = socket.inet_aton(src), socket.inet_aton(dst)
         self.dhost, self.dport, self.sport = dst, dport, sport
         self.iss = random.getrandbits(31)
