@@ -363,6 +363,7 @@ class TestSuite_http_attack(TestSuite):
             data = os.urandom(3000)
             src = self._payload("echo_in", data)
             out = os.path.join(self.dir, f"atk_{self.node.tag}_echo_out")
+            t0, sh0 = _tcp(app), _shard(app)
             rp = self._raw(dport=SLOW_PORT)
             assert rp.cmd("open")["ok"]
             (r1,), peak = self._sampling(app, [rp], f"send {src} 0 3000 1")
@@ -372,7 +373,9 @@ class TestSuite_http_attack(TestSuite):
                 echoed = f.read()
             print(f"slow echo fed 3000 one-byte segments: {r1}; mbufs in "
                   f"use +{grown} for {segs} segments; echoed {len(echoed)} "
-                  f"bytes, exact {echoed == data}")
+                  f"bytes, exact {echoed == data}; TCP counters "
+                  f"{counter_delta(t0, _tcp(app))}; shard "
+                  f"{counter_delta(sh0, _shard(app))}")
             assert r1["acked"] == 3000, r1
             assert echoed == data, (
                 f"acknowledged 3000 bytes, echoed {len(echoed)}, "
