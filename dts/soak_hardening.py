@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Soak of ewyk-httpd under attack (issue 13), run by hand, as root:
+"""Soak of ewyk-httpd under attack, run by hand, as root:
 
     EWYK_BUILD=$PWD/build /usr/bin/python3 dts/soak_hardening.py [SECONDS]
 
@@ -15,14 +15,24 @@ SECONDS (default 600) of, all at once, from the kernel peer namespace:
   and read nothing, and every 10 s 50 more that send nothing (reaped by
   --tcp-idle-ms 10000);
 - HTTP slowloris: 100 connections dribbling a request head, one header
-  line a second, ended by --header-timeout 5 and opened again.
-Every 10 s: mbufs in use, ewyk-httpd's resident memory (VmRSS), TCP and
-HTTP connections.
+  line a second, ended by --header-timeout 5 and opened again;
+- request heads sent one byte per TCP segment (our own TCP over a raw
+  socket, source ports 40000..40099; the peer kernel's RSTs to them are
+  dropped by nftables), two at a time, 4,000 bytes each then a RST;
+- slow POSTs: 20 uploads to POST /sha256 at a byte every 1.5 s, opened
+  again when the server ends them (--body-timeout 5);
+- RST-mid-upload churn: POST /sha256 with 1,000 of 100,000 body bytes,
+  then a RST, ~20 a second;
+- one-source slot filling: from a second peer address (PEER2_IP), idle
+  keep-alive connections opened up to whatever the server allows.
+The peer's programs are framework/soak_peer.py. Every 10 s: mbufs in use,
+ewyk-httpd's resident memory (VmRSS), TCP and HTTP connections.
 Then the attackers stop, and after 90 s (SYN-RECEIVED retries and idle
 limits run out) the same figures are taken again and one echo must work.
 Prints one JSON line per sample and a summary; exit 1 if the process died,
-the last echo or GET / failed, wrk saw errors, or mbufs/connections did not
-return to the start.
+the last echo or GET / failed, wrk saw errors, or VmRSS, mbufs in use, TCP
+or HTTP connections did not return to the start (VmRSS within RSS_SLACK_KB:
+pages of the pools touched for the first time under load stay resident).
 """
 
 import json
@@ -33,134 +43,21 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from framework.ewyk import EWYK_IP, PEER_IP, EwykHttpd, Testbed, log_dir  # noqa: E402
+from framework.attack_peer import RAW_MARK  # noqa: E402
+from framework.ewyk import EWYK_IP, PEER_IP, EwykHttpd, Testbed  # noqa: E402
 from framework.node import LocalNode  # noqa: E402
 
 PORT = 7
 HTTP_PORT = 80
 PY = "/usr/bin/python3"
 CACHE_SLACK = 600
-
-PEER = r'''
-import json, os, random, socket, struct, sys, threading, time
-mode, host, port, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-end = time.monotonic() + secs
-if mode == "load":
-    ok = bad = 0
-    lock = threading.Lock()
-    def worker():
-        global ok, bad
-        while time.monotonic() < end:
-            data = os.urandom(4096)
-            try:
-                s = socket.create_connection((host, port), timeout=5)
-                s.sendall(data)
-                got = b""
-                while len(got) < len(data):
-                    d = s.recv(65536)
-                    if not d:
-                        break
-                    got += d
-                s.close()
-                r = got == data
-            except OSError:
-                r = False
-            with lock:
-                if r:
-                    ok += 1
-                else:
-                    bad += 1
-    ts = [threading.Thread(target=worker) for _ in range(8)]
-    [t.start() for t in ts]
-    [t.join() for t in ts]
-    print(json.dumps({"ok": ok, "failed": bad}))
-elif mode == "slow":
-    drip, silent = [], []
-    last = 0
-    while time.monotonic() < end:
-        while len(drip) < 200:
-            try:
-                drip.append(socket.create_connection((host, port), timeout=5))
-            except OSError:
-                break
-        if time.monotonic() - last >= 10:
-            last = time.monotonic()
-            for _ in range(50):
-                try:
-                    silent.append(socket.create_connection((host, port), timeout=5))
-                except OSError:
-                    pass
-        for s in list(drip):
-            try:
-                s.send(b"x")
-            except OSError:
-                drip.remove(s)
-                s.close()
-        time.sleep(2)
-    for s in drip + silent:
-        s.close()
-    print(json.dumps({"drip": len(drip), "silent_opened": len(silent)}))
-elif mode == "hslow":
-    socks, closed, opened = [], 0, 0
-    while time.monotonic() < end:
-        while len(socks) < 100:
-            try:
-                s = socket.create_connection((host, port), timeout=5)
-                s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
-                socks.append(s)
-                opened += 1
-            except OSError:
-                break
-        for s in list(socks):
-            try:
-                # The server's 408 and FIN (or RST) end it; else dribble.
-                if s.recv(4096, socket.MSG_DONTWAIT) is not None:
-                    raise OSError("closed")
-            except BlockingIOError:
-                try:
-                    s.sendall(b"X-Slow: 1\r\n")
-                    continue
-                except OSError:
-                    pass
-            except OSError:
-                pass
-            socks.remove(s)
-            s.close()
-            closed += 1
-        time.sleep(1)
-    for s in socks:
-        s.close()
-    print(json.dumps({"opened": opened, "closed_by_server": closed}))
-elif mode == "noise":
-    iface, emac, pmac, src = sys.argv[5], sys.argv[6], sys.argv[7], sys.argv[8]
-    sip, dip = socket.inet_aton(src), socket.inet_aton(host)
-    eth = bytes.fromhex(emac.replace(":", "")) + bytes.fromhex(pmac.replace(":", "")) + b"\x08\x00"
-    def csum(b):
-        if len(b) % 2:
-            b += b"\0"
-        t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-        while t >> 16:
-            t = (t & 0xffff) + (t >> 16)
-        return ~t & 0xffff
-    raw = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-    raw.bind((iface, 0))
-    r = random.Random(7)
-    n = 0
-    while time.monotonic() < end:
-        for _ in range(200):
-            flags = r.choice((0x04, 0x02, 0x18, 0x10))
-            data = b"N" * 16 if flags == 0x18 else b""
-            tcp = struct.pack("!HHIIBBHHH", r.randint(1024, 65535), port, r.getrandbits(32),
-                              r.getrandbits(32), 5 << 4, flags, 65535, 0, 0) + data
-            c = csum(sip + dip + struct.pack("!BBH", 0, 6, len(tcp)) + tcp)
-            tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
-            ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 0, 0, 64, 6, 0, sip, dip)
-            ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-            raw.send(eth + ip + tcp)
-            n += 1
-        time.sleep(0.1)
-    print(json.dumps({"frames": n}))
-'''
+# Pages first touched under load (mbuf pool, connection tables) stay
+# resident; a leak of objects per connection grows past this over minutes.
+RSS_SLACK_KB = 96 * 1024
+PEER2_IP = "198.18.0.3"
+RAW_SPORT0 = 40000
+PEER_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "framework", "soak_peer.py")
 
 
 def rss_kb(pid):
@@ -227,10 +124,20 @@ def main():
     app = EwykHttpd(tb, lcores="0", app_args=[
         "--stats-interval", "0", "--echo-port", str(PORT),
         "--tcp-idle-ms", "10000", "--port", str(HTTP_PORT),
-        "--header-timeout", "5"], log_name="ewyk-httpd-soak").start()
-    peer_py = os.path.join(log_dir(), f"soak_peer_{node.tag}.py")
-    with open(peer_py, "w") as f:
-        f.write(PEER)
+        "--header-timeout", "5", "--body-timeout", "5"],
+        log_name="ewyk-httpd-soak").start()
+    peer_py = PEER_PY
+    ns = tb.ns_peer
+    node.run(f"ip addr add {PEER2_IP}/24 dev {tb.if_peer}", ns=ns)
+    # Our own TCP's source ports are out of the kernel's way, and the
+    # kernel's RSTs to their segments are dropped.
+    node.run("sysctl -qw net.ipv4.ip_local_port_range='20000 39999'", ns=ns)
+    node.run("nft add table inet ewyksoak", ns=ns)
+    node.run("nft 'add chain inet ewyksoak out { type filter hook output "
+             "priority 0; }'", ns=ns)
+    node.run(f"nft add rule inet ewyksoak out tcp sport {RAW_SPORT0}-"
+             f"{RAW_SPORT0 + 99} tcp flags rst meta mark != {RAW_MARK:#x} "
+             f"drop", ns=ns)
     tb.peer(f"ping -c 1 -W 3 {EWYK_IP}")
     out = tb.peer(f"ip neigh show {EWYK_IP}").stdout.split()
     emac = out[out.index("lladdr") + 1]
@@ -253,6 +160,12 @@ def main():
                      f"http://{EWYK_IP}:{HTTP_PORT}/"),
         "noise": spawn(PY, peer_py, "noise", EWYK_IP, PORT, secs, tb.if_peer,
                        emac, pmac, PEER_IP),
+        "drip1": spawn(PY, peer_py, "drip1", EWYK_IP, HTTP_PORT, secs,
+                       PEER_IP, RAW_SPORT0),
+        "slowpost": spawn(PY, peer_py, "slowpost", EWYK_IP, HTTP_PORT, secs),
+        "rstup": spawn(PY, peer_py, "rstup", EWYK_IP, HTTP_PORT, secs),
+        "fill": spawn(PY, peer_py, "fill", EWYK_IP, HTTP_PORT, secs,
+                      PEER2_IP),
         "flood": spawn("timeout", "-s", "INT", str(int(secs)), "hping3", "-S",
                        "--rand-source", "-i", "u100", "-p", str(PORT), EWYK_IP),
     }
@@ -288,16 +201,27 @@ def main():
     else:
         end, check, get = {}, {}, ""
     rc = app.stop() if alive else None
+    w = results.get("wrk", {})
+    checks = {
+        "alive_and_exit_0": bool(alive and rc == 0),
+        "last_echo": check.get("echo") == "ping",
+        "last_get_200": get == "200",
+        "wrk_no_errors": w.get("requests", 0) > 0 and w.get("errors", 1) == 0,
+    }
+    if end:
+        checks.update({
+            "http_conns_back": end["http_conns"] == start["http_conns"],
+            "mbufs_back": (end["mbufs_in_use"]
+                           <= start["mbufs_in_use"] + CACHE_SLACK),
+            "rss_back": end["rss_kb"] <= start["rss_kb"] + RSS_SLACK_KB,
+            "tcp_conns_back": end["conns"] == start["conns"],
+        })
     summary = {"seconds": secs, "alive": alive, "exit": rc, "start": start, "peak": peak,
-               "after": end, "clients": results, "last_echo": check, "last_get": get}
+               "after": end, "clients": results, "last_echo": check, "last_get": get,
+               "failed_checks": [k for k, v in checks.items() if not v]}
     print(json.dumps({"phase": "summary", **summary}), flush=True)
     node.cleanup()
-    w = results.get("wrk", {})
-    ok = (alive and rc == 0 and check.get("echo") == "ping" and get == "200"
-          and w.get("requests", 0) > 0 and w.get("errors", 1) == 0
-          and end["http_conns"] == start["http_conns"]
-          and end["mbufs_in_use"] <= start["mbufs_in_use"] + CACHE_SLACK
-          and end["conns"] == start["conns"])
+    ok = all(checks.values()) and bool(end)
     sys.exit(0 if ok else 1)
 
 
