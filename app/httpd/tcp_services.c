@@ -81,31 +81,24 @@ svc_echo_flush(struct svc_conn *sc)
 		struct rte_mbuf *m = chain_split(&sc->pend, space);
 		uint32_t len;
 
-		uint16_t segs;
-
 		if (m == NULL) {
 			/* Not even one segment fits: asking makes TCP call
 			 * writable when space opens. */
 			len = sc->pend->pkt_len;
-			segs = sc->pend->nb_segs;
-			if (ewyk_tcp_send(sc->c, sc->pend) != 0)
+			if (ewyk_tcp_send_held(sc->c, sc->pend) != 0)
 				return;
 			sc->pend = NULL;
-			/* the send queue counts them now */
-			ewyk_tcp_recv_release(sc->c, segs);
 			ewyk_tcp_recvd(sc->c, len);
 			break;
 		}
 		len = m->pkt_len;
-		segs = m->nb_segs;
-		if (ewyk_tcp_send(sc->c, m) != 0) {
+		if (ewyk_tcp_send_held(sc->c, m) != 0) {
 			/* Put it back in front. */
 			if (sc->pend != NULL)
 				rte_pktmbuf_chain(m, sc->pend);
 			sc->pend = m;
 			return;
 		}
-		ewyk_tcp_recv_release(sc->c, segs);
 		ewyk_tcp_recvd(sc->c, len);
 	}
 	if (sc->eof && sc->op == NULL)

@@ -609,6 +609,21 @@ uint32_t ewyk_tcp_recv_consume(struct ewyk_tcp_conn *c, struct rte_mbuf **head,
 	uint32_t len);
 
 /**
+ * @ref ewyk_tcp_send of buffers taken through @ref ewyk_tcp_recv_append
+ * (what an echo sends back): they are counted once, in the send queue
+ * when it takes them, as held received data when it refuses them, so
+ * that an application holding its share can always send what it holds.
+ *
+ * @param c
+ *   Connection.
+ * @param m
+ *   Chain cut from the application's received chain.
+ * @return
+ *   As @ref ewyk_tcp_send; -EINVAL on a NULL argument.
+ */
+int ewyk_tcp_send_held(struct ewyk_tcp_conn *c, struct rte_mbuf *m);
+
+/**
  * Give back to the budgets buffers taken through
  * @ref ewyk_tcp_recv_append that the application freed or handed on
  * itself (to @ref ewyk_tcp_send, which counts them in the send queue).

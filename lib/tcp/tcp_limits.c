@@ -186,6 +186,23 @@ ewyk_tcp_recv_release(struct ewyk_tcp_conn *c, uint32_t nsegs)
 	c->tcp->held_mbufs -= nsegs;
 }
 
+int
+ewyk_tcp_send_held(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
+{
+	uint32_t n;
+	int ret;
+
+	if (c == NULL || m == NULL)
+		return -EINVAL;
+	/* counted once: as the send queue's if it takes them, else as held */
+	n = RTE_MIN((uint32_t)m->nb_segs, c->app_segs);
+	ewyk_tcp_recv_release(c, n);
+	ret = ewyk_tcp_send(c, m);
+	if (ret != 0 && !c->dead && !c->app_closed)
+		recv_count(c, n);
+	return ret;
+}
+
 uint32_t
 ewyk_tcp_recv_consume(struct ewyk_tcp_conn *c, struct rte_mbuf **head,
 	uint32_t len)

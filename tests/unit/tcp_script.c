@@ -145,14 +145,11 @@ static void
 app_echo(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 {
 	uint32_t len;
-	uint16_t segs;
 
 	assert_int_equal(ewyk_tcp_recv_append(c, &H.pend, m), 0);
 	len = H.pend->pkt_len;
-	segs = H.pend->nb_segs;
-	if (ewyk_tcp_send(c, H.pend) == 0) {
+	if (ewyk_tcp_send_held(c, H.pend) == 0) {
 		H.pend = NULL;
-		ewyk_tcp_recv_release(c, segs);
 		ewyk_tcp_recvd(c, len);
 	}
 }
