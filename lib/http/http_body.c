@@ -6,7 +6,12 @@
  *
  * chunked-body = *chunk last-chunk trailer-section CRLF
  * chunk        = chunk-size [ chunk-ext ] CRLF chunk-data CRLF
- * Extensions and trailer fields are checked for CTLs, bounded and ignored.
+ * field-line   = field-name ":" OWS field-value OWS
+ * Extensions are checked for CTLs, bounded and ignored. Each trailer line
+ * must be a field line (a token, a colon, a value without CTLs but HTAB:
+ * no obs-fold), so that what follows the last chunk is framed as a strict
+ * front end frames it; the section is bounded (max_header_bytes) and
+ * ignored.
  */
 
 #include <errno.h>
@@ -23,8 +28,9 @@ enum {
 	BS_DATA,
 	BS_DATA_CR,
 	BS_DATA_LF,
-	BS_TRAILER, /* start of a trailer line (or of the final CRLF) */
-	BS_TRAILER_LINE,
+	BS_TRAILER,       /* start of a trailer line (or of the final CRLF) */
+	BS_TRAILER_NAME,  /* field-name, up to ':' */
+	BS_TRAILER_VALUE, /* OWS field-value OWS, up to CR */
 	BS_TRAILER_LF,
 	BS_END_LF,
 	BS_DONE,
@@ -174,11 +180,17 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 			if (c == '\r')
 				b->state = BS_END_LF;
 			else if (http_tchar[c])
-				b->state = BS_TRAILER_LINE;
-			else
+				b->state = BS_TRAILER_NAME;
+			else /* obs-fold, an empty name, a bare LF */
 				return body_fail(b, 400, i, consumed);
 			break;
-		case BS_TRAILER_LINE:
+		case BS_TRAILER_NAME:
+			if (c == ':')
+				b->state = BS_TRAILER_VALUE;
+			else if (!http_tchar[c]) /* a request line stops here */
+				return body_fail(b, 400, i, consumed);
+			break;
+		case BS_TRAILER_VALUE:
 			if (c == '\r')
 				b->state = BS_TRAILER_LF;
 			else if (is_ctl(c))
