@@ -204,6 +204,9 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 		case BS_END_LF:
 			if (c != '\n')
 				return body_fail(b, 400, i, consumed);
+			/* the section's final CRLF counts, as the head's does */
+			if (++b->aux > b->max_trailer)
+				return body_fail(b, 431, i, consumed);
 			b->state = BS_DONE;
 			*consumed = i + 1;
 			return EWYK_HTTP_DONE;

@@ -200,6 +200,15 @@ test_body(void **state)
 	memcpy(big, "0\r\nX: ", 6);
 	body_every_way(&req, big, sizeof(big), ref);
 	assert_string_equal(ref, "rc=-74 st=431 used=0 data=[]");
+	/* the trailer section's field lines and final CRLF: 1024 bytes fit,
+	 * 1025 do not (as for the header section) */
+	memcpy(big + 6 + 1017, "\r\n\r\n", 4);
+	body_every_way(&req, big, 3 + 3 + 1017 + 4, ref);
+	assert_string_equal(ref, "rc=1 st=0 used=1027 data=[]");
+	big[6 + 1017] = 'a';
+	memcpy(big + 6 + 1018, "\r\n\r\n", 4);
+	body_every_way(&req, big, 3 + 3 + 1018 + 4, ref);
+	assert_string_equal(ref, "rc=-74 st=431 used=0 data=[]");
 }
 
 void
