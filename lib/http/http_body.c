@@ -7,7 +7,10 @@
  * chunked-body = *chunk last-chunk trailer-section CRLF
  * chunk        = chunk-size [ chunk-ext ] CRLF chunk-data CRLF
  * field-line   = field-name ":" OWS field-value OWS
- * Extensions are checked for CTLs, bounded and ignored. Each trailer line
+ * Extensions are checked for CTLs, bounded and ignored. The framing as a
+ * whole (size lines, extensions, CRLFs) is bounded relative to the data
+ * (EWYK_HTTP_CHUNK_OVERHEAD): a client cannot make us read and parse much
+ * more than max_body by sending tiny chunks with long extensions. Each trailer line
  * must be a field line (a token, a colon, a value without CTLs but HTAB:
  * no obs-fold), so that what follows the last chunk is framed as a strict
  * front end frames it; the section is bounded (max_header_bytes) and
@@ -21,11 +24,12 @@
 
 enum {
 	BS_LENGTH = 0, /* Content-Length data */
-	BS_SIZE,       /* chunk-size digits */
-	BS_SIZE_BWS,   /* whitespace after the size: ';' must follow */
-	BS_EXT,        /* chunk extensions, up to CR */
+	BS_DATA,       /* chunk data */
+	/* BS_SIZE up to BS_DATA_LF: chunk framing, paid from b->credit */
+	BS_SIZE,     /* chunk-size digits */
+	BS_SIZE_BWS, /* whitespace after the size: ';' must follow */
+	BS_EXT,      /* chunk extensions, up to CR */
 	BS_SIZE_LF,
-	BS_DATA,
 	BS_DATA_CR,
 	BS_DATA_LF,
 	BS_TRAILER,       /* start of a trailer line (or of the final CRLF) */
@@ -62,6 +66,7 @@ ewyk_http_body_init(struct ewyk_http_body *b,
 		break;
 	case EWYK_HTTP_BODY_CHUNKED:
 		b->state = BS_SIZE;
+		b->credit = EWYK_HTTP_CHUNK_OVERHEAD;
 		break;
 	default:
 		b->state = BS_DONE;
@@ -90,6 +95,7 @@ int
 ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 	uint32_t *consumed, struct ewyk_http_view *data)
 {
+	uint64_t credit;
 	uint32_t i = 0, n;
 	unsigned char c;
 	int h;
@@ -106,6 +112,12 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 		return -EBADMSG;
 	while (i < len) {
 		c = (unsigned char)buf[i];
+		if (b->state >= BS_SIZE && b->state < BS_TRAILER) {
+			/* a framing byte: 5 per data byte and 16 KiB more */
+			if (b->credit == 0)
+				return body_fail(b, 400, i, consumed);
+			b->credit--;
+		}
 		switch (b->state) {
 		case BS_LENGTH:
 		case BS_DATA:
@@ -116,6 +128,11 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 			data->len = n;
 			b->remaining -= n;
 			b->total += n;
+			/* data earns framing credit (saturating; unused with
+			 * Content-Length) */
+			credit = b->credit +
+				(uint64_t)n * EWYK_HTTP_CHUNK_OVERHEAD_PER_BYTE;
+			b->credit = credit < b->credit ? UINT64_MAX : credit;
 			i += n;
 			if (b->remaining == 0)
 				b->state = b->state == BS_LENGTH ? BS_DONE :
