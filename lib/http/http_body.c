@@ -10,11 +10,11 @@
  * Extensions are checked for CTLs, bounded and ignored. The framing as a
  * whole (size lines, extensions, CRLFs) is bounded relative to the data
  * (EWYK_HTTP_CHUNK_OVERHEAD): a client cannot make us read and parse much
- * more than max_body by sending tiny chunks with long extensions. Each trailer line
- * must be a field line (a token, a colon, a value without CTLs but HTAB:
- * no obs-fold), so that what follows the last chunk is framed as a strict
- * front end frames it; the section is bounded (max_header_bytes) and
- * ignored.
+ * more than max_body by sending tiny chunks with long extensions. Each
+ * trailer line must be a field line (a token, a colon, a value without
+ * CTLs but HTAB: no obs-fold), so that what follows the last chunk is
+ * framed as a strict front end frames it; the section is bounded
+ * (max_header_bytes) and ignored.
  */
 
 #include <errno.h>
@@ -113,7 +113,7 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 	while (i < len) {
 		c = (unsigned char)buf[i];
 		if (b->state >= BS_SIZE && b->state < BS_TRAILER) {
-			/* a framing byte: 5 per data byte and 16 KiB more */
+			/* a framing byte, paid from the credit */
 			if (b->credit == 0)
 				return body_fail(b, 400, i, consumed);
 			b->credit--;
