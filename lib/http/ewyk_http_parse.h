@@ -41,6 +41,16 @@ extern "C" {
 #define EWYK_HTTP_MAX_METHOD 16
 /** Limit on one chunk's extensions (400 beyond). */
 #define EWYK_HTTP_MAX_CHUNK_EXT 1024
+/**
+ * Chunked framing allowance: the framing bytes of a chunked body (each
+ * chunk-size line with its extensions and CRLF, the CRLF after each
+ * chunk's data) may exceed EWYK_HTTP_CHUNK_OVERHEAD_PER_BYTE per body
+ * byte decoded so far by this many bytes at most (400 beyond).
+ */
+#define EWYK_HTTP_CHUNK_OVERHEAD 16384
+/** Framing bytes earned by each body byte: the 5 of "1\r\nX\r\n", so
+ * that a body sent a byte per chunk is never refused. */
+#define EWYK_HTTP_CHUNK_OVERHEAD_PER_BYTE 5
 
 /** A view into the caller's bytes (or into the parser's scratch area). */
 struct ewyk_http_view {
@@ -311,6 +321,7 @@ struct ewyk_http_body {
 	uint64_t remaining;   /**< bytes left in the body / current chunk */
 	uint64_t total;       /**< body bytes decoded so far */
 	uint64_t max_body;    /**< body limit (413 beyond) */
+	uint64_t credit;      /**< private: chunk framing bytes allowed */
 };
 
 /**

@@ -6,7 +6,15 @@
  *
  * chunked-body = *chunk last-chunk trailer-section CRLF
  * chunk        = chunk-size [ chunk-ext ] CRLF chunk-data CRLF
- * Extensions and trailer fields are checked for CTLs, bounded and ignored.
+ * field-line   = field-name ":" OWS field-value OWS
+ * Extensions are checked for CTLs, bounded and ignored. The framing as a
+ * whole (size lines, extensions, CRLFs) is bounded relative to the data
+ * (EWYK_HTTP_CHUNK_OVERHEAD): a client cannot make us read and parse much
+ * more than max_body by sending tiny chunks with long extensions. Each
+ * trailer line must be a field line (a token, a colon, a value without
+ * CTLs but HTAB: no obs-fold), so that what follows the last chunk is
+ * framed as a strict front end frames it; the section is bounded
+ * (max_header_bytes) and ignored.
  */
 
 #include <errno.h>
@@ -16,15 +24,17 @@
 
 enum {
 	BS_LENGTH = 0, /* Content-Length data */
-	BS_SIZE,       /* chunk-size digits */
-	BS_SIZE_BWS,   /* whitespace after the size: ';' must follow */
-	BS_EXT,        /* chunk extensions, up to CR */
+	BS_DATA,       /* chunk data */
+	/* BS_SIZE up to BS_DATA_LF: chunk framing, paid from b->credit */
+	BS_SIZE,     /* chunk-size digits */
+	BS_SIZE_BWS, /* whitespace after the size: ';' must follow */
+	BS_EXT,      /* chunk extensions, up to CR */
 	BS_SIZE_LF,
-	BS_DATA,
 	BS_DATA_CR,
 	BS_DATA_LF,
-	BS_TRAILER, /* start of a trailer line (or of the final CRLF) */
-	BS_TRAILER_LINE,
+	BS_TRAILER,       /* start of a trailer line (or of the final CRLF) */
+	BS_TRAILER_NAME,  /* field-name, up to ':' */
+	BS_TRAILER_VALUE, /* OWS field-value OWS, up to CR */
 	BS_TRAILER_LF,
 	BS_END_LF,
 	BS_DONE,
@@ -56,6 +66,7 @@ ewyk_http_body_init(struct ewyk_http_body *b,
 		break;
 	case EWYK_HTTP_BODY_CHUNKED:
 		b->state = BS_SIZE;
+		b->credit = EWYK_HTTP_CHUNK_OVERHEAD;
 		break;
 	default:
 		b->state = BS_DONE;
@@ -84,6 +95,7 @@ int
 ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 	uint32_t *consumed, struct ewyk_http_view *data)
 {
+	uint64_t credit;
 	uint32_t i = 0, n;
 	unsigned char c;
 	int h;
@@ -100,6 +112,12 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 		return -EBADMSG;
 	while (i < len) {
 		c = (unsigned char)buf[i];
+		if (b->state >= BS_SIZE && b->state < BS_TRAILER) {
+			/* a framing byte, paid from the credit */
+			if (b->credit == 0)
+				return body_fail(b, 400, i, consumed);
+			b->credit--;
+		}
 		switch (b->state) {
 		case BS_LENGTH:
 		case BS_DATA:
@@ -110,6 +128,11 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 			data->len = n;
 			b->remaining -= n;
 			b->total += n;
+			/* data earns framing credit (saturating; unused with
+			 * Content-Length) */
+			credit = b->credit +
+				(uint64_t)n * EWYK_HTTP_CHUNK_OVERHEAD_PER_BYTE;
+			b->credit = credit < b->credit ? UINT64_MAX : credit;
 			i += n;
 			if (b->remaining == 0)
 				b->state = b->state == BS_LENGTH ? BS_DONE :
@@ -174,11 +197,17 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 			if (c == '\r')
 				b->state = BS_END_LF;
 			else if (http_tchar[c])
-				b->state = BS_TRAILER_LINE;
-			else
+				b->state = BS_TRAILER_NAME;
+			else /* obs-fold, an empty name, a bare LF */
 				return body_fail(b, 400, i, consumed);
 			break;
-		case BS_TRAILER_LINE:
+		case BS_TRAILER_NAME:
+			if (c == ':')
+				b->state = BS_TRAILER_VALUE;
+			else if (!http_tchar[c]) /* a request line stops here */
+				return body_fail(b, 400, i, consumed);
+			break;
+		case BS_TRAILER_VALUE:
 			if (c == '\r')
 				b->state = BS_TRAILER_LF;
 			else if (is_ctl(c))
@@ -192,6 +221,9 @@ ewyk_http_body_parse(struct ewyk_http_body *b, const char *buf, uint32_t len,
 		case BS_END_LF:
 			if (c != '\n')
 				return body_fail(b, 400, i, consumed);
+			/* the section's final CRLF counts, as the head's does */
+			if (++b->aux > b->max_trailer)
+				return body_fail(b, 431, i, consumed);
 			b->state = BS_DONE;
 			*consumed = i + 1;
 			return EWYK_HTTP_DONE;

@@ -33,6 +33,7 @@ void body_every_way(const struct ewyk_http_request *req, const char *s,
 	size_t n, char *ref);
 void test_body(void **state);
 void test_body_mbuf(void **state);
+void test_body_overhead(void **state);
 /* test_http_response.c: the response writer. */
 void test_response(void **state);
 void test_response_mbuf_chunked(void **state);

@@ -642,6 +642,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_empty_lines),
 		cmocka_unit_test(test_body),
 		cmocka_unit_test(test_body_mbuf),
+		cmocka_unit_test(test_body_overhead),
 		cmocka_unit_test(test_response),
 		cmocka_unit_test(test_response_mbuf_chunked),
 		cmocka_unit_test(test_router),

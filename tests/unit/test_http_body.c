@@ -142,6 +142,32 @@ static const struct body_case bodies[] = {
 		"rc=-74 st=400 used=0 data=[]" },
 	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\n\r\r",
 		"rc=-74 st=400 used=0 data=[]" },
+	/* trailer lines: field-name ":" OWS field-value OWS */
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\nfoo bar\r\n\r\n",
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\nfoo\r\n\r\n",
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n",
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\nx : y\r\n\r\n",
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\nx\t: y\r\n\r\n",
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\nx(y: z\r\n\r\n",
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\n: y\r\n\r\n",
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\nx: y\r\nz\r\n\r\n",
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\nx: y\r\n\tz\r\n\r\n",
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\nx\n\r\n",
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0, "0\r\nx: a\rb\r\n\r\n",
+		"rc=-74 st=400 used=0 data=[]" },
+	{ EWYK_HTTP_BODY_CHUNKED, 0,
+		"1\r\na\r\n0\r\nx:\r\ny:\t z \t\r\nz: a:b \x80\xff\r\n\r\nN",
+		"rc=1 st=0 used=35 data=[a]" },
 	{ EWYK_HTTP_BODY_LENGTH, 4097, "x", "rc=-74 st=413 used=0 data=[]" },
 };
 
@@ -173,6 +199,15 @@ test_body(void **state)
 	/* trailer section over max_header_bytes (1024) */
 	memcpy(big, "0\r\nX: ", 6);
 	body_every_way(&req, big, sizeof(big), ref);
+	assert_string_equal(ref, "rc=-74 st=431 used=0 data=[]");
+	/* the trailer section's field lines and final CRLF: 1024 bytes fit,
+	 * 1025 do not (as for the header section) */
+	memcpy(big + 6 + 1017, "\r\n\r\n", 4);
+	body_every_way(&req, big, 3 + 3 + 1017 + 4, ref);
+	assert_string_equal(ref, "rc=1 st=0 used=1027 data=[]");
+	big[6 + 1017] = 'a';
+	memcpy(big + 6 + 1018, "\r\n\r\n", 4);
+	body_every_way(&req, big, 3 + 3 + 1018 + 4, ref);
 	assert_string_equal(ref, "rc=-74 st=431 used=0 data=[]");
 }
 
@@ -211,4 +246,95 @@ test_body_mbuf(void **state)
 		EWYK_HTTP_DONE);
 	rte_pktmbuf_free(m);
 	assert_int_equal(ewyk_http_body_init(NULL, &req, NULL), -EINVAL);
+}
+
+/* body_pieces() whole and one byte per piece: both must agree. */
+static void
+body_whole_and_bytes(const struct ewyk_http_request *req, const char *s,
+	size_t n, char *ref)
+{
+	char out[RES_MAX];
+	size_t *cuts = malloc(n * sizeof(*cuts)), k;
+
+	assert_non_null(cuts);
+	for (k = 0; k + 1 < n; k++)
+		cuts[k] = k + 1;
+	body_pieces(req, s, n, NULL, 0, ref);
+	body_pieces(req, s, n, cuts, n - 1, out);
+	assert_string_equal(out, ref);
+	free(cuts);
+}
+
+/*
+ * k one-byte chunks "1;eee...\r\nA\r\n" whose size lines are 'line' bytes
+ * (CRLF included), the last one 'last' bytes, then "0\r\n\r\n"; s must
+ * hold them. Returns the length.
+ */
+static size_t
+ext_flood(char *s, unsigned int k, size_t line, size_t last)
+{
+	size_t n = 0, l;
+	unsigned int i;
+
+	for (i = 0; i < k; i++) {
+		l = i + 1 < k ? line : last;
+		memcpy(s + n, "1;", 2);
+		memset(s + n + 2, 'e', l - 4);
+		memcpy(s + n + l - 2, "\r\nA\r\n", 5);
+		n += l + 3;
+	}
+	memcpy(s + n, "0\r\n\r\n", 5);
+	return n + 5;
+}
+
+void
+test_body_overhead(void **state)
+{
+	struct ewyk_http_request req;
+	char ref[RES_MAX], want[RES_MAX], *s;
+	size_t n, k;
+
+	(void)state;
+	memset(&req, 0, sizeof(req));
+	req.framing = EWYK_HTTP_BODY_CHUNKED;
+	s = malloc(64 * 1024);
+	assert_non_null(s);
+	/*
+	 * The framing bytes (chunk-size lines, extensions, the CRLF after
+	 * each chunk's data) may exceed 5 per decoded byte by 16 KiB at
+	 * most. Seventeen one-byte chunks: 16 size lines of 1000 bytes and
+	 * one of 432, then "0\r\n", are 16384 + 5 * 17 framing bytes, just
+	 * allowed; one extension byte more is refused (on the 17th line,
+	 * before its data byte earns 5 more).
+	 */
+	n = ext_flood(s, 17, 1000, 432);
+	body_whole_and_bytes(&req, s, n, ref);
+	snprintf(want, sizeof(want), "rc=1 st=0 used=%zu data=[%.17s]", n,
+		"AAAAAAAAAAAAAAAAAAAA");
+	assert_string_equal(ref, want);
+	n = ext_flood(s, 17, 1000, 433);
+	body_whole_and_bytes(&req, s, n, ref);
+	assert_string_equal(ref,
+		"rc=-74 st=400 used=0 data=[AAAAAAAAAAAAAAAA]");
+	/* A flood of long extensions stops at the 17th line. */
+	n = ext_flood(s, 40, 1000, 1000);
+	body_whole_and_bytes(&req, s, n, ref);
+	assert_string_equal(ref,
+		"rc=-74 st=400 used=0 data=[AAAAAAAAAAAAAAAA]");
+	/* Short extensions too: 14 framing bytes for each data byte. */
+	for (n = 0, k = 0; k < 4000; k++, n += 15)
+		memcpy(s + n, "1;xxxxxxxx\r\nA\r\n", 15);
+	memcpy(s + n, "0\r\n\r\n", 5);
+	body_whole_and_bytes(&req, s, n + 5, ref);
+	assert_int_equal(strncmp(ref, "rc=-74 st=400 used=0 data=[AAAA", 31),
+		0);
+	/* A byte at a time without extensions ("1\r\nA\r\n": 5 framing
+	 * bytes for 1) is never refused, however long. */
+	for (n = 0, k = 0; k < 4000; k++, n += 6)
+		memcpy(s + n, "1\r\nA\r\n", 6);
+	memcpy(s + n, "0\r\n\r\n", 5);
+	body_whole_and_bytes(&req, s, n + 5, ref);
+	assert_int_equal(strncmp(ref, "rc=1 st=0 used=24005 data=[AAAA", 31),
+		0);
+	free(s);
 }
