@@ -209,8 +209,7 @@ executor_claim(struct ewyk_strategy_executor *ex)
 
 	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
 		return -ESHUTDOWN;
-	/* A ring-only lcore runs queued tasks, never a hand-off. */
-	slot = exec_claim(ex,
+	slot = exec_claim(ex, /* ring-only lcores never take a hand-off */
 		__atomic_load_n(&ex->ring_only, __ATOMIC_RELAXED));
 	return slot >= 0 ? slot : -EBUSY;
 }
@@ -474,10 +473,7 @@ exec_may_park(struct ewyk_strategy_executor *ex)
 	return 1;
 }
 
-/*
- * Wait for a job. @p ring: a ring server counted in the spinning set
- * (spin_keep); a no-ring or ring-only lcore always parks after spin_us.
- */
+/* Wait for a job. @p ring: counted in the spinning set (spin_keep). */
 static int
 exec_wait_job(struct ewyk_strategy_executor *ex, int slot, const uint32_t *quit,
 	int claimed, int ring)
