@@ -53,6 +53,7 @@ shared_main(void *arg)
 {
 	struct httpd_shared *t = arg;
 	struct httpd *h = t->h;
+	char name[16];
 	int ret;
 
 	if (rte_thread_register() != 0) {
@@ -61,6 +62,8 @@ shared_main(void *arg)
 		return NULL;
 	}
 	t->lcore_id = rte_lcore_id();
+	snprintf(name, sizeof(name), "ewyk-shared-%u", t->lcore_id);
+	pthread_setname_np(pthread_self(), name); /* for top -H, perf */
 	__atomic_store_n(&t->state, SHARED_REGISTERED, __ATOMIC_RELEASE);
 	/* Our entry in h->lc[] is written before go. */
 	while (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE))

@@ -10,7 +10,8 @@ kernel peer's clients run on core 1. Checked:
   shared reserved lcores, ``--shared-reserved``, run it);
 - ``/sleep/<ms>`` never runs past its task's deadline: ``/sleep/3600000``
   is answered 504 at ``--task-timeout`` and the task ends there (counted
-  ``late``), an absurd ms is a 400 that says the range;
+  ``late``; with ``--reserved 1`` the next blocking request finds its
+  lcore free), an absurd ms is a 400 that says the range;
 - ``kill -BUS`` from a local user leaves the SIGBUS guard of ``--root`` in
   place: a file truncated under a reader afterwards still costs that
   response only, and the server goes on;
@@ -191,6 +192,31 @@ class TestSuite_http_blocking(TestSuite):
             assert st == 400 and "0..3600000" in body, (path, st, body)
         st, body, _ = self._timed("/sleep/10")
         assert st == 200 and body == "slept 10 ms\n", (st, body)
+
+    def test_sleep_frees_reserved_lcore_at_deadline(self):
+        # With a reserved lcore (EPC: the worker runs the sleep, the
+        # reserved lcore polls the shard) the sleep ends at the deadline
+        # too: the next blocking request finds a free lcore at once.
+        # Before, the first sleep kept its lcore an hour after its 504,
+        # and the next one waited, queued, until its own deadline (504).
+        self.app.stop()
+        app = EwykHttpd(self.tb, lcores="0,1",
+                        app_args=["--stats-interval", "0", "--reserved", "1",
+                                  "--task-timeout", "2000"],
+                        log_name="ewyk-httpd-blocking-res").start()
+        try:
+            self.tb.peer("ip neigh flush all", check=False)
+            self.tb.peer(f"ping -c 1 -W 3 {EWYK_IP}")
+            st, _, dt = self._timed("/sleep/3600000", max_time=30)
+            st2, body2, dt2 = self._timed("/sleep/100", max_time=30)
+            print(f"--reserved 1, --task-timeout 2000: /sleep/3600000 {st} "
+                  f"in {dt:.2f} s, then /sleep/100 {st2} in {dt2:.2f} s")
+            assert st == 504 and dt < 6, (st, dt)
+            assert st2 == 200 and body2 == "slept 100 ms\n", (st2, body2)
+            assert dt2 < 1.5, dt2
+        finally:
+            app.stop()
+            type(self).app = self._start("ewyk-httpd-blocking-3")
 
     # -- 2: kill -BUS does not switch the SIGBUS guard off -----------------
     def _httpd_pid(self, app):
