@@ -54,8 +54,8 @@ usage(const char *prog)
 		"  --slow-ms M             how long a slow-echo task blocks its lcore (default 50)\n"
 		"  --reserved N            the last N lcores are reserved lcores (default 0)\n"
 		"  --shared-reserved N     threads sharing the workers' CPUs that run queued blocking\n"
-		"                          tasks (0..16; default 4 with --reserved 0, else 0; 0 and\n"
-		"                          --reserved 0: blocking tasks run in place, as pc)\n"
+		"                          tasks (0..16; default 4 with --reserved 0, else 0; none with\n"
+		"                          --strategy pc or epc; none and --reserved 0: run in place, as pc)\n"
 		"  --strategy KIND         pc | pec | epc | adaptive (default adaptive)\n"
 		"  --task-timeout MS       deadline of a dispatched task (default 5000)\n"
 		"TCP limits, per shard (docs/guides/security.md):\n"
@@ -446,19 +446,23 @@ setup_strategy(struct httpd *h)
 	struct ewyk_strategy_conf sc;
 	enum ewyk_strategy_kind kind = h->conf.strategy;
 
+	/* Shared reserved lcores run queued (PEC) tasks only: pc and epc
+	 * never queue one. */
+	bool queues = kind == EWYK_STRATEGY_PEC ||
+		kind == EWYK_STRATEGY_ADAPTIVE;
+
 	if (h->conf.shared_reserved == UINT_MAX)
-		h->conf.shared_reserved = h->conf.reserved == 0 &&
-				kind != EWYK_STRATEGY_PC ?
+		h->conf.shared_reserved = h->conf.reserved == 0 && queues ?
 			HTTPD_SHARED_DEFAULT :
 			0;
+	if (!queues)
+		h->conf.shared_reserved = 0;
 	if (h->conf.reserved == 0 && h->conf.shared_reserved == 0 &&
 		kind != EWYK_STRATEGY_PC) {
-		printf("strategy: --reserved 0 --shared-reserved 0: %s runs as pc (blocking tasks run in place)\n",
+		printf("strategy: --reserved 0, no shared reserved lcore: %s runs as pc (blocking tasks run in place)\n",
 			ewyk_strategy_kind_name(kind));
 		kind = EWYK_STRATEGY_PC;
 	}
-	if (kind == EWYK_STRATEGY_PC)
-		h->conf.shared_reserved = 0; /* PC never queues a task */
 	if (h->conf.reserved != 0 || h->conf.shared_reserved != 0) {
 		memset(&xc, 0, sizeof(xc));
 		xc.name = "httpd";
