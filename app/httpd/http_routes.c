@@ -29,7 +29,7 @@
 
 /* Largest /bytes/<n>. */
 #define BYTES_MAX (UINT64_C(1) << 40)
-/* Longest /sleep/<ms>. */
+/* Longest /sleep/<ms> (sleep_fn's 400 names it). */
 #define SLEEP_MAX_MS 3600000u
 /* Echo buffer per request, and how many requests echo at once per shard. */
 #define ECHO_BUF 32768
@@ -140,9 +140,9 @@ sleep_fn(const struct httpd_req *req, struct httpd_result *res,
 	}
 	cut = sleep_ns(ms, req->deadline) < ms * 1000000u;
 	do {
-		ns = sleep_ns(ms, req->deadline);
+		ns = sleep_ns(ms, req->deadline) + 1000;
 		ts.tv_sec = (time_t)(ns / 1000000000u);
-		ts.tv_nsec = (long)(ns % 1000000000u) + 1000;
+		ts.tv_nsec = (long)(ns % 1000000000u);
 		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 			;
 		/* Cut at the deadline: wake past it on the TSC too (the two
