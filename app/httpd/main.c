@@ -451,9 +451,11 @@ setup_strategy(struct httpd *h)
 	bool queues = kind == EWYK_STRATEGY_PEC ||
 		kind == EWYK_STRATEGY_ADAPTIVE;
 
+	/* The default fits what is left of the lcore table. */
 	if (h->conf.shared_reserved == UINT_MAX)
 		h->conf.shared_reserved = h->conf.reserved == 0 && queues ?
-			HTTPD_SHARED_DEFAULT :
+			RTE_MIN(HTTPD_SHARED_DEFAULT,
+				HTTPD_MAX_LCORES - h->nb_lcores) :
 			0;
 	if (!queues)
 		h->conf.shared_reserved = 0;
