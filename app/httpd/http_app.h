@@ -102,6 +102,10 @@ struct httpd_req {
 	const char *query;            /**< after '?', "" when none */
 	const char *host;             /**< the request's host ("" when none) */
 	struct httpd_req_header *hdr; /**< fields, nheaders of them */
+	/** TSC of the task's deadline (--task-timeout after dispatch): a
+	 *  result made after it is dropped and the client has had its 504,
+	 *  so a function that waits should wait no longer than this. */
+	uint64_t deadline;
 };
 
 /**

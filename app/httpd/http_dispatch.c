@@ -571,6 +571,7 @@ http_dispatch(void *arg, struct ewyk_http_conn *c,
 	t->rd = rd;
 	t->status = HT_OK;
 	t->deadline = deadline;
+	t->req.deadline = deadline;
 	st = (struct ewyk_strategy_task){ .fn = http_task_run,
 		.arg = t,
 		.invocation = route->invocation,

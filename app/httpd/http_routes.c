@@ -5,7 +5,9 @@
  *   GET  /bytes/<n>   n bytes, byte i = i % 256, streamed under TCP's flow
  *                     control (n <= 2^40), in place
  *   GET  /sleep/<ms>  BLOCKING: really blocks its lcore ms milliseconds
- *                     (nanosleep), then 200; past --task-timeout: 504
+ *                     (nanosleep), then 200; never past the task's
+ *                     deadline (--task-timeout): it wakes there, and the
+ *                     client has had its 504 from the holder
  *   POST /echo        the request body back, streamed both ways through a
  *                     bounded buffer per request: the body is paused while
  *                     the buffer is full (the uploader's window closes),
@@ -14,10 +16,12 @@
  */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
@@ -25,7 +29,7 @@
 
 /* Largest /bytes/<n>. */
 #define BYTES_MAX (UINT64_C(1) << 40)
-/* Longest /sleep/<ms>. */
+/* Longest /sleep/<ms> (sleep_fn's 400 names it). */
 #define SLEEP_MAX_MS 3600000u
 /* Echo buffer per request, and how many requests echo at once per shard. */
 #define ECHO_BUF 32768
@@ -95,15 +99,35 @@ bytes(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
 	return EWYK_HTTP_HANDLED;
 }
 
-/* GET /sleep/<ms>: on whatever lcore the strategy chose. */
+/*
+ * Nanoseconds to sleep for ms milliseconds from now, cut at the TSC
+ * deadline: past it nobody waits for the result (the holder answered 504).
+ */
+static uint64_t
+sleep_ns(uint64_t ms, uint64_t deadline)
+{
+	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz(), left_ns;
+
+	if (deadline <= now)
+		return 0;
+	left_ns = (deadline - now) / hz * 1000000000u +
+		(deadline - now) % hz * 1000000000u / hz;
+	return RTE_MIN(ms * 1000000u, left_ns);
+}
+
+/* GET /sleep/<ms>: on whatever lcore the strategy chose, until the task's
+ * deadline at the latest. */
 static int
 sleep_fn(const struct httpd_req *req, struct httpd_result *res,
 	enum ewyk_strategy_mode mode, void *arg)
 {
 	static const char pre[] = "/sleep/";
+	static const char bad[] =
+		"bad duration: /sleep/<ms>, ms a decimal 0..3600000\n";
 	struct timespec ts;
-	uint64_t ms;
+	uint64_t ms, ns;
 	char msg[48];
+	bool cut;
 	int n;
 
 	RTE_SET_USED(mode);
@@ -112,13 +136,23 @@ sleep_fn(const struct httpd_req *req, struct httpd_result *res,
 		    req->path_len - (uint32_t)(sizeof(pre) - 1), SLEEP_MAX_MS,
 		    &ms) != 0) {
 		httpd_result_status(res, 400, "text/plain");
-		return httpd_result_body(res, "bad duration: /sleep/<ms>\n",
-			26);
+		return httpd_result_body(res, bad, sizeof(bad) - 1);
 	}
-	ts.tv_sec = (time_t)(ms / 1000);
-	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	cut = sleep_ns(ms, req->deadline) < ms * 1000000u;
+	do {
+		ns = sleep_ns(ms, req->deadline) + 1000;
+		ts.tv_sec = (time_t)(ns / 1000000000u);
+		ts.tv_nsec = (long)(ns % 1000000000u);
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+		/* Cut at the deadline: wake past it on the TSC too (the two
+		 * clocks differ by the error of the TSC's rate), so the result
+		 * is late and the client's answer is the holder's 504. */
+	} while (cut && rte_rdtsc() < req->deadline);
+	if (cut) {
+		httpd_result_status(res, 504, "text/plain");
+		return httpd_result_body(res, "Gateway Timeout\n", 16);
+	}
 	n = snprintf(msg, sizeof(msg), "slept %u ms\n", (unsigned int)ms);
 	httpd_result_status(res, 200, "text/plain");
 	return httpd_result_body(res, msg, (uint32_t)n);

@@ -14,6 +14,7 @@
  * lcore only.
  */
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -28,6 +29,10 @@
 #include <ewyk_twheel.h>
 
 #define HTTPD_MAX_LCORES EWYK_NET_MAX_SHARDS
+/* Shared reserved lcores (--shared-reserved), at most. */
+#define HTTPD_MAX_SHARED 16
+/* --shared-reserved with --reserved 0 (and a strategy other than pc). */
+#define HTTPD_SHARED_DEFAULT 4
 
 /* Task outcomes counted per shard, beside the strategy's modes. */
 enum httpd_task_ctr {
@@ -107,6 +112,7 @@ struct httpd_shard {
 struct httpd_lcore {
 	unsigned int lcore_id;
 	bool reserved; /* holds no shard of its own */
+	bool shared;   /* a registered thread (shared_lcores.c), not EAL */
 	int shard;     /* home shard index, -1 if reserved */
 	struct httpd *app;
 	struct httpd_shard *cur; /* shard whose loop runs here now */
@@ -128,6 +134,8 @@ struct httpd_conf {
 	uint16_t slow_echo_port; /* --slow-echo-port; 0: off */
 	unsigned int slow_ms;    /* --slow-ms: how long a task blocks */
 	unsigned int reserved;   /* --reserved N */
+	/* --shared-reserved N; UINT_MAX: the default (shared_lcores.c) */
+	unsigned int shared_reserved;
 	enum ewyk_strategy_kind strategy; /* --strategy */
 	unsigned int task_timeout_ms;     /* --task-timeout */
 	/* TCP limits (issue 13; tcp_services.c passes them to lib/tcp) */
@@ -150,6 +158,16 @@ struct httpd_conf {
 	const char *root; /* --root DIR (static_files.c); NULL: none */
 };
 
+/* A shared reserved lcore: a thread registered with DPDK. */
+struct httpd_shared {
+	struct httpd *h;
+	pthread_t tid;
+	unsigned int lcore_id; /* from rte_thread_register() */
+	uint32_t state;        /* start-up handshake (shared_lcores.c) */
+	uint32_t go;           /* its h->lc[] entry is ready */
+	int err;               /* rte_errno of a failed registration */
+};
+
 struct httpd {
 	struct httpd_conf conf;
 	struct ewyk_net *net;
@@ -167,7 +185,16 @@ struct httpd {
 	struct static_root *static_root;    /* --root (static_files.c) */
 	struct httpd_lcore lc[HTTPD_MAX_LCORES];
 	struct httpd_shard sh[HTTPD_MAX_LCORES];
+	unsigned int nb_shared; /* threads started */
+	struct httpd_shared shared[HTTPD_MAX_SHARED];
 };
+
+/* "worker", "reserved" (an EAL lcore) or "shared" (a registered thread). */
+static inline const char *
+httpd_lcore_role(const struct httpd_lcore *lc)
+{
+	return !lc->reserved ? "worker" : lc->shared ? "shared" : "reserved";
+}
 
 /* The lcore entry of the calling lcore (NULL if none). */
 struct httpd_lcore *httpd_lcore_self(struct httpd *h);
@@ -189,6 +216,11 @@ int httpd_shard_producer_init(struct httpd *h, struct httpd_shard *sh);
 /* Yield a task from inside the loop (a service's receive handler). */
 int httpd_yield_task(struct httpd_shard *sh,
 	const struct ewyk_strategy_task *t);
+
+/* shared_lcores.c: --shared-reserved threads, after the executor exists;
+ * 0 or -1 (printed). Join them once the lcores stopped (sets quit). */
+int httpd_shared_start(struct httpd *h);
+void httpd_shared_join(struct httpd *h);
 
 /* tasks.c: the shard's purgatory and inbox, shared by every service. */
 int httpd_tasks_shard_init(struct httpd_shard *sh);

@@ -53,6 +53,9 @@ usage(const char *prog)
 		"  --slow-echo-port N      TCP echo on port N whose every chunk is a BLOCKING task\n"
 		"  --slow-ms M             how long a slow-echo task blocks its lcore (default 50)\n"
 		"  --reserved N            the last N lcores are reserved lcores (default 0)\n"
+		"  --shared-reserved N     threads sharing the workers' CPUs that run queued blocking\n"
+		"                          tasks (0..16; default 4 with --reserved 0, else 0; none with\n"
+		"                          --strategy pc or epc; none and --reserved 0: run in place, as pc)\n"
 		"  --strategy KIND         pc | pec | epc | adaptive (default adaptive)\n"
 		"  --task-timeout MS       deadline of a dispatched task (default 5000)\n"
 		"TCP limits, per shard (docs/guides/security.md):\n"
@@ -143,6 +146,7 @@ enum {
 	OPT_TCP_ORPHAN_MS,
 	OPT_TCP_PERSIST_MS,
 	OPT_BODY_MIN_RATE,
+	OPT_SHARED_RESERVED,
 };
 
 static const struct option httpd_opts[] = {
@@ -157,6 +161,7 @@ static const struct option httpd_opts[] = {
 	{ "slow-echo-port", required_argument, NULL, 'S' },
 	{ "slow-ms", required_argument, NULL, 'M' },
 	{ "reserved", required_argument, NULL, 'r' },
+	{ "shared-reserved", required_argument, NULL, OPT_SHARED_RESERVED },
 	{ "strategy", required_argument, NULL, 'k' },
 	{ "task-timeout", required_argument, NULL, 't' },
 	{ "tcp-max-conns", required_argument, NULL, OPT_TCP_MAX_CONNS },
@@ -204,6 +209,8 @@ static const struct num_opt num_opts[] = {
 	NUM_OPT('S', "slow-echo-port", 1, 65535, slow_echo_port),
 	NUM_OPT('M', "slow-ms", 0, 600000, slow_ms),
 	NUM_OPT('r', "reserved", 0, HTTPD_MAX_LCORES - 1, reserved),
+	NUM_OPT(OPT_SHARED_RESERVED, "shared-reserved", 0, HTTPD_MAX_SHARED,
+		shared_reserved),
 	NUM_OPT('t', "task-timeout", 1, 3600000, task_timeout_ms),
 	NUM_OPT(OPT_TCP_MAX_CONNS, "tcp-max-conns", 16, 1u << 20,
 		tcp_max_conns),
@@ -271,6 +278,7 @@ conf_defaults(struct httpd_conf *c)
 	c->nb_mbufs = 16383;
 	c->slow_ms = 50;
 	c->strategy = EWYK_STRATEGY_ADAPTIVE;
+	c->shared_reserved = UINT_MAX; /* HTTPD_SHARED_DEFAULT or 0 */
 	c->task_timeout_ms = 5000;
 	c->tcp_max_conns = 16384;
 	c->tcp_max_per_src = UINT_MAX; /* a quarter of tcp_max_conns */
@@ -431,9 +439,12 @@ setup_ports(struct httpd *h, struct rte_mempool **pools)
 }
 
 /*
- * Step 4: the strategy. With --reserved 0 no lcore can take a task or
- * production away, so every kind is run as PC: a BLOCKING task runs in
- * place on the holder and is counted as PC (the same for every service).
+ * Step 4: the strategy. With --reserved 0 the reserved lcores are the
+ * shared ones (shared_lcores.c, --shared-reserved, 4 by default): threads
+ * that run queued blocking tasks off the worker's back. With neither (or
+ * --strategy pc) nothing can take a task or production away, so every
+ * kind is run as PC: a BLOCKING task runs in place on the holder and is
+ * counted as PC (the same for every service).
  */
 static int
 setup_strategy(struct httpd *h)
@@ -442,17 +453,32 @@ setup_strategy(struct httpd *h)
 	struct ewyk_strategy_conf sc;
 	enum ewyk_strategy_kind kind = h->conf.strategy;
 
-	if (h->conf.reserved == 0 && kind != EWYK_STRATEGY_PC) {
-		printf("strategy: --reserved 0: %s runs as pc (blocking tasks run in place)\n",
+	/* Shared reserved lcores run queued (PEC) tasks only: pc and epc
+	 * never queue one. */
+	bool queues = kind == EWYK_STRATEGY_PEC ||
+		kind == EWYK_STRATEGY_ADAPTIVE;
+
+	/* The default fits what is left of the lcore table. */
+	if (h->conf.shared_reserved == UINT_MAX)
+		h->conf.shared_reserved = h->conf.reserved == 0 && queues ?
+			RTE_MIN(HTTPD_SHARED_DEFAULT,
+				HTTPD_MAX_LCORES - h->nb_lcores) :
+			0;
+	if (!queues)
+		h->conf.shared_reserved = 0;
+	if (h->conf.reserved == 0 && h->conf.shared_reserved == 0 &&
+		kind != EWYK_STRATEGY_PC) {
+		printf("strategy: --reserved 0, no shared reserved lcore: %s runs as pc (blocking tasks run in place)\n",
 			ewyk_strategy_kind_name(kind));
 		kind = EWYK_STRATEGY_PC;
 	}
-	if (h->conf.reserved != 0) {
+	if (h->conf.reserved != 0 || h->conf.shared_reserved != 0) {
 		memset(&xc, 0, sizeof(xc));
 		xc.name = "httpd";
 		xc.socket_id = SOCKET_ID_ANY;
-		/* One warm reserved lcore answers a hand-off at once. */
-		xc.spin_keep = 1;
+		/* One warm reserved lcore answers a hand-off at once; shared
+		 * ones (ring-only) always park: they share a polling CPU. */
+		xc.spin_keep = h->conf.reserved != 0 ? 1 : 0;
 		xc.ring_size = h->conf.pec_ring;
 		h->ex = ewyk_strategy_executor_create(&xc);
 		if (h->ex == NULL) {
@@ -472,7 +498,7 @@ setup_strategy(struct httpd *h)
 			rte_strerror(rte_errno));
 		return -1;
 	}
-	return 0;
+	return httpd_shared_start(h);
 }
 
 /* Step 5: each shard: network, TCP and services, producer. */
@@ -528,6 +554,8 @@ teardown(struct httpd *h)
 {
 	unsigned int i;
 
+	/* The shared reserved lcores leave the executor first. */
+	httpd_shared_join(h);
 	/* Tasks still queued are told DROPPED (they post or free). */
 	ewyk_strategy_executor_free(h->ex);
 	h->ex = NULL;
@@ -605,16 +633,17 @@ main(int argc, char **argv)
 
 	printf("ewyk-httpd: mbuf pools on mempool ops '%s'\n",
 		rte_mempool_get_ops(h->sh[0].pool->ops_index)->name);
-	printf("ewyk-httpd: %u lcore(s): %u worker(s) polling, %u reserved; strategy %s, task timeout %u ms; stats every %u s; Ctrl-C stops\n",
-		h->nb_lcores, h->nb_shards, h->conf.reserved,
+	printf("ewyk-httpd: %u lcore(s): %u worker(s) polling, %u reserved, %u shared reserved; strategy %s, task timeout %u ms; stats every %u s; Ctrl-C stops\n",
+		h->nb_lcores, h->nb_shards, h->conf.reserved, h->nb_shared,
 		ewyk_strategy_kind_name(ewyk_strategy_kind_get(h->strategy)),
 		h->conf.task_timeout_ms, h->conf.stats_interval);
 	fflush(stdout);
 	h->next_stats = rte_rdtsc() +
 		(uint64_t)h->conf.stats_interval * rte_get_tsc_hz();
 	for (i = 1; i < h->nb_lcores; i++)
-		rte_eal_remote_launch(httpd_lcore_main, &h->lc[i],
-			h->lc[i].lcore_id);
+		if (!h->lc[i].shared)
+			rte_eal_remote_launch(httpd_lcore_main, &h->lc[i],
+				h->lc[i].lcore_id);
 	httpd_lcore_main(&h->lc[0]);
 	rte_eal_mp_wait_lcore();
 

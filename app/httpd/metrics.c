@@ -3,14 +3,17 @@
  * GET /metrics (see metrics.h). Every lib writes its own counters from its
  * own table (no name is repeated here); this file adds what only the
  * application holds, from its tables below, and joins the pieces into one
- * bounded page. Each response streams its own snapshot of the page, taken
- * from a small fixed set per shard (metrics.h).
+ * bounded page. A shard renders the page at most once per
+ * HTTPD_METRICS_INTERVAL_MS into one of a small fixed set of snapshots,
+ * and every response within the interval streams that same snapshot
+ * (metrics.h).
  */
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
@@ -18,6 +21,7 @@
 
 #include "http_app.h"
 #include "metrics.h"
+#include "static_files.h"
 
 /* Per shard, what the application holds. */
 #define HTTPD_SHARD_METRICS(X)                                             \
@@ -34,9 +38,11 @@
 		"Inbox posts and reservations refused: full")              \
 	X(INBOX_QUEUED, inbox_queued, GAUGE, "Inbox messages waiting")     \
 	X(METRICS_SNAPSHOTS, metrics_snapshots, GAUGE,                     \
-		"GET /metrics page snapshots of the shard being sent")     \
+		"GET /metrics responses of the shard being sent")          \
 	X(METRICS_BUSY, metrics_busy, COUNTER,                             \
-		"GET /metrics answered 503: every snapshot of the shard in use")
+		"GET /metrics answered 503: it sends the most it may")     \
+	X(METRICS_RENDERS, metrics_renders, COUNTER,                       \
+		"GET /metrics pages rendered, once a second at most")
 
 /* Per lcore, who did the work. */
 #define HTTPD_LCORE_METRICS(X)                                    \
@@ -78,30 +84,54 @@ static const struct ewyk_ctr_desc mode_desc[] = {
 		EWYK_CTR_COUNTER },
 };
 
+/* What the process holds, once. */
+static const struct ewyk_ctr_desc proc_desc[] = {
+	{ "sigbus_ignored",
+		"SIGBUS sent by a process (kill), not a fault: ignored, the "
+		"--root guard stays",
+		EWYK_CTR_COUNTER },
+};
+
 /* Label strings: shard="65535",outcome="..." and the like. */
 #define LBL_SIZE 96
 
 struct metrics_shard;
 
-/* One page being sent: held from the handler to the end of its request. */
+/* One rendered page: held by every response streaming it. */
 struct metrics_snap {
 	struct metrics_shard *ms;
 	char *buf; /* HTTPD_METRICS_DEF_SIZE bytes, on the shard's node */
 	uint32_t len;
-	uint8_t used;
+	uint32_t refs; /* responses streaming it */
 };
 
 /* A shard's snapshots; only its token holder touches them. */
 struct metrics_shard {
 	struct metrics_snap snap[HTTPD_METRICS_SNAPSHOTS];
-	uint64_t in_use; /* read by other lcores (relaxed) */
-	uint64_t busy;   /* 503s for want of a snapshot */
+	struct metrics_snap *cur; /* the last page rendered, NULL: none */
+	uint64_t cur_tsc;         /* when */
+	uint32_t streams;         /* responses being sent */
+	uint64_t in_use;  /* = streams, read by other lcores (relaxed) */
+	uint64_t busy;    /* 503s: HTTPD_METRICS_SNAPSHOTS streams */
+	uint64_t renders; /* pages rendered */
+	/* The application tables' scratch, made at start. */
+	struct ewyk_prom_series *ser;
+	char (*lbl)[LBL_SIZE];
+	uint64_t *vals;
 };
 
 struct httpd_metrics {
 	struct httpd *h;
 	size_t size;
+	uint64_t interval; /* TSC cycles between two renders, at least */
 	struct metrics_shard sh[HTTPD_MAX_LCORES];
+};
+
+/* Scratch of a render outside any shard (httpd_metrics_write()). */
+struct metrics_scratch {
+	struct ewyk_prom_series *ser;
+	char (*lbl)[LBL_SIZE];
+	uint64_t *vals;
 };
 
 static uint64_t
@@ -144,25 +174,57 @@ shard_read(const struct httpd_shard *sh, const struct metrics_shard *ms,
 	v[SM_INBOX_QUEUED] = is.queued;
 	v[SM_METRICS_SNAPSHOTS] = ms != NULL ? ld(&ms->in_use) : 0;
 	v[SM_METRICS_BUSY] = ms != NULL ? ld(&ms->busy) : 0;
+	v[SM_METRICS_RENDERS] = ms != NULL ? ld(&ms->renders) : 0;
 }
 
-/* The application's own tables. */
-static int
-app_write(const struct httpd *h, char *buf, size_t size, size_t *off)
+static void
+scratch_free(struct metrics_scratch *x)
 {
-	struct ewyk_prom_series *ser;
-	char(*lbl)[LBL_SIZE];
-	uint64_t *vals;
+	rte_free(x->ser);
+	rte_free(x->lbl);
+	rte_free(x->vals);
+	x->ser = NULL;
+	x->lbl = NULL;
+	x->vals = NULL;
+}
+
+/* The tables' scratch, on a NUMA node. 0 or -ENOMEM. */
+static int
+scratch_alloc(struct metrics_scratch *x, int socket)
+{
+	x->ser = rte_zmalloc_socket(NULL, sizeof(*x->ser) * MAX_SERIES, 0,
+		socket);
+	x->lbl = rte_zmalloc_socket(NULL, sizeof(*x->lbl) * MAX_SERIES, 0,
+		socket);
+	x->vals = rte_zmalloc_socket(NULL,
+		sizeof(*x->vals) * MAX_SERIES * SM_MAX, 0, socket);
+	if (x->ser == NULL || x->lbl == NULL || x->vals == NULL) {
+		scratch_free(x);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The application's own tables, written with the scratch x. */
+static int
+app_write(const struct httpd *h, const struct metrics_scratch *x, char *buf,
+	size_t size, size_t *off)
+{
+	struct ewyk_prom_series *ser = x->ser, proc;
+	char(*lbl)[LBL_SIZE] = x->lbl;
+	uint64_t *vals = x->vals, pv;
 	unsigned int i, k, n;
 	int ret;
 
-	ser = rte_zmalloc(NULL, sizeof(*ser) * MAX_SERIES, 0);
-	lbl = rte_zmalloc(NULL, sizeof(*lbl) * MAX_SERIES, 0);
-	vals = rte_zmalloc(NULL, sizeof(*vals) * MAX_SERIES * SM_MAX, 0);
-	if (ser == NULL || lbl == NULL || vals == NULL) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	/* The process. */
+	pv = static_files_sigbus_ignored();
+	proc.labels = "";
+	proc.vals = &pv;
+	ret = put(size, off,
+		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_httpd",
+			proc_desc, RTE_DIM(proc_desc), &proc, 1));
+	if (ret != 0)
+		return ret;
 	/* Per shard. */
 	for (i = 0; i < h->nb_shards; i++) {
 		snprintf(lbl[i], LBL_SIZE, "shard=\"%u\"", i);
@@ -176,7 +238,7 @@ app_write(const struct httpd *h, char *buf, size_t size, size_t *off)
 		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_httpd",
 			shard_desc, SM_MAX, ser, h->nb_shards));
 	if (ret != 0)
-		goto out;
+		return ret;
 	/* Task outcomes per shard. */
 	n = 0;
 	for (i = 0; i < h->nb_shards; i++) {
@@ -193,13 +255,13 @@ app_write(const struct httpd *h, char *buf, size_t size, size_t *off)
 		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_httpd",
 			task_desc, 1, ser, n));
 	if (ret != 0)
-		goto out;
+		return ret;
 	/* Per lcore: loop work, then tasks by mode. */
 	for (i = 0; i < h->nb_lcores; i++) {
 		const struct httpd_lcore *lc = &h->lc[i];
 
 		snprintf(lbl[i], LBL_SIZE, "lcore=\"%u\",role=\"%s\"",
-			lc->lcore_id, lc->reserved ? "reserved" : "worker");
+			lc->lcore_id, httpd_lcore_role(lc));
 		vals[i * LM_MAX + LM_LOOPS] = ld(&lc->ls.iters);
 		vals[i * LM_MAX + LM_BUSY_CYCLES] = ld(&lc->ls.busy_cycles);
 		vals[i * LM_MAX + LM_BUSY_PKTS] = ld(&lc->ls.busy_pkts);
@@ -210,7 +272,7 @@ app_write(const struct httpd *h, char *buf, size_t size, size_t *off)
 		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_httpd",
 			lcore_desc, LM_MAX, ser, h->nb_lcores));
 	if (ret != 0)
-		goto out;
+		return ret;
 	n = 0;
 	for (i = 0; i < h->nb_lcores; i++) {
 		const struct httpd_lcore *lc = &h->lc[i];
@@ -218,26 +280,22 @@ app_write(const struct httpd *h, char *buf, size_t size, size_t *off)
 		for (k = 0; k < EWYK_STRATEGY_MODE_MAX; k++, n++) {
 			snprintf(lbl[n], LBL_SIZE,
 				"lcore=\"%u\",role=\"%s\",mode=\"%s\"",
-				lc->lcore_id,
-				lc->reserved ? "reserved" : "worker",
+				lc->lcore_id, httpd_lcore_role(lc),
 				ewyk_strategy_mode_name(k));
 			vals[n] = ld(&lc->ls.mode[k]);
 			ser[n].labels = lbl[n];
 			ser[n].vals = &vals[n];
 		}
 	}
-	ret = put(size, off,
+	return put(size, off,
 		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_httpd",
 			mode_desc, 1, ser, n));
-out:
-	rte_free(ser);
-	rte_free(lbl);
-	rte_free(vals);
-	return ret;
 }
 
-int
-httpd_metrics_write(const struct httpd *h, char *buf, size_t size)
+/* The page, with the application tables' scratch x. */
+static int
+metrics_render(const struct httpd *h, const struct metrics_scratch *x,
+	char *buf, size_t size)
 {
 	const struct ewyk_http_server *srv[HTTPD_MAX_LCORES];
 	unsigned int i, nsrv = 0;
@@ -271,10 +329,25 @@ httpd_metrics_write(const struct httpd *h, char *buf, size_t size)
 		ret = put(size, &off,
 			ewyk_strategy_prometheus(buf + off, size - off));
 	if (ret == 0)
-		ret = app_write(h, buf, size, &off);
+		ret = app_write(h, x, buf, size, &off);
 	if (ret != 0)
 		return ret;
 	return (int)off;
+}
+
+int
+httpd_metrics_write(const struct httpd *h, char *buf, size_t size)
+{
+	struct metrics_scratch x;
+	int ret;
+
+	if (h == NULL || buf == NULL || size == 0)
+		return -EINVAL;
+	if (scratch_alloc(&x, SOCKET_ID_ANY) != 0)
+		return -ENOMEM;
+	ret = metrics_render(h, &x, buf, size);
+	scratch_free(&x);
+	return ret;
 }
 
 /* Holder-written counters other lcores read. */
@@ -296,16 +369,52 @@ snap_produce(struct ewyk_http_conn *c, char *buf, uint32_t cap, uint64_t off,
 	return (int)cap;
 }
 
-/* The request ended (sent, or the connection went): the snapshot is free. */
+/* The request ended (sent, or the connection went): one reader less. */
 static void
 snap_done(struct ewyk_http_conn *c, int aborted, void *arg)
 {
 	struct metrics_snap *sn = arg;
+	struct metrics_shard *ms = sn->ms;
 
 	RTE_SET_USED(c);
 	RTE_SET_USED(aborted);
-	sn->used = 0;
-	bump(&sn->ms->in_use, -1);
+	sn->refs--;
+	ms->streams--;
+	bump(&ms->in_use, -1);
+}
+
+/*
+ * The page to send now: the shard's last render while it is younger than
+ * the interval, else a new one in a snapshot nobody streams (there is one:
+ * fewer than HTTPD_METRICS_SNAPSHOTS responses are being sent, each holds
+ * one snapshot). NULL: the page does not fit (500).
+ */
+static struct metrics_snap *
+snap_current(struct httpd_metrics *m, struct metrics_shard *ms, uint64_t now)
+{
+	struct metrics_snap *sn = NULL;
+	unsigned int k;
+	int len;
+
+	if (ms->cur != NULL && now - ms->cur_tsc < m->interval)
+		return ms->cur;
+	for (k = 0; k < HTTPD_METRICS_SNAPSHOTS && sn == NULL; k++)
+		if (ms->snap[k].refs == 0)
+			sn = &ms->snap[k];
+	if (sn == NULL)
+		return NULL; /* cannot be: streams < SNAPSHOTS */
+	/* Counted first: the page says it is the render it is. */
+	bump(&ms->renders, 1);
+	ms->cur = NULL;
+	len = metrics_render(m->h,
+		&(struct metrics_scratch){ ms->ser, ms->lbl, ms->vals },
+		sn->buf, m->size);
+	if (len < 0)
+		return NULL;
+	sn->len = (uint32_t)len;
+	ms->cur = sn;
+	ms->cur_tsc = now;
+	return sn;
 }
 
 static int
@@ -318,34 +427,29 @@ metrics_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	struct httpd_metrics *m = arg;
 	struct httpd_shard *sh = httpd_shard_current(m->h);
 	struct metrics_shard *ms;
-	struct metrics_snap *sn = NULL;
-	unsigned int k;
-	int len;
+	struct metrics_snap *sn;
 
 	RTE_SET_USED(req);
 	if (sh == NULL)
 		return -ENODEV; /* answered 500 */
 	ms = &m->sh[sh->id];
-	for (k = 0; k < HTTPD_METRICS_SNAPSHOTS && sn == NULL; k++)
-		if (!ms->snap[k].used)
-			sn = &ms->snap[k];
-	if (sn == NULL) {
+	if (ms->streams >= HTTPD_METRICS_SNAPSHOTS) {
 		bump(&ms->busy, 1);
 		return ewyk_http_respond(c, 503, "text/plain",
 			"Retry-After: 1\r\n", busy, sizeof(busy) - 1);
 	}
-	len = httpd_metrics_write(m->h, sn->buf, m->size);
-	if (len < 0)
+	sn = snap_current(m, ms, sh->now);
+	if (sn == NULL)
 		return ewyk_http_respond(c, 500, "text/plain", NULL, too_big,
 			sizeof(too_big) - 1);
-	sn->used = 1;
-	sn->len = (uint32_t)len;
+	sn->refs++;
+	ms->streams++;
 	bump(&ms->in_use, 1);
 	ewyk_http_on_done(c, snap_done, sn);
 	/* Flow controlled: a reader that stops reading holds this snapshot
 	 * and its send buffer's worth of mbufs, never the whole page. */
 	ewyk_http_respond_stream(c, 200, "text/plain; version=0.0.4", NULL,
-		(uint64_t)len, snap_produce, sn);
+		(uint64_t)sn->len, snap_produce, sn);
 	return EWYK_HTTP_HANDLED;
 }
 
@@ -356,9 +460,14 @@ metrics_free(struct httpd_metrics *m)
 
 	if (m == NULL)
 		return;
-	for (i = 0; i < HTTPD_MAX_LCORES; i++)
+	for (i = 0; i < HTTPD_MAX_LCORES; i++) {
+		struct metrics_scratch x = { m->sh[i].ser, m->sh[i].lbl,
+			m->sh[i].vals };
+
 		for (k = 0; k < HTTPD_METRICS_SNAPSHOTS; k++)
 			rte_free(m->sh[i].snap[k].buf);
+		scratch_free(&x);
+	}
 	rte_free(m);
 }
 
@@ -377,9 +486,20 @@ httpd_metrics_init(struct httpd *h)
 	}
 	m->h = h;
 	m->size = HTTPD_METRICS_DEF_SIZE;
+	m->interval = rte_get_tsc_hz() / 1000 * HTTPD_METRICS_INTERVAL_MS;
 	h->metrics = m;
 	for (i = 0; i < h->nb_shards; i++) {
 		int socket = (int)rte_lcore_to_socket_id(h->sh[i].home);
+		struct metrics_scratch x;
+
+		if (scratch_alloc(&x, socket) != 0) {
+			fprintf(stderr,
+				"error: /metrics: no memory for shard %u\n", i);
+			return -1;
+		}
+		m->sh[i].ser = x.ser;
+		m->sh[i].lbl = x.lbl;
+		m->sh[i].vals = x.vals;
 
 		for (k = 0; k < HTTPD_METRICS_SNAPSHOTS; k++) {
 			struct metrics_snap *sn = &m->sh[i].snap[k];

@@ -42,8 +42,18 @@ struct static_body {
  * SIGBUS. The copy runs on the token holder; without this guard one
  * truncated file would kill the whole server. The holder arms its
  * per-lcore guard around the memcpy; the SIGBUS handler jumps back to it
- * when the faulting address lies in the armed range, and otherwise
- * restores the default action (the fault repeats and kills, as before).
+ * when the faulting address lies in the armed range. Any other SIGBUS
+ * leaves the handler in place:
+ *  - one sent by a process (kill -BUS, sigqueue, tgkill: si_code <= 0) is
+ *    no fault (no access failed, and si_addr then holds the sender's pid,
+ *    not an address): it goes to the handler that was installed before
+ *    ours if that was a function, and is otherwise ignored and counted
+ *    (static_files_sigbus_ignored()), so the guard stays for the next
+ *    truncated file;
+ *  - a fault outside the guard goes to the previous handler if it was a
+ *    function; otherwise the previous disposition (the default: terminate
+ *    with a core) is put back and the handler returns, so the access
+ *    faults again under it and the process dies of it, as without --root.
  */
 struct copy_guard {
 	sigjmp_buf jb;
@@ -53,18 +63,59 @@ struct copy_guard {
 
 static RTE_DEFINE_PER_LCORE(struct copy_guard, copy_guard);
 
+/* The SIGBUS disposition before ours, and the signals sent (not faults)
+ * that nobody else handled. */
+static struct sigaction sigbus_prev;
+static uint64_t sigbus_ignored;
+
+uint64_t
+static_files_sigbus_ignored(void)
+{
+	return __atomic_load_n(&sigbus_ignored, __ATOMIC_RELAXED);
+}
+
+/* Give the signal to the handler installed before ours; 0 if that was no
+ * function (SIG_DFL, SIG_IGN). */
+static int
+sigbus_chain(int sig, siginfo_t *si, void *uc)
+{
+	if ((sigbus_prev.sa_flags & SA_SIGINFO) != 0) {
+		if (sigbus_prev.sa_sigaction == NULL)
+			return 0;
+		sigbus_prev.sa_sigaction(sig, si, uc);
+		return 1;
+	}
+	if (sigbus_prev.sa_handler == SIG_DFL ||
+		sigbus_prev.sa_handler == SIG_IGN)
+		return 0;
+	sigbus_prev.sa_handler(sig);
+	return 1;
+}
+
 static void
 sigbus_handler(int sig, siginfo_t *si, void *uc)
 {
 	struct copy_guard *g = &RTE_PER_LCORE(copy_guard);
-	const char *a = si != NULL ? (const char *)si->si_addr : NULL;
+	const char *a;
 
-	RTE_SET_USED(uc);
+	if (si == NULL || si->si_code <= 0) {
+		/* Sent by a process: no fault, nothing to unwind. */
+		if (!sigbus_chain(sig, si, uc))
+			__atomic_fetch_add(&sigbus_ignored, 1,
+				__ATOMIC_RELAXED);
+		return;
+	}
+	a = (const char *)si->si_addr;
 	if (g->armed && a >= g->lo && a < g->hi) {
 		g->armed = 0;
 		siglongjmp(g->jb, 1);
 	}
-	signal(sig, SIG_DFL);
+	if (sigbus_chain(sig, si, uc))
+		return;
+	/* A fault we do not guard, and no handler before ours: the access
+	 * runs again under the previous (default) action, which ends the
+	 * process. */
+	sigaction(SIGBUS, &sigbus_prev, NULL);
 }
 
 /* Install the SIGBUS handler (once, at start-up). 0, or -errno. */
@@ -79,7 +130,7 @@ sigbus_install(void)
 	 * blocked (sigsetjmp without saving the mask: no syscall per copy). */
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
-	return sigaction(SIGBUS, &sa, NULL) == 0 ? 0 : -errno;
+	return sigaction(SIGBUS, &sa, &sigbus_prev) == 0 ? 0 : -errno;
 }
 
 /* memcpy from a file mapping; 0, or -EIO when the file shrank under it. */

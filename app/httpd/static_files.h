@@ -24,7 +24,11 @@
  * would raise SIGBUS on the token holder when the copy reaches past its
  * new end: the copy is guarded (a SIGBUS handler, installed with --root,
  * jumps back out of it), the producer fails and the connection is aborted
- * short of its Content-Length; the server goes on. Under the openat2()
+ * short of its Content-Length; the server goes on. The handler stays
+ * installed whatever SIGBUS comes: one sent by a process (kill -BUS) is
+ * passed to the handler installed before it, or ignored and counted
+ * (ewyk_httpd_sigbus_ignored_total); a fault outside the guard goes to the
+ * previous disposition (by default it ends the process). Under the openat2()
  * fallback the realpath() check and the open() race with a rename of a
  * directory component into a symlink (O_NOFOLLOW covers the last one).
  *
@@ -84,6 +88,13 @@ int static_files_init(struct httpd *h);
  *   The application.
  */
 void static_files_fini(struct httpd *h);
+
+/*
+ * SIGBUS signals sent by a process (kill, sigqueue: not a fault) that no
+ * handler installed before ours took, and so were ignored; 0 without
+ * --root. Any lcore.
+ */
+uint64_t static_files_sigbus_ignored(void);
 
 /**
  * Register the static files route (prefix "/", GET and HEAD, BLOCKING).

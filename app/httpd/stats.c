@@ -112,7 +112,8 @@ print_lcores(const struct httpd *h)
 		uint64_t bp = ld(&lc->ls.busy_pkts);
 
 		if (lc->reserved)
-			snprintf(role, sizeof(role), "reserved");
+			snprintf(role, sizeof(role), "%s",
+				httpd_lcore_role(lc));
 		else
 			snprintf(role, sizeof(role), "worker s%d", lc->shard);
 		printf("%-7u %-9s %13" PRIu64 " %9.1f", lc->lcore_id, role,
@@ -281,8 +282,7 @@ tel_lcore(struct httpd *h, const struct httpd_lcore *lc, struct rte_tel_data *d,
 	if (l == NULL)
 		return -ENOMEM;
 	rte_tel_data_start_dict(l);
-	rte_tel_data_add_dict_string(l, "role",
-		lc->reserved ? "reserved" : "worker");
+	rte_tel_data_add_dict_string(l, "role", httpd_lcore_role(lc));
 	rte_tel_data_add_dict_int(l, "shard", lc->shard);
 	if (!lc->reserved) {
 		snap_shard(h, &h->sh[lc->shard], &s);

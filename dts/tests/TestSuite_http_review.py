@@ -13,10 +13,12 @@ Each test is a scenario that broke the server before its fix:
 - docs/guides/http.md said a symlink that stays inside DIR is followed;
   under openat2(RESOLVE_BENEATH) an absolute one never is (403): the doc
   now says so and test_absolute_symlink_inside_root pins it.
-- /sleep/<ms> past --task-timeout under --strategy pc (the default, the
-  task runs in place on the token holder): the result claimed its op
-  before the holder's wheel could see the deadline, so the answer was 200
-  however late, not the documented 504.
+- /sleep/<ms> past --task-timeout when the task ran in place on the
+  token holder (the default before shared reserved lcores): the result
+  claimed its op before the holder's wheel could see the deadline, so the
+  answer was 200 however late, not the documented 504. (Now the default
+  runs it on a shared reserved lcore, and the sleep ends at the deadline:
+  TestSuite_http_blocking.)
 """
 
 import os

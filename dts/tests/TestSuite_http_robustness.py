@@ -260,7 +260,9 @@ class TestSuite_http_robustness(TestSuite):
         assert len(res) >= 40, res
         bad = [r for r in res if r["status"] != r["expect"] or not r["closed"]]
         assert not bad, bad
-        # Every error was counted; the server still serves.
+        # Every error was counted; the server still serves. (A page is
+        # rendered at most once a second: wait for a fresh one.)
+        time.sleep(1.1)
         after = self._metrics()
         n_err = sum(1 for r in res if r["expect"] >= 400)
         d4 = (_metrics_sum(after, "ewyk_http_resp_4xx_total")
@@ -290,6 +292,7 @@ class TestSuite_http_robustness(TestSuite):
         ok0 = _metrics_sum(text, "ewyk_http_resp_2xx_total")
         rx0 = _metrics_sum(text, "ewyk_net_rx_pkts_total")
         self._curl(" ".join(f"-o /dev/null '{URL}/'" for _ in range(50)))
+        time.sleep(1.1)  # a page is rendered at most once a second
         text = self._metrics()
         dreq = _metrics_sum(text, "ewyk_http_requests_total") - req0
         dok = _metrics_sum(text, "ewyk_http_resp_2xx_total") - ok0

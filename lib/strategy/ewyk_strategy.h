@@ -310,20 +310,36 @@ int ewyk_strategy_executor_serve(struct ewyk_strategy_executor *ex,
 #define EWYK_STRATEGY_SERVE_NO_RING 0x1
 
 /**
+ * ewyk_strategy_executor_serve_opt() flag: run PEC tasks only, never a
+ * mailbox job (no EPC hand-off, no production coming home), and always
+ * park after spin_us whatever spin_keep says.
+ */
+#define EWYK_STRATEGY_SERVE_RING_ONLY 0x2
+
+/**
  * ewyk_strategy_executor_serve() with options. With EWYK_STRATEGY_SERVE_NO_RING
  * the lcore takes mailbox jobs only (production hand-offs: EPC, production
  * coming home) and is never woken for, nor runs, tasks of the PEC ring: the way
  * for a worker lcore to wait for its production to come back without
  * getting stuck in someone's blocking task meanwhile.
  *
+ * With EWYK_STRATEGY_SERVE_RING_ONLY the lcore runs queued (PEC) tasks
+ * only: a claim for a hand-off (EPC, ewyk_strategy_executor_try_execute(),
+ * _try_execute_on()) never picks it, so a producer never moves to it, and
+ * it never stays among the spin_keep lcores that keep spinning. It is the
+ * reserved lcore for a thread that shares a CPU with a polling worker
+ * (an rte_thread_register()'ed thread): it takes a blocking task off the
+ * worker and sleeps in a futex otherwise, never polling a shard.
+ *
  * @param ex
  *   The executor.
  * @param quit
  *   As for ewyk_strategy_executor_serve().
  * @param flags
- *   0 or EWYK_STRATEGY_SERVE_NO_RING.
+ *   0, EWYK_STRATEGY_SERVE_NO_RING or EWYK_STRATEGY_SERVE_RING_ONLY.
  * @return
- *   As ewyk_strategy_executor_serve(); -EINVAL for unknown flags.
+ *   As ewyk_strategy_executor_serve(); -EINVAL for unknown flags or both
+ *   flags.
  */
 int ewyk_strategy_executor_serve_opt(struct ewyk_strategy_executor *ex,
 	const uint32_t *quit, uint32_t flags);

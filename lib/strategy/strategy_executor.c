@@ -209,7 +209,8 @@ executor_claim(struct ewyk_strategy_executor *ex)
 
 	if (__atomic_load_n(&ex->stopping, __ATOMIC_ACQUIRE))
 		return -ESHUTDOWN;
-	slot = exec_claim(ex, 0);
+	slot = exec_claim(ex, /* ring-only lcores never take a hand-off */
+		__atomic_load_n(&ex->ring_only, __ATOMIC_RELAXED));
 	return slot >= 0 ? slot : -EBUSY;
 }
 
@@ -225,7 +226,8 @@ executor_claim_on(struct ewyk_strategy_executor *ex, unsigned int lcore)
 	if (slot < 0)
 		return -EBUSY;
 	bit = UINT64_C(1) << slot;
-	if ((__atomic_load_n(&ex->idle, __ATOMIC_RELAXED) & bit) == 0)
+	if ((__atomic_load_n(&ex->idle, __ATOMIC_RELAXED) & bit) == 0 ||
+		(__atomic_load_n(&ex->ring_only, __ATOMIC_RELAXED) & bit) != 0)
 		return -EBUSY;
 	old = __atomic_fetch_and(&ex->idle, ~bit, __ATOMIC_ACQ_REL);
 	if ((old & bit) == 0)
@@ -471,6 +473,7 @@ exec_may_park(struct ewyk_strategy_executor *ex)
 	return 1;
 }
 
+/* Wait for a job. @p ring: counted in the spinning set (spin_keep). */
 static int
 exec_wait_job(struct ewyk_strategy_executor *ex, int slot, const uint32_t *quit,
 	int claimed, int ring)
@@ -578,9 +581,15 @@ ewyk_strategy_executor_serve_opt(struct ewyk_strategy_executor *ex,
 	uint32_t kind;
 	int claimed;
 	int ring;
+	int keep;
 	int slot;
 
-	if (ex == NULL || (flags & ~(uint32_t)EWYK_STRATEGY_SERVE_NO_RING) != 0)
+	if (ex == NULL ||
+		(flags &
+			~(uint32_t)(EWYK_STRATEGY_SERVE_NO_RING |
+				EWYK_STRATEGY_SERVE_RING_ONLY)) != 0 ||
+		((flags & EWYK_STRATEGY_SERVE_NO_RING) != 0 &&
+			(flags & EWYK_STRATEGY_SERVE_RING_ONLY) != 0))
 		return -EINVAL;
 	slot = exec_slot_get(ex);
 	if (slot < 0)
@@ -597,6 +606,12 @@ ewyk_strategy_executor_serve_opt(struct ewyk_strategy_executor *ex,
 		__atomic_fetch_and(&ex->no_ring, ~bit, __ATOMIC_SEQ_CST);
 	else
 		__atomic_fetch_or(&ex->no_ring, bit, __ATOMIC_SEQ_CST);
+	/* Before our idle bit can be seen: claims for a hand-off skip us. */
+	if ((flags & EWYK_STRATEGY_SERVE_RING_ONLY) != 0)
+		__atomic_fetch_or(&ex->ring_only, bit, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(&ex->ring_only, ~bit, __ATOMIC_SEQ_CST);
+	keep = ring && (flags & EWYK_STRATEGY_SERVE_RING_ONLY) == 0;
 
 	for (;;) {
 		/* Busy: run what is queued, then leave or go idle. */
@@ -622,7 +637,7 @@ ewyk_strategy_executor_serve_opt(struct ewyk_strategy_executor *ex,
 				/* Claimed meanwhile: a job is coming. */
 				claimed = 1;
 			}
-			if (exec_wait_job(ex, slot, quit, claimed, ring))
+			if (exec_wait_job(ex, slot, quit, claimed, keep))
 				break;
 		}
 		if (__atomic_load_n(&mb->word, __ATOMIC_ACQUIRE) != MBOX_FULL)

@@ -101,6 +101,9 @@ struct ewyk_strategy_executor {
 	uint64_t idle __rte_cache_aligned;
 	/* Slots serving with EWYK_STRATEGY_SERVE_NO_RING: never drain. */
 	uint64_t no_ring;
+	/* Slots serving with EWYK_STRATEGY_SERVE_RING_ONLY: never claimed
+	 * for a hand-off. */
+	uint64_t ring_only;
 
 	/* Ring servers in the spin phase of their wait. */
 	uint32_t spinning __rte_cache_aligned;

@@ -104,6 +104,7 @@ void test_pec_deadline(void **state);
 void test_depart_hook(void **state);
 void test_spin_keep(void **state);
 void test_serve_no_ring(void **state);
+void test_serve_ring_only(void **state);
 
 /* test_strategy_load.c */
 void test_exactly_once_pc(void **state);

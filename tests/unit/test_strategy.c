@@ -378,6 +378,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_depart_hook),
 		cmocka_unit_test(test_spin_keep),
 		cmocka_unit_test(test_serve_no_ring),
+		cmocka_unit_test(test_serve_ring_only),
 		cmocka_unit_test(test_exactly_once_pc),
 		cmocka_unit_test(test_exactly_once_pec),
 		cmocka_unit_test(test_exactly_once_epc),

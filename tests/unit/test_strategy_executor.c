@@ -2,13 +2,15 @@
 /*
  * lib/strategy's executor and PEC ring: a queued task starts on the first
  * free lcore, its deadline, the departure hook, spin-keep of warm reserved
- * lcores, serving without a ring. Run by test_strategy.c's main.
+ * lcores, serving without a ring, serving the ring only. Run by
+ * test_strategy.c's main.
  */
 
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -477,5 +479,79 @@ test_serve_no_ring(void **state)
 	ewyk_strategy_executor_wake_all(x.ex);
 	lthread_join(&rt);
 	assert_int_equal(rte_eal_wait_lcore(WORKER_LCORE), 0);
+	ewyk_strategy_executor_free(x.ex);
+}
+
+static int
+ringonly_main(void *arg)
+{
+	struct noring_ctx *x = arg;
+
+	return ewyk_strategy_executor_serve_opt(x->ex, &x->quit,
+		EWYK_STRATEGY_SERVE_RING_ONLY);
+}
+
+/*
+ * A ring-only lcore (the reserved lcore ewyk-httpd runs on a thread that
+ * shares a worker's CPU): never claimed for a job or a hand-off, woken for
+ * and running queued tasks, parked (not spinning) when idle although
+ * spin_keep asks for one warm lcore.
+ */
+void
+test_serve_ring_only(void **state)
+{
+	struct noring_ctx x = { 0 };
+	struct ewyk_strategy_executor_conf ec;
+	struct ewyk_strategy_task t;
+	struct cnt c = { { 0 } };
+	struct gate g = { .open = 1 };
+	struct ewyk_strategy_stats st;
+	struct ewyk_strategy *s;
+	unsigned int i;
+
+	(void)state;
+	memset(&ec, 0, sizeof(ec));
+	ec.name = "ringonly";
+	ec.socket_id = SOCKET_ID_ANY;
+	ec.ring_size = 16;
+	ec.spin_us = 1;
+	ec.spin_keep = 1;
+	x.ex = ewyk_strategy_executor_create(&ec);
+	assert_non_null(x.ex);
+	s = mk_strategy("ringonly", EWYK_STRATEGY_PEC, x.ex);
+	assert_int_equal(ewyk_strategy_executor_serve_opt(x.ex, NULL,
+				 EWYK_STRATEGY_SERVE_NO_RING |
+					 EWYK_STRATEGY_SERVE_RING_ONLY),
+		-EINVAL);
+	t = (struct ewyk_strategy_task){ .fn = cnt_fn, .arg = &c };
+	assert_int_equal(rte_eal_remote_launch(ringonly_main, &x, WORKER_LCORE),
+		0);
+	assert_int_equal(wait_idle_count(x.ex, 1), 0);
+	/* Idle, yet never handed a job, on any lcore or on itself. */
+	assert_int_equal(ewyk_strategy_executor_try_execute(x.ex, gate_job, &g),
+		-EBUSY);
+	assert_int_equal(ewyk_strategy_executor_try_execute_on(x.ex,
+				 WORKER_LCORE, gate_job, &g),
+		-EBUSY);
+	assert_int_equal(g.entered, 0);
+	/* Queued tasks are run there. */
+	for (i = 0; i < 5; i++)
+		assert_int_equal(ewyk_strategy_executor_submit(x.ex, &t), 0);
+	assert_int_equal(wait_u64(&c.run[EWYK_STRATEGY_MODE_PEC], 5, GUARD_S),
+		0);
+	/* Idle again, it parks (spin_keep does not hold it spinning) and a
+	 * submission wakes it. */
+	assert_int_equal(wait_idle_count(x.ex, 1), 0);
+	usleep(20000);
+	assert_int_equal(ewyk_strategy_stats_get(s, &st), 0);
+	assert_int_equal(st.reserved_spinning, 0);
+	assert_true(st.parks >= 1);
+	assert_int_equal(ewyk_strategy_executor_submit(x.ex, &t), 0);
+	assert_int_equal(wait_u64(&c.run[EWYK_STRATEGY_MODE_PEC], 6, GUARD_S),
+		0);
+	__atomic_store_n(&x.quit, 1, __ATOMIC_RELEASE);
+	ewyk_strategy_executor_wake_all(x.ex);
+	assert_int_equal(rte_eal_wait_lcore(WORKER_LCORE), 0);
+	ewyk_strategy_free(s);
 	ewyk_strategy_executor_free(x.ex);
 }
