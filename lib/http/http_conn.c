@@ -48,6 +48,7 @@ http_conn_release(struct ewyk_http_conn *c)
 	rte_pktmbuf_free(c->tx);
 	c->rx = NULL;
 	c->tx = NULL;
+	http_slots_release(c);
 	c->next_free = s->free_head;
 	s->free_head = (uint32_t)(c - s->conns);
 	s->in_use--;
@@ -122,6 +123,7 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 	RTE_SET_USED(w);
 	RTE_SET_USED(t);
 	c->tmo = HT_NONE;
+	http_slots_busy(c);
 	switch (kind) {
 	case HT_HEADER:
 	case HT_BODY:
@@ -159,6 +161,7 @@ http_conn_timer(struct ewyk_http_conn *c, enum http_tmo kind, uint32_t ms)
 {
 	struct ewyk_twheel *w = c->srv->conf.wheel;
 
+	http_slots_timer(c, kind); /* idle or not */
 	c->tmo = (uint8_t)kind;
 	ewyk_twheel_arm(w, &c->tmr,
 		ewyk_twheel_now(w) + (uint64_t)ms * c->srv->hz_ms, tmo_cb, c);
@@ -170,6 +173,7 @@ timer_stop(struct ewyk_http_conn *c)
 	if (c->tmo != HT_NONE)
 		ewyk_twheel_cancel(c->srv->conf.wheel, &c->tmr);
 	c->tmo = HT_NONE;
+	http_slots_busy(c);
 }
 
 /* Reset the TCP connection; the object stays while a response is owed. */
@@ -321,6 +325,8 @@ head_step(struct ewyk_http_conn *c)
 	}
 	if (c->tmo != HT_HEADER)
 		http_conn_timer(c, HT_HEADER, s->conf.header_timeout_ms);
+	if (!http_slots_head(c))
+		return 1; /* no head lease: answered 503 */
 	ret = ewyk_http_parse_mbuf(&c->p, &c->req, c->rx, c->rx_off, &n);
 	c->rx_off += n;
 	if (ret == EWYK_HTTP_AGAIN)
@@ -552,15 +558,10 @@ static int
 ev_accept(void *listen_arg, struct ewyk_tcp_conn *tc)
 {
 	struct ewyk_http_server *s = listen_arg;
-	struct ewyk_http_conn *c;
+	struct ewyk_http_conn *c = http_slots_accept(s, tc);
 
-	if (s->free_head == UINT32_MAX) {
-		HTTP_CTR(s, CONN_REFUSED, 1);
-		return -ENOBUFS;
-	}
-	c = &s->conns[s->free_head];
-	s->free_head = c->next_free;
-	s->in_use++;
+	if (c == NULL)
+		return -ENOBUFS; /* counted */
 	c->used = 1;
 	c->tcp = tc;
 	c->rx = NULL;
