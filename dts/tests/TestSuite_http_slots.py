@@ -96,6 +96,37 @@ print(json.dumps({"ok": ok, "others": others, "closed": closed,
                   "last_alive_status": last}))
 '''
 
+# On the peer: N connections from SRC, then one from SRC2, each start a
+# POST /sha256 whose body never ends (a tenth of it sent), then read for
+# WAIT s: the statuses of the answers that came (0: none, a hash state
+# taken waits for its body).
+UPLOADS = r'''
+import json, socket, sys, time
+host, src, n, wait, src2 = sys.argv[1], sys.argv[2], int(sys.argv[3]), \
+    float(sys.argv[4]), sys.argv[5]
+socks = []
+for i in range(n + 1):
+    s = socket.socket()
+    s.bind((src if i < n else src2, 0))
+    s.connect((host, 80))
+    s.sendall(b"POST /sha256 HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + b"a" * 100)
+    s.setblocking(False)
+    socks.append(s)
+got = [b""] * (n + 1)
+end = time.monotonic() + wait
+while time.monotonic() < end:
+    for i, s in enumerate(socks):
+        try:
+            got[i] += s.recv(4096)
+        except (BlockingIOError, OSError):
+            pass
+    time.sleep(0.05)
+st = [int(g.split()[1]) if g else 0 for g in got]
+for s in socks:
+    s.close()
+print(json.dumps({"status": st[:n], "other": st[n]}))
+'''
+
 
 class TestSuite_http_slots(TestSuite):
 
@@ -105,15 +136,20 @@ class TestSuite_http_slots(TestSuite):
                                    f"http_slots_client_{self.node.tag}.py")
         with open(self.client, "w") as f:
             f.write(CLIENT)
+        self.uploads = os.path.join(self.dir,
+                                    f"http_slots_uploads_{self.node.tag}.py")
+        with open(self.uploads, "w") as f:
+            f.write(UPLOADS)
         self.tb = Testbed(self.node)
         for ip in OTHER_IPS:
             self.node.run(f"ip addr add {ip}/{PREFIX} dev {self.tb.if_peer}",
                           ns=self.tb.ns_peer)
 
     def tear_down_all(self):
-        p = getattr(self, "client", None)
-        if p and os.path.exists(p):
-            os.unlink(p)
+        for a in ("client", "uploads"):
+            p = getattr(self, a, None)
+            if p and os.path.exists(p):
+                os.unlink(p)
 
     def _start(self, name, *opts):
         app = EwykHttpd(self.tb, lcores="0",
@@ -186,3 +222,24 @@ class TestSuite_http_slots(TestSuite):
         assert r["closed"] == list(range(len(OTHER_IPS))), r
         assert r["last_alive_status"] == 200, r
         assert h["conn_refused"] == 0, h
+
+    def test_sha256_states_per_source(self):
+        # 256 /sha256 states per shard, 64 per source (ewyk_http_quota):
+        # 70 uploads that never end from one source, the last 6 answered
+        # 503 at once and counted; another source still gets a state.
+        app = self._start("http-slots-sha")
+        try:
+            out = self.tb.peer(f"{PY} {self.uploads} {EWYK_IP} {PEER_IP} "
+                               f"70 1.5 {OTHER_IPS[0]}", timeout=120).stdout
+            r = json.loads(out.strip().splitlines()[-1])
+            h = self._http(app)
+        finally:
+            assert app.stop() == 0
+        st = r["status"]
+        print(f"70 endless /sha256 uploads from one source: "
+              f"{ {s: st.count(s) for s in set(st)} }, quota_refused "
+              f"{h.get('quota_refused')}; another source: {r['other']}")
+        assert st.count(503) == 6 and st.count(0) == 64, st
+        assert st[64:] == [503] * 6, st
+        assert r["other"] == 0, r  # a state taken, waiting for its body
+        assert h["quota_refused"] == 6, h
