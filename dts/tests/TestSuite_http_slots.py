@@ -97,19 +97,19 @@ print(json.dumps({"ok": ok, "others": others, "closed": closed,
 '''
 
 # On the peer: N connections from SRC, then one from SRC2, each start a
-# POST /sha256 whose body never ends (a tenth of it sent), then read for
-# WAIT s: the statuses of the answers that came (0: none, a hash state
-# taken waits for its body).
+# POST PATH whose body never ends (a tenth of it sent), then read for
+# WAIT s: the statuses of the answers that came (0: none; /sha256 answers
+# at the body's end, /echo at once).
 UPLOADS = r'''
 import json, socket, sys, time
-host, src, n, wait, src2 = sys.argv[1], sys.argv[2], int(sys.argv[3]), \
-    float(sys.argv[4]), sys.argv[5]
+host, src, n, wait, src2, path = sys.argv[1], sys.argv[2], \
+    int(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6]
 socks = []
 for i in range(n + 1):
     s = socket.socket()
     s.bind((src if i < n else src2, 0))
     s.connect((host, 80))
-    s.sendall(b"POST /sha256 HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + b"a" * 100)
+    s.sendall(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + b"a" * 100)
     s.setblocking(False)
     socks.append(s)
 got = [b""] * (n + 1)
@@ -223,23 +223,36 @@ class TestSuite_http_slots(TestSuite):
         assert r["last_alive_status"] == 200, r
         assert h["conn_refused"] == 0, h
 
-    def test_sha256_states_per_source(self):
-        # 256 /sha256 states per shard, 64 per source (ewyk_http_quota):
-        # 70 uploads that never end from one source, the last 6 answered
-        # 503 at once and counted; another source still gets a state.
-        app = self._start("http-slots-sha")
+    def _uploads(self, path):
+        """70 endless uploads to PATH from one source, then one from
+        another: (statuses, the other's status, http counters)."""
+        app = self._start("http-slots-" + path.strip("/"))
         try:
             out = self.tb.peer(f"{PY} {self.uploads} {EWYK_IP} {PEER_IP} "
-                               f"70 1.5 {OTHER_IPS[0]}", timeout=120).stdout
+                               f"70 1.5 {OTHER_IPS[0]} {path}",
+                               timeout=120).stdout
             r = json.loads(out.strip().splitlines()[-1])
             h = self._http(app)
         finally:
             assert app.stop() == 0
         st = r["status"]
-        print(f"70 endless /sha256 uploads from one source: "
+        print(f"70 endless {path} uploads from one source: "
               f"{ {s: st.count(s) for s in set(st)} }, quota_refused "
               f"{h.get('quota_refused')}; another source: {r['other']}")
-        assert st.count(503) == 6 and st.count(0) == 64, st
-        assert st[64:] == [503] * 6, st
-        assert r["other"] == 0, r  # a state taken, waiting for its body
+        return st, r["other"], h
+
+    def test_sha256_states_per_source(self):
+        # 256 /sha256 states per shard, 64 per source (ewyk_http_quota):
+        # the last 6 of 70 endless uploads from one source are answered
+        # 503 at once and counted; another source still gets a state.
+        st, other, h = self._uploads("/sha256")
+        assert st[64:] == [503] * 6 and st[:64] == [0] * 64, st
+        assert other == 0, other  # a state taken, waiting for its body
+        assert h["quota_refused"] == 6, h
+
+    def test_echo_states_per_source(self):
+        # The same for /echo's 256 states (its response starts at once).
+        st, other, h = self._uploads("/echo")
+        assert st[64:] == [503] * 6 and st[:64] == [200] * 64, st
+        assert other == 200, other
         assert h["quota_refused"] == 6, h
