@@ -73,7 +73,8 @@ struct http_task {
 	uint32_t status;   /* enum http_task_status */
 	uint64_t deadline; /* TSC: a result after it is late (504) */
 	struct httpd_req req;
-	void *large; /* req's large copy (the shard's heads), or NULL */
+	void *large;         /* req's large copy (the shard's heads), or NULL */
+	int qtok, large_tok; /* the source's shares (q_tasks, q_heads) */
 	struct httpd_result res;
 	struct httpd_req_header hdr[HTTPD_REQ_MAX_HEADERS]; /* a small head */
 	char buf[HTTPD_REQ_BUF];
@@ -250,7 +251,7 @@ req_copy(struct httpd_req *r, const struct ewyk_http_request *q, uint16_t shard,
  */
 static int
 task_req(struct httpd_shard *sh, struct http_task *t,
-	const struct ewyk_http_request *q)
+	const struct ewyk_http_request *q, struct ewyk_http_conn *c)
 {
 	struct http_waits *ws = sh->http_waits;
 	struct httpd_req_header *hdr;
@@ -262,12 +263,18 @@ task_req(struct httpd_shard *sh, struct http_task *t,
 		return 0;
 	if (ws->heads == NULL)
 		return -E2BIG;
-	hdr = ewyk_pool_get(ws->heads);
-	if (hdr == NULL)
+	t->large_tok = ewyk_http_quota_take(sh->q_heads, c);
+	hdr = t->large_tok >= 0 ? ewyk_pool_get(ws->heads) : NULL;
+	if (hdr == NULL) {
+		ewyk_http_quota_give(sh->q_heads, t->large_tok);
+		t->large_tok = -1;
 		return -ENOBUFS;
+	}
 	ret = req_copy(&t->req, q, sh->id, hdr, ws->head_max_headers,
 		(char *)(hdr + ws->head_max_headers), ws->head_buf);
 	if (ret != 0) {
+		ewyk_http_quota_give(sh->q_heads, t->large_tok);
+		t->large_tok = -1;
 		ewyk_pool_put(ws->heads, hdr);
 		return ret;
 	}
@@ -285,6 +292,11 @@ task_put(struct http_task *t)
 	if (t->large != NULL)
 		ewyk_pool_put(t->sh->http_waits->heads, t->large);
 	t->large = NULL;
+	/* from any lcore: the quotas' counts are atomic */
+	ewyk_http_quota_give(t->sh->q_heads, t->large_tok);
+	ewyk_http_quota_give(t->sh->q_tasks, t->qtok);
+	t->large_tok = -1;
+	t->qtok = -1;
 	ewyk_pool_put(t->sh->http_tasks, t);
 }
 
@@ -529,14 +541,21 @@ http_dispatch(void *arg, struct ewyk_http_conn *c,
 		return 1; /* an EITHER handler that dispatches its own work */
 	if (q == NULL)
 		return -EINVAL;
-	t = ewyk_pool_get(sh->http_tasks);
-	if (t == NULL)
+	/* No source holds more than its share of the tasks. */
+	rc = ewyk_http_quota_take(sh->q_tasks, c);
+	t = rc >= 0 ? ewyk_pool_get(sh->http_tasks) : NULL;
+	if (t == NULL) {
+		ewyk_http_quota_give(sh->q_tasks, rc);
 		goto refuse;
+	}
 	memset(&t->res, 0, sizeof(t->res));
 	t->sh = sh;
-	rc = task_req(sh, t, q);
+	t->qtok = rc;
+	t->large_tok = -1;
+	rc = task_req(sh, t, q, c);
 	if (rc != 0) {
-		ewyk_pool_put(sh->http_tasks, t);
+		t->large = NULL;
+		task_put(t);
 		if (rc == -ENOBUFS) {
 			httpd_task_count(sh, HTTPD_TASK_HEAD_BUSY);
 			return -ENOBUFS; /* lib/http answers 503 */
@@ -615,6 +634,16 @@ http_dispatch_shard_init(struct httpd_shard *sh)
 		ws->free_head = i;
 	}
 	sh->http_waits = ws;
+	/* a quarter of the tasks, and of the large head copies, per source */
+	sh->q_tasks = ewyk_http_quota_create(HTTP_MAX_TASKS, HTTP_MAX_TASKS / 4,
+		socket);
+	sh->q_heads = ewyk_http_quota_create(HTTPD_REQ_LARGE,
+		HTTPD_REQ_LARGE / 4, socket);
+	if (sh->q_tasks == NULL || sh->q_heads == NULL) {
+		fprintf(stderr, "error: HTTP dispatch quotas of shard %u: %s\n",
+			sh->id, rte_strerror(rte_errno));
+		return -1;
+	}
 	snprintf(name, sizeof(name), "http_task_%u", sh->id);
 	memset(&tp, 0, sizeof(tp));
 	tp.name = name;
@@ -682,6 +711,10 @@ http_dispatch_shard_free(struct httpd_shard *sh)
 		ewyk_pool_free(sh->http_waits->heads);
 	ewyk_pool_free(sh->http_tasks);
 	sh->http_tasks = NULL;
+	ewyk_http_quota_free(sh->q_tasks);
+	ewyk_http_quota_free(sh->q_heads);
+	sh->q_tasks = NULL;
+	sh->q_heads = NULL;
 	rte_free(sh->http_waits);
 	sh->http_waits = NULL;
 }

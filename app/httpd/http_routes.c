@@ -168,6 +168,7 @@ struct echo_st {
 	uint8_t paused;  /* body consumer paused */
 	uint8_t waiting; /* producer returned -EAGAIN */
 	uint8_t in_prod; /* producer running: do not re-enter the pump */
+	int qtok;        /* the source's share (sh->q_echo) */
 	char buf[ECHO_BUF];
 };
 
@@ -239,6 +240,7 @@ echo_done(struct ewyk_http_conn *c, int aborted, void *arg)
 
 	RTE_SET_USED(c);
 	RTE_SET_USED(aborted);
+	ewyk_http_quota_give(e->sh->q_echo, e->qtok);
 	ewyk_pool_put(e->sh->echo_st, e);
 }
 
@@ -248,20 +250,25 @@ echo(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
 	struct httpd_shard *sh = httpd_shard_current(arg);
 	struct echo_st *e;
 	uint64_t len;
-	int rc;
+	int rc, tok;
 
-	e = ewyk_pool_get(sh->echo_st);
+	/* No source holds more than its share of the states. */
+	tok = ewyk_http_quota_take(sh->q_echo, c);
+	e = tok >= 0 ? ewyk_pool_get(sh->echo_st) : NULL;
 	if (e == NULL) {
+		ewyk_http_quota_give(sh->q_echo, tok);
 		ewyk_http_respond(c, 503, "text/plain", NULL,
 			"Service Unavailable\n", 20);
 		return EWYK_HTTP_HANDLED;
 	}
+	e->qtok = tok;
 	e->sh = sh;
 	e->rd = e->wr = 0;
 	e->thresh = rte_pktmbuf_data_room_size(sh->pool);
 	e->body_done = e->paused = e->waiting = e->in_prod = 0;
 	rc = ewyk_http_read_body(c, echo_body, e);
 	if (rc != 0) {
+		ewyk_http_quota_give(sh->q_echo, tok);
 		ewyk_pool_put(sh->echo_st, e);
 		ewyk_http_respond(c, 200, "application/octet-stream", NULL,
 			NULL, 0);
@@ -281,6 +288,14 @@ http_echo_shard_init(struct httpd_shard *sh)
 	struct ewyk_pool_params pp;
 	char name[32];
 
+	/* a quarter of the states per source */
+	sh->q_echo = ewyk_http_quota_create(ECHO_MAX, ECHO_MAX / 4,
+		(int)rte_lcore_to_socket_id(sh->home));
+	if (sh->q_echo == NULL) {
+		fprintf(stderr, "error: echo quota of shard %u: %s\n", sh->id,
+			rte_strerror(rte_errno));
+		return -1;
+	}
 	snprintf(name, sizeof(name), "http_echo_%u", sh->id);
 	memset(&pp, 0, sizeof(pp));
 	pp.name = name;
@@ -302,6 +317,8 @@ http_echo_shard_free(struct httpd_shard *sh)
 {
 	ewyk_pool_free(sh->echo_st);
 	sh->echo_st = NULL;
+	ewyk_http_quota_free(sh->q_echo);
+	sh->q_echo = NULL;
 }
 
 int

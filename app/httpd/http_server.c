@@ -125,7 +125,10 @@ http_shard_init(struct httpd *h, struct httpd_shard *sh)
 	sc.pool = sh->pool;
 	sc.router = h->router;
 	sc.lim.max_body = h->conf.max_body;
-	sc.max_conns = 2048; /* 24 KiB of parser scratch each */
+	sc.max_conns = h->conf.http_max_conns;
+	sc.max_heads = h->conf.http_max_heads;
+	sc.max_conns_per_src = h->conf.http_max_per_src;
+	sc.max_heads_per_src = h->conf.http_max_heads_per_src;
 	sc.header_timeout_ms = secs_ms(h->conf.header_timeout);
 	sc.idle_timeout_ms = secs_ms(h->conf.keepalive_timeout);
 	sc.body_timeout_ms = secs_ms(h->conf.body_timeout);
@@ -153,10 +156,13 @@ http_shard_init(struct httpd *h, struct httpd_shard *sh)
 	}
 	if (sh->id == 0)
 		printf("http: port %u, %u route(s), max body %" PRIu64
-		       " bytes, timeouts header %u s keep-alive %u s body %u s write %u s\n",
+		       " bytes, timeouts header %u s keep-alive %u s body %u s write %u s\n"
+		       "http: per shard %u connections (%u per source), %u head leases (%u per source)\n",
 			h->conf.http_port, h->nb_routes, h->conf.max_body,
 			h->conf.header_timeout, h->conf.keepalive_timeout,
-			h->conf.body_timeout, h->conf.write_timeout);
+			h->conf.body_timeout, h->conf.write_timeout,
+			h->conf.http_max_conns, h->conf.http_max_per_src,
+			h->conf.http_max_heads, h->conf.http_max_heads_per_src);
 	return 0;
 }
 

@@ -42,12 +42,15 @@ struct sha_st {
 	uint8_t body_done;
 	uint8_t orphan; /* the request ended while busy: the task frees */
 	uint8_t failed; /* libcrypto refused */
+	int qtok;       /* the source's share (sh->q_sha) */
 	char buf[SHA_BUF];
 };
 
 static void
 sha_put(struct sha_st *s)
 {
+	ewyk_http_quota_give(s->sh->q_sha, s->qtok);
+	s->qtok = -1;
 	ewyk_pool_put(s->sh->sha_st, s);
 }
 
@@ -181,15 +184,19 @@ sha_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	struct httpd_shard *sh = httpd_shard_current(arg);
 	struct sha_st *s;
 	EVP_MD_CTX *md;
-	int rc;
+	int rc, tok;
 
 	RTE_SET_USED(req);
-	s = ewyk_pool_get(sh->sha_st);
+	/* No source holds more than its share of the states. */
+	tok = ewyk_http_quota_take(sh->q_sha, c);
+	s = tok >= 0 ? ewyk_pool_get(sh->sha_st) : NULL;
 	if (s == NULL) {
+		ewyk_http_quota_give(sh->q_sha, tok);
 		ewyk_http_respond(c, 503, "text/plain", NULL,
 			"Service Unavailable\n", 20);
 		return EWYK_HTTP_HANDLED;
 	}
+	s->qtok = tok;
 	md = s->md;
 	if (EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
 		s->sh = sh;
@@ -250,6 +257,14 @@ http_sha256_shard_init(struct httpd_shard *sh)
 	unsigned int i, n;
 	int rc = 0;
 
+	/* a quarter of the states per source */
+	sh->q_sha = ewyk_http_quota_create(SHA_MAX, SHA_MAX / 4,
+		(int)rte_lcore_to_socket_id(sh->home));
+	if (sh->q_sha == NULL) {
+		fprintf(stderr, "error: sha256 quota of shard %u: %s\n", sh->id,
+			rte_strerror(rte_errno));
+		return -1;
+	}
 	snprintf(name, sizeof(name), "http_sha_%u", sh->id);
 	memset(&pp, 0, sizeof(pp));
 	pp.name = name;
@@ -285,6 +300,8 @@ http_sha256_shard_free(struct httpd_shard *sh)
 	struct sha_st *all[SHA_MAX];
 	unsigned int i, n;
 
+	ewyk_http_quota_free(sh->q_sha);
+	sh->q_sha = NULL;
 	if (sh->sha_st == NULL)
 		return;
 	n = sha_take_all(sh->sha_st, all);

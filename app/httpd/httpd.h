@@ -97,7 +97,9 @@ struct httpd_shard {
 	struct http_waits *http_waits; /* their holder-side records */
 	struct ewyk_pool *echo_st;     /* POST /echo buffers */
 	struct ewyk_pool *sha_st;      /* POST /sha256 buffers and digests */
-	uint64_t next_date;            /* TSC of the next Date refresh */
+	/* per-source shares of those (ewyk_http_quota) */
+	struct ewyk_http_quota *q_tasks, *q_heads, *q_echo, *q_sha;
+	uint64_t next_date; /* TSC of the next Date refresh */
 	/* produce() output of the current iteration. */
 	struct ewyk_strategy_task *out;
 	unsigned int out_n, out_max;
@@ -155,6 +157,12 @@ struct httpd_conf {
 	unsigned int body_timeout;      /* --body-timeout s */
 	unsigned int body_min_rate;     /* --body-min-rate B/s; 0: none */
 	unsigned int write_timeout;     /* --write-timeout s */
+	/* HTTP limits, per shard (lib/http's http_slots.c) */
+	unsigned int
+		http_max_conns; /* --http-max-conns; default tcp_max_conns */
+	unsigned int http_max_heads;         /* --http-max-heads: head leases */
+	unsigned int http_max_per_src;       /* --http-max-per-src */
+	unsigned int http_max_heads_per_src; /* --http-max-heads-per-src */
 	const char *root; /* --root DIR (static_files.c); NULL: none */
 };
 

@@ -80,6 +80,14 @@ usage(const char *prog)
 		"  --body-min-rate N       a body must average N bytes/s: each byte extends its\n"
 		"                          allowance by 1/N s; slower: 408 (default 500; 0: no minimum)\n"
 		"  --write-timeout S       response write stall timeout (default 30)\n"
+		"HTTP limits, per shard (docs/guides/http.md):\n"
+		"  --http-max-conns N      HTTP connection objects, ~0.4 KB each (default: --tcp-max-conns)\n"
+		"  --http-max-heads N      head leases: parser scratch and header array of a connection\n"
+		"                          reading or serving a request, ~26 KB each (default 2048)\n"
+		"  --http-max-per-src N    connection objects one peer address may hold (default: a\n"
+		"                          quarter of --http-max-conns)\n"
+		"  --http-max-heads-per-src N  head leases one peer address may hold (default: a quarter\n"
+		"                          of --http-max-heads)\n"
 		"  --root DIR              static files under DIR (GET, HEAD); every other route wins\n"
 		"  -h, --help              this text\n"
 		"Without a NIC, e.g.: --no-huge -m 512 --vdev=net_af_packet0,iface=veth0\n",
@@ -147,6 +155,10 @@ enum {
 	OPT_TCP_PERSIST_MS,
 	OPT_BODY_MIN_RATE,
 	OPT_SHARED_RESERVED,
+	OPT_HTTP_MAX_CONNS,
+	OPT_HTTP_MAX_HEADS,
+	OPT_HTTP_MAX_PER_SRC,
+	OPT_HTTP_MAX_HEADS_PER_SRC,
 };
 
 static const struct option httpd_opts[] = {
@@ -171,6 +183,11 @@ static const struct option httpd_opts[] = {
 	{ "tcp-idle-ms", required_argument, NULL, OPT_TCP_IDLE_MS },
 	{ "tcp-orphan-ms", required_argument, NULL, OPT_TCP_ORPHAN_MS },
 	{ "tcp-persist-ms", required_argument, NULL, OPT_TCP_PERSIST_MS },
+	{ "http-max-conns", required_argument, NULL, OPT_HTTP_MAX_CONNS },
+	{ "http-max-heads", required_argument, NULL, OPT_HTTP_MAX_HEADS },
+	{ "http-max-per-src", required_argument, NULL, OPT_HTTP_MAX_PER_SRC },
+	{ "http-max-heads-per-src", required_argument, NULL,
+		OPT_HTTP_MAX_HEADS_PER_SRC },
 	{ "port", required_argument, NULL, 'P' },
 	{ "pec-ring", required_argument, NULL, 'R' },
 	{ "max-body", required_argument, NULL, 'B' },
@@ -224,6 +241,14 @@ static const struct num_opt num_opts[] = {
 	NUM_OPT(OPT_TCP_ORPHAN_MS, "tcp-orphan-ms", 1, 86400000, tcp_orphan_ms),
 	NUM_OPT(OPT_TCP_PERSIST_MS, "tcp-persist-ms", 1, 86400000,
 		tcp_persist_ms),
+	NUM_OPT(OPT_HTTP_MAX_CONNS, "http-max-conns", 1, 1u << 20,
+		http_max_conns),
+	NUM_OPT(OPT_HTTP_MAX_HEADS, "http-max-heads", 1, 1u << 20,
+		http_max_heads),
+	NUM_OPT(OPT_HTTP_MAX_PER_SRC, "http-max-per-src", 1, 65535,
+		http_max_per_src),
+	NUM_OPT(OPT_HTTP_MAX_HEADS_PER_SRC, "http-max-heads-per-src", 1, 65535,
+		http_max_heads_per_src),
 	NUM_OPT('P', "port", 0, 65535, http_port),
 	NUM_OPT('R', "pec-ring", 1, 1u << 20, pec_ring),
 	NUM_OPT('B', "max-body", 1, (unsigned long)INT64_MAX, max_body),
@@ -292,6 +317,8 @@ conf_defaults(struct httpd_conf *c)
 	c->body_timeout = 30;
 	c->body_min_rate = 500;
 	c->write_timeout = 30;
+	/* 0: from the TCP limits, or a quarter (check_http_limits) */
+	c->http_max_heads = 2048;
 }
 
 /* The TCP limits against each other and the pool; -1 (printed). */
@@ -324,6 +351,33 @@ check_tcp_limits(struct httpd_conf *c)
 	return 0;
 }
 
+/*
+ * The HTTP limits from the TCP ones: an object per TCP connection (so
+ * that TCP's limits, not HTTP's, decide who is refused), a quarter of
+ * them per source, leases at most one per object. -1 (printed).
+ */
+static int
+check_http_limits(struct httpd_conf *c)
+{
+	if (c->http_max_conns == 0)
+		c->http_max_conns = c->tcp_max_conns;
+	if (c->http_max_heads > c->http_max_conns)
+		c->http_max_heads = c->http_max_conns;
+	if (c->http_max_per_src == 0)
+		c->http_max_per_src = RTE_MAX(c->http_max_conns / 4, 1u);
+	if (c->http_max_heads_per_src == 0)
+		c->http_max_heads_per_src = RTE_MAX(c->http_max_heads / 4, 1u);
+	if (c->http_max_per_src > c->http_max_conns ||
+		c->http_max_heads_per_src > c->http_max_heads) {
+		fprintf(stderr,
+			"error: --http-max-per-src %u / --http-max-heads-per-src %u over --http-max-conns %u / --http-max-heads %u\n",
+			c->http_max_per_src, c->http_max_heads_per_src,
+			c->http_max_conns, c->http_max_heads);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 parse_args(int argc, char **argv, struct httpd_conf *c)
 {
@@ -336,7 +390,9 @@ parse_args(int argc, char **argv, struct httpd_conf *c)
 			"error: at least one --ip A.B.C.D/NN is required\n");
 		return -1;
 	}
-	return check_tcp_limits(c);
+	if (check_tcp_limits(c) != 0)
+		return -1;
+	return check_http_limits(c);
 }
 
 static void

@@ -39,7 +39,20 @@ struct ewyk_twheel;
 #define EWYK_HTTP_COUNTERS(X)                                                  \
 	X(CONN_ACCEPTED, conn_accepted, COUNTER, "Connections taken")          \
 	X(CONN_REFUSED, conn_refused, COUNTER,                                 \
-		"Connections refused (RST): every connection object in use")   \
+		"Connections refused (RST): every connection object in use, "  \
+		"none idle")                                                   \
+	X(CONN_SRC_REFUSED, conn_src_refused, COUNTER,                         \
+		"Connections refused (RST): the peer address holds its share " \
+		"of the connection objects")                                   \
+	X(IDLE_RECLAIMED, idle_reclaimed, COUNTER,                             \
+		"Idle keep-alive connections closed (FIN) for a new one")      \
+	X(HEAD_REFUSED, head_refused, COUNTER,                                 \
+		"Request heads answered 503 and closed: no head lease free")   \
+	X(HEAD_SRC_REFUSED, head_src_refused, COUNTER,                         \
+		"Request heads answered 503 and closed: the peer address "     \
+		"holds its share of the head leases")                          \
+	X(QUOTA_REFUSED, quota_refused, COUNTER,                               \
+		"ewyk_http_quota_take() refusals (a source's share, or full)") \
 	X(REQUESTS, requests, COUNTER, "Request heads parsed")                 \
 	X(PENDING, pending, COUNTER, "Handlers that returned pending")         \
 	X(CONN_ORPHANED, conn_orphaned, COUNTER,                               \
@@ -203,7 +216,19 @@ struct ewyk_http_server_conf {
 	struct rte_mempool *pool;  /**< mbufs for responses (required) */
 	const struct ewyk_http_router *router; /**< routes (required) */
 	struct ewyk_http_limits lim;           /**< parser limits */
-	uint32_t max_conns;         /**< connection objects; 0 = 1024 */
+	uint32_t max_conns; /**< connection objects; 0 = 1024 */
+	/** Head leases (parser scratch and header array, taken at a
+	 * request head's first byte, given back when the connection is idle
+	 * or gone); 0 = max_conns, at most 2048 (above max_conns: max_conns) */
+	uint32_t max_heads;
+	/** Connection objects one peer address may hold (counted per bucket
+	 * of a keyed hash of the address); 0 = a quarter of max_conns */
+	uint32_t max_conns_per_src;
+	/** Head leases one peer address may hold; 0 = a quarter of max_heads */
+	uint32_t max_heads_per_src;
+	/** Key of the per-source hash; 0 = random (getentropy()). Tests set
+	 * one to know which addresses share a bucket. */
+	uint64_t secret;
 	uint32_t header_timeout_ms; /**< head read; 0 = 10000 */
 	uint32_t body_timeout_ms; /**< between body bytes, and the body's first
 				   allowance (body_min_rate); 0 = 30000 */
@@ -498,6 +523,118 @@ int ewyk_http_on_done(struct ewyk_http_conn *c, ewyk_http_done_t fn, void *arg);
  *   1 or 0.
  */
 int ewyk_http_conn_alive(const struct ewyk_http_conn *c);
+
+/** What a server's connections hold of it (ewyk_http_server_slots()). */
+struct ewyk_http_slots_info {
+	uint32_t conns;             /**< connection objects in use */
+	uint32_t idle;              /**< ... of which idle (keep-alive) */
+	uint32_t leases;            /**< head leases in use */
+	uint32_t max_conns;         /**< connection objects */
+	uint32_t max_heads;         /**< head leases */
+	uint32_t max_conns_per_src; /**< objects one peer address may hold */
+	uint32_t max_heads_per_src; /**< leases one peer address may hold */
+	size_t conn_bytes;          /**< bytes of one connection object */
+	size_t lease_bytes; /**< bytes of one lease (scratch + header array) */
+};
+
+/**
+ * The connection objects and head leases of a server: in use, limits
+ * (defaults filled in) and sizes. An idle keep-alive connection holds
+ * its object only (conn_bytes); a connection reading or serving a
+ * request holds a lease too (lease_bytes).
+ *
+ * @param s
+ *   Server.
+ * @param info
+ *   Out.
+ * @return
+ *   0, or -EINVAL (a NULL argument).
+ */
+int ewyk_http_server_slots(const struct ewyk_http_server *s,
+	struct ewyk_http_slots_info *info);
+
+/**
+ * A per-source quota (opaque): bounds what the requests of one peer
+ * address may hold of an application resource (buffers, task objects,
+ * copies), so that one address cannot take all of it.
+ */
+struct ewyk_http_quota;
+
+/**
+ * Create a quota over a resource of @p capacity units, of which the
+ * connections of one peer address may hold @p per_src_max. Sources are
+ * counted per bucket of a keyed hash of the address (a key per quota, as
+ * many buckets as units): two addresses sharing a bucket share its share;
+ * without the key nobody can choose to.
+ *
+ * @param capacity
+ *   Units in all (> 0).
+ * @param per_src_max
+ *   Units one source may hold; 0: a quarter of @p capacity (at least 1).
+ * @param socket_id
+ *   NUMA node of its counts (SOCKET_ID_ANY ok).
+ * @return
+ *   The quota, or NULL with rte_errno EINVAL (capacity 0, or
+ *   @p per_src_max above it or above 65535), ENOMEM, or getentropy()'s
+ *   errno.
+ */
+struct ewyk_http_quota *ewyk_http_quota_create(uint32_t capacity,
+	uint32_t per_src_max, int socket_id);
+
+/**
+ * Free a quota (NULL allowed). Its tokens must have been given back.
+ *
+ * @param q
+ *   Quota.
+ */
+void ewyk_http_quota_free(struct ewyk_http_quota *q);
+
+/**
+ * Take one unit for the request on @p c (on the shard's lcore). A refusal
+ * is counted in the quota and in @p c's server (quota_refused); the
+ * caller answers it, e.g. 503.
+ *
+ * @param q
+ *   Quota.
+ * @param c
+ *   The connection whose peer takes the unit.
+ * @return
+ *   A token (>= 0) for ewyk_http_quota_give(); -EBUSY (the source holds
+ *   its share), -ENOSPC (all @p capacity units are taken) or -EINVAL.
+ */
+int ewyk_http_quota_take(struct ewyk_http_quota *q,
+	const struct ewyk_http_conn *c);
+
+/**
+ * Give a unit back (from any lcore: the counts are atomic).
+ *
+ * @param q
+ *   Quota.
+ * @param token
+ *   ewyk_http_quota_take()'s token; a negative one is ignored, so a
+ *   refusal may be given back too.
+ */
+void ewyk_http_quota_give(struct ewyk_http_quota *q, int token);
+
+/**
+ * Units in use.
+ *
+ * @param q
+ *   Quota.
+ * @return
+ *   Units taken and not given back (0 for NULL).
+ */
+uint32_t ewyk_http_quota_used(const struct ewyk_http_quota *q);
+
+/**
+ * Refusals so far.
+ *
+ * @param q
+ *   Quota.
+ * @return
+ *   ewyk_http_quota_take() calls answered -EBUSY or -ENOSPC (0 for NULL).
+ */
+uint64_t ewyk_http_quota_refused(const struct ewyk_http_quota *q);
 
 #ifdef __cplusplus
 }

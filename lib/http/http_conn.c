@@ -50,6 +50,7 @@ http_conn_release(struct ewyk_http_conn *c)
 	c->rx = NULL;
 	c->rx_pos = NULL;
 	c->tx = NULL;
+	http_slots_release(c);
 	c->next_free = s->free_head;
 	s->free_head = (uint32_t)(c - s->conns);
 	s->in_use--;
@@ -134,6 +135,7 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 
 	RTE_SET_USED(t);
 	c->tmo = HT_NONE;
+	http_slots_busy(c);
 	switch (kind) {
 	case HT_HEADER:
 	case HT_BODY:
@@ -171,6 +173,7 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 static void
 timer_at(struct ewyk_http_conn *c, enum http_tmo kind, uint64_t when)
 {
+	http_slots_timer(c, kind); /* idle or not */
 	c->tmo = (uint8_t)kind;
 	ewyk_twheel_arm(c->srv->conf.wheel, &c->tmr, when, tmo_cb, c);
 }
@@ -229,6 +232,7 @@ timer_stop(struct ewyk_http_conn *c)
 	if (c->tmo != HT_NONE)
 		ewyk_twheel_cancel(c->srv->conf.wheel, &c->tmr);
 	c->tmo = HT_NONE;
+	http_slots_busy(c);
 }
 
 /* Reset the TCP connection; the object is released by http_conn_run(). */
@@ -381,6 +385,8 @@ head_step(struct ewyk_http_conn *c)
 	}
 	if (c->tmo != HT_HEADER)
 		http_conn_timer(c, HT_HEADER, s->conf.header_timeout_ms);
+	if (!http_slots_head(c))
+		return 1; /* no head lease: answered 503 */
 	m = rx_cursor(c, &off);
 	ret = ewyk_http_parse_mbuf(&c->p, &c->req, m, off, &n);
 	c->rx_off += n;
@@ -615,15 +621,10 @@ static int
 ev_accept(void *listen_arg, struct ewyk_tcp_conn *tc)
 {
 	struct ewyk_http_server *s = listen_arg;
-	struct ewyk_http_conn *c;
+	struct ewyk_http_conn *c = http_slots_accept(s, tc);
 
-	if (s->free_head == UINT32_MAX) {
-		HTTP_CTR(s, CONN_REFUSED, 1);
-		return -ENOBUFS;
-	}
-	c = &s->conns[s->free_head];
-	s->free_head = c->next_free;
-	s->in_use++;
+	if (c == NULL)
+		return -ENOBUFS; /* counted */
 	c->used = 1;
 	c->tcp = tc;
 	c->rx = NULL;

@@ -472,6 +472,13 @@ struct ewyk_http_conn {
 	uint64_t prod_left;     /* Content-Length bytes still owed */
 	uint64_t prod_off;      /* bytes produced */
 	uint32_t next_free;
+	/* http_slots.c: the head lease, the source's share, the idle list */
+	uint32_t lease;    /* HTTP_NO_LEASE: none */
+	uint32_t src;      /* bucket of the peer address (per-source counts) */
+	rte_be32_t rip;    /* peer address */
+	uint32_t lru_prev; /* idle list (UINT32_MAX: end), while idle */
+	uint32_t lru_next;
+	uint8_t idle; /* on the idle list: keep-alive timer armed */
 	struct ewyk_http_parser p;
 	struct ewyk_http_request req;
 	struct ewyk_http_body b;
@@ -481,11 +488,23 @@ struct ewyk_http_server {
 	struct ewyk_http_server_conf conf;
 	uint64_t hz_ms; /* TSC cycles per ms */
 	struct ewyk_http_conn *conns;
-	struct ewyk_http_header *hdrs; /* max_headers per connection */
-	char *scratch;                 /* scratch_size per connection */
+	struct ewyk_http_header *hdrs; /* max_headers per lease */
+	char *scratch;                 /* scratch_size per lease */
 	uint32_t scratch_size;
 	uint32_t free_head; /* UINT32_MAX: none */
 	uint32_t in_use;
+	/* http_slots.c */
+	uint32_t *lease_next; /* free list of leases */
+	uint32_t lease_free;  /* HTTP_NO_LEASE: none */
+	uint32_t leases;      /* leases taken */
+	uint16_t max_headers;
+	uint16_t *src_conns; /* per bucket of the peer address */
+	uint16_t *src_heads;
+	uint32_t src_mask;
+	uint64_t hk0, hk1; /* key of the per-source hash */
+	uint32_t lru_head; /* oldest idle connection (UINT32_MAX: none) */
+	uint32_t lru_tail; /* newest */
+	uint32_t nidle;
 	struct ewyk_http_date date;
 	uint8_t registered; /* listed in /ewyk/http (http_stats.c) */
 	uint64_t ctr[EWYK_HTTP_C_MAX];
@@ -500,6 +519,42 @@ void http_conn_abort(struct ewyk_http_conn *c);
 void http_conn_done(struct ewyk_http_conn *c, int aborted);
 /* Back to the server's free list (the TCP side already let go of). */
 void http_conn_release(struct ewyk_http_conn *c);
+/*
+ * http_slots.c: what a connection holds of its shard. Its object (from
+ * the free list, within its source's share, else the oldest idle
+ * keep-alive connection's); a lease of parser scratch and header array
+ * from a head's first byte until it is idle again; its place on the idle
+ * list while its keep-alive timer runs.
+ */
+#define HTTP_NO_LEASE UINT32_MAX
+int http_slots_init(struct ewyk_http_server *s);
+void http_slots_free(struct ewyk_http_server *s);
+/* An object for a new TCP connection, or NULL (refused, counted). */
+struct ewyk_http_conn *http_slots_accept(struct ewyk_http_server *s,
+	struct ewyk_tcp_conn *tc);
+/* Take a lease: 0, or -1 (none: answered 503 and closing, counted). */
+int http_slots_lease(struct ewyk_http_conn *c);
+/* The connection's timer is armed for @p kind: idle or not. */
+void http_slots_timer(struct ewyk_http_conn *c, enum http_tmo kind);
+void http_slots_unidle(struct ewyk_http_conn *c);
+/* Back to the shard: the lease, the idle list, the source's count. */
+void http_slots_release(struct ewyk_http_conn *c);
+
+/* The head may be parsed: a lease is held or taken (else: answered). */
+static inline int
+http_slots_head(struct ewyk_http_conn *c)
+{
+	return c->lease != HTTP_NO_LEASE || http_slots_lease(c) == 0;
+}
+
+/* Its keep-alive timer stops: off the idle list. */
+static inline void
+http_slots_busy(struct ewyk_http_conn *c)
+{
+	if (c->idle)
+		http_slots_unidle(c);
+}
+
 /* http_stats.c */
 void http_stats_register(struct ewyk_http_server *s);
 void http_stats_unregister(struct ewyk_http_server *s);

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Connection layer, the server object: one per shard, with every
- * connection's object, parser scratch and header array allocated up front
- * on the shard's NUMA node (a full table refuses with RST, see
- * http_conn.c); its clock for the Date line; its counters and their
- * Prometheus text.
+ * connection's object and every head lease (parser scratch and header
+ * array, http_slots.c) allocated up front on the shard's NUMA node; its
+ * clock for the Date line; its counters and their Prometheus text.
  */
 
 #include <errno.h>
@@ -56,16 +55,23 @@ ewyk_http_server_create(const struct ewyk_http_server_conf *conf)
 		s->conf.write_timeout_ms = 30000;
 	s->hz_ms = rte_get_tsc_hz() / 1000;
 	s->scratch_size = ewyk_http_scratch_size(&s->conf.lim);
+	s->max_headers = (uint16_t)mh;
 	s->conns = rte_zmalloc_socket("ewyk_http_conns",
 		sizeof(s->conns[0]) * s->conf.max_conns, RTE_CACHE_LINE_SIZE,
 		conf->socket_id);
+	if (s->conns == NULL || http_slots_init(s) != 0) {
+		ewyk_http_server_free(s);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	/* The leases' memory (http_slots.c): max_heads, not max_conns. */
 	s->hdrs = rte_zmalloc_socket("ewyk_http_hdrs",
-		sizeof(s->hdrs[0]) * mh * s->conf.max_conns,
+		sizeof(s->hdrs[0]) * mh * s->conf.max_heads,
 		RTE_CACHE_LINE_SIZE, conf->socket_id);
 	s->scratch = rte_malloc_socket("ewyk_http_scratch",
-		(size_t)s->scratch_size * s->conf.max_conns,
+		(size_t)s->scratch_size * s->conf.max_heads,
 		RTE_CACHE_LINE_SIZE, conf->socket_id);
-	if (s->conns == NULL || s->hdrs == NULL || s->scratch == NULL) {
+	if (s->hdrs == NULL || s->scratch == NULL) {
 		ewyk_http_server_free(s);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -76,11 +82,12 @@ ewyk_http_server_create(const struct ewyk_http_server_conf *conf)
 
 		c->srv = s;
 		ewyk_twheel_timer_init(&c->tmr);
-		ewyk_http_parser_init(&c->p, &s->conf.lim,
-			s->scratch + (size_t)i * s->scratch_size,
+		/* Scratch and header array come with a lease. */
+		ewyk_http_parser_init(&c->p, &s->conf.lim, s->scratch,
 			s->scratch_size);
-		c->req.headers = s->hdrs + (size_t)i * mh;
+		c->p.scratch = NULL;
 		c->req.max_headers = (uint16_t)mh;
+		c->lease = HTTP_NO_LEASE;
 		c->next_free = s->free_head;
 		s->free_head = i;
 	}
@@ -104,6 +111,7 @@ ewyk_http_server_free(struct ewyk_http_server *s)
 			http_conn_release(&s->conns[i]);
 		}
 	}
+	http_slots_free(s);
 	rte_free(s->conns);
 	rte_free(s->hdrs);
 	rte_free(s->scratch);

@@ -37,6 +37,13 @@ http_describe(const void *obj, struct rte_tel_data *d)
 
 	rte_tel_data_add_dict_u64(d, "max_conns", s->conf.max_conns);
 	rte_tel_data_add_dict_u64(d, "conns_in_use", s->in_use);
+	rte_tel_data_add_dict_u64(d, "conns_idle", s->nidle);
+	rte_tel_data_add_dict_u64(d, "max_heads", s->conf.max_heads);
+	rte_tel_data_add_dict_u64(d, "heads_in_use", s->leases);
+	rte_tel_data_add_dict_u64(d, "max_conns_per_src",
+		s->conf.max_conns_per_src);
+	rte_tel_data_add_dict_u64(d, "max_heads_per_src",
+		s->conf.max_heads_per_src);
 	rte_tel_data_add_dict_u64(d, "max_body", s->conf.lim.max_body);
 }
 

@@ -18,8 +18,6 @@ wire_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
 	struct tcp_wire *wr = e->wr;
 
 	RTE_SET_USED(port);
-	RTE_SET_USED(src);
-	RTE_SET_USED(dst);
 	if (wr->nq == wr->cap) {
 		rte_pktmbuf_free(m);
 		return 0;
@@ -27,6 +25,8 @@ wire_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
 	wr->q[wr->nq].m = m;
 	wr->q[wr->nq].at_us = wr->now_us + 50;
 	wr->q[wr->nq].to = 1 - e->id;
+	wr->q[wr->nq].src = src != 0 ? src : wr->ip[e->id];
+	wr->q[wr->nq].dst = dst != 0 ? dst : wr->ip[1 - e->id];
 	wr->nq++;
 	return 0;
 }
@@ -53,8 +53,8 @@ tcp_wire_step(struct tcp_wire *wr, uint64_t us)
 		};
 		int to = wr->due[i].to;
 
-		ip.src = wr->ip[1 - to];
-		ip.dst = wr->ip[to];
+		ip.src = wr->due[i].src;
+		ip.dst = wr->due[i].dst;
 		ip.l4_len = (uint16_t)wr->due[i].m->pkt_len;
 		ewyk_tcp_input(wr->t[to], wr->due[i].m, &ip);
 	}

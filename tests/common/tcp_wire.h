@@ -2,7 +2,8 @@
 /*
  * Two lib/tcp endpoints joined by an in-memory wire on a virtual clock,
  * for tests and fuzz targets: endpoint 0 (the server, with a timer wheel)
- * and endpoint 1 (the clients). A segment one endpoint sends arrives at
+ * and endpoint 1 (the clients, which may connect from other addresses
+ * than ip[1]: a segment carries the addresses its sender gave). A segment one endpoint sends arrives at
  * the other 50 virtual microseconds later; tcp_wire_step() moves the clock,
  * delivers what is due and advances both endpoints and the wheel.
  */
@@ -22,6 +23,7 @@ struct tcp_wire_pkt {
 	struct rte_mbuf *m;
 	uint64_t at_us;
 	int to;
+	rte_be32_t src, dst; /* as the sender's output gave them */
 };
 
 struct tcp_wire;

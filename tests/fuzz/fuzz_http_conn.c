@@ -507,6 +507,11 @@ world_create(uint8_t conf)
 	hc.router = W.rt;
 	hc.socket_id = SOCKET_ID_ANY;
 	hc.max_conns = 1 + (conf & 3);
+	/* every client has one address: no share in the way; head leases
+	 * one fewer than objects when max_conns > 1 (503 when none is free) */
+	hc.max_conns_per_src = hc.max_conns;
+	hc.max_heads = hc.max_conns > 1 ? hc.max_conns - 1 : 1;
+	hc.max_heads_per_src = hc.max_heads;
 	hc.lim.max_line = (conf & 4) ? 64 : 0;
 	hc.lim.max_header_bytes = (conf & 8) ? 256 : 0;
 	hc.lim.max_body = (conf & 16) ? 100 : 0;

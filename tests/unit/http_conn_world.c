@@ -95,11 +95,17 @@ static const struct ewyk_tcp_ops cli_ops = {
 struct cli *
 cli_open(unsigned int i)
 {
+	return cli_open_from(i, CIP);
+}
+
+struct cli *
+cli_open_from(unsigned int i, rte_be32_t src)
+{
 	struct cli *cl = &W.cli[i];
 	struct ewyk_tcp_connect_args a = {
 		.dst_ip = SIP,
 		.dst_port = SPORT,
-		.src_ip = CIP,
+		.src_ip = src,
 		.ops = &cli_ops,
 		.ctx = cl,
 	};

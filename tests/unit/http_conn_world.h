@@ -78,6 +78,8 @@ struct resp {
 
 void step(uint64_t us);
 struct cli *cli_open(unsigned int i);
+/* A client connecting from @p src (the wire carries any address). */
+struct cli *cli_open_from(unsigned int i, rte_be32_t src);
 void cli_send(struct cli *cl, const void *p, size_t len);
 void cli_sends(struct cli *cl, const char *s);
 /*

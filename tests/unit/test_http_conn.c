@@ -403,6 +403,7 @@ test_exhaustion(void **state)
 	teardown(state);
 	memset(&hc, 0, sizeof(hc));
 	hc.max_conns = 3;
+	hc.max_conns_per_src = 4; /* one address: no share in the way */
 	setup_conf(&hc);
 	for (i = 0; i < 3; i++)
 		assert_true(cli_open(i)->connected);

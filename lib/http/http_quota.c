@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Per-source quotas of application resources (ewyk_http_quota_*): the
+ * units one peer address may hold, counted per bucket of a keyed hash of
+ * the address, as http_slots.c counts connection objects. Only the
+ * shard's lcore takes; anyone may give back (a task's lcore frees what
+ * it held), so counts are atomic: a take reads them, then adds, and as
+ * only gives run beside it (they lower the counts), a take never lets a
+ * count past its limit.
+ */
+
+#include <errno.h>
+#include <sys/random.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include <ewyk_siphash.h>
+
+#include "http_private.h"
+
+struct ewyk_http_quota {
+	uint64_t k0, k1; /* hash key */
+	uint32_t capacity;
+	uint32_t per_src_max;
+	uint32_t mask; /* buckets - 1 */
+	uint32_t used; /* atomic */
+	uint64_t refused;
+	uint16_t cnt[]; /* per bucket, atomic */
+};
+
+struct ewyk_http_quota *
+ewyk_http_quota_create(uint32_t capacity, uint32_t per_src_max, int socket_id)
+{
+	struct ewyk_http_quota *q;
+	uint32_t nb;
+	uint64_t k[2];
+
+	if (per_src_max == 0)
+		per_src_max = RTE_MAX(capacity / 4, 1u);
+	if (capacity == 0 || capacity > (1u << 30) || per_src_max > capacity ||
+		per_src_max > UINT16_MAX) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (getentropy(k, sizeof(k)) != 0) {
+		rte_errno = errno;
+		return NULL;
+	}
+	nb = rte_align32pow2(capacity);
+	q = rte_zmalloc_socket("ewyk_http_quota",
+		sizeof(*q) + nb * sizeof(q->cnt[0]), RTE_CACHE_LINE_SIZE,
+		socket_id);
+	if (q == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	q->k0 = k[0];
+	q->k1 = k[1];
+	q->capacity = capacity;
+	q->per_src_max = per_src_max;
+	q->mask = nb - 1;
+	return q;
+}
+
+void
+ewyk_http_quota_free(struct ewyk_http_quota *q)
+{
+	rte_free(q);
+}
+
+int
+ewyk_http_quota_take(struct ewyk_http_quota *q, const struct ewyk_http_conn *c)
+{
+	uint32_t w[2], b;
+
+	if (q == NULL || c == NULL || !c->used)
+		return -EINVAL;
+	w[0] = 0x71756f74;
+	w[1] = c->rip;
+	b = (uint32_t)ewyk_siphash13(q->k0, q->k1, w, 2) & q->mask;
+	if (__atomic_load_n(&q->used, __ATOMIC_RELAXED) >= q->capacity) {
+		q->refused++;
+		HTTP_CTR(c->srv, QUOTA_REFUSED, 1);
+		return -ENOSPC;
+	}
+	if (__atomic_load_n(&q->cnt[b], __ATOMIC_RELAXED) >= q->per_src_max) {
+		q->refused++;
+		HTTP_CTR(c->srv, QUOTA_REFUSED, 1);
+		return -EBUSY;
+	}
+	__atomic_fetch_add(&q->cnt[b], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&q->used, 1, __ATOMIC_RELAXED);
+	return (int)b;
+}
+
+void
+ewyk_http_quota_give(struct ewyk_http_quota *q, int token)
+{
+	if (q == NULL || token < 0 || (uint32_t)token > q->mask)
+		return;
+	__atomic_fetch_sub(&q->cnt[token], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&q->used, 1, __ATOMIC_RELAXED);
+}
+
+uint32_t
+ewyk_http_quota_used(const struct ewyk_http_quota *q)
+{
+	return q == NULL ? 0 : __atomic_load_n(&q->used, __ATOMIC_RELAXED);
+}
+
+uint64_t
+ewyk_http_quota_refused(const struct ewyk_http_quota *q)
+{
+	return q == NULL ? 0 : q->refused;
+}

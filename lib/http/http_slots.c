@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What an HTTP connection holds of its shard, and how much of it one peer
+ * may take.
+ *
+ * - Its object (struct ewyk_http_conn, a few hundred bytes): from the
+ *   free list at accept. With none free, the oldest idle keep-alive
+ *   connection is closed (FIN, idle_reclaimed) and its object taken;
+ *   with none idle, the connection is refused (RST, conn_refused).
+ * - A head lease: the parser's scratch (max line + max header bytes) and
+ *   the header array, from a per-shard free list, taken when a request
+ *   head's first byte is parsed and given back when the connection goes
+ *   idle (keep-alive timer armed, nothing unparsed) or away. The
+ *   request's views point into the scratch: they die before the
+ *   connection can go idle (after the handler or dispatch hook, and the
+ *   response). No lease free: the head is answered 503 and the
+ *   connection closed (head_refused). An idle connection holds no lease,
+ *   so closing one would free none: leases are not reclaimed.
+ * - Its source's share: objects and leases are counted per bucket of a
+ *   keyed hash of the peer address (SipHash-1-3, as lib/tcp counts its
+ *   connections per source), as many buckets as objects. Beyond
+ *   max_conns_per_src a connection is refused (RST, conn_src_refused);
+ *   beyond max_heads_per_src a head is answered 503 (head_src_refused).
+ *   Two addresses sharing a bucket share its limit; without the key,
+ *   nobody can choose to.
+ * - The idle list: the connections whose keep-alive timer runs, oldest
+ *   first (intrusive, by object index), so that pressure takes the
+ *   connections nobody uses first.
+ */
+
+#include <errno.h>
+#include <sys/random.h>
+
+#include <rte_common.h>
+#include <rte_malloc.h>
+
+#include <ewyk_siphash.h>
+#include <ewyk_tcp.h>
+#include <ewyk_twheel.h>
+
+#include "http_private.h"
+
+#define NONE UINT32_MAX
+
+static uint32_t
+src_bucket(const struct ewyk_http_server *s, rte_be32_t ip)
+{
+	uint32_t w[2] = { 0x68747470, ip };
+
+	return (uint32_t)ewyk_siphash13(s->hk0, s->hk1, w, 2) & s->src_mask;
+}
+
+int
+http_slots_init(struct ewyk_http_server *s)
+{
+	struct ewyk_http_server_conf *cf = &s->conf;
+	uint64_t k[2];
+	uint32_t i, nb;
+
+	if (cf->max_heads == 0)
+		cf->max_heads = RTE_MIN(cf->max_conns, 2048u);
+	cf->max_heads = RTE_MIN(cf->max_heads, cf->max_conns);
+	if (cf->max_conns_per_src == 0)
+		cf->max_conns_per_src = RTE_MAX(cf->max_conns / 4, 1u);
+	if (cf->max_heads_per_src == 0)
+		cf->max_heads_per_src = RTE_MAX(cf->max_heads / 4, 1u);
+	/* counts are 16-bit: a larger share is no limit */
+	cf->max_conns_per_src = RTE_MIN(cf->max_conns_per_src, 65535u);
+	cf->max_heads_per_src = RTE_MIN(cf->max_heads_per_src, 65535u);
+	if (cf->secret != 0) {
+		uint32_t w[2] = { (uint32_t)cf->secret,
+			(uint32_t)(cf->secret >> 32) };
+
+		k[0] = ewyk_siphash24(UINT64_C(0x68747470), 0, w, 2);
+		k[1] = ewyk_siphash24(UINT64_C(0x68747471), 0, w, 2);
+	} else if (getentropy(k, sizeof(k)) != 0) {
+		return -errno;
+	}
+	s->hk0 = k[0];
+	s->hk1 = k[1];
+	nb = rte_align32pow2(cf->max_conns);
+	s->src_mask = nb - 1;
+	s->src_conns = rte_zmalloc_socket("ewyk_http_src",
+		2 * sizeof(*s->src_conns) * nb, RTE_CACHE_LINE_SIZE,
+		cf->socket_id);
+	s->lease_next = rte_malloc_socket("ewyk_http_leases",
+		sizeof(*s->lease_next) * cf->max_heads, RTE_CACHE_LINE_SIZE,
+		cf->socket_id);
+	if (s->src_conns == NULL || s->lease_next == NULL)
+		return -ENOMEM;
+	s->src_heads = s->src_conns + nb;
+	s->lease_free = HTTP_NO_LEASE;
+	for (i = cf->max_heads; i-- > 0;) {
+		s->lease_next[i] = s->lease_free;
+		s->lease_free = i;
+	}
+	s->lru_head = NONE;
+	s->lru_tail = NONE;
+	return 0;
+}
+
+void
+http_slots_free(struct ewyk_http_server *s)
+{
+	rte_free(s->src_conns);
+	rte_free(s->lease_next);
+	s->src_conns = NULL;
+	s->lease_next = NULL;
+}
+
+/* ---- the idle list ---- */
+
+static void
+lru_append(struct ewyk_http_conn *c)
+{
+	struct ewyk_http_server *s = c->srv;
+	uint32_t i = (uint32_t)(c - s->conns);
+
+	c->lru_prev = s->lru_tail;
+	c->lru_next = NONE;
+	if (s->lru_tail != NONE)
+		s->conns[s->lru_tail].lru_next = i;
+	else
+		s->lru_head = i;
+	s->lru_tail = i;
+	c->idle = 1;
+	s->nidle++;
+}
+
+void
+http_slots_unidle(struct ewyk_http_conn *c)
+{
+	struct ewyk_http_server *s = c->srv;
+
+	if (!c->idle)
+		return;
+	if (c->lru_prev != NONE)
+		s->conns[c->lru_prev].lru_next = c->lru_next;
+	else
+		s->lru_head = c->lru_next;
+	if (c->lru_next != NONE)
+		s->conns[c->lru_next].lru_prev = c->lru_prev;
+	else
+		s->lru_tail = c->lru_prev;
+	c->idle = 0;
+	s->nidle--;
+}
+
+/* ---- leases ---- */
+
+static void
+lease_put(struct ewyk_http_conn *c)
+{
+	struct ewyk_http_server *s = c->srv;
+
+	if (c->lease == HTTP_NO_LEASE)
+		return;
+	s->lease_next[c->lease] = s->lease_free;
+	s->lease_free = c->lease;
+	s->leases--;
+	s->src_heads[c->src]--;
+	c->lease = HTTP_NO_LEASE;
+	c->p.scratch = NULL;
+	c->req.headers = NULL;
+}
+
+int
+http_slots_lease(struct ewyk_http_conn *c)
+{
+	struct ewyk_http_server *s = c->srv;
+	uint32_t l = s->lease_free;
+
+	if (l == HTTP_NO_LEASE ||
+		s->src_heads[c->src] >= s->conf.max_heads_per_src) {
+		if (l == HTTP_NO_LEASE)
+			HTTP_CTR(s, HEAD_REFUSED, 1);
+		else
+			HTTP_CTR(s, HEAD_SRC_REFUSED, 1);
+		if (c->tmo != HT_NONE)
+			ewyk_twheel_cancel(s->conf.wheel, &c->tmr);
+		c->tmo = HT_NONE;
+		c->st = HC_WAIT;
+		http_conn_error(c, 503);
+		return -1;
+	}
+	s->lease_free = s->lease_next[l];
+	s->leases++;
+	s->src_heads[c->src]++;
+	c->lease = l;
+	c->p.scratch = s->scratch + (size_t)l * s->scratch_size;
+	c->req.headers = s->hdrs + (size_t)l * s->max_headers;
+	return 0;
+}
+
+void
+http_slots_timer(struct ewyk_http_conn *c, enum http_tmo kind)
+{
+	http_slots_unidle(c);
+	if (kind != HT_IDLE)
+		return;
+	/* Between requests: nothing of a head is parsed (the parser is at
+	 * its start and its scratch empty), so nothing points into the
+	 * lease. */
+	if (c->st == HC_HEAD && c->p.state == PS_START &&
+		c->p.scratch_used == 0)
+		lease_put(c);
+	lru_append(c);
+}
+
+void
+http_slots_release(struct ewyk_http_conn *c)
+{
+	struct ewyk_http_server *s = c->srv;
+
+	http_slots_unidle(c);
+	lease_put(c);
+	if (s->src_conns[c->src] > 0)
+		s->src_conns[c->src]--;
+}
+
+/* ---- accept ---- */
+
+/* Close the oldest idle keep-alive connection: its object goes back to
+ * the free list. 0, or -1 (none). */
+static int
+reclaim_idle(struct ewyk_http_server *s)
+{
+	uint32_t i;
+
+	for (i = s->lru_head; i != NONE; i = s->conns[i].lru_next) {
+		struct ewyk_http_conn *v = &s->conns[i];
+
+		/* Idle connections have sent everything (their timer is
+		 * armed only then) and run no code: skip any other. */
+		if (v->tcp == NULL || v->tx != NULL || v->in_run)
+			continue;
+		http_slots_unidle(v);
+		ewyk_twheel_cancel(s->conf.wheel, &v->tmr);
+		v->tmo = HT_NONE;
+		ewyk_tcp_close(v->tcp); /* FIN; no more callbacks */
+		v->tcp = NULL;
+		http_conn_release(v);
+		HTTP_CTR(s, IDLE_RECLAIMED, 1);
+		return 0;
+	}
+	return -1;
+}
+
+struct ewyk_http_conn *
+http_slots_accept(struct ewyk_http_server *s, struct ewyk_tcp_conn *tc)
+{
+	struct ewyk_tcp_conn_info ti;
+	struct ewyk_http_conn *c;
+	uint32_t b;
+
+	ewyk_tcp_conn_info(tc, &ti);
+	b = src_bucket(s, ti.remote_ip);
+	if (s->src_conns[b] >= s->conf.max_conns_per_src) {
+		HTTP_CTR(s, CONN_SRC_REFUSED, 1);
+		return NULL;
+	}
+	if (s->free_head == UINT32_MAX && reclaim_idle(s) != 0) {
+		HTTP_CTR(s, CONN_REFUSED, 1);
+		return NULL;
+	}
+	c = &s->conns[s->free_head];
+	s->free_head = c->next_free;
+	s->in_use++;
+	s->src_conns[b]++;
+	c->src = b;
+	c->rip = ti.remote_ip;
+	c->lease = HTTP_NO_LEASE;
+	c->idle = 0;
+	return c;
+}
+
+int
+ewyk_http_server_slots(const struct ewyk_http_server *s,
+	struct ewyk_http_slots_info *info)
+{
+	if (s == NULL || info == NULL)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	info->conns = s->in_use;
+	info->idle = s->nidle;
+	info->leases = s->leases;
+	info->max_conns = s->conf.max_conns;
+	info->max_heads = s->conf.max_heads;
+	info->max_conns_per_src = s->conf.max_conns_per_src;
+	info->max_heads_per_src = s->conf.max_heads_per_src;
+	info->conn_bytes = sizeof(struct ewyk_http_conn);
+	info->lease_bytes = s->scratch_size +
+		(size_t)s->max_headers * sizeof(struct ewyk_http_header);
+	return 0;
+}
