@@ -20,6 +20,7 @@
 #include <rte_common.h>
 #include <rte_mempool.h>
 
+#include <ewyk_ctr.h>
 #include <ewyk_net.h>
 #include <ewyk_pool.h>
 #include <ewyk_purgatory.h>
@@ -206,7 +207,7 @@ const char *httpd_task_ctr_name(unsigned int c);
 static inline void
 httpd_task_count(struct httpd_shard *sh, enum httpd_task_ctr c)
 {
-	__atomic_store_n(&sh->task[c], sh->task[c] + 1, __ATOMIC_RELAXED);
+	ewyk_ctr_add(&sh->task[c], 1);
 }
 
 #endif /* EWYK_HTTPD_H */

@@ -57,7 +57,7 @@ httpd_lcore_self(struct httpd *h)
 static inline void
 stat_add(uint64_t *c, uint64_t v)
 {
-	__atomic_store_n(c, *c + v, __ATOMIC_RELAXED);
+	ewyk_ctr_add(c, v);
 }
 
 int

@@ -15,6 +15,7 @@
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 
+#include <ewyk_ctr.h>
 #include <ewyk_tcp.h>
 #include <ewyk_twheel.h>
 

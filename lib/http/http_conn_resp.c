@@ -11,6 +11,7 @@
 #include <rte_errno.h>
 #include <rte_mbuf.h>
 
+#include <ewyk_ctr.h>
 #include <ewyk_tcp.h>
 
 #include "http_private.h"

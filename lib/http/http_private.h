@@ -484,7 +484,7 @@ struct ewyk_http_server {
 	uint64_t ctr[EWYK_HTTP_C_MAX];
 };
 
-#define HTTP_CTR(s, sym, n) ((s)->ctr[EWYK_HTTP_C_##sym] += (n))
+#define HTTP_CTR(s, sym, n) ewyk_ctr_add(&(s)->ctr[EWYK_HTTP_C_##sym], (n))
 
 /* http_conn.c */
 void http_conn_run(struct ewyk_http_conn *c);

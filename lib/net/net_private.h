@@ -12,6 +12,8 @@
 #include <rte_ip.h>
 #include <rte_ring.h>
 
+#include <ewyk_ctr.h>
+
 #include "ewyk_net.h"
 
 extern int ewyk_net_logtype;
@@ -111,7 +113,7 @@ struct ewyk_net_shard {
 static inline void
 net_ctr_add(struct ewyk_net_shard *s, enum ewyk_net_counter c, uint64_t v)
 {
-	__atomic_store_n(&s->ctr[c], s->ctr[c] + v, __ATOMIC_RELAXED);
+	ewyk_ctr_add(&s->ctr[c], v);
 }
 
 /** Count a drop and free the frame. */

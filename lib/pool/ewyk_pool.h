@@ -69,6 +69,8 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
+#include <ewyk_ctr.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -645,7 +647,7 @@ ewyk_pool_get(struct ewyk_pool *pool)
 	if (likely(lcore < RTE_MAX_LCORE)) {
 		lc = h->lc[lcore];
 		if (likely(lc != NULL && lc->len > 0)) {
-			lc->stats.get_hits++;
+			ewyk_ctr_add(&lc->stats.get_hits, 1);
 			return lc->objs[--lc->len];
 		}
 	}
@@ -698,7 +700,7 @@ ewyk_pool_put(struct ewyk_pool *pool, void *obj)
 			} else if (unlikely(obj == NULL)) {
 				return ewyk_pool_put_slow(pool, obj);
 			}
-			lc->stats.put_cached++;
+			ewyk_ctr_add(&lc->stats.put_cached, 1);
 			lc->objs[lc->len++] = obj;
 			return 0;
 		}

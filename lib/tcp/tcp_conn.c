@@ -39,11 +39,9 @@ tcp_set_state(struct ewyk_tcp_conn *c, enum ewyk_tcp_state s)
 	if (old == s)
 		return;
 	if (old != EWYK_TCP_CLOSED)
-		__atomic_store_n(&t->states[old], t->states[old] - 1,
-			__ATOMIC_RELAXED);
+		ewyk_ctr_sub(&t->states[old], 1);
 	if (s != EWYK_TCP_CLOSED)
-		__atomic_store_n(&t->states[s], t->states[s] + 1,
-			__ATOMIC_RELAXED);
+		ewyk_ctr_add(&t->states[s], 1);
 	c->state = (uint8_t)s;
 }
 

@@ -11,6 +11,8 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_tcp.h>
 
+#include <ewyk_ctr.h>
+
 #include "ewyk_tcp.h"
 #include "ewyk_twheel.h"
 #include "ewyk_pool.h"
@@ -285,7 +287,7 @@ struct ewyk_tcp {
 static inline void
 tcp_ctr_add(struct ewyk_tcp *t, enum ewyk_tcp_counter c, uint64_t v)
 {
-	__atomic_store_n(&t->ctr[c], t->ctr[c] + v, __ATOMIC_RELAXED);
+	ewyk_ctr_add(&t->ctr[c], v);
 }
 
 static inline void
