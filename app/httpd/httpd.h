@@ -131,7 +131,8 @@ struct httpd_conf {
 	unsigned int reserved;   /* --reserved N */
 	enum ewyk_strategy_kind strategy; /* --strategy */
 	unsigned int task_timeout_ms;     /* --task-timeout */
-	/* TCP limits (issue 13; tcp_services.c passes them to lib/tcp) */
+	/* TCP limits (docs/guides/security.md; tcp_services.c passes them
+	 * to lib/tcp) */
 	unsigned int tcp_max_conns;   /* --tcp-max-conns, per shard */
 	unsigned int tcp_max_per_src; /* --tcp-max-per-src; 0: off */
 	unsigned int tcp_mbuf_budget; /* --tcp-mbuf-budget; 0: half --mbufs */

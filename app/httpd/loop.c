@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The loop of a shard's token holder (DESIGN.md section 2), run as the
+ * The loop of a shard's token holder (docs/architecture.md), run as the
  * produce() function of the shard's ewyk_strategy producer:
  *
  *   one TSC read -> rx burst, each frame to completion (the services'

@@ -127,7 +127,7 @@ echo_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 
 	/* Small payloads are copied behind what waits: a peer that sends
 	 * one byte at a time and reads nothing pins a few buffers, not one
-	 * per segment (issue 13). */
+	 * per segment (docs/guides/security.md, "Memory"). */
 	if (ewyk_tcp_recv_append(c, &sc->pend, m) != 0) {
 		/* The chain is full (counted: drop_app_chain). TCP has
 		 * acknowledged these bytes: dropping them would corrupt the

@@ -6,7 +6,7 @@
  * @file
  * ewyk network layer: Ethernet, ARP, IPv4, ICMP echo and port set-up.
  *
- * The layer is split the way the execution model is (DESIGN.md section 2):
+ * The layer is split the way the execution model is (docs/architecture.md):
  *
  * - One @ref ewyk_net context per process holds the ports (their MAC, IPv4
  *   address, MTU, offloads, RSS) and the table of shards. It is built at
@@ -184,7 +184,7 @@ struct ewyk_net_conf {
 	uint8_t arp_retries;   /**< requests before giving up; 0 = 3 */
 	uint32_t
 		inbox_size; /**< inbox ring size per shard (power of 2); 0 = 1024 */
-	/* hardening (issue 13) */
+	/* hardening (docs/guides/security.md) */
 	uint32_t
 		arp_resolve_limit; /**< new ARP resolutions per shard and second; 0 = 100, UINT32_MAX = no limit */
 };

@@ -146,7 +146,7 @@ void net_arp_housekeep(struct ewyk_net_shard *s, uint64_t now);
 int net_arp_request(struct ewyk_net_shard *s, uint16_t port, rte_be32_t tip);
 void net_arp_flush(struct ewyk_net_shard *s);
 
-/* net_port.c (hardening, issue 13) */
+/* net_port.c (hardening, docs/guides/security.md) */
 struct rte_eth_stats;
 void net_port_stats_poll(struct ewyk_net_shard *s);
 void net_port_rx_drops(struct ewyk_net_shard *s, uint16_t port,

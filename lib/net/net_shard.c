@@ -45,7 +45,7 @@ ewyk_net_create(const struct ewyk_net_conf *conf)
 		return NULL;
 	}
 	net->conf = *conf;
-	/* hardening (issue 13): the ARP table's hash key, per boot */
+	/* hardening: the ARP table's hash key, per boot */
 	if (getentropy(&net->arp_k0, sizeof(net->arp_k0)) != 0 ||
 		getentropy(&net->arp_k1, sizeof(net->arp_k1)) != 0) {
 		rte_free(net);

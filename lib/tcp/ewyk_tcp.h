@@ -302,7 +302,7 @@ struct ewyk_tcp_conf {
 	uint16_t
 		ephemeral_hi; /**< last local port of active opens; 0 = 60999 */
 	uint64_t secret;      /**< ISN/cookie/timestamp secret; 0 = random */
-	/* hardening (issue 13) */
+	/* hardening (docs/guides/security.md) */
 	uint32_t
 		oow_ratelimit_ms; /**< per connection, at most one answer (duplicate ACK, challenge ACK, SYN-ACK) to an out-of-window, PAWS-failing or repeated SYN segment per this; 0 = 500, UINT32_MAX = no limit */
 	uint32_t
@@ -560,7 +560,7 @@ void ewyk_tcp_recvd(struct ewyk_tcp_conn *c, uint32_t len);
  * bytes in one buffer is copied into the tailroom of the chain's last
  * buffer when that buffer is the chain's alone (direct, one reference),
  * and its mbuf freed. 8,000 one-byte segments then pin a few buffers,
- * not 8,000 (issue 13).
+ * not 8,000 (docs/guides/security.md).
  *
  * @param c
  *   Connection the data came from (counters of its context).

@@ -231,7 +231,7 @@ ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 	}
 	if (send_coalesce(c, m, len))
 		return 0;
-	/* Buffers count as what they pin (issue 13): refused over budget. */
+	/* Buffers count as what they pin (tcp_limits.c): refused over budget. */
 	if (!tcp_send_fits(c, m->nb_segs)) {
 		c->want_writable = 1;
 		tcp_ctr_inc(t, EWYK_TCP_SEND_REFUSED);
