@@ -488,16 +488,6 @@ int ewyk_pool_lcore_stats_get(const struct ewyk_pool *pool,
 	unsigned int lcore_id, struct ewyk_pool_stats *stats);
 
 /**
- * Zero all counters (not atomic with respect to running lcores).
- *
- * @param pool
- *   The pool.
- * @return
- *   0 or -EINVAL.
- */
-int ewyk_pool_stats_reset(struct ewyk_pool *pool);
-
-/**
  * Configuration and gauges.
  *
  * @param pool
