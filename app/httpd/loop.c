@@ -115,7 +115,7 @@ loop_produce(void *ctx, struct ewyk_strategy_task *tasks, unsigned int max)
 	sh->now = now;
 
 	n = ewyk_net_poll(sh->shard, now);
-	ewyk_net_inbox_drain(sh->shard, HTTPD_INBOX_BURST);
+	ewyk_net_msg_inbox_drain(sh->shard, HTTPD_INBOX_BURST);
 	tcp_services_poll(sh, now);
 	http_shard_poll(sh, now);
 	ewyk_net_tx_flush(sh->shard);

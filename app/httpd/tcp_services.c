@@ -309,7 +309,7 @@ tcp_services_free(struct httpd *h)
 		 * delayed operations) while TCP still has them. Dropping
 		 * connections frees no svc_conn: the pool goes whole. */
 		if (sh->purg != NULL)
-			ewyk_net_inbox_drain(sh->shard, UINT32_MAX);
+			ewyk_net_msg_inbox_drain(sh->shard, UINT32_MAX);
 		http_shard_free(sh);
 		httpd_tasks_shard_free(sh);
 		slow_echo_shard_free(sh);

@@ -190,7 +190,7 @@ net_inbox_apply(struct ewyk_net_shard *s, struct net_msg_inbox *in,
 }
 
 unsigned int
-ewyk_net_inbox_drain(struct ewyk_net_shard *s, unsigned int max)
+ewyk_net_msg_inbox_drain(struct ewyk_net_shard *s, unsigned int max)
 {
 	struct net_msg_inbox *in = s != NULL ? s->msgs : NULL;
 	struct net_msg m[NET_INBOX_BURST];
@@ -252,7 +252,7 @@ net_inbox_free(struct ewyk_net_shard *s)
 
 	if (in == NULL)
 		return;
-	ewyk_net_inbox_drain(s, UINT32_MAX);
+	ewyk_net_msg_inbox_drain(s, UINT32_MAX);
 	rte_ring_free(in->ring);
 	rte_free(in);
 	s->msgs = NULL;

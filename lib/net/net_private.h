@@ -125,7 +125,7 @@ net_drop(struct ewyk_net_shard *s, struct rte_mbuf *m, enum ewyk_net_counter c)
 }
 
 /* net_shard.c */
-uint16_t net_inbox_drain(struct ewyk_net_shard *s, uint64_t now);
+uint16_t net_frame_inbox_drain(struct ewyk_net_shard *s, uint64_t now);
 
 /* net_stats.c */
 int net_shard_register(struct ewyk_net_shard *s);
