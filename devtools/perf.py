@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The per-core HTTP benchmark (issue 12): ewyk-httpd <-> net_memif <->
+"""The per-core HTTP benchmark: ewyk-httpd <-> net_memif <->
 ewyk-loadgen, beside nginx and h2o driven by wrk over kernel loopback, on
 the same cores, same body ("hello world\\n"), connections and duration.
 Writes docs/perf/README.md (table of medians of --runs runs) and

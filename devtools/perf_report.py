@@ -121,8 +121,8 @@ def write_report(a, b, results, order, cmdline):
         "Caveat: the ewyk processes busy-poll and so keep their cores' "
         "time slices; nginx, h2o and wrk sleep in epoll and lose more of "
         "their time to the machine's other load, so on a loaded machine the "
-        "ratio to the peers overstates ewyk's lead (DESIGN.md §7: nginx "
-        "did ~125 k req/s per core here on a quiet machine).\n\n"
+        "ratio to the peers overstates ewyk's lead (nginx did ~125 k "
+        "req/s per core here on a quiet machine).\n\n"
         "![req/s](perf.png)\n\n")
     lines.append(
         "| case | req/s | p50 µs | p99 µs | p99.9 µs | errors | server busy % "

@@ -21,6 +21,7 @@
 #include <rte_common.h>
 #include <rte_mempool.h>
 
+#include <ewyk_ctr.h>
 #include <ewyk_net.h>
 #include <ewyk_pool.h>
 #include <ewyk_purgatory.h>
@@ -140,7 +141,8 @@ struct httpd_conf {
 	unsigned int shared_reserved;
 	enum ewyk_strategy_kind strategy; /* --strategy */
 	unsigned int task_timeout_ms;     /* --task-timeout */
-	/* TCP limits (issue 13; tcp_services.c passes them to lib/tcp) */
+	/* TCP limits (docs/guides/security.md; tcp_services.c passes them
+	 * to lib/tcp) */
 	unsigned int tcp_max_conns;   /* --tcp-max-conns, per shard */
 	unsigned int tcp_max_per_src; /* --tcp-max-per-src; 0: off */
 	unsigned int tcp_mbuf_budget; /* --tcp-mbuf-budget; 0: half --mbufs */
@@ -247,7 +249,7 @@ const char *httpd_task_ctr_name(unsigned int c);
 static inline void
 httpd_task_count(struct httpd_shard *sh, enum httpd_task_ctr c)
 {
-	__atomic_store_n(&sh->task[c], sh->task[c] + 1, __ATOMIC_RELAXED);
+	ewyk_ctr_add(&sh->task[c], 1);
 }
 
 #endif /* EWYK_HTTPD_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The loop of a shard's token holder (DESIGN.md section 2), run as the
+ * The loop of a shard's token holder (docs/architecture.md), run as the
  * produce() function of the shard's ewyk_strategy producer:
  *
  *   one TSC read -> rx burst, each frame to completion (the services'
@@ -57,7 +57,7 @@ httpd_lcore_self(struct httpd *h)
 static inline void
 stat_add(uint64_t *c, uint64_t v)
 {
-	__atomic_store_n(c, *c + v, __ATOMIC_RELAXED);
+	ewyk_ctr_add(c, v);
 }
 
 int
@@ -115,7 +115,7 @@ loop_produce(void *ctx, struct ewyk_strategy_task *tasks, unsigned int max)
 	sh->now = now;
 
 	n = ewyk_net_poll(sh->shard, now);
-	ewyk_net_inbox_drain(sh->shard, HTTPD_INBOX_BURST);
+	ewyk_net_msg_inbox_drain(sh->shard, HTTPD_INBOX_BURST);
 	tcp_services_poll(sh, now);
 	http_shard_poll(sh, now);
 	ewyk_net_tx_flush(sh->shard);

@@ -354,7 +354,7 @@ httpd_metrics_write(const struct httpd *h, char *buf, size_t size)
 static void
 bump(uint64_t *p, int64_t d)
 {
-	__atomic_store_n(p, *p + (uint64_t)d, __ATOMIC_RELAXED);
+	ewyk_ctr_add(p, (uint64_t)d);
 }
 
 static int

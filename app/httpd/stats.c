@@ -42,7 +42,7 @@ static rte_spinlock_t tel_lock = RTE_SPINLOCK_INITIALIZER;
 static uint64_t
 ld(const uint64_t *p)
 {
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
+	return ewyk_ctr_read(p);
 }
 
 static void

@@ -80,7 +80,7 @@ httpd_tasks_shard_free(struct httpd_shard *sh)
 {
 	/* Completions still queued hand their results back first. */
 	if (sh->purg != NULL)
-		ewyk_net_inbox_drain(sh->shard, UINT32_MAX);
+		ewyk_net_msg_inbox_drain(sh->shard, UINT32_MAX);
 	ewyk_purgatory_free(sh->purg);
 	sh->purg = NULL;
 }

@@ -128,7 +128,7 @@ echo_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 
 	/* Small payloads are copied behind what waits: a peer that sends
 	 * one byte at a time and reads nothing pins a few buffers, not one
-	 * per segment (issue 13). */
+	 * per segment (docs/guides/security.md, "Memory"). */
 	if (ewyk_tcp_recv_append(c, &sc->pend, m) != 0) {
 		/* The chain is full (counted: drop_app_chain). TCP has
 		 * acknowledged these bytes: dropping them would corrupt the
@@ -310,7 +310,7 @@ tcp_services_free(struct httpd *h)
 		 * delayed operations) while TCP still has them. Dropping
 		 * connections frees no svc_conn: the pool goes whole. */
 		if (sh->purg != NULL)
-			ewyk_net_inbox_drain(sh->shard, UINT32_MAX);
+			ewyk_net_msg_inbox_drain(sh->shard, UINT32_MAX);
 		http_shard_free(sh);
 		httpd_tasks_shard_free(sh);
 		slow_echo_shard_free(sh);

@@ -589,7 +589,7 @@ lg_iterate(struct lg_lcore *lc, uint64_t *prev, bool *prev_work)
 	lc->now = now;
 	lc->did_work = false;
 	n = ewyk_net_poll(lc->shard, now);
-	ewyk_net_inbox_drain(lc->shard, 64);
+	ewyk_net_msg_inbox_drain(lc->shard, 64);
 	ewyk_tcp_advance(lc->tcp, now);
 	if (!lc->draining && (now >= g->t_end || lg_stopping())) {
 		lc->draining = true;
@@ -639,7 +639,7 @@ lg_lcore_main(void *arg)
 	end = rte_rdtsc() + g->hz * LG_LINGER_MS / 1000;
 	while ((lc->now = rte_rdtsc()) < end) {
 		ewyk_net_poll(lc->shard, lc->now);
-		ewyk_net_inbox_drain(lc->shard, 64);
+		ewyk_net_msg_inbox_drain(lc->shard, 64);
 		ewyk_tcp_advance(lc->tcp, lc->now);
 		ewyk_net_tx_flush(lc->shard);
 	}

@@ -28,6 +28,7 @@
 #include <rte_common.h>
 #include <rte_mempool.h>
 
+#include <ewyk_ctr.h>
 #include <ewyk_http.h>
 #include <ewyk_net.h>
 #include <ewyk_tcp.h>
@@ -195,13 +196,13 @@ const char *lg_err_name(unsigned int e);
 static inline void
 lg_stat_add(uint64_t *c, uint64_t v)
 {
-	__atomic_store_n(c, *c + v, __ATOMIC_RELAXED);
+	ewyk_ctr_add(c, v);
 }
 
 static inline uint64_t
 lg_stat_get(const uint64_t *c)
 {
-	return __atomic_load_n(c, __ATOMIC_RELAXED);
+	return ewyk_ctr_read(c);
 }
 
 #endif /* EWYK_LOADGEN_H */

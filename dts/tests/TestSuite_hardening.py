@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""ewyk-httpd under attack, against the Linux kernel peer (issue 13).
+"""ewyk-httpd under attack, against the Linux kernel peer
+(docs/guides/security.md).
 
 ewyk-httpd serves its TCP echo on PORT and HTTP on HTTP_PORT on core 0
 through net_af_packet; the attackers and an honest client run in the peer

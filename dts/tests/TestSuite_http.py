@@ -2,8 +2,9 @@
 """ewyk-httpd's HTTP/1.1 against real clients on the kernel peer.
 
 ewyk-httpd serves HTTP on port 80 on one end of a veth pair through
-net_af_packet (lcore 0); curl and a raw-socket client (``HTTP_CLIENT``
-below, run in the peer namespace, pinned to core 1) talk to it. Checked:
+net_af_packet (lcore 0); curl and a raw-socket client
+(``framework/http_client.py``, run in the peer namespace, pinned to core
+1) talk to it. Checked:
 
 - curl: GET, HEAD, 404, 405 with ``Allow``, HTTP/1.0 with and without
   keep-alive, an upload with ``Expect: 100-continue``;
@@ -42,155 +43,9 @@ PY = "/usr/bin/python3"
 BASE = f"http://{EWYK_IP}"
 UPLOAD = 30 * 1000 * 1000
 DOWNLOAD = 200 * 1000 * 1000
-
-# The peer's raw HTTP client (written to the output dir, run in the peer
-# namespace). Each command prints one JSON line.
-HTTP_CLIENT = r'''
-import hashlib, json, re, socket, sys, time
-
-def conn(host):
-    s = socket.create_connection((host, 80), timeout=30)
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return s
-
-class Reader:
-    def __init__(self, s):
-        self.s, self.buf, self.eof = s, bytearray(), False
-    def fill(self):
-        d = self.s.recv(1 << 20)
-        if not d:
-            self.eof = True
-        self.buf += d
-        return bool(d)
-    def head(self):
-        while b"\r\n\r\n" not in self.buf:
-            if not self.fill():
-                return None
-        i = self.buf.index(b"\r\n\r\n")
-        h = bytes(self.buf[:i]).decode("latin-1")
-        del self.buf[:i + 4]
-        lines = h.split("\r\n")
-        status = int(lines[0].split()[1])
-        fields = {}
-        for l in lines[1:]:
-            k, v = l.split(":", 1)
-            fields[k.strip().lower()] = v.strip()
-        return status, fields, lines[0]
-    def body(self, n):
-        while len(self.buf) < n:
-            if not self.fill():
-                break
-        b = bytes(self.buf[:n])
-        del self.buf[:n]
-        return b
-    def response(self, head_only=False):
-        h = self.head()
-        if h is None:
-            return None
-        status, fields, line = h
-        n = 0 if head_only else int(fields.get("content-length", "0"))
-        return {"status": status, "fields": fields, "line": line,
-                "body": self.body(n)}
-
-def out(d):
-    print(json.dumps(d))
-
-def pattern(off, n):
-    return bytes((off + i) & 255 for i in range(n))
-
-def cmd_keepalive(host, n):
-    s = conn(host); r = Reader(s)
-    ok = 0
-    for i in range(n):
-        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-        p = r.response()
-        ok += p is not None and p["status"] == 200 and p["body"] == b"hello world\n"
-    out({"ok": ok})
-
-def cmd_pipeline(host, n):
-    s = conn(host); r = Reader(s)
-    s.sendall(b"".join(b"GET /bytes/%d HTTP/1.1\r\nHost: x\r\n\r\n" % i
-                       for i in range(n)))
-    order = []
-    for i in range(n):
-        p = r.response()
-        if p is None:
-            break
-        order.append(len(p["body"]) if p["body"] == pattern(0, len(p["body"]))
-                     else -1)
-    out({"order": order})
-
-def cmd_raw(host, data, nresp, head_only):
-    """Send raw bytes, read nresp responses, then whether the server closed."""
-    s = conn(host); r = Reader(s)
-    s.sendall(data.encode().decode("unicode_escape").encode("latin-1"))
-    resps = []
-    for i in range(nresp):
-        p = r.response(head_only)
-        if p is None:
-            break
-        resps.append({"status": p["status"], "fields": p["fields"],
-                      "line": p["line"],
-                      "body": p["body"].decode("latin-1")})
-    s.settimeout(2)
-    closed = False
-    try:
-        closed = not r.buf and not s.recv(1)
-    except socket.timeout:
-        closed = False
-    except OSError:
-        closed = True
-    out({"resps": resps, "closed": closed})
-
-def cmd_download(host, n, stall_at, stall_s):
-    s = conn(host)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
-    r = Reader(s)
-    s.sendall(b"GET /bytes/%d HTTP/1.1\r\nHost: x\r\n\r\n" % n)
-    status, fields, _ = r.head()
-    pat = pattern(0, 256 * 4096)
-    got, bad, stalled = 0, -1, False
-    t0 = time.monotonic()
-    data = r.buf
-    while True:
-        if data:
-            k = len(data)
-            at = got & 255
-            exp = (pat[at:] + pat[:at]) if at else pat
-            while len(exp) < k:
-                exp = exp + exp
-            if bad < 0 and bytes(data) != exp[:k]:
-                for i in range(k):
-                    if data[i] != exp[i]:
-                        bad = got + i
-                        break
-            got += k
-        if got >= n:
-            break
-        if not stalled and got >= stall_at:
-            stalled = True
-            time.sleep(stall_s)
-        data = s.recv(1 << 20)
-        if not data:
-            break
-    out({"status": status, "length": fields.get("content-length"),
-         "got": got, "bad": bad, "stalled": stalled,
-         "secs": time.monotonic() - t0})
-
-def main():
-    c, host = sys.argv[1], sys.argv[2]
-    if c == "keepalive":
-        cmd_keepalive(host, int(sys.argv[3]))
-    elif c == "pipeline":
-        cmd_pipeline(host, int(sys.argv[3]))
-    elif c == "raw":
-        cmd_raw(host, sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1")
-    elif c == "download":
-        cmd_download(host, int(sys.argv[3]), int(sys.argv[4]),
-                     float(sys.argv[5]))
-
-main()
-'''
+# The peer's raw HTTP client, run in the peer namespace.
+HTTP_CLIENT = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "framework", "http_client.py")
 
 
 def start_httpd(tb, lcores="0", http_args=(), log_name="ewyk-httpd-http"):
@@ -212,16 +67,8 @@ class HttpSuiteBase(TestSuite):
         self.app = start_httpd(self.tb, http_args=self.APP_ARGS,
                                log_name=self.LOG_NAME)
         self.dir = log_dir()
-        self.client_py = os.path.join(self.dir,
-                                      f"http_client_{self.node.tag}.py")
-        with open(self.client_py, "w") as f:
-            f.write(HTTP_CLIENT)
+        self.client_py = HTTP_CLIENT
         self.tb.peer(f"ping -c 1 -W 3 {EWYK_IP}")
-
-    def tear_down_all(self):
-        p = getattr(self, "client_py", None)
-        if p and os.path.exists(p):
-            os.unlink(p)
 
     def curl(self, args, timeout=120):
         """curl on the peer; returns CompletedProcess (stdout text)."""

@@ -24,56 +24,9 @@ from framework.test_suite import TestSuite
 PY = "/usr/bin/python3"
 MAX_HEADER_BYTES = 16384  # EWYK_HTTP_DEF_MAX_HEADER_BYTES
 MAX_HEADERS = 64  # EWYK_HTTP_DEF_MAX_HEADERS
-
-# On the peer: N connections at once, each sends METHOD PATH with FIELDS
-# padding fields of PAD bytes each (and BODY, if any), then reads one
-# response. One JSON line: the status of each, and the first body.
-CLIENT = r'''
-import json, socket, sys
-host, n, method, path, fields, pad, body = sys.argv[1], int(sys.argv[2]), \
-    sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]), \
-    sys.argv[7].encode()
-head = "%s %s HTTP/1.1\r\nHost: x\r\n" % (method, path)
-for i in range(fields):
-    head += "X-Pad-%02d: %s\r\n" % (i, "v" * pad)
-if method == "POST":
-    head += "Content-Length: %d\r\n" % len(body)
-req = head.encode() + b"\r\n" + (body if method == "POST" else b"")
-socks = []
-for i in range(n):
-    s = socket.create_connection((host, 80), timeout=30)
-    s.sendall(req)
-    socks.append(s)
-out, first = [], None
-for s in socks:
-    buf = b""
-    try:
-        while b"\r\n\r\n" not in buf:
-            d = s.recv(65536)
-            if not d:
-                break
-            buf += d
-        h, _, b = buf.partition(b"\r\n\r\n")
-        lines = h.decode("latin-1").split("\r\n")
-        st = int(lines[0].split()[1]) if lines[0] else 0
-        clen = 0
-        for ln in lines[1:]:
-            k, _, v = ln.partition(":")
-            if k.strip().lower() == "content-length":
-                clen = int(v)
-        while len(b) < clen:
-            d = s.recv(65536)
-            if not d:
-                break
-            b += d
-    except OSError:
-        st, b = 0, b""
-    out.append(st)
-    if first is None:
-        first = b.decode("latin-1")
-    s.close()
-print(json.dumps({"status": out, "body": first, "head_bytes": len(head) + 2}))
-'''
+# The peer's client: N connections at once, each sends one head.
+CLIENT = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "framework", "http_heads_client.py")
 
 
 class TestSuite_http_heads(TestSuite):
@@ -86,9 +39,7 @@ class TestSuite_http_heads(TestSuite):
         os.makedirs(self.root)
         with open(os.path.join(self.root, "f.txt"), "wb") as f:
             f.write(b"file\n")
-        self.client = os.path.join(self.dir, f"http_heads_client_{tag}.py")
-        with open(self.client, "w") as f:
-            f.write(CLIENT)
+        self.client = CLIENT
         self.tb = Testbed(self.node)
         self.app = EwykHttpd(self.tb, lcores="0,1",
                              app_args=["--stats-interval", "0", "--port",
@@ -99,9 +50,6 @@ class TestSuite_http_heads(TestSuite):
 
     def tear_down_all(self):
         shutil.rmtree(getattr(self, "root", ""), ignore_errors=True)
-        p = getattr(self, "client", None)
-        if p and os.path.exists(p):
-            os.unlink(p)
 
     def _send(self, method, path, fields, pad, body="-", n=1):
         out = self.tb.peer(f"{PY} {self.client} {EWYK_IP} {n} {method} "

@@ -43,76 +43,12 @@ HTTP_PORT = 80
 PY = "/usr/bin/python3"
 URL = f"http://{EWYK_IP}:{HTTP_PORT}"
 HEADER_TIMEOUT_S = 2
-
-# The peer's slowloris: N connections each sending the start of a head,
-# then one more header line every INTERVAL s, until DUR s have passed or the
-# server closed it. Prints how many the server closed (and how many got a
-# 408 first).
-SLOWLORIS = r'''
-import json, socket, sys, time
-host, port, n, interval, dur = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
-socks = []
-for i in range(n):
-    s = socket.create_connection((host, port), timeout=5)
-    s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
-    s.setblocking(False)
-    socks.append({"s": s, "closed": False, "got": b""})
-print(json.dumps({"opened": len(socks)}), flush=True)
-end = time.monotonic() + dur
-while time.monotonic() < end and not all(c["closed"] for c in socks):
-    for c in socks:
-        if c["closed"]:
-            continue
-        try:
-            d = c["s"].recv(4096)
-            if not d:
-                c["closed"] = True
-            c["got"] += d
-        except BlockingIOError:
-            pass
-        except OSError:
-            c["closed"] = True
-        if not c["closed"]:
-            try:
-                c["s"].send(b"X-Drip: a\r\n")
-            except BlockingIOError:
-                pass
-            except OSError:
-                c["closed"] = True
-    time.sleep(interval)
-closed = sum(1 for c in socks if c["closed"])
-s408 = sum(1 for c in socks if c["got"].startswith(b"HTTP/1.1 408"))
-for c in socks:
-    c["s"].close()
-print(json.dumps({"closed": closed, "status_408": s408}), flush=True)
-'''
-
-# GET /sleep/<ms> every PERIOD s for DUR s, one connection each.
-SLEEPER = r'''
-import socket, sys, time
-host, port, ms, period, dur = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
-end = time.monotonic() + dur
-n = ok = 0
-while time.monotonic() < end:
-    t = time.monotonic()
-    try:
-        s = socket.create_connection((host, port), timeout=10)
-        s.sendall(b"GET /sleep/%d HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % ms)
-        s.settimeout(10)
-        buf = b""
-        while True:
-            d = s.recv(4096)
-            if not d:
-                break
-            buf += d
-        s.close()
-        n += 1
-        ok += buf.startswith(b"HTTP/1.1 200")
-    except OSError:
-        n += 1
-    time.sleep(max(0.0, period - (time.monotonic() - t)))
-print(n, ok)
-'''
+# The peer's slowloris, and a client of /sleep/<ms> (run in the peer
+# namespace).
+SLOWLORIS = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "framework", "http_slowloris.py")
+SLEEPER = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "framework", "http_sleeper.py")
 
 
 def _wrk_latency(out, pct="99%"):
@@ -206,20 +142,14 @@ class TestSuite_http_robustness(TestSuite):
             f.write("secret\n")
         self.tb = Testbed(self.node)
         self.app = self._start()
-        self.slowloris = os.path.join(self.dir, f"http_slowloris_{tag}.py")
-        with open(self.slowloris, "w") as f:
-            f.write(SLOWLORIS)
-        self.sleeper = os.path.join(self.dir, f"http_sleeper_{tag}.py")
-        with open(self.sleeper, "w") as f:
-            f.write(SLEEPER)
+        self.slowloris = SLOWLORIS
+        self.sleeper = SLEEPER
 
     def tear_down_all(self):
         shutil.rmtree(getattr(self, "root", ""), ignore_errors=True)
-        for p in (getattr(self, "secret", None),
-                  getattr(self, "slowloris", None),
-                  getattr(self, "sleeper", None)):
-            if p and os.path.exists(p):
-                os.unlink(p)
+        p = getattr(self, "secret", None)
+        if p and os.path.exists(p):
+            os.unlink(p)
 
     # -- helpers ----------------------------------------------------------
     def _curl(self, args, check=True, timeout=30):

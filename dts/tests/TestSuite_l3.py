@@ -21,6 +21,9 @@ from framework.test_suite import TestSuite
 
 SCAPY_PEER = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "framework", "scapy_peer.py")
+# A TCP client that makes ewyk hold many mbufs at once (peer namespace).
+HOLD_CLIENT = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "framework", "hold_client.py")
 
 
 # ICMP id of every crafted echo, and the sender address of crafted ARP.
@@ -403,28 +406,6 @@ class TestSuite_l3_vlan(TestSuite):
         assert self.app.alive()
 
 
-# A TCP client that makes ewyk hold many mbufs at once: it sends N bytes
-# to the echo port with a tiny receive window, shuts its side, reports
-# "SHUT" and reads the echo only when told (a line on stdin).
-HOLD_CLIENT = r"""
-import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-s.connect((sys.argv[1], int(sys.argv[2])))
-s.sendall(b"h" * int(sys.argv[3]))
-s.shutdown(socket.SHUT_WR)
-print("SHUT", flush=True)
-sys.stdin.readline()
-got = 0
-while True:
-    d = s.recv(65536)
-    if not d:
-        break
-    got += len(d)
-print(got, flush=True)
-"""
-
-
 class TestSuite_l3_ewyk_mempool(TestSuite):
     """ewyk-httpd's mbufs on lib/pool through the "ewyk" mempool driver
     (--mbuf-ops ewyk): traffic passes and the pool's counters move."""
@@ -465,7 +446,7 @@ class TestSuite_l3_ewyk_mempool(TestSuite):
         tcp0 = self.app.telemetry("/ewyk/tcp/stats")
         proc = subprocess.Popen(
             ["ip", "netns", "exec", self.tb.ns_peer, "taskset", "-c", "1",
-             "/usr/bin/python3", "-c", HOLD_CLIENT, EWYK_IP, "7", str(size)],
+             "/usr/bin/python3", HOLD_CLIENT, EWYK_IP, "7", str(size)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         try:
             shut = proc.stdout.readline().strip()

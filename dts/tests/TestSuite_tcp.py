@@ -44,163 +44,12 @@ BIG = 20 * 1000 * 1000
 PY = "/usr/bin/python3"
 SCAPY_PEER = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "framework", "scapy_peer.py")
-
-# The peer's client, run in the peer namespace (written to the output dir).
-CLIENT = r'''
-import hashlib, json, os, selectors, socket, struct, sys, time
-
-def echo(host, port, payloads, timeout, wait_go=False, rcvbuf=0):
-    sel = selectors.DefaultSelector()
-    conns = []
-    for p in payloads:
-        s = socket.socket()
-        if rcvbuf:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        s.setblocking(False)
-        s.connect_ex((host, port))
-        st = {"s": s, "out": memoryview(p), "off": 0, "in": bytearray(),
-              "shut": False, "done": False, "err": None}
-        sel.register(s, selectors.EVENT_READ | selectors.EVENT_WRITE, st)
-        conns.append(st)
-    deadline = time.monotonic() + timeout
-    pending = len(conns)
-    while pending and time.monotonic() < deadline:
-        for key, ev in sel.select(timeout=0.5):
-            st = key.data
-            s = st["s"]
-            if ev & selectors.EVENT_WRITE and not st["shut"]:
-                try:
-                    st["off"] += s.send(st["out"][st["off"]:st["off"] + 65536])
-                except (BlockingIOError, InterruptedError):
-                    pass
-                except OSError as e:
-                    st["err"] = repr(e)
-                if st["off"] == len(st["out"]) or st["err"]:
-                    try:
-                        s.shutdown(socket.SHUT_WR)
-                    except OSError:
-                        pass
-                    st["shut"] = True
-                    sel.modify(s, selectors.EVENT_READ, st)
-                    if wait_go:
-                        # Tell the test our FIN is out; read nothing until
-                        # it says so (the peer's window stays closed).
-                        print("SHUT", flush=True)
-                        sys.stdin.readline()
-            if ev & selectors.EVENT_READ:
-                if wait_go and not st["shut"]:
-                    time.sleep(0.01)
-                    continue
-                try:
-                    d = s.recv(262144)
-                except (BlockingIOError, InterruptedError):
-                    continue
-                except OSError as e:
-                    st["err"] = repr(e)
-                    d = b""
-                if d:
-                    st["in"] += d
-                else:
-                    st["done"] = True
-                    sel.unregister(s)
-                    s.close()
-                    pending -= 1
-    return conns
-
-def main():
-    mode, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    t0 = time.monotonic()
-    res = {}
-    if mode == "file":
-        data = open(sys.argv[4], "rb").read()
-        c = echo(host, port, [data], float(sys.argv[6]))[0]
-        open(sys.argv[5], "wb").write(c["in"])
-        res = {"sent": c["off"], "received": len(c["in"]), "eof": c["done"],
-               "err": c["err"], "sha256": hashlib.sha256(c["in"]).hexdigest()}
-    elif mode == "many":
-        n, size = int(sys.argv[4]), int(sys.argv[5])
-        pays = [os.urandom(size) for _ in range(n)]
-        cs = echo(host, port, pays, float(sys.argv[6]))
-        res = {"ok": sum(1 for p, c in zip(pays, cs) if c["done"] and bytes(c["in"]) == p),
-               "eof": sum(1 for c in cs if c["done"]),
-               "errors": [c["err"] for c in cs if c["err"]][:5]}
-    elif mode == "halfclose":
-        size = int(sys.argv[4])
-        p = os.urandom(size)
-        c = echo(host, port, [p], 120, wait_go=True, rcvbuf=16384)[0]
-        res = {"ok": bytes(c["in"]) == p, "received": len(c["in"]),
-               "eof": c["done"], "err": c["err"]}
-    elif mode == "rst":
-        s = socket.create_connection((host, port), timeout=5)
-        s.sendall(b"r" * 1000)
-        got = b""
-        while len(got) < 1000:
-            d = s.recv(4096)
-            if not d:
-                break
-            got += d
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        s.close()
-        res = {"echoed": len(got)}
-    elif mode == "refused":
-        try:
-            socket.create_connection((host, port), timeout=5).close()
-            res = {"result": "connected"}
-        except ConnectionRefusedError:
-            res = {"result": "refused"}
-        except OSError as e:
-            res = {"result": repr(e)}
-    res["secs"] = round(time.monotonic() - t0, 3)
-    print(json.dumps(res))
-
-main()
-'''
-
-# Loss, delay and reordering in user space, for kernels without sch_netem:
-# frames between two interfaces of a middle namespace, each direction
-# dropped with probability LOSS, delayed DELAY_MS, and REORDER of them sent
-# at once instead (netem's "reorder": those overtake the delayed ones).
-RELAY = r'''
-import heapq, random, select, socket, sys, time
-a, b = sys.argv[1], sys.argv[2]
-loss, delay, reorder = float(sys.argv[3]), float(sys.argv[4]) / 1000, float(sys.argv[5])
-socks = []
-for ifc in (a, b):
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-    s.setsockopt(263, 23, 1)      # SOL_PACKET, PACKET_IGNORE_OUTGOING
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
-    s.bind((ifc, 0))
-    s.setblocking(False)
-    socks.append(s)
-other = {socks[0]: socks[1], socks[1]: socks[0]}
-heap, seq, stats = [], 0, {"fwd": 0, "lost": 0, "reordered": 0}
-while True:
-    now = time.monotonic()
-    while heap and heap[0][0] <= now:
-        _, _, out, data = heapq.heappop(heap)
-        try:
-            out.send(data)
-            stats["fwd"] += 1
-        except OSError:
-            pass
-    tmo = max(0.0, heap[0][0] - now) if heap else 0.5
-    r, _, _ = select.select(socks, [], [], tmo)
-    for s in r:
-        for _ in range(64):
-            try:
-                data = s.recv(65535)
-            except BlockingIOError:
-                break
-            if random.random() < loss:
-                stats["lost"] += 1
-                continue
-            d = delay
-            if random.random() < reorder:
-                d = 0.0
-                stats["reordered"] += 1
-            seq += 1
-            heapq.heappush(heap, (time.monotonic() + d, seq, other[s], data))
-'''
+# The peer's echo and discard clients, and the relay that impairs a
+# middle namespace's link (loss, delay, reordering) in user space.
+CLIENT = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "framework", "tcp_client.py")
+RELAY = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "framework", "impair_relay.py")
 
 
 class _ExtraTestbed:
@@ -253,12 +102,8 @@ class TestSuite_tcp(TestSuite):
                       "--discard-port", str(DISCARD_PORT)],
             log_name="ewyk-httpd-tcp").start()
         self.dir = log_dir()
-        self.client = os.path.join(self.dir, f"tcp_client_{self.node.tag}.py")
-        with open(self.client, "w") as f:
-            f.write(CLIENT)
-        self.relay_py = os.path.join(self.dir, f"tcp_relay_{self.node.tag}.py")
-        with open(self.relay_py, "w") as f:
-            f.write(RELAY)
+        self.client = CLIENT
+        self.relay_py = RELAY
         self.big = os.path.join(self.dir, f"tcp_big_{self.node.tag}.bin")
         with open(self.big, "wb") as f:
             f.write(os.urandom(BIG))
@@ -268,10 +113,9 @@ class TestSuite_tcp(TestSuite):
         self.tb.peer(f"ping -c 1 -W 3 {EWYK_IP}")
 
     def tear_down_all(self):
-        for p in (getattr(self, "client", None), getattr(self, "relay_py", None),
-                  getattr(self, "big", None)):
-            if p and os.path.exists(p):
-                os.unlink(p)
+        p = getattr(self, "big", None)
+        if p and os.path.exists(p):
+            os.unlink(p)
         for p in os.listdir(log_dir()):
             if p.startswith(f"tcp_out_{self.node.tag}"):
                 os.unlink(os.path.join(log_dir(), p))

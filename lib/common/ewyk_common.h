@@ -32,6 +32,8 @@
 #include <rte_common.h>
 #include <rte_telemetry.h>
 
+#include "ewyk_ctr.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -417,6 +417,7 @@ http_fields_finish(struct ewyk_http_parser *p, struct ewyk_http_request *req)
 
 /* ---- Connection layer (http_conn.c, http_conn_resp.c) ---- */
 
+#include <ewyk_ctr.h>
 #include <ewyk_twheel.h>
 
 enum http_conn_state {
@@ -510,7 +511,7 @@ struct ewyk_http_server {
 	uint64_t ctr[EWYK_HTTP_C_MAX];
 };
 
-#define HTTP_CTR(s, sym, n) ((s)->ctr[EWYK_HTTP_C_##sym] += (n))
+#define HTTP_CTR(s, sym, n) ewyk_ctr_add(&(s)->ctr[EWYK_HTTP_C_##sym], (n))
 
 /* http_conn.c */
 void http_conn_run(struct ewyk_http_conn *c);

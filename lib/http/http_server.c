@@ -130,7 +130,7 @@ ewyk_http_server_counter(const struct ewyk_http_server *s,
 {
 	if (s == NULL || (unsigned int)ctr >= EWYK_HTTP_C_MAX)
 		return 0;
-	return s->ctr[ctr];
+	return ewyk_ctr_read(&s->ctr[ctr]);
 }
 
 const char *

@@ -6,7 +6,7 @@
  * @file
  * ewyk network layer: Ethernet, ARP, IPv4, ICMP echo and port set-up.
  *
- * The layer is split the way the execution model is (DESIGN.md section 2):
+ * The layer is split the way the execution model is (docs/architecture.md):
  *
  * - One @ref ewyk_net context per process holds the ports (their MAC, IPv4
  *   address, MTU, offloads, RSS) and the table of shards. It is built at
@@ -14,10 +14,12 @@
  * - One @ref ewyk_net_shard per RX queue index. A shard owns queue @c q of
  *   every port, its ARP cache, its TX buffers and its counters. Exactly one
  *   lcore works a shard at a time; nothing in a shard is locked.
- * - Other lcores talk to a shard only through its inbox, a bounded MPSC ring
- *   of mbufs (@ref ewyk_net_shard_forward): ARP learnt by one shard is shared
- *   that way, and the layer above uses it to steer a segment to the shard
- *   that owns its flow when the port cannot do RSS.
+ * - Other lcores talk to a shard only through its two inboxes. The frame
+ *   inbox, a bounded MPSC ring of mbufs (@ref ewyk_net_shard_forward): ARP
+ *   learnt by one shard is shared that way, and the layer above uses it to
+ *   steer a segment to the shard that owns its flow when the port cannot do
+ *   RSS; @ref ewyk_net_poll drains it. The message inbox (typed messages,
+ *   ewyk_net_inbox_*() below), drained by ewyk_net_msg_inbox_drain().
  *
  * Receive is run to completion: @ref ewyk_net_poll pulls a burst from each
  * port, validates and answers ARP and ICMP in place, and hands every valid
@@ -184,7 +186,7 @@ struct ewyk_net_conf {
 	uint8_t arp_retries;   /**< requests before giving up; 0 = 3 */
 	uint32_t
 		inbox_size; /**< inbox ring size per shard (power of 2); 0 = 1024 */
-	/* hardening (issue 13) */
+	/* hardening (docs/guides/security.md) */
 	uint32_t
 		arp_resolve_limit; /**< new ARP resolutions per shard and second; 0 = 100, UINT32_MAX = no limit */
 };
@@ -410,16 +412,17 @@ int ewyk_net_l4_register(struct ewyk_net_shard *s, uint8_t proto,
 	ewyk_net_l4_input_t fn, void *arg);
 
 /**
- * One receive pass of the shard: drain its inbox, pull one burst from its
- * queue on every port and take each frame to completion, and do ARP
- * housekeeping (retries, give-ups) when due.
+ * One receive pass of the shard: drain its frame inbox (frames other shards
+ * forwarded here), pull one burst from its queue on every port and take
+ * each frame to completion, and do ARP housekeeping (retries, give-ups)
+ * when due.
  *
  * @param s
  *   shard (only its token holder may call this)
  * @param now
  *   the loop's TSC reading
  * @return
- *   the number of frames taken (received + inbox)
+ *   the number of frames taken (received + frame inbox)
  */
 uint16_t ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now);
 
@@ -631,7 +634,7 @@ int ewyk_net_shard_held_here(const struct ewyk_net_shard *s);
  * want, beside the frame inbox of ewyk_net_shard_forward(). Nothing outside
  * the token holder touches shard state: a completion of a dispatched task or
  * a function to run on the holder is posted here, from any lcore or non-EAL
- * thread, and applied by the holder in its loop (ewyk_net_inbox_drain()),
+ * thread, and applied by the holder in its loop (ewyk_net_msg_inbox_drain()),
  * in order per sender (Jetty's ManagedSelector SelectorUpdate).
  */
 
@@ -736,14 +739,16 @@ int ewyk_net_inbox_call(struct ewyk_net_shard *s, ewyk_net_call_fn fn,
 	void *arg);
 
 /**
- * Apply up to @p max waiting messages, in order per sender. Token holder
- * only: the loop's "drain the inbox" step.
+ * Apply up to @p max waiting messages of the shard's message inbox, in
+ * order per sender (the frame inbox is drained by ewyk_net_poll()). Token
+ * holder only: the loop's "drain the message inbox" step.
  *
  * @param s    the shard
  * @param max  most messages to apply
  * @return the number applied.
  */
-unsigned int ewyk_net_inbox_drain(struct ewyk_net_shard *s, unsigned int max);
+unsigned int ewyk_net_msg_inbox_drain(struct ewyk_net_shard *s,
+	unsigned int max);
 
 /**
  * Read the counters of a shard's message inbox. Any thread.

@@ -66,9 +66,9 @@ net_arp_release(struct ewyk_net_shard *s, struct net_arp_entry *e)
 /*
  * Take a slot for @ip: a free one in its probe window, else the resolving
  * (INCOMPLETE) entry asked longest ago, else the reachable one that goes
- * stale first. Resolving entries go first: anyone can create them (a
- * reply to a spoofed on-link source does), and a real peer's reachable
- * entry must not make room for them (issue 13). What waited on the
+ * stale first. Resolving entries go first: anyone can create them (a reply
+ * to a spoofed on-link source does), and a real peer's reachable entry must
+ * not make room for them (docs/guides/security.md). What waited on the
  * victim is freed and counted (drop_arp_unresolved).
  */
 static struct net_arp_entry *

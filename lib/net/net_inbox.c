@@ -190,7 +190,7 @@ net_inbox_apply(struct ewyk_net_shard *s, struct net_msg_inbox *in,
 }
 
 unsigned int
-ewyk_net_inbox_drain(struct ewyk_net_shard *s, unsigned int max)
+ewyk_net_msg_inbox_drain(struct ewyk_net_shard *s, unsigned int max)
 {
 	struct net_msg_inbox *in = s != NULL ? s->msgs : NULL;
 	struct net_msg m[NET_INBOX_BURST];
@@ -212,8 +212,7 @@ ewyk_net_inbox_drain(struct ewyk_net_shard *s, unsigned int max)
 		done += n;
 	}
 	if (done != 0)
-		__atomic_store_n(&in->applied, in->applied + done,
-			__ATOMIC_RELAXED);
+		ewyk_ctr_add(&in->applied, done);
 	return done;
 }
 
@@ -233,7 +232,7 @@ ewyk_net_inbox_stats_get(const struct ewyk_net_shard *s,
 	for (t = 0; t < RTE_DIM(st->posted); t++)
 		st->posted[t] = __atomic_load_n(&in->posted[t],
 			__ATOMIC_RELAXED);
-	st->applied = __atomic_load_n(&in->applied, __ATOMIC_RELAXED);
+	st->applied = ewyk_ctr_read(&in->applied);
 	st->full = __atomic_load_n(&in->full, __ATOMIC_RELAXED);
 	st->reserved = __atomic_load_n(&in->reserved, __ATOMIC_RELAXED);
 	st->queued = rte_ring_count(in->ring);
@@ -252,7 +251,7 @@ net_inbox_free(struct ewyk_net_shard *s)
 
 	if (in == NULL)
 		return;
-	ewyk_net_inbox_drain(s, UINT32_MAX);
+	ewyk_net_msg_inbox_drain(s, UINT32_MAX);
 	rte_ring_free(in->ring);
 	rte_free(in);
 	s->msgs = NULL;

@@ -310,7 +310,7 @@ ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now)
 	NET_ASSERT_HOLDER(s);
 	s->now = now;
 	/* Inbox first: it holds what other shards learnt or steered here. */
-	total = net_inbox_drain(s, now);
+	total = net_frame_inbox_drain(s, now);
 	for (p = 0; p < net->nb_ports; p++) {
 		uint16_t nb = rte_eth_rx_burst(net->ports[p].port_id, s->id,
 			pkts, EWYK_NET_BURST);

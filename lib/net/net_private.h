@@ -12,6 +12,8 @@
 #include <rte_ip.h>
 #include <rte_ring.h>
 
+#include <ewyk_ctr.h>
+
 #include "ewyk_net.h"
 
 extern int ewyk_net_logtype;
@@ -111,7 +113,7 @@ struct ewyk_net_shard {
 static inline void
 net_ctr_add(struct ewyk_net_shard *s, enum ewyk_net_counter c, uint64_t v)
 {
-	__atomic_store_n(&s->ctr[c], s->ctr[c] + v, __ATOMIC_RELAXED);
+	ewyk_ctr_add(&s->ctr[c], v);
 }
 
 /** Count a drop and free the frame. */
@@ -123,7 +125,7 @@ net_drop(struct ewyk_net_shard *s, struct rte_mbuf *m, enum ewyk_net_counter c)
 }
 
 /* net_shard.c */
-uint16_t net_inbox_drain(struct ewyk_net_shard *s, uint64_t now);
+uint16_t net_frame_inbox_drain(struct ewyk_net_shard *s, uint64_t now);
 
 /* net_stats.c */
 int net_shard_register(struct ewyk_net_shard *s);
@@ -144,7 +146,7 @@ void net_arp_housekeep(struct ewyk_net_shard *s, uint64_t now);
 int net_arp_request(struct ewyk_net_shard *s, uint16_t port, rte_be32_t tip);
 void net_arp_flush(struct ewyk_net_shard *s);
 
-/* net_port.c (hardening, issue 13) */
+/* net_port.c (hardening, docs/guides/security.md) */
 struct rte_eth_stats;
 void net_port_stats_poll(struct ewyk_net_shard *s);
 void net_port_rx_drops(struct ewyk_net_shard *s, uint16_t port,

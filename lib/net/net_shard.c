@@ -45,7 +45,7 @@ ewyk_net_create(const struct ewyk_net_conf *conf)
 		return NULL;
 	}
 	net->conf = *conf;
-	/* hardening (issue 13): the ARP table's hash key, per boot */
+	/* hardening: the ARP table's hash key, per boot */
 	if (getentropy(&net->arp_k0, sizeof(net->arp_k0)) != 0 ||
 		getentropy(&net->arp_k1, sizeof(net->arp_k1)) != 0) {
 		rte_free(net);
@@ -281,7 +281,7 @@ ewyk_net_shard_forward(struct ewyk_net_shard *target, struct rte_mbuf *m,
 
 /* Take what other lcores sent this shard; the receive pass calls it first. */
 uint16_t
-net_inbox_drain(struct ewyk_net_shard *s, uint64_t now)
+net_frame_inbox_drain(struct ewyk_net_shard *s, uint64_t now)
 {
 	struct rte_mbuf *pkts[EWYK_NET_BURST];
 	unsigned int n, i;

@@ -451,19 +451,6 @@ ewyk_pool_stats_get(const struct ewyk_pool *p, struct ewyk_pool_stats *stats)
 }
 
 int
-ewyk_pool_stats_reset(struct ewyk_pool *p)
-{
-	unsigned int l;
-
-	if (p == NULL)
-		return -EINVAL;
-	for (l = 0; l < RTE_MAX_LCORE; l++)
-		memset(&p->head.lc[l]->stats, 0, sizeof(p->head.lc[l]->stats));
-	memset(&p->anon_stats, 0, sizeof(p->anon_stats));
-	return 0;
-}
-
-int
 ewyk_pool_info_get(const struct ewyk_pool *p, struct ewyk_pool_info *info)
 {
 	const struct ewyk_pool_lcore *lc;

@@ -69,6 +69,8 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
+#include <ewyk_ctr.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -486,16 +488,6 @@ int ewyk_pool_lcore_stats_get(const struct ewyk_pool *pool,
 	unsigned int lcore_id, struct ewyk_pool_stats *stats);
 
 /**
- * Zero all counters (not atomic with respect to running lcores).
- *
- * @param pool
- *   The pool.
- * @return
- *   0 or -EINVAL.
- */
-int ewyk_pool_stats_reset(struct ewyk_pool *pool);
-
-/**
  * Configuration and gauges.
  *
  * @param pool
@@ -645,7 +637,7 @@ ewyk_pool_get(struct ewyk_pool *pool)
 	if (likely(lcore < RTE_MAX_LCORE)) {
 		lc = h->lc[lcore];
 		if (likely(lc != NULL && lc->len > 0)) {
-			lc->stats.get_hits++;
+			ewyk_ctr_add(&lc->stats.get_hits, 1);
 			return lc->objs[--lc->len];
 		}
 	}
@@ -698,7 +690,7 @@ ewyk_pool_put(struct ewyk_pool *pool, void *obj)
 			} else if (unlikely(obj == NULL)) {
 				return ewyk_pool_put_slow(pool, obj);
 			}
-			lc->stats.put_cached++;
+			ewyk_ctr_add(&lc->stats.put_cached, 1);
 			lc->objs[lc->len++] = obj;
 			return 0;
 		}

@@ -91,7 +91,7 @@ cache_refill(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, unsigned int need)
 		got = rte_ring_sc_dequeue_burst(lc->handback,
 			&lc->objs[lc->len], lc->flush_thresh - lc->len, NULL);
 		lc->len += got;
-		lc->stats.drained += got;
+		ewyk_ctr_add(&lc->stats.drained, got);
 	}
 	if (lc->len < target)
 		lc->len += shared_get(p, lc, &lc->objs[lc->len],
@@ -124,10 +124,10 @@ stash_flush(struct ewyk_pool *p, struct ewyk_pool_lcore *lc)
 		return;
 	if (r != NULL)
 		done = rte_ring_mp_enqueue_burst(r, lc->stash, n, NULL);
-	lc->stats.handback += done;
+	ewyk_ctr_add(&lc->stats.handback, done);
 	if (done < n) {
 		/* The owner is behind: straight to the shared array. */
-		lc->stats.handback_full += n - done;
+		ewyk_ctr_add(&lc->stats.handback_full, n - done);
 		pool_shared_release_bulk(p, lc, lc->stash + done, n - done);
 	}
 	lc->stash_len = 0;
@@ -156,7 +156,7 @@ get_uncached(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void **objs,
 				&lc->objs[lc->len], lc->flush_thresh - lc->len,
 				NULL);
 			lc->len += got;
-			lc->stats.drained += got;
+			ewyk_ctr_add(&lc->stats.drained, got);
 		}
 		from_cache = RTE_MIN(lc->len, n);
 		cache_pop(lc, objs, from_cache);
@@ -187,17 +187,17 @@ ewyk_pool_get_slow(struct ewyk_pool *p, void **objs, unsigned int n, bool all)
 		return 0;
 	if (lc != NULL && lc->size > 0 && n <= lc->flush_thresh) {
 		if (lc->len < n) {
-			lc->stats.get_misses++;
+			ewyk_ctr_add(&lc->stats.get_misses, 1);
 			if (lc->stash_len > 0)
 				stash_flush(p, lc);
 			cache_refill(p, lc, n);
 		} else {
-			lc->stats.get_hits += n;
+			ewyk_ctr_add(&lc->stats.get_hits, n);
 		}
 		got = lc->len >= n ? n : (all ? 0 : lc->len);
 		cache_pop(lc, objs, got);
 		if (got < n) {
-			lc->stats.exhausted++;
+			ewyk_ctr_add(&lc->stats.exhausted, 1);
 			rte_errno = ENOBUFS;
 		}
 		return got;
@@ -216,7 +216,7 @@ put_external(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void *obj)
 			cache_flush_some(p, lc);
 		if (lc->len < lc->flush_thresh) {
 			lc->objs[lc->len++] = obj;
-			lc->stats.put_cached++;
+			ewyk_ctr_add(&lc->stats.put_cached, 1);
 			return 0;
 		}
 		return -ENOSPC;
@@ -267,7 +267,7 @@ ewyk_pool_put_slow(struct ewyk_pool *p, void *obj)
 				return pool_shared_release(p, lc,
 					(uint32_t)idx);
 		} else {
-			lc->stats.remote_frees++;
+			ewyk_ctr_add(&lc->stats.remote_frees, 1);
 			if (!(p->head.flags & EWYK_POOL_F_NO_HANDBACK)) {
 				if (lc->stash_len > 0 &&
 					lc->stash_owner != owner)
@@ -284,7 +284,7 @@ ewyk_pool_put_slow(struct ewyk_pool *p, void *obj)
 	if (lc->len >= lc->flush_thresh)
 		cache_flush_some(p, lc);
 	lc->objs[lc->len++] = obj;
-	lc->stats.put_cached++;
+	ewyk_ctr_add(&lc->stats.put_cached, 1);
 	return 0;
 }
 
@@ -295,7 +295,7 @@ ewyk_pool_get_burst(struct ewyk_pool *p, void **objs, unsigned int n)
 
 	if (lc != NULL && lc->len >= n) {
 		cache_pop(lc, objs, n);
-		lc->stats.get_hits += n;
+		ewyk_ctr_add(&lc->stats.get_hits, n);
 		return n;
 	}
 	return ewyk_pool_get_slow(p, objs, n, false);
@@ -308,7 +308,7 @@ ewyk_pool_get_bulk(struct ewyk_pool *p, void **objs, unsigned int n)
 
 	if (lc != NULL && lc->len >= n) {
 		cache_pop(lc, objs, n);
-		lc->stats.get_hits += n;
+		ewyk_ctr_add(&lc->stats.get_hits, n);
 		return n;
 	}
 	return ewyk_pool_get_slow(p, objs, n, true);
@@ -331,7 +331,7 @@ ewyk_pool_put_bulk(struct ewyk_pool *p, void *const *objs, unsigned int n)
 					break;
 			memcpy(&lc->objs[lc->len], objs, i * sizeof(objs[0]));
 			lc->len += i;
-			lc->stats.put_cached += i;
+			ewyk_ctr_add(&lc->stats.put_cached, i);
 			if (i == n)
 				return n;
 			done = i;
@@ -370,7 +370,7 @@ ewyk_pool_cache_flush(struct ewyk_pool *p)
 		do {
 			got = rte_ring_sc_dequeue_burst(lc->handback, tmp,
 				RTE_DIM(tmp), NULL);
-			lc->stats.drained += got;
+			ewyk_ctr_add(&lc->stats.drained, got);
 			moved += shared_put(p, lc, tmp, got);
 		} while (got > 0);
 	}

@@ -12,6 +12,8 @@
 #include <rte_common.h>
 #include <rte_log.h>
 
+#include <ewyk_ctr.h>
+
 #include "ewyk_pool.h"
 
 extern int ewyk_pool_logtype;
@@ -137,7 +139,7 @@ pool_obj_idx(const struct ewyk_pool *p, const void *obj)
 #define POOL_STAT_ADD(p, lc, field, n)                                  \
 	do {                                                            \
 		if ((lc) != NULL)                                       \
-			(lc)->stats.field += (n);                       \
+			ewyk_ctr_add(&(lc)->stats.field, (n));          \
 		else                                                    \
 			__atomic_fetch_add(&(p)->anon_stats.field, (n), \
 				__ATOMIC_RELAXED);                      \

@@ -7,6 +7,7 @@
 #include <rte_common.h>
 #include <rte_log.h>
 
+#include <ewyk_ctr.h>
 #include <ewyk_twheel.h>
 
 #include "ewyk_purgatory.h"
@@ -61,9 +62,7 @@ struct pg_key {
 	uint32_t count; /* entries in the list */
 };
 
-#define PG_STAT_ADD(p, field, n)                                    \
-	__atomic_store_n(&(p)->stats.field, (p)->stats.field + (n), \
-		__ATOMIC_RELAXED)
+#define PG_STAT_ADD(p, field, n) ewyk_ctr_add(&(p)->stats.field, (n))
 
 struct ewyk_purgatory {
 	struct ewyk_twheel *wheel;

@@ -369,9 +369,7 @@ exec_drain(struct ewyk_strategy_executor *ex, unsigned int max, int slot)
 			now = rte_get_tsc_cycles();
 			if (it[i].t.deadline != 0 && now > it[i].t.deadline) {
 				if (ss != NULL)
-					__atomic_store_n(&ss->expired,
-						ss->expired + 1,
-						__ATOMIC_RELAXED);
+					ewyk_ctr_add(&ss->expired, 1);
 				else
 					__atomic_fetch_add(&ex->expired_other,
 						1, __ATOMIC_RELAXED);
@@ -397,8 +395,7 @@ exec_drain(struct ewyk_strategy_executor *ex, unsigned int max, int slot)
 		done += n;
 	}
 	if (ss != NULL && ran != 0)
-		__atomic_store_n(&ss->pec_run, ss->pec_run + ran,
-			__ATOMIC_RELAXED);
+		ewyk_ctr_add(&ss->pec_run, ran);
 	else if (ran != 0)
 		__atomic_fetch_add(&ex->pec_run_other, ran, __ATOMIC_RELAXED);
 	return done;
@@ -519,7 +516,7 @@ exec_wait_job(struct ewyk_strategy_executor *ex, int slot, const uint32_t *quit,
 				return 0;
 			goto got; /* became FULL, or a kick made it EMPTY */
 		}
-		__atomic_store_n(&ss->parks, ss->parks + 1, __ATOMIC_RELAXED);
+		ewyk_ctr_add(&ss->parks, 1);
 		parked = 1;
 		do {
 			exec_futex_wait(&mb->word, MBOX_PARKED);
@@ -534,7 +531,7 @@ got:
 	if (w != MBOX_FULL)
 		return 0;
 	if (parked)
-		__atomic_store_n(&ss->wakes, ss->wakes + 1, __ATOMIC_RELAXED);
+		ewyk_ctr_add(&ss->wakes, 1);
 	return 1;
 }
 
@@ -666,8 +663,7 @@ ewyk_strategy_executor_serve_opt(struct ewyk_strategy_executor *ex,
 				exec_give(ex, other, JOB_DRAIN, NULL, NULL);
 		}
 		if (kind == JOB_RUN) {
-			__atomic_store_n(&ss->jobs, ss->jobs + 1,
-				__ATOMIC_RELAXED);
+			ewyk_ctr_add(&ss->jobs, 1);
 			fn(arg);
 		}
 	}

@@ -14,6 +14,8 @@
 #include <rte_log.h>
 #include <rte_per_lcore.h>
 
+#include <ewyk_ctr.h>
+
 #include "ewyk_strategy.h"
 
 extern int ewyk_strategy_logtype;
@@ -173,9 +175,7 @@ static inline void
 strategy_count(struct ewyk_strategy *s, uint64_t *field)
 {
 	if (rte_lcore_id() < RTE_MAX_LCORE)
-		__atomic_store_n(field,
-			__atomic_load_n(field, __ATOMIC_RELAXED) + 1,
-			__ATOMIC_RELAXED);
+		ewyk_ctr_add(field, 1);
 	else
 		__atomic_fetch_add(field, 1, __ATOMIC_RELAXED);
 	RTE_SET_USED(s);

@@ -84,8 +84,9 @@ ewyk_strategy_producer_free(struct ewyk_strategy_producer *p)
 /*
  * Call produce() in a non-blocking mode: whatever a nested strategy finds
  * in there (a connection yielding pipelined requests, HTTP/2 streams) must
- * not hand production off nor block on the holder (DESIGN.md section 2,
- * chaining). Inside an outer task the outer mode stays if it is stricter.
+ * not hand production off nor block on the holder (chaining,
+ * docs/guides/strategy.md). Inside an outer task the outer mode stays if it
+ * is stricter.
  */
 static uint32_t
 producer_produce(struct ewyk_strategy_producer *p)

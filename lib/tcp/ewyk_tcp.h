@@ -305,7 +305,7 @@ struct ewyk_tcp_conf {
 	uint16_t
 		ephemeral_hi; /**< last local port of active opens; 0 = 60999 */
 	uint64_t secret;      /**< ISN/cookie/timestamp secret; 0 = random */
-	/* hardening (issue 13) */
+	/* hardening (docs/guides/security.md) */
 	uint32_t
 		oow_ratelimit_ms; /**< per connection, at most one answer (duplicate ACK, challenge ACK, SYN-ACK) to an out-of-window, PAWS-failing or repeated SYN segment per this; 0 = 500, UINT32_MAX = no limit */
 	uint32_t

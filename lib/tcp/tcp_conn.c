@@ -39,11 +39,9 @@ tcp_set_state(struct ewyk_tcp_conn *c, enum ewyk_tcp_state s)
 	if (old == s)
 		return;
 	if (old != EWYK_TCP_CLOSED)
-		__atomic_store_n(&t->states[old], t->states[old] - 1,
-			__ATOMIC_RELAXED);
+		ewyk_ctr_sub(&t->states[old], 1);
 	if (s != EWYK_TCP_CLOSED)
-		__atomic_store_n(&t->states[s], t->states[s] + 1,
-			__ATOMIC_RELAXED);
+		ewyk_ctr_add(&t->states[s], 1);
 	c->state = (uint8_t)s;
 }
 
@@ -234,7 +232,7 @@ ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 	}
 	if (send_coalesce(c, m, len))
 		return 0;
-	/* Buffers count as what they pin (issue 13): refused over budget. */
+	/* Buffers count as what they pin (tcp_limits.c): refused over budget. */
 	if (!tcp_send_fits(c, m->nb_segs)) {
 		c->want_writable = 1;
 		tcp_ctr_inc(t, EWYK_TCP_SEND_REFUSED);

@@ -53,7 +53,7 @@ conf_defaults(struct ewyk_tcp_conf *c)
 	DEF(challenge_ack_limit, 1000);
 	DEF(ephemeral_lo, 32768);
 	DEF(ephemeral_hi, 60999);
-	/* hardening (issue 13) */
+	/* hardening (docs/guides/security.md) */
 	DEF(oow_ratelimit_ms, 500);
 	DEF(orphan_timeout_ms, 60000);
 	DEF(persist_max_ms, 300000);

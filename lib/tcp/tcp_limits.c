@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What one peer, or all peers together, may hold of a shard (issue 13):
- * connections per source address, and the mbufs the send and
- * out-of-order queues pin. Buffers are counted as the mbufs they pin,
- * not the payload bytes they carry: a 1-byte segment pins a whole
- * buffer, so a few connections of 1-byte segments could empty the pool
- * the shard also receives into.
+ * What one peer, or all peers together, may hold of a shard
+ * (docs/guides/security.md, "Memory"): connections per source address, and
+ * the mbufs the send and out-of-order queues pin. Buffers are counted as
+ * the mbufs they pin, not the payload bytes they carry: a 1-byte segment
+ * pins a whole buffer, so a few connections of 1-byte segments could empty
+ * the pool the shard also receives into.
  */
 
 #include <errno.h>

@@ -2,7 +2,7 @@
 /*
  * Passive opens: a listener's SYN (RFC 9293 3.10.7.2), SYN cookies when
  * its backlog is full (RFC 4987) and the ACK that redeems one, with the
- * per-source limit (issue 13). The handshake's end is tcp_establish()
+ * per-source limit (tcp_limits.c). The handshake's end is tcp_establish()
  * (tcp_state.c).
  */
 

@@ -11,6 +11,8 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_tcp.h>
 
+#include <ewyk_ctr.h>
+
 #include "ewyk_tcp.h"
 #include "ewyk_twheel.h"
 #include "ewyk_pool.h"
@@ -58,7 +60,7 @@ extern int ewyk_tcp_logtype;
 #define TCP_MAX_PIECES 16  /* referenced buffers per segment */
 #define TCP_HDR_ROOM 64    /* headroom kept for IPv4 + Ethernet + VLAN */
 #define TCP_COOKIE_PERIOD_S 64 /* SYN cookie time slot */
-#define TCP_COALESCE_MAX 512   /* sends up to this are copied (issue 13) */
+#define TCP_COALESCE_MAX 512   /* sends up to this are copied (pin less) */
 #define TCP_SEND_MIN_MBUFS 4   /* an empty send queue may take, budget spent */
 #define TCP_TW_ISS_GAP 131072  /* new ISS above the TIME_WAIT's SND.NXT */
 /*
@@ -225,7 +227,7 @@ struct ewyk_tcp_conn {
 	struct ewyk_twheel_timer delack_tmr;
 	struct ewyk_twheel_timer misc_tmr;
 
-	/* hardening (issue 13) */
+	/* hardening (docs/guides/security.md) */
 	uint64_t oow_tsc;  /* last answer to an out-of-window segment */
 	uint64_t zwnd_tsc; /* persist: since when the window is zero (0: not) */
 	uint64_t orphan_tsc; /* when the application closed (0: not) */
@@ -265,7 +267,7 @@ struct ewyk_tcp {
 	uint64_t chack_sec; /* second the challenge-ACK budget is for */
 	uint32_t
 		chack_left; /* challenge ACKs still allowed in it (randomised) */
-	/* hardening (issue 13) */
+	/* hardening (docs/guides/security.md) */
 	uint64_t ck0, ck1;  /* SipHash key of the SYN cookies (own secret) */
 	uint64_t hk0, hk1;  /* SipHash key of the connection table */
 	uint64_t rst_sec;   /* second the RST count is for */
@@ -288,7 +290,7 @@ struct ewyk_tcp {
 static inline void
 tcp_ctr_add(struct ewyk_tcp *t, enum ewyk_tcp_counter c, uint64_t v)
 {
-	__atomic_store_n(&t->ctr[c], t->ctr[c] + v, __ATOMIC_RELAXED);
+	ewyk_ctr_add(&t->ctr[c], v);
 }
 
 static inline void
@@ -365,12 +367,12 @@ uint32_t tcp_cookie_make(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 int tcp_cookie_check(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 	rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint32_t cookie);
 uint32_t tcp_cookie_tsval(uint32_t ts_now, int wscale, bool sack);
-/* hardening (issue 13) */
+/* hardening (docs/guides/security.md) */
 int tcp_crypto_init(struct ewyk_tcp *t);
 uint32_t tcp_keyed_rand(struct ewyk_tcp *t, uint32_t tag, uint64_t x);
 void tcp_cookie_ts_decode(uint32_t tsecr, int *wscale, bool *sack);
 
-/* tcp_limits.c (hardening, issue 13) */
+/* tcp_limits.c (hardening: what one peer may hold) */
 int tcp_limits_init(struct ewyk_tcp *t);
 bool tcp_src_full(struct ewyk_tcp *t, rte_be32_t rip);
 void tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);

@@ -120,7 +120,7 @@ deliver(struct ewyk_tcp_conn *c, struct rte_mbuf *m, uint32_t len)
 
 /*
  * A small segment that continues the queued entry @p prev is copied into
- * that entry's last buffer (buffers count as what they pin, issue 13):
+ * that entry's last buffer (buffers count as what they pin, tcp_limits.c):
  * a stream of one-byte segments behind a hole holds a few buffers, not
  * one each. Entries that are not adjacent keep a buffer each, under the
  * budgets of tcp_ooo_fits().

@@ -339,11 +339,11 @@ tlp(struct ewyk_tcp_conn *c)
 }
 
 /*
- * Limits no ACK can lift (issue 13): a connection the application closed
- * lives at most orphan_timeout_ms in FIN_WAIT_1, CLOSING or LAST_ACK,
- * and one whose peer keeps its window at zero while data waits at most
- * persist_max_ms; a zero-window ACK resets the retry count, not these.
- * Returns true when the connection was given up (reset).
+ * Limits no ACK can lift (docs/guides/security.md): a connection the
+ * application closed lives at most orphan_timeout_ms in FIN_WAIT_1, CLOSING
+ * or LAST_ACK, and one whose peer keeps its window at zero while data waits
+ * at most persist_max_ms; a zero-window ACK resets the retry count, not
+ * these. Returns true when the connection was given up (reset).
  */
 static bool
 give_up(struct ewyk_tcp_conn *c)

@@ -4,6 +4,8 @@
 
 #include <rte_log.h>
 
+#include <ewyk_ctr.h>
+
 #include "ewyk_twheel.h"
 
 extern int ewyk_twheel_logtype;
@@ -25,9 +27,7 @@ extern int ewyk_twheel_logtype;
 #define TW_CB_SHIFT (TW_TICK_BITS + 3)
 
 /* Counters are written by the owner only, read by telemetry. */
-#define TW_STAT_ADD(w, field, n)                                    \
-	__atomic_store_n(&(w)->stats.field, (w)->stats.field + (n), \
-		__ATOMIC_RELAXED)
+#define TW_STAT_ADD(w, field, n) ewyk_ctr_add(&(w)->stats.field, (n))
 
 /* Registry (twheel_registry.c): named wheels in the registry of lib/common. */
 int twheel_register(struct ewyk_twheel *w);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Scripts of the hardening review (issue 13): blind attacks by someone who
- * knows the 4-tuple but not the sequence numbers, and the limits that keep
- * one peer from holding a shard's resources. Each failed before its fix.
+ * Scripts of the hardening review (docs/guides/security.md): blind attacks
+ * by someone who knows the 4-tuple but not the sequence numbers, and the
+ * limits that keep one peer from holding a shard's resources. Each failed
+ * before its fix.
  */
 
 #include <errno.h>
@@ -429,9 +430,9 @@ test_ooo_coalesce(void **state)
 }
 
 /*
- * The echo of issue 13: 8,000 one-byte segments in order to an echo
- * whose peer advertises a zero window. The send buffer (here 4,000
- * bytes) fills, the rest waits in the echo's chain. Both copy small
+ * The echo that pinned a buffer per byte: 8,000 one-byte segments in order
+ * to an echo whose peer advertises a zero window. The send buffer (here
+ * 4,000 bytes) fills, the rest waits in the echo's chain. Both copy small
  * payloads, so the connection pins a few buffers, far under its share
  * (conn_mbuf_max, here 64), not 8,000; the bytes wait in order.
  */

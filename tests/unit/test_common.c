@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of lib/common: counter tables as Prometheus text, the
- * registry of named objects and its telemetry commands.
+ * Unit tests of lib/common: the single-writer counter add, counter tables
+ * as Prometheus text, the registry of named objects and its telemetry
+ * commands.
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,10 +21,54 @@
 #include <rte_malloc.h>
 
 #include <ewyk_common.h>
+#include <ewyk_ctr.h>
 #include <ewyk_net.h>
 #include <ewyk_tcp.h>
 
 #include "test_common.h"
+
+/* ---- Single-writer counters ---- */
+
+#define CTR_ADDS 1000000u
+
+static void *
+ctr_writer(void *arg)
+{
+	uint64_t *c = arg;
+	unsigned int i;
+
+	for (i = 0; i < CTR_ADDS; i++)
+		ewyk_ctr_add(c, 3);
+	return NULL;
+}
+
+/* One thread adds, another reads: every read is a whole value the writer
+ * stored (a multiple of 3, never going back), and the last is the sum.
+ */
+static void
+test_ctr_single_writer(void **state)
+{
+	uint64_t c = 0, prev = 0, v;
+	pthread_t w;
+
+	(void)state;
+	assert_int_equal(pthread_create(&w, NULL, ctr_writer, &c), 0);
+	do {
+		v = ewyk_ctr_read(&c);
+		assert_true(v >= prev);
+		assert_int_equal(v % 3, 0);
+		prev = v;
+	} while (v < 3ull * CTR_ADDS);
+	assert_int_equal(pthread_join(w, NULL), 0);
+	assert_int_equal(ewyk_ctr_read(&c), 3ull * CTR_ADDS);
+	ewyk_ctr_sub(&c, 3ull * CTR_ADDS - 1);
+	assert_int_equal(ewyk_ctr_read(&c), 1);
+	ewyk_ctr_sub(&c, 1);
+	assert_int_equal(c, 0);
+	ewyk_ctr_add(&c, UINT64_MAX);
+	ewyk_ctr_add(&c, 2);
+	assert_int_equal(c, 1); /* wraps as unsigned */
+}
 
 /* ---- Prometheus text ---- */
 
@@ -336,6 +382,7 @@ int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ctr_single_writer),
 		cmocka_unit_test(test_prom_exact),
 		cmocka_unit_test(test_prom_invalid),
 		cmocka_unit_test(test_counter_lists),

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/net hardening (issue 13): SipHash against reference vectors, the
- * keyed ARP table, no echo reply to group sources, source address checks,
- * the NIC's receive drops as counters, the ARP table evicting incomplete
- * entries first and the per-shard limit on new resolutions. Run by
- * test_net.c's main.
+ * lib/net hardening (docs/guides/security.md): SipHash against reference
+ * vectors, the keyed ARP table, no echo reply to group sources, source
+ * address checks, the NIC's receive drops as counters, the ARP table
+ * evicting incomplete entries first and the per-shard limit on new
+ * resolutions. Run by test_net.c's main.
  */
 
 #include <setjmp.h>

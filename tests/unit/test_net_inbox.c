@@ -159,7 +159,7 @@ test_msg_inbox(void **state)
 	assert_int_equal(st.full, 3);
 	assert_int_equal(st.queued, 7);
 	assert_int_equal(st.reserved, 0);
-	assert_int_equal(ewyk_net_inbox_drain(sh[0], 100), 7);
+	assert_int_equal(ewyk_net_msg_inbox_drain(sh[0], 100), 7);
 	assert_int_equal(lg.calls, 6);
 	assert_int_equal(lg.completions, 1);
 	/* Two senders at once: this lcore and a non-EAL thread. */
@@ -167,10 +167,10 @@ test_msg_inbox(void **state)
 	while (i < MSG_N || lg.next[1] < MSG_N) {
 		if (i < MSG_N && ewyk_net_inbox_complete(sh[0], i, &lg, 0) == 0)
 			i++;
-		ewyk_net_inbox_drain(sh[0], 4);
+		ewyk_net_msg_inbox_drain(sh[0], 4);
 	}
 	assert_int_equal(pthread_join(t, NULL), 0);
-	ewyk_net_inbox_drain(sh[0], UINT32_MAX);
+	ewyk_net_msg_inbox_drain(sh[0], UINT32_MAX);
 	assert_int_equal(lg.bad, 0);
 	assert_int_equal(lg.next[0], MSG_N);
 	assert_int_equal(lg.next[1], MSG_N);

@@ -35,15 +35,16 @@
 #include "strategy_util.h"
 
 /*
- * The issue's scenario: 1 reserved lcore, 2 shards. Shard 0's long BLOCKING
- * task goes EPC (the reserved lcore R takes shard 0's token and polls it);
- * shard 1's BLOCKING task, produced meanwhile on W1, finds no idle reserved
- * lcore and is queued (PEC). It must start on the first lcore that becomes
- * free: W0 when its EPC task returns (W1 keeps polling its shard), or W1
- * itself when its producer releases the token with F_SERVE_RING. Before,
- * only a reserved lcore holding no token read the ring: the task waited
- * for production to come home to W0 and R to return to the executor.
- * The queueing delay is printed (not asserted: the machine is shared).
+ * The first-free scenario: 1 reserved lcore, 2 shards. Shard 0's long
+ * BLOCKING task goes EPC (the reserved lcore R takes shard 0's token and
+ * polls it); shard 1's BLOCKING task, produced meanwhile on W1, finds no
+ * idle reserved lcore and is queued (PEC). It must start on the first lcore
+ * that becomes free: W0 when its EPC task returns (W1 keeps polling its
+ * shard), or W1 itself when its producer releases the token with
+ * F_SERVE_RING. Before, only a reserved lcore holding no token read the
+ * ring: the task waited for production to come home to W0 and R to return
+ * to the executor. The queueing delay is printed (not asserted: the machine
+ * is shared).
  */
 #define FF_LONG_S 0.3
 

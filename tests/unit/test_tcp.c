@@ -642,6 +642,9 @@ main(int argc, char **argv)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_send_under_flood);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_echo_zero_window);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_echo_recv_budget);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_nagle);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_conn_own_ops);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_shard_contexts);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_clean);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_loopback_lossy_sack);

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/tcp's per-connection knobs and accessors, run by test_tcp.c's main:
+ * Nagle's algorithm (ewyk_tcp_set_nodelay()) through the script harness,
+ * a connection's own callbacks and context (ewyk_tcp_conn_set_ops(),
+ * ewyk_tcp_conn_ctx(), ewyk_tcp_conn_tcp()), and the contexts of a
+ * network's shards (ewyk_tcp_shard(), ewyk_tcp_counter_sum()).
+ */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <rte_mbuf.h>
+
+#include <ewyk_net.h>
+
+#include "tcp_private.h"
+#include "tcp_script.h"
+
+/*
+ * Nagle (RFC 9293 3.7.4), asked for with ewyk_tcp_set_nodelay(c, false):
+ * a small send goes at once when nothing is in flight, and is held while
+ * data is unacknowledged until the ACK comes or a full segment's worth
+ * is queued. With nodelay (the default) the same small send leaves at
+ * once, in flight or not.
+ */
+void
+test_nagle(void **state)
+{
+	static const struct script sc = { .name = "nagle" };
+	static const struct step open[] = { PASSIVE_OPEN, END };
+	static const struct step nagle[] = {
+		/* Nothing in flight: the small send leaves. */
+		SEND(100), OUT(F_ACK | F_PSH, 1, 1, .len = 100),
+		/* 100 bytes in flight: 50 more wait for the ACK... */
+		SEND(50), NOOUT,
+		/* ...which sends them. */
+		IN(F_ACK, 1, 101), OUT(F_ACK | F_PSH, 101, 1, .len = 50),
+		/* 50 in flight, 40 held; 1,410 more make a full segment
+		 * (MSS 1448 with timestamps): it leaves, the last 2 wait. */
+		SEND(40), NOOUT, SEND(1410), OUT(F_ACK, 151, 1, .len = 1448),
+		NOOUT, IN(F_ACK, 1, 1599),
+		OUT(F_ACK | F_PSH, 1599, 1, .len = 2), IN(F_ACK, 1, 1601),
+		NOOUT, END
+	};
+	static const struct step nodelay[] = { SEND(100),
+		OUT(F_ACK | F_PSH, 1601, 1, .len = 100),
+		/* In flight, and still sent at once. */
+		SEND(50), OUT(F_ACK | F_PSH, 1701, 1, .len = 50),
+		IN(F_ACK, 1, 1751), NOOUT, END };
+
+	RTE_SET_USED(state);
+	script_begin(&sc);
+	run_steps(open);
+	ewyk_tcp_set_nodelay(H.conn, false);
+	run_steps(nagle);
+	ewyk_tcp_set_nodelay(H.conn, true);
+	run_steps(nodelay);
+	ewyk_tcp_set_nodelay(NULL, false); /* no-op */
+	assert_int_equal(H.ncap, H.rcap);
+	h_free();
+	memset(&H, 0, sizeof(H));
+}
+
+/* The callbacks a connection is given after its accept. */
+static struct {
+	unsigned int recv, closed;
+	void *ctx;
+} own;
+
+static void
+own_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
+{
+	own.recv += m->pkt_len;
+	own.ctx = ctx;
+	ewyk_tcp_recvd(c, m->pkt_len);
+	rte_pktmbuf_free(m);
+}
+
+static void
+own_closed(void *ctx, struct ewyk_tcp_conn *c, int err)
+{
+	RTE_SET_USED(c);
+	RTE_SET_USED(err);
+	own.closed++;
+	own.ctx = ctx;
+}
+
+static const struct ewyk_tcp_ops own_ops = {
+	.recv = own_recv,
+	.closed = own_closed,
+};
+
+/*
+ * A connection accepted on the listener's callbacks moves to its own
+ * (ewyk_tcp_conn_set_ops()) with its own context: the data and the end
+ * go there, not to the listener's; the accessors give back what was set.
+ */
+void
+test_conn_own_ops(void **state)
+{
+	static const struct script sc = { .name = "conn_own_ops" };
+	static const struct step open[] = { PASSIVE_OPEN, END };
+	static const struct step data[] = { IN(F_ACK | F_PSH, 1, 1, .len = 300),
+		OUT(F_ACK, 1, 301), END };
+	static const struct step rst[] = { IN(F_RST, 301, 0), GONE, END };
+	int cookie;
+
+	RTE_SET_USED(state);
+	memset(&own, 0, sizeof(own));
+	script_begin(&sc);
+	run_steps(open);
+	assert_ptr_equal(ewyk_tcp_conn_tcp(H.conn), H.t);
+	assert_null(ewyk_tcp_conn_ctx(H.conn)); /* the listener's: NULL */
+	ewyk_tcp_conn_set_ops(H.conn, &own_ops);
+	ewyk_tcp_conn_set_ctx(H.conn, &cookie);
+	assert_ptr_equal(ewyk_tcp_conn_ctx(H.conn), &cookie);
+	run_steps(data);
+	assert_int_equal(own.recv, 300);
+	assert_ptr_equal(own.ctx, &cookie);
+	run_steps(rst);
+	assert_int_equal(own.closed, 1);
+	/* The harness's callbacks saw nothing past the accept. */
+	assert_int_equal(H.nev, H.rev);
+	assert_int_equal(H.ncap, H.rcap);
+	/* NULL in, nothing done, NULL out. */
+	ewyk_tcp_conn_set_ops(NULL, &own_ops);
+	ewyk_tcp_conn_set_ctx(NULL, &cookie);
+	assert_null(ewyk_tcp_conn_ctx(NULL));
+	assert_null(ewyk_tcp_conn_tcp(NULL));
+	h_free();
+	memset(&H, 0, sizeof(H));
+}
+
+/*
+ * Contexts made on the shards of a network (no ports are needed): each
+ * knows its shard, is found by its shard id, and ewyk_tcp_counter_sum()
+ * adds up a counter over the registered ones only. A context without a
+ * shard has none and is not counted; a freed one stops counting.
+ */
+void
+test_shard_contexts(void **state)
+{
+	struct ewyk_net_conf nc = { .nb_shards = 2 };
+	struct ewyk_net_shard *s[2];
+	struct ewyk_tcp_conf cf;
+	struct ewyk_tcp *t[2], *lone;
+	struct ewyk_net *net;
+	const enum ewyk_tcp_counter k = EWYK_TCP_SEG_IN;
+	unsigned int i;
+
+	RTE_SET_USED(state);
+	net = ewyk_net_create(&nc);
+	assert_non_null(net);
+	for (i = 0; i < 2; i++) {
+		s[i] = ewyk_net_shard_create(net, (uint16_t)i, SOCKET_ID_ANY,
+			mp);
+		assert_non_null(s[i]);
+		memset(&cf, 0, sizeof(cf));
+		cf.shard = s[i];
+		t[i] = ewyk_tcp_create(&cf);
+		assert_non_null(t[i]);
+		assert_ptr_equal(ewyk_tcp_shard(t[i]), s[i]);
+		assert_ptr_equal(ewyk_tcp_get((uint16_t)i), t[i]);
+	}
+	make_ctx(&(const struct script){ .name = "lone" });
+	lone = H.t;
+	assert_null(ewyk_tcp_shard(lone));
+	assert_null(ewyk_tcp_shard(NULL));
+
+	/* The counters' only writer is the shard's holder: here, us. */
+	assert_int_equal(ewyk_tcp_counter_sum(k), 0);
+	tcp_ctr_add(t[0], k, 3);
+	tcp_ctr_add(t[1], k, 4);
+	tcp_ctr_add(lone, k, 100);
+	assert_int_equal(ewyk_tcp_counter_sum(k), 7);
+	assert_int_equal(ewyk_tcp_counter_sum(EWYK_TCP_COUNTER_MAX), 0);
+	ewyk_tcp_free(t[1]);
+	assert_null(ewyk_tcp_get(1));
+	assert_int_equal(ewyk_tcp_counter_sum(k), 3);
+	ewyk_tcp_free(t[0]);
+	assert_int_equal(ewyk_tcp_counter_sum(k), 0);
+	h_free();
+	memset(&H, 0, sizeof(H));
+	ewyk_net_free(net);
+}
