@@ -133,6 +133,18 @@ class EwykHttpd:
     def net_stats(self):
         return self.telemetry("/ewyk/net/stats")
 
+    def shard_stats(self, shard=0):
+        """One shard's row of /ewyk/stats (mbufs in use, ...)."""
+        return self.telemetry("/ewyk/stats")[f"shard_{shard}"]
+
+    def tcp_stats(self):
+        """lib/tcp's counters, summed over the shards."""
+        return self.telemetry("/ewyk/tcp/stats")
+
+    def http_stats(self, shard=0):
+        """lib/http's counters and gauges of one shard."""
+        return self.telemetry(f"/ewyk/http/stats,{shard}")
+
 
 def log_dir():
     d = os.environ.get("EWYK_DTS_OUTPUT",

@@ -63,18 +63,6 @@ PEER_PY = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "framework", "hardening_peer.py")
 
 
-def _shard(app):
-    return app.telemetry("/ewyk/stats")["shard_0"]
-
-
-def _tcp(app):
-    return app.telemetry("/ewyk/tcp/stats")
-
-
-def _http(app):
-    return app.telemetry("/ewyk/http/stats,0")
-
-
 class TestSuite_hardening(TestSuite):
 
     def set_up_all(self):
@@ -142,9 +130,9 @@ class TestSuite_hardening(TestSuite):
 
     def _back_to(self, app, base, timeout=20):
         """mbufs in use back to the baseline (within the cache slack)."""
-        ok = wait_for(lambda: _shard(app)["mbufs_in_use"] <= base + CACHE_SLACK,
+        ok = wait_for(lambda: app.shard_stats()["mbufs_in_use"] <= base + CACHE_SLACK,
                       timeout=timeout, interval=0.3)
-        assert ok, (base, _shard(app))
+        assert ok, (base, app.shard_stats())
 
     # -- tests ------------------------------------------------------------
     def test_bad_options(self):
@@ -171,9 +159,9 @@ class TestSuite_hardening(TestSuite):
         if not have("hping3"):
             raise AssertionError("hping3 missing")
         app = self.app
-        base = _shard(app)["mbufs_in_use"]
-        hbase = _http(app)["conns_in_use"]
-        t0 = _tcp(app)
+        base = app.shard_stats()["mbufs_in_use"]
+        hbase = app.http_stats()["conns_in_use"]
+        t0 = app.tcp_stats()
         stop = self._stopfile("flood")
         flood = subprocess.Popen(
             ["ip", "netns", "exec", self.tb.ns_peer, "taskset", "-c", "1",
@@ -183,13 +171,13 @@ class TestSuite_hardening(TestSuite):
         proc = self._spawn(*[stop if a == "{stop}" else a for a in client])
         peak = hpeak = 0
         while flood.poll() is None:
-            peak = max(peak, _shard(app)["mbufs_in_use"])
-            hpeak = max(hpeak, _http(app)["conns_in_use"])
+            peak = max(peak, app.shard_stats()["mbufs_in_use"])
+            hpeak = max(hpeak, app.http_stats()["conns_in_use"])
             time.sleep(0.5)
         open(stop, "w").close()
         r = self._join(proc)
         os.unlink(stop)
-        t1 = _tcp(app)
+        t1 = app.tcp_stats()
         return r, t0, t1, base, peak, hbase, hpeak
 
     def test_syn_flood(self):
@@ -221,19 +209,19 @@ class TestSuite_hardening(TestSuite):
         # A cookie makes no HTTP connection: only curl's (one at a time).
         assert hpeak <= hbase + 4, (hbase, hpeak)
         self._back_to(app, base)
-        assert wait_for(lambda: _http(app)["conns_in_use"] <= hbase,
-                        timeout=10), _http(app)
+        assert wait_for(lambda: app.http_stats()["conns_in_use"] <= hbase,
+                        timeout=10), app.http_stats()
 
     def test_blind_injection(self):
         app = self.app
-        t0 = _tcp(app)
+        t0 = app.tcp_stats()
         sport = 45123
         xfer = self._spawn("transfer", EWYK_IP, PORT, sport, 4000000, 8)
         time.sleep(0.5)
         inj = self._peer("blind", self.tb.if_peer, self.ewyk_mac,
                          self.peer_mac, EWYK_IP, PEER_IP, PORT, sport, 5000)
         r = self._join(xfer)
-        t1 = _tcp(app)
+        t1 = app.tcp_stats()
         d = counter_delta(t0, t1)
         print(f"blind: injected {inj}, transfer {r}, counters {d}")
         assert r["ok"] and r["err"] is None, r
@@ -246,8 +234,8 @@ class TestSuite_hardening(TestSuite):
 
     def test_buffer_exhaustion(self):
         app = self.app
-        base = _shard(app)["mbufs_in_use"]
-        t0 = _tcp(app)
+        base = app.shard_stats()["mbufs_in_use"]
+        t0 = app.tcp_stats()
         # The kernel does not know the scapy connections: its RSTs to
         # ewyk's SYN-ACKs would end them.
         self.node.run("nft add table inet ewykhard", ns=self.tb.ns_peer)
@@ -264,7 +252,7 @@ class TestSuite_hardening(TestSuite):
             # held from then on (the OOO tool waits 3 s before its RSTs).
             o = json.loads(ooo.stdout.readline())
             h = json.loads(hold.stdout.readline())
-            mid = _shard(app)["mbufs_in_use"]
+            mid = app.shard_stats()["mbufs_in_use"]
             ping = self.tb.peer(f"ping -c 5 -i 0.2 -W 2 {EWYK_IP}", check=False)
             c = self._peer("client", EWYK_IP, PORT, 20, "/nonexistent")
             self._join(ooo)
@@ -274,7 +262,7 @@ class TestSuite_hardening(TestSuite):
             os.unlink(stop)
             self.node.run("nft delete table inet ewykhard", ns=self.tb.ns_peer,
                           check=False)
-        t1 = _tcp(app)
+        t1 = app.tcp_stats()
         d = counter_delta(t0, t1)
         print(f"buffers: ooo {o}, hold {h}, mbufs base {base} during {mid}, "
               f"client {c}, counters {d}")
@@ -292,26 +280,26 @@ class TestSuite_hardening(TestSuite):
         # each connection may pin --tcp-conn-mbufs, all of them together
         # the TCP budget (half the pool); --write-timeout ends them.
         app = self.app
-        base = _shard(app)["mbufs_in_use"]
-        hbase = _http(app)["conns_in_use"]
-        h0 = _http(app)
+        base = app.shard_stats()["mbufs_in_use"]
+        hbase = app.http_stats()["conns_in_use"]
+        h0 = app.http_stats()
         stop = self._stopfile("zw")
         n = 40
         zw = self._spawn("zw", EWYK_IP, HTTP_PORT, n, 1 << 30, stop)
         try:
             z = json.loads(zw.stdout.readline())
-            peak = _shard(app)["mbufs_in_use"]
+            peak = app.shard_stats()["mbufs_in_use"]
             ping = self.tb.peer(f"ping -c 5 -i 0.2 -W 2 {EWYK_IP}",
                                 check=False)
             c = self._peer("curl", EWYK_IP, HTTP_PORT, 10, "/nonexistent",
                            "/bytes/100000")
-            peak = max(peak, _shard(app)["mbufs_in_use"])
+            peak = max(peak, app.shard_stats()["mbufs_in_use"])
             # Ended by the write timeout while the readers still hold
             # their sockets.
-            ended = wait_for(lambda: _http(app)["timeout_write"]
+            ended = wait_for(lambda: app.http_stats()["timeout_write"]
                              - h0["timeout_write"] >= n, timeout=60,
                              interval=0.5)
-            mid = _http(app)
+            mid = app.http_stats()
         finally:
             open(stop, "w").close()
             r = self._join(zw)
@@ -326,14 +314,14 @@ class TestSuite_hardening(TestSuite):
         assert ended, (h0, mid)
         assert r["ended_by_server"] == n, r
         self._back_to(app, base, timeout=30)
-        assert wait_for(lambda: _http(app)["conns_in_use"] <= hbase,
-                        timeout=10), _http(app)
+        assert wait_for(lambda: app.http_stats()["conns_in_use"] <= hbase,
+                        timeout=10), app.http_stats()
 
     def test_blind_injection_http(self):
         # The blind injection of test_blind_injection during a paced
         # download of /bytes/<n>: the body arrives byte-exact.
         app = self.app
-        t0 = _tcp(app)
+        t0 = app.tcp_stats()
         sport = 45124
         dl = self._spawn("download", EWYK_IP, HTTP_PORT, sport, 40000000, 8)
         time.sleep(0.5)
@@ -341,7 +329,7 @@ class TestSuite_hardening(TestSuite):
                          self.peer_mac, EWYK_IP, PEER_IP, HTTP_PORT, sport,
                          5000)
         r = self._join(dl)
-        t1 = _tcp(app)
+        t1 = app.tcp_stats()
         d = counter_delta(t0, t1)
         print(f"blind at HTTP: injected {inj}, download {r}, counters {d}")
         assert r["ok"] and r["err"] is None, r
@@ -353,9 +341,9 @@ class TestSuite_hardening(TestSuite):
         app = self._app("ewyk-httpd-hard-conns", "--tcp-max-conns", "32",
                         "--tcp-max-per-src", "0")
         try:
-            t0 = _tcp(app)
+            t0 = app.tcp_stats()
             r = self._peer("conns", EWYK_IP, PORT, 48, timeout=300)
-            t1 = _tcp(app)
+            t1 = app.tcp_stats()
             d = counter_delta(t0, t1)
             print(f"conns: {r}, counters {d}")
             assert 24 <= r["opened"] <= 32 and r["again"] == r["opened"], r
@@ -363,7 +351,7 @@ class TestSuite_hardening(TestSuite):
             refusals = sum(d.get(k, 0) for k in (
                 "drop_no_conn_mem", "drop_backlog", "drop_cookie"))
             assert refusals > 0, d
-            assert wait_for(lambda: _tcp(app)["state_established"] == 0,
+            assert wait_for(lambda: app.tcp_stats()["state_established"] == 0,
                             timeout=10)
             r2 = self._peer("conns", EWYK_IP, PORT, 8)
             assert r2["opened"] == r2["again"] == 8, r2
@@ -374,14 +362,14 @@ class TestSuite_hardening(TestSuite):
     def test_per_source_limit(self):
         app = self._app("ewyk-httpd-hard-src", "--tcp-max-per-src", "10")
         try:
-            t0 = _tcp(app)
+            t0 = app.tcp_stats()
             r = self._peer("conns", EWYK_IP, PORT, 14, timeout=120)
-            t1 = _tcp(app)
+            t1 = app.tcp_stats()
             d = counter_delta(t0, t1)
             print(f"per-source: {r}; counters {d}")
             assert r["opened"] == r["again"] == 10 and r["refused"] == 4, r
             assert d.get("drop_src_limit", 0) >= 4, d
-            assert wait_for(lambda: _tcp(app)["state_established"] == 0,
+            assert wait_for(lambda: app.tcp_stats()["state_established"] == 0,
                             timeout=10)
             r2 = self._peer("conns", EWYK_IP, PORT, 10)
             assert r2["opened"] == r2["again"] == 10, r2
@@ -392,14 +380,14 @@ class TestSuite_hardening(TestSuite):
     def test_idle_timeout(self):
         app = self._app("ewyk-httpd-hard-idle", "--tcp-idle-ms", "1000")
         try:
-            t0 = _tcp(app)
+            t0 = app.tcp_stats()
             i = self._peer("idle", EWYK_IP, PORT, 20, 3, timeout=60)
-            t1 = _tcp(app)
+            t1 = app.tcp_stats()
             d = counter_delta(t0, t1)
             print(f"idle: {i}; counters {d}")
             assert i["closed_by_server"] == 20, i
             assert d.get("idle_timeout", 0) == 20, d
-            assert _tcp(app)["state_established"] == 0
+            assert app.tcp_stats()["state_established"] == 0
         finally:
             rc = app.stop()
         assert rc == 0, app.log()[-2000:]
@@ -431,27 +419,27 @@ class TestSuite_hardening(TestSuite):
         assert st == 200, st
         page_mbufs = len(page) // 2048 + 1
         assert page_mbufs > 2 * conn_mbufs, len(page)
-        base = _shard(app)["mbufs_in_use"]
-        h0 = _http(app)
+        base = app.shard_stats()["mbufs_in_use"]
+        h0 = app.http_stats()
         stop = self._stopfile("zwm")
         n = 40
         zw = self._spawn("zw", EWYK_IP, HTTP_PORT, n, "/metrics", stop)
         try:
             z = json.loads(zw.stdout.readline())
             # every reader answered (a 200 under way, or a 503)
-            answered = wait_for(lambda: _http(app)["resp_2xx"]
-                                + _http(app)["resp_5xx"] - h0["resp_2xx"]
+            answered = wait_for(lambda: app.http_stats()["resp_2xx"]
+                                + app.http_stats()["resp_5xx"] - h0["resp_2xx"]
                                 - h0["resp_5xx"] >= n, timeout=20,
                                 interval=0.3)
-            peak = _shard(app)["mbufs_in_use"]
+            peak = app.shard_stats()["mbufs_in_use"]
             busy = self._get("/metrics")
-            peak = max(peak, _shard(app)["mbufs_in_use"])
+            peak = max(peak, app.shard_stats()["mbufs_in_use"])
             # the write timeout ends the stalled 200s, freeing snapshots
-            ended = wait_for(lambda: _http(app)["timeout_write"]
+            ended = wait_for(lambda: app.http_stats()["timeout_write"]
                              - h0["timeout_write"] >= snapshots,
                              timeout=30, interval=0.5)
             st, _, text = self._get("/metrics")
-            mid = _http(app)
+            mid = app.http_stats()
         finally:
             open(stop, "w").close()
             r = self._join(zw)
@@ -463,7 +451,7 @@ class TestSuite_hardening(TestSuite):
               f"+{n * page_mbufs}), 503 {n503}, curl while busy "
               f"{busy[0]}, after {st}")
         assert z["conns"] == n, z
-        assert answered, (h0, _http(app))
+        assert answered, (h0, app.http_stats())
         # SNAPSHOTS streams of conn_mbufs + 1 each and n small 503s, with
         # room for the RX path: far below n whole pages.
         bound = snapshots * (conn_mbufs + 2) + 2 * n + CACHE_SLACK // 2
@@ -506,25 +494,25 @@ class TestSuite_hardening(TestSuite):
         try:
             app = self.app = self._app("ewyk-httpd-hard-zwr", "--root", root)
             assert self._fetch_big() == "200 %d" % (4 << 20)
-            base = _shard(app)["mbufs_in_use"]
-            hbase = _http(app)["conns_in_use"]
-            h0 = _http(app)
+            base = app.shard_stats()["mbufs_in_use"]
+            hbase = app.http_stats()["conns_in_use"]
+            h0 = app.http_stats()
             stop = self._stopfile("zwr")
             n = 8
             zw = self._spawn("zw", EWYK_IP, HTTP_PORT, n, "/big.bin", stop)
             try:
                 z = json.loads(zw.stdout.readline())
-                ended = wait_for(lambda: _http(app)["timeout_write"]
+                ended = wait_for(lambda: app.http_stats()["timeout_write"]
                                  - h0["timeout_write"] >= n, timeout=60,
                                  interval=0.5)
-                mid = _http(app)
+                mid = app.http_stats()
             finally:
                 open(stop, "w").close()
                 r = self._join(zw)
                 os.unlink(stop)
-            back = wait_for(lambda: _http(app)["conns_in_use"] <= hbase,
+            back = wait_for(lambda: app.http_stats()["conns_in_use"] <= hbase,
                             timeout=10)
-            after = _http(app)
+            after = app.http_stats()
             print(f"zero-window --root readers: {z} -> {r}, HTTP conns base "
                   f"{hbase} after {after['conns_in_use']}, timeout_write "
                   f"+{mid['timeout_write'] - h0['timeout_write']}")

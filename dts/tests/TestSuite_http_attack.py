@@ -57,18 +57,6 @@ PEER_PY = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "framework", "attack_peer.py")
 
 
-def _shard(app):
-    return app.telemetry("/ewyk/stats")["shard_0"]
-
-
-def _tcp(app):
-    return app.telemetry("/ewyk/tcp/stats")
-
-
-def _http(app):
-    return app.telemetry("/ewyk/http/stats,0")
-
-
 def _busy_cycles(app):
     return app.telemetry("/ewyk/stats")["lcore_0"]["busy_cycles"]
 
@@ -202,9 +190,9 @@ class TestSuite_http_attack(TestSuite):
     def _conns_back(self, app, base, timeout=5):
         """HTTP connection objects in use back to `base` within `timeout`
         s; returns the last figure seen."""
-        wait_for(lambda: _http(app)["conns_in_use"] <= base, timeout=timeout,
+        wait_for(lambda: app.http_stats()["conns_in_use"] <= base, timeout=timeout,
                  interval=0.2)
-        return _http(app)["conns_in_use"]
+        return app.http_stats()["conns_in_use"]
 
     @staticmethod
     def _counted(delta, after, name, at_least):
@@ -216,10 +204,10 @@ class TestSuite_http_attack(TestSuite):
     def test_reset_mid_upload(self):
         app = self._app("atk-rstup")
         try:
-            h0 = _http(app)
+            h0 = app.http_stats()
             r = self._peer("rstup", EWYK_IP, HTTP_PORT, 40, 4, 1000)
             now = self._conns_back(app, h0["conns_in_use"])
-            h1 = _http(app)
+            h1 = app.http_stats()
             d = counter_delta(h0, h1)
             print(f"40 RSTs mid-upload: {r}; HTTP conns in use "
                   f"{h0['conns_in_use']} -> {now}; counters {d}")
@@ -237,10 +225,10 @@ class TestSuite_http_attack(TestSuite):
         # while one is in flight.
         app = self._app(name, "--reserved", "1", lcores="0,1")
         try:
-            h0 = _http(app)
+            h0 = app.http_stats()
             r = self._peer("finup", EWYK_IP, HTTP_PORT, 40, 300000, sent)
             now = self._conns_back(app, h0["conns_in_use"])
-            h1 = _http(app)
+            h1 = app.http_stats()
             d = counter_delta(h0, h1)
             print(f"40 FINs after {sent} of 300000 bytes of body: {r}; "
                   f"HTTP conns in use {h0['conns_in_use']} -> {now}; "
@@ -260,12 +248,12 @@ class TestSuite_http_attack(TestSuite):
     def test_reset_mid_upload_churn(self):
         app = self._app("atk-rstchurn")
         try:
-            h0 = _http(app)
+            h0 = app.http_stats()
             r = self._peer("rstup", EWYK_IP, HTTP_PORT, 2000, 20, 1000,
                            timeout=300)
             g = self._get()
             now = self._conns_back(app, h0["conns_in_use"])
-            h1 = _http(app)
+            h1 = app.http_stats()
             d = counter_delta(h0, h1)
             print(f"2000 RSTs mid-upload: {r}; GET / {g}; HTTP conns in use "
                   f"{h0['conns_in_use']} -> {now}; counters {d}")
@@ -286,7 +274,7 @@ class TestSuite_http_attack(TestSuite):
         for rp in raws:
             rp.p.stdin.write(line + "\n")
             rp.p.stdin.flush()
-        answers, peak = {}, _shard(app)["mbufs_in_use"]
+        answers, peak = {}, app.shard_stats()["mbufs_in_use"]
         end = time.monotonic() + timeout
         while len(answers) < len(raws) and time.monotonic() < end:
             r, _, _ = select.select([rp.p.stdout for rp in raws], [], [],
@@ -294,7 +282,7 @@ class TestSuite_http_attack(TestSuite):
             for i, rp in enumerate(raws):
                 if rp.p.stdout in r:
                     answers[i] = json.loads(rp.p.stdout.readline())
-            peak = max(peak, _shard(app)["mbufs_in_use"])
+            peak = max(peak, app.shard_stats()["mbufs_in_use"])
         assert len(answers) == len(raws), f"raw peers did not answer {line}"
         return [answers[i] for i in range(len(raws))], peak
 
@@ -302,7 +290,7 @@ class TestSuite_http_attack(TestSuite):
         app = self._app("atk-pin", "--header-timeout", "120")
         raws = []
         try:
-            m0, s0 = _shard(app)["mbufs_in_use"], _tcp(app)["seg_in"]
+            m0, s0 = app.shard_stats()["mbufs_in_use"], app.tcp_stats()["seg_in"]
             head = self._payload("pin", long_head(8100, end=False))
             raws = [self._raw(), self._raw()]
             for rp in raws:
@@ -312,7 +300,7 @@ class TestSuite_http_attack(TestSuite):
                                  10, 1)
             sent, peak = self._sampling(app, raws, f"send {head} 0 8000 1")
             during = self._join(during)
-            grown, segs = peak - m0, _tcp(app)["seg_in"] - s0
+            grown, segs = peak - m0, app.tcp_stats()["seg_in"] - s0
             after = self._get()
             print(f"two heads of 8000 one-byte segments: {sent}; mbufs in "
                   f"use +{grown} (peak) for {segs} segments received; GET / "
@@ -332,14 +320,14 @@ class TestSuite_http_attack(TestSuite):
                         "--reserved", "1", lcores="0,1")
         rp = None
         try:
-            m0, s0 = _shard(app)["mbufs_in_use"], _tcp(app)["seg_in"]
+            m0, s0 = app.shard_stats()["mbufs_in_use"], app.tcp_stats()["seg_in"]
             head = self._payload("pinsleep", long_head(3100, end=False))
             rp = self._raw()
             assert rp.cmd("open")["ok"]
             first = b"GET /sleep/3000 HTTP/1.1\r\nHost: x\r\n\r\n"
             r1 = rp.cmd(f"sendhex {first.hex()} 1000")
             (r2,), peak = self._sampling(app, [rp], f"send {head} 0 3000 1")
-            grown, segs = peak - m0, _tcp(app)["seg_in"] - s0
+            grown, segs = peak - m0, app.tcp_stats()["seg_in"] - s0
             r3 = rp.cmd("read 10 60")
             print(f"GET /sleep/3000 then 3000 one-byte segments: {r1} {r2}; "
                   f"mbufs in use +{grown} for {segs} segments; then {r3}")
@@ -359,23 +347,23 @@ class TestSuite_http_attack(TestSuite):
                         lcores="0,1")
         rp = None
         try:
-            m0, s0 = _shard(app)["mbufs_in_use"], _tcp(app)["seg_in"]
+            m0, s0 = app.shard_stats()["mbufs_in_use"], app.tcp_stats()["seg_in"]
             data = os.urandom(3000)
             src = self._payload("echo_in", data)
             out = os.path.join(self.dir, f"atk_{self.node.tag}_echo_out")
-            t0, sh0 = _tcp(app), _shard(app)
+            t0, sh0 = app.tcp_stats(), app.shard_stats()
             rp = self._raw(dport=SLOW_PORT)
             assert rp.cmd("open")["ok"]
             (r1,), peak = self._sampling(app, [rp], f"send {src} 0 3000 1")
-            grown, segs = peak - m0, _tcp(app)["seg_in"] - s0
+            grown, segs = peak - m0, app.tcp_stats()["seg_in"] - s0
             r2 = rp.cmd(f"read 60 3000 {out}", timeout=90)
             with open(out, "rb") as f:
                 echoed = f.read()
             print(f"slow echo fed 3000 one-byte segments: {r1}; mbufs in "
                   f"use +{grown} for {segs} segments; echoed {len(echoed)} "
                   f"bytes, exact {echoed == data}; TCP counters "
-                  f"{counter_delta(t0, _tcp(app))}; shard "
-                  f"{counter_delta(sh0, _shard(app))}")
+                  f"{counter_delta(t0, app.tcp_stats())}; shard "
+                  f"{counter_delta(sh0, app.shard_stats())}")
             assert r1["acked"] == 3000, r1
             assert echoed == data, (
                 f"acknowledged 3000 bytes, echoed {len(echoed)}, "
@@ -433,10 +421,10 @@ class TestSuite_http_attack(TestSuite):
     def test_slow_post(self):
         app = self._app("atk-slowpost", "--body-timeout", "3")
         try:
-            h0 = _http(app)
+            h0 = app.http_stats()
             r = self._peer("trickle", EWYK_IP, HTTP_PORT, PEER_IP, 1, 1.5,
                            100, 12)
-            h1 = _http(app)
+            h1 = app.http_stats()
             d = counter_delta(h0, h1)
             print(f"a body at 1 byte / 1.5 s: {r}; counters {d}")
             assert r["opened"] == 1, r

@@ -38,48 +38,10 @@ URL = f"http://{EWYK_IP}"
 TASK_TIMEOUT_MS = 4000
 BIG = 32 * 1000 * 1000
 
-# On the peer: GET a file, read a little, stall (the server stops under
-# flow control, most of the file unsent), then read to the end. One JSON
-# line: status, Content-Length, bytes of body received.
-STALL_READER = r'''
-import json, socket, sys, time
-host, path, first, stall, mark = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
-s = socket.create_connection((host, 80), timeout=20)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
-s.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path.encode())
-buf = b""
-while b"\r\n\r\n" not in buf:
-    d = s.recv(65536)
-    if not d:
-        break
-    buf += d
-head, _, body = buf.partition(b"\r\n\r\n")
-lines = head.decode("latin-1").split("\r\n")
-status = int(lines[0].split()[1]) if lines and lines[0] else 0
-clen = -1
-for ln in lines[1:]:
-    k, _, v = ln.partition(":")
-    if k.strip().lower() == "content-length":
-        clen = int(v.strip())
-got = len(body)
-while got < first:
-    d = s.recv(65536)
-    if not d:
-        break
-    got += len(d)
-open(mark, "w").close()
-time.sleep(stall)
-err = ""
-try:
-    while got < clen:
-        d = s.recv(1 << 20)
-        if not d:
-            break
-        got += len(d)
-except OSError as e:
-    err = str(e)
-print(json.dumps({"status": status, "length": clen, "got": got, "err": err}))
-'''
+# On the peer: GET a file, read a little, stall, then read to the end
+# (the same reader as TestSuite_http_review's).
+STALL_READER = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "framework", "http_stall_reader.py")
 
 
 def _metric(text, name, labels=None):
@@ -115,17 +77,12 @@ class TestSuite_http_blocking(TestSuite):
         os.makedirs(self.root)
         with open(os.path.join(self.root, "page.html"), "wb") as f:
             f.write(b"<html>static page</html>\n")
-        self.reader = os.path.join(self.dir, f"http_blocking_reader_{tag}.py")
-        with open(self.reader, "w") as f:
-            f.write(STALL_READER)
+        self.reader = STALL_READER
         self.tb = Testbed(self.node)
         self.app = self._start("ewyk-httpd-blocking")
 
     def tear_down_all(self):
         shutil.rmtree(getattr(self, "root", ""), ignore_errors=True)
-        p = getattr(self, "reader", None)
-        if p and os.path.exists(p):
-            os.unlink(p)
 
     # -- helpers ----------------------------------------------------------
     def _timed(self, path, max_time=20):

@@ -22,134 +22,29 @@ addresses added on the peer's veth.
 import json
 import os
 
-from framework.ewyk import EWYK_IP, PEER_IP, PREFIX, EwykHttpd, Testbed, \
-    log_dir
+from framework.ewyk import EWYK_IP, PEER_IP, PREFIX, EwykHttpd, Testbed
 from framework.test_suite import TestSuite
 
 PY = "/usr/bin/python3"
 # More addresses of the peer (its veth), as other sources.
 OTHER_IPS = ["198.18.0.3", "198.18.0.4"]
 
-# On the peer: N keep-alive connections from SRC, one GET / on each; then,
-# with those still open, one connection from each NEW address, one GET /
-# each. Then which of the first ones the server closed (FIN or reset),
-# and whether the last of them is still served. One JSON line.
-CLIENT = r'''
-import json, resource, socket, sys, time
-_, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-host, src, n, new = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-REQ = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
-
-def get(s):
-    """Status of one GET / on s, 0 when the connection is gone."""
-    try:
-        s.sendall(REQ)
-        buf = b""
-        while b"hello world\n" not in buf:
-            d = s.recv(4096)
-            if not d:
-                return 0
-            buf += d
-        return int(buf.split()[1])
-    except OSError:
-        return 0
-
-def conn(src):
-    s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\0\0\0\0\0\0\0")
-    s.settimeout(5)
-    s.bind((src, 0))
-    try:
-        s.connect((host, 80))
-    except OSError:
-        return s, 0
-    return s, get(s)
-
-first = [conn(src) for _ in range(n)]
-ok = [st for _, st in first].count(200)
-others, kept = {}, []
-for a in [x for x in new.split(",") if x]:
-    s, st = conn(a)
-    others[a] = st
-    kept.append(s)  # open: each new client needs an object of its own
-time.sleep(0.3)
-closed = []
-for i, (s, st) in enumerate(first):
-    if st != 200:
-        continue
-    s.setblocking(False)
-    try:
-        gone = s.recv(1) == b""
-    except BlockingIOError:
-        gone = False
-    except OSError:
-        gone = True
-    s.setblocking(True)
-    if gone:
-        closed.append(i)
-alive = [i for i, (_, st) in enumerate(first) if st == 200 and i not in closed]
-last = get(first[alive[-1]][0]) if alive else 0
-for s in [s for s, _ in first] + kept:
-    s.close()
-print(json.dumps({"ok": ok, "others": others, "closed": closed,
-                  "last_alive_status": last}))
-'''
-
-# On the peer: N connections from SRC, then one from SRC2, each start a
-# POST PATH whose body never ends (a tenth of it sent), then read for
-# WAIT s: the statuses of the answers that came (0: none; /sha256 answers
-# at the body's end, /echo at once).
-UPLOADS = r'''
-import json, socket, sys, time
-host, src, n, wait, src2, path = sys.argv[1], sys.argv[2], \
-    int(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6]
-socks = []
-for i in range(n + 1):
-    s = socket.socket()
-    s.bind((src if i < n else src2, 0))
-    s.connect((host, 80))
-    s.sendall(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + b"a" * 100)
-    s.setblocking(False)
-    socks.append(s)
-got = [b""] * (n + 1)
-end = time.monotonic() + wait
-while time.monotonic() < end:
-    for i, s in enumerate(socks):
-        try:
-            got[i] += s.recv(4096)
-        except (BlockingIOError, OSError):
-            pass
-    time.sleep(0.05)
-st = [int(g.split()[1]) if g else 0 for g in got]
-for s in socks:
-    s.close()
-print(json.dumps({"status": st[:n], "other": st[n]}))
-'''
+FRAMEWORK = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "framework")
+# The peer's tools (their usage in their docstrings).
+CLIENT = os.path.join(FRAMEWORK, "slots_client.py")
+UPLOADS = os.path.join(FRAMEWORK, "slots_uploads.py")
 
 
 class TestSuite_http_slots(TestSuite):
 
     def set_up_all(self):
-        self.dir = log_dir()
-        self.client = os.path.join(self.dir,
-                                   f"http_slots_client_{self.node.tag}.py")
-        with open(self.client, "w") as f:
-            f.write(CLIENT)
-        self.uploads = os.path.join(self.dir,
-                                    f"http_slots_uploads_{self.node.tag}.py")
-        with open(self.uploads, "w") as f:
-            f.write(UPLOADS)
+        self.client = CLIENT
+        self.uploads = UPLOADS
         self.tb = Testbed(self.node)
         for ip in OTHER_IPS:
             self.node.run(f"ip addr add {ip}/{PREFIX} dev {self.tb.if_peer}",
                           ns=self.tb.ns_peer)
-
-    def tear_down_all(self):
-        for a in ("client", "uploads"):
-            p = getattr(self, a, None)
-            if p and os.path.exists(p):
-                os.unlink(p)
 
     def _start(self, name, *opts):
         app = EwykHttpd(self.tb, lcores="0",
