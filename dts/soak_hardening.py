@@ -100,9 +100,9 @@ def wrk_figures(out):
 
 
 def sample(app, t0):
-    sh = app.telemetry("/ewyk/stats")["shard_0"]
-    tcp = app.telemetry("/ewyk/tcp/stats")
-    http = app.telemetry("/ewyk/http/stats,0")
+    sh = app.shard_stats()
+    tcp = app.tcp_stats()
+    http = app.http_stats()
     conns = sum(v for k, v in tcp.items() if k.startswith("state_"))
     return {"t": round(time.monotonic() - t0), "mbufs_in_use": sh["mbufs_in_use"],
             "rss_kb": rss_kb(app.proc.pid), "conns": conns,
@@ -112,9 +112,18 @@ def sample(app, t0):
             "idle_timeout": tcp["idle_timeout"],
             "challenge_acks": tcp["challenge_acks"],
             "drop_out_of_window": tcp["drop_out_of_window"],
+            "drop_rcv_budget": tcp["drop_rcv_budget"],
+            "drop_src_limit": tcp["drop_src_limit"],
+            "drop_backlog": tcp["drop_backlog"],
+            "drop_no_conn_mem": tcp["drop_no_conn_mem"],
+            "conn_refused_tcp": tcp.get("drop_no_listener", 0),
             "http_conns": http["conns_in_use"],
             "http_requests": http["requests"],
-            "timeout_header": http["timeout_header"]}
+            "timeout_header": http["timeout_header"],
+            "conn_orphaned": http["conn_orphaned"],
+            "timeout_body_rate": http["timeout_body_rate"],
+            "conn_src_refused": http["conn_src_refused"],
+            "idle_reclaimed": http["idle_reclaimed"]}
 
 
 def main():
@@ -130,8 +139,12 @@ def main():
     ns = tb.ns_peer
     node.run(f"ip addr add {PEER2_IP}/24 dev {tb.if_peer}", ns=ns)
     # Our own TCP's source ports are out of the kernel's way, and the
-    # kernel's RSTs to their segments are dropped.
-    node.run("sysctl -qw net.ipv4.ip_local_port_range='20000 39999'", ns=ns)
+    # kernel's RSTs to their segments are dropped. The kernel gets every
+    # port below them, and reuses TIME_WAIT ones: the slot filler and the
+    # reset churn open hundreds of thousands of connections, and with
+    # fewer ports the echo clients' connects failed (EADDRNOTAVAIL).
+    node.run("sysctl -qw net.ipv4.ip_local_port_range='1024 39999' "
+             "net.ipv4.tcp_tw_reuse=1", ns=ns)
     node.run("nft add table inet ewyksoak", ns=ns)
     node.run("nft 'add chain inet ewyksoak out { type filter hook output "
              "priority 0; }'", ns=ns)

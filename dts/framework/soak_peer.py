@@ -42,12 +42,14 @@ from attack_peer import RawConn  # noqa: E402
 
 def load(host, port, end):
     ok = bad = 0
+    why = {}
     lock = threading.Lock()
 
     def worker():
         nonlocal ok, bad
         while time.monotonic() < end:
             data = os.urandom(4096)
+            err = None
             try:
                 s = socket.create_connection((host, port), timeout=5)
                 s.sendall(data)
@@ -58,20 +60,22 @@ def load(host, port, end):
                         break
                     got += d
                 s.close()
-                r = got == data
-            except OSError:
-                r = False
+                if got != data:
+                    err = "short" if data.startswith(got) else "corrupt"
+            except OSError as e:
+                err = f"{type(e).__name__} {e.errno}"
             with lock:
-                if r:
+                if err is None:
                     ok += 1
                 else:
                     bad += 1
+                    why[err] = why.get(err, 0) + 1
     ts = [threading.Thread(target=worker) for _ in range(8)]
     for t in ts:
         t.start()
     for t in ts:
         t.join()
-    return {"ok": ok, "failed": bad}
+    return {"ok": ok, "failed": bad, "why": why}
 
 
 def slow(host, port, end):
