@@ -493,7 +493,7 @@ http_task_apply(struct httpd_shard *sh, struct httpd_msg *m)
 			"Gateway Timeout\n", 16);
 		return;
 	case HT_FAILED:
-		httpd_task_count(sh, HTTPD_TASK_DONE);
+		httpd_task_count(sh, HTTPD_TASK_FAILED);
 		task_free(t);
 		ewyk_http_respond(c, 500, "text/plain", NULL,
 			"Internal Server Error\n", 22);

@@ -45,6 +45,7 @@ enum httpd_task_ctr {
 	HTTPD_TASK_LATE,           /* result came after the deadline: dropped */
 	HTTPD_TASK_ORPHANED,       /* connection closed while the task ran */
 	HTTPD_TASK_HEAD_BUSY, /* head over HTTPD_REQ_BUF, no large copy: 503 */
+	HTTPD_TASK_FAILED,    /* the route's function failed: 500 */
 	HTTPD_TASK_CTR_MAX,
 };
 

@@ -76,6 +76,7 @@ static const char *const task_ctr_names[HTTPD_TASK_CTR_MAX] = {
 	[HTTPD_TASK_LATE] = "late",
 	[HTTPD_TASK_ORPHANED] = "orphaned",
 	[HTTPD_TASK_HEAD_BUSY] = "head_busy",
+	[HTTPD_TASK_FAILED] = "failed",
 };
 
 const char *
