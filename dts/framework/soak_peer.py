@@ -37,7 +37,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from attack_peer import RawConn  # noqa: E402
+from attack_peer import RawConn, _csum  # noqa: E402
 
 
 def load(host, port, end):
@@ -143,15 +143,6 @@ def hslow(host, port, end):
     for s in socks:
         s.close()
     return {"opened": opened, "closed_by_server": closed}
-
-
-def _csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while t >> 16:
-        t = (t & 0xffff) + (t >> 16)
-    return ~t & 0xffff
 
 
 def noise(host, port, end, iface, emac, pmac, src):
