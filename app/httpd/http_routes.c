@@ -25,7 +25,11 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
-#include "http_app.h"
+#include <rte_mbuf.h>
+
+#include <ewyk_http_server.h>
+
+#include "httpd.h"
 
 /* Largest /bytes/<n>. */
 #define BYTES_MAX (UINT64_C(1) << 40)
@@ -118,7 +122,7 @@ sleep_ns(uint64_t ms, uint64_t deadline)
 /* GET /sleep/<ms>: on whatever lcore the strategy chose, until the task's
  * deadline at the latest. */
 static int
-sleep_fn(const struct httpd_req *req, struct httpd_result *res,
+sleep_fn(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
 	enum ewyk_strategy_mode mode, void *arg)
 {
 	static const char pre[] = "/sleep/";
@@ -135,8 +139,8 @@ sleep_fn(const struct httpd_req *req, struct httpd_result *res,
 	if (ewyk_http_parse_u64(req->path + sizeof(pre) - 1,
 		    req->path_len - (uint32_t)(sizeof(pre) - 1), SLEEP_MAX_MS,
 		    &ms) != 0) {
-		httpd_result_status(res, 400, "text/plain");
-		return httpd_result_body(res, bad, sizeof(bad) - 1);
+		ewyk_rt_result_status(res, 400, "text/plain");
+		return ewyk_rt_result_body(res, bad, sizeof(bad) - 1);
 	}
 	cut = sleep_ns(ms, req->deadline) < ms * 1000000u;
 	do {
@@ -150,18 +154,18 @@ sleep_fn(const struct httpd_req *req, struct httpd_result *res,
 		 * is late and the client's answer is the holder's 504. */
 	} while (cut && rte_rdtsc() < req->deadline);
 	if (cut) {
-		httpd_result_status(res, 504, "text/plain");
-		return httpd_result_body(res, "Gateway Timeout\n", 16);
+		ewyk_rt_result_status(res, 504, "text/plain");
+		return ewyk_rt_result_body(res, "Gateway Timeout\n", 16);
 	}
 	n = snprintf(msg, sizeof(msg), "slept %u ms\n", (unsigned int)ms);
-	httpd_result_status(res, 200, "text/plain");
-	return httpd_result_body(res, msg, (uint32_t)n);
+	ewyk_rt_result_status(res, 200, "text/plain");
+	return ewyk_rt_result_body(res, msg, (uint32_t)n);
 }
 
 /* ---- POST /echo ---- */
 
 struct echo_st {
-	struct httpd_shard *sh;
+	struct httpd_shard *hs;
 	uint32_t rd, wr; /* free-running ring positions in buf */
 	uint32_t thresh; /* pause the body below this much free room */
 	uint8_t body_done;
@@ -240,14 +244,15 @@ echo_done(struct ewyk_http_conn *c, int aborted, void *arg)
 
 	RTE_SET_USED(c);
 	RTE_SET_USED(aborted);
-	ewyk_http_quota_give(e->sh->q_echo, e->qtok);
-	ewyk_pool_put(e->sh->echo_st, e);
+	ewyk_http_quota_give(e->hs->q_echo, e->qtok);
+	ewyk_pool_put(e->hs->echo_st, e);
 }
 
 static int
 echo(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
 {
-	struct httpd_shard *sh = httpd_shard_current(arg);
+	struct ewyk_rt_shard *rs = ewyk_rt_shard_current();
+	struct httpd_shard *sh = httpd_shard(arg, rs);
 	struct echo_st *e;
 	uint64_t len;
 	int rc, tok;
@@ -262,9 +267,9 @@ echo(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
 		return EWYK_HTTP_HANDLED;
 	}
 	e->qtok = tok;
-	e->sh = sh;
+	e->hs = sh;
 	e->rd = e->wr = 0;
-	e->thresh = rte_pktmbuf_data_room_size(sh->pool);
+	e->thresh = rte_pktmbuf_data_room_size(ewyk_rt_shard_mbufs(rs));
 	e->body_done = e->paused = e->waiting = e->in_prod = 0;
 	rc = ewyk_http_read_body(c, echo_body, e);
 	if (rc != 0) {
@@ -282,39 +287,50 @@ echo(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
 	return EWYK_HTTP_HANDLED;
 }
 
-int
-http_echo_shard_init(struct httpd_shard *sh)
+/* The module: the shard's echo buffers and their per-source shares. */
+static int
+echo_init(struct ewyk_rt_shard *rs, void *arg)
 {
+	struct httpd_shard *sh = httpd_shard(arg, rs);
 	struct ewyk_pool_params pp;
 	char name[32];
 
 	/* a quarter of the states per source */
 	sh->q_echo = ewyk_http_quota_create(ECHO_MAX, ECHO_MAX / 4,
-		(int)rte_lcore_to_socket_id(sh->home));
+		ewyk_rt_shard_socket(rs));
 	if (sh->q_echo == NULL) {
-		fprintf(stderr, "error: echo quota of shard %u: %s\n", sh->id,
-			rte_strerror(rte_errno));
-		return -1;
+		fprintf(stderr, "error: echo quota of shard %u: %s\n",
+			ewyk_rt_shard_id(rs), rte_strerror(rte_errno));
+		return -ENOMEM;
 	}
-	snprintf(name, sizeof(name), "http_echo_%u", sh->id);
+	snprintf(name, sizeof(name), "http_echo_%u", ewyk_rt_shard_id(rs));
 	memset(&pp, 0, sizeof(pp));
 	pp.name = name;
 	pp.capacity = ECHO_MAX;
 	pp.obj_size = sizeof(struct echo_st);
-	pp.socket_id = (int)rte_lcore_to_socket_id(sh->home);
+	pp.socket_id = ewyk_rt_shard_socket(rs);
 	pp.cache_size = 4;
 	sh->echo_st = ewyk_pool_create(&pp);
 	if (sh->echo_st == NULL) {
-		fprintf(stderr, "error: echo pool of shard %u: %s\n", sh->id,
-			rte_strerror(rte_errno));
-		return -1;
+		fprintf(stderr, "error: echo pool of shard %u: %s\n",
+			ewyk_rt_shard_id(rs), rte_strerror(rte_errno));
+		return -ENOMEM;
 	}
 	return 0;
 }
 
-void
-http_echo_shard_free(struct httpd_shard *sh)
+static void
+echo_depart(struct ewyk_rt_shard *rs, void *arg)
 {
+	ewyk_pool_cache_flush(httpd_shard(arg, rs)->echo_st);
+}
+
+/* After the HTTP server: every request's end gave its buffer back. */
+static void
+echo_fini(struct ewyk_rt_shard *rs, void *arg)
+{
+	struct httpd_shard *sh = httpd_shard(arg, rs);
+
 	ewyk_pool_free(sh->echo_st);
 	sh->echo_st = NULL;
 	ewyk_http_quota_free(sh->q_echo);
@@ -326,15 +342,38 @@ http_routes_register(struct httpd *h)
 {
 	const uint32_t get = EWYK_HTTP_M(EWYK_HTTP_GET);
 	const uint32_t post = EWYK_HTTP_M(EWYK_HTTP_POST);
+	const struct ewyk_rt_route routes[] = {
+		{ .path = "/",
+			.methods = get,
+			.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+			.raw = hello },
+		{ .path = "/bytes/",
+			.prefix = 1,
+			.methods = get,
+			.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+			.raw = bytes },
+		{ .path = "/sleep/",
+			.prefix = 1,
+			.methods = get,
+			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING,
+			.fn = sleep_fn },
+		{ .path = "/echo",
+			.methods = post,
+			.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+			.raw = echo,
+			.arg = h },
+	};
+	const struct ewyk_rt_module m = {
+		.name = "http echo",
+		.init = echo_init,
+		.depart = echo_depart,
+		.fini = echo_fini,
+		.arg = h,
+	};
+	unsigned int i;
 
-	if (httpd_route_inplace(h, "/", 0, get,
-		    EWYK_STRATEGY_INVOKE_NON_BLOCKING, hello, h) != 0 ||
-		httpd_route_inplace(h, "/bytes/", 1, get,
-			EWYK_STRATEGY_INVOKE_NON_BLOCKING, bytes, h) != 0 ||
-		httpd_route_blocking(h, "/sleep/", 1, get,
-			EWYK_STRATEGY_INVOKE_BLOCKING, sleep_fn, h) != 0 ||
-		httpd_route_inplace(h, "/echo", 0, post,
-			EWYK_STRATEGY_INVOKE_NON_BLOCKING, echo, h) != 0)
-		return -1;
-	return 0;
+	for (i = 0; i < RTE_DIM(routes); i++)
+		if (ewyk_rt_http_route(h->rt, &routes[i]) != 0)
+			return -1;
+	return ewyk_rt_module_add(h->rt, &m) == 0 ? 0 : -1;
 }

@@ -5,15 +5,16 @@
  *
  * The route is EITHER and its handler runs in place: it reads the body
  * into a bounded buffer per request. Each full buffer is hashed by an
- * EITHER task of the strategy (EPC when a reserved lcore is free, in
+ * EITHER job (ewyk_rt_job_start(): EPC when a reserved lcore is free, in
  * place (PIC) otherwise) while the body is paused: nothing more is read,
- * so nothing more is acknowledged and the uploader's window closes. The
- * task posts its completion on the shard's inbox (a slot reserved at
- * dispatch); the holder resumes the body, and at its end hashes the rest
- * and responds. Memory per request: one buffer, whatever the body size
- * (Content-Length or chunked).
+ * so nothing more is acknowledged and the uploader's window closes. When
+ * the job is done the holder resumes the body, and at its end hashes the
+ * rest and responds. A job refused or dropped by the strategy is hashed
+ * on the holder instead (bounded CPU work: the body must go on); one past
+ * its deadline (--task-timeout) is answered 504. Memory per request: one
+ * buffer, whatever the body size (Content-Length or chunked).
  *
- * The hashing task touches the buffer and the digest context only; the
+ * The hashing job touches the buffer and the digest context only; the
  * connection is the holder's business.
  */
 
@@ -26,21 +27,24 @@
 
 #include <openssl/evp.h>
 
-#include "http_app.h"
+#include <rte_mbuf.h>
+
+#include <ewyk_http_server.h>
+
+#include "httpd.h"
 
 #define SHA_BUF 65536
 #define SHA_MAX 256
 
 struct sha_st {
-	struct httpd_msg msg; /* first: the hashing task's completion */
+	struct ewyk_rt_job job; /* the hashing job */
 	struct httpd_shard *sh;
 	struct ewyk_http_conn *c; /* holder only */
 	EVP_MD_CTX *md;           /* made with the pool, one per object */
 	uint32_t len;             /* bytes in buf */
 	uint32_t thresh;          /* hash when less room than this is left */
-	uint8_t busy;             /* a hashing task runs */
+	uint8_t busy;             /* a hashing job runs */
 	uint8_t body_done;
-	uint8_t orphan; /* the request ended while busy: the task frees */
 	uint8_t failed; /* libcrypto refused */
 	int qtok;       /* the source's share (sh->q_sha) */
 	char buf[SHA_BUF];
@@ -78,67 +82,76 @@ sha_finish(struct sha_st *s)
 	ewyk_http_respond(s->c, 200, "text/plain", NULL, out, 2 * n + 1);
 }
 
-static void sha_apply(struct httpd_shard *sh, struct httpd_msg *m);
-
-/* The hashing task, on whatever lcore the strategy chose. A task the
- * strategy refused or dropped hashes too: it is bounded CPU work, and the
- * body must go on. */
+/* Hash what the buffer holds. */
 static void
-sha_task(void *arg, enum ewyk_strategy_mode mode)
+sha_update(struct sha_st *s)
 {
-	struct sha_st *s = arg;
-	struct httpd_lcore *lc = httpd_lcore_self(s->sh->app);
-
-	if (lc != NULL)
-		__atomic_fetch_add(&lc->ls.mode[mode], 1, __ATOMIC_RELAXED);
-	if (EVP_DigestUpdate(s->md, s->buf, s->len) != 1)
-		s->failed = 1;
-	ewyk_net_inbox_complete(s->sh->shard, 0, &s->msg, 1);
-}
-
-/* Hash the buffer: 1 when a task does it (wait for sha_apply), 0 when
- * done here. */
-static int
-sha_flush(struct sha_st *s)
-{
-	struct httpd_shard *sh = s->sh;
-	struct ewyk_strategy_task t = { .fn = sha_task,
-		.arg = s,
-		.invocation = EWYK_STRATEGY_INVOKE_EITHER };
-
-	if (ewyk_net_inbox_reserve(sh->shard) == 0) {
-		s->busy = 1;
-		if (httpd_yield_task(sh, &t) == 0) {
-			httpd_task_count(sh, HTTPD_TASK_DISPATCHED);
-			return 1;
-		}
-		s->busy = 0;
-		ewyk_net_inbox_unreserve(sh->shard);
-	}
 	if (EVP_DigestUpdate(s->md, s->buf, s->len) != 1)
 		s->failed = 1;
 	s->len = 0;
+}
+
+/* The hashing job, on whatever lcore the strategy chose. */
+static int
+sha_run(struct ewyk_rt_job *j, enum ewyk_strategy_mode mode)
+{
+	RTE_SET_USED(mode);
+	sha_update(container_of(j, struct sha_st, job));
 	return 0;
 }
 
-/* The holder applies a hashing task's completion. */
+/* Past its deadline, or its request ended while it ran: the job ends
+ * here and frees the state (any lcore: pool and quota are atomic). */
 static void
-sha_apply(struct httpd_shard *sh, struct httpd_msg *m)
+sha_drop(struct ewyk_rt_job *j)
 {
-	struct sha_st *s = (struct sha_st *)m;
+	sha_put(container_of(j, struct sha_st, job));
+}
 
-	s->busy = 0;
-	s->len = 0;
-	httpd_task_count(sh, HTTPD_TASK_DONE);
-	if (s->orphan) {
-		httpd_task_count(sh, HTTPD_TASK_ORPHANED);
-		sha_put(s);
+/* The holder learns how the hashing job ended. */
+static void
+sha_job_done(void *ctx, struct ewyk_rt_job *j, enum ewyk_rt_outcome o, int ret)
+{
+	struct sha_st *s = ctx;
+
+	RTE_SET_USED(j);
+	RTE_SET_USED(ret);
+	if (o == EWYK_RT_TIMED_OUT) {
+		/* The job still runs: sha_drop() frees the state. */
+		ewyk_http_on_done(s->c, NULL, NULL);
+		ewyk_http_respond(s->c, 504, "text/plain", NULL,
+			"Gateway Timeout\n", 16);
 		return;
 	}
+	s->busy = 0;
+	if (o != EWYK_RT_DONE)
+		sha_update(s); /* refused or dropped: hash here */
 	if (s->body_done)
 		sha_finish(s);
 	else
 		ewyk_http_body_resume(s->c);
+}
+
+static const struct ewyk_rt_job_ops sha_ops = {
+	.invocation = EWYK_STRATEGY_INVOKE_EITHER,
+	.run = sha_run,
+	.done = sha_job_done,
+	.drop = sha_drop,
+};
+
+/* Hash the buffer: 1 when a job does it (wait for sha_job_done), 0 when
+ * done here. */
+static int
+sha_flush(struct sha_st *s)
+{
+	struct ewyk_rt_shard *rs = ewyk_rt_shard_current();
+
+	if (ewyk_rt_job_start(rs, &s->job, &sha_ops, s, 0) == 0) {
+		s->busy = 1;
+		return 1;
+	}
+	sha_update(s);
+	return 0;
 }
 
 static int
@@ -172,7 +185,7 @@ sha_done(struct ewyk_http_conn *c, int aborted, void *arg)
 	RTE_SET_USED(c);
 	RTE_SET_USED(aborted);
 	if (s->busy)
-		s->orphan = 1; /* sha_apply() frees it */
+		ewyk_rt_job_cancel(&s->job); /* sha_drop() frees it */
 	else
 		sha_put(s);
 }
@@ -181,7 +194,8 @@ static int
 sha_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	void *arg)
 {
-	struct httpd_shard *sh = httpd_shard_current(arg);
+	struct ewyk_rt_shard *rs = ewyk_rt_shard_current();
+	struct httpd_shard *sh = httpd_shard(arg, rs);
 	struct sha_st *s;
 	EVP_MD_CTX *md;
 	int rc, tok;
@@ -205,12 +219,11 @@ sha_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 			"Internal Server Error\n", 22);
 		return EWYK_HTTP_HANDLED;
 	}
-	s->msg.apply = sha_apply;
 	s->sh = sh;
 	s->c = c;
 	s->len = 0;
-	s->thresh = rte_pktmbuf_data_room_size(sh->pool);
-	s->busy = s->body_done = s->orphan = s->failed = 0;
+	s->thresh = rte_pktmbuf_data_room_size(ewyk_rt_shard_mbufs(rs));
+	s->busy = s->body_done = s->failed = 0;
 	rc = ewyk_http_read_body(c, sha_body, s);
 	if (rc == -ENOENT) {
 		/* No body: the hash of nothing. */
@@ -229,13 +242,6 @@ sha_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	return EWYK_HTTP_PENDING;
 }
 
-int
-http_sha256_register(struct httpd *h)
-{
-	return httpd_route_inplace(h, "/sha256", 0, EWYK_HTTP_M(EWYK_HTTP_POST),
-		EWYK_STRATEGY_INVOKE_EITHER, sha_handler, h);
-}
-
 /* Take every object of the pool (at set-up and teardown, nobody else
  * holds one). */
 static unsigned int
@@ -248,9 +254,11 @@ sha_take_all(struct ewyk_pool *p, struct sha_st **all)
 	return n;
 }
 
-int
-http_sha256_shard_init(struct httpd_shard *sh)
+/* The module: the shard's states, each with its digest context. */
+static int
+sha_init(struct ewyk_rt_shard *rs, void *arg)
 {
+	struct httpd_shard *sh = httpd_shard(arg, rs);
 	struct ewyk_pool_params pp;
 	struct sha_st *all[SHA_MAX];
 	char name[32];
@@ -259,24 +267,24 @@ http_sha256_shard_init(struct httpd_shard *sh)
 
 	/* a quarter of the states per source */
 	sh->q_sha = ewyk_http_quota_create(SHA_MAX, SHA_MAX / 4,
-		(int)rte_lcore_to_socket_id(sh->home));
+		ewyk_rt_shard_socket(rs));
 	if (sh->q_sha == NULL) {
-		fprintf(stderr, "error: sha256 quota of shard %u: %s\n", sh->id,
-			rte_strerror(rte_errno));
-		return -1;
+		fprintf(stderr, "error: sha256 quota of shard %u: %s\n",
+			ewyk_rt_shard_id(rs), rte_strerror(rte_errno));
+		return -ENOMEM;
 	}
-	snprintf(name, sizeof(name), "http_sha_%u", sh->id);
+	snprintf(name, sizeof(name), "http_sha_%u", ewyk_rt_shard_id(rs));
 	memset(&pp, 0, sizeof(pp));
 	pp.name = name;
 	pp.capacity = SHA_MAX;
 	pp.obj_size = sizeof(struct sha_st);
-	pp.socket_id = (int)rte_lcore_to_socket_id(sh->home);
+	pp.socket_id = ewyk_rt_shard_socket(rs);
 	pp.cache_size = 4;
 	sh->sha_st = ewyk_pool_create(&pp);
 	if (sh->sha_st == NULL) {
-		fprintf(stderr, "error: sha256 pool of shard %u: %s\n", sh->id,
-			rte_strerror(rte_errno));
-		return -1;
+		fprintf(stderr, "error: sha256 pool of shard %u: %s\n",
+			ewyk_rt_shard_id(rs), rte_strerror(rte_errno));
+		return -ENOMEM;
 	}
 	/* Every object gets its digest context now: none is made in the
 	 * loop. */
@@ -284,19 +292,27 @@ http_sha256_shard_init(struct httpd_shard *sh)
 	for (i = 0; i < n; i++) {
 		all[i]->md = EVP_MD_CTX_new();
 		if (all[i]->md == NULL)
-			rc = -1;
+			rc = -ENOMEM;
 		ewyk_pool_put(sh->sha_st, all[i]);
 	}
 	if (rc != 0)
 		fprintf(stderr,
 			"error: sha256 contexts of shard %u: no memory\n",
-			sh->id);
+			ewyk_rt_shard_id(rs));
 	return rc;
 }
 
-void
-http_sha256_shard_free(struct httpd_shard *sh)
+static void
+sha_depart(struct ewyk_rt_shard *rs, void *arg)
 {
+	ewyk_pool_cache_flush(httpd_shard(arg, rs)->sha_st);
+}
+
+/* After the HTTP server and every job: nobody holds a state. */
+static void
+sha_fini(struct ewyk_rt_shard *rs, void *arg)
+{
+	struct httpd_shard *sh = httpd_shard(arg, rs);
 	struct sha_st *all[SHA_MAX];
 	unsigned int i, n;
 
@@ -309,4 +325,28 @@ http_sha256_shard_free(struct httpd_shard *sh)
 		EVP_MD_CTX_free(all[i]->md);
 	ewyk_pool_free(sh->sha_st);
 	sh->sha_st = NULL;
+}
+
+int
+http_sha256_register(struct httpd *h)
+{
+	const struct ewyk_rt_route r = {
+		.path = "/sha256",
+		.methods = EWYK_HTTP_M(EWYK_HTTP_POST),
+		.invocation = EWYK_STRATEGY_INVOKE_EITHER,
+		.raw = sha_handler,
+		.arg = h,
+	};
+	const struct ewyk_rt_module m = {
+		.name = "http sha256",
+		.init = sha_init,
+		.depart = sha_depart,
+		.fini = sha_fini,
+		.arg = h,
+	};
+
+	if (ewyk_rt_http_route(h->rt, &r) != 0 ||
+		ewyk_rt_module_add(h->rt, &m) != 0)
+		return -1;
+	return 0;
 }

@@ -4,6 +4,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -360,18 +361,18 @@ body_free(void *arg)
 }
 
 static int
-respond_status(struct httpd_result *res, uint16_t status)
+respond_status(struct ewyk_rt_result *res, uint16_t status)
 {
 	const char *reason = ewyk_http_reason(status);
-	int ret = httpd_result_status(res, status, "text/plain");
+	int ret = ewyk_rt_result_status(res, status, "text/plain");
 
 	return ret != 0 ?
 		ret :
-		httpd_result_body(res, reason, (uint32_t)strlen(reason));
+		ewyk_rt_result_body(res, reason, (uint32_t)strlen(reason));
 }
 
 int
-static_file_get(const struct httpd_req *req, struct httpd_result *res,
+static_file_get(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
 	enum ewyk_strategy_mode mode, void *arg)
 {
 	struct static_root *r = arg;
@@ -415,28 +416,29 @@ static_file_get(const struct httpd_req *req, struct httpd_result *res,
 	/* No Last-Modified for a time outside years 0-9999: no HTTP-date. */
 	if (ewyk_http_imf_date((int64_t)st.st_mtime, lm, sizeof(lm)) != 0)
 		lm[0] = '\0';
-	ims = httpd_req_header(req, "If-Modified-Since");
+	ims = ewyk_rt_req_header(req, "If-Modified-Since");
 	/* A date later than now is invalid and ignored (RFC 9110 13.1.3):
 	 * otherwise one far-future date would answer 304 to every later
 	 * change of the file. */
 	if (ims != NULL && parse_http_date(ims, strlen(ims), &since) == 0 &&
 		since <= time(NULL) && st.st_mtime <= since) {
 		close(fd);
-		ret = httpd_result_status(res, 304, NULL);
+		ret = ewyk_rt_result_status(res, 304, NULL);
 		return ret != 0 || lm[0] == '\0' ?
 			ret :
-			httpd_result_header(res, "Last-Modified", lm);
+			ewyk_rt_result_header(res, "Last-Modified", lm);
 	}
-	ret = httpd_result_status(res, 200, ctype);
+	ret = ewyk_rt_result_status(res, 200, ctype);
 	if (ret == 0 && lm[0] != '\0')
-		ret = httpd_result_header(res, "Last-Modified", lm);
+		ret = ewyk_rt_result_header(res, "Last-Modified", lm);
 	if (ret != 0)
 		goto err;
 	len = (uint64_t)st.st_size;
 	if (req->head || len == 0) {
 		/* The length only: nothing is mapped, nothing produced. */
 		close(fd);
-		return httpd_result_stream(res, len, body_produce, NULL, NULL);
+		return ewyk_rt_result_stream(res, len, body_produce, NULL,
+			NULL);
 	}
 	b = rte_zmalloc("static_body", sizeof(*b), 0);
 	if (b == NULL) {
@@ -450,7 +452,7 @@ static_file_get(const struct httpd_req *req, struct httpd_result *res,
 	close(fd);
 	if (map == MAP_FAILED) {
 		rte_free(b);
-		httpd_result_release(res);
+		ewyk_rt_result_release(res);
 		memset(res, 0, sizeof(*res));
 		return respond_status(res, 500);
 	}
@@ -458,7 +460,7 @@ static_file_get(const struct httpd_req *req, struct httpd_result *res,
 		madvise(map, len, MADV_SEQUENTIAL | MADV_WILLNEED);
 	b->map = map;
 	b->len = len;
-	ret = httpd_result_stream(res, len, body_produce, body_free, b);
+	ret = ewyk_rt_result_stream(res, len, body_produce, body_free, b);
 	if (ret != 0)
 		body_free(b);
 	return ret;
@@ -468,14 +470,6 @@ err500:
 err:
 	close(fd);
 	return ret;
-}
-
-int
-static_files_register(struct httpd *h, struct static_root *r)
-{
-	return httpd_route_blocking(h, "/", 1,
-		EWYK_HTTP_M(EWYK_HTTP_GET) | EWYK_HTTP_M(EWYK_HTTP_HEAD),
-		EWYK_STRATEGY_INVOKE_BLOCKING, static_file_get, r);
 }
 
 /* ---- root ---- */
@@ -514,10 +508,33 @@ static_root_close(struct static_root *r)
 	rte_free(r);
 }
 
-int
-static_files_init(struct httpd *h)
+/* The process's counter set on the metrics page. */
+static int
+sigbus_metrics(char *buf, size_t size, void *arg)
 {
-	if (h->conf.root == NULL || h->conf.http_port == 0)
+	RTE_SET_USED(arg);
+	return snprintf(buf, size,
+		"# HELP ewyk_httpd_sigbus_ignored_total SIGBUS sent by a process (kill), not a fault: ignored, the --root guard stays\n"
+		"# TYPE ewyk_httpd_sigbus_ignored_total counter\n"
+		"ewyk_httpd_sigbus_ignored_total %" PRIu64 "\n",
+		static_files_sigbus_ignored());
+}
+
+int
+static_files_register(struct httpd *h)
+{
+	struct ewyk_rt_route r = {
+		.path = "/",
+		.prefix = 1,
+		.methods = EWYK_HTTP_M(EWYK_HTTP_GET) |
+			EWYK_HTTP_M(EWYK_HTTP_HEAD),
+		.invocation = EWYK_STRATEGY_INVOKE_BLOCKING,
+		.fn = static_file_get,
+	};
+
+	if (ewyk_rt_metrics_add(h->rt, sigbus_metrics, NULL) != 0)
+		return -1;
+	if (h->conf.root == NULL)
 		return 0;
 	if (sigbus_install() != 0) {
 		printf("--root: cannot install the SIGBUS handler: %s\n",
@@ -527,11 +544,12 @@ static_files_init(struct httpd *h)
 	h->static_root = static_root_open(h->conf.root);
 	if (h->static_root == NULL)
 		return -1;
-	return static_files_register(h, h->static_root) == 0 ? 0 : -1;
+	r.arg = h->static_root;
+	return ewyk_rt_http_route(h->rt, &r) == 0 ? 0 : -1;
 }
 
 void
-static_files_fini(struct httpd *h)
+static_files_close(struct httpd *h)
 {
 	static_root_close(h->static_root);
 	h->static_root = NULL;

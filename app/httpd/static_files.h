@@ -4,7 +4,7 @@
 
 /*
  * --root DIR: static files under DIR, GET and HEAD, as a BLOCKING route
- * (http_app.h): a prefix route on "/", so every other route wins over it
+ * of the runtime (ewyk_rt_route.fn): a prefix route on "/", so every other route wins over it
  * (an exact route beats every prefix route, a longer prefix beats a
  * shorter one): GET / is the hello route, /metrics the metrics page,
  * /bytes/... the generator; a file named like a route is not served.
@@ -45,7 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "http_app.h"
+#include "httpd.h"
 
 /** Files up to this size are read in by the blocking function. */
 #define STATIC_POPULATE_MAX (UINT64_C(256) << 20)
@@ -70,25 +70,6 @@ struct static_root *static_root_open(const char *dir);
  */
 void static_root_close(struct static_root *r);
 
-/**
- * --root: open h->conf.root and register its route (nothing without
- * --root or without HTTP).
- *
- * @param h
- *   The application.
- * @return
- *   0, or -1 (printed).
- */
-int static_files_init(struct httpd *h);
-
-/**
- * Close what static_files_init() opened (lcores stopped).
- *
- * @param h
- *   The application.
- */
-void static_files_fini(struct httpd *h);
-
 /*
  * SIGBUS signals sent by a process (kill, sigqueue: not a fault) that no
  * handler installed before ours took, and so were ignored; 0 without
@@ -97,19 +78,7 @@ void static_files_fini(struct httpd *h);
 uint64_t static_files_sigbus_ignored(void);
 
 /**
- * Register the static files route (prefix "/", GET and HEAD, BLOCKING).
- *
- * @param h
- *   The application.
- * @param r
- *   The root (kept until the process ends).
- * @return
- *   0, or a negative errno (printed).
- */
-int static_files_register(struct httpd *h, struct static_root *r);
-
-/**
- * The route's blocking function (httpd_blocking_fn).
+ * The route's blocking function (ewyk_rt_http_fn).
  *
  * @param req
  *   The request head.
@@ -122,7 +91,7 @@ int static_files_register(struct httpd *h, struct static_root *r);
  * @return
  *   0, or a negative errno (answered 500).
  */
-int static_file_get(const struct httpd_req *req, struct httpd_result *res,
+int static_file_get(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
 	enum ewyk_strategy_mode mode, void *arg);
 
 /**

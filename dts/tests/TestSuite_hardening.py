@@ -465,7 +465,7 @@ class TestSuite_hardening(TestSuite):
                                capture_output=True, text=True, timeout=30)
             assert p.returncode == 0, (p.stdout, p.stderr)
         got = sum(float(line.split()[-1]) for line in text.splitlines()
-                  if line.startswith("ewyk_httpd_metrics_busy_total{"))
+                  if line.startswith("ewyk_rt_metrics_busy_total{"))
         assert got >= n - snapshots + 1, got
         self._back_to(app, base, timeout=30)
 

@@ -266,7 +266,7 @@ class TestSuite_http_blocking(TestSuite):
             pa, pb, dt = self._two_reads()
             if dt < 0.8:
                 break
-        renders = "ewyk_httpd_metrics_renders_total"
+        renders = "ewyk_rt_metrics_renders_total"
         ra, rb = _metric(pa, renders), _metric(pb, renders)
         print(f"two /metrics reads in {dt:.2f} s: renders {ra:.0f}, "
               f"{rb:.0f}; same page: {pa == pb}")

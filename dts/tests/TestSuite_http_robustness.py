@@ -210,8 +210,8 @@ class TestSuite_http_robustness(TestSuite):
         for name in ("ewyk_net_rx_pkts_total", "ewyk_tcp_seg_in_total",
                      "ewyk_http_requests_total", "ewyk_twheel_armed_total",
                      "ewyk_pool_capacity", "ewyk_strategy_handoffs_total",
-                     "ewyk_httpd_mbufs_in_use", "ewyk_httpd_http_conns",
-                     "ewyk_httpd_tasks_total", "ewyk_httpd_lcore_tasks_total"):
+                     "ewyk_rt_mbufs_in_use", "ewyk_rt_http_conns",
+                     "ewyk_rt_tasks_total", "ewyk_rt_lcore_tasks_total"):
             assert f"\n# TYPE {name} " in text, name
         if have("promtool"):
             p = subprocess.run(["promtool", "check", "metrics"], input=text,
@@ -331,7 +331,7 @@ class TestSuite_http_robustness(TestSuite):
     def test_slowloris(self):
         before = self._metrics()
         t0 = _metrics_sum(before, "ewyk_http_timeout_header_total")
-        conns0 = _metrics_sum(before, "ewyk_httpd_http_conns")
+        conns0 = _metrics_sum(before, "ewyk_rt_http_conns")
         tel0 = self.app.telemetry("/ewyk/http/stats,0")
         log = os.path.join(self.dir, f"http_slowloris_{self.node.tag}.log")
         # A line every 0.5 s: each keeps the connection busy, none ends the
@@ -361,7 +361,7 @@ class TestSuite_http_robustness(TestSuite):
         assert wait_for(lambda: self.app.telemetry("/ewyk/http/stats,0")
                          ["conns_in_use"] <= tel0["conns_in_use"], timeout=10)
         assert wait_for(lambda: _metrics_sum(self._metrics(),
-                                              "ewyk_httpd_http_conns")
+                                              "ewyk_rt_http_conns")
                          <= conns0, timeout=10)
         print(f"slowloris 200 connections: all closed by the header "
               f"timeout ({res['status_408']} with a 408), "

@@ -271,9 +271,12 @@ handler_call(struct ewyk_http_conn *c, const struct ewyk_http_route *rt)
 	int r = 1;
 
 	if (rt->invocation != EWYK_STRATEGY_INVOKE_NON_BLOCKING) {
-		if (s->conf.dispatch != NULL)
+		if (s->conf.dispatch != NULL) {
+			/* The dispatcher may read the body for its task. */
+			c->in_handler = 1;
 			r = s->conf.dispatch(s->conf.dispatch_arg, c, rt);
-		else if (rt->invocation == EWYK_STRATEGY_INVOKE_BLOCKING)
+			c->in_handler = 0;
+		} else if (rt->invocation == EWYK_STRATEGY_INVOKE_BLOCKING)
 			r = -ENOTSUP;
 		if (r == 0) {
 			if (!c->responded) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Statistics: the table printed every --stats-interval seconds and at exit,
+ * Statistics of the runtime: the table printed every --stats-interval
+ * seconds (by the housekeeping thread, outside every loop) and at exit,
  * and the /ewyk/stats telemetry command. Rows per shard (whose flows: the
  * network counters), per lcore (who did the work: loop iterations, tasks
  * run by mode), the shard's task outcomes, and the strategy (tasks by mode,
@@ -17,9 +18,7 @@
 
 #include <ewyk_http.h>
 
-#include "http_app.h"
-#include "httpd.h"
-#include "tcp_services.h"
+#include "rt_private.h"
 
 /* One shard's figures at one instant (loop figures: of its worker). */
 struct lcore_snap {
@@ -31,12 +30,12 @@ struct lcore_snap {
 /* Previous snapshot, for rates; touched only by the printing lcore. */
 static struct {
 	uint64_t tsc;
-	struct lcore_snap s[HTTPD_MAX_LCORES]; /* per shard */
+	struct lcore_snap s[EWYK_RT_MAX_LCORES]; /* per shard */
 } prev_snap;
 
 /* The app as telemetry sees it; the lock keeps teardown from freeing it
  * under a running callback (telemetry thread vs main only). */
-static struct httpd *tel_app;
+static struct ewyk_rt *tel_app;
 static rte_spinlock_t tel_lock = RTE_SPINLOCK_INITIALIZER;
 
 static uint64_t
@@ -46,19 +45,19 @@ ld(const uint64_t *p)
 }
 
 static void
-snap_shard(const struct httpd *h, const struct httpd_shard *sh,
+snap_shard(const struct ewyk_rt *rt, const struct ewyk_rt_shard *sh,
 	struct lcore_snap *o)
 {
-	const struct httpd_lcore *lc = &h->lc[h->lc_of[sh->home]];
+	const struct rt_lcore *lc = &rt->lc[rt->lc_of[sh->home]];
 	unsigned int c;
 
-	o->rx_pkts = ewyk_net_counter_get(sh->shard, EWYK_NET_RX_PKTS);
-	o->rx_bytes = ewyk_net_counter_get(sh->shard, EWYK_NET_RX_BYTES);
-	o->tx_pkts = ewyk_net_counter_get(sh->shard, EWYK_NET_TX_PKTS);
-	o->tx_bytes = ewyk_net_counter_get(sh->shard, EWYK_NET_TX_BYTES);
+	o->rx_pkts = ewyk_net_counter_get(sh->net, EWYK_NET_RX_PKTS);
+	o->rx_bytes = ewyk_net_counter_get(sh->net, EWYK_NET_RX_BYTES);
+	o->tx_pkts = ewyk_net_counter_get(sh->net, EWYK_NET_TX_PKTS);
+	o->tx_bytes = ewyk_net_counter_get(sh->net, EWYK_NET_TX_BYTES);
 	o->drops = 0;
 	for (c = EWYK_NET_DROP_FIRST; c < EWYK_NET_COUNTER_MAX; c++)
-		o->drops += ewyk_net_counter_get(sh->shard, c);
+		o->drops += ewyk_net_counter_get(sh->net, c);
 	o->requests = sh->http != NULL ?
 		ewyk_http_server_counter(sh->http, EWYK_HTTP_C_REQUESTS) :
 		0;
@@ -67,38 +66,9 @@ snap_shard(const struct httpd *h, const struct httpd_shard *sh,
 	o->busy_pkts = ld(&lc->ls.busy_pkts);
 }
 
-static const char *const task_ctr_names[HTTPD_TASK_CTR_MAX] = {
-	[HTTPD_TASK_DISPATCHED] = "dispatched",
-	[HTTPD_TASK_DONE] = "done",
-	[HTTPD_TASK_TIMED_OUT] = "timed_out",
-	[HTTPD_TASK_REJECTED] = "rejected",
-	[HTTPD_TASK_DROPPED] = "dropped",
-	[HTTPD_TASK_LATE] = "late",
-	[HTTPD_TASK_ORPHANED] = "orphaned",
-	[HTTPD_TASK_HEAD_BUSY] = "head_busy",
-	[HTTPD_TASK_FAILED] = "failed",
-};
-
-const char *
-httpd_task_ctr_name(unsigned int c)
-{
-	return c < HTTPD_TASK_CTR_MAX ? task_ctr_names[c] : NULL;
-}
-
-/* Objects the application holds (not in caches) of an ewyk pool. */
-static uint64_t
-pool_held(const struct ewyk_pool *p)
-{
-	struct ewyk_pool_info in;
-
-	if (p == NULL || ewyk_pool_info_get(p, &in) != 0)
-		return 0;
-	return in.n_in_use - RTE_MIN(in.n_in_use, in.n_cached + in.n_handback);
-}
-
 /* Per lcore: who did the work. */
 static void
-print_lcores(const struct httpd *h)
+print_lcores(const struct ewyk_rt *rt)
 {
 	unsigned int i, m;
 	char role[16];
@@ -108,13 +78,12 @@ print_lcores(const struct httpd *h)
 	for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++)
 		printf(" %9s", ewyk_strategy_mode_name(m));
 	printf("\n");
-	for (i = 0; i < h->nb_lcores; i++) {
-		const struct httpd_lcore *lc = &h->lc[i];
+	for (i = 0; i < rt->nb_lcores; i++) {
+		const struct rt_lcore *lc = &rt->lc[i];
 		uint64_t bp = ld(&lc->ls.busy_pkts);
 
 		if (lc->reserved)
-			snprintf(role, sizeof(role), "%s",
-				httpd_lcore_role(lc));
+			snprintf(role, sizeof(role), "%s", rt_lcore_role(lc));
 		else
 			snprintf(role, sizeof(role), "worker s%d", lc->shard);
 		printf("%-7u %-9s %13" PRIu64 " %9.1f", lc->lcore_id, role,
@@ -127,29 +96,42 @@ print_lcores(const struct httpd *h)
 	}
 }
 
+/* Whether any job was started (the tasks table is worth printing). */
+static bool
+task_any(const struct ewyk_rt *rt)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt->nb_shards; i++)
+		if (ld(&rt->sh[i].task[EWYK_RT_TASK_DISPATCHED]) != 0 ||
+			ld(&rt->sh[i].task[EWYK_RT_TASK_REJECTED]) != 0)
+			return true;
+	return rt->http;
+}
+
 /* Per shard: what became of its tasks; then the strategy's figures. */
 static void
-print_tasks(const struct httpd *h)
+print_tasks(const struct ewyk_rt *rt)
 {
 	struct ewyk_strategy_stats st;
 	unsigned int i, c;
 
-	if (h->conf.slow_echo_port != 0 || h->conf.http_port != 0) {
+	if (task_any(rt)) {
 		printf("%-7s", "tasks");
-		for (c = 0; c < HTTPD_TASK_CTR_MAX; c++)
-			printf(" %10s", task_ctr_names[c]);
+		for (c = 0; c < EWYK_RT_TASK_CTR_MAX; c++)
+			printf(" %10s", ewyk_rt_task_ctr_name(c));
 		printf("\n");
-		for (i = 0; i < h->nb_shards; i++) {
+		for (i = 0; i < rt->nb_shards; i++) {
 			printf("shard%-2u", i);
-			for (c = 0; c < HTTPD_TASK_CTR_MAX; c++)
-				printf(" %10" PRIu64, ld(&h->sh[i].task[c]));
+			for (c = 0; c < EWYK_RT_TASK_CTR_MAX; c++)
+				printf(" %10" PRIu64, ld(&rt->sh[i].task[c]));
 			printf("\n");
 		}
 	}
-	if (ewyk_strategy_stats_get(h->strategy, &st) != 0)
+	if (ewyk_strategy_stats_get(rt->strategy, &st) != 0)
 		return;
 	printf("strategy %s:",
-		ewyk_strategy_kind_name(ewyk_strategy_kind_get(h->strategy)));
+		ewyk_strategy_kind_name(ewyk_strategy_kind_get(rt->strategy)));
 	for (c = 0; c < EWYK_STRATEGY_MODE_MAX; c++)
 		printf(" %s=%" PRIu64, ewyk_strategy_mode_name(c), st.mode[c]);
 	printf(" handoffs=%" PRIu64 " homecomings=%" PRIu64
@@ -199,9 +181,9 @@ print_row(const char *name, const struct lcore_snap *s,
 }
 
 void
-httpd_stats_print(struct httpd *h, bool final)
+ewyk_rt_stats_print(struct ewyk_rt *rt, bool final)
 {
-	struct lcore_snap cur[HTTPD_MAX_LCORES];
+	struct lcore_snap cur[EWYK_RT_MAX_LCORES];
 	struct lcore_snap tot, ptot;
 	uint64_t now = rte_rdtsc();
 	double secs = prev_snap.tsc != 0 ?
@@ -220,8 +202,8 @@ httpd_stats_print(struct httpd *h, bool final)
 		"shard", "rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "drops",
 		"rx_pps", "tx_pps", "rx_Mbps", "tx_Mbps", "requests", "req/s",
 		"loops", "cyc/pkt");
-	for (i = 0; i < h->nb_shards; i++) {
-		snap_shard(h, &h->sh[i], &cur[i]);
+	for (i = 0; i < rt->nb_shards; i++) {
+		snap_shard(rt, &rt->sh[i], &cur[i]);
 		snprintf(name, sizeof(name), "%u", i);
 		print_row(name, &cur[i], secs > 0 ? &prev_snap.s[i] : NULL,
 			secs);
@@ -231,7 +213,7 @@ httpd_stats_print(struct httpd *h, bool final)
 	print_row("total", &tot, secs > 0 ? &ptot : NULL, secs);
 
 	for (c = EWYK_NET_DROP_FIRST; c < EWYK_NET_COUNTER_MAX; c++) {
-		uint64_t sum = ewyk_net_counter_sum(h->net, c);
+		uint64_t sum = ewyk_net_counter_sum(rt->net, c);
 
 		if (sum == 0)
 			continue;
@@ -240,17 +222,20 @@ httpd_stats_print(struct httpd *h, bool final)
 		any_drop = true;
 		printf("  %-22s %10" PRIu64 "  [", ewyk_net_counter_name(c),
 			sum);
-		for (i = 0; i < h->nb_shards; i++)
+		for (i = 0; i < rt->nb_shards; i++)
 			printf("%s%u:%" PRIu64, i ? " " : "", i,
-				ewyk_net_counter_get(h->sh[i].shard, c));
+				ewyk_net_counter_get(rt->sh[i].net, c));
 		printf("]\n");
 	}
-	tcp_services_stats_print(h);
-	http_stats_print(h);
-	print_lcores(h);
-	print_tasks(h);
+	rt_tcp_stats_print(rt);
+	rt_http_stats_print(rt);
+	for (i = 0; i < rt->nb_modules; i++)
+		if (rt->mod[i].stats != NULL)
+			rt->mod[i].stats(rt, rt->mod[i].arg);
+	print_lcores(rt);
+	print_tasks(rt);
 	fflush(stdout);
-	memcpy(prev_snap.s, cur, sizeof(cur[0]) * h->nb_shards);
+	memcpy(prev_snap.s, cur, sizeof(cur[0]) * rt->nb_shards);
 	prev_snap.tsc = now;
 }
 
@@ -272,7 +257,7 @@ tel_add_snap(struct rte_tel_data *d, const struct lcore_snap *s)
 
 /* One lcore: what it did (and, for a worker, its home shard's network). */
 static int
-tel_lcore(struct httpd *h, const struct httpd_lcore *lc, struct rte_tel_data *d,
+tel_lcore(struct ewyk_rt *rt, const struct rt_lcore *lc, struct rte_tel_data *d,
 	struct lcore_snap *tot)
 {
 	struct rte_tel_data *l = rte_tel_data_alloc();
@@ -283,13 +268,13 @@ tel_lcore(struct httpd *h, const struct httpd_lcore *lc, struct rte_tel_data *d,
 	if (l == NULL)
 		return -ENOMEM;
 	rte_tel_data_start_dict(l);
-	rte_tel_data_add_dict_string(l, "role", httpd_lcore_role(lc));
+	rte_tel_data_add_dict_string(l, "role", rt_lcore_role(lc));
 	rte_tel_data_add_dict_int(l, "shard", lc->shard);
 	if (!lc->reserved) {
-		snap_shard(h, &h->sh[lc->shard], &s);
+		snap_shard(rt, &rt->sh[lc->shard], &s);
 		snap_add(tot, &s);
 		tel_add_snap(l, &s);
-		tcp_services_tel_shard(l, &h->sh[lc->shard]);
+		rt_tcp_tel_shard(l, &rt->sh[lc->shard]);
 	} else {
 		rte_tel_data_add_dict_u64(l, "loop_iterations",
 			ld(&lc->ls.iters));
@@ -310,12 +295,12 @@ tel_lcore(struct httpd *h, const struct httpd_lcore *lc, struct rte_tel_data *d,
 
 /* One shard: whose flows. Network, TCP, tasks, inbox, pools. */
 static int
-tel_shard(const struct httpd_shard *sh, struct rte_tel_data *d)
+tel_shard(const struct ewyk_rt_shard *sh, struct rte_tel_data *d)
 {
 	struct rte_tel_data *t = rte_tel_data_alloc();
 	struct ewyk_net_inbox_stats is;
 	char key[32];
-	unsigned int c;
+	unsigned int c, k;
 
 	if (t == NULL)
 		return -ENOMEM;
@@ -324,26 +309,27 @@ tel_shard(const struct httpd_shard *sh, struct rte_tel_data *d)
 	/* Every traffic counter, the drop reasons that happened (all of them
 	 * are in /ewyk/net/stats): the reply stays small with many shards. */
 	for (c = 0; c < EWYK_NET_COUNTER_MAX; c++) {
-		uint64_t v = ewyk_net_counter_get(sh->shard, c);
+		uint64_t v = ewyk_net_counter_get(sh->net, c);
 
 		if (c < EWYK_NET_DROP_FIRST || v != 0)
 			rte_tel_data_add_dict_u64(t, ewyk_net_counter_name(c),
 				v);
 	}
-	tcp_services_tel_shard(t, sh);
-	for (c = 0; c < HTTPD_TASK_CTR_MAX; c++) {
-		snprintf(key, sizeof(key), "task_%s", task_ctr_names[c]);
+	rt_tcp_tel_shard(t, sh);
+	for (c = 0; c < EWYK_RT_TASK_CTR_MAX; c++) {
+		snprintf(key, sizeof(key), "task_%s", ewyk_rt_task_ctr_name(c));
 		rte_tel_data_add_dict_u64(t, key, ld(&sh->task[c]));
 	}
-	ewyk_net_inbox_stats_get(sh->shard, &is);
+	ewyk_net_inbox_stats_get(sh->net, &is);
 	rte_tel_data_add_dict_u64(t, "inbox_completions",
 		is.posted[EWYK_NET_MSG_COMPLETION]);
 	rte_tel_data_add_dict_u64(t, "inbox_full", is.full);
 	rte_tel_data_add_dict_u64(t, "inbox_reserved", is.reserved);
 	rte_tel_data_add_dict_u64(t, "mbufs_in_use",
 		rte_mempool_in_use_count(sh->pool));
-	rte_tel_data_add_dict_u64(t, "conns_held", pool_held(sh->conns));
-	rte_tel_data_add_dict_u64(t, "tasks_held", pool_held(sh->tasks));
+	for (k = 0; k < sh->rt->nb_inited; k++)
+		if (sh->rt->mod[k].telemetry != NULL)
+			sh->rt->mod[k].telemetry(sh, t, sh->rt->mod[k].arg);
 	rte_tel_data_add_dict_u64(t, "purgatory_ops",
 		sh->purg != NULL ? ewyk_purgatory_count(sh->purg) : 0);
 	snprintf(key, sizeof(key), "shard_%u", sh->id);
@@ -352,7 +338,7 @@ tel_shard(const struct httpd_shard *sh, struct rte_tel_data *d)
 }
 
 static int
-tel_strategy(const struct httpd *h, struct rte_tel_data *d)
+tel_strategy(const struct ewyk_rt *rt, struct rte_tel_data *d)
 {
 	struct rte_tel_data *t = rte_tel_data_alloc();
 	struct ewyk_strategy_stats st;
@@ -361,10 +347,10 @@ tel_strategy(const struct httpd *h, struct rte_tel_data *d)
 
 	if (t == NULL)
 		return -ENOMEM;
-	ewyk_strategy_stats_get(h->strategy, &st);
+	ewyk_strategy_stats_get(rt->strategy, &st);
 	rte_tel_data_start_dict(t);
 	rte_tel_data_add_dict_string(t, "kind",
-		ewyk_strategy_kind_name(ewyk_strategy_kind_get(h->strategy)));
+		ewyk_strategy_kind_name(ewyk_strategy_kind_get(rt->strategy)));
 	for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++) {
 		snprintf(key, sizeof(key), "tasks_%s",
 			ewyk_strategy_mode_name(m));
@@ -389,28 +375,28 @@ tel_strategy(const struct httpd *h, struct rte_tel_data *d)
  * "strategy": {...}}
  */
 static int
-tel_stats_locked(struct httpd *h, struct rte_tel_data *d)
+tel_stats_locked(struct ewyk_rt *rt, struct rte_tel_data *d)
 {
 	struct lcore_snap tot;
 	struct rte_tel_data *t;
 	unsigned int i;
 	int rc;
 
-	if (h == NULL)
+	if (rt == NULL)
 		return -ENODEV;
 	memset(&tot, 0, sizeof(tot));
 	rte_tel_data_start_dict(d);
-	for (i = 0; i < h->nb_lcores; i++) {
-		rc = tel_lcore(h, &h->lc[i], d, &tot);
+	for (i = 0; i < rt->nb_lcores; i++) {
+		rc = tel_lcore(rt, &rt->lc[i], d, &tot);
 		if (rc != 0)
 			return rc;
 	}
-	for (i = 0; i < h->nb_shards; i++) {
-		rc = tel_shard(&h->sh[i], d);
+	for (i = 0; i < rt->nb_shards; i++) {
+		rc = tel_shard(&rt->sh[i], d);
 		if (rc != 0)
 			return rc;
 	}
-	rc = tel_strategy(h, d);
+	rc = tel_strategy(rt, d);
 	if (rc != 0)
 		return rc;
 	t = rte_tel_data_alloc();
@@ -418,13 +404,13 @@ tel_stats_locked(struct httpd *h, struct rte_tel_data *d)
 		return -ENOMEM;
 	rte_tel_data_start_dict(t);
 	tel_add_snap(t, &tot);
-	if (h->sh[0].http != NULL) {
+	if (rt->sh[0].http != NULL) {
 		uint64_t req = 0, ok = 0;
 
-		for (i = 0; i < h->nb_shards; i++) {
-			req += ewyk_http_server_counter(h->sh[i].http,
+		for (i = 0; i < rt->nb_shards; i++) {
+			req += ewyk_http_server_counter(rt->sh[i].http,
 				EWYK_HTTP_C_REQUESTS);
-			ok += ewyk_http_server_counter(h->sh[i].http,
+			ok += ewyk_http_server_counter(rt->sh[i].http,
 				EWYK_HTTP_C_RESP_2XX);
 		}
 		rte_tel_data_add_dict_u64(t, "http_requests", req);
@@ -447,7 +433,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 }
 
 void
-httpd_stats_telemetry_fini(void)
+rt_stats_telemetry_fini(void)
 {
 	rte_spinlock_lock(&tel_lock);
 	tel_app = NULL;
@@ -455,13 +441,13 @@ httpd_stats_telemetry_fini(void)
 }
 
 int
-httpd_stats_telemetry_init(struct httpd *h)
+rt_stats_telemetry_init(struct ewyk_rt *rt)
 {
 	/* Rates of the first report run from here, when every counter is 0. */
 	prev_snap.tsc = rte_rdtsc();
 	rte_spinlock_lock(&tel_lock);
-	tel_app = h;
+	tel_app = rt;
 	rte_spinlock_unlock(&tel_lock);
 	return rte_telemetry_register_cmd("/ewyk/stats", tel_stats,
-		"Stats of ewyk-httpd per lcore (work), per shard (flows, tasks, inbox, pools) and of the strategy");
+		"Stats of the ewyk runtime per lcore (work), per shard (flows, tasks, inbox, pools) and of the strategy");
 }

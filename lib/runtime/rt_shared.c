@@ -6,7 +6,7 @@
  * With --reserved 0 no EAL lcore is left to take a blocking task off a
  * worker, and a task run in place (PC) holds the shard's only poller for
  * as long as it blocks: every other client of the shard waits. Instead,
- * ewyk-httpd starts N threads (default 4 with --reserved 0), registers each
+ * the runtime starts N threads (default 4 with --reserved 0), registers each
  * with DPDK as a non-EAL lcore (rte_thread_register(): an lcore id, so the
  * executor, the pools' per-lcore caches and the counters work there as on
  * an EAL lcore), allows each on the CPUs of the EAL lcores, and makes
@@ -39,7 +39,7 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
-#include "httpd.h"
+#include "rt_private.h"
 
 /* States of a thread's start-up handshake. */
 enum {
@@ -51,8 +51,8 @@ enum {
 static void *
 shared_main(void *arg)
 {
-	struct httpd_shared *t = arg;
-	struct httpd *h = t->h;
+	struct rt_shared *t = arg;
+	struct ewyk_rt *rt = t->rt;
 	char name[16];
 	int ret;
 
@@ -65,10 +65,10 @@ shared_main(void *arg)
 	snprintf(name, sizeof(name), "ewyk-shared-%u", t->lcore_id);
 	pthread_setname_np(pthread_self(), name); /* for top -H, perf */
 	__atomic_store_n(&t->state, SHARED_REGISTERED, __ATOMIC_RELEASE);
-	/* Our entry in h->lc[] is written before go. */
+	/* Our entry in rt->lc[] is written before go. */
 	while (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE))
 		usleep(1000);
-	ret = ewyk_strategy_executor_serve_opt(h->ex, &h->quit,
+	ret = ewyk_strategy_executor_serve_opt(rt->ex, &rt->quit,
 		EWYK_STRATEGY_SERVE_RING_ONLY);
 	if (ret != 0)
 		fprintf(stderr, "error: shared reserved lcore %u: %s\n",
@@ -94,30 +94,30 @@ eal_cpus(rte_cpuset_t *set)
 }
 
 int
-httpd_shared_start(struct httpd *h)
+rt_shared_start(struct ewyk_rt *rt)
 {
-	unsigned int n = h->conf.shared_reserved, i;
+	unsigned int n = rt->conf.shared_reserved, i;
 	pthread_attr_t attr;
 	rte_cpuset_t cpus;
 	int ret;
 
 	if (n == 0)
 		return 0;
-	if (h->ex == NULL || n > HTTPD_MAX_SHARED ||
-		h->nb_lcores + n > HTTPD_MAX_LCORES) {
+	if (rt->ex == NULL || n > EWYK_RT_MAX_SHARED ||
+		rt->nb_lcores + n > EWYK_RT_MAX_LCORES) {
 		fprintf(stderr,
 			"error: --shared-reserved %u: at most %u, and %u lcores in all\n",
-			n, HTTPD_MAX_SHARED, HTTPD_MAX_LCORES);
+			n, EWYK_RT_MAX_SHARED, EWYK_RT_MAX_LCORES);
 		return -1;
 	}
 	eal_cpus(&cpus);
 	pthread_attr_init(&attr);
 	pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus);
 	for (i = 0; i < n; i++) {
-		struct httpd_shared *t = &h->shared[i];
-		struct httpd_lcore *lc;
+		struct rt_shared *t = &rt->shared[i];
+		struct rt_lcore *lc;
 
-		t->h = h;
+		t->rt = rt;
 		ret = pthread_create(&t->tid, &attr, shared_main, t);
 		if (ret != 0) {
 			fprintf(stderr,
@@ -126,7 +126,7 @@ httpd_shared_start(struct httpd *h)
 			pthread_attr_destroy(&attr);
 			return -1;
 		}
-		h->nb_shared++;
+		rt->nb_shared++;
 		while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) ==
 			SHARED_STARTING)
 			usleep(1000);
@@ -137,14 +137,14 @@ httpd_shared_start(struct httpd *h)
 			pthread_attr_destroy(&attr);
 			return -1;
 		}
-		lc = &h->lc[h->nb_lcores];
+		lc = &rt->lc[rt->nb_lcores];
 		lc->lcore_id = t->lcore_id;
-		lc->app = h;
+		lc->rt = rt;
 		lc->reserved = true;
 		lc->shared = true;
 		lc->shard = -1;
-		h->lc_of[t->lcore_id] = (int16_t)h->nb_lcores;
-		h->nb_lcores++;
+		rt->lc_of[t->lcore_id] = (int16_t)rt->nb_lcores;
+		rt->nb_lcores++;
 		__atomic_store_n(&t->go, 1, __ATOMIC_RELEASE);
 	}
 	pthread_attr_destroy(&attr);
@@ -152,16 +152,16 @@ httpd_shared_start(struct httpd *h)
 }
 
 void
-httpd_shared_join(struct httpd *h)
+rt_shared_join(struct ewyk_rt *rt)
 {
 	unsigned int i;
 
-	__atomic_store_n(&h->quit, 1, __ATOMIC_RELEASE);
-	for (i = 0; i < h->nb_shared; i++) {
+	__atomic_store_n(&rt->quit, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < rt->nb_shared; i++) {
 		/* A thread that failed or waits for go leaves as well. */
-		__atomic_store_n(&h->shared[i].go, 1, __ATOMIC_RELEASE);
-		ewyk_strategy_executor_wake_all(h->ex);
-		pthread_join(h->shared[i].tid, NULL);
+		__atomic_store_n(&rt->shared[i].go, 1, __ATOMIC_RELEASE);
+		ewyk_strategy_executor_wake_all(rt->ex);
+		pthread_join(rt->shared[i].tid, NULL);
 	}
-	h->nb_shared = 0;
+	rt->nb_shared = 0;
 }

@@ -1,12 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * GET /metrics (see metrics.h). Every lib writes its own counters from its
- * own table (no name is repeated here); this file adds what only the
- * application holds, from its tables below, and joins the pieces into one
- * bounded page. A shard renders the page at most once per
- * HTTPD_METRICS_INTERVAL_MS into one of a small fixed set of snapshots,
- * and every response within the interval streams that same snapshot
- * (metrics.h).
+ * The metrics page (ewyk_rt_metrics_route()): Prometheus text exposition
+ * (format 0.0.4) of every registered counter set. Every lib writes its own
+ * counters from its own table (lib/common ewyk_ctr_prometheus(): net, TCP,
+ * HTTP, timer wheels, purgatories, pools, strategies); the runtime adds
+ * what only it holds (mbufs in use, inboxes, job outcomes, loop work per
+ * lcore) from its tables below; then every set the application added
+ * (ewyk_rt_metrics_add()). Samples are labelled shard="N", name="..." or
+ * lcore="N".
+ *
+ * Each response is a snapshot, rendered at most once per
+ * RT_METRICS_INTERVAL_MS per shard: the page is written whole into one of
+ * RT_METRICS_SNAPSHOTS buffers of RT_METRICS_SIZE bytes that each shard
+ * has (on its NUMA node, made at start; whoever holds the shard's token
+ * runs the handler and so owns them), and every response of the shard
+ * within the interval streams that same page (counted in
+ * ewyk_rt_metrics_renders_total). The page is streamed under TCP flow
+ * control; a buffer is free again when the last response streaming it
+ * ends. A shard sends at most RT_METRICS_SNAPSHOTS responses at once;
+ * beyond them the answer is 503 with Retry-After, counted in
+ * ewyk_rt_metrics_busy_total. A page that does not fit is answered 500,
+ * never truncated.
  */
 
 #include <errno.h>
@@ -19,12 +33,17 @@
 
 #include <ewyk_common.h>
 
-#include "http_app.h"
-#include "metrics.h"
-#include "static_files.h"
+#include "rt_private.h"
+
+/* Size of one page snapshot. */
+#define RT_METRICS_SIZE (512u * 1024)
+/* Page snapshots per shard: responses it sends at once. */
+#define RT_METRICS_SNAPSHOTS 4
+/* A shard renders the page at most once per this many milliseconds. */
+#define RT_METRICS_INTERVAL_MS 1000
 
 /* Per shard, what the application holds. */
-#define HTTPD_SHARD_METRICS(X)                                             \
+#define RT_SHARD_METRICS(X)                                                \
 	X(MBUFS, mbufs, GAUGE, "Mbufs in the shard's pool")                \
 	X(MBUFS_IN_USE, mbufs_in_use, GAUGE,                               \
 		"Mbufs of the shard's pool in use (not in the pool)")      \
@@ -45,7 +64,7 @@
 		"GET /metrics pages rendered, once a second at most")
 
 /* Per lcore, who did the work. */
-#define HTTPD_LCORE_METRICS(X)                                    \
+#define RT_LCORE_METRICS(X)                                       \
 	X(LOOPS, loops, COUNTER, "Loop iterations of the lcore")  \
 	X(BUSY_CYCLES, busy_cycles, COUNTER,                      \
 		"Cycles of the loop iterations that had packets") \
@@ -54,25 +73,25 @@
 
 enum {
 #define M_ENUM(sym, name, type, help) SM_##sym,
-	HTTPD_SHARD_METRICS(M_ENUM) SM_MAX
+	RT_SHARD_METRICS(M_ENUM) SM_MAX
 #undef M_ENUM
 };
 enum {
 #define M_ENUM(sym, name, type, help) LM_##sym,
-	HTTPD_LCORE_METRICS(M_ENUM) LM_MAX
+	RT_LCORE_METRICS(M_ENUM) LM_MAX
 #undef M_ENUM
 };
 
 /* Series a table has at most: an outcome or mode per shard or lcore. */
 #define MAX_PER_OBJ                                            \
-	(EWYK_STRATEGY_MODE_MAX > HTTPD_TASK_CTR_MAX ?         \
+	(EWYK_STRATEGY_MODE_MAX > EWYK_RT_TASK_CTR_MAX ?       \
 			(unsigned int)EWYK_STRATEGY_MODE_MAX : \
-			(unsigned int)HTTPD_TASK_CTR_MAX)
-#define MAX_SERIES (HTTPD_MAX_LCORES * MAX_PER_OBJ)
+			(unsigned int)EWYK_RT_TASK_CTR_MAX)
+#define MAX_SERIES (EWYK_RT_MAX_LCORES * MAX_PER_OBJ)
 
-static const struct ewyk_ctr_desc shard_desc[] = { HTTPD_SHARD_METRICS(
+static const struct ewyk_ctr_desc shard_desc[] = { RT_SHARD_METRICS(
 	EWYK_CTR_DESC) };
-static const struct ewyk_ctr_desc lcore_desc[] = { HTTPD_LCORE_METRICS(
+static const struct ewyk_ctr_desc lcore_desc[] = { RT_LCORE_METRICS(
 	EWYK_CTR_DESC) };
 /* One metric each, the kind of thing in a label. */
 static const struct ewyk_ctr_desc task_desc[] = {
@@ -84,14 +103,6 @@ static const struct ewyk_ctr_desc mode_desc[] = {
 		EWYK_CTR_COUNTER },
 };
 
-/* What the process holds, once. */
-static const struct ewyk_ctr_desc proc_desc[] = {
-	{ "sigbus_ignored",
-		"SIGBUS sent by a process (kill), not a fault: ignored, the "
-		"--root guard stays",
-		EWYK_CTR_COUNTER },
-};
-
 /* Label strings: shard="65535",outcome="..." and the like. */
 #define LBL_SIZE 96
 
@@ -100,19 +111,19 @@ struct metrics_shard;
 /* One rendered page: held by every response streaming it. */
 struct metrics_snap {
 	struct metrics_shard *ms;
-	char *buf; /* HTTPD_METRICS_DEF_SIZE bytes, on the shard's node */
+	char *buf; /* RT_METRICS_SIZE bytes, on the shard's node */
 	uint32_t len;
 	uint32_t refs; /* responses streaming it */
 };
 
 /* A shard's snapshots; only its token holder touches them. */
 struct metrics_shard {
-	struct metrics_snap snap[HTTPD_METRICS_SNAPSHOTS];
+	struct metrics_snap snap[RT_METRICS_SNAPSHOTS];
 	struct metrics_snap *cur; /* the last page rendered, NULL: none */
 	uint64_t cur_tsc;         /* when */
 	uint32_t streams;         /* responses being sent */
 	uint64_t in_use;  /* = streams, read by other lcores (relaxed) */
-	uint64_t busy;    /* 503s: HTTPD_METRICS_SNAPSHOTS streams */
+	uint64_t busy;    /* 503s: RT_METRICS_SNAPSHOTS streams */
 	uint64_t renders; /* pages rendered */
 	/* The application tables' scratch, made at start. */
 	struct ewyk_prom_series *ser;
@@ -120,14 +131,14 @@ struct metrics_shard {
 	uint64_t *vals;
 };
 
-struct httpd_metrics {
-	struct httpd *h;
+struct rt_metrics {
+	struct ewyk_rt *rt;
 	size_t size;
 	uint64_t interval; /* TSC cycles between two renders, at least */
-	struct metrics_shard sh[HTTPD_MAX_LCORES];
+	struct metrics_shard sh[EWYK_RT_MAX_LCORES];
 };
 
-/* Scratch of a render outside any shard (httpd_metrics_write()). */
+/* Scratch of a render outside any shard (ewyk_rt_metrics_write()). */
 struct metrics_scratch {
 	struct ewyk_prom_series *ser;
 	char (*lbl)[LBL_SIZE];
@@ -154,14 +165,14 @@ put(size_t size, size_t *off, int len)
 }
 
 static void
-shard_read(const struct httpd_shard *sh, const struct metrics_shard *ms,
+shard_read(const struct ewyk_rt_shard *sh, const struct metrics_shard *ms,
 	uint64_t *v)
 {
 	const struct ewyk_http_server *srv = sh->http;
 	struct ewyk_net_inbox_stats is;
 
 	memset(&is, 0, sizeof(is));
-	ewyk_net_inbox_stats_get(sh->shard, &is);
+	ewyk_net_inbox_stats_get(sh->net, &is);
 	v[SM_MBUFS] = sh->pool != NULL ? sh->pool->size : 0;
 	v[SM_MBUFS_IN_USE] = sh->pool != NULL ?
 		rte_mempool_in_use_count(sh->pool) :
@@ -205,63 +216,54 @@ scratch_alloc(struct metrics_scratch *x, int socket)
 	return 0;
 }
 
-/* The application's own tables, written with the scratch x. */
+/* The runtime's own tables, written with the scratch x. */
 static int
-app_write(const struct httpd *h, const struct metrics_scratch *x, char *buf,
+rt_write(const struct ewyk_rt *rt, const struct metrics_scratch *x, char *buf,
 	size_t size, size_t *off)
 {
-	struct ewyk_prom_series *ser = x->ser, proc;
+	struct ewyk_prom_series *ser = x->ser;
 	char(*lbl)[LBL_SIZE] = x->lbl;
-	uint64_t *vals = x->vals, pv;
+	uint64_t *vals = x->vals;
 	unsigned int i, k, n;
 	int ret;
 
-	/* The process. */
-	pv = static_files_sigbus_ignored();
-	proc.labels = "";
-	proc.vals = &pv;
-	ret = put(size, off,
-		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_httpd",
-			proc_desc, RTE_DIM(proc_desc), &proc, 1));
-	if (ret != 0)
-		return ret;
 	/* Per shard. */
-	for (i = 0; i < h->nb_shards; i++) {
+	for (i = 0; i < rt->nb_shards; i++) {
 		snprintf(lbl[i], LBL_SIZE, "shard=\"%u\"", i);
-		shard_read(&h->sh[i],
-			h->metrics != NULL ? &h->metrics->sh[i] : NULL,
+		shard_read(&rt->sh[i],
+			rt->metrics != NULL ? &rt->metrics->sh[i] : NULL,
 			&vals[i * SM_MAX]);
 		ser[i].labels = lbl[i];
 		ser[i].vals = &vals[i * SM_MAX];
 	}
 	ret = put(size, off,
-		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_httpd",
-			shard_desc, SM_MAX, ser, h->nb_shards));
+		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_rt",
+			shard_desc, SM_MAX, ser, rt->nb_shards));
 	if (ret != 0)
 		return ret;
 	/* Task outcomes per shard. */
 	n = 0;
-	for (i = 0; i < h->nb_shards; i++) {
-		for (k = 0; k < HTTPD_TASK_CTR_MAX; k++, n++) {
+	for (i = 0; i < rt->nb_shards; i++) {
+		for (k = 0; k < EWYK_RT_TASK_CTR_MAX; k++, n++) {
 			snprintf(lbl[n], LBL_SIZE,
 				"shard=\"%u\",outcome=\"%s\"", i,
-				httpd_task_ctr_name(k));
-			vals[n] = ld(&h->sh[i].task[k]);
+				ewyk_rt_task_ctr_name(k));
+			vals[n] = ld(&rt->sh[i].task[k]);
 			ser[n].labels = lbl[n];
 			ser[n].vals = &vals[n];
 		}
 	}
 	ret = put(size, off,
-		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_httpd",
+		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_rt",
 			task_desc, 1, ser, n));
 	if (ret != 0)
 		return ret;
 	/* Per lcore: loop work, then tasks by mode. */
-	for (i = 0; i < h->nb_lcores; i++) {
-		const struct httpd_lcore *lc = &h->lc[i];
+	for (i = 0; i < rt->nb_lcores; i++) {
+		const struct rt_lcore *lc = &rt->lc[i];
 
 		snprintf(lbl[i], LBL_SIZE, "lcore=\"%u\",role=\"%s\"",
-			lc->lcore_id, httpd_lcore_role(lc));
+			lc->lcore_id, rt_lcore_role(lc));
 		vals[i * LM_MAX + LM_LOOPS] = ld(&lc->ls.iters);
 		vals[i * LM_MAX + LM_BUSY_CYCLES] = ld(&lc->ls.busy_cycles);
 		vals[i * LM_MAX + LM_BUSY_PKTS] = ld(&lc->ls.busy_pkts);
@@ -269,18 +271,18 @@ app_write(const struct httpd *h, const struct metrics_scratch *x, char *buf,
 		ser[i].vals = &vals[i * LM_MAX];
 	}
 	ret = put(size, off,
-		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_httpd",
-			lcore_desc, LM_MAX, ser, h->nb_lcores));
+		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_rt",
+			lcore_desc, LM_MAX, ser, rt->nb_lcores));
 	if (ret != 0)
 		return ret;
 	n = 0;
-	for (i = 0; i < h->nb_lcores; i++) {
-		const struct httpd_lcore *lc = &h->lc[i];
+	for (i = 0; i < rt->nb_lcores; i++) {
+		const struct rt_lcore *lc = &rt->lc[i];
 
 		for (k = 0; k < EWYK_STRATEGY_MODE_MAX; k++, n++) {
 			snprintf(lbl[n], LBL_SIZE,
 				"lcore=\"%u\",role=\"%s\",mode=\"%s\"",
-				lc->lcore_id, httpd_lcore_role(lc),
+				lc->lcore_id, rt_lcore_role(lc),
 				ewyk_strategy_mode_name(k));
 			vals[n] = ld(&lc->ls.mode[k]);
 			ser[n].labels = lbl[n];
@@ -288,25 +290,25 @@ app_write(const struct httpd *h, const struct metrics_scratch *x, char *buf,
 		}
 	}
 	return put(size, off,
-		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_httpd",
+		ewyk_ctr_prometheus(buf + *off, size - *off, "ewyk_rt",
 			mode_desc, 1, ser, n));
 }
 
 /* The page, with the application tables' scratch x. */
 static int
-metrics_render(const struct httpd *h, const struct metrics_scratch *x,
+metrics_render(const struct ewyk_rt *rt, const struct metrics_scratch *x,
 	char *buf, size_t size)
 {
-	const struct ewyk_http_server *srv[HTTPD_MAX_LCORES];
+	const struct ewyk_http_server *srv[EWYK_RT_MAX_LCORES];
 	unsigned int i, nsrv = 0;
 	size_t off = 0;
 	int ret;
 
-	if (h == NULL || buf == NULL || size == 0)
+	if (rt == NULL || buf == NULL || size == 0)
 		return -EINVAL;
-	for (i = 0; i < h->nb_shards; i++)
-		if (h->sh[i].http != NULL)
-			srv[nsrv++] = h->sh[i].http;
+	for (i = 0; i < rt->nb_shards; i++)
+		if (rt->sh[i].http != NULL)
+			srv[nsrv++] = rt->sh[i].http;
 	buf[0] = '\0';
 	ret = put(size, &off, ewyk_net_prometheus(buf, size));
 	if (ret == 0)
@@ -329,23 +331,28 @@ metrics_render(const struct httpd *h, const struct metrics_scratch *x,
 		ret = put(size, &off,
 			ewyk_strategy_prometheus(buf + off, size - off));
 	if (ret == 0)
-		ret = app_write(h, x, buf, size, &off);
+		ret = rt_write(rt, x, buf, size, &off);
+	/* Then every set the application added, in order. */
+	for (i = 0; ret == 0 && i < rt->nb_metrics; i++)
+		ret = put(size, &off,
+			rt->metrics_w[i].fn(buf + off, size - off,
+				rt->metrics_w[i].arg));
 	if (ret != 0)
 		return ret;
 	return (int)off;
 }
 
 int
-httpd_metrics_write(const struct httpd *h, char *buf, size_t size)
+ewyk_rt_metrics_write(const struct ewyk_rt *rt, char *buf, size_t size)
 {
 	struct metrics_scratch x;
 	int ret;
 
-	if (h == NULL || buf == NULL || size == 0)
+	if (rt == NULL || buf == NULL || size == 0)
 		return -EINVAL;
 	if (scratch_alloc(&x, SOCKET_ID_ANY) != 0)
 		return -ENOMEM;
-	ret = metrics_render(h, &x, buf, size);
+	ret = metrics_render(rt, &x, buf, size);
 	scratch_free(&x);
 	return ret;
 }
@@ -386,11 +393,11 @@ snap_done(struct ewyk_http_conn *c, int aborted, void *arg)
 /*
  * The page to send now: the shard's last render while it is younger than
  * the interval, else a new one in a snapshot nobody streams (there is one:
- * fewer than HTTPD_METRICS_SNAPSHOTS responses are being sent, each holds
+ * fewer than RT_METRICS_SNAPSHOTS responses are being sent, each holds
  * one snapshot). NULL: the page does not fit (500).
  */
 static struct metrics_snap *
-snap_current(struct httpd_metrics *m, struct metrics_shard *ms, uint64_t now)
+snap_current(struct rt_metrics *m, struct metrics_shard *ms, uint64_t now)
 {
 	struct metrics_snap *sn = NULL;
 	unsigned int k;
@@ -398,7 +405,7 @@ snap_current(struct httpd_metrics *m, struct metrics_shard *ms, uint64_t now)
 
 	if (ms->cur != NULL && now - ms->cur_tsc < m->interval)
 		return ms->cur;
-	for (k = 0; k < HTTPD_METRICS_SNAPSHOTS && sn == NULL; k++)
+	for (k = 0; k < RT_METRICS_SNAPSHOTS && sn == NULL; k++)
 		if (ms->snap[k].refs == 0)
 			sn = &ms->snap[k];
 	if (sn == NULL)
@@ -406,7 +413,7 @@ snap_current(struct httpd_metrics *m, struct metrics_shard *ms, uint64_t now)
 	/* Counted first: the page says it is the render it is. */
 	bump(&ms->renders, 1);
 	ms->cur = NULL;
-	len = metrics_render(m->h,
+	len = metrics_render(m->rt,
 		&(struct metrics_scratch){ ms->ser, ms->lbl, ms->vals },
 		sn->buf, m->size);
 	if (len < 0)
@@ -424,16 +431,17 @@ metrics_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	static const char too_big[] = "metrics do not fit in the page buffer\n";
 	static const char busy[] =
 		"every /metrics snapshot of this shard is being sent\n";
-	struct httpd_metrics *m = arg;
-	struct httpd_shard *sh = httpd_shard_current(m->h);
+	struct ewyk_rt *rt = arg;
+	struct rt_metrics *m = rt->metrics;
+	struct ewyk_rt_shard *sh = ewyk_rt_shard_current();
 	struct metrics_shard *ms;
 	struct metrics_snap *sn;
 
 	RTE_SET_USED(req);
-	if (sh == NULL)
+	if (sh == NULL || m == NULL)
 		return -ENODEV; /* answered 500 */
 	ms = &m->sh[sh->id];
-	if (ms->streams >= HTTPD_METRICS_SNAPSHOTS) {
+	if (ms->streams >= RT_METRICS_SNAPSHOTS) {
 		bump(&ms->busy, 1);
 		return ewyk_http_respond(c, 503, "text/plain",
 			"Retry-After: 1\r\n", busy, sizeof(busy) - 1);
@@ -454,17 +462,17 @@ metrics_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 }
 
 static void
-metrics_free(struct httpd_metrics *m)
+metrics_free(struct rt_metrics *m)
 {
 	unsigned int i, k;
 
 	if (m == NULL)
 		return;
-	for (i = 0; i < HTTPD_MAX_LCORES; i++) {
+	for (i = 0; i < EWYK_RT_MAX_LCORES; i++) {
 		struct metrics_scratch x = { m->sh[i].ser, m->sh[i].lbl,
 			m->sh[i].vals };
 
-		for (k = 0; k < HTTPD_METRICS_SNAPSHOTS; k++)
+		for (k = 0; k < RT_METRICS_SNAPSHOTS; k++)
 			rte_free(m->sh[i].snap[k].buf);
 		scratch_free(&x);
 	}
@@ -472,24 +480,60 @@ metrics_free(struct httpd_metrics *m)
 }
 
 int
-httpd_metrics_init(struct httpd *h)
+ewyk_rt_metrics_add(struct ewyk_rt *rt, ewyk_rt_metrics_fn fn, void *arg)
 {
-	struct httpd_metrics *m;
+	if (rt == NULL || fn == NULL)
+		return -EINVAL;
+	if (rt->running || rt->ran)
+		return -EBUSY;
+	if (rt->nb_metrics == EWYK_RT_MAX_METRICS)
+		return -ENOSPC;
+	rt->metrics_w[rt->nb_metrics].fn = fn;
+	rt->metrics_w[rt->nb_metrics].arg = arg;
+	rt->nb_metrics++;
+	return 0;
+}
+
+int
+ewyk_rt_metrics_route(struct ewyk_rt *rt, const char *path)
+{
+	struct ewyk_rt_route r = {
+		.path = path,
+		.methods = EWYK_HTTP_M(EWYK_HTTP_GET),
+		.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+		.raw = metrics_handler,
+	};
+
+	if (rt == NULL || path == NULL)
+		return -EINVAL;
+	if (rt->metrics_path != NULL)
+		return -EEXIST;
+	/* The snapshots come at run; the route's argument is the runtime's
+	 * (rt->metrics, set then). */
+	r.arg = rt;
+	rt->metrics_path = path;
+	return ewyk_rt_http_route(rt, &r);
+}
+
+int
+rt_metrics_start(struct ewyk_rt *rt)
+{
+	struct rt_metrics *m;
 	unsigned int i, k;
 
-	if (h->conf.http_port == 0)
+	if (rt->metrics_path == NULL)
 		return 0;
-	m = rte_zmalloc("httpd_metrics", sizeof(*m), 0);
+	m = rte_zmalloc("rt_metrics", sizeof(*m), 0);
 	if (m == NULL) {
 		fprintf(stderr, "error: /metrics: no memory\n");
 		return -1;
 	}
-	m->h = h;
-	m->size = HTTPD_METRICS_DEF_SIZE;
-	m->interval = rte_get_tsc_hz() / 1000 * HTTPD_METRICS_INTERVAL_MS;
-	h->metrics = m;
-	for (i = 0; i < h->nb_shards; i++) {
-		int socket = (int)rte_lcore_to_socket_id(h->sh[i].home);
+	m->rt = rt;
+	m->size = RT_METRICS_SIZE;
+	m->interval = rte_get_tsc_hz() / 1000 * RT_METRICS_INTERVAL_MS;
+	rt->metrics = m;
+	for (i = 0; i < rt->nb_shards; i++) {
+		int socket = (int)rte_lcore_to_socket_id(rt->sh[i].home);
 		struct metrics_scratch x;
 
 		if (scratch_alloc(&x, socket) != 0) {
@@ -501,12 +545,12 @@ httpd_metrics_init(struct httpd *h)
 		m->sh[i].lbl = x.lbl;
 		m->sh[i].vals = x.vals;
 
-		for (k = 0; k < HTTPD_METRICS_SNAPSHOTS; k++) {
+		for (k = 0; k < RT_METRICS_SNAPSHOTS; k++) {
 			struct metrics_snap *sn = &m->sh[i].snap[k];
 
 			sn->ms = &m->sh[i];
-			sn->buf = rte_malloc_socket("httpd_metrics_page",
-				m->size, 0, socket);
+			sn->buf = rte_malloc_socket("rt_metrics_page", m->size,
+				0, socket);
 			if (sn->buf == NULL) {
 				fprintf(stderr,
 					"error: /metrics: no memory for shard %u\n",
@@ -515,15 +559,12 @@ httpd_metrics_init(struct httpd *h)
 			}
 		}
 	}
-	if (httpd_route_inplace(h, "/metrics", 0, EWYK_HTTP_M(EWYK_HTTP_GET),
-		    EWYK_STRATEGY_INVOKE_NON_BLOCKING, metrics_handler, m) != 0)
-		return -1;
 	return 0;
 }
 
 void
-httpd_metrics_fini(struct httpd *h)
+rt_metrics_fini(struct ewyk_rt *rt)
 {
-	metrics_free(h->metrics);
-	h->metrics = NULL;
+	metrics_free(rt->metrics);
+	rt->metrics = NULL;
 }

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * HTTP of the runtime: the process's router and its route table (built
+ * on the main lcore before the lcores start, read only afterwards), and
+ * per shard a lib/http server on the shard's wheel and mbuf pool,
+ * listening through the shard's TCP, with the dispatch hook of
+ * rt_dispatch.c. The holder refreshes the server's Date line once a
+ * second.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "rt_http.h"
+
+int
+rt_http_init(struct ewyk_rt *rt)
+{
+	rt->router = ewyk_http_router_create(EWYK_RT_MAX_ROUTES, SOCKET_ID_ANY);
+	if (rt->router == NULL) {
+		fprintf(stderr, "error: HTTP router: %s\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+void
+rt_http_fini(struct ewyk_rt *rt)
+{
+	ewyk_http_router_free(rt->router);
+	rt->router = NULL;
+}
+
+int
+ewyk_rt_http_listen(struct ewyk_rt *rt, uint16_t port)
+{
+	if (rt == NULL)
+		return -EINVAL;
+	if (rt->running || rt->ran)
+		return -EBUSY;
+	/* --port wins; --port 0 turns HTTP off. */
+	if (rt->conf.http_port != UINT16_MAX)
+		port = rt->conf.http_port;
+	rt->http = port != 0;
+	rt->http_port = port;
+	return 0;
+}
+
+int
+ewyk_rt_http_route(struct ewyk_rt *rt, const struct ewyk_rt_route *r)
+{
+	struct rt_route *d;
+	int rc;
+
+	if (rt == NULL || r == NULL || r->path == NULL ||
+		(r->fn == NULL) == (r->raw == NULL) ||
+		(unsigned int)r->invocation > EWYK_STRATEGY_INVOKE_EITHER ||
+		(r->raw != NULL &&
+			r->invocation == EWYK_STRATEGY_INVOKE_BLOCKING)) {
+		fprintf(stderr,
+			"error: route %s: one of fn or raw, and raw handlers are not BLOCKING\n",
+			r != NULL && r->path != NULL ? r->path : "?");
+		return -EINVAL;
+	}
+	if (rt->running || rt->ran)
+		return -EBUSY;
+	if (rt->nb_routes == EWYK_RT_MAX_ROUTES) {
+		fprintf(stderr, "error: route %s: at most %u routes\n", r->path,
+			EWYK_RT_MAX_ROUTES);
+		return -ENOSPC;
+	}
+	d = &rt->routes[rt->nb_routes];
+	d->r = *r;
+	/* raw: lib/http calls the handler with its own argument (an EITHER
+	 * one after the dispatcher declined it). fn: no handler, and the
+	 * route's argument is the route the dispatcher runs. */
+	if (r->raw != NULL)
+		rc = ewyk_http_route_add(rt->router, r->path, r->prefix,
+			r->methods, r->invocation, (void *)(uintptr_t)r->raw,
+			r->arg);
+	else
+		rc = ewyk_http_route_add(rt->router, r->path, r->prefix,
+			r->methods,
+			/* a NON_BLOCKING fn is dispatched too: it runs as a
+			 * job the strategy runs in place (PIC) */
+			r->invocation == EWYK_STRATEGY_INVOKE_NON_BLOCKING ?
+				EWYK_STRATEGY_INVOKE_EITHER :
+				r->invocation,
+			NULL, &d->r);
+	if (rc != 0) {
+		fprintf(stderr, "error: route %s: %s\n", r->path,
+			strerror(-rc));
+		return rc;
+	}
+	rt->nb_routes++;
+	return 0;
+}
+
+static uint32_t
+secs_ms(unsigned int s)
+{
+	return s * 1000u;
+}
+
+int
+rt_http_shard_init(struct ewyk_rt_shard *sh)
+{
+	const struct ewyk_rt_conf *c = &sh->rt->conf;
+	struct ewyk_http_server_conf sc;
+	int rc;
+
+	sh->hs = rte_zmalloc_socket("rt_http_shard", sizeof(*sh->hs),
+		RTE_CACHE_LINE_SIZE, sh->socket);
+	if (sh->hs == NULL) {
+		fprintf(stderr, "error: HTTP of shard %u: no memory\n", sh->id);
+		return -1;
+	}
+	memset(&sc, 0, sizeof(sc));
+	sc.wheel = sh->wheel;
+	sc.pool = sh->pool;
+	sc.router = sh->rt->router;
+	sc.lim.max_body = c->max_body;
+	sc.max_conns = c->http_max_conns;
+	sc.max_heads = c->http_max_heads;
+	sc.max_conns_per_src = c->http_max_per_src;
+	sc.max_heads_per_src = c->http_max_heads_per_src;
+	sc.header_timeout_ms = secs_ms(c->header_timeout);
+	sc.idle_timeout_ms = secs_ms(c->keepalive_timeout);
+	sc.body_timeout_ms = secs_ms(c->body_timeout);
+	sc.body_min_rate = c->body_min_rate == 0 ? UINT32_MAX :
+						   c->body_min_rate;
+	sc.write_timeout_ms = secs_ms(c->write_timeout);
+	sc.dispatch = rt_dispatch;
+	sc.dispatch_arg = sh;
+	sc.shard_id = sh->id;
+	sc.socket_id = sh->socket;
+	sh->http = ewyk_http_server_create(&sc);
+	if (sh->http == NULL) {
+		fprintf(stderr, "error: HTTP server of shard %u: %s\n", sh->id,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	ewyk_http_server_set_time(sh->http, (uint64_t)time(NULL));
+	if (rt_dispatch_shard_init(sh) != 0)
+		return -1;
+	rc = ewyk_tcp_listen(sh->tcp, 0, sh->rt->http_port,
+		ewyk_http_server_tcp_ops(), sh->http, 0);
+	if (rc != 0) {
+		fprintf(stderr, "error: cannot listen on HTTP port %u: %s\n",
+			sh->rt->http_port, strerror(-rc));
+		return -1;
+	}
+	if (sh->id == 0)
+		printf("http: port %u, %u route(s), max body %" PRIu64
+		       " bytes, timeouts header %u s keep-alive %u s body %u s write %u s\n"
+		       "http: per shard %u connections (%u per source), %u head leases (%u per source)\n",
+			sh->rt->http_port, sh->rt->nb_routes, c->max_body,
+			c->header_timeout, c->keepalive_timeout,
+			c->body_timeout, c->write_timeout, c->http_max_conns,
+			c->http_max_per_src, c->http_max_heads,
+			c->http_max_heads_per_src);
+	return 0;
+}
+
+void
+rt_http_shard_poll(struct ewyk_rt_shard *sh, uint64_t now)
+{
+	if (now < sh->next_date)
+		return;
+	/* One system call a second per shard, not per response. */
+	sh->next_date = now + rte_get_tsc_hz();
+	ewyk_http_server_set_time(sh->http, (uint64_t)time(NULL));
+}
+
+void
+rt_http_shard_depart(struct ewyk_rt_shard *sh)
+{
+	rt_dispatch_shard_depart(sh);
+}
+
+void
+rt_http_shard_free(struct ewyk_rt_shard *sh)
+{
+	/* Every connection is reset; their end-of-request callbacks cancel
+	 * the jobs and free buffers. */
+	ewyk_http_server_free(sh->http);
+	sh->http = NULL;
+	rt_dispatch_shard_free(sh);
+	rte_free(sh->hs);
+	sh->hs = NULL;
+}
+
+/* Counters worth a line in the table; all of them are in /ewyk/http. */
+static const enum ewyk_http_counter table_ctrs[] = {
+	EWYK_HTTP_C_REQUESTS, /* first three: parsed by ewyk-loadgen's tests */
+	EWYK_HTTP_C_RESP_2XX,
+	EWYK_HTTP_C_RESP_4XX,
+	EWYK_HTTP_C_RESP_5XX,
+	EWYK_HTTP_C_CONN_ACCEPTED,
+	EWYK_HTTP_C_PENDING,
+	EWYK_HTTP_C_RESP_503,
+	EWYK_HTTP_C_RESP_504,
+	EWYK_HTTP_C_TIMEOUT_HEADER,
+	EWYK_HTTP_C_TIMEOUT_IDLE,
+	EWYK_HTTP_C_BYTES_IN,
+	EWYK_HTTP_C_BYTES_OUT,
+};
+
+void
+rt_http_stats_print(const struct ewyk_rt *rt)
+{
+	unsigned int i, k;
+
+	if (!rt->http)
+		return;
+	printf("http:");
+	for (k = 0; k < RTE_DIM(table_ctrs); k++) {
+		uint64_t v = 0;
+
+		for (i = 0; i < rt->nb_shards; i++)
+			v += ewyk_http_server_counter(rt->sh[i].http,
+				table_ctrs[k]);
+		printf(" %s=%" PRIu64, ewyk_http_counter_name(table_ctrs[k]),
+			v);
+	}
+	/* ewyk-loadgen and the perf report check theirs against these. */
+	printf(" requests_per_shard=");
+	for (i = 0; i < rt->nb_shards; i++)
+		printf("%s%u:%" PRIu64, i ? "," : "", i,
+			ewyk_http_server_counter(rt->sh[i].http,
+				EWYK_HTTP_C_REQUESTS));
+	printf("\n");
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of lib/runtime: the configuration and its options.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <ewyk_runtime.h>
+
+#include "test_common.h"
+
+static int
+parse(struct ewyk_rt_conf *c, const struct ewyk_rt_opt *o, unsigned int n,
+	int argc, const char **argv)
+{
+	ewyk_rt_conf_init(c, "test");
+	return ewyk_rt_parse_args(c, argc, (char **)(uintptr_t)argv, o, n);
+}
+
+static void
+test_conf_defaults(void **state)
+{
+	const char *argv[] = { "t", "--ip", "10.0.0.1/24" };
+	struct ewyk_rt_conf c;
+
+	(void)state;
+	assert_int_equal(parse(&c, NULL, 0, 3, argv), 0);
+	assert_int_equal(c.nb_ips, 1);
+	assert_int_equal(c.prefix[0], 24);
+	assert_int_equal(c.strategy, EWYK_STRATEGY_ADAPTIVE);
+	assert_int_equal(c.task_timeout_ms, 5000);
+	/* derived limits */
+	assert_int_equal(c.tcp_max_per_src, 16384 / 4);
+	assert_int_equal(c.http_max_conns, c.tcp_max_conns);
+	assert_int_equal(c.http_max_per_src, c.http_max_conns / 4);
+	assert_int_equal(c.http_port, UINT16_MAX); /* the application's */
+}
+
+static void
+test_conf_errors(void **state)
+{
+	const char *no_ip[] = { "t" };
+	const char *bad_ip[] = { "t", "--ip", "10.0.0.1" };
+	const char *bad_num[] = { "t", "--ip", "10.0.0.1/24", "--reserved",
+		"x" };
+	const char *bad_strategy[] = { "t", "--ip", "10.0.0.1/24", "--strategy",
+		"fast" };
+	const char *stray[] = { "t", "--ip", "10.0.0.1/24", "stray" };
+	const char *per_src[] = { "t", "--ip", "10.0.0.1/24", "--tcp-max-conns",
+		"100", "--tcp-max-per-src", "200" };
+	struct ewyk_rt_conf c;
+
+	(void)state;
+	assert_int_equal(parse(&c, NULL, 0, 1, no_ip), -1);
+	assert_int_equal(parse(&c, NULL, 0, 3, bad_ip), -1);
+	assert_int_equal(parse(&c, NULL, 0, 5, bad_num), -1);
+	assert_int_equal(parse(&c, NULL, 0, 5, bad_strategy), -1);
+	assert_int_equal(parse(&c, NULL, 0, 4, stray), -1);
+	assert_int_equal(parse(&c, NULL, 0, 7, per_src), -1);
+}
+
+struct app_opts {
+	unsigned long n;
+	int flag;
+};
+
+static int
+opt_n(const char *val, void *arg)
+{
+	struct app_opts *a = arg;
+
+	return ewyk_rt_opt_ulong("n", val, 1, 10, &a->n);
+}
+
+static int
+opt_flag(const char *val, void *arg)
+{
+	struct app_opts *a = arg;
+
+	assert_null(val);
+	a->flag = 1;
+	return 0;
+}
+
+static void
+test_conf_app_options(void **state)
+{
+	struct app_opts a = { 0, 0 };
+	const struct ewyk_rt_opt opts[] = {
+		{ "n", 1, "a number", opt_n, &a },
+		{ "flag", 0, "a flag", opt_flag, &a },
+	};
+	const char *ok[] = { "t", "--n", "7", "--ip", "10.0.0.1/24", "--flag",
+		"--port", "8080" };
+	const char *bad[] = { "t", "--ip", "10.0.0.1/24", "--n", "11" };
+	const char *help[] = { "t", "--help" };
+	struct ewyk_rt_conf c;
+
+	(void)state;
+	assert_int_equal(parse(&c, opts, 2, 8, ok), 0);
+	assert_int_equal(a.n, 7);
+	assert_int_equal(a.flag, 1);
+	assert_int_equal(c.http_port, 8080);
+	assert_int_equal(parse(&c, opts, 2, 5, bad), -1);
+	assert_int_equal(parse(&c, opts, 2, 2, help), 1);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_conf_defaults),
+		cmocka_unit_test(test_conf_errors),
+		cmocka_unit_test(test_conf_app_options),
+	};
+
+	if (ewyk_test_eal_init(argc, argv) < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
