@@ -84,7 +84,7 @@ class EwykHttpd:
     """An ewyk-httpd process on the testbed's server end."""
 
     def __init__(self, tb: Testbed, lcores="0", app_args=(), vdev_args="",
-                 log_name="ewyk-httpd"):
+                 log_name="ewyk-httpd", binary=None, env=None):
         self.tb = tb
         self.node = tb.node
         self.prefix = f"ewyk-dts-{self.node.tag}-{log_name}"
@@ -92,7 +92,8 @@ class EwykHttpd:
         vdev = f"net_af_packet0,iface={tb.if_srv}"
         if vdev_args:
             vdev += "," + vdev_args
-        self.argv = [httpd_binary(), "-l", lcores, "--no-pci",
+        self.env = env
+        self.argv = [binary or httpd_binary(), "-l", lcores, "--no-pci",
                      f"--file-prefix={self.prefix}", f"--vdev={vdev}",
                      "--log-level=lib.eal:warning"] + eal_mem_args() + [
                      "--", "--ip", f"{EWYK_IP}/{PREFIX}"] + list(app_args)
@@ -100,7 +101,7 @@ class EwykHttpd:
 
     def start(self, timeout=20):
         self.proc = self.node.spawn(self.argv, ns=self.tb.ns_srv,
-                                    log_path=self.log_path)
+                                    log_path=self.log_path, env=self.env)
         ok = wait_for(lambda: self.proc.poll() is not None
                       or "polling" in self.log(), timeout=timeout)
         if not ok or self.proc.poll() is not None:

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""docs/examples/hello, built against the installed libewyk, serves its
-hello over TCP to the kernel peer: linked with the shared libraries
+"""docs/examples/hello, built against the installed libewyk (on its
+runtime), serves its hello over TCP to the kernel peer: linked with the shared libraries
 (pkg-config), and with the static archives (hello-static).
 
 The example is the one devtools/test.sh builds from a DESTDIR install
@@ -44,7 +44,8 @@ class TestSuite_hello(TestSuite):
         argv = [binary, "-l", "0", "--no-pci", f"--file-prefix={self.prefix}",
                 f"--vdev=net_af_packet0,iface={self.tb.if_srv}",
                 "--log-level=lib.eal:warning"] + eal_mem_args() + [
-                "--", f"{EWYK_IP}/{PREFIX}", str(HELLO_PORT)]
+                "--", "--ip", f"{EWYK_IP}/{PREFIX}", "--hello-port",
+                str(HELLO_PORT), "--stats-interval", "0"]
         env = dict(os.environ, LD_LIBRARY_PATH=libdir)
         self.proc = self.node.spawn(argv, ns=self.tb.ns_srv,
                                     log_path=self.log_path, env=env)

@@ -494,11 +494,13 @@ ewyk_rt_free(struct ewyk_rt *rt)
 		struct ewyk_rt_shard *sh = &rt->sh[i];
 
 		rt_jobs_shard_free(sh);
-		rt_tcp_shard_free(sh);
+		/* Every peer still connected gets its RST. */
+		ewyk_tcp_abort_all(sh->tcp);
 		/* The resets and last responses go out before the ports
 		 * close. */
 		if (sh->net != NULL)
 			ewyk_net_tx_flush(sh->net);
+		rt_tcp_shard_free(sh);
 		ewyk_strategy_producer_free(sh->producer);
 		sh->producer = NULL;
 	}

@@ -666,6 +666,19 @@ void ewyk_tcp_close(struct ewyk_tcp_conn *c);
 void ewyk_tcp_abort(struct ewyk_tcp_conn *c);
 
 /**
+ * Abort every connection of a context, as ewyk_tcp_abort() does (a RST
+ * to each synchronized peer, no callback): at shutdown, so that no peer
+ * waits for a connection that is gone. The RSTs go out with the shard's
+ * next TX flush.
+ *
+ * @param t
+ *   context (NULL: no-op)
+ * @return
+ *   connections aborted
+ */
+unsigned int ewyk_tcp_abort_all(struct ewyk_tcp *t);
+
+/**
  * Nagle's algorithm (RFC 9293 3.7.4) on a connection.
  *
  * @param c

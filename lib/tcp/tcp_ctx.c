@@ -270,6 +270,29 @@ ewyk_tcp_free(struct ewyk_tcp *t)
 }
 
 unsigned int
+ewyk_tcp_abort_all(struct ewyk_tcp *t)
+{
+	unsigned int n = 0;
+	uint32_t i;
+
+	if (t == NULL)
+		return 0;
+	RTE_ASSERT(ewyk_net_shard_held_here(t->shard));
+	for (i = 0; i <= t->hmask; i++) {
+		struct ewyk_tcp_conn *c, *next;
+
+		for (c = t->buckets[i]; c != NULL; c = next) {
+			next = c->hnext;
+			if (c->dead || c->app_closed)
+				continue;
+			ewyk_tcp_abort(c);
+			n++;
+		}
+	}
+	return n;
+}
+
+unsigned int
 ewyk_tcp_advance(struct ewyk_tcp *t, uint64_t now)
 {
 	RTE_ASSERT(t == NULL || ewyk_net_shard_held_here(t->shard));

@@ -285,6 +285,7 @@ void test_echo_zero_window(void **state);
 void test_echo_recv_budget(void **state);
 /* Per-connection knobs and accessors, shard contexts (test_tcp_api.c). */
 void test_nagle(void **state);
+void test_abort_all(void **state);
 void test_conn_own_ops(void **state);
 void test_shard_contexts(void **state);
 

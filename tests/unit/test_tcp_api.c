@@ -66,6 +66,29 @@ test_nagle(void **state)
 	memset(&H, 0, sizeof(H));
 }
 
+/*
+ * Shutdown (ewyk_tcp_abort_all()): an established connection gets its
+ * RST, no callback runs, and the table is empty afterwards.
+ */
+void
+test_abort_all(void **state)
+{
+	static const struct script sc = { .name = "abort_all" };
+	static const struct step open[] = { PASSIVE_OPEN, END };
+	static const struct step after[] = { OUT(F_RST | F_ACK, 1, 1), GONE,
+		CTR(EWYK_TCP_CONN_ABORTED, 1), END };
+
+	RTE_SET_USED(state);
+	script_begin(&sc);
+	run_steps(open);
+	assert_int_equal(ewyk_tcp_abort_all(H.t), 1);
+	run_steps(after);
+	assert_int_equal(ewyk_tcp_abort_all(H.t), 0);
+	assert_int_equal(ewyk_tcp_abort_all(NULL), 0);
+	h_free();
+	memset(&H, 0, sizeof(H));
+}
+
 /* The callbacks a connection is given after its accept. */
 static struct {
 	unsigned int recv, closed;
