@@ -261,8 +261,12 @@ struct ewyk_http_server *ewyk_http_server_create(
 	const struct ewyk_http_server_conf *conf);
 
 /**
- * Free a server. Its connections must be gone (ewyk_tcp_free() first, or
- * every connection closed).
+ * Free a server, on the lcore holding its shard. Every connection it
+ * still has is reset (ewyk_tcp_abort(): the RST leaves with the shard's
+ * next TX flush) and the owner of its request told (ewyk_http_on_done(),
+ * aborted). So: free it before the TCP context its connections live on
+ * (ewyk_tcp_free() drops connections without a RST), then flush TX. The
+ * runtime does it in that order (ewyk_rt_free()).
  *
  * @param s
  *   Server (NULL allowed).

@@ -739,8 +739,8 @@ int ewyk_rt_metrics_write(const struct ewyk_rt *rt, char *buf, size_t size);
 
 /**
  * Print the per-lcore and per-shard stats table now (the runtime prints
- * it every --stats-interval from the main thread, outside every loop, and
- * at exit).
+ * it every --stats-interval from its housekeeping thread, outside every
+ * shard's loop, and at exit).
  *
  * @param rt     runtime
  * @param final  true: the totals at exit

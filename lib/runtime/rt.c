@@ -323,6 +323,8 @@ start_shards(struct ewyk_rt *rt)
 			}
 		}
 		rt->nb_inited = k + 1;
+		if (m->poll != NULL)
+			rt->polls[rt->nb_polls++] = m;
 	}
 	return 0;
 }
@@ -468,7 +470,16 @@ ewyk_rt_free(struct ewyk_rt *rt)
 	rt_stats_telemetry_fini();
 	/* The shared reserved lcores leave the executor first. */
 	rt_shared_join(rt);
-	/* Tasks still queued are told DROPPED (they post or free). */
+	/* No lcore produces: the producers and the strategy go (its
+	 * telemetry reads the executor)... */
+	for (i = 0; i < rt->nb_shards; i++) {
+		ewyk_strategy_producer_free(rt->sh[i].producer);
+		rt->sh[i].producer = NULL;
+	}
+	ewyk_strategy_free(rt->strategy);
+	rt->strategy = NULL;
+	/* ...then the executor: tasks still queued are told DROPPED (they
+	 * post to the inboxes, applied below, or free themselves). */
 	ewyk_strategy_executor_free(rt->ex);
 	rt->ex = NULL;
 	/* This lcore holds every shard from here on. */
@@ -490,6 +501,7 @@ ewyk_rt_free(struct ewyk_rt *rt)
 			if (rt->mod[k].fini != NULL)
 				rt->mod[k].fini(&rt->sh[i], rt->mod[k].arg);
 	rt->nb_inited = 0;
+	rt->nb_polls = 0;
 	for (i = 0; i < rt->nb_shards; i++) {
 		struct ewyk_rt_shard *sh = &rt->sh[i];
 
@@ -501,11 +513,7 @@ ewyk_rt_free(struct ewyk_rt *rt)
 		if (sh->net != NULL)
 			ewyk_net_tx_flush(sh->net);
 		rt_tcp_shard_free(sh);
-		ewyk_strategy_producer_free(sh->producer);
-		sh->producer = NULL;
 	}
-	ewyk_strategy_free(rt->strategy);
-	rt->strategy = NULL;
 	rt_metrics_fini(rt);
 	rt_http_fini(rt);
 	ewyk_net_free(rt->net);

@@ -122,9 +122,8 @@ loop_produce(void *ctx, struct ewyk_strategy_task *tasks, unsigned int max)
 	ewyk_twheel_advance(sh->wheel, now, 0);
 	if (sh->http != NULL)
 		rt_http_shard_poll(sh, now);
-	for (k = 0; k < rt->nb_inited; k++)
-		if (rt->mod[k].poll != NULL)
-			rt->mod[k].poll(sh, now, rt->mod[k].arg);
+	for (k = 0; k < rt->nb_polls; k++)
+		rt->polls[k]->poll(sh, now, rt->polls[k]->arg);
 	ewyk_net_tx_flush(sh->net);
 
 	sh->out = NULL;

@@ -115,6 +115,9 @@ struct ewyk_rt {
 	unsigned int nb_modules;
 	struct ewyk_rt_module mod[EWYK_RT_MAX_MODULES];
 	unsigned int nb_inited; /* modules whose init ran on every shard */
+	/* the modules with a poll hook, in order: what the loop walks */
+	unsigned int nb_polls;
+	const struct ewyk_rt_module *polls[EWYK_RT_MAX_MODULES];
 	/* HTTP (rt_http.c) */
 	bool http; /* ewyk_rt_http_listen() was called */
 	uint16_t http_port;

@@ -220,7 +220,10 @@ struct ewyk_strategy_executor *ewyk_strategy_executor_create(
 /**
  * Free an executor. Every lcore must have left ewyk_strategy_executor_serve().
  * Tasks still on the PEC ring are invoked with EWYK_STRATEGY_MODE_DROPPED on
- * the caller, so no task is ever lost. Free the strategies using it first.
+ * the caller, so no task is ever lost: free it while what those tasks post
+ * their results to still exists. Free the strategies using it first (their
+ * telemetry reads it). The runtime's order (ewyk_rt_free()): producers,
+ * strategy, executor, then the shards' inboxes are applied.
  *
  * @param ex
  *   The executor; NULL is a no-op.
