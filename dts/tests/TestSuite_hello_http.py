@@ -22,15 +22,16 @@ import json
 import os
 import subprocess
 import tempfile
-import threading
-import time
 
-from framework.ewyk import EWYK_IP, REPO, EwykHttpd, Testbed, build_dir
+from framework.ewyk import (EWYK_IP, REPO, EwykHttpd, Testbed, build_dir,
+                            log_dir)
+from framework.node import wait_for
 from framework.test_suite import TestSuite
 
 PY = "/usr/bin/python3"
 PORT = 8080
 LOAD = os.path.join(REPO, "dts", "framework", "hello_http_load.py")
+INFLIGHT = os.path.join(REPO, "dts", "framework", "hello_http_inflight.py")
 
 
 class TestSuite_hello_http(TestSuite):
@@ -129,26 +130,27 @@ class TestSuite_hello_http(TestSuite):
     def test_ctrl_c_in_flight(self):
         app = self._start("hello_http_stop", lcores="0,1",
                           extra=["--reserved", "1"])
-        results = []
+        out = os.path.join(log_dir(), f"hello_http_inflight-{self.node.tag}.log")
+        client = self.node.spawn(["taskset", "-c", "1", PY, INFLIGHT, EWYK_IP,
+                                  str(PORT), "/slow", "8", "20"],
+                                 ns=self.tb.ns_peer, log_path=out)
 
-        def client(path):
-            t0 = time.monotonic()
-            code, _ = self._curl(path, timeout=20)
-            results.append((path, code, time.monotonic() - t0))
+        def text():
+            with open(out) as f:
+                return f.read()
 
-        ts = [threading.Thread(target=client, args=(p,))
-              for p in ["/slow"] * 6 + ["/hello"] * 2]
-        for t in ts:
-            t.start()
-        time.sleep(0.03)
+        assert wait_for(lambda: "sent" in text(), timeout=30), text()
+        # Blocking requests in flight: dispatched, not all answered (each
+        # takes 50 ms, one at a time per lcore).
+        assert wait_for(lambda: app.shard_stats()["task_dispatched"] >= 2,
+                        timeout=10, interval=0.005), app.shard_stats()
         rc = app.stop()
-        for t in ts:
-            t.join(30)
+        client.wait(60)
         assert rc == 0, app.log()
         assert "hello_http: stopped" in app.log(), app.log()
-        assert len(results) == len(ts), results
-        # Each has its answer (200, or 504 for what was still queued) or a
-        # reset (curl's 000): none waited for its own timeout.
-        for path, code, secs in results:
-            assert code in ("200", "503", "504", "000"), results
-            assert secs < 10, results
+        res = json.loads(text().splitlines()[-1])
+        # Each has its answer (200, or 504 for what was still queued) or
+        # its connection reset (0): none is left waiting.
+        assert len(res) == 8, res
+        for status, secs in res:
+            assert status in (200, 503, 504, 0) and secs is not None, res
