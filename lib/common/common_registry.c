@@ -93,6 +93,31 @@ reg_find(const struct registry_table *t, const char *name)
 	return -1;
 }
 
+/*
+ * The registries this process added an object to, in that order: the
+ * counter sets of the metrics page. Written under the tailq write lock,
+ * read under its read lock; a registry is a static const of its lib, so
+ * it outlives every page.
+ */
+#define REG_SEEN_MAX 32
+static const struct ewyk_registry *reg_seen[REG_SEEN_MAX];
+static unsigned int reg_nb_seen;
+
+/* Remember a registry (tailq write lock held). */
+static void
+reg_note(const struct ewyk_registry *r)
+{
+	unsigned int i;
+
+	if (r->prom_label == NULL)
+		return;
+	for (i = 0; i < reg_nb_seen; i++)
+		if (reg_seen[i] == r)
+			return;
+	if (reg_nb_seen < REG_SEEN_MAX)
+		reg_seen[reg_nb_seen++] = r;
+}
+
 int
 ewyk_registry_add(const struct ewyk_registry *r, const char *name, void *obj)
 {
@@ -119,6 +144,7 @@ ewyk_registry_add(const struct ewyk_registry *r, const char *name, void *obj)
 		memcpy(t->slot[t->count].name, name, len + 1);
 		t->slot[t->count].obj = obj;
 		t->count++;
+		reg_note(r);
 	}
 	rte_mcfg_tailq_write_unlock();
 	return ret;
@@ -342,4 +368,29 @@ ewyk_registry_tel_register(const struct ewyk_registry *r, telemetry_cb list,
 		"(optional)",
 		r->what);
 	return rte_telemetry_register_cmd(cmd, stats, help);
+}
+
+int
+ewyk_registry_prometheus_all(char *buf, size_t size)
+{
+	const struct ewyk_registry *seen[REG_SEEN_MAX];
+	unsigned int i, n;
+	size_t off = 0;
+	int ret;
+
+	if (buf == NULL && size != 0)
+		return -EINVAL;
+	rte_mcfg_tailq_read_lock();
+	n = reg_nb_seen;
+	memcpy(seen, reg_seen, sizeof(seen[0]) * n);
+	rte_mcfg_tailq_read_unlock();
+	for (i = 0; i < n; i++) {
+		ret = ewyk_registry_prometheus(seen[i], seen[i]->prom_label,
+			off < size ? buf + off : NULL,
+			off < size ? size - off : 0);
+		if (ret < 0)
+			return ret;
+		off += (size_t)ret;
+	}
+	return (int)off;
 }

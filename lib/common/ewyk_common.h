@@ -135,6 +135,12 @@ struct ewyk_registry {
 	 * (strings, configuration) to its dictionary, before the counters.
 	 */
 	void (*describe)(const void *obj, struct rte_tel_data *d);
+	/**
+	 * Label key of an object's samples on the metrics page ("shard",
+	 * "name"): the registry is one of the counter sets
+	 * ewyk_registry_prometheus_all() writes. NULL: it is not.
+	 */
+	const char *prom_label;
 };
 
 /**
@@ -230,6 +236,23 @@ int ewyk_registry_tel_stats(const struct ewyk_registry *r, const char *params,
  */
 int ewyk_registry_prometheus(const struct ewyk_registry *r, const char *label,
 	char *buf, size_t size);
+
+/**
+ * Write every counter set of the process: each registry with a
+ * prom_label this process has added an object to, in the order of their
+ * first object, as ewyk_registry_prometheus() writes one. A new lib's
+ * counters appear on the page with its first object, and no page names a
+ * lib by hand.
+ *
+ * @param buf
+ *   Output, as ewyk_ctr_prometheus().
+ * @param size
+ *   Its size.
+ * @return
+ *   The length of the whole text (without the NUL), whether it fitted or
+ *   not; a negative errno from a writer.
+ */
+int ewyk_registry_prometheus_all(char *buf, size_t size);
 
 /**
  * Register the telemetry commands /ewyk/<lib>/list and /ewyk/<lib>/stats

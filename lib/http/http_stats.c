@@ -54,6 +54,7 @@ static const struct ewyk_registry http_reg = {
 	.nb_ctr = RTE_DIM(http_reg_ctr),
 	.read = http_read,
 	.describe = http_describe,
+	.prom_label = "shard",
 };
 
 EWYK_REGISTRY_TELEMETRY(http_reg)

@@ -63,6 +63,7 @@ static const struct ewyk_registry net_registry = {
 	.ctr = net_ctr,
 	.nb_ctr = RTE_DIM(net_ctr),
 	.read = net_read,
+	.prom_label = "shard",
 };
 
 EWYK_REGISTRY_TELEMETRY(net_registry)
@@ -85,5 +86,6 @@ net_shard_unregister(struct ewyk_net_shard *s)
 int
 ewyk_net_prometheus(char *buf, size_t size)
 {
-	return ewyk_registry_prometheus(&net_registry, "shard", buf, size);
+	return ewyk_registry_prometheus(&net_registry, net_registry.prom_label,
+		buf, size);
 }

@@ -91,6 +91,7 @@ static const struct ewyk_registry pool_registry = {
 	.nb_ctr = RTE_DIM(pool_ctr),
 	.read = pool_read,
 	.describe = pool_describe,
+	.prom_label = "name",
 };
 
 EWYK_REGISTRY_TELEMETRY(pool_registry)
@@ -116,5 +117,6 @@ pool_lookup(const char *name)
 int
 ewyk_pool_prometheus(char *buf, size_t size)
 {
-	return ewyk_registry_prometheus(&pool_registry, "name", buf, size);
+	return ewyk_registry_prometheus(&pool_registry,
+		pool_registry.prom_label, buf, size);
 }

@@ -48,6 +48,7 @@ static const struct ewyk_registry purgatory_registry = {
 	.ctr = pg_ctr,
 	.nb_ctr = RTE_DIM(pg_ctr),
 	.read = pg_read,
+	.prom_label = "name",
 };
 
 EWYK_REGISTRY_TELEMETRY(purgatory_registry)
@@ -78,5 +79,6 @@ pg_unregister(struct ewyk_purgatory *p)
 int
 ewyk_purgatory_prometheus(char *buf, size_t size)
 {
-	return ewyk_registry_prometheus(&purgatory_registry, "name", buf, size);
+	return ewyk_registry_prometheus(&purgatory_registry,
+		purgatory_registry.prom_label, buf, size);
 }

@@ -299,40 +299,20 @@ static int
 metrics_render(const struct ewyk_rt *rt, const struct metrics_scratch *x,
 	char *buf, size_t size)
 {
-	const struct ewyk_http_server *srv[EWYK_RT_MAX_LCORES];
-	unsigned int i, nsrv = 0;
+	unsigned int i;
 	size_t off = 0;
 	int ret;
 
 	if (rt == NULL || buf == NULL || size == 0)
 		return -EINVAL;
-	for (i = 0; i < rt->nb_shards; i++)
-		if (rt->sh[i].http != NULL)
-			srv[nsrv++] = rt->sh[i].http;
 	buf[0] = '\0';
-	ret = put(size, &off, ewyk_net_prometheus(buf, size));
-	if (ret == 0)
-		ret = put(size, &off,
-			ewyk_tcp_prometheus(buf + off, size - off));
-	if (ret == 0 && nsrv > 0)
-		ret = put(size, &off,
-			ewyk_http_server_prometheus(srv, nsrv, buf + off,
-				size - off));
-	if (ret == 0)
-		ret = put(size, &off,
-			ewyk_twheel_prometheus(buf + off, size - off));
-	if (ret == 0)
-		ret = put(size, &off,
-			ewyk_purgatory_prometheus(buf + off, size - off));
-	if (ret == 0)
-		ret = put(size, &off,
-			ewyk_pool_prometheus(buf + off, size - off));
-	if (ret == 0)
-		ret = put(size, &off,
-			ewyk_strategy_prometheus(buf + off, size - off));
+	/* Every lib's counter set (lib/common's registries: net, TCP, HTTP,
+	 * wheels, purgatories, pools, strategies, and any lib to come)... */
+	ret = put(size, &off, ewyk_registry_prometheus_all(buf, size));
+	/* ...the runtime's own... */
 	if (ret == 0)
 		ret = rt_write(rt, x, buf, size, &off);
-	/* Then every set the application added, in order. */
+	/* ...and every set the application added, in order. */
 	for (i = 0; ret == 0 && i < rt->nb_metrics; i++)
 		ret = put(size, &off,
 			rt->metrics_w[i].fn(buf + off, size - off,

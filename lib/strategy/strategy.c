@@ -288,6 +288,7 @@ static const struct ewyk_registry strategy_registry = {
 	.nb_ctr = RTE_DIM(strategy_ctr),
 	.read = strategy_read,
 	.describe = strategy_describe,
+	.prom_label = "name",
 };
 
 EWYK_REGISTRY_TELEMETRY(strategy_registry)
@@ -313,5 +314,6 @@ strategy_lookup(const char *name)
 int
 ewyk_strategy_prometheus(char *buf, size_t size)
 {
-	return ewyk_registry_prometheus(&strategy_registry, "name", buf, size);
+	return ewyk_registry_prometheus(&strategy_registry,
+		strategy_registry.prom_label, buf, size);
 }

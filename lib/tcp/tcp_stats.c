@@ -102,6 +102,7 @@ static const struct ewyk_registry tcp_reg = {
 	.ctr = tcp_ctr,
 	.nb_ctr = RTE_DIM(tcp_ctr),
 	.read = tcp_read,
+	.prom_label = "shard",
 };
 
 EWYK_REGISTRY_TELEMETRY(tcp_reg)
@@ -109,7 +110,8 @@ EWYK_REGISTRY_TELEMETRY(tcp_reg)
 int
 ewyk_tcp_prometheus(char *buf, size_t size)
 {
-	return ewyk_registry_prometheus(&tcp_reg, "shard", buf, size);
+	return ewyk_registry_prometheus(&tcp_reg, tcp_reg.prom_label, buf,
+		size);
 }
 
 int

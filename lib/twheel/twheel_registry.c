@@ -43,6 +43,7 @@ static const struct ewyk_registry twheel_registry = {
 	.ctr = tw_ctr,
 	.nb_ctr = RTE_DIM(tw_ctr),
 	.read = tw_read,
+	.prom_label = "name",
 };
 
 EWYK_REGISTRY_TELEMETRY(twheel_registry)
@@ -73,5 +74,6 @@ twheel_unregister(struct ewyk_twheel *w)
 int
 ewyk_twheel_prometheus(char *buf, size_t size)
 {
-	return ewyk_registry_prometheus(&twheel_registry, "name", buf, size);
+	return ewyk_registry_prometheus(&twheel_registry,
+		twheel_registry.prom_label, buf, size);
 }

@@ -325,6 +325,54 @@ test_registry(void **state)
 	assert_null(strstr(buf, "name="));
 }
 
+/* Registries of the metrics page: those with a label key, in the order of
+ * their first object; one without a label key is not on it. */
+static const struct ewyk_registry gadgets = {
+	.lib = "testgadget",
+	.what = "test gadgets",
+	.ctr = thing_ctr,
+	.nb_ctr = RTE_DIM(thing_ctr),
+	.read = thing_read,
+	.prom_label = "shard",
+};
+static const struct ewyk_registry widgets = {
+	.lib = "testwidget",
+	.what = "test widgets",
+	.ctr = thing_ctr,
+	.nb_ctr = RTE_DIM(thing_ctr),
+	.read = thing_read,
+	.prom_label = "name",
+};
+
+static void
+test_registry_prometheus_all(void **state)
+{
+	struct thing t1 = { 1, 2, "red" }, t2 = { 5, 6, "blue" };
+	char buf[4096];
+	const char *g, *w;
+	int n;
+
+	(void)state;
+	assert_int_equal(ewyk_registry_add(&widgets, "w", &t2), 0);
+	assert_int_equal(ewyk_registry_add(&gadgets, "0", &t1), 0);
+	assert_int_equal(ewyk_registry_add(&things, "t", &t1), 0);
+	n = ewyk_registry_prometheus_all(buf, sizeof(buf));
+	assert_true(n > 0 && (size_t)n < sizeof(buf));
+	assert_int_equal(ewyk_registry_prometheus_all(NULL, 0), n);
+	w = strstr(buf, "ewyk_testwidget_a_total{name=\"w\"} 5\n");
+	g = strstr(buf, "ewyk_testgadget_b{shard=\"0\"} 2\n");
+	assert_non_null(w);
+	assert_non_null(g);
+	assert_true(w < g); /* widgets had the first object */
+	assert_null(strstr(buf, "testthing"));
+	/* truncated like snprintf, the whole length told */
+	assert_int_equal(ewyk_registry_prometheus_all(buf, 10), n);
+	assert_int_equal(strlen(buf), 9);
+	assert_int_equal(ewyk_registry_del(&widgets, &t2), 0);
+	assert_int_equal(ewyk_registry_del(&gadgets, &t1), 0);
+	assert_int_equal(ewyk_registry_del(&things, &t1), 0);
+}
+
 /* Label values are escaped: backslash, double quote, newline. */
 static void
 test_registry_label_escape(void **state)
@@ -388,6 +436,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_counter_lists),
 		cmocka_unit_test(test_promtool),
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_registry_prometheus_all),
 		cmocka_unit_test(test_registry_label_escape),
 		cmocka_unit_test(test_registry_full),
 	};
