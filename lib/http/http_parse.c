@@ -642,13 +642,16 @@ field_line(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
 	uint32_t *c, uint32_t *vs, uint32_t *ve)
 {
 #ifdef __SSSE3__
-	const uint32_t sh = len - i >= 16 ? 0 : 16 - (len - i);
-	const __m128i x = http_load16(buf + i - sh);
-	const uint32_t colon = http_eq16(x, ':') >> sh;
-	const uint32_t k = value_stop(buf, i, len);
-	uint32_t n, v, e;
+	uint32_t sh, colon, k, n, v, e;
+	__m128i x;
 
-	if (len < 16 || colon == 0)
+	if (len < 16)
+		return 0;
+	sh = len - i >= 16 ? 0 : 16 - (len - i);
+	x = http_load16(buf + i - sh);
+	colon = http_eq16(x, ':') >> sh;
+	k = value_stop(buf, i, len);
+	if (colon == 0)
 		return 0;
 	n = (uint32_t)__builtin_ctz(colon);
 	/* a name: tchars, at least one (the CR is after them: k > n) */
