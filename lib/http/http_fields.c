@@ -106,6 +106,19 @@ connection(struct ewyk_http_parser *p, const struct ewyk_http_view *v)
 	uint32_t pos = 0, elen;
 	const char *e;
 
+	/*
+	 * The usual values, whole, a word at a time: a value holds no CR, so
+	 * x | 0x20 is a letter or '-' only for that letter in either case or
+	 * '-' itself (as for field names).
+	 */
+	if (v->len == 10 && HTTP_NAME_IS(v->p, "keep-alive")) {
+		p->flags |= HF_KEEP_ALIVE;
+		return;
+	}
+	if (v->len == 5 && HTTP_NAME_IS(v->p, "close")) {
+		p->flags |= HF_CLOSE;
+		return;
+	}
 	while (pos <= v->len) {
 		list_next(v->p, v->len, &pos, &e, &elen);
 		if (HTTP_IEQ(e, elen, "close"))

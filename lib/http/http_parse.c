@@ -145,8 +145,52 @@ has_dot_segment(const char *t, uint32_t n)
 	return 0;
 }
 
+#ifdef __SSSE3__
+/*
+ * The path of an origin-form target t[0, n) in 16-byte steps, avail bytes
+ * readable from t (avail >= 16): its length (up to the first '?') in
+ * *plen; non-zero when a '.' follows a '/' in it (has_dot_segment() then
+ * decides, as such paths are rare).
+ */
+static __rte_always_inline uint32_t
+path_vec(const char *t, uint32_t n, size_t avail, uint32_t *plen)
+{
+	uint32_t j, carry = 0, dots = 0;
+
+	for (j = 0; j < n && avail - j >= 16; j += 16) {
+		const __m128i x = http_load16(t + j);
+		const uint32_t in = n - j < 16 ? (UINT32_C(1) << (n - j)) - 1 :
+						 0xffff;
+		const uint32_t q = http_eq16(x, '?') & in;
+		const uint32_t sl = http_eq16(x, '/');
+		/* a '.' after a '/' (the previous step's last byte too) */
+		const uint32_t d = http_eq16(x, '.') & (sl << 1 | carry);
+
+		if (q != 0) {
+			const uint32_t k = (uint32_t)__builtin_ctz(q);
+
+			*plen = j + k;
+			return dots | (d & ((UINT32_C(1) << k) - 1));
+		}
+		dots |= d & in;
+		carry = sl >> 15;
+	}
+	if (j > n)
+		j = n;
+	/* the last bytes of a target at the end of the readable bytes */
+	for (; j < n && t[j] != '?'; j++)
+		dots |= t[j] == '.' && t[j - 1] == '/';
+	*plen = j;
+	return dots;
+}
+#endif
+
+/*
+ * The target's form, host and path. avail: bytes readable from the
+ * target (0: unknown, the byte loops).
+ */
 static __rte_always_inline uint16_t
-target_finish(struct ewyk_http_request *req)
+target_finish(struct ewyk_http_request *req, size_t avail)
 {
 	const char *t = req->target.p;
 	uint32_t n = req->target.len;
@@ -189,6 +233,16 @@ target_finish(struct ewyk_http_request *req)
 		n -= i;
 	}
 	req->path.p = t;
+#ifdef __SSSE3__
+	if (avail >= 16 && n >= 16 && t == req->target.p) {
+		if (path_vec(t, n, avail, &req->path.len) != 0 &&
+			has_dot_segment(t, req->path.len))
+			return 400;
+		return 0;
+	}
+#else
+	RTE_SET_USED(avail);
+#endif
 	if (n < 32) {
 		for (i = 0; i < n && t[i] != '?'; i++)
 			;
@@ -206,7 +260,7 @@ target_finish(struct ewyk_http_request *req)
 uint16_t
 http_target_finish(struct ewyk_http_request *req)
 {
-	return target_finish(req);
+	return target_finish(req, 0);
 }
 
 /*
@@ -266,26 +320,112 @@ version_at(const char *v8)
 	return v8[7] == '1';
 }
 
+#ifdef __SSSE3__
+/*
+ * The fast path's 16-byte steps (the build's baseline has SSSE3, and the
+ * parser's isa is not scalar). Each finds the first byte at or after
+ * buf[i] that a class stops at, 16 bytes at a time while 16 are readable;
+ * the last bytes of the buffer (fewer than 16) come from one load of its
+ * last 16, shifted: no byte outside buf[0, len) is read, and no byte loop
+ * runs (len >= 16: the caller checked).
+ */
+
+/* Bytes outside 0x21-0x7e (SP, CTL, DEL, obs-text): they end a target. */
+static __rte_always_inline uint32_t
+target_stop16(__m128i x)
+{
+	/* x + 0x5f maps 0x21-0x7e to -128..-35 (signed), all else above */
+	return (uint32_t)_mm_movemask_epi8(
+		_mm_cmpgt_epi8(_mm_add_epi8(x, _mm_set1_epi8(0x5f)),
+			_mm_set1_epi8(-35)));
+}
+
+/*
+ * Bytes outside 0x20-0x7e: a CTL (the CR that ends a value, or HT, or one
+ * that makes it invalid), DEL, or obs-text. Anything but the CR goes to
+ * the general steps, which decide (HT and obs-text are allowed).
+ */
+static __rte_always_inline __m128i
+value_stop_v(__m128i x)
+{
+	/* x + 0x60 maps 0x20-0x7e to -128..-34 (signed), all else above */
+	return _mm_cmpgt_epi8(_mm_add_epi8(x, _mm_set1_epi8(0x60)),
+		_mm_set1_epi8(-34));
+}
+
+/* The bits of the buffer's last 16 bytes from buf[i] on (len - i < 16). */
+#define TAIL16(f, buf, i, len) \
+	((f)(http_load16((buf) + (len)-16)) >> (16 - ((len) - (i))))
+
+static __rte_always_inline uint32_t
+target_stop(const char *buf, uint32_t i, uint32_t len)
+{
+	uint32_t m;
+
+	for (; len - i >= 16; i += 16) {
+		m = target_stop16(http_load16(buf + i));
+		if (m != 0)
+			return i + (uint32_t)__builtin_ctz(m);
+	}
+	if (i == len)
+		return len;
+	m = TAIL16(target_stop16, buf, i, len);
+	return m != 0 ? i + (uint32_t)__builtin_ctz(m) : len;
+}
+
+static __rte_always_inline uint32_t
+value_stop_mask(__m128i x)
+{
+	return (uint32_t)_mm_movemask_epi8(value_stop_v(x));
+}
+
+/*
+ * Values are long (User-Agent, Cookie, Accept): 64 bytes a step, with one
+ * test of the four masks merged; then 16 at a time.
+ */
+static __rte_always_inline uint32_t
+value_stop(const char *buf, uint32_t i, uint32_t len)
+{
+	uint32_t m;
+
+	for (; len - i >= 64; i += 64) {
+		const __m128i a = value_stop_v(http_load16(buf + i));
+		const __m128i b = value_stop_v(http_load16(buf + i + 16));
+		const __m128i c = value_stop_v(http_load16(buf + i + 32));
+		const __m128i d = value_stop_v(http_load16(buf + i + 48));
+
+		if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b),
+			    _mm_or_si128(c, d))) != 0) {
+			const uint64_t w = (uint64_t)_mm_movemask_epi8(a) |
+				(uint64_t)_mm_movemask_epi8(b) << 16 |
+				(uint64_t)_mm_movemask_epi8(c) << 32 |
+				(uint64_t)_mm_movemask_epi8(d) << 48;
+
+			return i + (uint32_t)__builtin_ctzll(w);
+		}
+	}
+	for (; len - i >= 16; i += 16) {
+		m = value_stop_mask(http_load16(buf + i));
+		if (m != 0)
+			return i + (uint32_t)__builtin_ctz(m);
+	}
+	if (i == len)
+		return len;
+	m = TAIL16(value_stop_mask, buf, i, len);
+	return m != 0 ? i + (uint32_t)__builtin_ctz(m) : len;
+}
+#endif
+
 /*
  * The end of a request-target starting at buf[i]: the first byte outside
- * 0x21-0x7e, or len. In one 16-byte step (isa not scalar) when it is in
- * the 16 bytes.
+ * 0x21-0x7e, or len.
  */
 static inline uint32_t
 target_end(const char *buf, uint32_t i, uint32_t len, unsigned int isa)
 {
 #ifdef __SSSE3__
-	if (isa != EWYK_HTTP_ISA_SCALAR && len - i >= 16) {
-		const __m128i x = http_load16(buf + i);
-		/* signed: 0x80-0xff are negative, so not above 0x20 */
-		const uint32_t ok = (uint32_t)_mm_movemask_epi8(
-			_mm_andnot_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f)),
-				_mm_cmpgt_epi8(x, _mm_set1_epi8(0x20))));
-
-		if (ok != 0xffff)
-			return i + (uint32_t)__builtin_ctz(~ok);
-		i += 16;
-	}
+	if (isa != EWYK_HTTP_ISA_SCALAR && len >= 16)
+		return target_stop(buf, i, len);
 #endif
 	return i + (uint32_t)http_scan_target_inl(isa, buf + i, len - i);
 }
@@ -308,9 +448,53 @@ starts_host_sp(const char *s, uint32_t n)
 #endif
 }
 
+#ifdef __SSSE3__
+/* Bits of the host bytes http_authority_quick16() takes; digits in *dig. */
+static __rte_always_inline uint32_t
+host_quick_bits(__m128i x, uint32_t *dig)
+{
+	const __m128i l = _mm_or_si128(x, _mm_set1_epi8(0x20));
+	/* signed: bytes >= 0x80 are negative and never pass */
+	const __m128i d = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('/')),
+		_mm_cmplt_epi8(x, _mm_set1_epi8(':')));
+	const __m128i a = _mm_and_si128(_mm_cmpgt_epi8(l, _mm_set1_epi8('`')),
+		_mm_cmplt_epi8(l, _mm_set1_epi8('{')));
+
+	*dig = (uint32_t)_mm_movemask_epi8(d);
+	return (uint32_t)_mm_movemask_epi8(_mm_or_si128(a, d)) |
+		http_eq16(x, '-') | http_eq16(x, '.');
+}
+
+/*
+ * http_authority_quick16() of 16 < n < 32 bytes: x holds the first 16, y
+ * holds the others from its byte sh on. The usual host [":" port]
+ * (letters, digits, '-' and '.', then optionally ':' and digits) is 1; 0:
+ * http_authority_valid() decides.
+ */
+static __rte_always_inline int
+authority_quick32(__m128i x, __m128i y, uint32_t sh, uint32_t n)
+{
+	const uint32_t full = (UINT32_C(1) << n) - 1;
+	uint32_t dx, dy, m, dig, k;
+
+	m = (host_quick_bits(x, &dx) | (host_quick_bits(y, &dy) >> sh) << 16) &
+		full;
+	if (m == full)
+		return 1;
+	dig = (dx | (dy >> sh) << 16) & full;
+	/* "host:port": a colon after a non-empty host, then digits only */
+	k = (uint32_t)__builtin_ctz(~m & full);
+	if (k == 0 ||
+		!(((http_eq16(x, ':') | (http_eq16(y, ':') >> sh) << 16) >> k) &
+			1))
+		return 0;
+	return (dig | ((UINT32_C(2) << k) - 1)) == full;
+}
+#endif
+
 /*
  * A Host value at buf[i] (after "Host: ") that ends, with its CR, in the
- * 16 bytes there, with no OWS and only the usual host [":" port] bytes
+ * 32 bytes there, with no OWS and only the usual host [":" port] bytes
  * (http_authority_quick16()): the CR's index. 0 otherwise (the general
  * steps decide). isa not scalar only.
  */
@@ -321,12 +505,27 @@ host_value_end(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
 #ifdef __SSSE3__
 	if (isa != EWYK_HTTP_ISA_SCALAR && len - i >= 16) {
 		const __m128i x = http_load16(buf + i);
-		const uint32_t k = (uint32_t)__builtin_ctz(
+		uint32_t k = (uint32_t)__builtin_ctz(
 			http_value_stop16(x) | 0x10000);
 
-		if (k < 16 && i + k < hend && buf[i + k] == '\r' &&
-			http_authority_quick16(x, k))
-			return i + k;
+		if (k < 16)
+			return i + k < hend && buf[i + k] == '\r' &&
+					http_authority_quick16(x, k) ?
+				i + k :
+				0;
+		if (len - i > 16) {
+			/* the next 16 bytes, or those left, from byte sh of y */
+			const uint32_t at = len - i >= 32 ? i + 16 : len - 16;
+			const uint32_t sh = i + 16 - at;
+			const __m128i y = http_load16(buf + at);
+
+			k = 16 +
+				(uint32_t)__builtin_ctz(
+					(http_value_stop16(y) | 0x10000) >> sh);
+			if (k < 32 && i + k < hend && buf[i + k] == '\r' &&
+				authority_quick32(x, y, sh, k))
+				return i + k;
+		}
 	}
 #else
 	RTE_SET_USED(buf);
@@ -340,42 +539,55 @@ host_value_end(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
 
 /*
  * The colon that ends a field name starting at buf[i], with only tchars
- * before it; hend or beyond when there is none before hend. In one 16-byte
- * step (isa not scalar) when the colon is in the 16 bytes (len: bytes
- * readable from buf).
+ * before it; hend or beyond when there is none before hend. 16 bytes a
+ * step (isa not scalar) while 16 are readable (len: bytes readable from
+ * buf).
  */
 static inline uint32_t
 field_name_end(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
 	unsigned int isa)
 {
+	const uint32_t s = i;
 	uint32_t e;
 
 #ifdef __SSSE3__
-	if (isa != EWYK_HTTP_ISA_SCALAR && len - i >= 16) {
-		const __m128i x = http_load16(buf + i);
-		const uint32_t c = (uint32_t)__builtin_ctz(
-			http_eq16(x, ':') | 0x10000);
+	if (isa != EWYK_HTTP_ISA_SCALAR && len >= 16) {
+		for (;; i += 16) {
+			/* the last bytes: the buffer's last 16, from lane sh */
+			const uint32_t sh = len - i >= 16 ? 0 : 16 - (len - i);
+			const __m128i x = http_load16(buf + i - sh);
+			const uint32_t t = http_tchar16(x) >> sh;
+			const uint32_t c = http_eq16(x, ':') >> sh;
 
-		if (c < 16)
-			return c == 0 ||
-					(~http_tchar16(x) &
-						((UINT32_C(1) << c) - 1)) ?
-				hend :
-				i + c; /* the caller checks i + c < hend */
+			if (c != 0) {
+				const uint32_t k = (uint32_t)__builtin_ctz(c);
+
+				/* the caller checks i + k < hend */
+				return i + k == s ||
+						(~t &
+							((UINT32_C(1) << k) -
+								1)) ?
+					hend :
+					i + k;
+			}
+			/* a non-tchar, or the end of the input: no name */
+			if (t != 0xffff || sh != 0)
+				return hend;
+		}
 	}
 #else
 	RTE_SET_USED(len);
 	RTE_SET_USED(isa);
 #endif
 	e = name_end(buf, i, hend);
-	return e > i && e < hend && buf[e] == ':' ? e : hend;
+	return e > s && e < hend && buf[e] == ':' ? e : hend;
 }
 
 /*
  * OWS field-value OWS CR from buf[i]: the CR's index, and the value in
  * [*vs, *ve); hend when the line has a CTL other than HT before its CR, or
- * no CR before hend. In one 16-byte step (isa not scalar) when the CR is in
- * the 16 bytes and the line has no HT and no OWS after the value.
+ * no CR before hend. In 16-byte steps (isa not scalar) up to the first
+ * CTL; a line with HT or obs-text goes on through the general steps.
  */
 static inline uint32_t
 field_value_end(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
@@ -384,22 +596,23 @@ field_value_end(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
 	uint32_t e;
 
 #ifdef __SSSE3__
-	if (isa != EWYK_HTTP_ISA_SCALAR && len - i >= 16) {
-		const __m128i x = http_load16(buf + i);
-		/* the first CTL, HT included */
-		const uint32_t k = (uint32_t)__builtin_ctz(
-			http_value_stop16(x) | 0x10000);
+	if (isa != EWYK_HTTP_ISA_SCALAR && len >= 16) {
+		/* the first CTL (HT included), DEL or obs-text byte */
+		const uint32_t k = value_stop(buf, i, len);
 
-		if (k < 16 && buf[i + k] == '\r') {
-			const uint32_t sp = http_eq16(x, ' ');
-			/* leading SPs: the CR ends them */
-			const uint32_t lead = (uint32_t)__builtin_ctz(~sp);
-
-			if (k == lead || !((sp >> (k - 1)) & 1)) {
-				*vs = i + lead;
-				*ve = i + k;
-				return i + k < hend ? i + k : hend;
-			}
+		if (k >= hend) {
+			*vs = *ve = i;
+			return hend;
+		}
+		if (buf[k] == '\r') {
+			/* OWS here is SP only: HT would have stopped */
+			for (; i < k && buf[i] == ' '; i++)
+				;
+			for (e = k; e > i && buf[e - 1] == ' '; e--)
+				;
+			*vs = i;
+			*ve = e;
+			return k;
 		}
 	}
 #else
@@ -413,6 +626,74 @@ field_value_end(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
 		;
 	*ve = e;
 	return i < hend && buf[i] == '\r' ? i : hend;
+}
+
+/*
+ * A field line from its first byte, buf[i], to its CR in one pass: the
+ * first byte outside 0x20-0x7e (value_stop()) and the colon are looked
+ * for from the same start, apart, so that the value's end does not wait
+ * for the name's. Returns the CR's index, the colon's in *c and the value
+ * without its SP OWS in [*vs, *ve); 0 for anything else (a name of 16
+ * bytes or more, a byte other than a tchar before the colon, HT,
+ * obs-text, a CTL, no CR before hend), which the general steps parse.
+ */
+static __rte_always_inline uint32_t
+field_line(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
+	uint32_t *c, uint32_t *vs, uint32_t *ve)
+{
+#ifdef __SSSE3__
+	uint32_t sh, colon, k, n, v, e;
+	__m128i x;
+
+	if (len < 16)
+		return 0;
+	sh = len - i >= 16 ? 0 : 16 - (len - i);
+	x = http_load16(buf + i - sh);
+	colon = http_eq16(x, ':') >> sh;
+	k = value_stop(buf, i, len);
+	if (colon == 0)
+		return 0;
+	n = (uint32_t)__builtin_ctz(colon);
+	/* a name: tchars, at least one (the CR is after them: k > n) */
+	if (n == 0 || (~(http_tchar16(x) >> sh) & ((UINT32_C(1) << n) - 1)) ||
+		k >= hend || buf[k] != '\r')
+		return 0;
+	for (v = i + n + 1; v < k && buf[v] == ' '; v++)
+		;
+	for (e = k; e > v && buf[e - 1] == ' '; e--)
+		;
+	*c = i + n;
+	*vs = v;
+	*ve = e;
+	return k;
+#else
+	RTE_SET_USED(buf);
+	RTE_SET_USED(i);
+	RTE_SET_USED(len);
+	RTE_SET_USED(hend);
+	RTE_SET_USED(c);
+	RTE_SET_USED(vs);
+	RTE_SET_USED(ve);
+	return 0;
+#endif
+}
+
+/*
+ * A field http_field_apply() may act on, by its name's length and first
+ * letter (h, e, c or t, in either case; a few other tchars alias them,
+ * and http_field_apply() tells): most fields are not called for.
+ */
+static __rte_always_inline int
+field_maybe(const char *n, uint32_t len)
+{
+	const uint32_t first = UINT32_C(1) << ((unsigned char)n[0] & 0x1f);
+
+	return HTTP_FIELD_MAYBE(len) &&
+		(first &
+			(UINT32_C(1) << ('h' & 0x1f) |
+				UINT32_C(1) << ('e' & 0x1f) |
+				UINT32_C(1) << ('c' & 0x1f) |
+				UINT32_C(1) << ('t' & 0x1f)));
 }
 
 /*
@@ -431,7 +712,7 @@ static __rte_always_inline int
 parse_fast(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 	const char *buf, uint32_t len, uint32_t *consumed)
 {
-	uint32_t i = 0, s, e, lend, hend;
+	uint32_t i = 0, s, e, c, cr, lend, hend;
 	struct ewyk_http_header *h;
 	int m, minor, is_host;
 	/* the 16-byte steps; the scalar isa never runs a vector instruction */
@@ -459,7 +740,7 @@ method_done:
 		return -1;
 	req->target.p = buf + s;
 	req->target.len = i - s;
-	if (target_finish(req) != 0)
+	if (target_finish(req, vec ? len - s : 0) != 0)
 		return -1;
 	i++;
 	/* "HTTP/1.1" or "HTTP/1.0", then CRLF */
@@ -505,15 +786,24 @@ method_done:
 				continue;
 			}
 		}
-		i = is_host ? i + 4 : field_name_end(buf, i, len, hend, p->isa);
-		if (i >= hend)
-			goto slow;
-		h->name.len = i - s;
-		i++;
-		/* the usual single SP, before the 16 bytes */
-		if (i < hend && buf[i] == ' ')
+		cr = vec && !is_host ?
+			field_line(buf, i, len, hend, &c, &s, &e) :
+			0;
+		if (cr != 0) {
+			h->name.len = c - i;
+			i = cr;
+		} else {
+			i = is_host ? i + 4 :
+				      field_name_end(buf, i, len, hend, p->isa);
+			if (i >= hend)
+				goto slow;
+			h->name.len = i - s;
 			i++;
-		i = field_value_end(buf, i, len, hend, p->isa, &s, &e);
+			/* the usual single SP, before the 16 bytes */
+			if (i < hend && buf[i] == ' ')
+				i++;
+			i = field_value_end(buf, i, len, hend, p->isa, &s, &e);
+		}
 		if (i + 1 >= hend || buf[i + 1] != '\n')
 			goto slow;
 		h->value.p = buf + s;
@@ -522,7 +812,7 @@ method_done:
 		if (is_host) {
 			if (http_field_host(p, req, h, vec ? len - s : 0) != 0)
 				goto slow;
-		} else if (HTTP_FIELD_MAYBE(h->name.len) &&
+		} else if (field_maybe(h->name.p, h->name.len) &&
 			http_field_apply(p, req, h) != 0) {
 			goto slow;
 		}

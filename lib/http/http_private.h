@@ -362,9 +362,16 @@ http_field_host(struct ewyk_http_parser *p, struct ewyk_http_request *req,
 		!http_authority_quick(h->value.p, h->value.len, avail) &&
 		!http_authority_valid(h->value.p, h->value.len, 1))
 		return 400;
-	/* absolute-form: the target's authority is the host (3.2.2) */
-	if (req->target.p[0] == '/' || req->target.len == 1)
-		req->host = h->value;
+	/*
+	 * absolute-form: the target's authority is the host (3.2.2). Field
+	 * by field: the caller has just stored the value's pointer and
+	 * length, and one 16-byte load of them would wait for both stores
+	 * (no store forwarding from two stores to one load).
+	 */
+	if (req->target.p[0] == '/' || req->target.len == 1) {
+		req->host.p = h->value.p;
+		req->host.len = h->value.len;
+	}
 	return 0;
 }
 /*

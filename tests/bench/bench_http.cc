@@ -8,11 +8,15 @@
  *   BM_ewyk_parse_mbuf/<request>/<isa>
  *                                  the same through ewyk_http_parse_mbuf()
  *                                  on a one-segment mbuf (the TCP path)
- *   BM_pico_parse/<request>        phr_parse_request() of the same bytes
+ *   BM_pico_parse/<request>/<build>
+ *                                  phr_parse_request() of the same bytes;
+ *                                  <build> names the picohttpparser
+ *                                  linked (below)
  *
  * Requests: "small" is `GET / HTTP/1.1` with a Host field (41 bytes);
- * "browser" is the 705-byte Firefox request picohttpparser's own bench
- * uses (Host, User-Agent, Accept*, Cookie: 9 fields).
+ * "get" adds an Accept field (54 bytes); "browser" is the 703-byte Firefox
+ * request of picohttpparser's own bench.c, byte for byte (Host,
+ * User-Agent, Accept*, Keep-Alive, Connection, Cookie: 9 fields).
  *
  * One iteration = one request parsed. Both sides produce the same views:
  * method, path (target), version, and name/value views of every field.
@@ -28,13 +32,15 @@
  * items_per_second = requests/s (per CPU second, as Google Benchmark
  * reports it).
  *
- * picohttpparser comes from Debian's libh2o-evloop (package
- * libh2o-evloop-dev), which exports phr_parse_request() but ships no
- * picohttpparser.h: the prototype and struct phr_header are declared below,
- * as in picohttpparser.h. Debian builds it for baseline x86-64, so its
- * compile-time SSE4.2 path (#ifdef __SSE4_2__) is not in that build; the
- * peer measured is its scalar (unrolled) path. Without the library the
- * peer is skipped with a message.
+ * picohttpparser: when a peers folder holds its source,
+ * tests/bench/meson.build builds it twice into this binary: .../sse4.2 is
+ * -O2 -msse4.2, its fastest normal build (its PCMPESTRI scanners are
+ * compiled only where __SSE4_2__ is defined); .../generic is -O2 for
+ * generic x86-64, its byte loop, as Debian builds it. Otherwise it is
+ * Debian's build, from libh2o-evloop (package libh2o-evloop-dev):
+ * .../debian-generic. Figures against pico at its best need the peers
+ * folder. Debian ships no picohttpparser.h: the prototype and struct
+ * phr_header are declared below, as in picohttpparser.h.
  *
  *   build/tests/bench/bench_http --benchmark_repetitions=5 \
  *       --benchmark_report_aggregates_only=true
@@ -69,11 +75,19 @@ struct phr_header {
 	const char *value;
 	size_t value_len;
 };
-int phr_parse_request(const char *buf, size_t len, const char **method,
-	size_t *method_len, const char **path, size_t *path_len,
-	int *minor_version, struct phr_header *headers, size_t *num_headers,
-	size_t last_len);
+typedef int(phr_parse_request_t)(const char *buf, size_t len,
+	const char **method, size_t *method_len, const char **path,
+	size_t *path_len, int *minor_version, struct phr_header *headers,
+	size_t *num_headers, size_t last_len);
+#ifdef EWYK_BENCH_PICO_PEERS
+/* phr_parse_request() of each build tests/bench/meson.build makes */
+phr_parse_request_t pico_sse42_parse_request;
+phr_parse_request_t pico_generic_parse_request;
+#else
+phr_parse_request_t phr_parse_request;
+#endif
 }
+
 #endif
 
 namespace
@@ -81,10 +95,13 @@ namespace
 
 const char small_req[] = "GET / HTTP/1.1\r\nHost: www.example.com\r\n\r\n";
 
+const char get_req[] =
+	"GET / HTTP/1.1\r\nHost: www.example.com\r\nAccept: */*\r\n\r\n";
+
 const char browser_req[] =
 	"GET /wp-content/uploads/2010/03/hello-kitty-darth-vader-pink.jpg HTTP/1.1\r\n"
 	"Host: www.kittyhell.com\r\n"
-	"User-Agent: Mozilla/5.0 (Macintosh; U; Intel Mac OS X 10_6_3; ja-JP-mac; rv:1.9.2.3) "
+	"User-Agent: Mozilla/5.0 (Macintosh; U; Intel Mac OS X 10.6; ja-JP-mac; rv:1.9.2.3) "
 	"Gecko/20100401 Firefox/3.6.3 Pathtraq/0.9\r\n"
 	"Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8\r\n"
 	"Accept-Language: ja,en-us;q=0.7,en;q=0.3\r\n"
@@ -106,6 +123,7 @@ struct req_def {
 
 const req_def reqs[] = {
 	{ "small", small_req, sizeof(small_req) - 1 },
+	{ "get", get_req, sizeof(get_req) - 1 },
 	{ "browser", browser_req, sizeof(browser_req) - 1 },
 };
 
@@ -207,6 +225,8 @@ BM_ewyk_parse_mbuf(benchmark::State &state, const req_def *r, ewyk_http_isa isa)
 }
 
 #ifdef EWYK_BENCH_PICO
+/* A direct call of each build's function, as ewyk's is. */
+template <phr_parse_request_t *parse>
 void
 BM_pico_parse(benchmark::State &state, const req_def *r)
 {
@@ -219,8 +239,8 @@ BM_pico_parse(benchmark::State &state, const req_def *r)
 	t0 = cpu_ns();
 	for (auto _ : state) {
 		nh = 64;
-		rc = phr_parse_request(r->bytes, r->len, &method, &method_len,
-			&path, &path_len, &minor, hdr, &nh, 0);
+		rc = parse(r->bytes, r->len, &method, &method_len, &path,
+			&path_len, &minor, hdr, &nh, 0);
 		benchmark::DoNotOptimize(rc);
 		benchmark::DoNotOptimize(method);
 		benchmark::DoNotOptimize(path);
@@ -231,6 +251,20 @@ BM_pico_parse(benchmark::State &state, const req_def *r)
 	if (rc != (int)r->len || nh == 0)
 		state.SkipWithError("request not parsed");
 }
+
+struct pico_build {
+	const char *name;
+	void (*bm)(benchmark::State &state, const req_def *r);
+};
+
+const pico_build pico_builds[] = {
+#ifdef EWYK_BENCH_PICO_PEERS
+	{ "sse4.2", BM_pico_parse<pico_sse42_parse_request> },
+	{ "generic", BM_pico_parse<pico_generic_parse_request> },
+#else
+	{ "debian-generic", BM_pico_parse<phr_parse_request> },
+#endif
+};
 #endif
 
 const char *
@@ -268,9 +302,12 @@ register_all(void)
 				BM_ewyk_parse_mbuf, &r, isa);
 		}
 #ifdef EWYK_BENCH_PICO
-		benchmark::RegisterBenchmark(
-			(std::string("BM_pico_parse/") + r.name).c_str(),
-			BM_pico_parse, &r);
+		for (const pico_build &b : pico_builds)
+			benchmark::RegisterBenchmark(
+				(std::string("BM_pico_parse/") + r.name + "/" +
+					b.name)
+					.c_str(),
+				b.bm, &r);
 #endif
 	}
 }
@@ -299,8 +336,8 @@ main(int argc, char **argv)
 	}
 #ifndef EWYK_BENCH_PICO
 	fprintf(stderr,
-		"bench_http: libh2o-evloop (picohttpparser) was not "
-		"found at build time: the BM_pico_parse peer is skipped\n");
+		"bench_http: picohttpparser was not found at build time: "
+		"the BM_pico_parse peer is skipped\n");
 #endif
 	register_all();
 	return ewyk_bench::run(argc, argv, free_pool);

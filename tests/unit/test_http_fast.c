@@ -5,7 +5,8 @@
  * byte for byte, and whole-input parses on every instruction set against
  * a byte-at-a-time parse (the state machine) for the forms of field lines
  * the fast path treats apart: "Host: ", names with every byte value,
- * values with every byte value, leading and trailing OWS.
+ * values with every byte value, leading and trailing OWS, targets with
+ * dot segments and queries at every offset.
  */
 
 #include <stdarg.h>
@@ -264,6 +265,20 @@ test_host_forms(void **state)
 		"Host: \x80",
 		"Host: a\x7f",
 		"Host: a:b",
+		/* 17-31 bytes: the second 16-byte step */
+		"Host: www.kittyhell.com",
+		"Host: www.example.org:80",
+		"Host: 0123456789abcdef0123456789abcde",
+		"Host: 0123456789abcdef0123456789abcdef",
+		"Host: www.example.org:8x",
+		"Host: www.example.org:",
+		"Host: :80123456789012345",
+		"Host: www.example.org\x80",
+		"Host: www.example.org ",
+		"Host: www.example.o\trg",
+		"Host: www.example_org.com",
+		"Host: [::1]:8080123456789",
+		"Host: www.exa%41mple.org",
 	};
 	char req[256];
 	unsigned int k, tail;
@@ -303,27 +318,68 @@ with_line(char *req, const char *a, size_t n)
 
 /*
  * Every byte value in a name and in a value, at every offset in the first
- * 20 bytes: the 16-byte steps agree with the byte-wise state machine.
+ * 40 bytes (three 16-byte steps, and the input's last bytes): the 16-byte
+ * steps agree with the byte-wise state machine.
  */
 static void
 test_every_byte(void **state)
 {
-	char line[32], req[128];
+	char line[64], req[128];
 	unsigned int b, k;
 
 	(void)state;
 	for (b = 0; b < 256; b++) {
-		for (k = 0; k < 20; k++) {
+		for (k = 0; k < 40; k++) {
 			/* name: k+1 bytes ending with b, then ": x" */
 			memset(line, 'N', k);
 			line[k] = (char)b;
 			memcpy(line + k + 1, ": x", 3);
 			same_every_isa(req, with_line(req, line, k + 4));
-			/* value: 20 bytes, byte k is b */
+			/* value: 40 bytes, byte k is b */
 			memcpy(line, "X: ", 3);
-			memset(line + 3, 'v', 20);
+			memset(line + 3, 'v', 40);
 			line[3 + k] = (char)b;
-			same_every_isa(req, with_line(req, line, 23));
+			same_every_isa(req, with_line(req, line, 43));
+		}
+	}
+}
+
+/*
+ * Request-targets of 1-70 bytes with a dot segment, a '?' or neither at
+ * every offset (either side of the 16-byte steps), each with fields after
+ * it and last: the path and the 400 for "/." and "/.." segments agree.
+ */
+static void
+test_targets(void **state)
+{
+	static const char *const marks[] = { "/./", "/../", "/.", "/..", "?",
+		"/.x", "..", "/?/../", "/a.b", "." };
+	char tgt[96], req[192];
+	unsigned int m, k, n;
+
+	(void)state;
+	for (m = 0; m < RTE_DIM(marks); m++) {
+		const size_t ml = strlen(marks[m]);
+
+		for (n = 1; n <= 70; n += 3) {
+			for (k = 0; k + ml <= n; k++) {
+				int len;
+
+				memset(tgt, 'p', n);
+				tgt[0] = '/';
+				memcpy(tgt + k, marks[m], ml);
+				if (tgt[0] != '/')
+					continue;
+				len = snprintf(req, sizeof(req),
+					"GET %.*s HTTP/1.1\r\nHost: h\r\n\r\n",
+					(int)n, tgt);
+				same_every_isa(req, (size_t)len);
+				len = snprintf(req, sizeof(req),
+					"GET %.*s HTTP/1.1\r\nHost: h\r\n"
+					"Accept: */*\r\n\r\n",
+					(int)n, tgt);
+				same_every_isa(req, (size_t)len);
+			}
 		}
 	}
 }
@@ -338,6 +394,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_name_is),
 		cmocka_unit_test(test_host_forms),
 		cmocka_unit_test(test_every_byte),
+		cmocka_unit_test(test_targets),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) < 0)
