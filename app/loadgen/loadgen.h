@@ -16,7 +16,9 @@
  * shared between shards but read-only configuration and counters, which
  * each shard writes with relaxed atomic stores and the main lcore reads.
  * The run ends when every shard has drained and closed its connections:
- * the last one stops the runtime.
+ * the last one stops the runtime. SIGINT or SIGTERM during the run stop
+ * the runtime at once: the report covers what was measured until then,
+ * and the connections still open are reset (ewyk_rt_free()).
  *
  * A slot is one client connection at a time. With keep-alive (default)
  * it carries up to --pipeline requests in flight and reconnects when the
