@@ -102,9 +102,9 @@ opt_target(const char *a, void *arg)
 	ip[colon - a] = '\0';
 	if (inet_pton(AF_INET, ip, &in) != 1 || in.s_addr == 0)
 		goto bad;
-	errno = 0;
 	if (colon[1] < '0' || colon[1] > '9')
 		goto bad;
+	errno = 0;
 	port = strtoul(colon + 1, NULL, 10);
 	if (strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
 		errno != 0 || port < 1 || port > 65535)
