@@ -92,8 +92,9 @@ class TestSuite_hello_http(TestSuite):
             assert self._curl("/nope")[0] == "404"
             code, page = self._curl("/metrics")
             assert code == "200" and "ewyk_rt_tasks_total" in page, page
-            # the per-lcore table, printed by the runtime
-            assert "work, per lcore" in app.log(), app.log()
+            # the per-lcore table, printed by the runtime every second
+            assert wait_for(lambda: "work, per lcore" in app.log(),
+                            timeout=10), app.log()
         finally:
             assert app.stop() == 0, app.log()
 
