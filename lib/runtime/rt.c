@@ -510,6 +510,11 @@ ewyk_rt_free(struct ewyk_rt *rt)
 	rt_http_fini(rt);
 	ewyk_net_free(rt->net);
 	rt->net = NULL;
+	/* The ports are closed: no queue holds an mbuf of the pools now. */
+	for (i = 0; i < rt->nb_shards; i++) {
+		rte_mempool_free(rt->sh[i].pool);
+		rt->sh[i].pool = NULL;
+	}
 	if (rt_signalled == rt)
 		rt_signalled = NULL;
 	rte_free(rt);
