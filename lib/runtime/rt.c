@@ -319,10 +319,12 @@ start_shards(struct ewyk_rt *rt)
 					strerror(rc < 0 ? -rc : rc));
 				/* Its fini runs for the shards it did. */
 				rt->nb_inited = k + 1;
+				rt->last_inited = i;
 				return -1;
 			}
 		}
 		rt->nb_inited = k + 1;
+		rt->last_inited = rt->nb_shards;
 	}
 	return 0;
 }
@@ -485,10 +487,14 @@ ewyk_rt_free(struct ewyk_rt *rt)
 		rt_jobs_drain(&rt->sh[i]);
 		rt_http_shard_free(&rt->sh[i]);
 	}
-	for (k = rt->nb_inited; k-- > 0;)
-		for (i = 0; i < rt->nb_shards; i++)
+	for (k = rt->nb_inited; k-- > 0;) {
+		unsigned int n = k + 1 == rt->nb_inited ? rt->last_inited :
+							  rt->nb_shards;
+
+		for (i = 0; i < n; i++)
 			if (rt->mod[k].fini != NULL)
 				rt->mod[k].fini(&rt->sh[i], rt->mod[k].arg);
+	}
 	rt->nb_inited = 0;
 	for (i = 0; i < rt->nb_shards; i++) {
 		struct ewyk_rt_shard *sh = &rt->sh[i];

@@ -114,7 +114,11 @@ struct ewyk_rt {
 	/* modules */
 	unsigned int nb_modules;
 	struct ewyk_rt_module mod[EWYK_RT_MAX_MODULES];
-	unsigned int nb_inited; /* modules whose init ran on every shard */
+	/* modules whose init ran; the last of them on last_inited shards
+	 * (all of them, but for an init that failed: its fini runs only on
+	 * the shards before) */
+	unsigned int nb_inited;
+	unsigned int last_inited;
 	/* HTTP (rt_http.c) */
 	bool http; /* ewyk_rt_http_listen() was called */
 	uint16_t http_port;
