@@ -294,8 +294,8 @@ ewyk_rt_module_add(struct ewyk_rt *rt, const struct ewyk_rt_module *m)
 }
 
 /* Every shard's HTTP server, then the modules' init hooks, in order. */
-static int
-start_shards(struct ewyk_rt *rt)
+int
+rt_start_shards(struct ewyk_rt *rt)
 {
 	unsigned int i, k;
 	int rc;
@@ -423,7 +423,7 @@ ewyk_rt_run(struct ewyk_rt *rt)
 
 	if (rt == NULL || rt->running || rt->ran)
 		return -1;
-	if (start_shards(rt) != 0)
+	if (rt_start_shards(rt) != 0)
 		return -1;
 	if (rt_stats_telemetry_init(rt) != 0)
 		fprintf(stderr,
@@ -608,7 +608,7 @@ int
 ewyk_rt_timer_arm(struct ewyk_rt_shard *sh, struct ewyk_twheel_timer *t,
 	uint64_t delay_ms, ewyk_twheel_cb_t cb, void *arg)
 {
-	uint64_t now = sh->now != 0 ? sh->now : rte_rdtsc();
+	uint64_t now = sh->now != 0 ? sh->now : rt_now();
 
 	return ewyk_twheel_arm(sh->wheel, t,
 		now + delay_ms * (rte_get_tsc_hz() / 1000), cb, arg);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mempool.h>
 #include <rte_per_lcore.h>
@@ -149,12 +150,28 @@ rt_lcore_role(const struct rt_lcore *lc)
 /* The lcore entry of the calling lcore (NULL if none). */
 struct rt_lcore *rt_lcore_self(struct ewyk_rt *rt);
 
+/* The clock of the loops and of jobs: NULL, the TSC; else a unit test's
+ * virtual clock (rt_test.h). */
+extern uint64_t (*rt_clock_fn)(void);
+
+/* Now, in TSC cycles: one load and a branch taken the same way always. */
+static inline uint64_t
+rt_now(void)
+{
+	uint64_t (*fn)(void) = rt_clock_fn;
+
+	return likely(fn == NULL) ? rte_rdtsc() : fn();
+}
+
 /* Count an outcome on a shard (holder only). */
 static inline void
 rt_task_count(struct ewyk_rt_shard *sh, enum ewyk_rt_task_ctr c)
 {
 	ewyk_ctr_add(&sh->task[c], 1);
 }
+
+/* rt.c: every shard's HTTP server, then the modules' init hooks. */
+int rt_start_shards(struct ewyk_rt *rt);
 
 /* rt_conf.c: the checks of a configuration (defaults resolved). */
 int rt_conf_check(struct ewyk_rt_conf *c);
