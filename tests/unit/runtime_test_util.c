@@ -104,8 +104,13 @@ static int
 fn_block(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
 	enum ewyk_strategy_mode mode, void *arg)
 {
-	RTE_SET_USED(req);
+	const char *h = ewyk_rt_req_header(req, "X-T");
+
 	RTE_SET_USED(arg);
+	snprintf(RTW.path, sizeof(RTW.path), "%s", req->path);
+	snprintf(RTW.query, sizeof(RTW.query), "%s", req->query);
+	snprintf(RTW.hdr, sizeof(RTW.hdr), "%s", h != NULL ? h : "");
+	RTW.req_deadline = req->deadline;
 	RTW.calls_block++;
 	RTW.last_mode = mode;
 	if (RTW.advance_in_fn != 0)

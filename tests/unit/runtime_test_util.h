@@ -57,6 +57,9 @@ struct rtw {
 	/* route handlers' record */
 	unsigned int calls_block, calls_nb;
 	enum ewyk_strategy_mode last_mode;
+	/* what the BLOCKING handler was given */
+	char path[32], query[32], hdr[32];
+	uint64_t req_deadline;
 	uint64_t advance_in_fn; /* cycles the BLOCKING handler moves time */
 };
 

@@ -45,7 +45,8 @@ expect_no_resp(struct rtw_cli *c)
 	assert_int_equal(rtw_resp_next(c, &r), 0);
 }
 
-/* A BLOCKING route under pc: run in place, answered with its result. */
+/* A BLOCKING route under pc: run in place with a copy of the request,
+ * answered with its result. */
 void
 test_dispatch_result(void **state)
 {
@@ -55,11 +56,17 @@ test_dispatch_result(void **state)
 	rtw_create(EWYK_STRATEGY_PC, 0);
 	rtw_start();
 	c = rtw_connect(0);
-	rtw_send(c, GET("/block"));
+	rtw_send(c, "GET /block?a=1 HTTP/1.1\r\nHost: t\r\nX-T:  v1 \r\n\r\n");
 	rtw_run();
 	expect_resp(c, 200, "block");
 	assert_int_equal(RTW.calls_block, 1);
 	assert_int_equal(RTW.last_mode, EWYK_STRATEGY_MODE_PC);
+	/* the handler's copy of the request, and its deadline */
+	assert_string_equal(RTW.path, "/block");
+	assert_string_equal(RTW.query, "a=1");
+	assert_string_equal(RTW.hdr, "v1");
+	assert_int_equal(RTW.req_deadline,
+		RTW.vnow + RTW.hz / 1000 * RTW_TIMEOUT_MS);
 	assert_int_equal(count(EWYK_RT_TASK_DISPATCHED), 1);
 	assert_int_equal(count(EWYK_RT_TASK_DONE), 1);
 	assert_int_equal(count(EWYK_RT_TASK_TIMED_OUT), 0);
