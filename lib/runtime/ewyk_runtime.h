@@ -321,7 +321,8 @@ struct ewyk_rt_module {
 	void (*depart)(struct ewyk_rt_shard *sh, void *arg);
 	/** Main lcore in ewyk_rt_free(), in reverse order, after the HTTP
 	 *  server is freed and before TCP: the module's connections are
-	 *  still there (TCP resets them afterwards without callbacks). */
+	 *  still there (TCP resets them afterwards without callbacks).
+	 *  Only on the shards whose init returned 0. */
 	void (*fini)(struct ewyk_rt_shard *sh, void *arg);
 	/** The housekeeping thread or the main lcore, for the stats table:
 	 *  print the module's lines (read counters atomically). */

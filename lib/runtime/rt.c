@@ -294,8 +294,8 @@ ewyk_rt_module_add(struct ewyk_rt *rt, const struct ewyk_rt_module *m)
 }
 
 /* Every shard's HTTP server, then the modules' init hooks, in order. */
-static int
-start_shards(struct ewyk_rt *rt)
+int
+rt_start_shards(struct ewyk_rt *rt)
 {
 	unsigned int i, k;
 	int rc;
@@ -319,10 +319,12 @@ start_shards(struct ewyk_rt *rt)
 					strerror(rc < 0 ? -rc : rc));
 				/* Its fini runs for the shards it did. */
 				rt->nb_inited = k + 1;
+				rt->last_inited = i;
 				return -1;
 			}
 		}
 		rt->nb_inited = k + 1;
+		rt->last_inited = rt->nb_shards;
 		if (m->poll != NULL)
 			rt->polls[rt->nb_polls++] = m;
 	}
@@ -423,7 +425,7 @@ ewyk_rt_run(struct ewyk_rt *rt)
 
 	if (rt == NULL || rt->running || rt->ran)
 		return -1;
-	if (start_shards(rt) != 0)
+	if (rt_start_shards(rt) != 0)
 		return -1;
 	if (rt_stats_telemetry_init(rt) != 0)
 		fprintf(stderr,
@@ -496,10 +498,14 @@ ewyk_rt_free(struct ewyk_rt *rt)
 		rt_jobs_drain(&rt->sh[i]);
 		rt_http_shard_free(&rt->sh[i]);
 	}
-	for (k = rt->nb_inited; k-- > 0;)
-		for (i = 0; i < rt->nb_shards; i++)
+	for (k = rt->nb_inited; k-- > 0;) {
+		unsigned int n = k + 1 == rt->nb_inited ? rt->last_inited :
+							  rt->nb_shards;
+
+		for (i = 0; i < n; i++)
 			if (rt->mod[k].fini != NULL)
 				rt->mod[k].fini(&rt->sh[i], rt->mod[k].arg);
+	}
 	rt->nb_inited = 0;
 	rt->nb_polls = 0;
 	for (i = 0; i < rt->nb_shards; i++) {
@@ -518,6 +524,11 @@ ewyk_rt_free(struct ewyk_rt *rt)
 	rt_http_fini(rt);
 	ewyk_net_free(rt->net);
 	rt->net = NULL;
+	/* The ports are closed: no queue holds an mbuf of the pools now. */
+	for (i = 0; i < rt->nb_shards; i++) {
+		rte_mempool_free(rt->sh[i].pool);
+		rt->sh[i].pool = NULL;
+	}
 	if (rt_signalled == rt)
 		rt_signalled = NULL;
 	rte_free(rt);
@@ -611,7 +622,7 @@ int
 ewyk_rt_timer_arm(struct ewyk_rt_shard *sh, struct ewyk_twheel_timer *t,
 	uint64_t delay_ms, ewyk_twheel_cb_t cb, void *arg)
 {
-	uint64_t now = sh->now != 0 ? sh->now : rte_rdtsc();
+	uint64_t now = sh->now != 0 ? sh->now : rt_now();
 
 	return ewyk_twheel_arm(sh->wheel, t,
 		now + delay_ms * (rte_get_tsc_hz() / 1000), cb, arg);

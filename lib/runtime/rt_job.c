@@ -61,7 +61,7 @@ ewyk_rt_task_count(const struct ewyk_rt_shard *sh, enum ewyk_rt_task_ctr c)
 uint64_t
 ewyk_rt_task_deadline(const struct ewyk_rt_shard *sh)
 {
-	uint64_t now = sh->now != 0 ? sh->now : rte_rdtsc();
+	uint64_t now = sh->now != 0 ? sh->now : rt_now();
 
 	return now + rte_get_tsc_hz() / 1000 * sh->rt->conf.task_timeout_ms;
 }
@@ -82,7 +82,7 @@ job_task(void *arg, enum ewyk_strategy_mode mode)
 		j->ret = j->ops->run(j, mode);
 		j->outcome = EWYK_RT_DONE;
 	}
-	if ((j->outcome == EWYK_RT_REFUSED || rte_rdtsc() < j->deadline) &&
+	if ((j->outcome == EWYK_RT_REFUSED || rt_now() < j->deadline) &&
 		ewyk_purgatory_claim(j->ticket) == 0) {
 		/* Won: the reserved slot makes this never fail. */
 		ewyk_net_inbox_complete(sh->net, 0, j, 1);

@@ -86,7 +86,7 @@ loop_produce(void *ctx, struct ewyk_strategy_task *tasks, unsigned int max)
 	struct ewyk_rt_shard *sh = ctx;
 	struct ewyk_rt *rt = sh->rt;
 	struct rt_lcore *lc = rt_lcore_self(rt);
-	uint64_t now = rte_rdtsc();
+	uint64_t now = rt_now();
 	unsigned int k;
 	uint16_t n;
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mempool.h>
 #include <rte_per_lcore.h>
@@ -114,7 +115,11 @@ struct ewyk_rt {
 	/* modules */
 	unsigned int nb_modules;
 	struct ewyk_rt_module mod[EWYK_RT_MAX_MODULES];
-	unsigned int nb_inited; /* modules whose init ran on every shard */
+	/* modules whose init ran; the last of them on last_inited shards
+	 * (all of them, but for an init that failed: its fini runs only on
+	 * the shards before) */
+	unsigned int nb_inited;
+	unsigned int last_inited;
 	/* the modules with a poll hook, in order: what the loop walks */
 	unsigned int nb_polls;
 	const struct ewyk_rt_module *polls[EWYK_RT_MAX_MODULES];
@@ -148,12 +153,28 @@ rt_lcore_role(const struct rt_lcore *lc)
 /* The lcore entry of the calling lcore (NULL if none). */
 struct rt_lcore *rt_lcore_self(struct ewyk_rt *rt);
 
+/* The clock of the loops and of jobs: NULL, the TSC; else a unit test's
+ * virtual clock (rt_test.h). */
+extern uint64_t (*rt_clock_fn)(void);
+
+/* Now, in TSC cycles: one load and a branch taken the same way always. */
+static inline uint64_t
+rt_now(void)
+{
+	uint64_t (*fn)(void) = rt_clock_fn;
+
+	return likely(fn == NULL) ? rte_rdtsc() : fn();
+}
+
 /* Count an outcome on a shard (holder only). */
 static inline void
 rt_task_count(struct ewyk_rt_shard *sh, enum ewyk_rt_task_ctr c)
 {
 	ewyk_ctr_add(&sh->task[c], 1);
 }
+
+/* rt.c: every shard's HTTP server, then the modules' init hooks. */
+int rt_start_shards(struct ewyk_rt *rt);
 
 /* rt_conf.c: the checks of a configuration (defaults resolved). */
 int rt_conf_check(struct ewyk_rt_conf *c);

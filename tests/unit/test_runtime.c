@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of lib/runtime: the configuration and its options.
+ * Unit tests of lib/runtime: the configuration and its options; the
+ * runtime itself, stepped on a virtual clock (runtime_test_util.h), in
+ * test_runtime_dispatch.c (HTTP dispatch) and test_runtime_jobs.c
+ * (modules and jobs).
  */
 
 #include <stdarg.h>
@@ -13,6 +16,7 @@
 
 #include <ewyk_runtime.h>
 
+#include "runtime_test_util.h"
 #include "test_common.h"
 
 static int
@@ -118,9 +122,24 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_conf_defaults),
 		cmocka_unit_test(test_conf_errors),
 		cmocka_unit_test(test_conf_app_options),
+		cmocka_unit_test(test_dispatch_result),
+		cmocka_unit_test(test_dispatch_nonblocking_and_failed),
+		cmocka_unit_test(test_dispatch_deadline_pc),
+		cmocka_unit_test(test_dispatch_deadline_queued),
+		cmocka_unit_test(test_dispatch_refused),
+		cmocka_unit_test(test_dispatch_conn_gone),
+		cmocka_unit_test(test_dispatch_pipelined_order),
+		cmocka_unit_test(test_dispatch_stop_in_flight),
+		cmocka_unit_test(test_modules_order),
+		cmocka_unit_test(test_modules_init_fails),
+		cmocka_unit_test(test_job_done),
+		cmocka_unit_test(test_job_cancel),
+		cmocka_unit_test(test_job_deadline),
 	};
 
-	if (ewyk_test_eal_init(argc, argv) < 0)
+	/* lcore 0: the one worker (the test steps its shard); lcore 1: a
+	 * reserved lcore that is never launched. */
+	if (ewyk_test_eal_init(argc, argv) < 0 || rtw_global_init() != 0)
 		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

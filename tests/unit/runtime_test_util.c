@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The lib/runtime unit tests' world (runtime_test_util.h): a runtime on a
+ * ring-backed port, stepped on a virtual clock, and raw TCP clients.
+ * Every frame the runtime sends is copied into the clients' pool on its
+ * way to the TX ring, so that it outlives the runtime's mbuf pools.
+ */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cmocka.h>
+
+#include <rte_arp.h>
+#include <rte_cycles.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_tcp.h>
+
+#include "runtime_test_util.h"
+
+struct rtw RTW;
+
+static struct rte_mempool *cli_pool;
+static struct rte_ring *rxr, *txr;
+static uint16_t port_id;
+static unsigned int port_gen;
+static struct rte_ether_addr srv_mac;
+static const struct rte_ether_addr peer_mac = { .addr_bytes = { 0x02, 0, 0, 0,
+							0, 0x09 } };
+
+static uint64_t
+rtw_clock(void)
+{
+	return __atomic_load_n(&RTW.vnow, __ATOMIC_ACQUIRE);
+}
+
+void
+rtw_advance_ms(uint64_t ms)
+{
+	__atomic_fetch_add(&RTW.vnow, ms * (RTW.hz / 1000), __ATOMIC_RELEASE);
+}
+
+/* Frames leave the runtime's pool here: copies in ours take their place. */
+static uint16_t
+tx_copy(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], uint16_t n,
+	void *arg)
+{
+	uint16_t i;
+
+	RTE_SET_USED(port);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(arg);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *c = rte_pktmbuf_copy(pkts[i], cli_pool, 0,
+			UINT32_MAX);
+
+		rte_pktmbuf_free(pkts[i]);
+		/* no copy: an empty frame, which the pump ignores */
+		pkts[i] = c != NULL ? c : rte_pktmbuf_alloc(cli_pool);
+	}
+	return n;
+}
+
+static void
+rings_drain(void)
+{
+	struct rte_mbuf *m;
+
+	while (rte_ring_dequeue(rxr, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	while (rte_ring_dequeue(txr, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+}
+
+int
+rtw_global_init(void)
+{
+	cli_pool = rte_pktmbuf_pool_create("rtw_cli", 4095, 0, 0,
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	rxr = rte_ring_create("rtw_rx", 1024, SOCKET_ID_ANY,
+		RING_F_SP_ENQ | RING_F_SC_DEQ);
+	txr = rte_ring_create("rtw_tx", 4096, SOCKET_ID_ANY,
+		RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (cli_pool == NULL || rxr == NULL || txr == NULL)
+		return -1;
+	RTW.hz = rte_get_tsc_hz();
+	return 0;
+}
+
+/* ---- route handlers ---- */
+
+static int
+fn_block(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
+	enum ewyk_strategy_mode mode, void *arg)
+{
+	const char *h = ewyk_rt_req_header(req, "X-T");
+
+	RTE_SET_USED(arg);
+	snprintf(RTW.path, sizeof(RTW.path), "%s", req->path);
+	snprintf(RTW.query, sizeof(RTW.query), "%s", req->query);
+	snprintf(RTW.hdr, sizeof(RTW.hdr), "%s", h != NULL ? h : "");
+	RTW.req_deadline = req->deadline;
+	RTW.calls_block++;
+	RTW.last_mode = mode;
+	if (RTW.advance_in_fn != 0)
+		__atomic_fetch_add(&RTW.vnow, RTW.advance_in_fn,
+			__ATOMIC_RELEASE);
+	ewyk_rt_result_status(res, 200, "text/plain");
+	return ewyk_rt_result_body(res, "block", 5);
+}
+
+static int
+fn_nb(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
+	enum ewyk_strategy_mode mode, void *arg)
+{
+	RTE_SET_USED(req);
+	RTE_SET_USED(arg);
+	RTW.calls_nb++;
+	RTW.last_mode = mode;
+	ewyk_rt_result_status(res, 200, "text/plain");
+	return ewyk_rt_result_body(res, "nb", 2);
+}
+
+static int
+fn_fail(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
+	enum ewyk_strategy_mode mode, void *arg)
+{
+	RTE_SET_USED(req);
+	RTE_SET_USED(res);
+	RTE_SET_USED(mode);
+	RTE_SET_USED(arg);
+	return -EIO;
+}
+
+/* ---- the runtime ---- */
+
+struct ewyk_rt *
+rtw_create(enum ewyk_strategy_kind kind, unsigned int pec_ring)
+{
+	const struct ewyk_rt_route routes[] = {
+		{ .path = "/block",
+			.methods = EWYK_HTTP_M(EWYK_HTTP_GET),
+			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING,
+			.fn = fn_block },
+		{ .path = "/nb",
+			.methods = EWYK_HTTP_M(EWYK_HTTP_GET),
+			.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+			.fn = fn_nb },
+		{ .path = "/fail",
+			.methods = EWYK_HTTP_M(EWYK_HTTP_GET),
+			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING,
+			.fn = fn_fail },
+	};
+	struct ewyk_rt_conf c;
+	char name[32];
+	unsigned int i;
+	uint16_t pid16;
+	int pid;
+
+	/* a failed test may have left its runtime */
+	if (RTW.rt != NULL)
+		rtw_free();
+	memset(&RTW, 0, sizeof(RTW));
+	RTW.hz = rte_get_tsc_hz();
+	/* and its port, when it failed before the runtime took it */
+	RTE_ETH_FOREACH_DEV (pid16) {
+		rte_eth_dev_stop(pid16);
+		rte_eth_dev_close(pid16);
+	}
+	rings_drain();
+	snprintf(name, sizeof(name), "rtw%u", port_gen++);
+	pid = rte_eth_from_rings(name, &rxr, 1, &txr, 1, SOCKET_ID_ANY);
+	assert_true(pid >= 0);
+	port_id = (uint16_t)pid;
+	/* the previous world's port is gone */
+	assert_int_equal(rte_eth_dev_count_avail(), 1);
+	assert_int_equal(rte_eth_macaddr_get(port_id, &srv_mac), 0);
+	assert_non_null(rte_eth_add_tx_callback(port_id, 0, tx_copy, NULL));
+
+	ewyk_rt_conf_init(&c, "rtw");
+	c.nb_ips = 1;
+	c.ip[0] = RTE_BE32(RTW_SIP);
+	c.prefix[0] = 24;
+	c.reserved = 1; /* lcore 1: reserved, never launched */
+	c.shared_reserved = 0;
+	c.strategy = kind;
+	c.pec_ring = pec_ring;
+	c.task_timeout_ms = RTW_TIMEOUT_MS;
+	c.stats_interval = 0;
+	c.nb_mbufs = 2047;
+	c.tcp_max_conns = 64;
+	c.http_max_heads = 64;
+	RTW.rt = ewyk_rt_create(&c);
+	assert_non_null(RTW.rt);
+	assert_int_equal(ewyk_rt_nb_shards(RTW.rt), 1);
+	RTW.sh = ewyk_rt_shard(RTW.rt, 0);
+	for (i = 0; i < RTE_DIM(routes); i++)
+		assert_int_equal(ewyk_rt_http_route(RTW.rt, &routes[i]), 0);
+	assert_int_equal(ewyk_rt_http_listen(RTW.rt, RTW_PORT), 0);
+	/* Time stands still unless a test moves it. It starts an hour
+	 * ahead of the TSC, which the executor compares the deadlines of
+	 * queued tasks with: a slow machine never drops one. */
+	RTW.vnow = rte_rdtsc() + 3600 * RTW.hz;
+	rt_test_set_clock(rtw_clock);
+	return RTW.rt;
+}
+
+static struct rte_mbuf *
+frame_alloc(uint16_t etype, bool bcast, uint16_t len, void **payload)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(cli_pool);
+	struct rte_ether_hdr *e;
+
+	assert_non_null(m);
+	e = (struct rte_ether_hdr *)rte_pktmbuf_append(m,
+		(uint16_t)(RTE_ETHER_HDR_LEN + len));
+	assert_non_null(e);
+	if (bcast)
+		memset(&e->dst_addr, 0xff, RTE_ETHER_ADDR_LEN);
+	else
+		rte_ether_addr_copy(&srv_mac, &e->dst_addr);
+	rte_ether_addr_copy(&peer_mac, &e->src_addr);
+	e->ether_type = rte_cpu_to_be_16(etype);
+	*payload = e + 1;
+	return m;
+}
+
+static void
+frame_in(struct rte_mbuf *m)
+{
+	assert_int_equal(rte_ring_enqueue(rxr, m), 0);
+}
+
+void
+rtw_start(void)
+{
+	struct rte_arp_hdr *a;
+	struct rte_mbuf *m;
+
+	assert_int_equal(rt_test_start(RTW.rt), 0);
+	/* The peer asks for us: the shard learns its MAC. */
+	m = frame_alloc(RTE_ETHER_TYPE_ARP, true, sizeof(*a), (void **)&a);
+	memset(a, 0, sizeof(*a));
+	a->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	a->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	a->arp_hlen = RTE_ETHER_ADDR_LEN;
+	a->arp_plen = 4;
+	a->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
+	rte_ether_addr_copy(&peer_mac, &a->arp_data.arp_sha);
+	a->arp_data.arp_sip = RTE_BE32(RTW_CIP);
+	a->arp_data.arp_tip = RTE_BE32(RTW_SIP);
+	frame_in(m);
+	rtw_run();
+}
+
+void
+rtw_free(void)
+{
+	ewyk_rt_free(RTW.rt);
+	RTW.rt = NULL;
+	RTW.sh = NULL;
+	rt_test_set_clock(NULL);
+}
+
+/* ---- clients ---- */
+
+static void
+cli_seg(struct rtw_cli *c, uint8_t flags, const void *data, uint16_t len)
+{
+	uint16_t opt = (flags & RTE_TCP_SYN_FLAG) ? 4 : 0;
+	uint16_t l4 = (uint16_t)(sizeof(struct rte_tcp_hdr) + opt + len);
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+	uint8_t *o;
+
+	m = frame_alloc(RTE_ETHER_TYPE_IPV4, false,
+		(uint16_t)(sizeof(*ip) + l4), (void **)&ip);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + l4));
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->src_addr = RTE_BE32(RTW_CIP);
+	ip->dst_addr = RTE_BE32(RTW_SIP);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	memset(th, 0, sizeof(*th));
+	th->src_port = rte_cpu_to_be_16(c->sport);
+	th->dst_port = rte_cpu_to_be_16(RTW_PORT);
+	th->sent_seq = rte_cpu_to_be_32(c->snd_nxt);
+	th->recv_ack = rte_cpu_to_be_32(
+		(flags & RTE_TCP_ACK_FLAG) ? c->rcv_nxt : 0);
+	th->data_off = (uint8_t)(((sizeof(*th) + opt) / 4) << 4);
+	th->tcp_flags = flags;
+	th->rx_win = rte_cpu_to_be_16(65535);
+	o = (uint8_t *)(th + 1);
+	if (opt != 0) {
+		/* MSS 1460 */
+		o[0] = 2;
+		o[1] = 4;
+		o[2] = 1460 >> 8;
+		o[3] = 1460 & 0xff;
+	}
+	if (len > 0)
+		memcpy(o + opt, data, len);
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	frame_in(m);
+	if (flags & (RTE_TCP_SYN_FLAG | RTE_TCP_FIN_FLAG))
+		c->snd_nxt++;
+	c->snd_nxt += len;
+}
+
+static struct rtw_cli *
+cli_of(uint16_t dport)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTW_MAXCLI; i++)
+		if (RTW.cli[i].used && RTW.cli[i].sport == dport)
+			return &RTW.cli[i];
+	return NULL;
+}
+
+/* One frame the runtime sent. */
+static void
+pump_one(struct rte_mbuf *m)
+{
+	static uint8_t f[16384];
+	const struct rte_ether_hdr *e;
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_tcp_hdr *th;
+	uint32_t len = rte_pktmbuf_pkt_len(m), ihl, thl, dlen, seq;
+	struct rtw_cli *c;
+	bool ack = false;
+
+	if (len < sizeof(*e) + sizeof(*ip) + sizeof(*th) || len > sizeof(f))
+		return;
+	e = rte_pktmbuf_read(m, 0, len, f);
+	if (e->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		return;
+	ip = (const struct rte_ipv4_hdr *)(e + 1);
+	if (ip->next_proto_id != IPPROTO_TCP)
+		return;
+	ihl = (ip->version_ihl & 0xf) * 4u;
+	th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + ihl);
+	thl = (th->data_off >> 4) * 4u;
+	dlen = rte_be_to_cpu_16(ip->total_length) - ihl - thl;
+	c = cli_of(rte_be_to_cpu_16(th->dst_port));
+	if (c == NULL)
+		return;
+	seq = rte_be_to_cpu_32(th->sent_seq);
+	if (th->tcp_flags & RTE_TCP_RST_FLAG) {
+		c->rst = true;
+		return;
+	}
+	if ((th->tcp_flags & RTE_TCP_SYN_FLAG) &&
+		(th->tcp_flags & RTE_TCP_ACK_FLAG)) {
+		c->rcv_nxt = seq + 1;
+		c->established = true;
+		ack = true;
+	} else if (seq == c->rcv_nxt) {
+		if (dlen > 0) {
+			assert_true(c->nrx + dlen <= sizeof(c->rx));
+			memcpy(c->rx + c->nrx, (const uint8_t *)th + thl, dlen);
+			c->nrx += dlen;
+			c->rcv_nxt += dlen;
+			ack = true;
+		}
+		if (th->tcp_flags & RTE_TCP_FIN_FLAG) {
+			c->rcv_nxt++;
+			c->fin = true;
+			ack = true;
+		}
+	} else if (dlen > 0) {
+		ack = true; /* a retransmission: say where we are */
+	}
+	if (ack && RTW.rt != NULL)
+		cli_seg(c, RTE_TCP_ACK_FLAG, NULL, 0);
+}
+
+unsigned int
+rtw_pump(void)
+{
+	struct rte_mbuf *m;
+	unsigned int n = 0;
+
+	while (rte_ring_dequeue(txr, (void **)&m) == 0) {
+		if (m == NULL)
+			continue; /* tx_copy() found no mbuf */
+		pump_one(m);
+		rte_pktmbuf_free(m);
+		n++;
+	}
+	return n;
+}
+
+void
+rtw_run(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 256; i++) {
+		assert_int_equal(rt_test_step(RTW.rt, 0),
+			EWYK_STRATEGY_PRODUCE_STOPPED);
+		if (rtw_pump() == 0 && rte_ring_count(rxr) == 0)
+			return;
+	}
+	fail_msg("the world does not settle");
+}
+
+struct rtw_cli *
+rtw_connect(unsigned int i)
+{
+	struct rtw_cli *c = &RTW.cli[i];
+
+	memset(c, 0, sizeof(*c));
+	c->used = true;
+	c->sport = (uint16_t)(40000 + i);
+	c->snd_nxt = 1000 + i * 100000;
+	cli_seg(c, RTE_TCP_SYN_FLAG, NULL, 0);
+	rtw_run();
+	assert_true(c->established);
+	return c;
+}
+
+void
+rtw_send(struct rtw_cli *c, const char *s)
+{
+	cli_seg(c, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, s, (uint16_t)strlen(s));
+}
+
+void
+rtw_rst(struct rtw_cli *c)
+{
+	cli_seg(c, RTE_TCP_RST_FLAG, NULL, 0);
+}
+
+int
+rtw_resp_next(struct rtw_cli *c, struct rtw_resp *r)
+{
+	const char *p = c->rx + c->off, *end, *cl;
+	size_t avail = c->nrx - c->off, head, blen = 0;
+	char hbuf[2048];
+
+	end = memmem(p, avail, "\r\n\r\n", 4);
+	if (end == NULL || avail < 12)
+		return 0;
+	head = (size_t)(end - p) + 4;
+	if (head >= sizeof(hbuf))
+		return 0;
+	memcpy(hbuf, p, head);
+	hbuf[head] = '\0';
+	cl = strcasestr(hbuf, "\r\ncontent-length:");
+	if (cl != NULL)
+		blen = strtoul(cl + 17, NULL, 10);
+	if (avail < head + blen)
+		return 0;
+	r->status = atoi(hbuf + 9);
+	r->body = p + head;
+	r->body_len = blen;
+	c->off += head + blen;
+	return 1;
+}

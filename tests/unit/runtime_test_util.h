@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the lib/runtime unit tests (test_runtime.c and the
+ * test_runtime_*.c files its main runs) share: a runtime on one
+ * ring-backed port with one shard (lcore 0; lcore 1 is a reserved lcore
+ * that never serves, so queued tasks stay queued until the test runs
+ * them), driven one step at a time on a virtual clock (rt_test.h), and
+ * raw TCP clients that speak to it through frames.
+ */
+
+#ifndef EWYK_TEST_RUNTIME_UTIL_H
+#define EWYK_TEST_RUNTIME_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_ip.h>
+
+#include <ewyk_runtime.h>
+
+#include "rt_test.h"
+
+#define RTW_SIP RTE_IPV4(10, 0, 0, 1)
+#define RTW_CIP RTE_IPV4(10, 0, 0, 2)
+#define RTW_PORT 80
+#define RTW_MAXCLI 8
+#define RTW_RX 8192
+/* Task timeout of the world's runtime (virtual time). */
+#define RTW_TIMEOUT_MS 20000
+/* How late the shard's wheel may fire a timer of @p ms (lib/twheel's
+ * slack: at most an eighth of the delay) and a millisecond more. */
+#define RTW_SLACK_MS(ms) ((ms) / 8 + 1)
+
+/* A raw TCP client. */
+struct rtw_cli {
+	uint16_t sport;
+	uint32_t snd_nxt, rcv_nxt;
+	bool used, established, rst, fin;
+	size_t nrx, off; /* received bytes; parsed up to off */
+	char rx[RTW_RX];
+};
+
+/* One response parsed from a client's bytes. */
+struct rtw_resp {
+	int status;
+	const char *body;
+	size_t body_len;
+};
+
+struct rtw {
+	struct ewyk_rt *rt;
+	struct ewyk_rt_shard *sh;
+	uint64_t vnow; /* the virtual clock, in TSC cycles */
+	uint64_t hz;
+	struct rtw_cli cli[RTW_MAXCLI];
+	/* route handlers' record */
+	unsigned int calls_block, calls_nb;
+	enum ewyk_strategy_mode last_mode;
+	/* what the BLOCKING handler was given */
+	char path[32], query[32], hdr[32];
+	uint64_t req_deadline;
+	uint64_t advance_in_fn; /* cycles the BLOCKING handler moves time */
+};
+
+extern struct rtw RTW;
+
+/* Once, after the EAL: rings, the clients' mbuf pool. 0 or -1. */
+int rtw_global_init(void);
+
+/*
+ * A runtime on a fresh ring port: strategy @p kind, PEC ring @p pec_ring
+ * (0: default), the routes /block (BLOCKING), /nb (NON_BLOCKING) and
+ * /fail (BLOCKING, fails), HTTP on RTW_PORT; not started. The virtual
+ * clock is set.
+ */
+struct ewyk_rt *rtw_create(enum ewyk_strategy_kind kind, unsigned int pec_ring);
+/* rt_test_start(), and the peer's ARP so that the shard knows its MAC. */
+void rtw_start(void);
+/* ewyk_rt_free(), the clock back to the TSC; what was sent is kept for
+ * rtw_pump(). */
+void rtw_free(void);
+/* Move the virtual clock. */
+void rtw_advance_ms(uint64_t ms);
+/* Steps of shard 0 and frames both ways until both sides are quiet. */
+void rtw_run(void);
+/* Read what the runtime sent; the clients answer. Frames read. */
+unsigned int rtw_pump(void);
+
+/* A client connected (the handshake run). */
+struct rtw_cli *rtw_connect(unsigned int i);
+void rtw_send(struct rtw_cli *c, const char *s);
+void rtw_rst(struct rtw_cli *c);
+/* The next complete response (Content-Length framed): 1, or 0. */
+int rtw_resp_next(struct rtw_cli *c, struct rtw_resp *r);
+
+/* test_runtime_dispatch.c */
+void test_dispatch_result(void **state);
+void test_dispatch_nonblocking_and_failed(void **state);
+void test_dispatch_deadline_pc(void **state);
+void test_dispatch_deadline_queued(void **state);
+void test_dispatch_refused(void **state);
+void test_dispatch_conn_gone(void **state);
+void test_dispatch_pipelined_order(void **state);
+void test_dispatch_stop_in_flight(void **state);
+
+/* test_runtime_jobs.c */
+void test_modules_order(void **state);
+void test_modules_init_fails(void **state);
+void test_job_done(void **state);
+void test_job_cancel(void **state);
+void test_job_deadline(void **state);
+
+#endif /* EWYK_TEST_RUNTIME_UTIL_H */
