@@ -143,6 +143,18 @@ fn_fail(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
 	return -EIO;
 }
 
+/* POST /body: the body the runtime read, back (max_body 64). */
+static int
+fn_body(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
+	enum ewyk_strategy_mode mode, void *arg)
+{
+	RTE_SET_USED(mode);
+	RTE_SET_USED(arg);
+	RTW.calls_body++;
+	ewyk_rt_result_status(res, 200, "application/octet-stream");
+	return ewyk_rt_result_body(res, req->body, req->body_len);
+}
+
 /* ---- the runtime ---- */
 
 struct ewyk_rt *
@@ -161,6 +173,11 @@ rtw_create(enum ewyk_strategy_kind kind, unsigned int pec_ring)
 			.methods = EWYK_HTTP_M(EWYK_HTTP_GET),
 			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING,
 			.fn = fn_fail },
+		{ .path = "/body",
+			.methods = EWYK_HTTP_M(EWYK_HTTP_POST),
+			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING,
+			.fn = fn_body,
+			.max_body = RTW_MAX_BODY },
 	};
 	struct ewyk_rt_conf c;
 	char name[32];

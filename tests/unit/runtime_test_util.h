@@ -26,6 +26,8 @@
 #define RTW_PORT 80
 #define RTW_MAXCLI 8
 #define RTW_RX 8192
+/* Request body the world's POST /body route reads, at most. */
+#define RTW_MAX_BODY 64
 /* Task timeout of the world's runtime (virtual time). */
 #define RTW_TIMEOUT_MS 20000
 /* How late the shard's wheel may fire a timer of @p ms (lib/twheel's
@@ -55,7 +57,7 @@ struct rtw {
 	uint64_t hz;
 	struct rtw_cli cli[RTW_MAXCLI];
 	/* route handlers' record */
-	unsigned int calls_block, calls_nb;
+	unsigned int calls_block, calls_nb, calls_body;
 	enum ewyk_strategy_mode last_mode;
 	/* what the BLOCKING handler was given */
 	char path[32], query[32], hdr[32];
@@ -103,6 +105,7 @@ void test_dispatch_refused(void **state);
 void test_dispatch_conn_gone(void **state);
 void test_dispatch_pipelined_order(void **state);
 void test_dispatch_stop_in_flight(void **state);
+void test_dispatch_body(void **state);
 
 /* test_runtime_jobs.c */
 void test_modules_order(void **state);

@@ -130,6 +130,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_dispatch_conn_gone),
 		cmocka_unit_test(test_dispatch_pipelined_order),
 		cmocka_unit_test(test_dispatch_stop_in_flight),
+		cmocka_unit_test(test_dispatch_body),
 		cmocka_unit_test(test_modules_order),
 		cmocka_unit_test(test_modules_init_fails),
 		cmocka_unit_test(test_job_done),

@@ -306,3 +306,57 @@ test_dispatch_stop_in_flight(void **state)
 	assert_true(b->rst);
 	assert_int_equal(RTW.calls_block, 1);
 }
+
+/* A route with max_body: its handler gets the body the runtime read,
+ * whole, Content-Length or chunked; a body over max_body is answered 413
+ * (before or while it is read) and its task freed. */
+void
+test_dispatch_body(void **state)
+{
+	struct rtw_cli *c;
+	char big[200];
+
+	(void)state;
+	rtw_create(EWYK_STRATEGY_PC, 0);
+	rtw_start();
+	c = rtw_connect(0);
+	rtw_send(c,
+		"POST /body HTTP/1.1\r\nHost: t\r\n"
+		"Content-Length: 11\r\n\r\nhello world");
+	rtw_run();
+	expect_resp(c, 200, "hello world");
+	rtw_send(c,
+		"POST /body HTTP/1.1\r\nHost: t\r\n"
+		"Transfer-Encoding: chunked\r\n\r\n"
+		"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n");
+	rtw_run();
+	expect_resp(c, 200, "hello world");
+	/* no body: the handler gets none */
+	rtw_send(c,
+		"POST /body HTTP/1.1\r\nHost: t\r\n"
+		"Content-Length: 0\r\n\r\n");
+	rtw_run();
+	expect_resp(c, 200, "");
+	assert_int_equal(RTW.calls_body, 3);
+	/* over max_body, said by Content-Length: 413 at once */
+	snprintf(big, sizeof(big),
+		"POST /body HTTP/1.1\r\nHost: t\r\nContent-Length: %u\r\n\r\n",
+		RTW_MAX_BODY + 1);
+	rtw_send(c, big);
+	rtw_run();
+	expect_resp(c, 413, NULL);
+	/* over max_body while a chunked body is read: 413, not run */
+	c = rtw_connect(1);
+	memset(big, 'x', sizeof(big));
+	rtw_send(c,
+		"POST /body HTTP/1.1\r\nHost: t\r\n"
+		"Transfer-Encoding: chunked\r\n\r\n40\r\n");
+	big[64] = '\0';
+	rtw_send(c, big);
+	rtw_send(c, "\r\n1\r\nx\r\n0\r\n\r\n");
+	rtw_run();
+	expect_resp(c, 413, NULL);
+	assert_int_equal(RTW.calls_body, 3);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	rtw_free();
+}
