@@ -1005,6 +1005,18 @@ int ewyk_net_nd_lookup(struct ewyk_net_shard *s, const uint8_t ip[16],
 	struct rte_ether_addr *mac);
 
 /**
+ * Upper-layer reachability confirmation (RFC 4861 7.3.1): the layer above
+ * saw forward progress with @p ip (e.g. TCP got new data acknowledged), so
+ * its neighbour entry, if it has a link-layer address, becomes REACHABLE
+ * again without a probe. Cheap: one keyed hash and a probe-window scan.
+ *
+ * @param s   shard (token holder only)
+ * @param ip  the neighbour
+ * @return 0, or -ENOENT when there is no entry with a link-layer address.
+ */
+int ewyk_net_nd_confirm(struct ewyk_net_shard *s, const uint8_t ip[16]);
+
+/**
  * The path MTU towards @p dst through port index @p port, for the layer
  * above (e.g. TCP's MSS): the port's MTU, lowered by packet-too-big
  * messages received for that destination (RFC 8201), never below 1280.

@@ -590,3 +590,15 @@ ewyk_net_nd_lookup(struct ewyk_net_shard *s, const uint8_t ip[16],
 	rte_ether_addr_copy(&e->mac, mac);
 	return 0;
 }
+
+int
+ewyk_net_nd_confirm(struct ewyk_net_shard *s, const uint8_t ip[16])
+{
+	struct net_nd_entry *e = nd_find(s, ip);
+
+	NET_ASSERT_HOLDER(s);
+	if (e == NULL || !nd_has_lladdr(e->state))
+		return -ENOENT;
+	nd_set_state(s, e, NET_ND_REACHABLE);
+	return 0;
+}

@@ -827,7 +827,8 @@ out6(const uint8_t dst[16], uint16_t plen)
  * The neighbour state machine on the virtual clock: INCOMPLETE (a
  * multicast NS, frames held, bounded) -> REACHABLE on a solicited NA ->
  * STALE after ReachableTime -> DELAY on use -> PROBE (unicast NS) after
- * 5 s -> gone after the probes; and an INCOMPLETE entry that is never
+ * 5 s -> gone after the probes, an upper-layer confirmation taking DELAY
+ * back to REACHABLE on the way; and an INCOMPLETE entry that is never
  * answered gives up and frees what waited.
  */
 void
@@ -924,6 +925,20 @@ test_nd_state_machine(void **state)
 	rte_pktmbuf_free(out[0]);
 	advance_ms(4000);
 	assert_int_equal(e->state, NET_ND_DELAY);
+	/* An upper-layer confirmation takes a DELAY entry back to
+	 * REACHABLE (no probe); used again after ReachableTime it is in
+	 * DELAY once more. */
+	assert_int_equal(ewyk_net_nd_confirm(sh[0], peer2), 0);
+	assert_int_equal(e->state, NET_ND_REACHABLE);
+	assert_int_equal(ewyk_net_nd_confirm(sh[0], peer3), -ENOENT);
+	advance_ms(46000);
+	assert_int_equal(e->state, NET_ND_STALE);
+	assert_int_equal(out6(peer2, 10), 0);
+	assert_int_equal(e->state, NET_ND_DELAY);
+	ewyk_net_tx_flush(sh[0]);
+	assert_int_equal(sent(0, 0, out, 16), 1);
+	rte_pktmbuf_free(out[0]);
+	advance_ms(4000);
 	/* 5 s: PROBE, a unicast NS to the cached address. */
 	advance_ms(1100);
 	assert_int_equal(e->state, NET_ND_PROBE);
