@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Receive path: Ethernet, VLAN, IPv4 and ICMP echo, run to completion on
- * the shard's lcore (IPv6 goes on in net_ipv6.c). Every frame ends in exactly one place: answered in
- * place, handed to an L4 handler, or dropped with one named counter.
+ * the shard's lcore (IPv6 goes on in net_ipv6.c). Every frame ends in
+ * exactly one place: answered in place, handed to an L4 handler, or
+ * dropped with one named counter.
  *
  * Entry points, last in this file: ewyk_net_poll() (the inbox, one
  * rx_burst per port, ARP housekeeping) and ewyk_net_input() (one burst),
