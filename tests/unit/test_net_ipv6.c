@@ -335,6 +335,35 @@ test_ip6_echo(void **state)
 		rte_pktmbuf_free(out[0]);
 	}
 	assert_int_equal(ctr(0, EWYK_NET_ICMP6_ECHO_RX), echo + 4);
+
+	/* A request in two segments (split at an odd offset of the ICMP
+	 * message): answered, the checksum right over the chain. */
+	{
+		uint16_t il = echo6(icmp, peer6, our6, 1000);
+		uint16_t n = ip6_build(pkt, peer6, our6, 58, 64, NULL, 0, icmp,
+			il);
+		uint16_t cut = 14 + 40 + 8 + 301;
+		struct rte_mbuf *m = frame6(pkt, n);
+		struct rte_mbuf *t = rte_pktmbuf_alloc(mp);
+
+		assert_non_null(t);
+		memcpy(rte_pktmbuf_append(t, m->pkt_len - cut),
+			rte_pktmbuf_mtod_offset(m, char *, cut),
+			m->pkt_len - cut);
+		assert_int_equal(rte_pktmbuf_trim(m, m->pkt_len - cut), 0);
+		assert_int_equal(rte_pktmbuf_chain(m, t), 0);
+		input(0, 0, m);
+		assert_int_equal(sent(0, 0, out, 4), 1);
+		assert_int_equal(out[0]->nb_segs, 2);
+		assert_int_equal(out[0]->pkt_len, 14 + 40 + il);
+		ip = rte_pktmbuf_mtod_offset(out[0], struct rte_ipv6_hdr *, 14);
+		assert_memory_equal(ip->dst_addr, peer6, 16);
+		rte_pktmbuf_adj(out[0], 14 + 40);
+		assert_int_equal(ewyk_net_l4_cksum6(out[0], our6, peer6, 58),
+			0);
+		assert_int_equal(rte_pktmbuf_mtod(out[0], uint8_t *)[0], 129);
+		rte_pktmbuf_free(out[0]);
+	}
 }
 
 /* Extension headers: walked up to the bound, cut out of the echo reply;
