@@ -172,7 +172,7 @@ int ewyk_rt_eal_init(int *argc, char ***argv);
 
 /**
  * Parse the arguments after the EAL's: the standard options (--ip,
- * --reserved, --strategy, --task-timeout, the TCP and HTTP limits,
+ * --ip6, --reserved, --strategy, --task-timeout, the TCP and HTTP limits,
  * --stats-interval, ...; --help lists them) and the application's. Each
  * bad value gets an "error:" line naming its option.
  *

@@ -105,9 +105,11 @@ setup_pools(struct ewyk_rt *rt, struct rte_mempool **pools)
 }
 
 /*
- * Port @p idx's --ip6, if it has one: add it, and write " ADDR/LEN" for
- * each IPv6 address of the port (the link-local one first) into @p buf.
- * 0, or -1 (printed).
+ * The --ip6 of the port of index @p idx, if it has one: add it, and write
+ * " ADDR/LEN" for each IPv6 address of the port (the link-local one first)
+ * into @p buf. Ports are added in port order, so @p idx, lib/net's index
+ * of the port, is also its place among the --ip and --ip6. 0, or -1
+ * (printed).
  */
 static int
 port_ip6(struct ewyk_rt *rt, uint16_t pid, uint16_t idx, char *buf, size_t size)
