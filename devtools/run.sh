@@ -7,6 +7,10 @@
 #
 #   ./devtools/run.sh                 # no NIC: virtual devices (veth + netns)
 #   EWYK_IP=10.0.0.2/24 EWYK_PCI=0000:3b:00.0 ./devtools/run.sh   # a bound NIC
+#   (EWYK_IP6=2001:db8::2/64 adds an IPv6 address to the NIC)
+#
+# On virtual devices ewyk also has 2001:db8::2/64 and answers ping -6;
+# requests are IPv4 only: TCP over IPv6 is not there yet.
 #
 # Environment: DURATION (seconds of load on virtual devices; default 10,
 # 0 = serve until Ctrl-C), EWYK_LCORES (EAL -l, default 0), CONNS (wrk
@@ -27,7 +31,8 @@ MEM=$(ewyk_eal_mem)
 if [ -n "${EWYK_PCI:-}" ]; then
 	: "${EWYK_IP:?set EWYK_IP=A.B.C.D/NN for the NIC}"
 	ewyk_log "serving on NIC $EWYK_PCI as $EWYK_IP (Ctrl-C stops)"
-	exec "$BIN" -l "$LCORES" -a "$EWYK_PCI" $MEM -- --ip "$EWYK_IP" --port 80 --stats-interval 1
+	exec "$BIN" -l "$LCORES" -a "$EWYK_PCI" $MEM -- --ip "$EWYK_IP" \
+		${EWYK_IP6:+--ip6 "$EWYK_IP6"} --port 80 --stats-interval 1
 fi
 
 # No NIC: ewyk on one end of a veth pair, the Linux kernel on the other.
@@ -45,15 +50,16 @@ ip link add ewr0 type veth peer name ewr1
 ip link set ewr0 netns $SRV
 ip link set ewr1 netns $PEER
 ip netns exec $SRV sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-ip netns exec $PEER sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 ip netns exec $SRV ip link set ewr0 up
 ip netns exec $PEER ip addr add 198.18.0.1/24 dev ewr1
+ip netns exec $PEER ip -6 addr add 2001:db8::1/64 dev ewr1 nodad
 ip netns exec $PEER ip link set ewr1 up
 ip netns exec $PEER ethtool -K ewr1 tx off tso off gso off gro off >/dev/null
 
-ewyk_log "ewyk-httpd on lcore(s) $LCORES, net_af_packet over veth; peer 198.18.0.1 (kernel) in netns $PEER"
+ewyk_log "ewyk-httpd on lcore(s) $LCORES, net_af_packet over veth; peer 198.18.0.1 and 2001:db8::1 (kernel) in netns $PEER"
 ip netns exec $SRV "$BIN" -l "$LCORES" --no-pci $MEM --file-prefix=ewyk-run \
-	--vdev=net_af_packet0,iface=ewr0 -- --ip 198.18.0.2/24 --port 80 --stats-interval 1 &
+	--vdev=net_af_packet0,iface=ewr0 -- --ip 198.18.0.2/24 --ip6 2001:db8::2/64 \
+	--port 80 --stats-interval 1 &
 PID=$!
 for _ in $(seq 50); do
 	ip netns exec $PEER ping -c 1 -W 1 198.18.0.2 >/dev/null 2>&1 && break
@@ -66,6 +72,8 @@ if [ "$DURATION" = 0 ]; then
 	exit 0
 fi
 ip netns exec $PEER curl -sS --max-time 5 http://198.18.0.2/
+ewyk_log "IPv6: ping -6 2001:db8::2 (no request over IPv6: TCP over IPv6 is not there yet)"
+ip netns exec $PEER ping -6 -c 3 -i 0.2 -W 2 2001:db8::2 || true
 ewyk_log "HTTP load for $DURATION s from the peer (core 1): wrk -t1 -c$CONNS GET / (keep-alive); the table above counts requests/s per core"
 ip netns exec $PEER taskset -c 1 wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency http://198.18.0.2/ || true
 ewyk_log "telemetry /ewyk/stats and /ewyk/http/stats (dpdk-telemetry.py)"

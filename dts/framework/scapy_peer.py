@@ -5,7 +5,8 @@
 
 Starts a sniffer with the BPF filter, sends every frame (hex-encoded,
 Ethernet header included), waits TIMEOUT seconds and prints a JSON object:
-{"sent": N, "matched": M, "summaries": [...]}.
+{"sent": N, "matched": M, "summaries": [...], "frames": [HEX, ...]}
+(the first 20 matched frames, summarised and whole).
 """
 
 import json
@@ -34,7 +35,8 @@ def main():
     time.sleep(timeout)
     got = sn.stop() or []
     print(json.dumps({"sent": len(frames), "matched": len(got),
-                      "summaries": [p.summary() for p in got][:20]}))
+                      "summaries": [p.summary() for p in got][:20],
+                      "frames": [bytes(p).hex() for p in got][:20]}))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 
 /**
  * @file
- * ewyk network layer: Ethernet, ARP, IPv4, ICMP echo and port set-up.
+ * ewyk network layer: Ethernet, ARP, IPv4, ICMP echo, IPv6 with neighbour
+ * discovery and ICMPv6, and port set-up.
  *
  * The layer is split the way the execution model is (docs/architecture.md):
  *
@@ -27,7 +28,13 @@
  * while the bytes are still in cache. Every dropped frame increments exactly
  * one named counter (@ref ewyk_net_counter).
  *
- * All IPv4 addresses in this API are in network byte order (rte_be32_t).
+ * All IPv4 addresses in this API are in network byte order (rte_be32_t);
+ * IPv6 addresses are 16 bytes in network order (uint8_t[16]).
+ *
+ * IPv6 is off on a port until ewyk_net_port_add_ip6() gives it an address
+ * (which also gives it its EUI-64 link-local address): a port without one
+ * drops IPv6 frames as before (drop_ethertype). docs/guides/net.md lists
+ * what IPv6 supports and what it does not yet.
  */
 
 #include <stdbool.h>
@@ -50,6 +57,10 @@ extern "C" {
 #define EWYK_NET_MAX_SHARDS 64
 /** Frames pulled per rx_burst call. */
 #define EWYK_NET_BURST 32
+/** Most IPv6 addresses per port, its link-local address included. */
+#define EWYK_NET_MAX_IP6 4
+/** The IPv6 minimum link MTU (RFC 8200 5): the floor of every path MTU. */
+#define EWYK_NET_IP6_MIN_MTU 1280
 
 /**
  * Per-shard counters, declared once. Each entry X(SYM, name, type, help)
@@ -74,8 +85,33 @@ extern "C" {
 	X(IP_OPTIONS, ip_options, COUNTER,                                        \
 		"IPv4 packets with options (skipped, not dropped)")               \
 	X(L4_DELIVERED, l4_delivered, COUNTER,                                    \
-		"IPv4 payloads handed to an L4 handler")                          \
+		"IPv4 and IPv6 payloads handed to an L4 handler")                 \
 	X(INBOX_RX, inbox_rx, COUNTER, "Frames taken from this shard's inbox")    \
+	X(IP6_RX, ip6_rx, COUNTER, "Valid IPv6 packets for us")                   \
+	X(IP6_EXT, ip6_ext, COUNTER,                                              \
+		"IPv6 extension headers walked over (not dropped)")               \
+	X(ICMP6_ECHO_RX, icmp6_echo_rx, COUNTER,                                  \
+		"ICMPv6 echo requests answered")                                  \
+	X(ICMP6_ERR_TX, icmp6_err_tx, COUNTER,                                    \
+		"ICMPv6 errors sent (unreachable, parameter problem)")            \
+	X(ICMP6_ERR_LIMITED, icmp6_err_limited, COUNTER,                          \
+		"ICMPv6 errors not sent: over icmp6_err_limit")                   \
+	X(ICMP6_PTB_RX, icmp6_ptb_rx, COUNTER,                                    \
+		"Packet too big taken: a path MTU lowered")                       \
+	X(ND_NS_RX, nd_solicit_rx, COUNTER,                                       \
+		"Valid neighbour solicitations received")                         \
+	X(ND_NA_RX, nd_advert_rx, COUNTER,                                        \
+		"Valid neighbour advertisements received")                        \
+	X(ND_NS_TX, nd_solicit_tx, COUNTER,                                       \
+		"Neighbour solicitations sent (resolution, NUD probes, DAD)")     \
+	X(ND_NA_TX, nd_advert_tx, COUNTER,                                        \
+		"Neighbour advertisements sent (answers, unsolicited)")           \
+	X(ND_TX_LIMITED, nd_tx_limited, COUNTER,                                  \
+		"NS/NA not sent: over nd_tx_limit")                               \
+	X(ND_LEARNT, nd_learnt, COUNTER,                                          \
+		"Neighbour cache entries created or updated")                     \
+	X(ND_DAD_CONFLICT, nd_dad_conflict, COUNTER,                              \
+		"Another node claims one of our IPv6 addresses")                  \
 	/* drops, one reason each */                                              \
 	X(DROP_RUNT, drop_runt, COUNTER,                                          \
 		"Frame shorter than an Ethernet header")                          \
@@ -85,7 +121,7 @@ extern "C" {
 	X(DROP_VLAN, drop_vlan, COUNTER,                                          \
 		"VLAN tag not configured on the port")                            \
 	X(DROP_ETHERTYPE, drop_ethertype, COUNTER,                                \
-		"EtherType we do not speak (IPv6, LLDP...)")                      \
+		"EtherType we do not speak (LLDP..., IPv6 without address)")      \
 	X(DROP_ARP_MALFORMED, drop_arp_malformed, COUNTER,                        \
 		"Truncated ARP, wrong hw/proto type or sizes")                    \
 	X(DROP_ARP_NOT_OURS, drop_arp_not_ours, COUNTER,                          \
@@ -133,7 +169,48 @@ extern "C" {
 	X(DROP_RX_MISSED, drop_rx_missed, COUNTER,                                \
 		"The NIC's RX queue overran (imissed, on shard 0)")               \
 	X(DROP_ARP_LIMITED, drop_arp_limited, COUNTER,                            \
-		"Frame not sent: new ARP resolutions over the per-second limit")
+		"Frame not sent: new ARP resolutions over the per-second limit")  \
+	X(DROP_IP6_TRUNCATED, drop_ip6_truncated, COUNTER,                        \
+		"Shorter than an IPv6 header")                                    \
+	X(DROP_IP6_VERSION, drop_ip6_version, COUNTER, "Version field not 6")     \
+	X(DROP_IP6_LEN, drop_ip6_len, COUNTER,                                    \
+		"IPv6 payload length beyond the frame")                           \
+	X(DROP_IP6_HLIM, drop_ip6_hlim, COUNTER, "IPv6 hop limit zero")           \
+	X(DROP_IP6_SRC, drop_ip6_src, COUNTER,                                    \
+		"IPv6 source multicast, loopback, ours, or :: outside DAD")       \
+	X(DROP_IP6_NOT_OURS, drop_ip6_not_ours, COUNTER,                          \
+		"IPv6 destination not one of our addresses or groups")            \
+	X(DROP_IP6_EXT, drop_ip6_ext, COUNTER,                                    \
+		"Extension header truncated, out of place, or option: drop")      \
+	X(DROP_IP6_EXT_LIMIT, drop_ip6_ext_limit, COUNTER,                        \
+		"More extension headers than the walk takes")                     \
+	X(DROP_IP6_RH, drop_ip6_rh, COUNTER,                                      \
+		"Routing header with segments left (type 0 included)")            \
+	X(DROP_IP6_FRAG, drop_ip6_frag, COUNTER,                                  \
+		"IPv6 fragment header (no reassembly)")                           \
+	X(DROP_IP6_PROTO, drop_ip6_proto, COUNTER,                                \
+		"No IPv6 handler for the next header")                            \
+	X(DROP_IP6_NONXT, drop_ip6_nonxt, COUNTER, "No next header (59)")         \
+	X(DROP_ICMP6_TRUNCATED, drop_icmp6_truncated, COUNTER,                    \
+		"ICMPv6 shorter than its header")                                 \
+	X(DROP_ICMP6_CKSUM, drop_icmp6_cksum, COUNTER, "Bad ICMPv6 checksum")     \
+	X(DROP_ICMP6_TYPE, drop_icmp6_type, COUNTER,                              \
+		"ICMPv6 type not taken (RA, redirect, MLD, replies, errors)")     \
+	X(DROP_ICMP6_SRC, drop_icmp6_src, COUNTER,                                \
+		"Echo request to a group or from a multicast Ethernet source")    \
+	X(DROP_ICMP6_PTB, drop_icmp6_ptb, COUNTER,                                \
+		"Packet too big not about our packet or not lowering it")         \
+	X(DROP_ND_INVALID, drop_nd_invalid, COUNTER,                              \
+		"ND message failing RFC 4861 validation")                         \
+	X(DROP_ND_NOT_OURS, drop_nd_not_ours, COUNTER,                            \
+		"Neighbour solicitation for another target")                      \
+	X(DROP_ND_QUEUE, drop_nd_queue, COUNTER, "Waiting-for-ND queue full")     \
+	X(DROP_ND_UNRESOLVED, drop_nd_unresolved, COUNTER,                        \
+		"ND never answered: queued frames freed")                         \
+	X(DROP_ND_LIMITED, drop_nd_limited, COUNTER,                              \
+		"Frame not sent: new ND resolutions over the per-second limit")   \
+	X(DROP_ND_LOOP, drop_nd_loop, COUNTER,                                    \
+		"ND message from our own MAC (our multicast looped back)")
 
 /** Per-shard counters: one per entry of EWYK_NET_COUNTERS, in its order. */
 enum ewyk_net_counter {
@@ -189,6 +266,18 @@ struct ewyk_net_conf {
 	/* hardening (docs/guides/security.md) */
 	uint32_t
 		arp_resolve_limit; /**< new ARP resolutions per shard and second; 0 = 100, UINT32_MAX = no limit */
+	/* IPv6. ND reuses arp_queue_len (frames held per unresolved
+	 * neighbour), arp_retry_ms (RetransTimer), arp_retries
+	 * (MAX_MULTICAST_SOLICIT and MAX_UNICAST_SOLICIT) and
+	 * arp_resolve_limit (new resolutions per second, counted apart). */
+	uint32_t
+		nd_entries; /**< neighbour cache entries per shard (power of 2, >= 8); 0 = 256 */
+	uint32_t
+		nd_reachable_ms; /**< ND ReachableTime base (RFC 4861 6.3.2); 0 = 30000 */
+	uint32_t
+		nd_tx_limit; /**< NS and NA sent per shard and second; 0 = 1000, UINT32_MAX = no limit */
+	uint32_t
+		icmp6_err_limit; /**< ICMPv6 errors sent per shard and second (RFC 4443 2.4 f); 0 = 100, UINT32_MAX = no limit */
 };
 
 /** IPv4 facts passed with a payload to an L4 handler. */
@@ -201,6 +290,20 @@ struct ewyk_net_ip_info {
 	uint8_t ttl;   /**< TTL */
 	bool cksum_good; /**< the NIC already verified the L4 checksum */
 	uint16_t l4_len; /**< payload length (IP total length - header) */
+};
+
+/** IPv6 facts passed with a payload to an IPv6 L4 handler. */
+struct ewyk_net_ip6_info {
+	uint8_t src[16]; /**< source address */
+	uint8_t dst[16]; /**< destination (one of ours) */
+	uint16_t port; /**< index of the port (not the DPDK id) it came in on */
+	uint8_t proto; /**< upper-layer next header, after the extensions */
+	uint8_t tclass;    /**< traffic class */
+	uint8_t hop_limit; /**< hop limit */
+	bool cksum_good;   /**< the NIC already verified the L4 checksum */
+	uint16_t
+		l4_len; /**< upper-layer length (payload - extension headers) */
+	uint32_t flow_label; /**< flow label (20 bits, host order) */
 };
 
 struct ewyk_net;
@@ -489,12 +592,16 @@ uint16_t ewyk_net_tx_flush(struct ewyk_net_shard *s);
 
 /**
  * Send a gratuitous ARP request for the address of every port, so peers
- * and switches learn us. Done by shard 0 at start.
+ * and switches learn us. Done by shard 0 at start. On a port with IPv6, for
+ * each of its IPv6 addresses, also a duplicate address detection probe (a
+ * neighbour solicitation from :: to the solicited-node group, RFC 4862
+ * 5.4.2) and an unsolicited neighbour advertisement to all-nodes (RFC 4861
+ * 7.2.6, override flag set).
  *
  * @param s
  *   shard (token holder only)
  * @return
- *   the number of requests sent.
+ *   the number of messages sent (ARP requests, NS and NA).
  */
 int ewyk_net_announce(struct ewyk_net_shard *s);
 
@@ -759,6 +866,169 @@ unsigned int ewyk_net_msg_inbox_drain(struct ewyk_net_shard *s,
  */
 int ewyk_net_inbox_stats_get(const struct ewyk_net_shard *s,
 	struct ewyk_net_inbox_stats *st);
+
+/*
+ * IPv6 (net_ipv6.c, net_nd.c). docs/guides/net.md tells what is supported.
+ */
+
+/**
+ * IPv6 L4 input handler, as @ref ewyk_net_l4_input_t for IPv4: called on
+ * the shard's lcore with the mbuf's data at the upper-layer header and
+ * pkt_len its length; l3_len covers the IPv6 header and its extensions.
+ *
+ * @param arg  the pointer given at registration
+ * @param s    the shard the packet arrived on
+ * @param m    the packet; the handler owns it
+ * @param ip   IPv6 facts
+ */
+typedef void (*ewyk_net_l4_input6_t)(void *arg, struct ewyk_net_shard *s,
+	struct rte_mbuf *m, const struct ewyk_net_ip6_info *ip);
+
+/**
+ * Give a port an IPv6 address. The first call turns IPv6 on for the port:
+ * it also gets its link-local address fe80::/64 with the modified EUI-64
+ * interface identifier of its MAC (RFC 4291 2.5.1, appendix A), and the
+ * NIC's multicast filter is programmed with the all-nodes group and the
+ * solicited-node group of every address (rte_eth_dev_set_mc_addr_list),
+ * or all-multicast is turned on where the PMD has no such filter. Call at
+ * start-up, before the lcores poll: the port's addresses are read without
+ * locks afterwards.
+ *
+ * @param net
+ *   context
+ * @param port
+ *   port index
+ * @param addr
+ *   the address (16 bytes, network order); unicast, not loopback,
+ *   not unspecified, not link-local (the link-local address is made here)
+ * @param prefix_len
+ *   on-link prefix length, 1..128
+ * @return
+ *   0; -EINVAL (bad port, address or prefix), -EEXIST (the port has it),
+ *   -ENOSPC (the port has EWYK_NET_MAX_IP6 addresses already).
+ */
+int ewyk_net_port_add_ip6(struct ewyk_net *net, uint16_t port,
+	const uint8_t addr[16], uint8_t prefix_len);
+
+/**
+ * Read an IPv6 address of a port. Index 0 is the link-local address; the
+ * others are those added with ewyk_net_port_add_ip6(), in order.
+ *
+ * @param net         context
+ * @param port        port index
+ * @param idx         address index
+ * @param addr        filled with the address
+ * @param prefix_len  filled with its prefix length (may be NULL)
+ * @return 0, or -ENOENT when the port has no such address.
+ */
+int ewyk_net_port_ip6(const struct ewyk_net *net, uint16_t port,
+	unsigned int idx, uint8_t addr[16], uint8_t *prefix_len);
+
+/**
+ * Find the port whose on-link IPv6 prefixes hold @p dst. A link-local
+ * destination (fe80::/10) is ambiguous with several IPv6 ports: the first
+ * one is returned.
+ *
+ * @param net  context
+ * @param dst  destination
+ * @return the port index, or -ENETUNREACH.
+ */
+int ewyk_net_route6(const struct ewyk_net *net, const uint8_t dst[16]);
+
+/**
+ * Register the IPv6 handler of an upper-layer protocol on a shard (the
+ * IPv4 ones of @ref ewyk_net_l4_register are apart). Without one, IPv6
+ * packets of that protocol are dropped (drop_ip6_proto) and answered with
+ * an ICMPv6 error: port unreachable for UDP, parameter problem
+ * (unrecognised next header) for the others.
+ *
+ * @param s      shard
+ * @param proto  next header value (IPPROTO_TCP, IPPROTO_UDP, ...)
+ * @param fn     the handler
+ * @param arg    its first argument
+ * @return 0, or -EINVAL for ICMPv6 (owned by the layer), an extension
+ *   header's number, or a NULL function.
+ */
+int ewyk_net_l4_register6(struct ewyk_net_shard *s, uint8_t proto,
+	ewyk_net_l4_input6_t fn, void *arg);
+
+/**
+ * Send an IPv6 packet, as ewyk_net_ip_output() does IPv4: the mbuf's data
+ * starts at the upper-layer header, with at least 58 bytes of headroom. The
+ * layer prepends the IPv6 header (hop limit 64, or 255 to a link-local
+ * group), fills the TCP/UDP checksum when @p l4_cksum (NIC or software),
+ * resolves the next hop by neighbour discovery (holding the frame while it
+ * resolves, bounded) and buffers it for TX. The destination must be on one
+ * of the port's prefixes, link-local, or a multicast group.
+ *
+ * @param s         shard (token holder only)
+ * @param m         packet, ownership passes in every case
+ * @param port      port index
+ * @param src       source (one of the port's addresses)
+ * @param dst       destination
+ * @param proto     next header
+ * @param l4_cksum  fill the TCP/UDP checksum
+ * @return 0 if buffered or held for ND, or a negative errno with the frame
+ *   freed and a drop counted: -EINVAL (bad port, no IPv6 on it),
+ *   -EMSGSIZE (larger than the path MTU), -ENETUNREACH (not on-link),
+ *   -ENOBUFS (ND queue full or rate-limited), -ENOMEM (headroom).
+ */
+int ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m,
+	uint16_t port, const uint8_t src[16], const uint8_t dst[16],
+	uint8_t proto, bool l4_cksum);
+
+/**
+ * The TCP/UDP/ICMPv6 checksum of the segment in @p m (data at the
+ * upper-layer header) with the IPv6 pseudo-header (RFC 8200 8.1). Works on
+ * chained mbufs.
+ *
+ * @param m      the segment, pkt_len its length
+ * @param src    IPv6 source
+ * @param dst    IPv6 destination (the final one)
+ * @param proto  upper-layer protocol
+ * @return the checksum as it goes in the header (0 when checking a
+ *   received segment whose checksum field is included and valid).
+ */
+uint16_t ewyk_net_l4_cksum6(const struct rte_mbuf *m, const uint8_t src[16],
+	const uint8_t dst[16], uint8_t proto);
+
+/**
+ * Look up the neighbour cache of a shard.
+ *
+ * @param s    shard (token holder only)
+ * @param ip   IPv6 address
+ * @param mac  filled when known
+ * @return 0 when the entry has a link-layer address (REACHABLE, STALE,
+ *   DELAY or PROBE), -ENOENT when unknown or still INCOMPLETE.
+ */
+int ewyk_net_nd_lookup(struct ewyk_net_shard *s, const uint8_t ip[16],
+	struct rte_ether_addr *mac);
+
+/**
+ * Upper-layer reachability confirmation (RFC 4861 7.3.1): the layer above
+ * saw forward progress with @p ip (e.g. TCP got new data acknowledged), so
+ * its neighbour entry, if it has a link-layer address, becomes REACHABLE
+ * again without a probe. Cheap: one keyed hash and a probe-window scan.
+ *
+ * @param s   shard (token holder only)
+ * @param ip  the neighbour
+ * @return 0, or -ENOENT when there is no entry with a link-layer address.
+ */
+int ewyk_net_nd_confirm(struct ewyk_net_shard *s, const uint8_t ip[16]);
+
+/**
+ * The path MTU towards @p dst through port index @p port, for the layer
+ * above (e.g. TCP's MSS): the port's MTU, lowered by packet-too-big
+ * messages received for that destination (RFC 8201), never below 1280.
+ * A lowered value is forgotten after 10 minutes.
+ *
+ * @param s     shard (token holder only)
+ * @param port  port index
+ * @param dst   destination
+ * @return the MTU in bytes (IPv6 header included); 0 for a bad port.
+ */
+uint16_t ewyk_net_pmtu6(struct ewyk_net_shard *s, uint16_t port,
+	const uint8_t dst[16]);
 
 #ifdef __cplusplus
 }

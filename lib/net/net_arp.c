@@ -179,9 +179,11 @@ ewyk_net_announce(struct ewyk_net_shard *s)
 	uint16_t p;
 	int n = 0;
 
-	for (p = 0; p < s->net->nb_ports; p++)
+	for (p = 0; p < s->net->nb_ports; p++) {
 		if (net_arp_request(s, p, s->net->ports[p].ip) == 0)
 			n++;
+		n += net_nd_announce(s, p);
+	}
 	return n;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Receive path: Ethernet, VLAN, IPv4 and ICMP echo, run to completion on
- * the shard's lcore. Every frame ends in exactly one place: answered in
- * place, handed to an L4 handler, or dropped with one named counter.
+ * the shard's lcore (IPv6 goes on in net_ipv6.c). Every frame ends in
+ * exactly one place: answered in place, handed to an L4 handler, or
+ * dropped with one named counter.
  *
  * Entry points, last in this file: ewyk_net_poll() (the inbox, one
  * rx_burst per port, ARP housekeeping) and ewyk_net_input() (one burst),
@@ -237,7 +238,13 @@ net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	if (!rte_is_same_ether_addr(&eth->dst_addr, &pt->mac)) {
 		if (rte_is_multicast_ether_addr(&eth->dst_addr)) {
-			if (!rte_is_broadcast_ether_addr(&eth->dst_addr)) {
+			/* Groups: broadcast, and 33:33:x (IPv6 multicast,
+			 * RFC 2464 7) on a port with IPv6, whose group the
+			 * IPv6 input checks. */
+			if (!rte_is_broadcast_ether_addr(&eth->dst_addr) &&
+				!(pt->nb_ip6 != 0 &&
+					eth->dst_addr.addr_bytes[0] == 0x33 &&
+					eth->dst_addr.addr_bytes[1] == 0x33)) {
 				net_drop(s, m, EWYK_NET_DROP_MULTICAST);
 				return;
 			}
@@ -277,6 +284,9 @@ net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		break;
 	case RTE_ETHER_TYPE_ARP:
 		net_arp_input(s, port, m, from_inbox, now);
+		break;
+	case RTE_ETHER_TYPE_IPV6:
+		net_ipv6_input(s, port, m, from_inbox);
 		break;
 	default:
 		net_drop(s, m, EWYK_NET_DROP_ETHERTYPE);
@@ -323,6 +333,8 @@ ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now)
 	if (unlikely(now >= s->next_housekeep)) {
 		s->next_housekeep = now + net->housekeep_cyc;
 		net_arp_housekeep(s, now);
+		if (net->has_ip6)
+			net_nd_housekeep(s, now);
 		net_port_stats_poll(s);
 	}
 	return total;

@@ -76,6 +76,10 @@ port_offloads(const struct rte_eth_dev_info *di, uint16_t nq,
 	struct rte_eth_conf *pconf, struct net_port *pt)
 {
 	if (nq > 1 && di->flow_type_rss_offloads != 0) {
+		/* RTE_ETH_RSS_IP and _TCP/_UDP cover IPv6 too (IPV6,
+		 * NONFRAG_IPV6_TCP/UDP, IPV6_EX...): with the key below both
+		 * directions of an IPv6 flow hash alike as well, the
+		 * addresses being swapped 16 bits at a time. */
 		uint64_t hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP |
 				      RTE_ETH_RSS_UDP) &
 			di->flow_type_rss_offloads;
@@ -290,4 +294,113 @@ net_port_stats_poll(struct ewyk_net_shard *s)
 	for (p = 0; p < s->net->nb_ports; p++)
 		if (rte_eth_stats_get(s->net->ports[p].port_id, &st) == 0)
 			net_port_rx_drops(s, p, &st);
+}
+
+/*
+ * The groups a port with IPv6 must hear (RFC 4291 2.8): all-nodes and the
+ * solicited-node group of each address, in the NIC's multicast filter; a
+ * PMD without one gets all-multicast, so that no solicitation is missed.
+ */
+static void
+port_ip6_groups(struct net_port *pt)
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	struct rte_ether_addr mc[EWYK_NET_MAX_IP6 + 1];
+	uint32_t n = 0, i, j;
+	int rc;
+
+	net_ip6_mcast_mac(all_nodes, &mc[n++]);
+	for (i = 0; i < pt->nb_ip6; i++) {
+		uint8_t sn[16];
+
+		net_ip6_solnode(pt->ip6[i].a, sn);
+		net_ip6_mcast_mac(sn, &mc[n]);
+		for (j = 0; j < n; j++)
+			if (rte_is_same_ether_addr(&mc[j], &mc[n]))
+				break;
+		if (j == n)
+			n++;
+	}
+	rc = rte_eth_dev_set_mc_addr_list(pt->port_id, mc, n);
+	if (rc == 0) {
+		pt->allmulti = false;
+		return;
+	}
+	rc = rte_eth_allmulticast_enable(pt->port_id);
+	pt->allmulti = rc == 0;
+	if (rc != 0)
+		NET_LOG(WARNING,
+			"port %u: neither a multicast filter nor all-multicast (%s): IPv6 solicitations may not be received",
+			pt->port_id, rte_strerror(-rc));
+	else
+		NET_LOG(INFO, "port %u: no multicast filter, all-multicast on",
+			pt->port_id);
+}
+
+int
+ewyk_net_port_add_ip6(struct ewyk_net *net, uint16_t port,
+	const uint8_t addr[16], uint8_t prefix_len)
+{
+	static const uint8_t zero[16];
+	static const uint8_t lo[16] = { [15] = 1 };
+	struct net_port *pt;
+	uint8_t i;
+
+	if (net == NULL || addr == NULL || port >= net->nb_ports ||
+		prefix_len == 0 || prefix_len > 128 || addr[0] == 0xff ||
+		memcmp(addr, zero, 16) == 0 || memcmp(addr, lo, 16) == 0 ||
+		(addr[0] == 0xfe && (addr[1] & 0xc0) == 0x80))
+		return -EINVAL;
+	pt = &net->ports[port];
+	for (i = 0; i < pt->nb_ip6; i++)
+		if (memcmp(pt->ip6[i].a, addr, 16) == 0)
+			return -EEXIST;
+	if (pt->nb_ip6 == EWYK_NET_MAX_IP6)
+		return -ENOSPC;
+	if (pt->nb_ip6 == 0) {
+		/* fe80::/64 with the modified EUI-64 of the MAC (RFC 4291
+		 * appendix A): ff:fe in the middle, universal/local bit
+		 * flipped. */
+		struct net_ip6_addr *ll = &pt->ip6[0];
+		const uint8_t *mac = pt->mac.addr_bytes;
+
+		memset(ll, 0, sizeof(*ll));
+		ll->a[0] = 0xfe;
+		ll->a[1] = 0x80;
+		ll->a[8] = mac[0] ^ 0x02;
+		ll->a[9] = mac[1];
+		ll->a[10] = mac[2];
+		ll->a[11] = 0xff;
+		ll->a[12] = 0xfe;
+		ll->a[13] = mac[3];
+		ll->a[14] = mac[4];
+		ll->a[15] = mac[5];
+		ll->plen = 64;
+		pt->nb_ip6 = 1;
+	}
+	if (pt->nb_ip6 == EWYK_NET_MAX_IP6)
+		return -ENOSPC;
+	memcpy(pt->ip6[pt->nb_ip6].a, addr, 16);
+	pt->ip6[pt->nb_ip6].plen = prefix_len;
+	pt->nb_ip6++;
+	net->has_ip6 = true;
+	port_ip6_groups(pt);
+	return 0;
+}
+
+int
+ewyk_net_port_ip6(const struct ewyk_net *net, uint16_t port, unsigned int idx,
+	uint8_t addr[16], uint8_t *prefix_len)
+{
+	const struct net_port *pt;
+
+	if (net == NULL || port >= net->nb_ports)
+		return -ENOENT;
+	pt = &net->ports[port];
+	if (idx >= pt->nb_ip6)
+		return -ENOENT;
+	memcpy(addr, pt->ip6[idx].a, 16);
+	if (prefix_len != NULL)
+		*prefix_len = pt->ip6[idx].plen;
+	return 0;
 }

@@ -29,6 +29,29 @@ extern int ewyk_net_logtype;
 #define NET_ARP_HOUSEKEEP_MS 10
 /** Headroom ip_output needs: Ethernet + VLAN + minimal IPv4. */
 #define NET_HDR_ROOM (RTE_ETHER_HDR_LEN + 4 + 20)
+/** Headroom ip6_output needs: Ethernet + VLAN + IPv6. */
+#define NET_HDR_ROOM6 (RTE_ETHER_HDR_LEN + 4 + 40)
+/** Most extension headers the IPv6 input walks before giving up. */
+#define NET_IP6_MAX_EXT 8
+/** Path MTU entries per shard, and how far a lookup probes. */
+#define NET_PMTU_ENTRIES 64
+#define NET_PMTU_PROBE 4
+/** A lowered path MTU is forgotten after this long (RFC 8201 4: 10 min). */
+#define NET_PMTU_EXPIRE_S 600
+/** ND DELAY_FIRST_PROBE_TIME (RFC 4861 10), in ms. */
+#define NET_ND_DELAY_MS 5000
+
+/** One IPv6 address of a port. */
+struct net_ip6_addr {
+	uint8_t a[16];
+	uint8_t plen;
+};
+
+/** A per-second budget (ARP/ND resolutions, ND and ICMPv6 errors sent). */
+struct net_rate {
+	uint64_t sec;
+	uint32_t count;
+};
 
 /** One port as the datapath sees it (read-only once started). */
 struct net_port {
@@ -46,15 +69,22 @@ struct net_port {
 	struct rte_ether_addr mac;
 	uint64_t rx_nombuf_seen; /* hardening: NIC drops already counted */
 	uint64_t rx_missed_seen;
+	/* IPv6: ip6[0] is the link-local address; nb_ip6 == 0: IPv6 off. */
+	uint8_t nb_ip6;
+	bool allmulti; /* no multicast filter: all-multicast on */
+	struct net_ip6_addr ip6[EWYK_NET_MAX_IP6];
 };
 
 struct ewyk_net {
 	struct ewyk_net_conf conf; /* with defaults filled in */
 	uint16_t nb_ports;
 	uint16_t nb_shards;
+	bool has_ip6;             /* a port has IPv6: ND housekeeping runs */
 	uint64_t arp_timeout_cyc; /* conf.arp_timeout_ms in TSC cycles */
 	uint64_t arp_retry_cyc;
 	uint64_t housekeep_cyc;
+	uint64_t nd_reachable_cyc; /* conf.nd_reachable_ms */
+	uint64_t nd_delay_cyc;     /* NET_ND_DELAY_MS */
 	struct net_port ports[EWYK_NET_MAX_PORTS];
 	struct ewyk_net_shard *shards[EWYK_NET_MAX_SHARDS];
 	uint64_t arp_k0,
@@ -76,6 +106,38 @@ struct net_arp_entry {
 	uint16_t nq;     /* frames waiting */
 	struct rte_ether_addr mac;
 	uint64_t deadline; /* REACHABLE: stale after; INCOMPLETE: next retry */
+};
+
+enum net_nd_state {
+	NET_ND_FREE = 0,
+	NET_ND_INCOMPLETE, /* multicast NS sent, frames may be waiting */
+	NET_ND_REACHABLE,  /* confirmed until deadline */
+	NET_ND_STALE,      /* lladdr known, unconfirmed; deadline: since when */
+	NET_ND_DELAY,      /* used while STALE; probe at deadline */
+	NET_ND_PROBE,      /* unicast NS sent, retries counted */
+};
+
+/** Neighbour cache entry (RFC 4861 5.1); waiting frames in the nd_q slice. */
+struct net_nd_entry {
+	uint8_t ip[16];
+	uint8_t state;   /* enum net_nd_state */
+	uint8_t retries; /* solicitations sent in INCOMPLETE / PROBE */
+	uint16_t port;
+	uint16_t nq;
+	struct rte_ether_addr mac;
+	uint64_t deadline; /* see enum net_nd_state */
+};
+
+/** Path MTU entry: a destination whose MTU a packet-too-big lowered. */
+struct net_pmtu_entry {
+	uint8_t ip[16];
+	uint16_t mtu; /* 0: free */
+	uint64_t expire;
+};
+
+struct net_l4_handler6 {
+	ewyk_net_l4_input6_t fn;
+	void *arg;
 };
 
 struct net_l4_handler {
@@ -104,6 +166,15 @@ struct ewyk_net_shard {
 	uint64_t arp_new_sec;   /* hardening: second of arp_new_count */
 	uint32_t arp_new_count; /* resolutions started in it */
 	struct net_l4_handler l4[256];
+	/* IPv6 */
+	struct net_nd_entry *nd; /* conf.nd_entries entries */
+	struct rte_mbuf **nd_q;  /* nd_entries * arp_queue_len */
+	uint32_t nd_mask;
+	struct net_rate nd_new;    /* new ND resolutions */
+	struct net_rate nd_tx;     /* NS + NA sent */
+	struct net_rate icmp6_err; /* ICMPv6 errors sent */
+	struct net_pmtu_entry pmtu[NET_PMTU_ENTRIES];
+	struct net_l4_handler6 *l4_6; /* 256 handlers */
 	struct net_txb txb[EWYK_NET_MAX_PORTS];
 	/* Counters: written by the token holder only, read by anyone. */
 	uint64_t ctr[EWYK_NET_COUNTER_MAX] __rte_cache_aligned;
@@ -145,6 +216,35 @@ int net_arp_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 void net_arp_housekeep(struct ewyk_net_shard *s, uint64_t now);
 int net_arp_request(struct ewyk_net_shard *s, uint16_t port, rte_be32_t tip);
 void net_arp_flush(struct ewyk_net_shard *s);
+
+/* net_ipv6.c */
+void net_ipv6_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
+	bool from_inbox);
+bool net_rate_ok(struct net_rate *r, uint32_t limit, uint32_t dflt,
+	uint64_t now);
+uint16_t net_cksum6(const struct rte_mbuf *m, uint32_t off, uint32_t len,
+	const uint8_t src[16], const uint8_t dst[16], uint8_t proto);
+int net_ip6_is_ours(const struct net_port *pt, const uint8_t a[16]);
+bool net_ip6_onlink(const struct net_port *pt, const uint8_t a[16]);
+const uint8_t *net_ip6_src_for(const struct net_port *pt,
+	const uint8_t dst[16]);
+void net_ip6_solnode(const uint8_t a[16], uint8_t out[16]);
+void net_ip6_mcast_mac(const uint8_t a[16], struct rte_ether_addr *mac);
+void net_ip6_hdr_fill(struct rte_ipv6_hdr *ip, uint16_t plen, uint8_t proto,
+	uint8_t hlim, const uint8_t src[16], const uint8_t dst[16]);
+void net_pmtu_update(struct ewyk_net_shard *s, const uint8_t dst[16],
+	uint32_t mtu, uint64_t now);
+
+/* net_nd.c */
+void net_nd_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
+	bool from_inbox, uint32_t off, uint16_t len);
+int net_nd_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
+	const uint8_t nexthop[16], struct rte_mbuf *m, uint64_t now);
+void net_nd_housekeep(struct ewyk_net_shard *s, uint64_t now);
+int net_nd_announce(struct ewyk_net_shard *s, uint16_t port);
+void net_nd_flush(struct ewyk_net_shard *s);
+void net_share(struct ewyk_net_shard *s, uint16_t port,
+	const struct rte_mbuf *m);
 
 /* net_port.c (hardening, docs/guides/security.md) */
 struct rte_eth_stats;

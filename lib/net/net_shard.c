@@ -35,7 +35,9 @@ ewyk_net_create(const struct ewyk_net_conf *conf)
 		conf->nb_shards > EWYK_NET_MAX_SHARDS ||
 		!net_is_pow2_or_zero(conf->arp_entries) ||
 		!net_is_pow2_or_zero(conf->inbox_size) ||
-		(conf->arp_entries != 0 && conf->arp_entries < NET_ARP_PROBE)) {
+		(conf->arp_entries != 0 && conf->arp_entries < NET_ARP_PROBE) ||
+		!net_is_pow2_or_zero(conf->nd_entries) ||
+		(conf->nd_entries != 0 && conf->nd_entries < NET_ARP_PROBE)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -64,10 +66,16 @@ ewyk_net_create(const struct ewyk_net_conf *conf)
 		net->conf.arp_retries = 3;
 	if (net->conf.inbox_size == 0)
 		net->conf.inbox_size = 1024;
+	if (net->conf.nd_entries == 0)
+		net->conf.nd_entries = 256;
+	if (net->conf.nd_reachable_ms == 0)
+		net->conf.nd_reachable_ms = 30000;
 	net->nb_shards = conf->nb_shards;
 	net->arp_timeout_cyc = hz / 1000 * net->conf.arp_timeout_ms;
 	net->arp_retry_cyc = hz / 1000 * net->conf.arp_retry_ms;
 	net->housekeep_cyc = hz / 1000 * NET_ARP_HOUSEKEEP_MS;
+	net->nd_reachable_cyc = hz / 1000 * net->conf.nd_reachable_ms;
+	net->nd_delay_cyc = hz / 1000 * NET_ND_DELAY_MS;
 	return net;
 }
 
@@ -85,6 +93,7 @@ net_shard_free(struct ewyk_net_shard *s)
 		s->txb[p].n = 0;
 	}
 	net_arp_flush(s);
+	net_nd_flush(s);
 	net_inbox_free(s);
 	if (s->inbox != NULL) {
 		while (rte_ring_dequeue(s->inbox, (void **)&m) == 0)
@@ -93,6 +102,9 @@ net_shard_free(struct ewyk_net_shard *s)
 	}
 	rte_free(s->arp_q);
 	rte_free(s->arp);
+	rte_free(s->nd_q);
+	rte_free(s->nd);
+	rte_free(s->l4_6);
 	rte_free(s);
 }
 
@@ -196,6 +208,15 @@ ewyk_net_shard_create(struct ewyk_net *net, uint16_t shard_id, int socket_id,
 	nq = (size_t)net->conf.arp_entries * net->conf.arp_queue_len;
 	s->arp_q = rte_zmalloc_socket("ewyk_net_arpq", sizeof(*s->arp_q) * nq,
 		RTE_CACHE_LINE_SIZE, socket_id);
+	s->nd_mask = net->conf.nd_entries - 1;
+	s->nd = rte_zmalloc_socket("ewyk_net_nd",
+		sizeof(*s->nd) * net->conf.nd_entries, RTE_CACHE_LINE_SIZE,
+		socket_id);
+	nq = (size_t)net->conf.nd_entries * net->conf.arp_queue_len;
+	s->nd_q = rte_zmalloc_socket("ewyk_net_ndq", sizeof(*s->nd_q) * nq,
+		RTE_CACHE_LINE_SIZE, socket_id);
+	s->l4_6 = rte_zmalloc_socket("ewyk_net_l4_6", sizeof(*s->l4_6) * 256,
+		RTE_CACHE_LINE_SIZE, socket_id);
 	/* Ring names are process-wide: tell contexts apart. */
 	snprintf(name, sizeof(name), "ewyk_ib_%08x_%u",
 		(uint32_t)(uintptr_t)net, shard_id);
@@ -208,7 +229,8 @@ ewyk_net_shard_create(struct ewyk_net *net, uint16_t shard_id, int socket_id,
 		rte_errno = err;
 		return NULL;
 	}
-	if (s->arp == NULL || s->arp_q == NULL) {
+	if (s->arp == NULL || s->arp_q == NULL || s->nd == NULL ||
+		s->nd_q == NULL || s->l4_6 == NULL) {
 		net_shard_free(s);
 		goto nomem;
 	}

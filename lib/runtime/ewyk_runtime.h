@@ -93,8 +93,16 @@ struct ewyk_rt_shard;
 struct ewyk_rt_conf {
 	const char *name; /**< the application's name, in its messages */
 	uint16_t nb_ips;  /**< ports: one address each, in port order */
-	rte_be32_t ip[EWYK_NET_MAX_PORTS]; /**< --ip A.B.C.D/NN */
-	uint8_t prefix[EWYK_NET_MAX_PORTS];
+	rte_be32_t ip[EWYK_NET_MAX_PORTS];  /**< --ip A.B.C.D/NN */
+	uint8_t prefix[EWYK_NET_MAX_PORTS]; /**< their prefix lengths */
+	/** ports with an IPv6 address: the first nb_ip6s, in port order;
+	 *  the others speak IPv4 only */
+	uint16_t nb_ip6s;
+	/** --ip6 ADDR/LEN: a global or unique-local address of a port
+	 *  (16 bytes, network order); the port's link-local address is
+	 *  made from its MAC (ewyk_net_port_add_ip6()) */
+	uint8_t ip6[EWYK_NET_MAX_PORTS][16];
+	uint8_t prefix6[EWYK_NET_MAX_PORTS]; /**< their prefix lengths */
 	unsigned int stats_interval; /**< --stats-interval s; 0: at exit (5) */
 	uint16_t mtu;                /**< --mtu; 0: the port's */
 	uint16_t vlan;               /**< --vlan; 0: none */
@@ -170,7 +178,7 @@ int ewyk_rt_eal_init(int *argc, char ***argv);
 
 /**
  * Parse the arguments after the EAL's: the standard options (--ip,
- * --reserved, --strategy, --task-timeout, the TCP and HTTP limits,
+ * --ip6, --reserved, --strategy, --task-timeout, the TCP and HTTP limits,
  * --stats-interval, ...; --help lists them) and the application's. Each
  * bad value gets an "error:" line naming its option.
  *

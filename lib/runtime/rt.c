@@ -104,6 +104,42 @@ setup_pools(struct ewyk_rt *rt, struct rte_mempool **pools)
 	return 0;
 }
 
+/*
+ * The --ip6 of the port of index @p idx, if it has one: add it, and write
+ * " ADDR/LEN" for each IPv6 address of the port (the link-local one first)
+ * into @p buf. Ports are added in port order, so @p idx, lib/net's index
+ * of the port, is also its place among the --ip and --ip6. 0, or -1
+ * (printed).
+ */
+static int
+port_ip6(struct ewyk_rt *rt, uint16_t pid, uint16_t idx, char *buf, size_t size)
+{
+	char a[INET6_ADDRSTRLEN];
+	uint8_t addr[16], len;
+	unsigned int i;
+	size_t n = 0;
+	int rc;
+
+	buf[0] = '\0';
+	if (idx >= rt->conf.nb_ip6s)
+		return 0;
+	rc = ewyk_net_port_add_ip6(rt->net, idx, rt->conf.ip6[idx],
+		rt->conf.prefix6[idx]);
+	if (rc < 0) {
+		inet_ntop(AF_INET6, rt->conf.ip6[idx], a, sizeof(a));
+		fprintf(stderr, "error: port %u: --ip6 %s/%u: %s\n", pid, a,
+			rt->conf.prefix6[idx], rte_strerror(-rc));
+		return -1;
+	}
+	for (i = 0;
+		n < size && ewyk_net_port_ip6(rt->net, idx, i, addr, &len) == 0;
+		i++) {
+		inet_ntop(AF_INET6, addr, a, sizeof(a));
+		n += (size_t)snprintf(buf + n, size - n, " %s/%u", a, len);
+	}
+	return 0;
+}
+
 /* Step 3: the network context and its ports, one queue pair per shard. */
 static int
 setup_ports(struct ewyk_rt *rt, struct rte_mempool **pools)
@@ -123,6 +159,7 @@ setup_ports(struct ewyk_rt *rt, struct rte_mempool **pools)
 		struct ewyk_net_port_conf pc;
 		struct ewyk_net_port_info info;
 		char mac[RTE_ETHER_ADDR_FMT_SIZE], ip[INET_ADDRSTRLEN];
+		char ip6[EWYK_NET_MAX_IP6 * (INET6_ADDRSTRLEN + 5)];
 		int rc;
 
 		memset(&pc, 0, sizeof(pc));
@@ -138,11 +175,13 @@ setup_ports(struct ewyk_rt *rt, struct rte_mempool **pools)
 				rte_strerror(-rc));
 			return -1;
 		}
+		if (port_ip6(rt, pid, (uint16_t)rc, ip6, sizeof(ip6)) != 0)
+			return -1;
 		rte_ether_format_addr(mac, sizeof(mac), &info.mac);
 		inet_ntop(AF_INET, &pc.ip, ip, sizeof(ip));
-		printf("port %u: %s/%u mac %s mtu %u, %u queue(s), rss %s, cksum offload ip=%s l4=%s\n",
-			pid, ip, pc.prefix_len, mac, info.mtu, rt->nb_shards,
-			info.rss ? "symmetric" : "off",
+		printf("port %u: %s/%u%s mac %s mtu %u, %u queue(s), rss %s, cksum offload ip=%s l4=%s\n",
+			pid, ip, pc.prefix_len, ip6, mac, info.mtu,
+			rt->nb_shards, info.rss ? "symmetric" : "off",
 			info.tx_ip_cksum ? "yes" : "no",
 			info.tx_l4_cksum ? "yes" : "no");
 		p++;

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include <rte_eal.h>
 #include <rte_errno.h>
 
@@ -22,6 +24,11 @@
 
 static const char std_usage[] =
 	"  --ip A.B.C.D/NN         address of a port; one per port, in port order\n"
+	"  --ip6 ADDR/LEN          IPv6 address of a port (LEN 1..128), in port order as --ip:\n"
+	"                          the first --ip6 is port 0's, the next port 1's; ports past\n"
+	"                          the last --ip6 have no IPv6. A port with one also gets its\n"
+	"                          link-local fe80:: address (from its MAC). ICMPv6 and ND\n"
+	"                          only: TCP and HTTP are IPv4-only for now\n"
 	"  --stats-interval SEC    print per-lcore stats every SEC seconds (default 5; 0: only at exit)\n"
 	"  --mtu N                 MTU of every port (68..9000; default: the port's)\n"
 	"  --vlan ID               live on 802.1Q VLAN ID (1..4094) on every port\n"
@@ -69,6 +76,7 @@ static const char std_usage[] =
 /* Options without a short form. */
 enum {
 	OPT_IP = 256,
+	OPT_IP6,
 	OPT_MBUF_OPS,
 	OPT_STRATEGY,
 	OPT_NUM,       /* + index into num_opts */
@@ -199,6 +207,56 @@ opt_ip(struct ewyk_rt_conf *c, const char *arg)
 	return 0;
 }
 
+/* ADDR/LEN: a unicast address that is not ::, ::1 or link-local. */
+static int
+parse_ip6(const char *arg, uint8_t addr[16], uint8_t *prefix)
+{
+	static const uint8_t lo[16] = { [15] = 1 };
+	char buf[INET6_ADDRSTRLEN + 8];
+	unsigned long len;
+	uint8_t a[16], any = 0;
+	char *p;
+	unsigned int i;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	strcpy(buf, arg);
+	p = strchr(buf, '/');
+	if (p == NULL)
+		return -1;
+	*p++ = '\0';
+	if (inet_pton(AF_INET6, buf, a) != 1 ||
+		rt_parse_ulong(p, 1, 128, &len) != 0)
+		return -1;
+	for (i = 0; i < 16; i++)
+		any |= a[i];
+	if (any == 0 || memcmp(a, lo, 16) == 0 || a[0] == 0xff ||
+		(a[0] == 0xfe && (a[1] & 0xc0) == 0x80))
+		return -1;
+	memcpy(addr, a, 16);
+	*prefix = (uint8_t)len;
+	return 0;
+}
+
+static int
+opt_ip6(struct ewyk_rt_conf *c, const char *arg)
+{
+	if (c->nb_ip6s == EWYK_NET_MAX_PORTS) {
+		fprintf(stderr,
+			"error: --ip6 '%s': at most %d --ip6, one per port\n",
+			arg, EWYK_NET_MAX_PORTS);
+		return -1;
+	}
+	if (parse_ip6(arg, c->ip6[c->nb_ip6s], &c->prefix6[c->nb_ip6s]) != 0) {
+		fprintf(stderr,
+			"error: --ip6 '%s': expected ADDR/LEN (LEN 1..128; a unicast address, not ::, ::1, fe80::/10 or ff00::/8)\n",
+			arg);
+		return -1;
+	}
+	c->nb_ip6s++;
+	return 0;
+}
+
 static int
 opt_strategy(struct ewyk_rt_conf *c, const char *arg)
 {
@@ -311,6 +369,12 @@ rt_conf_check(struct ewyk_rt_conf *c)
 			"error: at least one --ip A.B.C.D/NN is required\n");
 		return -1;
 	}
+	if (c->nb_ip6s > c->nb_ips) {
+		fprintf(stderr,
+			"error: --ip6: %u given for %u port(s) (--ip): at most one per port, in port order\n",
+			c->nb_ip6s, c->nb_ips);
+		return -1;
+	}
 	if (check_tcp_limits(c) != 0)
 		return -1;
 	return check_http_limits(c);
@@ -322,7 +386,7 @@ usage(const char *prog, const struct ewyk_rt_opt *opts, unsigned int nb)
 	unsigned int i;
 
 	fprintf(stderr,
-		"Usage: %s [EAL args] -- --ip A.B.C.D/NN [--ip ...] [options]\n",
+		"Usage: %s [EAL args] -- --ip A.B.C.D/NN [--ip ...] [--ip6 ADDR/LEN ...] [options]\n",
 		prog);
 	if (nb != 0) {
 		fprintf(stderr, "Options of %s:\n", prog);
@@ -340,7 +404,7 @@ int
 ewyk_rt_parse_args(struct ewyk_rt_conf *c, int argc, char **argv,
 	const struct ewyk_rt_opt *opts, unsigned int nb_opts)
 {
-	struct option lo[RTE_DIM(num_opts) + EWYK_RT_MAX_APP_OPTS + 5];
+	struct option lo[RTE_DIM(num_opts) + EWYK_RT_MAX_APP_OPTS + 6];
 	unsigned int n = 0, i;
 	int o, ret = 0;
 
@@ -348,6 +412,7 @@ ewyk_rt_parse_args(struct ewyk_rt_conf *c, int argc, char **argv,
 		(nb_opts != 0 && opts == NULL))
 		return -1;
 	lo[n++] = (struct option){ "ip", required_argument, NULL, OPT_IP };
+	lo[n++] = (struct option){ "ip6", required_argument, NULL, OPT_IP6 };
 	lo[n++] = (struct option){ "mbuf-ops", required_argument, NULL,
 		OPT_MBUF_OPS };
 	lo[n++] = (struct option){ "strategy", required_argument, NULL,
@@ -370,6 +435,8 @@ ewyk_rt_parse_args(struct ewyk_rt_conf *c, int argc, char **argv,
 		}
 		if (o == OPT_IP)
 			ret = opt_ip(c, optarg);
+		else if (o == OPT_IP6)
+			ret = opt_ip6(c, optarg);
 		else if (o == OPT_MBUF_OPS)
 			ret = opt_mbuf_ops(c, optarg);
 		else if (o == OPT_STRATEGY)

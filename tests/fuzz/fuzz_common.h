@@ -45,6 +45,9 @@ fuzz_init(const char *prog, const char *mem_mb, unsigned int nb_mbufs)
 		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 }
 
+/** The IPv6 address the targets give their port: 2001:db8::2. */
+static const uint8_t fuzz_ip6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+
 /**
  * One shard of a one-shard network context on a ring-backed port (RX ring
  * of 256 entries).

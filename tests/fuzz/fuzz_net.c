@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target for the packet input path of lib/net: every input is one
- * Ethernet frame handed to ewyk_net_input on a ring-backed port. A UDP
+ * Ethernet frame handed to ewyk_net_input on a ring-backed port (IPv4 and
+ * IPv6: the port has both). A UDP
  * handler is registered so that delivery to L4 is exercised too. Whatever
  * comes back is flushed and freed; the fuzzer checks for crashes, ASan/UBSan
  * reports and mbuf leaks (pool count checked on every input).
@@ -39,6 +40,16 @@ udp_sink(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
 	rte_pktmbuf_free(m);
 }
 
+static void
+udp6_sink(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
+	const struct ewyk_net_ip6_info *ip)
+{
+	(void)arg;
+	(void)s;
+	(void)ip;
+	rte_pktmbuf_free(m);
+}
+
 static int
 init(void)
 {
@@ -48,6 +59,13 @@ init(void)
 	shard = fuzz_ring_shard("fuzznet", 256,
 		rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 2)), &mp, &txr, &mac);
 	if (shard == NULL)
+		return -1;
+	/* IPv6 on too (2001:db8::2/64 and the link-local address), with a
+	 * UDP handler there as well; TCP over IPv6 has none, so the ICMPv6
+	 * errors are exercised. */
+	if (ewyk_net_port_add_ip6(ewyk_net_shard_net(shard), 0, fuzz_ip6, 64) !=
+			0 ||
+		ewyk_net_l4_register6(shard, IPPROTO_UDP, udp6_sink, NULL) != 0)
 		return -1;
 	return ewyk_net_l4_register(shard, IPPROTO_UDP, udp_sink, NULL);
 }

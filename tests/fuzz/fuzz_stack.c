@@ -20,6 +20,9 @@
  *                (next byte).
  *   op & 3 == 3  an ARP request from the peer.
  *
+ * The port has 2001:db8::2/64 (and its link-local address) as well, so raw
+ * frames also exercise IPv6, neighbour discovery and ICMPv6.
+ *
  * Invariants: no crash, no ASan/UBSan report, and when the context is
  * freed every mbuf is back in the pool (frames held for an ARP
  * resolution aside, at most the hold queue).
@@ -167,7 +170,11 @@ init(void)
 	if (mp == NULL)
 		return -1;
 	shard = fuzz_ring_shard("fuzzstack", 1024, LIP, &mp, &txr, &mac);
-	return shard == NULL ? -1 : 0;
+	if (shard == NULL)
+		return -1;
+	/* IPv6 on too: raw frames reach the IPv6 input, ND and ICMPv6. */
+	return ewyk_net_port_add_ip6(ewyk_net_shard_net(shard), 0, fuzz_ip6,
+		64);
 }
 
 /* Whatever the stack sent: note our ISN from a SYN, free the rest. */

@@ -3,7 +3,9 @@
 """Write the seed corpus of fuzz_stack (tests/fuzz/corpus/stack): a handshake
 and echo with FIN, out-of-order segments and the fill, two connections with
 RST and SYN, a zero window with timers, raw ARP and Ethernet frames, an
-abort. Run from the repository root; the format is in fuzz_stack.c."""
+abort, and IPv6 frames (echo, NS, extension headers, RH0, a fragment,
+UDP without a handler). Run from the repository root; the format is in
+fuzz_stack.c."""
 import struct, os
 out = "tests/fuzz/corpus/stack"
 def seg(flags, seq, ack, data=b"", win=65535, opts=b"", port=0):
@@ -25,3 +27,45 @@ seeds = {
 for k, v in seeds.items():
     open(os.path.join(out, k), "wb").write(v)
 print(len(seeds))
+
+# IPv6 raw frames (the port has 2001:db8::2/64): an echo request, a
+# neighbour solicitation to our solicited-node group, an echo behind
+# destination options, a routing header type 0 with a segment left, a
+# fragment, and UDP to a port without a handler. Op 0x08: to our MAC;
+# op 0x00: the frame's own destination (a 33:33 group).
+def csum(b):
+    if len(b) % 2: b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16: s = (s & 0xffff) + (s >> 16)
+    return (~s) & 0xffff
+OUR6 = bytes.fromhex("20010db8000000000000000000000002")
+PEER6 = bytes.fromhex("20010db8000000000000000000000001")
+SNODE = bytes.fromhex("ff0200000000000000000001ff000002")
+PEERMAC = bytes.fromhex("020000000001")
+def icmp6(src, dst, msg):
+    ph = src + dst + struct.pack("!I3xB", len(msg), 58)
+    c = csum(ph + msg)
+    return msg[:2] + struct.pack("!H", c) + msg[4:]
+def ip6(src, dst, nxt, payload, hl=64):
+    return struct.pack("!IHBB", 6 << 28, len(payload), nxt, hl) + src + dst + payload
+def raw(frame, op=0x08):
+    return bytes([op]) + struct.pack("!H", len(frame)) + frame
+def eth6(pkt, dst=bytes(6)):
+    return dst + PEERMAC + b"\x86\xdd" + pkt
+echo = icmp6(PEER6, OUR6, bytes([128, 0, 0, 0, 0, 0x12, 0, 1]) + b"ping6" * 8)
+ns = icmp6(PEER6, SNODE, bytes([135, 0, 0, 0, 0, 0, 0, 0]) + OUR6 + bytes([1, 1]) + PEERMAC)
+dstopts = bytes([58, 0, 1, 4, 0, 0, 0, 0])
+rh0 = bytes([58, 2, 0, 1, 0, 0, 0, 0]) + OUR6
+frag = bytes([58, 0, 0, 0, 0, 0, 0, 1])
+udp = struct.pack("!HHHH", 5000, 53, 8, 0)
+seeds6 = {
+ "ip6_echo": raw(eth6(ip6(PEER6, OUR6, 58, echo))),
+ "ip6_ns": raw(eth6(ip6(PEER6, SNODE, 58, ns, 255), bytes.fromhex("3333ff000002")), 0x00),
+ "ip6_ext_echo": raw(eth6(ip6(PEER6, OUR6, 60, dstopts + echo))),
+ "ip6_rh0": raw(eth6(ip6(PEER6, OUR6, 43, rh0 + echo))),
+ "ip6_frag": raw(eth6(ip6(PEER6, OUR6, 44, frag + echo))),
+ "ip6_udp_unreach": raw(eth6(ip6(PEER6, OUR6, 17, udp))) + raw(eth6(ip6(PEER6, SNODE, 58, ns, 255), bytes.fromhex("3333ff000002")), 0x00) + wait(10),
+}
+for k, v in seeds6.items():
+    open(os.path.join(out, k), "wb").write(v)
+print(len(seeds6))

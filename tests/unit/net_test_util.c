@@ -43,6 +43,7 @@ struct rte_ether_addr our_mac[2];
 const struct rte_ether_addr peer_mac = { .addr_bytes = { 0x02, 0, 0, 0, 0,
 						 0x01 } };
 uint64_t now;
+const uint8_t our6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
 
 struct rte_mbuf *
 frame_new(uint16_t port, uint16_t etype, bool bcast, const void *payload,
@@ -216,6 +217,8 @@ setup_all(void **state)
 			return -1;
 		our_mac[p] = info.mac;
 	}
+	if (ewyk_net_port_add_ip6(net, 0, our6, 64) != 0)
+		return -1;
 	for (q = 0; q < NB_SHARDS; q++) {
 		sh[q] = ewyk_net_shard_create(net, (uint16_t)q, SOCKET_ID_ANY,
 			mp);

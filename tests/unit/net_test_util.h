@@ -67,6 +67,21 @@ int setup_all(void **state);
 int teardown_all(void **state);
 
 /* Test cases of the other files, run by test_net.c's main. */
+/* Port 0's IPv6 address (2001:db8::2/64; setup_all()). */
+extern const uint8_t our6[16];
+/* test_net_ipv6.c */
+void test_ip6_addresses(void **state);
+void test_rss_symmetric_ip6(void **state);
+void test_ip6_echo(void **state);
+void test_ip6_ext_walk(void **state);
+void test_ip6_errors(void **state);
+void test_ip6_malformed(void **state);
+void test_l4_cksum6(void **state);
+void test_nd_answer(void **state);
+void test_nd_state_machine(void **state);
+void test_nd_cache_bounds(void **state);
+void test_ip6_output_pmtu(void **state);
+void test_nd_announce(void **state);
 /* test_net_hardening.c */
 void test_siphash_vectors(void **state);
 void test_arp_hash_keyed(void **state);

@@ -186,7 +186,11 @@ static void
 test_promtool(void **state)
 {
 #ifdef EWYK_PROMTOOL
-	static uint64_t v[2][EWYK_TCP_COUNTER_MAX];
+	/* room for the longer list: each is read through the same rows */
+	static uint64_t
+		v[2][(int)EWYK_TCP_COUNTER_MAX > (int)EWYK_NET_COUNTER_MAX ?
+				EWYK_TCP_COUNTER_MAX :
+				EWYK_NET_COUNTER_MAX];
 	const struct ewyk_prom_series ser[] = {
 		{ "shard=\"0\"", v[0] },
 		{ "shard=\"1\"", v[1] },
@@ -196,7 +200,7 @@ test_promtool(void **state)
 	int n;
 
 	(void)state;
-	for (i = 0; i < EWYK_TCP_COUNTER_MAX; i++) {
+	for (i = 0; i < RTE_DIM(v[0]); i++) {
 		v[0][i] = i;
 		v[1][i] = 1000 + i;
 	}

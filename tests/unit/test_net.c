@@ -5,8 +5,8 @@
  * and what the layer sends is read back from the TX rings (the world of
  * net_test_util.h). This file: creation errors, ARP replies, ICMP echo,
  * VLANs. Its main also runs the cases of test_net_malformed.c,
- * test_net_l4.c, test_net_output.c, test_net_inbox.c and
- * test_net_hardening.c.
+ * test_net_l4.c, test_net_output.c, test_net_inbox.c,
+ * test_net_hardening.c and test_net_ipv6.c.
  */
 
 #include <setjmp.h>
@@ -261,6 +261,18 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_nic_rx_drops),
 		cmocka_unit_test(test_arp_evicts_incomplete_first),
 		cmocka_unit_test(test_arp_resolve_limit),
+		cmocka_unit_test(test_ip6_addresses),
+		cmocka_unit_test(test_rss_symmetric_ip6),
+		cmocka_unit_test(test_ip6_echo),
+		cmocka_unit_test(test_ip6_ext_walk),
+		cmocka_unit_test(test_ip6_errors),
+		cmocka_unit_test(test_ip6_malformed),
+		cmocka_unit_test(test_l4_cksum6),
+		cmocka_unit_test(test_nd_answer),
+		cmocka_unit_test(test_nd_state_machine),
+		cmocka_unit_test(test_nd_cache_bounds),
+		cmocka_unit_test(test_ip6_output_pmtu),
+		cmocka_unit_test(test_nd_announce),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) != 0)

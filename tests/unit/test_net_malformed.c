@@ -126,7 +126,7 @@ mal_frame(enum mal k)
 			&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr);
 		return m; /* tagged, sent to the untagged port */
 	case MAL_ETYPE:
-		return frame_new(0, RTE_ETHER_TYPE_IPV6, false, buf, n);
+		return frame_new(0, RTE_ETHER_TYPE_LLDP, false, buf, n);
 	case MAL_IP_TRUNC:
 		return frame_new(0, RTE_ETHER_TYPE_IPV4, false, buf, 12);
 	case MAL_IP_VER:

@@ -69,6 +69,62 @@ test_conf_errors(void **state)
 	assert_int_equal(parse(&c, NULL, 0, 7, per_src), -1);
 }
 
+static void
+test_conf_ip6(void **state)
+{
+	static const uint8_t want0[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+	static const uint8_t want1[16] = { 0xfd, 0x00, [14] = 0xab, 0xcd };
+	const char *none[] = { "t", "--ip", "10.0.0.1/24" };
+	const char *two[] = { "t", "--ip", "10.0.0.1/24", "--ip", "10.1.0.1/24",
+		"--ip6", "2001:db8::2/64", "--ip6", "fd00::abcd/128" };
+	const char *one_of_two[] = { "t", "--ip", "10.0.0.1/24", "--ip",
+		"10.1.0.1/24", "--ip6", "2001:db8::2/64" };
+	const char *more_than_ports[] = { "t", "--ip", "10.0.0.1/24", "--ip6",
+		"2001:db8::2/64", "--ip6", "2001:db8:1::2/64" };
+	const char *bad[] = {
+		"2001:db8::2",     /* no length */
+		"2001:db8::2/",    /* empty length */
+		"2001:db8::2/0",   /* length 0 */
+		"2001:db8::2/129", /* length over 128 */
+		"2001:db8::2/64x", /* trailing junk */
+		"2001:db8::2/-1",  /* negative */
+		"2001:db8:::2/64", /* not an address */
+		"10.0.0.1/24",     /* IPv4 */
+		"::/64",           /* unspecified */
+		"::1/128",         /* loopback */
+		"fe80::1/64",      /* link-local: made from the MAC */
+		"febf::1/64",      /* link-local too (fe80::/10) */
+		"ff02::1/64",      /* multicast */
+		"2001:0db8:0000:0000:0000:0000:0000:0002/64/1", /* too long */
+	};
+	const char *argv[] = { "t", "--ip", "10.0.0.1/24", "--ip6", NULL };
+	struct ewyk_rt_conf c;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(parse(&c, NULL, 0, 3, none), 0);
+	assert_int_equal(c.nb_ip6s, 0);
+	assert_int_equal(parse(&c, NULL, 0, 9, two), 0);
+	assert_int_equal(c.nb_ip6s, 2);
+	assert_memory_equal(c.ip6[0], want0, 16);
+	assert_int_equal(c.prefix6[0], 64);
+	assert_memory_equal(c.ip6[1], want1, 16);
+	assert_int_equal(c.prefix6[1], 128);
+	/* ports past the last --ip6 are IPv4-only */
+	assert_int_equal(parse(&c, NULL, 0, 7, one_of_two), 0);
+	assert_int_equal(c.nb_ips, 2);
+	assert_int_equal(c.nb_ip6s, 1);
+	/* at most one per port */
+	assert_int_equal(parse(&c, NULL, 0, 7, more_than_ports), -1);
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		argv[4] = bad[i];
+		assert_int_equal(parse(&c, NULL, 0, 5, argv), -1);
+	}
+	argv[4] = "2001:db8::2/1";
+	assert_int_equal(parse(&c, NULL, 0, 5, argv), 0);
+	assert_int_equal(c.prefix6[0], 1);
+}
+
 struct app_opts {
 	unsigned long n;
 	int flag;
@@ -121,6 +177,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conf_defaults),
 		cmocka_unit_test(test_conf_errors),
+		cmocka_unit_test(test_conf_ip6),
 		cmocka_unit_test(test_conf_app_options),
 		cmocka_unit_test(test_dispatch_result),
 		cmocka_unit_test(test_dispatch_nonblocking_and_failed),
