@@ -12,7 +12,7 @@ EWYK_PKGS=(
 	libbenchmark-dev libcmocka-dev clang
 	python3 python3-scapy python3-pytest
 	iproute2 iputils-ping iputils-arping ethtool procps
-	tshark socat wrk nghttp2-client apache2-utils hping3
+	tshark socat wrk nghttp2-client apache2-utils hping3 ndisc6
 	nftables nginx-light h2o prometheus linux-perf
 	libssl-dev libnghttp2-dev libh2o-evloop-dev
 	libclang-rt-14-dev clang-format gnuplot-nox python3-matplotlib

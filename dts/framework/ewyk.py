@@ -15,6 +15,8 @@ owns the address ewyk serves, so every reply the peer sees is ewyk's.
 import os
 import re
 import shutil
+import subprocess
+import tempfile
 import time
 
 from . import telemetry
@@ -168,3 +170,25 @@ def parse_ping(out):
 
 def settle(seconds=0.3):
     time.sleep(seconds)
+
+
+def installed_examples(prefix):
+    """The examples of docs/examples built against the installed libewyk:
+    (folder, temporary folder to remove or None). The folder is the one
+    devtools/test.sh built (beside EWYK_HELLO_BIN), else one built now the
+    same way (devtools/build-example.sh). <folder>/<name>-build/<name> is
+    an example, <folder>/libdir the libraries' folder."""
+    hello = os.environ.get("EWYK_HELLO_BIN")
+    if hello:
+        return os.path.dirname(os.path.dirname(hello)), None
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    subprocess.run([os.path.join(REPO, "devtools", "build-example.sh"),
+                    build_dir(), tmp], check=True, capture_output=True,
+                   text=True)
+    return tmp, tmp
+
+
+def example_env(folder):
+    """The environment an installed example runs with (its libdir)."""
+    with open(os.path.join(folder, "libdir")) as f:
+        return dict(os.environ, LD_LIBRARY_PATH=f.read().strip())

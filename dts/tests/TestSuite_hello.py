@@ -10,10 +10,10 @@ temporary DESTDIR and builds it the same way (devtools/build-example.sh).
 
 import os
 import subprocess
-import tempfile
 
-from framework.ewyk import (EWYK_IP, PREFIX, REPO, Testbed, build_dir,
-                            eal_mem_args, log_dir, parse_ping)
+from framework.ewyk import (EWYK_IP, PREFIX, Testbed, eal_mem_args,
+                            example_env, installed_examples, log_dir,
+                            parse_ping)
 from framework.node import wait_for
 from framework.test_suite import TestSuite
 
@@ -25,18 +25,8 @@ class TestSuite_hello(TestSuite):
     binary_name = "hello"
 
     def set_up_all(self):
-        self.tmp = None
-        binary = os.environ.get("EWYK_HELLO_BIN")
-        if not binary:
-            self.tmp = tempfile.mkdtemp(prefix="ewyk-hello-")
-            subprocess.run([os.path.join(REPO, "devtools", "build-example.sh"),
-                            build_dir(), self.tmp], check=True,
-                           capture_output=True, text=True)
-            binary = os.path.join(self.tmp, "hello-build", "hello")
-        binary = os.path.join(os.path.dirname(binary), self.binary_name)
-        out = os.path.dirname(os.path.dirname(binary))
-        with open(os.path.join(out, "libdir")) as f:
-            libdir = f.read().strip()
+        out, self.tmp = installed_examples("ewyk-hello-")
+        binary = os.path.join(out, "hello-build", self.binary_name)
         self.tb = Testbed(self.node)
         self.prefix = f"ewyk-dts-{self.node.tag}-{self.binary_name}"
         self.log_path = os.path.join(log_dir(),
@@ -46,7 +36,7 @@ class TestSuite_hello(TestSuite):
                 "--log-level=lib.eal:warning"] + eal_mem_args() + [
                 "--", "--ip", f"{EWYK_IP}/{PREFIX}", "--hello-port",
                 str(HELLO_PORT), "--stats-interval", "0"]
-        env = dict(os.environ, LD_LIBRARY_PATH=libdir)
+        env = example_env(out)
         self.proc = self.node.spawn(argv, ns=self.tb.ns_srv,
                                     log_path=self.log_path, env=env)
         ok = wait_for(lambda: self.proc.poll() is not None

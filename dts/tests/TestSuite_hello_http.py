@@ -21,10 +21,9 @@ The example is the one devtools/test.sh builds from a DESTDIR install
 import json
 import os
 import subprocess
-import tempfile
 
-from framework.ewyk import (EWYK_IP, REPO, EwykHttpd, Testbed, build_dir,
-                            log_dir)
+from framework.ewyk import (EWYK_IP, REPO, EwykHttpd, Testbed, example_env,
+                            installed_examples, log_dir)
 from framework.node import wait_for
 from framework.test_suite import TestSuite
 
@@ -37,18 +36,9 @@ INFLIGHT = os.path.join(REPO, "dts", "framework", "hello_http_inflight.py")
 class TestSuite_hello_http(TestSuite):
 
     def set_up_all(self):
-        self.tmp = None
-        hello = os.environ.get("EWYK_HELLO_BIN")
-        if not hello:
-            self.tmp = tempfile.mkdtemp(prefix="ewyk-hello-http-")
-            subprocess.run([os.path.join(REPO, "devtools", "build-example.sh"),
-                            build_dir(), self.tmp], check=True,
-                           capture_output=True, text=True)
-            hello = os.path.join(self.tmp, "hello-build", "hello")
-        out = os.path.dirname(os.path.dirname(hello))
+        out, self.tmp = installed_examples("ewyk-hello-http-")
         self.binary = os.path.join(out, "hello_http-build", "hello_http")
-        with open(os.path.join(out, "libdir")) as f:
-            self.env = dict(os.environ, LD_LIBRARY_PATH=f.read().strip())
+        self.env = example_env(out)
         self.tb = Testbed(self.node)
 
     def tear_down_all(self):
