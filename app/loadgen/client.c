@@ -702,6 +702,19 @@ lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
 	}
 }
 
+/* The lcore of shard @p idx: the runtime's order, the main lcore first,
+ * then the workers. */
+static unsigned int
+shard_lcore(unsigned int idx)
+{
+	unsigned int l, i = 0;
+
+	RTE_LCORE_FOREACH_WORKER (l)
+		if (++i == idx)
+			return l;
+	return rte_get_main_lcore();
+}
+
 /* The init hook: this shard's share of the connections, as slots. */
 int
 lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
@@ -718,7 +731,7 @@ lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
 	lc->id = id;
 	lc->app = g;
 	lc->sh = sh;
-	lc->lcore_id = ewyk_rt_shard_lcore(sh);
+	lc->lcore_id = shard_lcore(id);
 	lc->pool = ewyk_rt_shard_mbufs(sh);
 	lc->shard = ewyk_rt_shard_net(sh);
 	lc->tcp = ewyk_rt_shard_tcp(sh);

@@ -286,8 +286,6 @@ struct ewyk_rt_shard *ewyk_rt_shard_current(void);
 uint16_t ewyk_rt_shard_id(const struct ewyk_rt_shard *sh);
 /** @return the runtime of the shard */
 struct ewyk_rt *ewyk_rt_shard_rt(const struct ewyk_rt_shard *sh);
-/** @return the lcore id of the shard's worker (its home) */
-unsigned int ewyk_rt_shard_lcore(const struct ewyk_rt_shard *sh);
 /** @return the NUMA socket of the shard's worker */
 int ewyk_rt_shard_socket(const struct ewyk_rt_shard *sh);
 /** @return the TSC read at the start of the current loop iteration */
