@@ -2,11 +2,21 @@
 /*
  * The client side of ewyk-loadgen: connection slots over lib/tcp's
  * active open, requests out, responses in and validated with lib/http's
- * response parser, and the loop of a client lcore.
+ * response parser, and the client's module of the runtime: per shard, its
+ * slots (init), its work in each iteration of the runtime's loop (poll)
+ * and their release (fini).
  *
- * Time: one TSC read per loop iteration, before the RX burst; a response
- * completes at the time of the iteration that received it, so a latency
- * is short by less than one iteration.
+ * Time: the runtime reads the TSC once per loop iteration, before the RX
+ * burst, and hands it to the poll hook; a response completes at the time
+ * of the iteration that received it, so a latency is short by less than
+ * one iteration.
+ *
+ * Busy cycles: an iteration lasts from its TSC read to the next one's;
+ * it is busy when it received a frame (the shard's rx_pkts counter moved)
+ * or the client did something in it (a callback, a send, a connect). The
+ * poll hook, called once per iteration, adds up the iterations of the
+ * measured window, as the loadgen's own loop did before it ran on the
+ * runtime: the runtime's part of the iteration counts as it did then.
  */
 
 #include <errno.h>
@@ -29,20 +39,6 @@
  * how long closes are given to go out. */
 #define LG_DRAIN_MS 1000
 #define LG_LINGER_MS 100
-
-static bool lg_quit;
-
-void
-lg_request_stop(void)
-{
-	__atomic_store_n(&lg_quit, true, __ATOMIC_RELAXED);
-}
-
-bool
-lg_stopping(void)
-{
-	return __atomic_load_n(&lg_quit, __ATOMIC_RELAXED);
-}
 
 static inline uint32_t
 lg_rand(struct lg_lcore *lc)
@@ -569,30 +565,111 @@ close_all(struct lg_lcore *lc)
 	}
 }
 
-/* One iteration; returns false when the lcore is done. */
-static bool
-lg_iterate(struct lg_lcore *lc, uint64_t *prev, bool *prev_work)
+/* The shard is finished; the last one stops the runtime. */
+static void
+lg_done(struct lg_lcore *lc)
 {
 	struct lg *g = lc->app;
-	uint64_t now = rte_rdtsc();
-	uint16_t n;
 
-	if (lg_in_window(g, *prev)) {
-		uint64_t dt = RTE_MIN(now, g->t_end) - *prev;
+	lc->phase = LG_DONE;
+	if (__atomic_add_fetch(&g->nb_done, 1, __ATOMIC_ACQ_REL) ==
+		g->nb_lcores)
+		ewyk_rt_stop(g->rt);
+}
+
+bool
+lg_finished(const struct lg *g)
+{
+	return __atomic_load_n(&g->nb_done, __ATOMIC_ACQUIRE) == g->nb_lcores;
+}
+
+/* The iteration that ended at @p now: into the window's counters. */
+static void
+lg_account(struct lg_lcore *lc, uint64_t now)
+{
+	struct lg *g = lc->app;
+	uint64_t rx = ewyk_net_counter_get(lc->shard, EWYK_NET_RX_PKTS);
+
+	if (lg_in_window(g, lc->prev)) {
+		uint64_t dt = RTE_MIN(now, g->t_end) - lc->prev;
 
 		lg_stat_add(&lc->st.cycles, dt);
 		lg_stat_add(&lc->st.iters, 1);
-		if (*prev_work)
+		if (lc->prev_work)
 			lg_stat_add(&lc->st.busy_cycles, dt);
 	}
-	*prev = now;
-	lc->now = now;
+	lc->prev = now;
+	/* Frames of this iteration, or what its callbacks did (they ran
+	 * before this hook); what the hook itself does is added at its end. */
+	lc->prev_work = rx != lc->rx_seen || lc->did_work;
+	lc->rx_seen = rx;
 	lc->did_work = false;
-	n = ewyk_net_poll(lc->shard, now);
-	ewyk_net_msg_inbox_drain(lc->shard, 64);
-	ewyk_tcp_advance(lc->tcp, now);
-	if (!lc->draining && (now >= g->t_end || lg_stopping())) {
+}
+
+/* The start: shard 0 sets the times in its first iteration (every loop
+ * is running then, and the link was waited for); the others wait for
+ * them. Returns false while the run has not started on this shard. */
+static bool
+lg_start(struct lg_lcore *lc, uint64_t now)
+{
+	struct lg *g = lc->app;
+
+	if (lc->id == 0 && !__atomic_load_n(&g->started, __ATOMIC_RELAXED)) {
+		g->t_start = now + g->hz / 100;
+		g->t_measure = g->t_start +
+			(uint64_t)(g->conf.warmup_s * (double)g->hz);
+		g->t_end = g->t_measure +
+			(uint64_t)(g->conf.duration_s * (double)g->hz);
+		__atomic_store_n(&g->started, 1, __ATOMIC_RELEASE);
+	}
+	if (!__atomic_load_n(&g->started, __ATOMIC_ACQUIRE))
+		return false;
+	if (lc->next_t == 0) {
+		lc->next_t = (double)g->t_start;
+		lc->live_next = g->t_start + g->hz;
+	}
+	if (now < g->t_start)
+		return false;
+	lc->phase = LG_RUN;
+	return true;
+}
+
+/*
+ * The poll hook: the client's part of one iteration of the runtime's
+ * loop on this shard, after RX (the callbacks ran), TCP's clock and the
+ * wheel; the runtime flushes TX after it.
+ */
+void
+lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
+{
+	struct lg *g = arg;
+	struct lg_lcore *lc = &g->lc[ewyk_rt_shard_id(sh)];
+
+	lc->now = now;
+	switch (lc->phase) {
+	case LG_WAIT:
+		if (!lg_start(lc, now)) {
+			lc->prev = now;
+			lc->rx_seen = ewyk_net_counter_get(lc->shard,
+				EWYK_NET_RX_PKTS);
+			lc->did_work = false;
+			return;
+		}
+		break;
+	case LG_LINGER:
+		/* Let the FINs (and the server's answers to them) go. */
+		if (now >= lc->linger_end)
+			lg_done(lc);
+		return;
+	case LG_DONE:
+		return;
+	default:
+		break;
+	}
+	lg_account(lc, now);
+	if (!lc->draining && (now >= g->t_end || ewyk_rt_stopping(g->rt))) {
 		lc->draining = true;
+		lc->phase = LG_DRAIN;
 		lc->drain_end = now + g->hz * LG_DRAIN_MS / 1000;
 		lc->nready = 0;
 		lc->bl_n = 0;
@@ -605,10 +682,12 @@ lg_iterate(struct lg_lcore *lc, uint64_t *prev, bool *prev_work)
 	}
 	if (now >= lc->next_scan)
 		scan_timeouts(lc);
-	ewyk_net_tx_flush(lc->shard);
-	*prev_work = n != 0 || lc->did_work;
+	/* What this hook did belongs to this iteration too. */
+	if (lc->did_work)
+		lc->prev_work = true;
+	lc->did_work = false;
 	if (now >= lc->live_next) {
-		/* This lcore's p99 of the second, for the live line. */
+		/* This shard's p99 of the second, for the live line. */
 		__atomic_store_n(&lc->live_p99_ns,
 			lg_hist_quantile(&lc->live, 0.99), __ATOMIC_RELAXED);
 		lg_hist_reset(&lc->live);
@@ -616,57 +695,33 @@ lg_iterate(struct lg_lcore *lc, uint64_t *prev, bool *prev_work)
 	}
 	if (lc->id == 0)
 		lg_report_live(g, now);
-	return !(lc->draining && (lc->inflight == 0 || now >= lc->drain_end));
-}
-
-int
-lg_lcore_main(void *arg)
-{
-	struct lg_lcore *lc = arg;
-	struct lg *g = lc->app;
-	uint64_t prev = rte_rdtsc(), end;
-	bool prev_work = false;
-
-	ewyk_net_shard_hold(lc->shard);
-	lc->next_t = (double)g->t_start;
-	lc->live_next = g->t_start + g->hz;
-	while (rte_rdtsc() < g->t_start)
-		rte_pause();
-	while (lg_iterate(lc, &prev, &prev_work))
-		;
-	close_all(lc);
-	/* Let the FINs (and the server's answers to them) go through. */
-	end = rte_rdtsc() + g->hz * LG_LINGER_MS / 1000;
-	while ((lc->now = rte_rdtsc()) < end) {
-		ewyk_net_poll(lc->shard, lc->now);
-		ewyk_net_msg_inbox_drain(lc->shard, 64);
-		ewyk_tcp_advance(lc->tcp, lc->now);
-		ewyk_net_tx_flush(lc->shard);
+	if (lc->draining && (lc->inflight == 0 || now >= lc->drain_end)) {
+		close_all(lc);
+		lc->phase = LG_LINGER;
+		lc->linger_end = now + g->hz * LG_LINGER_MS / 1000;
 	}
-	return 0;
 }
 
+/* The init hook: this shard's share of the connections, as slots. */
 int
-lg_lcore_init(struct lg *g, struct lg_lcore *lc, uint32_t nslots)
+lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
 {
-	int socket = (int)rte_lcore_to_socket_id(lc->lcore_id);
-	struct ewyk_tcp_conf tc;
+	struct lg *g = arg;
+	unsigned int id = ewyk_rt_shard_id(sh);
+	struct lg_lcore *lc = &g->lc[id];
+	int socket = ewyk_rt_shard_socket(sh);
+	/* Connections spread evenly; the first shards take the rest. */
+	uint32_t nslots = g->conf.conns / g->nb_lcores +
+		(id < g->conf.conns % g->nb_lcores);
 	uint32_t i;
 
-	memset(&tc, 0, sizeof(tc));
-	tc.shard = lc->shard;
-	tc.socket_id = socket;
-	/* Slots, plus the connections we closed that linger in TIME_WAIT
-	 * (a few: beyond max_time_wait they are closed at once). */
-	tc.max_conns = RTE_MAX(2 * nslots + 1024, 4096u);
-	tc.max_time_wait = 1024;
-	tc.time_wait_ms = 1000;
-	lc->tcp = ewyk_tcp_create(&tc);
-	if (lc->tcp == NULL) {
-		fprintf(stderr, "error: TCP on lcore %u: %s\n", lc->lcore_id,
-			rte_strerror(rte_errno));
-		return -1;
-	}
+	lc->id = id;
+	lc->app = g;
+	lc->sh = sh;
+	lc->lcore_id = ewyk_rt_shard_lcore(sh);
+	lc->pool = ewyk_rt_shard_mbufs(sh);
+	lc->shard = ewyk_rt_shard_net(sh);
+	lc->tcp = ewyk_rt_shard_tcp(sh);
 	lc->nslots = nslots;
 	lc->rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)lc->id << 32 | 1);
 	lg_hist_reset(&lc->hist);
@@ -691,7 +746,7 @@ lg_lcore_init(struct lg *g, struct lg_lcore *lc, uint32_t nslots)
 		fprintf(stderr,
 			"error: memory for %u connections on lcore %u (try a larger -m)\n",
 			nslots, lc->lcore_id);
-		return -1;
+		return -ENOMEM;
 	}
 	for (i = 0; i < nslots; i++) {
 		struct lg_slot *s = &lc->slots[i];
@@ -711,11 +766,14 @@ lg_lcore_init(struct lg *g, struct lg_lcore *lc, uint32_t nslots)
 	return 0;
 }
 
+/* The fini hook. Connections still open (a stop by signal) are reset by
+ * the runtime afterwards, without callbacks. */
 void
-lg_lcore_free(struct lg_lcore *lc)
+lg_shard_fini(struct ewyk_rt_shard *sh, void *arg)
 {
-	ewyk_tcp_free(lc->tcp);
-	lc->tcp = NULL;
+	struct lg *g = arg;
+	struct lg_lcore *lc = &g->lc[ewyk_rt_shard_id(sh)];
+
 	rte_free(lc->slots);
 	rte_free(lc->times);
 	rte_free(lc->idle);
@@ -726,4 +784,5 @@ lg_lcore_free(struct lg_lcore *lc)
 	lc->idle = NULL;
 	lc->ready = NULL;
 	lc->backlog = NULL;
+	lc->nslots = 0;
 }

@@ -3,13 +3,22 @@
 #define EWYK_LOADGEN_H
 
 /*
- * ewyk-loadgen: an HTTP/1.1 load generator on ewyk's own stack.
+ * ewyk-loadgen: an HTTP/1.1 load generator on ewyk's own stack, an
+ * application of the runtime (lib/runtime).
  *
- * Every lcore of the EAL core list is a client lcore and the home of one
- * shard (its RX/TX queue of every port, its TCP context), and owns the
- * connection slots given to it (--conns spread evenly). Nothing is shared
- * between lcores but read-only configuration and counters, which each
- * lcore writes with relaxed atomic stores and the main lcore reads.
+ * The runtime owns the lcores, the port and the shards: every lcore of
+ * the EAL core list is a worker and the home of one shard (its RX/TX
+ * queue of the port, its TCP context), and runs the runtime's loop. The
+ * client is a module of the runtime: its init hook gives each shard the
+ * connection slots of its share (--conns spread evenly), its poll hook is
+ * the client's work of one loop iteration (measurement windows, the
+ * schedule, connects, timeouts), its fini hook frees them. Nothing is
+ * shared between shards but read-only configuration and counters, which
+ * each shard writes with relaxed atomic stores and the main lcore reads.
+ * The run ends when every shard has drained and closed its connections:
+ * the last one stops the runtime. SIGINT or SIGTERM during the run stop
+ * the runtime at once: the report covers what was measured until then,
+ * and the connections still open are reset (ewyk_rt_free()).
  *
  * A slot is one client connection at a time. With keep-alive (default)
  * it carries up to --pipeline requests in flight and reconnects when the
@@ -31,6 +40,7 @@
 #include <ewyk_ctr.h>
 #include <ewyk_http.h>
 #include <ewyk_net.h>
+#include <ewyk_runtime.h>
 #include <ewyk_tcp.h>
 
 #include "hist.h"
@@ -59,9 +69,9 @@ enum lg_err {
 		LG_ERR_MAX,
 };
 
+/* The client's options; --ip, --mbufs and the TCP limits are the
+ * runtime's. */
 struct lg_conf {
-	rte_be32_t ip;
-	uint8_t prefix;
 	rte_be32_t dst_ip;
 	uint16_t dst_port;
 	unsigned int conns;
@@ -74,7 +84,6 @@ struct lg_conf {
 	bool new_conn;
 	double rate; /* requests/s over all lcores; 0: closed loop */
 	unsigned int timeout_ms;
-	unsigned int nb_mbufs;
 	bool quiet; /* no live line */
 	bool hold;  /* keep the port up after the JSON until a signal */
 };
@@ -96,6 +105,15 @@ enum lg_slot_state {
 	LG_SLOT_IDLE = 0, /* no connection */
 	LG_SLOT_CONNECTING,
 	LG_SLOT_OPEN,
+};
+
+/* Where a shard is in the run. */
+enum lg_phase {
+	LG_WAIT = 0, /* before the start (the loops are starting) */
+	LG_RUN,      /* warm-up and the measured window */
+	LG_DRAIN,    /* past the end: waiting for responses in flight */
+	LG_LINGER,   /* connections closed: their FINs go through */
+	LG_DONE,     /* finished: counted in nb_done */
 };
 
 struct lg_lcore;
@@ -121,14 +139,15 @@ struct lg_slot {
 
 struct lg;
 
-/* One client lcore and its shard. */
+/* The client's state on one shard of the runtime (one worker lcore). */
 struct lg_lcore {
 	unsigned int id; /* index = shard id */
 	unsigned int lcore_id;
 	struct lg *app;
-	struct rte_mempool *pool;
-	struct ewyk_net_shard *shard;
-	struct ewyk_tcp *tcp;
+	struct ewyk_rt_shard *sh;
+	struct rte_mempool *pool;     /* the shard's */
+	struct ewyk_net_shard *shard; /* the shard's */
+	struct ewyk_tcp *tcp;         /* the shard's */
 	struct lg_slot *slots;
 	uint64_t *times; /* slots' t[] arrays */
 	uint32_t nslots;
@@ -148,9 +167,14 @@ struct lg_lcore {
 	uint32_t bl_head, bl_n;
 	/* Time. */
 	uint64_t now;
-	bool did_work;
-	bool draining;      /* past the end: no new requests */
-	uint64_t next_scan; /* next timeout scan */
+	uint64_t prev;       /* TSC of the previous loop iteration */
+	uint64_t rx_seen;    /* the shard's rx_pkts counter then */
+	uint64_t linger_end; /* TSC: LG_LINGER ends */
+	uint8_t phase;       /* enum lg_phase */
+	bool did_work;       /* a callback or the poll hook did something */
+	bool prev_work;      /* the previous iteration did work */
+	bool draining;       /* past the end: no new requests */
+	uint64_t next_scan;  /* next timeout scan */
 	struct lg_stats st __rte_cache_aligned;
 	struct lg_hist hist;  /* measured window */
 	struct lg_hist live;  /* the current second (this lcore only) */
@@ -160,12 +184,14 @@ struct lg_lcore {
 
 struct lg {
 	struct lg_conf conf;
-	struct ewyk_net *net;
+	struct ewyk_rt *rt;
 	uint64_t hz;
+	/* Set by shard 0 in its first iteration, then published (started). */
 	uint64_t t_start;   /* TSC: the run starts (warm-up) */
 	uint64_t t_measure; /* the measured window starts */
 	uint64_t t_end;     /* ...and ends */
-	uint64_t t_stopped; /* TSC of an early stop (0 if none) */
+	uint32_t started;   /* the times above are set (release/acquire) */
+	uint32_t nb_done;   /* shards in LG_DONE (atomic) */
 	uint64_t timeout_tsc;
 	char req[LG_REQ_MAX];
 	uint32_t req_len;
@@ -181,12 +207,11 @@ struct lg {
 	struct lg_lcore lc[LG_MAX_LCORES];
 };
 
-/* client.c */
-int lg_lcore_init(struct lg *g, struct lg_lcore *lc, uint32_t nslots);
-void lg_lcore_free(struct lg_lcore *lc);
-int lg_lcore_main(void *arg);
-void lg_request_stop(void);
-bool lg_stopping(void);
+/* client.c: the hooks of the client's module (arg: struct lg) */
+int lg_shard_init(struct ewyk_rt_shard *sh, void *arg);
+void lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg);
+void lg_shard_fini(struct ewyk_rt_shard *sh, void *arg);
+bool lg_finished(const struct lg *g);
 
 /* report.c */
 void lg_report_live(struct lg *g, uint64_t now);

@@ -3,58 +3,35 @@
  * ewyk-loadgen [EAL args] -- --ip A.B.C.D/NN --target IP:PORT --conns N
  *     --duration SECONDS [options]
  *
- * Every lcore of the EAL core list is a client lcore with a shard of its
- * own (one RX/TX queue of the port); --conns are spread evenly over
- * them. Everything but the final JSON line goes to stderr (the EAL's log
- * too), so stdout holds that one line and nothing after it.
+ * An application of the runtime (lib/runtime): the runtime sets up the
+ * EAL, the port, the lcores and their shards and runs the loop; the
+ * client is a module of it (client.c). Every lcore of the EAL core list
+ * is a worker with a shard of its own (one RX/TX queue of the port);
+ * --conns are spread evenly over them. Everything but the final JSON line
+ * goes to stderr (the EAL's log and the runtime's lines too), so stdout
+ * holds that one line and nothing after it.
  */
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
-#include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
-#include <rte_mbuf.h>
 
-#include "app_common.h"
+#include <ewyk_runtime.h>
+
 #include "loadgen.h"
-
-static void
-usage(const char *prog)
-{
-	fprintf(stderr,
-		"Usage: %s [EAL args] -- --ip A.B.C.D/NN --target IP:PORT --conns N --duration S [options]\n"
-		"  --ip A.B.C.D/NN     our address on the port\n"
-		"  --target IP:PORT    the HTTP server\n"
-		"  --conns N           connections (1..%d), spread over the lcores\n"
-		"  --duration S        measured seconds (> 0, decimals allowed)\n"
-		"  --warmup S          seconds before measuring (default 0)\n"
-		"  --path P            request target (default /)\n"
-		"  --mix-path P        a second target, for --mix-percent of requests\n"
-		"  --mix-percent X     0..100 (default 0)\n"
-		"  --pipeline D        requests in flight per connection (1..%d, default 1)\n"
-		"  --new-conn          one request per connection: connect, request, response, close\n"
-		"  --rate R            open loop at R requests/s in all (default: closed loop)\n"
-		"  --timeout MS        a response (or connect) later than this is an error (default 5000)\n"
-		"  --mbufs N           mbufs per lcore (default 16383)\n"
-		"  --quiet             no live line\n"
-		"  --hold              after the JSON line, keep the port up until SIGINT/SIGTERM\n"
-		"                      (a memif server is then not disconnected while it polls)\n"
-		"  -h, --help          this text\n"
-		"Prints a live line per second on stderr, and one JSON line on stdout at the end.\n",
-		prog, LG_MAX_CONNS, LG_MAX_PIPELINE);
-}
 
 static int
 parse_double(const char *name, const char *s, double min, double max,
@@ -82,26 +59,10 @@ parse_uint(const char *name, const char *s, unsigned long min,
 {
 	unsigned long v;
 
-	if (ewyk_app_opt_ulong(name, s, min, max, &v) != 0)
+	if (ewyk_rt_opt_ulong(name, s, min, max, &v) != 0)
 		return -1;
 	*out = (unsigned int)v;
 	return 0;
-}
-
-/* "A.B.C.D/NN" (sep '/') or "A.B.C.D:PORT" (sep ':'). */
-static int
-parse_pair(const char *name, const char *arg, char sep, unsigned long max,
-	rte_be32_t *ip, unsigned int *n)
-{
-	unsigned long v;
-
-	if (ewyk_app_parse_ip_num(arg, sep, max, ip, &v) == 0) {
-		*n = (unsigned int)v;
-		return 0;
-	}
-	fprintf(stderr, "error: --%s '%s': expected %s\n", name, arg,
-		sep == '/' ? "A.B.C.D/NN" : "A.B.C.D:PORT");
-	return -1;
 }
 
 static int
@@ -123,111 +84,188 @@ bad:
 	return -1;
 }
 
-enum {
-	OPT_IP = 256,
-	OPT_TARGET,
-	OPT_CONNS,
-	OPT_DURATION,
-	OPT_WARMUP,
-	OPT_PATH,
-	OPT_MIX_PATH,
-	OPT_MIX_PERCENT,
-	OPT_PIPELINE,
-	OPT_NEW_CONN,
-	OPT_RATE,
-	OPT_TIMEOUT,
-	OPT_MBUFS,
-	OPT_QUIET,
-	OPT_HOLD,
-};
-
-static const struct option lg_opts[] = {
-	{ "ip", required_argument, NULL, OPT_IP },
-	{ "target", required_argument, NULL, OPT_TARGET },
-	{ "conns", required_argument, NULL, OPT_CONNS },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "path", required_argument, NULL, OPT_PATH },
-	{ "mix-path", required_argument, NULL, OPT_MIX_PATH },
-	{ "mix-percent", required_argument, NULL, OPT_MIX_PERCENT },
-	{ "pipeline", required_argument, NULL, OPT_PIPELINE },
-	{ "new-conn", no_argument, NULL, OPT_NEW_CONN },
-	{ "rate", required_argument, NULL, OPT_RATE },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "mbufs", required_argument, NULL, OPT_MBUFS },
-	{ "quiet", no_argument, NULL, OPT_QUIET },
-	{ "hold", no_argument, NULL, OPT_HOLD },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+/* The options of the client; the runtime's (--ip, --mbufs, the TCP
+ * limits, ...) come with them. */
 
 static int
-parse_opt(void *conf, int o, const char *a)
+opt_target(const char *a, void *arg)
 {
-	struct lg_conf *c = conf;
-	unsigned int v;
+	struct lg_conf *c = arg;
+	const char *colon = strrchr(a, ':');
+	char ip[INET_ADDRSTRLEN];
+	unsigned long port;
+	struct in_addr in;
 
-	switch (o) {
-	case OPT_IP:
-		if (parse_pair("ip", a, '/', 32, &c->ip, &v) != 0)
-			return -1;
-		c->prefix = (uint8_t)v;
-		return 0;
-	case OPT_TARGET:
-		if (parse_pair("target", a, ':', 65535, &c->dst_ip, &v) != 0)
-			return -1;
-		c->dst_port = (uint16_t)v;
-		return 0;
-	case OPT_CONNS:
-		return parse_uint("conns", a, 1, LG_MAX_CONNS, &c->conns);
-	case OPT_DURATION:
-		return parse_double("duration", a, 0.001, 86400,
-			&c->duration_s);
-	case OPT_WARMUP:
-		return parse_double("warmup", a, 0, 3600, &c->warmup_s);
-	case OPT_PATH:
-		return parse_path("path", a, c->path, sizeof(c->path));
-	case OPT_MIX_PATH:
-		return parse_path("mix-path", a, c->mix_path,
-			sizeof(c->mix_path));
-	case OPT_MIX_PERCENT:
-		return parse_double("mix-percent", a, 0, 100, &c->mix_percent);
-	case OPT_PIPELINE:
-		return parse_uint("pipeline", a, 1, LG_MAX_PIPELINE,
-			&c->pipeline);
-	case OPT_NEW_CONN:
-		c->new_conn = true;
-		return 0;
-	case OPT_RATE:
-		return parse_double("rate", a, 1, 1e9, &c->rate);
-	case OPT_TIMEOUT:
-		return parse_uint("timeout", a, 1, 3600000, &c->timeout_ms);
-	case OPT_MBUFS:
-		return parse_uint("mbufs", a, 1023, 1u << 22, &c->nb_mbufs);
-	case OPT_QUIET:
-		c->quiet = true;
-		return 0;
-	case OPT_HOLD:
-		c->hold = true;
-		return 0;
-	default:
-		return -1;
-	}
+	if (colon == NULL || colon == a || (size_t)(colon - a) >= sizeof(ip))
+		goto bad;
+	memcpy(ip, a, (size_t)(colon - a));
+	ip[colon - a] = '\0';
+	if (inet_pton(AF_INET, ip, &in) != 1 || in.s_addr == 0)
+		goto bad;
+	if (colon[1] < '0' || colon[1] > '9')
+		goto bad;
+	errno = 0;
+	port = strtoul(colon + 1, NULL, 10);
+	if (strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
+		errno != 0 || port < 1 || port > 65535)
+		goto bad;
+	c->dst_ip = in.s_addr;
+	c->dst_port = (uint16_t)port;
+	return 0;
+bad:
+	fprintf(stderr, "error: --target '%s': expected A.B.C.D:PORT\n", a);
+	return -1;
 }
 
 static int
-parse_args(int argc, char **argv, struct lg_conf *c)
+opt_conns(const char *a, void *arg)
 {
+	return parse_uint("conns", a, 1, LG_MAX_CONNS,
+		&((struct lg_conf *)arg)->conns);
+}
+
+static int
+opt_duration(const char *a, void *arg)
+{
+	return parse_double("duration", a, 0.001, 86400,
+		&((struct lg_conf *)arg)->duration_s);
+}
+
+static int
+opt_warmup(const char *a, void *arg)
+{
+	return parse_double("warmup", a, 0, 3600,
+		&((struct lg_conf *)arg)->warmup_s);
+}
+
+static int
+opt_path(const char *a, void *arg)
+{
+	struct lg_conf *c = arg;
+
+	return parse_path("path", a, c->path, sizeof(c->path));
+}
+
+static int
+opt_mix_path(const char *a, void *arg)
+{
+	struct lg_conf *c = arg;
+
+	return parse_path("mix-path", a, c->mix_path, sizeof(c->mix_path));
+}
+
+static int
+opt_mix_percent(const char *a, void *arg)
+{
+	return parse_double("mix-percent", a, 0, 100,
+		&((struct lg_conf *)arg)->mix_percent);
+}
+
+static int
+opt_pipeline(const char *a, void *arg)
+{
+	return parse_uint("pipeline", a, 1, LG_MAX_PIPELINE,
+		&((struct lg_conf *)arg)->pipeline);
+}
+
+static int
+opt_new_conn(const char *a, void *arg)
+{
+	RTE_SET_USED(a);
+	((struct lg_conf *)arg)->new_conn = true;
+	return 0;
+}
+
+static int
+opt_rate(const char *a, void *arg)
+{
+	return parse_double("rate", a, 1, 1e9, &((struct lg_conf *)arg)->rate);
+}
+
+static int
+opt_timeout(const char *a, void *arg)
+{
+	return parse_uint("timeout", a, 1, 3600000,
+		&((struct lg_conf *)arg)->timeout_ms);
+}
+
+static int
+opt_quiet(const char *a, void *arg)
+{
+	RTE_SET_USED(a);
+	((struct lg_conf *)arg)->quiet = true;
+	return 0;
+}
+
+static int
+opt_hold(const char *a, void *arg)
+{
+	RTE_SET_USED(a);
+	((struct lg_conf *)arg)->hold = true;
+	return 0;
+}
+
+#define LG_OPT(n, has, h, fn)                                     \
+	{                                                         \
+		.name = n, .has_arg = has, .help = h, .parse = fn \
+	}
+
+static struct ewyk_rt_opt lg_opts[] = {
+	LG_OPT("target", 1, "IP:PORT: the HTTP server (required)", opt_target),
+	LG_OPT("conns", 1,
+		"N: connections (1..65536), spread over the lcores (required)",
+		opt_conns),
+	LG_OPT("duration", 1,
+		"S: measured seconds (> 0, decimals allowed; required)",
+		opt_duration),
+	LG_OPT("warmup", 1, "S: seconds before measuring (default 0)",
+		opt_warmup),
+	LG_OPT("path", 1, "P: request target (default /)", opt_path),
+	LG_OPT("mix-path", 1,
+		"P: a second target, for --mix-percent of requests",
+		opt_mix_path),
+	LG_OPT("mix-percent", 1, "X: 0..100 (default 0)", opt_mix_percent),
+	LG_OPT("pipeline", 1,
+		"D: requests in flight per connection (1..256, default 1)",
+		opt_pipeline),
+	LG_OPT("new-conn", 0,
+		"one request per connection: connect, request, response, close",
+		opt_new_conn),
+	LG_OPT("rate", 1,
+		"R: open loop at R requests/s in all (default: closed loop)",
+		opt_rate),
+	LG_OPT("timeout", 1,
+		"MS: a response (or connect) later than this is an error (default 5000)",
+		opt_timeout),
+	LG_OPT("quiet", 0, "no live line", opt_quiet),
+	LG_OPT("hold", 0,
+		"after the JSON line, keep the port up until SIGINT/SIGTERM (a memif server is then not disconnected while it polls)",
+		opt_hold),
+};
+
+static int
+parse_args(int argc, char **argv, struct ewyk_rt_conf *rc, struct lg_conf *c)
+{
+	unsigned int i;
+	int rc_parse;
+
 	strcpy(c->path, "/");
 	c->pipeline = 1;
 	c->timeout_ms = 5000;
-	c->nb_mbufs = 16383;
-	if (ewyk_app_parse_opts(argc, argv, lg_opts, usage, parse_opt, c) != 0)
-		return -1;
-	if (c->ip == 0 || c->dst_ip == 0 || c->conns == 0 ||
-		c->duration_s == 0) {
+	for (i = 0; i < RTE_DIM(lg_opts); i++)
+		lg_opts[i].arg = c;
+	rc_parse = ewyk_rt_parse_args(rc, argc, argv, lg_opts,
+		RTE_DIM(lg_opts));
+	if (rc_parse != 0)
+		return rc_parse;
+	if (c->dst_ip == 0 || c->conns == 0 || c->duration_s == 0) {
 		fprintf(stderr,
 			"error: --ip, --target, --conns and --duration are required\n");
+		return -1;
+	}
+	if (rc->nb_ips != 1) {
+		fprintf(stderr,
+			"error: --ip: ewyk-loadgen drives one port: one --ip\n");
 		return -1;
 	}
 	if (c->new_conn && c->pipeline != 1) {
@@ -259,158 +297,164 @@ build_request(const struct lg_conf *c, const char *path, char *buf,
 	return 0;
 }
 
+/*
+ * The runtime's configuration for a client: no strategy (the loadgen
+ * dispatches nothing, so no reserved or shared threads), no stats table
+ * but at exit (the live line is the loadgen's), and TCP as a client needs
+ * it: no per-source limit (every connection goes to one server), no idle
+ * reset, and short TIME_WAIT (a few; beyond 1024 closed at once) so that
+ * --new-conn does not run out of connections or local ports. Options
+ * given on the command line override these.
+ */
 static void
-on_signal(int sig)
+client_defaults(struct ewyk_rt_conf *rc)
 {
-	(void)sig;
-	lg_request_stop();
+	ewyk_rt_conf_init(rc, "ewyk-loadgen");
+	rc->strategy = EWYK_STRATEGY_PC;
+	rc->shared_reserved = 0;
+	rc->stats_interval = 0;
+	rc->tcp_max_per_src = 0;
+	rc->tcp_idle_ms = 0;
+	/* From --conns unless given: a value no option gives. */
+	rc->tcp_max_conns = UINT_MAX;
+	rc->tcp_time_wait_ms = 1000;
+	rc->tcp_max_time_wait = 1024;
 }
 
-static int
-setup(struct lg *g)
-{
-	struct rte_mempool *pools[LG_MAX_LCORES];
-	unsigned int ids[LG_MAX_LCORES];
-	struct ewyk_net_port_conf pc;
-	struct ewyk_net_port_info info;
-	unsigned int i;
-	int n;
-
-	if (rte_eth_dev_count_avail() != 1) {
-		fprintf(stderr,
-			"error: %u ports: ewyk-loadgen drives exactly one (e.g. --vdev=net_memif0,role=client or --vdev=net_af_packet0,iface=veth0)\n",
-			rte_eth_dev_count_avail());
-		return -1;
-	}
-	n = ewyk_app_lcores(ids, LG_MAX_LCORES);
-	if (n < 0)
-		return -1;
-	g->nb_lcores = (uint16_t)n;
-	for (i = 0; i < g->nb_lcores; i++) {
-		struct lg_lcore *lc = &g->lc[i];
-
-		lc->id = i;
-		lc->app = g;
-		lc->lcore_id = ids[i];
-		lc->pool = ewyk_app_pool_create("lg_mbuf_", i, g->conf.nb_mbufs,
-			lc->lcore_id, NULL);
-		if (lc->pool == NULL)
-			return -1;
-		pools[i] = lc->pool;
-	}
-	g->net = ewyk_app_net_create(g->nb_lcores);
-	if (g->net == NULL)
-		return -1;
-	memset(&pc, 0, sizeof(pc));
-	RTE_ETH_FOREACH_DEV (pc.port_id)
-		break;
-	pc.ip = g->conf.ip;
-	pc.prefix_len = g->conf.prefix;
-	pc.rx_pools = pools;
-	if (ewyk_app_port_add(g->net, &pc, &info) != 0)
-		return -1;
-	for (i = 0; i < g->nb_lcores; i++) {
-		struct lg_lcore *lc = &g->lc[i];
-		/* Connections spread evenly; the first lcores take the rest. */
-		uint32_t k = g->conf.conns / g->nb_lcores +
-			(i < g->conf.conns % g->nb_lcores);
-
-		lc->shard = ewyk_app_shard_create(g->net, (uint16_t)i,
-			lc->lcore_id, lc->pool);
-		if (lc->shard == NULL || lg_lcore_init(g, lc, k) != 0)
-			return -1;
-	}
-	fprintf(stderr, "ewyk-loadgen: port %u mtu %u, %u lcore(s), rss %s\n",
-		pc.port_id, info.mtu, g->nb_lcores, info.rss ? "on" : "off");
-	return 0;
-}
-
+/* The shards' connection objects: a shard's slots, plus the connections
+ * we closed that linger in TIME_WAIT. */
 static void
-teardown(struct lg *g)
+client_tcp_limits(struct ewyk_rt_conf *rc, const struct lg_conf *c)
 {
-	unsigned int i;
+	unsigned int workers = rte_lcore_count() > rc->reserved ?
+		rte_lcore_count() - rc->reserved :
+		1;
+	unsigned int nslots = (c->conns + workers - 1) / workers;
 
-	for (i = 0; i < g->nb_lcores; i++)
-		lg_lcore_free(&g->lc[i]);
-	ewyk_net_free(g->net);
-	g->net = NULL;
-}
-
-/* Up to 3 s for the link (af_packet and memif come up fast). */
-static void
-wait_link(struct lg *g)
-{
-	uint16_t pid = ewyk_net_port_id(g->net, 0);
-	struct rte_eth_link link;
-
-	if (ewyk_app_wait_link(pid, &link))
+	if (rc->tcp_max_conns != UINT_MAX)
 		return;
-	fprintf(stderr, "ewyk-loadgen: warning: port %u link down\n", pid);
+	rc->tcp_max_conns = RTE_MAX(2 * nslots + 1024, 4096u);
+	/* The checks of the options derived HTTP's limits from the mark;
+	 * ewyk_rt_create() derives them again (the loadgen serves none). */
+	if (rc->http_max_conns == UINT_MAX) {
+		rc->http_max_conns = 0;
+		rc->http_max_per_src = 0;
+	}
+}
+
+/* --hold: the port stays up (nothing polls it) until SIGINT or SIGTERM,
+ * which ewyk_rt_eal_init() blocked in every thread. */
+static void
+hold(void)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigwait(&set, &sig);
 }
 
 int
 main(int argc, char **argv)
 {
+	struct ewyk_rt_module mod = {
+		.name = "loadgen",
+		.init = lg_shard_init,
+		.poll = lg_shard_poll,
+		.fini = lg_shard_fini,
+	};
+	struct ewyk_rt_conf rc;
+	struct ewyk_rt *rt;
 	struct lg *g;
-	unsigned int i;
+	int json_fd, ret;
 
-	/* EAL and lib logs go to stderr: stdout is the JSON line's. */
-	rte_openlog_stream(stderr);
-	if (ewyk_app_eal_init(&argc, &argv, "ewyk-loadgen") != 0)
+	/* stdout is the JSON line's: everything else (the EAL's log, the
+	 * runtime's lines and its stats table) goes to stderr. */
+	fflush(stdout);
+	json_fd = dup(STDOUT_FILENO);
+	if (json_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		perror("error: stdout");
 		return 1;
+	}
+	rte_openlog_stream(stderr);
+	if (ewyk_rt_eal_init(&argc, &argv) != 0)
+		return 1;
+	argv[0] = (char *)(uintptr_t) "ewyk-loadgen";
 	g = rte_zmalloc("loadgen", sizeof(*g), RTE_CACHE_LINE_SIZE);
 	if (g == NULL) {
 		fprintf(stderr, "error: out of memory (try a larger -m)\n");
 		rte_eal_cleanup();
 		return 1;
 	}
-	if (parse_args(argc, argv, &g->conf) != 0 ||
-		build_request(&g->conf, g->conf.path, g->req, &g->req_len) !=
-			0 ||
-		(g->conf.mix_path[0] != '\0' &&
-			build_request(&g->conf, g->conf.mix_path, g->mreq,
-				&g->mreq_len) != 0)) {
-		usage(argv[0]);
+	client_defaults(&rc);
+	ret = parse_args(argc, argv, &rc, &g->conf);
+	if (ret == 0 &&
+		(build_request(&g->conf, g->conf.path, g->req, &g->req_len) !=
+				0 ||
+			(g->conf.mix_path[0] != '\0' &&
+				build_request(&g->conf, g->conf.mix_path,
+					g->mreq, &g->mreq_len) != 0))) {
+		fprintf(stderr, "error: --path: the request is too long\n");
+		ret = -1;
+	}
+	if (ret != 0) {
 		rte_free(g);
 		rte_eal_cleanup();
-		return 2;
+		return ret > 0 ? 0 : 2;
 	}
 	g->mix_threshold = (uint32_t)(g->conf.mix_percent / 100.0 *
 		4294967295.0);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	g->hz = rte_get_tsc_hz();
-	if (setup(g) != 0) {
-		teardown(g);
+	g->timeout_tsc = g->hz * g->conf.timeout_ms / 1000;
+	if (rte_eth_dev_count_avail() != 1) {
+		fprintf(stderr,
+			"error: %u ports: ewyk-loadgen drives exactly one (e.g. --vdev=net_memif0,role=client or --vdev=net_af_packet0,iface=veth0)\n",
+			rte_eth_dev_count_avail());
 		rte_free(g);
 		rte_eal_cleanup();
 		return 1;
 	}
-	wait_link(g);
-	ewyk_net_announce(g->lc[0].shard);
-	ewyk_net_tx_flush(g->lc[0].shard);
-
-	g->timeout_tsc = g->hz * g->conf.timeout_ms / 1000;
-	g->t_start = rte_rdtsc() + g->hz / 100;
-	g->t_measure = g->t_start + (uint64_t)(g->conf.warmup_s * g->hz);
-	g->t_end = g->t_measure + (uint64_t)(g->conf.duration_s * g->hz);
+	client_tcp_limits(&rc, &g->conf);
+	rt = ewyk_rt_create(&rc);
+	if (rt == NULL) {
+		rte_free(g);
+		rte_eal_cleanup();
+		return 1;
+	}
+	g->rt = rt;
+	g->nb_lcores = (uint16_t)ewyk_rt_nb_shards(rt);
+	mod.arg = g;
+	if (ewyk_rt_module_add(rt, &mod) != 0) {
+		ewyk_rt_free(rt);
+		rte_free(g);
+		rte_eal_cleanup();
+		return 1;
+	}
 	fprintf(stderr,
-		"ewyk-loadgen: %u connection(s), pipeline %u, %s, %s; warm-up %.1f s, %.1f s measured\n",
-		g->conf.conns, g->conf.pipeline,
+		"ewyk-loadgen: %u connection(s) on %u lcore(s), pipeline %u, %s, %s; warm-up %.1f s, %.1f s measured\n",
+		g->conf.conns, g->nb_lcores, g->conf.pipeline,
 		g->conf.new_conn ? "new connection per request" : "keep-alive",
 		g->conf.rate > 0 ? "open loop" : "closed loop",
 		g->conf.warmup_s, g->conf.duration_s);
-	for (i = 1; i < g->nb_lcores; i++)
-		rte_eal_remote_launch(lg_lcore_main, &g->lc[i],
-			g->lc[i].lcore_id);
-	lg_lcore_main(&g->lc[0]);
-	rte_eal_mp_wait_lcore();
+	if (ewyk_rt_run(rt) != 0) {
+		ewyk_rt_free(rt);
+		rte_free(g);
+		rte_eal_cleanup();
+		return 1;
+	}
 
+	/* The one line of stdout. */
+	fflush(stdout);
+	dup2(json_fd, STDOUT_FILENO);
 	lg_report_final(g);
-	/* Nothing polls the port any more; it stays up until we are told. */
-	while (g->conf.hold && !lg_stopping())
-		rte_delay_us_sleep(10000);
-	teardown(g);
+	dup2(STDERR_FILENO, STDOUT_FILENO);
+	/* Nothing polls the port any more; it stays up until we are told
+	 * (unless a signal ended the run already). */
+	if (g->conf.hold && lg_finished(g))
+		hold();
+	ewyk_rt_free(rt);
 	rte_free(g);
 	rte_eal_cleanup();
 	return 0;

@@ -123,6 +123,12 @@ struct ewyk_rt_conf {
 	unsigned int tcp_idle_ms;     /**< --tcp-idle-ms; 0: never */
 	unsigned int tcp_orphan_ms;   /**< --tcp-orphan-ms */
 	unsigned int tcp_persist_ms;  /**< --tcp-persist-ms */
+	/** TIME_WAIT (2MSL) of connections we close; no option: an
+	 *  application that opens many (a client) sets it; 0: lib/tcp's */
+	unsigned int tcp_time_wait_ms;
+	/** connections in TIME_WAIT at most, beyond closed at once; no
+	 *  option; 0: lib/tcp's (half of tcp_max_conns) */
+	unsigned int tcp_max_time_wait;
 	/* HTTP (when the application listens: ewyk_rt_http_listen()) */
 	uint16_t http_port;             /**< --port; 0: as the app says */
 	uint64_t max_body;              /**< --max-body bytes (1 GiB) */
@@ -280,6 +286,8 @@ struct ewyk_rt_shard *ewyk_rt_shard_current(void);
 uint16_t ewyk_rt_shard_id(const struct ewyk_rt_shard *sh);
 /** @return the runtime of the shard */
 struct ewyk_rt *ewyk_rt_shard_rt(const struct ewyk_rt_shard *sh);
+/** @return the lcore id of the shard's worker (its home) */
+unsigned int ewyk_rt_shard_lcore(const struct ewyk_rt_shard *sh);
 /** @return the NUMA socket of the shard's worker */
 int ewyk_rt_shard_socket(const struct ewyk_rt_shard *sh);
 /** @return the TSC read at the start of the current loop iteration */

@@ -603,6 +603,12 @@ ewyk_rt_shard_rt(const struct ewyk_rt_shard *sh)
 	return sh->rt;
 }
 
+unsigned int
+ewyk_rt_shard_lcore(const struct ewyk_rt_shard *sh)
+{
+	return sh->home;
+}
+
 int
 ewyk_rt_shard_socket(const struct ewyk_rt_shard *sh)
 {

@@ -54,6 +54,8 @@ rt_tcp_shard_init(struct ewyk_rt_shard *sh)
 	tc.idle_timeout_ms = c->tcp_idle_ms;
 	tc.orphan_timeout_ms = c->tcp_orphan_ms;
 	tc.persist_max_ms = c->tcp_persist_ms;
+	tc.time_wait_ms = c->tcp_time_wait_ms;
+	tc.max_time_wait = c->tcp_max_time_wait;
 	tc.wheel = sh->wheel;
 	sh->tcp = ewyk_tcp_create(&tc);
 	if (sh->tcp == NULL) {
