@@ -197,7 +197,6 @@ net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	rte_be32_t sip, tip;
 	uint16_t op;
 	bool for_us, learn;
-	uint16_t i;
 
 	RTE_SET_USED(now);
 	if (rte_pktmbuf_data_len(m) < m->l2_len + sizeof(*a)) {
@@ -242,21 +241,8 @@ net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		return;
 	}
 	/* Tell the other shards: they send to this peer too. */
-	if (learn && s->net->nb_shards > 1) {
-		for (i = 0; i < s->net->nb_shards; i++) {
-			struct ewyk_net_shard *o = s->net->shards[i];
-			struct rte_mbuf *c;
-
-			if (o == NULL || o == s)
-				continue;
-			c = rte_pktmbuf_copy(m, s->pool, 0, UINT32_MAX);
-			if (c == NULL) {
-				net_ctr_add(s, EWYK_NET_DROP_NO_MBUF, 1);
-				continue;
-			}
-			ewyk_net_shard_forward(o, c, port);
-		}
-	}
+	if (learn && s->net->nb_shards > 1)
+		net_share(s, port, m);
 	if (op == RTE_ARP_OP_REQUEST) {
 		/* Turn the request into the reply, in place. */
 		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m,

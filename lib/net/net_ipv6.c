@@ -220,7 +220,7 @@ net_ip6_src_for(const struct net_port *pt, const uint8_t dst[16])
 }
 
 /* Copy a frame to every other shard's inbox (what one shard learns from
- * ND or packet-too-big, the others need too: they send as well). */
+ * ARP, ND or packet-too-big, the others need too: they send as well). */
 void
 net_share(struct ewyk_net_shard *s, uint16_t port, const struct rte_mbuf *m)
 {
