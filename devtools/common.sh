@@ -14,7 +14,7 @@ EWYK_PKGS=(
 	iproute2 iputils-ping iputils-arping ethtool procps
 	tshark socat wrk nghttp2-client apache2-utils hping3 ndisc6
 	nftables nginx-light h2o prometheus linux-perf
-	libssl-dev libnghttp2-dev libh2o-evloop-dev
+	libssl-dev libnghttp2-dev libh2o-evloop-dev python3-h2
 	libclang-rt-14-dev clang-format gnuplot-nox python3-matplotlib
 )
 
