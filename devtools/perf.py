@@ -234,6 +234,11 @@ class Bench:
         return top[:20]
 
     def ewyk_run(self, extra, reserved=False, profile=False, strategy=None):
+        if self.a.client_lcores > self.a.server_lcores:
+            # memif: the client asks for a queue per lcore, and a client
+            # with more queues than its server never comes up.
+            raise RuntimeError("ewyk rows need --client-lcores <= "
+                               "--server-lcores (one memif queue each)")
         self.httpd_start(reserved, strategy)
         b0 = self.httpd_busy()
         prof = self.perf_record_start() if profile else None
@@ -393,7 +398,9 @@ def main():
                     "one (default: it shares the last server core)")
     ap.add_argument("--huge", choices=("auto", "yes", "no"), default="auto")
     ap.add_argument("--only", default="",
-                    help="comma-separated case names to run (default all)")
+                    help="comma-separated cases: a whole name selects that "
+                    "case alone, a part of one every case containing it "
+                    "(default all)")
     ap.add_argument("--profile", action="store_true",
                     help="linux-perf profile of ewyk-httpd in the first "
                     "keep-alive run: top costs per request")
@@ -436,8 +443,12 @@ def main():
             ("h2o new conn/req", lambda: b.peer_run("h2o", True)),
         ]
         only = [s.strip() for s in a.only.split(",") if s.strip()]
+        names = {n for n, _ in cases}
         for name, fn in cases:
-            if only and not any(o in name for o in only):
+            # A name given whole selects that case alone; a part of a
+            # name selects every case that contains it.
+            if only and not any(o == name or (o in name and o not in names)
+                                for o in only):
                 continue
             if name == "ewyk open loop 50%":
                 ka = results.get("ewyk keep-alive")
