@@ -108,11 +108,14 @@ class Bench:
                    f"{lc},{n}@{rc if rc >= 0 else self.srv_cores[-1]}"]
         else:
             eal = ["-l", cores]
+        # memif rings of 4,096 descriptors (rsize=12), a NIC's usual
+        # size; memif's default 1,024 overflows whenever one side is
+        # descheduled for a moment, and each frame lost costs TCP an RTO.
         argv = (["taskset", "-c", cores,
                  os.path.join(self.build, "app/httpd/ewyk-httpd")] + eal +
                 ["--no-pci", f"--file-prefix={self.prefix}",
                  f"--vdev=net_memif0,role=server,socket={self.sock},"
-                 "socket-abstract=no",
+                 "socket-abstract=no,rsize=12",
                  "--log-level=lib.eal:warning"] + self.mem(1024) +
                 ["--", "--ip", f"{IP_SRV}/24", "--port", "80",
                  "--stats-interval", "0"] +
@@ -169,7 +172,7 @@ class Bench:
                  "-l", cores, "--no-pci",
                  f"--file-prefix=ewyk-perf-{self.tag}-loadgen",
                  f"--vdev=net_memif0,role=client,socket={self.sock},"
-                 "socket-abstract=no",
+                 "socket-abstract=no,rsize=12",
                  "--log-level=lib.eal:warning"] + self.mem(1024) +
                 ["--", "--ip", f"{IP_CLI}/24", "--target", f"{IP_SRV}:80",
                  "--conns", str(self.a.conns), "--duration",

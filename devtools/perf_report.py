@@ -178,7 +178,8 @@ def write_report(a, b, results, order, cmdline):
     lines.append("""
 How to read it:
 
-- ewyk rows: ewyk-httpd on the server cores ⟷ `net_memif` ⟷ ewyk-loadgen
+- ewyk rows: ewyk-httpd on the server cores ⟷ `net_memif` (rings of
+  4,096 descriptors, `rsize=12`) ⟷ ewyk-loadgen
   on the client cores; `GET /` (`hello world\\n`), keep-alive unless said.
   Percentiles come from ewyk-loadgen's histogram (≤ 0.4 % error).
   "server busy cycles/req" is the server cores' cycles spent in loop

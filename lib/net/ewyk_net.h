@@ -74,6 +74,8 @@ extern "C" {
 	X(RX_BYTES, rx_bytes, COUNTER, "Bytes received (frame length)")           \
 	X(TX_PKTS, tx_pkts, COUNTER, "Frames handed to the PMD and accepted")     \
 	X(TX_BYTES, tx_bytes, COUNTER, "Bytes accepted by the PMD")               \
+	X(TX_HELD, tx_held, COUNTER,                                              \
+		"Frames the PMD's full queue refused, held for a later burst")    \
 	X(ARP_RX, arp_rx, COUNTER, "Valid ARP packets received")                  \
 	X(ARP_REPLY_TX, arp_reply_tx, COUNTER,                                    \
 		"ARP replies sent for our addresses")                             \
@@ -157,7 +159,8 @@ extern "C" {
 		"ARP never answered: queued frames freed")                        \
 	X(DROP_NO_MBUF, drop_no_mbuf, COUNTER,                                    \
 		"Mbuf pool empty when building a frame")                          \
-	X(DROP_TX_FULL, drop_tx_full, COUNTER, "PMD TX queue full")               \
+	X(DROP_TX_FULL, drop_tx_full, COUNTER,                                    \
+		"PMD TX queue full and the port's TX buffer too")                 \
 	X(DROP_INBOX_FULL, drop_inbox_full, COUNTER,                              \
 		"Another shard's inbox full")                                     \
 	X(DROP_TOO_BIG, drop_too_big, COUNTER,                                    \
@@ -580,8 +583,10 @@ int ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m,
 	bool l4_cksum);
 
 /**
- * Hand all buffered frames of the shard to the PMDs. Frames the PMD does
- * not take are freed and counted (EWYK_NET_DROP_TX_FULL).
+ * Hand all buffered frames of the shard to the PMDs. Frames a full PMD
+ * queue does not take stay buffered, in order, for the next flush
+ * (EWYK_NET_TX_HELD counts them once); a port's buffer holds up to 512,
+ * past which new frames are dropped (EWYK_NET_DROP_TX_FULL).
  *
  * @param s
  *   shard (token holder only)

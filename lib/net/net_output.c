@@ -5,11 +5,49 @@
  */
 
 #include <errno.h>
+#include <string.h>
 
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 
 #include "net_private.h"
+
+/* One port's buffered frames to the PMD; those it does not take stay,
+ * in order, for the next flush. */
+static uint16_t
+txb_flush(struct ewyk_net_shard *s, uint16_t p)
+{
+	struct net_txb *b = &s->txb[p];
+	uint16_t port_id = s->net->ports[p].port_id;
+	uint16_t sent, i;
+	uint64_t bytes = 0;
+
+	/* Lengths are read before the burst: what the PMD accepts is its
+	 * own from then on (af_packet frees it inside tx_burst). */
+	for (i = 0; i < b->n; i++)
+		bytes += b->pkts[i]->pkt_len;
+	sent = rte_eth_tx_burst(port_id, s->id, b->pkts, b->n);
+	/* One retry: the PMD may have freed descriptors meanwhile. */
+	if (sent < b->n && sent != 0)
+		sent += rte_eth_tx_burst(port_id, s->id, b->pkts + sent,
+			b->n - sent);
+	for (i = sent; i < b->n; i++)
+		bytes -= b->pkts[i]->pkt_len;
+	net_ctr_add(s, EWYK_NET_TX_PKTS, sent);
+	net_ctr_add(s, EWYK_NET_TX_BYTES, bytes);
+	if (sent < b->n) {
+		uint16_t left = (uint16_t)(b->n - sent);
+		uint16_t still = b->held > sent ? b->held - sent : 0;
+
+		/* Counted once each: the frames held before are at the front. */
+		net_ctr_add(s, EWYK_NET_TX_HELD, (uint64_t)(left - still));
+		memmove(b->pkts, b->pkts + sent, left * sizeof(b->pkts[0]));
+	}
+	b->n = (uint16_t)(b->n - sent);
+	b->held = b->n;
+	b->stalled = b->n != 0;
+	return sent;
+}
 
 uint16_t
 ewyk_net_tx_flush(struct ewyk_net_shard *s)
@@ -19,34 +57,9 @@ ewyk_net_tx_flush(struct ewyk_net_shard *s)
 	uint16_t p;
 
 	NET_ASSERT_HOLDER(s);
-	for (p = 0; p < net->nb_ports; p++) {
-		struct net_txb *b = &s->txb[p];
-		uint16_t sent, i;
-		uint64_t bytes = 0;
-
-		if (b->n == 0)
-			continue;
-		/* Lengths are read before the burst: what the PMD accepts is
-		 * its own from then on (af_packet frees it inside tx_burst). */
-		for (i = 0; i < b->n; i++)
-			bytes += b->pkts[i]->pkt_len;
-		sent = rte_eth_tx_burst(net->ports[p].port_id, s->id, b->pkts,
-			b->n);
-		/* One retry: the PMD may have freed descriptors meanwhile. */
-		if (sent < b->n)
-			sent += rte_eth_tx_burst(net->ports[p].port_id, s->id,
-				b->pkts + sent, b->n - sent);
-		for (i = sent; i < b->n; i++)
-			bytes -= b->pkts[i]->pkt_len;
-		net_ctr_add(s, EWYK_NET_TX_PKTS, sent);
-		net_ctr_add(s, EWYK_NET_TX_BYTES, bytes);
-		if (sent < b->n) {
-			net_ctr_add(s, EWYK_NET_DROP_TX_FULL, b->n - sent);
-			rte_pktmbuf_free_bulk(b->pkts + sent, b->n - sent);
-		}
-		b->n = 0;
-		sent_total += sent;
-	}
+	for (p = 0; p < net->nb_ports; p++)
+		if (s->txb[p].n != 0)
+			sent_total += txb_flush(s, p);
 	return sent_total;
 }
 
@@ -55,8 +68,14 @@ net_tx_enqueue(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m)
 {
 	struct net_txb *b = &s->txb[port];
 
-	if (b->n == NET_TXB_SIZE)
-		ewyk_net_tx_flush(s);
+	if (b->n >= NET_TXB_SIZE && !b->stalled)
+		txb_flush(s, port);
+	if (b->n == NET_TXB_HOLD) {
+		/* The queue has been full for NET_TXB_HOLD frames. */
+		net_ctr_add(s, EWYK_NET_DROP_TX_FULL, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
 	b->pkts[b->n++] = m;
 }
 

@@ -23,6 +23,11 @@ extern int ewyk_net_logtype;
 
 /** Frames buffered per port before a TX burst is forced. */
 #define NET_TXB_SIZE 64
+/** Frames a port's buffer holds when the PMD's queue is full (a memif
+ *  ring whose reader fell behind): kept for the next flush instead of
+ *  dropped, which would cost TCP a retransmission timeout each; past
+ *  this, new frames are dropped and counted. */
+#define NET_TXB_HOLD 512
 /** How far an ARP lookup probes from the hashed slot. */
 #define NET_ARP_PROBE 8
 /** ARP retries and give-ups are checked this often (ms). */
@@ -147,7 +152,12 @@ struct net_l4_handler {
 
 struct net_txb {
 	uint16_t n;
-	struct rte_mbuf *pkts[NET_TXB_SIZE];
+	/* The last burst left frames behind: enqueue stops forcing bursts
+	 * until the loop's next flush, so a full queue costs one PMD call
+	 * per loop, not one per frame. */
+	bool stalled;
+	uint16_t held; /* the first held frames were refused before */
+	struct rte_mbuf *pkts[NET_TXB_HOLD];
 };
 
 struct ewyk_net_shard {
