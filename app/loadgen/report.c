@@ -178,10 +178,11 @@ lg_report_final(struct lg *g)
 		ok == 0 ? 0.0 : (double)cycles / (double)ok,
 		ok == 0 ? 0.0 : (double)busy / (double)ok, g->hz);
 	fflush(stdout);
-	if (connects != 0 || !lg_finished(g))
+	if (connects != 0 || errors != 0 || !lg_finished(g))
 		return 0;
-	/* A run in which no connection ever opened measured nothing: the
-	 * zeros above are not a result. */
+	/* No connection opened and nothing refused one (a closed port's
+	 * RSTs are counted errors): nothing answered at all, and the zeros
+	 * above are not a result. */
 	fprintf(stderr,
 		"error: no connection to the target opened: nothing answered "
 		"(link down? a memif client with more queues, one per worker "
