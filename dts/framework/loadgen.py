@@ -31,13 +31,13 @@ def parse_json(stdout):
 
 
 def run_loadgen(node, tb, binary, args, expect_rc=0, timeout=60,
-                lcores="0"):
+                lcores="0", vdev_args=""):
     """Run it in the testbed's server namespace on its veth end; the
     command and its output are appended to loadgen-<tag>.log."""
     prefix = f"ewyk-dts-{node.tag}-loadgen"
     cmd = (f"taskset -c {lcores} {binary} -l {lcores} --no-pci "
            f"--file-prefix={prefix} "
-           f"--vdev=net_af_packet0,iface={tb.if_srv} "
+           f"--vdev=net_af_packet0,iface={tb.if_srv}{vdev_args} "
            "--log-level=lib.eal:warning "
            + " ".join(eal_mem_args()) + " -- " + args)
     p = node.run(cmd, ns=tb.ns_srv, check=False, timeout=timeout)

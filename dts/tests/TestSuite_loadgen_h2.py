@@ -105,15 +105,15 @@ class TestSuite_loadgen_h2(TestSuite):
         assert m, out
         return int(m.group(1))
 
-    def loadgen(self, port, args, timeout=60):
+    def loadgen(self, port, args, timeout=60, **kw):
         p = run_loadgen(self.node, self.tb, self.bin,
                         f"--ip {EWYK_IP}/{PREFIX} --target {PEER_IP}:{port} "
-                        f"--quiet --h2 {args}", timeout=timeout)
+                        f"--quiet --h2 {args}", timeout=timeout, **kw)
         return parse_json(p.stdout), p
 
-    def nginx_run(self, port, args):
+    def nginx_run(self, port, args, **kw):
         before = self.nginx_requests()
-        r, p = self.loadgen(port, args)
+        r, p = self.loadgen(port, args, **kw)
         # Less the status request of the second reading.
         r["nginx_requests"] = self.nginx_requests() - before - 1
         return r, p
@@ -133,6 +133,26 @@ class TestSuite_loadgen_h2(TestSuite):
         assert r["requests"] > 0 and r["rps"] > 0, r
         assert r["connects"] == 4, r
         assert 0 < r["p50_us"] <= r["p99_us"] <= r["max_us"], r
+        self.check_counts(r)
+
+    def test_nginx_open_loop(self):
+        r, _ = self.nginx_run(H2_PORT, "--conns 4 --streams 4 --rate 2000 "
+                              "--duration 1")
+        assert r["errors_total"] == 0, r
+        # Open loop: what was asked for, not what the server could do.
+        assert 1000 <= r["requests"] <= 2100, r
+        self.check_counts(r)
+
+    def test_nginx_two_lcores(self):
+        """Connections over two lcores (two af_packet queue pairs), each
+        with its sessions and its output chain."""
+        r, p = self.nginx_run(H2_PORT, "--conns 6 --streams 10 --duration 1",
+                              lcores="0,1", vdev_args=",qpairs=2")
+        assert r["lcores"] == 2 and r["errors_total"] == 0, r
+        assert r["connects"] == 6, r
+        per = re.findall(r"^loadgen: lcore (\d+): (\d+) req", p.stderr,
+                         re.M)
+        assert len(per) == 2 and all(int(n) > 0 for _, n in per), p.stderr
         self.check_counts(r)
 
     def test_nginx_big_bodies(self):
