@@ -554,8 +554,13 @@ scan_timeouts(struct lg_lcore *lc)
 	for (i = 0; i < lc->nslots; i++) {
 		struct lg_slot *s = &lc->slots[i];
 
+		/* h2: streams end out of order, each on its own clock. */
 		if (s->state == LG_SLOT_IDLE ||
-			lc->now - s->since < g->timeout_tsc)
+			lc->now -
+					(s->h2 != NULL && s->inflight != 0 ?
+							lg_h2_slot_since(s) :
+							s->since) <
+				g->timeout_tsc)
 			continue;
 		if (s->state == LG_SLOT_CONNECTING) {
 			lg_err(lc, LG_ERR_CONNECT, 1);

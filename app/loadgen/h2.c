@@ -162,6 +162,7 @@ cb_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, void *arg)
 	if (r == NULL)
 		return 0;
 	o = outcome(h, r, code);
+	r->busy = 0;
 	r->next = h->free_head;
 	h->free_head = (uint32_t)(r - h->st);
 	h->open--;
@@ -249,8 +250,10 @@ records_reset(struct lg_h2 *h)
 {
 	unsigned int i, n = h->conf->streams;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		h->st[i].next = i + 1 < n ? i + 1 : NO_REC;
+		h->st[i].busy = 0;
+	}
 	h->free_head = 0;
 	h->open = 0;
 	h->answered = 0;
@@ -349,7 +352,7 @@ lg_h2_room(const struct lg_h2 *h)
 }
 
 int
-lg_h2_request(struct lg_h2 *h, unsigned int which, uint64_t t0)
+lg_h2_request(struct lg_h2 *h, unsigned int which, uint64_t t0, uint64_t now)
 {
 	struct lg_h2_stream *r;
 	uint32_t i;
@@ -365,6 +368,8 @@ lg_h2_request(struct lg_h2 *h, unsigned int which, uint64_t t0)
 		return -EPROTO;
 	h->free_head = r->next;
 	r->t0 = t0;
+	r->opened = now;
+	r->busy = 1;
 	r->clen = -1;
 	r->bytes = 0;
 	r->status = 0;
@@ -372,6 +377,20 @@ lg_h2_request(struct lg_h2 *h, unsigned int which, uint64_t t0)
 	r->rst = 0;
 	h->open++;
 	return 0;
+}
+
+uint64_t
+lg_h2_oldest(const struct lg_h2 *h)
+{
+	uint64_t t = UINT64_MAX;
+	unsigned int i;
+
+	if (h->open == 0)
+		return t;
+	for (i = 0; i < h->conf->streams; i++)
+		if (h->st[i].busy && h->st[i].opened < t)
+			t = h->st[i].opened;
+	return t;
 }
 
 bool

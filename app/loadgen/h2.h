@@ -50,7 +50,8 @@
 
 #include <nghttp2/nghttp2.h>
 
-#define LG_MAX_STREAMS 1024 /* --streams */
+#define LG_MAX_STREAMS 1024          /* --streams */
+#define LG_MAX_H2_STREAMS (1u << 20) /* --conns x --streams */
 /* Receive windows we announce: per stream, for the connection. */
 #define LG_H2_STREAM_WINDOW (1u << 24)
 #define LG_H2_CONN_WINDOW (1 << 30)
@@ -82,11 +83,13 @@ struct lg_h2_conf {
 /* One stream of a connection. */
 struct lg_h2_stream {
 	uint64_t t0;
+	uint64_t opened; /* when its request went out (timeouts) */
 	int64_t clen;    /* content-length; -1: none */
 	uint64_t bytes;  /* DATA bytes received */
 	uint16_t status; /* :status; 0 until seen */
 	uint8_t end;     /* END_STREAM of the response received */
 	uint8_t rst;     /* RST_STREAM received */
+	uint8_t busy;    /* open (not on the free list) */
 	uint32_t next;   /* free list */
 };
 
@@ -146,9 +149,15 @@ int lg_h2_flush(struct lg_h2 *h);
  *  are open. */
 unsigned int lg_h2_room(const struct lg_h2 *h);
 
-/** Open a stream: a GET of path @p which (0 or 1) started at @p t0.
+/** Open a stream: a GET of path @p which (0 or 1), its latency counted
+ *  from @p t0 (the open loop's intended time), sent at @p now.
  *  0, or -ENOSPC (no room), -EPROTO (nghttp2 refused it). */
-int lg_h2_request(struct lg_h2 *h, unsigned int which, uint64_t t0);
+int lg_h2_request(struct lg_h2 *h, unsigned int which, uint64_t t0,
+	uint64_t now);
+
+/** When the oldest open stream was sent; UINT64_MAX when none is open.
+ *  O(--streams): for the timeout scan. */
+uint64_t lg_h2_oldest(const struct lg_h2 *h);
 
 /** The session is over (GOAWAY sent or received and nothing left to
  *  read or write): close the connection. */

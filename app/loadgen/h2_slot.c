@@ -259,7 +259,7 @@ lg_h2_slot_send(struct lg_slot *s, unsigned int k, uint64_t t0)
 		unsigned int which = g->mreq_len != 0 &&
 			lg_rand(lc) < g->mix_threshold;
 
-		if (lg_h2_request(s->h2, which, t0) != 0)
+		if (lg_h2_request(s->h2, which, t0, lc->now) != 0)
 			break;
 		sent++;
 	}
@@ -282,6 +282,14 @@ unsigned int
 lg_h2_slot_room(const struct lg_slot *s)
 {
 	return lg_h2_room(s->h2);
+}
+
+uint64_t
+lg_h2_slot_since(const struct lg_slot *s)
+{
+	uint64_t t = lg_h2_oldest(s->h2);
+
+	return t == UINT64_MAX ? s->since : t;
 }
 
 bool

@@ -241,6 +241,7 @@ void lg_h2_slot_writable(struct lg_slot *s);
 unsigned int lg_h2_slot_send(struct lg_slot *s, unsigned int k, uint64_t t0);
 unsigned int lg_h2_slot_room(const struct lg_slot *s);
 bool lg_h2_slot_waiting(const struct lg_slot *s);
+uint64_t lg_h2_slot_since(const struct lg_slot *s);
 
 /* report.c */
 void lg_report_live(struct lg *g, uint64_t now);

@@ -306,6 +306,13 @@ parse_args(int argc, char **argv, struct ewyk_rt_conf *rc, struct lg_conf *c)
 	}
 	if (c->h2 && c->streams == 0)
 		c->streams = 1;
+	/* Stream records are made for every connection up front. */
+	if (c->h2 && (uint64_t)c->conns * c->streams > LG_MAX_H2_STREAMS) {
+		fprintf(stderr,
+			"error: --conns x --streams: at most %u streams in all\n",
+			LG_MAX_H2_STREAMS);
+		return -1;
+	}
 	if (c->mix_percent > 0 && c->mix_path[0] == '\0') {
 		fprintf(stderr, "error: --mix-percent needs --mix-path\n");
 		return -1;

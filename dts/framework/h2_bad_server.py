@@ -10,11 +10,13 @@ MODE:
   body), then GOAWAY (NO_ERROR, last stream id = the K-th) and close;
 - rst: answer odd requests, RST_STREAM (INTERNAL_ERROR) the even ones;
 - badlen: answer with content-length 10 and 5 bytes of DATA;
-- silent: accept, read, never send anything (no SETTINGS).
+- silent: accept, read, never send anything (no SETTINGS);
+- stall: answer every request but the K-th of each connection, which
+  never gets an answer (the others go on around it).
 
 On SIGINT or SIGTERM it prints its counts as one JSON line and exits:
 connections, requests (HEADERS received), answered, reset, refused
-(received after its GOAWAY).
+(received after its GOAWAY), stalled.
 """
 
 import json
@@ -30,7 +32,7 @@ import h2.exceptions
 
 BODY = b"hello world\n"
 counts = {"connections": 0, "requests": 0, "answered": 0, "reset": 0,
-          "refused": 0}
+          "refused": 0, "stalled": 0}
 lock = threading.Lock()
 
 
@@ -84,6 +86,8 @@ def serve(sock, mode, k):
                     c.close_connection(error_code=0, last_stream_id=last)
                     gone = True
                     count("refused")
+                elif mode == "stall" and n == k:
+                    count("stalled")
                 elif mode == "rst" and n % 2 == 0:
                     c.reset_stream(sid, error_code=2)
                     count("reset")

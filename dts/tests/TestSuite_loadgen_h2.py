@@ -14,7 +14,8 @@ against servers that count what they answered.
   the GOAWAY's last id are counted, not lost silently);
 - errors counted by kind against a python3-h2 server that misbehaves on
   purpose (dts/framework/h2_bad_server.py): RST_STREAM, GOAWAY, a body
-  shorter than its content-length, no SETTINGS at all (timeouts), and an
+  shorter than its content-length, no SETTINGS at all (timeouts), one
+  stream never answered among answered ones (a timeout), and an
   HTTP/1.1 server answering the preface; every run ends cleanly with its
   JSON line.
 
@@ -267,6 +268,26 @@ class TestSuite_loadgen_h2(TestSuite):
         assert r["errors_by_kind"]["timeout"] > 0, r
         assert r["errors"] == r["errors_by_kind"]["timeout"], r
         assert c["connections"] >= 2, c
+
+    def test_bad_stalled_stream(self):
+        """One stream of each connection never answered while the others
+        are: it times out on its own clock (the connection is given up,
+        its streams in flight counted as timeouts)."""
+        stop = self.bad_server("stall", k=3)
+        try:
+            r, _ = self.loadgen(BAD_PORT, "--conns 2 --streams 4 "
+                                "--duration 1.5 --timeout 300")
+        finally:
+            c = stop()
+        assert r["requests"] > 0, r
+        assert r["errors_by_kind"]["timeout"] > 0, r
+        assert r["errors"] == r["errors_by_kind"]["timeout"], r
+        assert c["stalled"] >= 2, c
+        # Answers on their way when a connection was given up are the
+        # server's, not the loadgen's: they are among its timeouts.
+        assert r["responses_total"] <= c["answered"] <= \
+            r["responses_total"] + r["errors_total"], (r, c)
+        assert r["sent_total"] == r["responses_total"] + r["errors_total"], r
 
     def test_http1_server(self):
         """The preface to an HTTP/1.1 server: its answer is not HTTP/2,

@@ -290,7 +290,7 @@ fill(struct world *w, uint64_t t0)
 {
 	unsigned int n = 0;
 
-	while (lg_h2_request(w->c, n & 1, t0) == 0)
+	while (lg_h2_request(w->c, n & 1, t0, t0 + n) == 0)
 		n++;
 	return n;
 }
@@ -302,7 +302,7 @@ test_waits_for_settings(void **state)
 	world_up(&W, 10, 100);
 	assert_true(lg_h2_waiting(W.c));
 	assert_int_equal(lg_h2_room(W.c), 0);
-	assert_int_equal(lg_h2_request(W.c, 0, 1), -ENOSPC);
+	assert_int_equal(lg_h2_request(W.c, 0, 1, 1), -ENOSPC);
 	pump(&W);
 	assert_false(lg_h2_waiting(W.c));
 	assert_int_equal(lg_h2_room(W.c), 10);
@@ -321,10 +321,12 @@ test_server_limit_caps_streams(void **state)
 	pump(&W);
 	assert_int_equal(lg_h2_room(W.c), 3);
 	assert_int_equal(fill(&W, 7), 3);
-	assert_int_equal(lg_h2_request(W.c, 0, 7), -ENOSPC);
+	assert_int_equal(lg_h2_request(W.c, 0, 7, 7), -ENOSPC);
 	pump(&W);
 	assert_int_equal(W.open_max, 3);
 	assert_int_equal(W.c->open, 3);
+	/* Sent at 7, 8, 9: the oldest is the first. */
+	assert_int_equal(lg_h2_oldest(W.c), 7);
 	assert_int_equal(W.nout, 0);
 	assert_int_equal(lg_h2_room(W.c), 0);
 }
@@ -345,6 +347,7 @@ test_responses_counted(void **state)
 	assert_int_equal(W.nout, 50);
 	assert_int_equal(W.c->answered, 50);
 	assert_int_equal(W.c->open, 0);
+	assert_true(lg_h2_oldest(W.c) == UINT64_MAX);
 	assert_int_equal(W.open_max, 10);
 	assert_int_equal(W.t0_sum, 10 * (1000 + 1001 + 1002 + 1003 + 1004));
 	assert_false(lg_h2_over(W.c));
@@ -393,7 +396,7 @@ test_goaway(void **state)
 	assert_int_equal(W.c->open, 0);
 	assert_true(W.c->goaway);
 	assert_int_equal(lg_h2_room(W.c), 0);
-	assert_int_equal(lg_h2_request(W.c, 0, 9), -ENOSPC);
+	assert_int_equal(lg_h2_request(W.c, 0, 9, 9), -ENOSPC);
 	assert_true(lg_h2_over(W.c));
 }
 
