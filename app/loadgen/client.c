@@ -543,6 +543,16 @@ schedule(struct lg_lcore *lc)
 	}
 }
 
+/* Since when the slot waits: its last progress; with h2, when its oldest
+ * open stream was sent (streams end out of order, each on its own clock). */
+static uint64_t
+slot_since(const struct lg_slot *s)
+{
+	if (s->h2 != NULL && s->inflight != 0)
+		return lg_h2_slot_since(s);
+	return s->since;
+}
+
 /* Every 10 ms: requests and connects that took longer than --timeout. */
 static void
 scan_timeouts(struct lg_lcore *lc)
@@ -554,13 +564,8 @@ scan_timeouts(struct lg_lcore *lc)
 	for (i = 0; i < lc->nslots; i++) {
 		struct lg_slot *s = &lc->slots[i];
 
-		/* h2: streams end out of order, each on its own clock. */
 		if (s->state == LG_SLOT_IDLE ||
-			lc->now -
-					(s->h2 != NULL && s->inflight != 0 ?
-							lg_h2_slot_since(s) :
-							s->since) <
-				g->timeout_tsc)
+			lc->now - slot_since(s) < g->timeout_tsc)
 			continue;
 		if (s->state == LG_SLOT_CONNECTING) {
 			lg_err(lc, LG_ERR_CONNECT, 1);

@@ -9,7 +9,8 @@
  * goaway for the streams above a GOAWAY's last id); bodies larger than
  * the stream window arrive whole (the client's WINDOW_UPDATEs); output
  * refused by the transport is offered again, nothing lost; garbage from
- * the server ends the session without a crash.
+ * the server ends the session without a crash, and random frames after
+ * a handshake never give a stream two outcomes.
  */
 
 #include <errno.h>
@@ -458,6 +459,70 @@ test_garbage_from_server(void **state)
 	assert_int_equal(W.c->open, 0);
 }
 
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint32_t
+next_rand(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return (uint32_t)((rng * 0x2545f4914f6cdd1dULL) >> 32);
+}
+
+/*
+ * Frames with random types, flags, stream ids and payloads (short ones,
+ * so that most are parsed as frames) after a real handshake with four
+ * streams open: every stream still comes to at most one outcome, the
+ * rest stay open for the owner to count, and nothing crashes.
+ */
+static void
+test_random_frames(void **state)
+{
+	unsigned int iter;
+
+	(void)state;
+	world_up(&W, 4, 100);
+	for (iter = 0; iter < 2000; iter++) {
+		uint8_t buf[512];
+		size_t n = 0;
+		unsigned int f, nf = 1 + next_rand() % 6, before;
+
+		assert_int_equal(lg_h2_start(W.c), 0);
+		nghttp2_session_del(W.srv);
+		W.plan[0] = W.plan[1] = W.plan[2] = W.plan[3] = ANS_HOLD;
+		W.nreq = 0;
+		srv_new(&W, 100);
+		pump(&W);
+		assert_int_equal(fill(&W, 1), 4);
+		pump(&W);
+		before = W.nout;
+		for (f = 0; f < nf && n + 9 + 40 <= sizeof(buf); f++) {
+			size_t len = next_rand() % 40, i;
+			uint32_t sid = next_rand() % 4 == 0 ?
+				next_rand() :
+				1 + 2 * (next_rand() % 5);
+
+			buf[n++] = 0;
+			buf[n++] = 0;
+			buf[n++] = (uint8_t)len;
+			buf[n++] = (uint8_t)(next_rand() % 11);
+			buf[n++] = (uint8_t)next_rand();
+			buf[n++] = (uint8_t)(sid >> 24);
+			buf[n++] = (uint8_t)(sid >> 16);
+			buf[n++] = (uint8_t)(sid >> 8);
+			buf[n++] = (uint8_t)sid;
+			for (i = 0; i < len; i++)
+				buf[n++] = (uint8_t)next_rand();
+		}
+		(void)lg_h2_recv(W.c, buf, n);
+		W.up_len = 0;
+		(void)lg_h2_flush(W.c);
+		assert_true(W.nout - before + W.c->open == 4);
+		assert_true(lg_h2_room(W.c) <= 4 - W.c->open);
+	}
+}
+
 static void
 test_conf_limits(void **state)
 {
@@ -502,6 +567,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_output_refused, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_from_server, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_random_frames, setup,
 			teardown),
 		cmocka_unit_test(test_conf_limits),
 	};
