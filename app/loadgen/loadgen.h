@@ -4,7 +4,7 @@
 
 /*
  * ewyk-loadgen: an HTTP/1.1 load generator on ewyk's own stack, an
- * application of the runtime (lib/runtime).
+ * application of the runtime (lib/runtime); with --h2, HTTP/2 (h2.h).
  *
  * The runtime owns the lcores, the port and the shards: every lcore of
  * the EAL core list is a worker and the home of one shard (its RX/TX
@@ -24,7 +24,8 @@
  * it carries up to --pipeline requests in flight and reconnects when the
  * server closes it; with --new-conn it carries one request and is closed
  * by us after the response (connect + request + response + close is then
- * one measured operation). Closed loop (default): a slot sends its next
+ * one measured operation); with --h2 it carries up to --streams streams
+ * (h2_slot.c). Closed loop (default): a slot sends its next
  * request as soon as a response comes. Open loop (--rate): each lcore
  * has a schedule of intended send times; a request whose slot is not free
  * waits in a bounded backlog, and its latency counts from its intended
