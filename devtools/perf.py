@@ -3,6 +3,9 @@
 """The per-core HTTP benchmark: ewyk-httpd <-> net_memif <->
 ewyk-loadgen, beside nginx and h2o driven by wrk over kernel loopback, on
 the same cores, same body ("hello world\\n"), connections and duration.
+HTTP/2 rows (h2c, prior knowledge) the same way: ewyk-loadgen --h2
+--streams M against ewyk-httpd, h2load -m M against nginx and h2o, with
+--h2-conns connections (skipped for ewyk-httpd while it has no HTTP/2).
 Writes docs/perf/README.md (table of medians of --runs runs) and
 docs/perf/perf.png. Run as root from the repository (devtools/perf.sh).
 
@@ -52,6 +55,7 @@ class Bench:
         self.keep_tmp = False
         self.profile = None
         self.failures = []
+        self.skipped = []
         self.tel_requests = None
         self.httpd = None
         self.httpd_result = (None, None)
@@ -165,7 +169,7 @@ class Bench:
             return None, None
         return int(m.group(1)), int(m.group(2))
 
-    def loadgen(self, extra, on_json=True):
+    def loadgen(self, extra, on_json=True, conns=None):
         cores = ",".join(map(str, self.cli_cores))
         argv = (["taskset", "-c", cores,
                  os.path.join(self.build, "app/loadgen/ewyk-loadgen"),
@@ -175,7 +179,7 @@ class Bench:
                  "socket-abstract=no,rsize=12",
                  "--log-level=lib.eal:warning"] + self.mem(1024) +
                 ["--", "--ip", f"{IP_CLI}/24", "--target", f"{IP_SRV}:80",
-                 "--conns", str(self.a.conns), "--duration",
+                 "--conns", str(conns or self.a.conns), "--duration",
                  str(self.a.duration), "--warmup", str(self.a.warmup),
                  "--quiet", "--hold"] + extra)
         errf = open(os.path.join(self.tmp, "loadgen.err"), "w")
@@ -236,7 +240,8 @@ class Bench:
                             "cycles_per_req": pct / 100 * cycles_per_req})
         return top[:20]
 
-    def ewyk_run(self, extra, reserved=False, profile=False, strategy=None):
+    def ewyk_run(self, extra, reserved=False, profile=False, strategy=None,
+                 conns=None):
         if self.a.client_lcores > self.a.server_lcores:
             # memif: the client asks for a queue per lcore, and a client
             # with more queues than its server never comes up.
@@ -245,7 +250,7 @@ class Bench:
         self.httpd_start(reserved, strategy)
         b0 = self.httpd_busy()
         prof = self.perf_record_start() if profile else None
-        r = self.loadgen(extra)
+        r = self.loadgen(extra, conns=conns)
         b1 = r.pop("_busy_at_json")
         tel_requests = self.tel_requests
         requests, ok2xx = self.httpd_result
@@ -274,8 +279,26 @@ class Bench:
             self.profile = self.perf_top(prof, r["server_cycles_per_req"])
         return r
 
+    def httpd_h2(self):
+        """Why ewyk-httpd cannot take the h2 rows, or None when it can: it
+        serves h2c once it is linked with libnghttp2 (lib/http2)."""
+        path = os.path.join(self.build, "app/httpd/ewyk-httpd")
+        out = subprocess.run(["ldd", path], capture_output=True,
+                             text=True).stdout
+        if "libnghttp2" in out:
+            return None
+        return (f"{path} has no HTTP/2 (not linked with libnghttp2): "
+                "the ewyk h2 row needs lib/http2")
+
+    def ewyk_h2_run(self):
+        why = self.httpd_h2()
+        if why is not None:
+            raise Skipped(why)
+        return self.ewyk_run(["--h2", "--streams", str(self.a.h2_streams)],
+                             conns=self.a.h2_conns)
+
     # -- peers -----------------------------------------------------------
-    def nginx_start(self, port):
+    def nginx_start(self, port, h2=False):
         conf = os.path.join(self.tmp, "nginx.conf")
         with open(conf, "w") as f:
             f.write(f"""worker_processes {len(self.srv_cores)};
@@ -286,7 +309,7 @@ events {{ worker_connections 4096; }}
 http {{
     access_log off;
     server {{
-        listen 127.0.0.1:{port} backlog=4096 reuseport;
+        listen 127.0.0.1:{port}{" http2" if h2 else ""} backlog=4096 reuseport;
         keepalive_requests 100000000;
         location / {{ return 200 "hello world\\n"; }}
     }}
@@ -345,14 +368,56 @@ hosts:
             sum(int(x) for x in s.groups()) if s else 0)
         return r
 
-    def peer_run(self, name, close):
+    def h2load(self, port):
+        """h2load (h2c, prior knowledge): --h2-conns connections, -m
+        --h2-streams; percentiles from its per-request log."""
+        cores = ",".join(map(str, self.cli_cores))
+        logf = os.path.join(self.tmp, "h2load-requests.log")
+        argv = ["taskset", "-c", cores, "h2load", "-t",
+                str(len(self.cli_cores)), "-c", str(self.a.h2_conns), "-m",
+                str(self.a.h2_streams), "-D", str(self.a.duration),
+                f"--warm-up-time={int(self.a.warmup * 1000)}ms",
+                f"--log-file={logf}",
+                f"http://127.0.0.1:{port}/"]
+        p = subprocess.run(argv, capture_output=True, text=True,
+                           timeout=self.a.duration + self.a.warmup + 60)
+        out = p.stdout
+        m = re.search(r"finished in [\d.]+\w*, ([\d.]+) req/s", out)
+        q = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, "
+                      r"(\d+) succeeded, (\d+) failed, (\d+) errored, "
+                      r"(\d+) timeout", out)
+        if not m or not q:
+            raise RuntimeError("h2load: " + out + p.stderr)
+        st = re.search(r"status codes: \d+ 2xx, (\d+) 3xx, (\d+) 4xx, "
+                       r"(\d+) 5xx", out)
+        ok = int(q.group(4))
+        r = {"rps": float(m.group(1)), "tool": "h2load",
+             "errors": int(q.group(5)) + int(q.group(6)) + int(q.group(7))
+             + (sum(int(x) for x in st.groups()) if st else 0)}
+        lat = []
+        with open(logf) as f:
+            for ln in f:
+                parts = ln.split("\t")
+                if len(parts) >= 3 and parts[1] == "200":
+                    lat.append(float(parts[2]))
+        os.unlink(logf)
+        lat.sort()
+        for qq, k in ((0.5, "p50_us"), (0.9, "p90_us"), (0.99, "p99_us"),
+                      (0.999, "p999_us")):
+            if lat:
+                r[k] = lat[min(len(lat) - 1, int(qq * len(lat)))]
+        r["requests"] = ok
+        return r
+
+    def peer_run(self, name, close, h2=False):
         port = 18080 if name == "nginx" else 18081
-        p = self.nginx_start(port) if name == "nginx" else \
+        p = self.nginx_start(port, h2) if name == "nginx" else \
             self.h2o_start(port)
         end = time.monotonic() + 10
         while time.monotonic() < end:
-            c = subprocess.run(["curl", "-s", "-m", "1",
-                                f"http://127.0.0.1:{port}/"],
+            c = subprocess.run(["curl", "-s", "-m", "1"] +
+                               (["--http2-prior-knowledge"] if h2 else []) +
+                               [f"http://127.0.0.1:{port}/"],
                                capture_output=True, text=True)
             if c.stdout == BODY:
                 break
@@ -362,10 +427,14 @@ hosts:
             raise RuntimeError(f"{name} did not answer")
         try:
             time.sleep(0.2)
-            return self.wrk(port, close)
+            return self.h2load(port) if h2 else self.wrk(port, close)
         finally:
             self.stop(p, signal.SIGQUIT if name == "nginx" else
                       signal.SIGTERM)
+
+
+class Skipped(Exception):
+    """A case that cannot run with this build (said in the report)."""
 
 
 def median_row(runs):
@@ -381,6 +450,8 @@ def median_row(runs):
     if errs:
         row["errors"] = sum(errs)
     row["count_agree"] = all(r.get("count_agree", True) for r in runs)
+    if "tool" in runs[0]:
+        row["tool"] = runs[0]["tool"]
     row["runs"] = runs
     return row
 
@@ -399,6 +470,11 @@ def main():
     ap.add_argument("--reserved-core", type=int, default=-1,
                     help="core of the reserved lcore in the runs that have "
                     "one (default: it shares the last server core)")
+    ap.add_argument("--h2-conns", type=int, default=16,
+                    help="connections of the HTTP/2 rows (default 16)")
+    ap.add_argument("--h2-streams", type=int, default=16,
+                    help="streams open per connection in the HTTP/2 rows "
+                    "(ewyk-loadgen --streams, h2load -m; default 16)")
     ap.add_argument("--huge", choices=("auto", "yes", "no"), default="auto")
     ap.add_argument("--only", default="",
                     help="comma-separated cases: a whole name selects that "
@@ -444,6 +520,9 @@ def main():
             ("nginx new conn/req", lambda: b.peer_run("nginx", True)),
             ("h2o keep-alive", lambda: b.peer_run("h2o", False)),
             ("h2o new conn/req", lambda: b.peer_run("h2o", True)),
+            ("ewyk h2", b.ewyk_h2_run),
+            ("nginx h2c", lambda: b.peer_run("nginx", False, h2=True)),
+            ("h2o h2c", lambda: b.peer_run("h2o", False, h2=True)),
         ]
         only = [s.strip() for s in a.only.split(",") if s.strip()]
         names = {n for n, _ in cases}
@@ -469,6 +548,10 @@ def main():
                         r = b.ewyk_run([], profile=True)
                     else:
                         r = fn()
+                except Skipped as e:
+                    log(f"perf: {name}: skipped: {e}")
+                    b.skipped.append(f"{name}: {e}")
+                    break
                 except Exception as e:  # noqa: BLE001 - report, go on
                     log(f"perf: {name}: run {i + 1} failed: {e}")
                     b.failures.append(f"{name}, run {i + 1}: "

@@ -173,7 +173,7 @@ def write_report(a, b, results, order, cmdline):
             f"{fmt(r.get('busy_pct'), 1)} | "
             f"{fmt(r.get('busy_cycles_per_req'))} | "
             f"{('yes' if r['count_agree'] else '**NO**') if ew else '–'} | "
-            f"{limit_of(r) if ew else 'wrk'} |\n")
+            f"{limit_of(r) if ew else r.get('tool', 'wrk')} |\n")
     lines.append(strategy_table(results, order))
     lines.append("""
 How to read it:
@@ -212,10 +212,23 @@ How to read it:
   omission); "new conn/req" is `-H 'Connection: close'`. errors: wrk's
   socket errors plus non-2xx. The errors column is the sum over all runs
   of a case (ewyk-loadgen's by kind are in results.json), not a median.
-""")
+- h2 rows: HTTP/2 over cleartext with prior knowledge, {a.h2_conns}
+  connections with {a.h2_streams} streams open on each: ewyk-loadgen
+  `--h2 --streams {a.h2_streams}` against ewyk-httpd over memif; h2load
+  `-c {a.h2_conns} -m {a.h2_streams}` (`-t` = client cores, `-D`, its
+  warm-up) against nginx (`listen ... http2`) and h2o over loopback.
+  h2load's percentiles come from its `--log-file` (one line per request,
+  written by h2load as it runs); its errors are failed, errored and timed
+  out requests plus non-2xx.
+""".format(a=a))
     crashed = [f"{n}, run {i + 1}" for n in order
                for i, r in enumerate(results[n]["runs"])
                if r.get("server_crashed")]
+    skipped = getattr(b, "skipped", [])
+    if skipped:
+        lines.append("\n## Cases skipped\n\n")
+        for c in skipped:
+            lines.append(f"- {c}\n")
     if crashed or b.failures:
         lines.append("\n## Runs that failed\n\n")
         for c in crashed:
@@ -264,6 +277,10 @@ TWO_MACHINES = """
 
 `--server-lcores N` gives ewyk-httpd N worker lcores (N shards, one
 queue pair of the memif port each) and nginx/h2o N workers; `--client-lcores M` gives ewyk-loadgen M lcores and wrk M threads.
+`--h2-conns C --h2-streams M` size the HTTP/2 rows (`ewyk h2`, `nginx h2c`,
+`h2o h2c`: C connections with M streams open on each; ewyk-loadgen `--h2
+--streams M`, h2load `-c C -m M`); the `ewyk h2` row is skipped, and the
+report says so, while ewyk-httpd is not linked with libnghttp2.
 On a machine with the cores, run it for N = 1, 2, 4, 8 to get the scaling
 table: per-core req/s (req/s ÷ N) should stay flat.
 

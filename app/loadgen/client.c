@@ -40,26 +40,8 @@
 #define LG_DRAIN_MS 1000
 #define LG_LINGER_MS 100
 
-static inline uint32_t
-lg_rand(struct lg_lcore *lc)
-{
-	uint64_t x = lc->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	lc->rng = x;
-	return (uint32_t)((x * 0x2545f4914f6cdd1dULL) >> 32);
-}
-
-static inline bool
-lg_in_window(const struct lg *g, uint64_t t)
-{
-	return t >= g->t_measure && t < g->t_end;
-}
-
 /* Count @p n errors of a kind. */
-static void
+void
 lg_err(struct lg_lcore *lc, enum lg_err e, uint64_t n)
 {
 	if (lg_in_window(lc->app, lc->now))
@@ -101,12 +83,14 @@ slot_detach(struct lg_slot *s)
 	s->hlen = 0;
 	s->in_head = 1;
 	s->close_after = 0;
+	if (s->h2 != NULL)
+		lg_h2_slot_stop(s);
 	if (!lc->draining)
 		idle_push(lc, s);
 }
 
 /* Give up the connection: @p n errors of kind @p e (at least one). */
-static void
+void
 slot_fail(struct lg_slot *s, enum lg_err e)
 {
 	lg_err(s->lc, e, s->inflight > 1 ? s->inflight : 1);
@@ -115,7 +99,7 @@ slot_fail(struct lg_slot *s, enum lg_err e)
 }
 
 /* Close after a last response; requests still in flight are lost. */
-static void
+void
 slot_close(struct lg_slot *s)
 {
 	if (s->inflight != 0)
@@ -135,6 +119,8 @@ slot_send(struct lg_slot *s, unsigned int k, uint64_t t0)
 	struct lg *g = lc->app;
 	unsigned int sent = 0, depth = g->conf.pipeline;
 
+	if (s->h2 != NULL)
+		return lg_h2_slot_send(s, k, t0);
 	while (sent < k) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(lc->pool);
 		unsigned int in_m = 0;
@@ -173,20 +159,14 @@ slot_send(struct lg_slot *s, unsigned int k, uint64_t t0)
 	return sent;
 }
 
-/* A response is complete and valid in its framing. */
-static void
-slot_response(struct lg_slot *s)
+/* A valid response to a request started at @p t0: @p bad when not 2xx. */
+void
+lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad)
 {
-	struct lg_lcore *lc = s->lc;
 	struct lg *g = lc->app;
-	uint64_t t0 = s->t[s->head];
 
-	s->head = (uint16_t)((s->head + 1) % g->conf.pipeline);
-	s->inflight--;
-	lc->inflight--;
-	s->since = lc->now;
 	lg_stat_add(&lc->st.responses, 1);
-	if (s->status_bad) {
+	if (bad) {
 		lg_err(lc, LG_ERR_STATUS, 1);
 		return;
 	}
@@ -198,6 +178,20 @@ slot_response(struct lg_slot *s)
 		lg_hist_record(&lc->hist, ns);
 		lg_hist_record(&lc->live, ns);
 	}
+}
+
+/* A response is complete and valid in its framing. */
+static void
+slot_response(struct lg_slot *s)
+{
+	struct lg_lcore *lc = s->lc;
+	uint64_t t0 = s->t[s->head];
+
+	s->head = (uint16_t)((s->head + 1) % lc->app->conf.pipeline);
+	s->inflight--;
+	lc->inflight--;
+	s->since = lc->now;
+	lg_count_response(lc, t0, s->status_bad);
 }
 
 /* What to do with a slot once a received chain is parsed. */
@@ -296,22 +290,32 @@ slot_consume(struct lg_slot *s, const char *p, uint32_t n)
 	return ACT_NONE;
 }
 
+/* Requests an open slot may have in flight now. */
+static unsigned int
+slot_depth(const struct lg_slot *s)
+{
+	if (s->h2 != NULL)
+		return s->inflight + lg_h2_slot_room(s);
+	return s->lc->app->conf.pipeline;
+}
+
 /* What a slot does once it may send again: closed loop, keep-alive. */
-static void
+void
 slot_refill(struct lg_slot *s)
 {
 	struct lg_lcore *lc = s->lc;
 	struct lg *g = lc->app;
+	unsigned int depth = slot_depth(s);
 
 	if (lc->draining)
 		return;
 	if (g->conf.rate > 0) {
-		if (s->inflight < g->conf.pipeline)
+		if (s->inflight < depth)
 			ready_push(lc, s);
 		return;
 	}
-	if (s->inflight < g->conf.pipeline)
-		slot_send(s, g->conf.pipeline - s->inflight, lc->now);
+	if (s->inflight < depth)
+		slot_send(s, depth - s->inflight, lc->now);
 }
 
 static void
@@ -321,6 +325,10 @@ on_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 	const struct rte_mbuf *seg;
 	int act = ACT_NONE;
 
+	if (s->h2 != NULL) {
+		lg_h2_slot_recv(s, m);
+		return;
+	}
 	ewyk_tcp_recvd(c, m->pkt_len);
 	s->lc->did_work = true;
 	for (seg = m; seg != NULL && act == ACT_NONE; seg = seg->next)
@@ -368,6 +376,11 @@ on_connected(void *ctx, struct ewyk_tcp_conn *c, int err)
 			slot_fail(s, LG_ERR_RESET);
 		return;
 	}
+	if (s->h2 != NULL) {
+		/* Requests follow the server's SETTINGS. */
+		lg_h2_slot_start(s);
+		return;
+	}
 	slot_refill(s);
 }
 
@@ -394,10 +407,21 @@ on_closed(void *ctx, struct ewyk_tcp_conn *c, int err)
 	slot_detach(s);
 }
 
+static void
+on_writable(void *ctx, struct ewyk_tcp_conn *c)
+{
+	struct lg_slot *s = ctx;
+
+	RTE_SET_USED(c);
+	if (s->h2 != NULL)
+		lg_h2_slot_writable(s);
+}
+
 static const struct ewyk_tcp_ops lg_ops = {
 	.connected = on_connected,
 	.recv = on_recv,
 	.eof = on_eof,
+	.writable = on_writable,
 	.closed = on_closed,
 };
 
@@ -506,7 +530,7 @@ schedule(struct lg_lcore *lc)
 				return;
 			s = &lc->slots[lc->ready[lc->nready - 1]];
 			if (s->state != LG_SLOT_OPEN ||
-				s->inflight >= g->conf.pipeline) {
+				s->inflight >= slot_depth(s)) {
 				s->on_list &= (uint8_t)~2;
 				lc->nready--;
 				continue;
@@ -517,6 +541,16 @@ schedule(struct lg_lcore *lc)
 		lc->bl_head = (lc->bl_head + 1) % LG_BACKLOG;
 		lc->bl_n--;
 	}
+}
+
+/* Since when the slot waits: its last progress; with h2, when its oldest
+ * open stream was sent (streams end out of order, each on its own clock). */
+static uint64_t
+slot_since(const struct lg_slot *s)
+{
+	if (s->h2 != NULL && s->inflight != 0)
+		return lg_h2_slot_since(s);
+	return s->since;
 }
 
 /* Every 10 ms: requests and connects that took longer than --timeout. */
@@ -531,13 +565,13 @@ scan_timeouts(struct lg_lcore *lc)
 		struct lg_slot *s = &lc->slots[i];
 
 		if (s->state == LG_SLOT_IDLE ||
-			lc->now - s->since < g->timeout_tsc)
+			lc->now - slot_since(s) < g->timeout_tsc)
 			continue;
 		if (s->state == LG_SLOT_CONNECTING) {
 			lg_err(lc, LG_ERR_CONNECT, 1);
 			ewyk_tcp_abort(s->c);
 			slot_detach(s);
-		} else if (s->inflight != 0) {
+		} else if (s->inflight != 0 || lg_h2_slot_waiting(s)) {
 			slot_fail(s, LG_ERR_TIMEOUT);
 		}
 	}
@@ -756,6 +790,12 @@ lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
 		s->in_head = 1;
 		s->t = &lc->times[(size_t)i * g->conf.pipeline];
 	}
+	if (g->conf.h2 && lg_h2_slots_init(lc) != 0) {
+		fprintf(stderr,
+			"error: memory for %u h2 sessions on lcore %u\n",
+			nslots, lc->lcore_id);
+		return -ENOMEM;
+	}
 	/* Pushed in reverse so that slot 0 connects first. */
 	for (i = nslots; i > 0; i--)
 		idle_push(lc, &lc->slots[i - 1]);
@@ -774,6 +814,8 @@ lg_shard_fini(struct ewyk_rt_shard *sh, void *arg)
 	struct lg *g = arg;
 	struct lg_lcore *lc = &g->lc[ewyk_rt_shard_id(sh)];
 
+	if (lc->slots != NULL)
+		lg_h2_slots_fini(lc);
 	rte_free(lc->slots);
 	rte_free(lc->times);
 	rte_free(lc->idle);

@@ -4,7 +4,7 @@
 
 /*
  * ewyk-loadgen: an HTTP/1.1 load generator on ewyk's own stack, an
- * application of the runtime (lib/runtime).
+ * application of the runtime (lib/runtime); with --h2, HTTP/2 (h2.h).
  *
  * The runtime owns the lcores, the port and the shards: every lcore of
  * the EAL core list is a worker and the home of one shard (its RX/TX
@@ -24,7 +24,8 @@
  * it carries up to --pipeline requests in flight and reconnects when the
  * server closes it; with --new-conn it carries one request and is closed
  * by us after the response (connect + request + response + close is then
- * one measured operation). Closed loop (default): a slot sends its next
+ * one measured operation); with --h2 it carries up to --streams streams
+ * (h2_slot.c). Closed loop (default): a slot sends its next
  * request as soon as a response comes. Open loop (--rate): each lcore
  * has a schedule of intended send times; a request whose slot is not free
  * waits in a bounded backlog, and its latency counts from its intended
@@ -35,6 +36,7 @@
 #include <stdint.h>
 
 #include <rte_common.h>
+#include <rte_mbuf.h>
 #include <rte_mempool.h>
 
 #include <ewyk_ctr.h>
@@ -59,8 +61,11 @@
 	X(TIMEOUT, timeout, "no response within --timeout")                 \
 	X(STATUS, status, "status not 2xx")                                 \
 	X(FRAMING, framing,                                                 \
-		"malformed head, no length, bad body, unsolicited bytes")   \
-	X(MISSED, missed, "open loop: backlog full, request never sent")
+		"malformed head, no length, bad body, unsolicited bytes; "  \
+		"h2: malformed response or frames")                         \
+	X(MISSED, missed, "open loop: backlog full, request never sent")    \
+	X(RST_STREAM, rst_stream, "h2: the server reset the stream")        \
+	X(GOAWAY, goaway, "h2: request lost to a GOAWAY")
 
 enum lg_err {
 #define LG_ERR_ENUM(sym, name, help) LG_ERR_##sym,
@@ -86,6 +91,8 @@ struct lg_conf {
 	unsigned int timeout_ms;
 	bool quiet; /* no live line */
 	bool hold;  /* keep the port up after the JSON until a signal */
+	bool h2;    /* --h2: HTTP/2 (h2c, prior knowledge) */
+	unsigned int streams; /* --streams: open per h2 connection */
 };
 
 /* Counters of one lcore; written by it only (relaxed atomic stores). */
@@ -117,6 +124,8 @@ enum lg_phase {
 };
 
 struct lg_lcore;
+struct lg_h2;
+struct lg_h2_conf;
 
 /* One connection slot. */
 struct lg_slot {
@@ -131,8 +140,9 @@ struct lg_slot {
 	uint16_t head;       /* oldest entry of t[] */
 	uint16_t hlen;       /* bytes in hbuf */
 	uint32_t idx;
-	uint64_t since; /* TSC of the last progress (timeouts) */
-	uint64_t *t;    /* start time of each request in flight */
+	uint64_t since;   /* TSC of the last progress (timeouts) */
+	uint64_t *t;      /* start time of each request in flight */
+	struct lg_h2 *h2; /* --h2: the connection's session (h2_slot.c) */
 	struct ewyk_http_body body;
 	char hbuf[LG_HEAD_MAX];
 };
@@ -199,6 +209,7 @@ struct lg {
 	uint32_t mreq_len;
 	uint32_t mix_threshold; /* of a 32-bit random draw */
 	uint16_t nb_lcores;
+	struct lg_h2_conf *h2; /* --h2: what every connection shares */
 	/* The live line (main lcore only). */
 	uint64_t live_at;   /* TSC of the next line */
 	uint64_t live_prev; /* TSC of the previous one */
@@ -212,6 +223,26 @@ int lg_shard_init(struct ewyk_rt_shard *sh, void *arg);
 void lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg);
 void lg_shard_fini(struct ewyk_rt_shard *sh, void *arg);
 bool lg_finished(const struct lg *g);
+/* client.c, for h2_slot.c too */
+void lg_err(struct lg_lcore *lc, enum lg_err e, uint64_t n);
+void lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad);
+void slot_fail(struct lg_slot *s, enum lg_err e);
+void slot_close(struct lg_slot *s);
+void slot_refill(struct lg_slot *s);
+
+/* h2_slot.c: --h2 on the slots of client.c */
+int lg_h2_setup(struct lg *g);
+void lg_h2_teardown(struct lg *g);
+int lg_h2_slots_init(struct lg_lcore *lc);
+void lg_h2_slots_fini(struct lg_lcore *lc);
+void lg_h2_slot_start(struct lg_slot *s);
+void lg_h2_slot_stop(struct lg_slot *s);
+void lg_h2_slot_recv(struct lg_slot *s, struct rte_mbuf *m);
+void lg_h2_slot_writable(struct lg_slot *s);
+unsigned int lg_h2_slot_send(struct lg_slot *s, unsigned int k, uint64_t t0);
+unsigned int lg_h2_slot_room(const struct lg_slot *s);
+bool lg_h2_slot_waiting(const struct lg_slot *s);
+uint64_t lg_h2_slot_since(const struct lg_slot *s);
 
 /* report.c */
 void lg_report_live(struct lg *g, uint64_t now);
@@ -219,6 +250,24 @@ void lg_report_live(struct lg *g, uint64_t now);
  * and counted no error: nothing answered (an error line says so). */
 int lg_report_final(struct lg *g);
 const char *lg_err_name(unsigned int e);
+
+static inline uint32_t
+lg_rand(struct lg_lcore *lc)
+{
+	uint64_t x = lc->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	lc->rng = x;
+	return (uint32_t)((x * 0x2545f4914f6cdd1dULL) >> 32);
+}
+
+static inline bool
+lg_in_window(const struct lg *g, uint64_t t)
+{
+	return t >= g->t_measure && t < g->t_end;
+}
 
 static inline void
 lg_stat_add(uint64_t *c, uint64_t v)

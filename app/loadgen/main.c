@@ -31,6 +31,7 @@
 
 #include <ewyk_runtime.h>
 
+#include "h2.h"
 #include "loadgen.h"
 
 static int
@@ -190,6 +191,21 @@ opt_timeout(const char *a, void *arg)
 }
 
 static int
+opt_h2(const char *a, void *arg)
+{
+	RTE_SET_USED(a);
+	((struct lg_conf *)arg)->h2 = true;
+	return 0;
+}
+
+static int
+opt_streams(const char *a, void *arg)
+{
+	return parse_uint("streams", a, 1, LG_MAX_STREAMS,
+		&((struct lg_conf *)arg)->streams);
+}
+
+static int
 opt_quiet(const char *a, void *arg)
 {
 	RTE_SET_USED(a);
@@ -237,6 +253,12 @@ static struct ewyk_rt_opt lg_opts[] = {
 	LG_OPT("timeout", 1,
 		"MS: a response (or connect) later than this is an error (default 5000)",
 		opt_timeout),
+	LG_OPT("h2", 0,
+		"HTTP/2 (h2c, prior knowledge): one nghttp2 session per connection",
+		opt_h2),
+	LG_OPT("streams", 1,
+		"M: with --h2, requests open per connection (1..1024, default 1; the server's SETTINGS_MAX_CONCURRENT_STREAMS caps it)",
+		opt_streams),
 	LG_OPT("quiet", 0, "no live line", opt_quiet),
 	LG_OPT("hold", 0,
 		"after the JSON line, keep the port up until SIGINT/SIGTERM (a memif server is then not disconnected while it polls)",
@@ -271,6 +293,24 @@ parse_args(int argc, char **argv, struct ewyk_rt_conf *rc, struct lg_conf *c)
 	if (c->new_conn && c->pipeline != 1) {
 		fprintf(stderr,
 			"error: --new-conn sends one request per connection: --pipeline must be 1\n");
+		return -1;
+	}
+	if (c->streams != 0 && !c->h2) {
+		fprintf(stderr, "error: --streams needs --h2\n");
+		return -1;
+	}
+	if (c->h2 && (c->new_conn || c->pipeline != 1)) {
+		fprintf(stderr,
+			"error: --h2 keeps connections and opens streams: no --new-conn or --pipeline (use --streams)\n");
+		return -1;
+	}
+	if (c->h2 && c->streams == 0)
+		c->streams = 1;
+	/* Stream records are made for every connection up front. */
+	if (c->h2 && (uint64_t)c->conns * c->streams > LG_MAX_H2_STREAMS) {
+		fprintf(stderr,
+			"error: --conns x --streams: at most %u streams in all\n",
+			LG_MAX_H2_STREAMS);
 		return -1;
 	}
 	if (c->mix_percent > 0 && c->mix_path[0] == '\0') {
@@ -417,8 +457,15 @@ main(int argc, char **argv)
 		return 1;
 	}
 	client_tcp_limits(&rc, &g->conf);
+	if (g->conf.h2 && lg_h2_setup(g) != 0) {
+		fprintf(stderr, "error: --h2: out of memory\n");
+		rte_free(g);
+		rte_eal_cleanup();
+		return 1;
+	}
 	rt = ewyk_rt_create(&rc);
 	if (rt == NULL) {
+		lg_h2_teardown(g);
 		rte_free(g);
 		rte_eal_cleanup();
 		return 1;
@@ -428,6 +475,7 @@ main(int argc, char **argv)
 	mod.arg = g;
 	if (ewyk_rt_module_add(rt, &mod) != 0) {
 		ewyk_rt_free(rt);
+		lg_h2_teardown(g);
 		rte_free(g);
 		rte_eal_cleanup();
 		return 1;
@@ -438,8 +486,13 @@ main(int argc, char **argv)
 		g->conf.new_conn ? "new connection per request" : "keep-alive",
 		g->conf.rate > 0 ? "open loop" : "closed loop",
 		g->conf.warmup_s, g->conf.duration_s);
+	if (g->conf.h2)
+		fprintf(stderr,
+			"ewyk-loadgen: HTTP/2 (h2c, prior knowledge), up to %u stream(s) per connection\n",
+			g->conf.streams);
 	if (ewyk_rt_run(rt) != 0) {
 		ewyk_rt_free(rt);
+		lg_h2_teardown(g);
 		rte_free(g);
 		rte_eal_cleanup();
 		return 1;
@@ -455,6 +508,7 @@ main(int argc, char **argv)
 	if (g->conf.hold && lg_finished(g))
 		hold();
 	ewyk_rt_free(rt);
+	lg_h2_teardown(g);
 	rte_free(g);
 	rte_eal_cleanup();
 	return ret == 0 ? 0 : 1;

@@ -101,6 +101,7 @@ lg_report_final(struct lg *g)
 	static struct lg_hist all;
 	uint64_t ok = 0, err[LG_ERR_MAX] = { 0 }, errors = 0;
 	uint64_t sent = 0, resp = 0, connects = 0, busy = 0, cycles = 0;
+	uint64_t err_all = 0;
 	double dur;
 	unsigned int i, e;
 
@@ -115,6 +116,7 @@ lg_report_final(struct lg *g)
 		sent += lc->st.sent;
 		resp += lc->st.responses;
 		connects += lc->st.connects;
+		err_all += lc->st.err_all;
 		busy += lc->st.busy_cycles;
 		cycles += lc->st.cycles;
 	}
@@ -169,11 +171,13 @@ lg_report_final(struct lg *g)
 		printf("%s\"%s\": %" PRIu64, e == 0 ? "" : ", ", err_names[e],
 			err[e]);
 	printf("}, \"requests\": %" PRIu64 ", \"sent_total\": %" PRIu64
-	       ", \"responses_total\": %" PRIu64 ", \"connects\": %" PRIu64
+	       ", \"responses_total\": %" PRIu64 ", \"errors_total\": %" PRIu64
+	       ", \"connects\": %" PRIu64
 	       ", \"conns\": %u, \"duration_s\": %.3f, \"lcores\": %u, "
 	       "\"busy_pct\": %.1f, \"cycles_per_req\": %.0f, "
 	       "\"busy_cycles_per_req\": %.0f, \"tsc_hz\": %" PRIu64 "}\n",
-		ok, sent, resp, connects, g->conf.conns, dur, g->nb_lcores,
+		ok, sent, resp, err_all, connects, g->conf.conns, dur,
+		g->nb_lcores,
 		cycles == 0 ? 0.0 : 100.0 * (double)busy / (double)cycles,
 		ok == 0 ? 0.0 : (double)cycles / (double)ok,
 		ok == 0 ? 0.0 : (double)busy / (double)ok, g->hz);
