@@ -381,6 +381,13 @@ net_pmtu_update(struct ewyk_net_shard *s, const uint8_t dst[16], uint32_t mtu,
 	}
 	e->mtu = (uint16_t)mtu;
 	e->expire = now + rte_get_tsc_hz() * NET_PMTU_EXPIRE_S;
+	s->pmtu_gen++;
+}
+
+uint32_t
+ewyk_net_pmtu6_gen(const struct ewyk_net_shard *s)
+{
+	return s->pmtu_gen;
 }
 
 uint16_t
