@@ -426,7 +426,11 @@ static const struct step s_writable[] = { PASSIVE_OPEN,
 	IN(F_ACK, 1, 1450), EV(EV_WRITABLE, 0), NOOUT, END };
 
 static const struct step s_bad_input[] = { PASSIVE_OPEN_PLAIN, BAD(BAD_CKSUM),
-	CTR(EWYK_TCP_DROP_CKSUM, 1), BAD(BAD_DOFF_SMALL), BAD(BAD_DOFF_BEYOND),
+	CTR(EWYK_TCP_DROP_CKSUM, 1),
+	/* The pseudo-header is the family's: IPv4's sum is wrong over IPv6
+	 * and the other way round. */
+	BAD(BAD_CKSUM_FAMILY), CTR(EWYK_TCP_DROP_CKSUM, 2),
+	BAD(BAD_DOFF_SMALL), BAD(BAD_DOFF_BEYOND),
 	CTR(EWYK_TCP_DROP_DOFF, 2), BAD(BAD_OPT_OVERLONG),
 	BAD(BAD_OPT_ZERO_LEN), BAD(BAD_OPT_MSS_LEN), BAD(BAD_OPT_SACK_LEN),
 	BAD(BAD_OPT_NO_LEN), CTR(EWYK_TCP_DROP_OPTIONS, 5), BAD(BAD_SYN_FIN),
