@@ -270,8 +270,8 @@ typedef int (*ewyk_tcp_output_t)(void *arg, struct rte_mbuf *m, uint16_t port,
  * @param dst  destination address (16 bytes)
  * @return 0 or a negative errno (-EMSGSIZE: over the path MTU).
  */
-typedef int (*ewyk_tcp_output6_t)(void *arg, struct rte_mbuf *m,
-	uint16_t port, const uint8_t src[16], const uint8_t dst[16]);
+typedef int (*ewyk_tcp_output6_t)(void *arg, struct rte_mbuf *m, uint16_t port,
+	const uint8_t src[16], const uint8_t dst[16]);
 
 /** Configuration of a per-shard TCP context. A zero field takes its default. */
 struct ewyk_tcp_conf {
@@ -387,10 +387,10 @@ struct ewyk_tcp_ops {
 
 /** Arguments of @ref ewyk_tcp_connect. */
 struct ewyk_tcp_connect_args {
-	rte_be32_t dst_ip; /**< peer address (IPv4) */
-	uint16_t dst_port; /**< peer port */
-	rte_be32_t src_ip; /**< 0: the address of the port routing to dst */
-	bool ipv6;          /**< connect over IPv6: dst_ip6 and src_ip6 */
+	rte_be32_t dst_ip;   /**< peer address (IPv4) */
+	uint16_t dst_port;   /**< peer port */
+	rte_be32_t src_ip;   /**< 0: the address of the port routing to dst */
+	bool ipv6;           /**< connect over IPv6: dst_ip6 and src_ip6 */
 	uint8_t dst_ip6[16]; /**< peer address (IPv6) */
 	uint8_t src_ip6[16]; /**< all zero: the first global address of the
 				 port routing to dst (link-local to a
@@ -406,8 +406,8 @@ struct ewyk_tcp_connect_args {
 /** What @ref ewyk_tcp_conn_info reports about a connection. */
 struct ewyk_tcp_conn_info {
 	enum ewyk_tcp_state state;
-	rte_be32_t local_ip, remote_ip; /**< IPv4 (0 over IPv6) */
-	bool ipv6;                      /**< the connection is IPv6 */
+	rte_be32_t local_ip, remote_ip;        /**< IPv4 (0 over IPv6) */
+	bool ipv6;                             /**< the connection is IPv6 */
 	uint8_t local_ip6[16], remote_ip6[16]; /**< IPv6 (0 over IPv4) */
 	uint16_t local_port, remote_port;
 	uint16_t port;    /**< port index */
@@ -530,8 +530,8 @@ void ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
  * @param m    the segment, data at the TCP header; owned by the call
  * @param ip   IPv6 facts
  */
-void ewyk_tcp_l4_input6(void *arg, struct ewyk_net_shard *s,
-	struct rte_mbuf *m, const struct ewyk_net_ip6_info *ip);
+void ewyk_tcp_l4_input6(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
+	const struct ewyk_net_ip6_info *ip);
 
 /**
  * Process one received segment without lib/net (tests, fuzzing).

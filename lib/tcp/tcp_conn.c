@@ -190,6 +190,23 @@ tcp_mss_cap(struct ewyk_tcp *t, const struct tcp_ip *ip)
 }
 
 /*
+ * New data acknowledged by an IPv6 peer proves it reachable (RFC 4861
+ * 7.3.1): its neighbour entry goes back to REACHABLE without a probe. At
+ * most once a second per connection: the entry's ReachableTime is 30 s.
+ */
+void
+tcp_nd_confirm(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+	uint32_t at = (uint32_t)(t->now >> 20);
+
+	if (t->shard == NULL || at - c->nd_at < (uint32_t)(t->hz >> 20))
+		return;
+	c->nd_at = at;
+	(void)ewyk_net_nd_confirm(t->shard, c->rip.b);
+}
+
+/*
  * A packet-too-big lowered some path MTU on the shard since this IPv6
  * connection last looked: look again, and send smaller segments from now
  * on if its path is the one (what is in flight is retransmitted at the new

@@ -133,7 +133,8 @@ tcp_ctx_init(struct ewyk_tcp *t, const struct ewyk_tcp_conf *conf)
 		t->output = conf->output != NULL ? conf->output : net_output;
 		t->output_arg = conf->output != NULL ? conf->output_arg :
 						       t->shard;
-		t->output6 = conf->output6 != NULL ? conf->output6 : net_output6;
+		t->output6 = conf->output6 != NULL ? conf->output6 :
+						     net_output6;
 		t->output6_arg = conf->output6 != NULL ? conf->output6_arg :
 							 t->shard;
 	} else {

@@ -36,8 +36,7 @@ tcp_conn_passive_init(struct ewyk_tcp *t, struct ewyk_tcp_conn *c,
 
 void
 tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
-	struct rte_mbuf *m, const struct tcp_ip *ip, bool has_iss,
-	uint32_t iss)
+	struct rte_mbuf *m, const struct tcp_ip *ip, bool has_iss, uint32_t iss)
 {
 	struct ewyk_tcp_conn *c;
 

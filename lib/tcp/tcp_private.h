@@ -58,9 +58,9 @@ extern int ewyk_tcp_logtype;
 #define TCP_SACK_OUT_MAX 4 /* SACK blocks we send (3 with timestamps) */
 #define TCP_COPY_MAX 256   /* payloads up to this are copied, not referenced */
 #define TCP_MAX_PIECES 16  /* referenced buffers per segment */
-#define TCP_HDR_ROOM 64    /* headroom kept for IPv6 or IPv4 + Ethernet + VLAN */
-#define TCP_IP4_OVERHEAD 40 /* IPv4 + TCP headers: MTU - this = MSS */
-#define TCP_IP6_OVERHEAD 60 /* IPv6 + TCP headers */
+#define TCP_HDR_ROOM 64 /* headroom kept for IPv6 or IPv4 + Ethernet + VLAN */
+#define TCP_IP4_OVERHEAD 40    /* IPv4 + TCP headers: MTU - this = MSS */
+#define TCP_IP6_OVERHEAD 60    /* IPv6 + TCP headers */
 #define TCP_COOKIE_PERIOD_S 64 /* SYN cookie time slot */
 #define TCP_COALESCE_MAX 512   /* sends up to this are copied (pin less) */
 #define TCP_SEND_MIN_MBUFS 4   /* an empty send queue may take, budget spent */
@@ -173,9 +173,6 @@ struct ewyk_tcp_conn {
 	uint16_t port;           /* port index */
 	uint8_t state;           /* enum ewyk_tcp_state */
 	uint8_t busy;            /* nesting of input/timer/callback frames */
-	uint8_t v6;              /* IPv6 connection */
-	uint16_t mss_cap; /* our MSS: conf.mss, or from the IPv6 path MTU */
-	uint32_t pmtu_gen; /* lib/net's path MTU generation mss_cap is from */
 
 	/* Flags. */
 	uint32_t passive : 1,   /* created by a listener */
@@ -207,6 +204,9 @@ struct ewyk_tcp_conn {
 	uint8_t dupacks;
 	uint8_t quickack; /* segments still to ACK at once */
 	uint8_t ka_probes;
+	/* (the new fields sit in what was padding: the object stays 512 B) */
+	uint16_t mss_cap;    /* our MSS: conf.mss, or from the IPv6 path MTU */
+	uint8_t src_counted; /* counted in the per-source table */
 
 	const struct ewyk_tcp_ops *ops;
 	void *ctx;
@@ -223,11 +223,14 @@ struct ewyk_tcp_conn {
 	uint16_t snd_mss, peer_mss;
 	uint8_t snd_wscale, rcv_wscale;
 	uint8_t nsack;
+	uint8_t v6; /* IPv6 connection (lip, rip) */
 	struct tcp_sack_blk
 		sack[TCP_SACK_MAX]; /* sorted, disjoint, > snd_una */
 	uint32_t rtt_seq;
+	uint32_t pmtu_gen; /* lib/net's path MTU generation mss_cap is from */
 	uint64_t rtt_tsc;
 	uint32_t srtt_us, rttvar_us, rto_ms;
+	uint32_t nd_at; /* IPv6: last reachability confirmation (TSC >> 20) */
 	uint64_t last_send_tsc;
 
 	/* Send queue: segments linked by ->next, bytes [snd_una, +sq_len). */
@@ -253,6 +256,7 @@ struct ewyk_tcp_conn {
 	struct rte_mbuf *ooo_head; /* sorted by seq, disjoint */
 	uint64_t last_rx_tsc;
 	uint32_t retrans_segs;
+	uint32_t sq_segs; /* mbufs the send queue pins */
 
 	/* Timers. */
 	struct ewyk_twheel_timer rtx_tmr;
@@ -263,8 +267,6 @@ struct ewyk_tcp_conn {
 	uint64_t oow_tsc;  /* last answer to an out-of-window segment */
 	uint64_t zwnd_tsc; /* persist: since when the window is zero (0: not) */
 	uint64_t orphan_tsc; /* when the application closed (0: not) */
-	uint8_t src_counted; /* counted in the per-source table */
-	uint32_t sq_segs;    /* mbufs the send queue pins */
 	uint32_t ooo_segs;   /* mbufs the out-of-order queue pins */
 	uint32_t app_segs;   /* mbufs the application holds (recv_append) */
 } __rte_cache_aligned;
@@ -368,6 +370,7 @@ void tcp_conn_set_mss(struct ewyk_tcp_conn *c);
 void tcp_conn_ip(const struct ewyk_tcp_conn *c, struct tcp_ip *ip);
 uint16_t tcp_mss_cap(struct ewyk_tcp *t, const struct tcp_ip *ip);
 void tcp_pmtu_check(struct ewyk_tcp_conn *c);
+void tcp_nd_confirm(struct ewyk_tcp_conn *c);
 bool tcp_notify_established(struct ewyk_tcp_conn *c);
 void tcp_notify_closed(struct ewyk_tcp_conn *c, int err);
 
@@ -443,10 +446,9 @@ uint32_t tcp_rcv_wnd_field(struct ewyk_tcp_conn *c);
 uint32_t tcp_rcv_space(const struct ewyk_tcp_conn *c);
 
 /* tcp_input.c */
-int tcp_parse(struct ewyk_tcp *t, struct rte_mbuf *m,
-	const struct tcp_ip *ip, struct tcp_seg *s);
-void tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
-	const struct tcp_ip *ip);
+int tcp_parse(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip,
+	struct tcp_seg *s);
+void tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip);
 
 /* tcp_state.c */
 void tcp_fin_in_order(struct ewyk_tcp_conn *c);
@@ -457,14 +459,12 @@ void tcp_state_input(struct ewyk_tcp_conn *c, struct tcp_seg *s,
 
 /* tcp_passive.c */
 void tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l,
-	struct tcp_seg *s, struct rte_mbuf *m,
-	const struct tcp_ip *ip);
+	struct tcp_seg *s, struct rte_mbuf *m, const struct tcp_ip *ip);
 void tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l,
-	struct tcp_seg *s, struct rte_mbuf *m,
-	const struct tcp_ip *ip, bool has_iss, uint32_t iss);
+	struct tcp_seg *s, struct rte_mbuf *m, const struct tcp_ip *ip,
+	bool has_iss, uint32_t iss);
 void tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l,
-	struct tcp_seg *s, struct rte_mbuf *m,
-	const struct tcp_ip *ip);
+	struct tcp_seg *s, struct rte_mbuf *m, const struct tcp_ip *ip);
 
 /* tcp_recv.c */
 struct rte_mbuf *tcp_mbuf_adj(struct rte_mbuf *m, uint32_t n);

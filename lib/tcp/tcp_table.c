@@ -54,15 +54,16 @@ tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 }
 
 struct ewyk_tcp_conn *
-tcp_table_lookup6(struct ewyk_tcp *t, const union tcp_addr *lip,
-	uint16_t lport, const union tcp_addr *rip, uint16_t rport)
+tcp_table_lookup6(struct ewyk_tcp *t, const union tcp_addr *lip, uint16_t lport,
+	const union tcp_addr *rip, uint16_t rport)
 {
 	struct ewyk_tcp_conn *c;
 
 	c = t->buckets[tcp_hash6(t, lip, lport, rip, rport) & t->hmask];
 	for (; c != NULL; c = c->hnext) {
 		if (c->rport == rport && c->lport == lport && c->v6 &&
-			tcp_addr_eq6(&c->rip, rip) && tcp_addr_eq6(&c->lip, lip))
+			tcp_addr_eq6(&c->rip, rip) &&
+			tcp_addr_eq6(&c->lip, lip))
 			return c;
 	}
 	return NULL;

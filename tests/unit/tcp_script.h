@@ -134,8 +134,8 @@ struct step {
 	int64_t sack[4][2];    /* relative to the receiver's view */
 	uint16_t sport, dport; /* 0: the defaults */
 	uint8_t paddr; /* IN over IPv6: the peer's last address byte (0: 2) */
-	uint8_t pnet;  /* IN over IPv6: byte 7 of the peer's address (its /64) */
-	uint64_t ms;           /* WAIT */
+	uint8_t pnet; /* IN over IPv6: byte 7 of the peer's address (its /64) */
+	uint64_t ms;  /* WAIT */
 	enum ewyk_tcp_state state;
 	enum ev_type ev;
 	int val; /* EV: value; CTR: expected delta */
@@ -265,7 +265,7 @@ enum bad_kind {
 	BAD_SPORT_ZERO,
 	BAD_DPORT_ZERO,
 	BAD_SHORT,
-	BAD_GOOD_CKSUM, /* control: a correct checksum checked in software */
+	BAD_GOOD_CKSUM,   /* control: a correct checksum checked in software */
 	BAD_CKSUM_FAMILY, /* right sum over the other family's pseudo-header */
 };
 

@@ -25,8 +25,7 @@ static const struct step s_v6_mss[] = {
 		.ts = true),
 	IN(F_ACK, 1, 1, .ts = true), EV(EV_ACCEPT, 0), STATE(ES), SEND(3000),
 	OUT(F_ACK, 1, 1, .len = 1428), OUT(F_ACK, 1429, 1, .len = 1428),
-	OUT(F_ACK | F_PSH, 2857, 1, .len = 144), IN(F_ACK, 1, 3001), NOOUT,
-	END
+	OUT(F_ACK | F_PSH, 2857, 1, .len = 144), IN(F_ACK, 1, 3001), NOOUT, END
 };
 
 /* A peer announcing less than our cap is taken at its word. */

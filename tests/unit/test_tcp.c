@@ -630,7 +630,9 @@ test_flow_shard6(void **state)
 	tu.v6.sport = 40000;
 	tu.v6.dport = 80;
 	assert_int_equal(ewyk_tcp_flow_shard6(LIP6, 80, PIP6, 40000, 16),
-		(rte_softrss((uint32_t *)&tu, RTE_THASH_V6_L4_LEN, key) & 0x7f) % 16);
+		(rte_softrss((uint32_t *)&tu, RTE_THASH_V6_L4_LEN, key) &
+			0x7f) %
+			16);
 	assert_int_equal(ewyk_tcp_flow_shard6(LIP6, 80, PIP6, 40000, 1), 0);
 	for (i = 0; i < 16; i++) {
 		uint8_t p[16];
@@ -661,8 +663,8 @@ add_scripts(struct CMUnitTest *tests, unsigned int n, unsigned int max,
 				break;
 			v6_copies[*ncopy] = sc[i];
 			v6_copies[*ncopy].v6 = true;
-			snprintf(v6_names[*ncopy], sizeof(v6_names[0]),
-				"%s_v6", sc[i].name);
+			snprintf(v6_names[*ncopy], sizeof(v6_names[0]), "%s_v6",
+				sc[i].name);
 			v6_copies[*ncopy].name = v6_names[*ncopy];
 			run = &v6_copies[(*ncopy)++];
 		}
