@@ -31,6 +31,8 @@ from framework import telemetry  # noqa: E402
 
 BODY = "hello world\n"
 IP_SRV, IP_CLI = "10.88.0.1", "10.88.0.2"
+# The IPv6 rows: the same ports with these addresses too (unique local).
+IP6_SRV, IP6_CLI = "fd88::1", "fd88::2"
 
 
 def log(msg):
@@ -91,7 +93,7 @@ class Bench:
             return f.read()
 
     # -- ewyk ------------------------------------------------------------
-    def httpd_start(self, reserved=False):
+    def httpd_start(self, reserved=False, v6=False):
         self.prefix = f"ewyk-perf-{self.tag}-httpd"
         self.sock = os.path.join(self.tmp, "memif.sock")
         if os.path.exists(self.sock):  # left by a server that crashed
@@ -113,6 +115,7 @@ class Bench:
                  "--log-level=lib.eal:warning"] + self.mem(1024) +
                 ["--", "--ip", f"{IP_SRV}/24", "--port", "80",
                  "--stats-interval", "0"] +
+                (["--ip6", f"{IP6_SRV}/64"] if v6 else []) +
                 (["--reserved", "1"] if reserved else []))
         self.httpd = self.spawn(argv, "httpd.log")
         end = time.monotonic() + 30
@@ -158,7 +161,7 @@ class Bench:
             return None, None
         return int(m.group(1)), int(m.group(2))
 
-    def loadgen(self, extra, on_json=True):
+    def loadgen(self, extra, on_json=True, v6=False):
         cores = ",".join(map(str, self.cli_cores))
         argv = (["taskset", "-c", cores,
                  os.path.join(self.build, "app/loadgen/ewyk-loadgen"),
@@ -167,8 +170,10 @@ class Bench:
                  f"--vdev=net_memif0,role=client,socket={self.sock},"
                  "socket-abstract=no",
                  "--log-level=lib.eal:warning"] + self.mem(1024) +
-                ["--", "--ip", f"{IP_CLI}/24", "--target", f"{IP_SRV}:80",
-                 "--conns", str(self.a.conns), "--duration",
+                ["--", "--ip", f"{IP_CLI}/24"] +
+                (["--ip6", f"{IP6_CLI}/64", "--target", f"[{IP6_SRV}]:80"]
+                 if v6 else ["--target", f"{IP_SRV}:80"]) +
+                ["--conns", str(self.a.conns), "--duration",
                  str(self.a.duration), "--warmup", str(self.a.warmup),
                  "--quiet", "--hold"] + extra)
         errf = open(os.path.join(self.tmp, "loadgen.err"), "w")
@@ -229,11 +234,13 @@ class Bench:
                             "cycles_per_req": pct / 100 * cycles_per_req})
         return top[:20]
 
-    def ewyk_run(self, extra, reserved=False, profile=False):
-        self.httpd_start(reserved)
+    def ewyk_run(self, extra, reserved=False, profile=False, v6=False):
+        """One run; v6: over IPv6 (both ends get an --ip6, the loadgen
+        targets the server's IPv6 address), the rest as over IPv4."""
+        self.httpd_start(reserved, v6)
         b0 = self.httpd_busy()
         prof = self.perf_record_start() if profile else None
-        r = self.loadgen(extra)
+        r = self.loadgen(extra, v6=v6)
         b1 = r.pop("_busy_at_json")
         tel_requests = self.tel_requests
         requests, ok2xx = self.httpd_result
@@ -386,7 +393,9 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--huge", choices=("auto", "yes", "no"), default="auto")
     ap.add_argument("--only", default="",
-                    help="comma-separated case names to run (default all)")
+                    help="comma-separated case names to run (default all): "
+                    "a case runs when one is part of its name, or, "
+                    "written =NAME, when it is its name")
     ap.add_argument("--profile", action="store_true",
                     help="linux-perf profile of ewyk-httpd in the first "
                     "keep-alive run: top costs per request")
@@ -409,8 +418,11 @@ def main():
     try:
         cases = [
             ("ewyk keep-alive", lambda: b.ewyk_run([])),
+            ("ewyk keep-alive IPv6", lambda: b.ewyk_run([], v6=True)),
             ("ewyk pipeline 16", lambda: b.ewyk_run(["--pipeline", "16"])),
             ("ewyk new conn/req", lambda: b.ewyk_run(["--new-conn"])),
+            ("ewyk new conn/req IPv6",
+             lambda: b.ewyk_run(["--new-conn"], v6=True)),
             ("ewyk keep-alive + 1% /sleep/1",
              lambda: b.ewyk_run(["--mix-path", "/sleep/1",
                                  "--mix-percent", "1"], reserved=True)),
@@ -422,7 +434,8 @@ def main():
         ]
         only = [s.strip() for s in a.only.split(",") if s.strip()]
         for name, fn in cases:
-            if only and not any(o in name for o in only):
+            if only and not any(name == o[1:] if o.startswith("=")
+                                else o in name for o in only):
                 continue
             if name == "ewyk open loop 50%":
                 ka = results.get("ewyk keep-alive")
