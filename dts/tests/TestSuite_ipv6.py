@@ -503,6 +503,37 @@ class TestSuite_ipv6(TestSuite):
         assert p.returncode != 0, p.stdout + p.stderr
         assert f"error: --ip6 '{val}'" in p.stderr, p.stderr
 
+    def test_z_two_shards(self):
+        """Two lcores, two queues over IPv6: af_packet has no RSS with
+        ewyk's key, so each shard hands the other the segments of the
+        IPv6 flows it owns (ewyk_tcp_flow_shard6). The suite's server is
+        restarted as it was afterwards."""
+        self.app.stop()
+        app = EwykHttpd(self.tb, lcores="0-1", vdev_args="qpairs=2", app_args=[
+            "--stats-interval", "0", "--ip6", f"{EWYK_IP6}/{PREFIX6}",
+            "--echo-port", str(ECHO_PORT)], log_name="ewyk-httpd-ipv6-2shards").start()
+        try:
+            out = self.tb.peer(f"/usr/bin/python3 {TCP_CLIENT} many {EWYK_IP6} "
+                               f"{ECHO_PORT} 60 20000 100", timeout=150).stdout
+            r = json.loads(out.strip().splitlines()[-1])
+            assert r["ok"] == 60, r
+            s0 = app.telemetry("/ewyk/tcp/stats,0")
+            s1 = app.telemetry("/ewyk/tcp/stats,1")
+            net = app.net_stats()
+            assert s0["passive_opens"] > 0 and s1["passive_opens"] > 0, (s0, s1)
+            assert s0["passive_opens"] + s1["passive_opens"] == 60
+            assert s0["bytes_in"] + s1["bytes_in"] == 60 * 20000
+            assert net["inbox_rx"] > 0, net
+            print(f"two shards over IPv6: {s0['passive_opens']} + "
+                  f"{s1['passive_opens']} connections, {net['inbox_rx']} "
+                  "frames through the inboxes")
+        finally:
+            app.stop()
+            # On the class: each test runs on an instance of its own.
+            type(self).app = EwykHttpd(self.tb, lcores="0", app_args=[
+                "--stats-interval", "0", "--ip6", f"{EWYK_IP6}/{PREFIX6}",
+                "--echo-port", str(ECHO_PORT)]).start()
+
     # -- after all of it (pytest runs a class's tests in this order) ------
     def test_zz_still_serving(self):
         self._ping6(EWYK_IP6, 5, 0.05)
