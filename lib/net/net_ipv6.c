@@ -399,6 +399,10 @@ ewyk_net_pmtu6(struct ewyk_net_shard *s, uint16_t port, const uint8_t dst[16])
 	if (port >= s->net->nb_ports)
 		return 0;
 	mtu = s->net->ports[port].mtu;
+	/* Nothing ever lowered a path MTU here: no lookup (every segment
+	 * of TCP over IPv6 comes this way). */
+	if (likely(s->pmtu_gen == 0))
+		return mtu;
 	e = pmtu_find(s, dst, s->now);
 	if (e != NULL && e->mtu < mtu)
 		mtu = e->mtu;
