@@ -32,6 +32,8 @@ from framework import telemetry  # noqa: E402
 
 BODY = "hello world\n"
 IP_SRV, IP_CLI = "10.88.0.1", "10.88.0.2"
+# The IPv6 rows: the same ports with these addresses too (unique local).
+IP6_SRV, IP6_CLI = "fd88::1", "fd88::2"
 
 
 def log(msg):
@@ -93,7 +95,7 @@ class Bench:
             return f.read()
 
     # -- ewyk ------------------------------------------------------------
-    def httpd_start(self, reserved=False, strategy=None):
+    def httpd_start(self, reserved=False, strategy=None, v6=False):
         self.prefix = f"ewyk-perf-{self.tag}-httpd"
         self.sock = os.path.join(self.tmp, "memif.sock")
         if os.path.exists(self.sock):  # left by a server that crashed
@@ -123,6 +125,7 @@ class Bench:
                  "--log-level=lib.eal:warning"] + self.mem(1024) +
                 ["--", "--ip", f"{IP_SRV}/24", "--port", "80",
                  "--stats-interval", "0"] +
+                (["--ip6", f"{IP6_SRV}/64"] if v6 else []) +
                 (["--reserved", "1"] if reserved else []) +
                 (["--strategy", strategy] if strategy else []))
         self.httpd = self.spawn(argv, "httpd.log")
@@ -169,7 +172,7 @@ class Bench:
             return None, None
         return int(m.group(1)), int(m.group(2))
 
-    def loadgen(self, extra, on_json=True, conns=None):
+    def loadgen(self, extra, on_json=True, conns=None, v6=False):
         cores = ",".join(map(str, self.cli_cores))
         argv = (["taskset", "-c", cores,
                  os.path.join(self.build, "app/loadgen/ewyk-loadgen"),
@@ -178,8 +181,10 @@ class Bench:
                  f"--vdev=net_memif0,role=client,socket={self.sock},"
                  "socket-abstract=no,rsize=12",
                  "--log-level=lib.eal:warning"] + self.mem(1024) +
-                ["--", "--ip", f"{IP_CLI}/24", "--target", f"{IP_SRV}:80",
-                 "--conns", str(conns or self.a.conns), "--duration",
+                ["--", "--ip", f"{IP_CLI}/24"] +
+                (["--ip6", f"{IP6_CLI}/64", "--target", f"[{IP6_SRV}]:80"]
+                 if v6 else ["--target", f"{IP_SRV}:80"]) +
+                ["--conns", str(conns or self.a.conns), "--duration",
                  str(self.a.duration), "--warmup", str(self.a.warmup),
                  "--quiet", "--hold"] + extra)
         errf = open(os.path.join(self.tmp, "loadgen.err"), "w")
@@ -241,16 +246,18 @@ class Bench:
         return top[:20]
 
     def ewyk_run(self, extra, reserved=False, profile=False, strategy=None,
-                 conns=None):
+                 conns=None, v6=False):
+        """One run; v6: over IPv6 (both ends get an --ip6, the loadgen
+        targets the server's IPv6 address), the rest as over IPv4."""
         if self.a.client_lcores > self.a.server_lcores:
             # memif: the client asks for a queue per lcore, and a client
             # with more queues than its server never comes up.
             raise RuntimeError("ewyk rows need --client-lcores <= "
                                "--server-lcores (one memif queue each)")
-        self.httpd_start(reserved, strategy)
+        self.httpd_start(reserved, strategy, v6)
         b0 = self.httpd_busy()
         prof = self.perf_record_start() if profile else None
-        r = self.loadgen(extra, conns=conns)
+        r = self.loadgen(extra, conns=conns, v6=v6)
         b1 = r.pop("_busy_at_json")
         tel_requests = self.tel_requests
         requests, ok2xx = self.httpd_result
@@ -502,8 +509,11 @@ def main():
     try:
         cases = [
             ("ewyk keep-alive", lambda: b.ewyk_run([])),
+            ("ewyk keep-alive IPv6", lambda: b.ewyk_run([], v6=True)),
             ("ewyk pipeline 16", lambda: b.ewyk_run(["--pipeline", "16"])),
             ("ewyk new conn/req", lambda: b.ewyk_run(["--new-conn"])),
+            ("ewyk new conn/req IPv6",
+             lambda: b.ewyk_run(["--new-conn"], v6=True)),
             ("ewyk keep-alive + 1% /sleep/1",
              lambda: b.ewyk_run(["--mix-path", "/sleep/1",
                                  "--mix-percent", "1"], reserved=True)),

@@ -9,8 +9,8 @@
 #   EWYK_IP=10.0.0.2/24 EWYK_PCI=0000:3b:00.0 ./devtools/run.sh   # a bound NIC
 #   (EWYK_IP6=2001:db8::2/64 adds an IPv6 address to the NIC)
 #
-# On virtual devices ewyk also has 2001:db8::2/64 and answers ping -6;
-# requests are IPv4 only: TCP over IPv6 is not there yet.
+# On virtual devices ewyk also has 2001:db8::2/64: it answers ping -6, and
+# serves HTTP over both families on the same port (one request over each).
 #
 # Environment: DURATION (seconds of load on virtual devices; default 10,
 # 0 = serve until Ctrl-C), EWYK_LCORES (EAL -l, default 0), CONNS (wrk
@@ -71,9 +71,11 @@ if [ "$DURATION" = 0 ]; then
 	wait "$PID"
 	exit 0
 fi
-ip netns exec $PEER curl -sS --max-time 5 http://198.18.0.2/
-ewyk_log "IPv6: ping -6 2001:db8::2 (no request over IPv6: TCP over IPv6 is not there yet)"
+ewyk_log "IPv4: curl http://198.18.0.2/peer (the handler sees the client's address)"
+ip netns exec $PEER curl -sS --max-time 5 http://198.18.0.2/peer
+ewyk_log "IPv6: ping -6 2001:db8::2, then curl -6 http://[2001:db8::2]/peer"
 ip netns exec $PEER ping -6 -c 3 -i 0.2 -W 2 2001:db8::2 || true
+ip netns exec $PEER curl -6 -g -sS --max-time 5 'http://[2001:db8::2]/peer' || true
 ewyk_log "HTTP load for $DURATION s from the peer (core 1): wrk -t1 -c$CONNS GET / (keep-alive); the table above counts requests/s per core"
 ip netns exec $PEER taskset -c 1 wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency http://198.18.0.2/ || true
 ewyk_log "telemetry /ewyk/stats and /ewyk/http/stats (dpdk-telemetry.py)"

@@ -13,6 +13,9 @@
  *                     bounded buffer per request: the body is paused while
  *                     the buffer is full (the uploader's window closes),
  *                     the response waits while it is empty
+ *   GET  /peer        "ADDR PORT\n": the client's address (IPv4 or IPv6)
+ *                     and port, as the runtime's request copy gives them to
+ *                     a handler (EITHER: in place or dispatched)
  * (POST /sha256: http_sha256.c.)
  */
 
@@ -343,6 +346,23 @@ echo_fini(struct ewyk_rt_shard *rs, void *arg)
 	sh->q_echo = NULL;
 }
 
+/* The client as the request copy has it, in either family. */
+static int
+peer_fn(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
+	enum ewyk_strategy_mode mode, void *arg)
+{
+	char a[64], msg[96];
+	int n;
+
+	RTE_SET_USED(mode);
+	RTE_SET_USED(arg);
+	if (ewyk_http_peer_format(&req->peer, a, sizeof(a)) < 0)
+		return -EINVAL;
+	n = snprintf(msg, sizeof(msg), "%s %u\n", a, req->peer.port);
+	ewyk_rt_result_status(res, 200, "text/plain");
+	return ewyk_rt_result_body(res, msg, (uint32_t)n);
+}
+
 int
 http_routes_register(struct httpd *h)
 {
@@ -363,6 +383,10 @@ http_routes_register(struct httpd *h)
 			.methods = get,
 			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING,
 			.fn = sleep_fn },
+		{ .path = "/peer",
+			.methods = get,
+			.invocation = EWYK_STRATEGY_INVOKE_EITHER,
+			.fn = peer_fn },
 		{ .path = "/echo",
 			.methods = post,
 			.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING,

@@ -436,8 +436,10 @@ slot_connect(struct lg_slot *s, uint64_t t0)
 		.dst_port = g->conf.dst_port,
 		.ops = &lg_ops,
 		.ctx = s,
+		.ipv6 = g->conf.ipv6,
 	};
 
+	memcpy(a.dst_ip6, g->conf.dst_ip6, 16);
 	s->c = ewyk_tcp_connect(lc->tcp, &a);
 	if (s->c == NULL)
 		return -rte_errno;
@@ -450,17 +452,27 @@ slot_connect(struct lg_slot *s, uint64_t t0)
 	return 0;
 }
 
+/* The target's link-layer address is known (ARP or ND). */
+static bool
+target_resolved(struct lg_lcore *lc)
+{
+	const struct lg_conf *c = &lc->app->conf;
+	struct rte_ether_addr mac;
+
+	if (c->ipv6)
+		return ewyk_net_nd_lookup(lc->shard, c->dst_ip6, &mac) == 0;
+	return ewyk_net_arp_lookup(lc->shard, c->dst_ip, &mac) == 0;
+}
+
 /* Connect idle slots (keep-alive, or --new-conn closed loop). */
 static void
 open_some(struct lg_lcore *lc, unsigned int budget)
 {
 	struct lg *g = lc->app;
-	struct rte_ether_addr mac;
 
 	if (lc->now < lc->open_after)
 		return;
-	if (ewyk_net_arp_lookup(lc->shard, g->conf.dst_ip, &mac) != 0 &&
-		lc->syn_sent >= LG_CONNECT_UNRESOLVED)
+	if (!target_resolved(lc) && lc->syn_sent >= LG_CONNECT_UNRESOLVED)
 		return;
 	while (budget > 0 && lc->nidle > 0) {
 		struct lg_slot *s = &lc->slots[lc->idle[lc->nidle - 1]];
@@ -480,7 +492,7 @@ open_some(struct lg_lcore *lc, unsigned int budget)
 		s->on_list &= (uint8_t)~1;
 		lc->nidle--;
 		budget--;
-		if (ewyk_net_arp_lookup(lc->shard, g->conf.dst_ip, &mac) != 0 &&
+		if (!target_resolved(lc) &&
 			lc->syn_sent >= LG_CONNECT_UNRESOLVED)
 			return;
 	}

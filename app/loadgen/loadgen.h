@@ -79,6 +79,8 @@ enum lg_err {
 struct lg_conf {
 	rte_be32_t dst_ip;
 	uint16_t dst_port;
+	bool ipv6;           /* --target [ADDR]:PORT: IPv6, to dst_ip6 */
+	uint8_t dst_ip6[16]; /* (the source: the port's --ip6) */
 	unsigned int conns;
 	double duration_s;
 	double warmup_s;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ewyk-loadgen [EAL args] -- --ip A.B.C.D/NN --target IP:PORT --conns N
+ * (or, over IPv6, --ip6 ADDR/LEN --target [ADDR]:PORT)
  *     --duration SECONDS [options]
  *
  * An application of the runtime (lib/runtime): the runtime sets up the
@@ -88,6 +89,25 @@ bad:
 /* The options of the client; the runtime's (--ip, --mbufs, the TCP
  * limits, ...) come with them. */
 
+/* An IPv6 --target: "[ADDR]:PORT"; 0 with the address, -1. */
+static int
+target6(struct lg_conf *c, const char *a, const char **colon)
+{
+	const char *end = strchr(a, ']');
+	char ip[INET6_ADDRSTRLEN];
+	static const uint8_t zero[16];
+
+	if (end == NULL || end[1] != ':' || (size_t)(end - a - 1) >= sizeof(ip))
+		return -1;
+	memcpy(ip, a + 1, (size_t)(end - a - 1));
+	ip[end - a - 1] = '\0';
+	if (inet_pton(AF_INET6, ip, c->dst_ip6) != 1 ||
+		memcmp(c->dst_ip6, zero, 16) == 0 || c->dst_ip6[0] == 0xff)
+		return -1;
+	*colon = end + 1;
+	return 0;
+}
+
 static int
 opt_target(const char *a, void *arg)
 {
@@ -95,14 +115,21 @@ opt_target(const char *a, void *arg)
 	const char *colon = strrchr(a, ':');
 	char ip[INET_ADDRSTRLEN];
 	unsigned long port;
-	struct in_addr in;
+	struct in_addr in = { .s_addr = 0 };
 
-	if (colon == NULL || colon == a || (size_t)(colon - a) >= sizeof(ip))
-		goto bad;
-	memcpy(ip, a, (size_t)(colon - a));
-	ip[colon - a] = '\0';
-	if (inet_pton(AF_INET, ip, &in) != 1 || in.s_addr == 0)
-		goto bad;
+	c->ipv6 = a[0] == '[';
+	if (c->ipv6) {
+		if (target6(c, a, &colon) != 0)
+			goto bad;
+	} else {
+		if (colon == NULL || colon == a ||
+			(size_t)(colon - a) >= sizeof(ip))
+			goto bad;
+		memcpy(ip, a, (size_t)(colon - a));
+		ip[colon - a] = '\0';
+		if (inet_pton(AF_INET, ip, &in) != 1 || in.s_addr == 0)
+			goto bad;
+	}
 	if (colon[1] < '0' || colon[1] > '9')
 		goto bad;
 	errno = 0;
@@ -114,7 +141,9 @@ opt_target(const char *a, void *arg)
 	c->dst_port = (uint16_t)port;
 	return 0;
 bad:
-	fprintf(stderr, "error: --target '%s': expected A.B.C.D:PORT\n", a);
+	fprintf(stderr,
+		"error: --target '%s': expected A.B.C.D:PORT or [IPV6]:PORT\n",
+		a);
 	return -1;
 }
 
@@ -227,7 +256,9 @@ opt_hold(const char *a, void *arg)
 	}
 
 static struct ewyk_rt_opt lg_opts[] = {
-	LG_OPT("target", 1, "IP:PORT: the HTTP server (required)", opt_target),
+	LG_OPT("target", 1,
+		"IP:PORT or [IPV6]:PORT: the HTTP server (required; IPv6 needs --ip6)",
+		opt_target),
 	LG_OPT("conns", 1,
 		"N: connections (1..65536), spread over the lcores (required)",
 		opt_conns),
@@ -280,7 +311,8 @@ parse_args(int argc, char **argv, struct ewyk_rt_conf *rc, struct lg_conf *c)
 		RTE_DIM(lg_opts));
 	if (rc_parse != 0)
 		return rc_parse;
-	if (c->dst_ip == 0 || c->conns == 0 || c->duration_s == 0) {
+	if ((c->dst_ip == 0 && !c->ipv6) || c->conns == 0 ||
+		c->duration_s == 0) {
 		fprintf(stderr,
 			"error: --ip, --target, --conns and --duration are required\n");
 		return -1;
@@ -288,6 +320,11 @@ parse_args(int argc, char **argv, struct ewyk_rt_conf *rc, struct lg_conf *c)
 	if (rc->nb_ips != 1) {
 		fprintf(stderr,
 			"error: --ip: ewyk-loadgen drives one port: one --ip\n");
+		return -1;
+	}
+	if (c->ipv6 && rc->nb_ip6s != 1) {
+		fprintf(stderr,
+			"error: --target [IPV6]:PORT needs the port's --ip6 (the source)\n");
 		return -1;
 	}
 	if (c->new_conn && c->pipeline != 1) {
@@ -325,12 +362,16 @@ static int
 build_request(const struct lg_conf *c, const char *path, char *buf,
 	uint32_t *len)
 {
-	char ip[INET_ADDRSTRLEN];
+	char ip[INET6_ADDRSTRLEN];
 	int n;
 
-	inet_ntop(AF_INET, &c->dst_ip, ip, sizeof(ip));
-	n = snprintf(buf, LG_REQ_MAX, "GET %s HTTP/1.1\r\nHost: %s:%u\r\n\r\n",
-		path, ip, c->dst_port);
+	if (c->ipv6)
+		inet_ntop(AF_INET6, c->dst_ip6, ip, sizeof(ip));
+	else
+		inet_ntop(AF_INET, &c->dst_ip, ip, sizeof(ip));
+	n = snprintf(buf, LG_REQ_MAX,
+		"GET %s HTTP/1.1\r\nHost: %s%s%s:%u\r\n\r\n", path,
+		c->ipv6 ? "[" : "", ip, c->ipv6 ? "]" : "", c->dst_port);
 	if (n < 0 || n >= LG_REQ_MAX)
 		return -1;
 	*len = (uint32_t)n;

@@ -14,7 +14,7 @@ def echo(host, port, payloads, timeout, wait_go=False, rcvbuf=0):
     sel = selectors.DefaultSelector()
     conns = []
     for p in payloads:
-        s = socket.socket()
+        s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         if rcvbuf:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         s.setblocking(False)

@@ -528,6 +528,38 @@ int ewyk_http_on_done(struct ewyk_http_conn *c, ewyk_http_done_t fn, void *arg);
  */
 int ewyk_http_conn_alive(const struct ewyk_http_conn *c);
 
+/** The peer of a connection, in either family. */
+struct ewyk_http_peer {
+	bool ipv6;        /**< the family of @p addr */
+	uint16_t port;    /**< the peer's TCP port */
+	uint8_t addr[16]; /**< IPv6 address, or the IPv4 one in the first
+			       4 bytes; network order */
+};
+
+/**
+ * The peer a request came from (during a handler or the dispatch hook,
+ * or while a request is pending and its connection alive).
+ *
+ * @param c  connection
+ * @param p  filled in (zeroed on error)
+ * @return 0, -EINVAL (NULL argument) or -ENOTCONN (the TCP connection
+ *   is gone).
+ */
+int ewyk_http_conn_peer(const struct ewyk_http_conn *c,
+	struct ewyk_http_peer *p);
+
+/**
+ * Write a peer's address as text (dotted quad, or RFC 5952 IPv6 without
+ * brackets or port).
+ *
+ * @param p    the peer
+ * @param buf  where to write, NUL-terminated
+ * @param len  its size (46 bytes fit every address)
+ * @return the length written, -EINVAL or -ENOSPC.
+ */
+int ewyk_http_peer_format(const struct ewyk_http_peer *p, char *buf,
+	size_t len);
+
 /** What a server's connections hold of it (ewyk_http_server_slots()). */
 struct ewyk_http_slots_info {
 	uint32_t conns;             /**< connection objects in use */

@@ -73,13 +73,14 @@ ewyk_http_quota_free(struct ewyk_http_quota *q)
 int
 ewyk_http_quota_take(struct ewyk_http_quota *q, const struct ewyk_http_conn *c)
 {
-	uint32_t w[2], b;
+	uint32_t w[3], b;
 
 	if (q == NULL || c == NULL || !c->used)
 		return -EINVAL;
 	w[0] = 0x71756f74;
-	w[1] = c->rip;
-	b = (uint32_t)ewyk_siphash13(q->k0, q->k1, w, 2) & q->mask;
+	w[1] = (uint32_t)c->rip;
+	w[2] = (uint32_t)(c->rip >> 32);
+	b = (uint32_t)ewyk_siphash13(q->k0, q->k1, w, 3) & q->mask;
 	if (__atomic_load_n(&q->used, __ATOMIC_RELAXED) >= q->capacity) {
 		q->refused++;
 		HTTP_CTR(c->srv, QUOTA_REFUSED, 1);

@@ -22,13 +22,16 @@
  *   max_conns_per_src a connection is refused (RST, conn_src_refused);
  *   beyond max_heads_per_src a head is answered 503 (head_src_refused).
  *   Two addresses sharing a bucket share its limit; without the key,
- *   nobody can choose to.
+ *   nobody can choose to. An IPv6 peer is counted by its /64: one host
+ *   is routinely given a whole /64 and may pick any address in it.
  * - The idle list: the connections whose keep-alive timer runs, oldest
  *   first (intrusive, by object index), so that pressure takes the
  *   connections nobody uses first.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <string.h>
 #include <sys/random.h>
 
 #include <rte_common.h>
@@ -42,12 +45,26 @@
 
 #define NONE UINT32_MAX
 
-static uint32_t
-src_bucket(const struct ewyk_http_server *s, rte_be32_t ip)
+/* What a peer is counted as: its IPv4 address (the high half zero), or
+ * the /64 of its IPv6 address (never zero there: no IPv6 source we take
+ * starts with 32 zero bits). */
+static uint64_t
+http_src_key(const struct ewyk_tcp_conn_info *ti)
 {
-	uint32_t w[2] = { 0x68747470, ip };
+	uint64_t k;
 
-	return (uint32_t)ewyk_siphash13(s->hk0, s->hk1, w, 2) & s->src_mask;
+	if (!ti->ipv6)
+		return ti->remote_ip;
+	memcpy(&k, ti->remote_ip6, 8);
+	return k;
+}
+
+static uint32_t
+src_bucket(const struct ewyk_http_server *s, uint64_t key)
+{
+	uint32_t w[3] = { 0x68747470, (uint32_t)key, (uint32_t)(key >> 32) };
+
+	return (uint32_t)ewyk_siphash13(s->hk0, s->hk1, w, 3) & s->src_mask;
 }
 
 int
@@ -254,7 +271,7 @@ http_slots_accept(struct ewyk_http_server *s, struct ewyk_tcp_conn *tc)
 	uint32_t b;
 
 	ewyk_tcp_conn_info(tc, &ti);
-	b = src_bucket(s, ti.remote_ip);
+	b = src_bucket(s, http_src_key(&ti));
 	if (s->src_conns[b] >= s->conf.max_conns_per_src) {
 		HTTP_CTR(s, CONN_SRC_REFUSED, 1);
 		return NULL;
@@ -268,10 +285,46 @@ http_slots_accept(struct ewyk_http_server *s, struct ewyk_tcp_conn *tc)
 	s->in_use++;
 	s->src_conns[b]++;
 	c->src = b;
-	c->rip = ti.remote_ip;
+	c->rip = http_src_key(&ti);
 	c->lease = HTTP_NO_LEASE;
 	c->idle = 0;
 	return c;
+}
+
+int
+ewyk_http_conn_peer(const struct ewyk_http_conn *c, struct ewyk_http_peer *p)
+{
+	struct ewyk_tcp_conn_info ti;
+
+	if (c == NULL || p == NULL)
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	if (!c->used || c->tcp == NULL)
+		return -ENOTCONN;
+	ewyk_tcp_conn_info(c->tcp, &ti);
+	p->ipv6 = ti.ipv6;
+	p->port = ti.remote_port;
+	if (ti.ipv6)
+		memcpy(p->addr, ti.remote_ip6, 16);
+	else
+		memcpy(p->addr, &ti.remote_ip, 4);
+	return 0;
+}
+
+int
+ewyk_http_peer_format(const struct ewyk_http_peer *p, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (p == NULL || buf == NULL || len == 0)
+		return -EINVAL;
+	if (inet_ntop(p->ipv6 ? AF_INET6 : AF_INET, p->addr, a, sizeof(a)) ==
+		NULL)
+		return -EINVAL;
+	if (strlen(a) >= len)
+		return -ENOSPC;
+	memcpy(buf, a, strlen(a) + 1);
+	return (int)strlen(a);
 }
 
 int

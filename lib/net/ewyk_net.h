@@ -1035,6 +1035,17 @@ int ewyk_net_nd_confirm(struct ewyk_net_shard *s, const uint8_t ip[16]);
 uint16_t ewyk_net_pmtu6(struct ewyk_net_shard *s, uint16_t port,
 	const uint8_t dst[16]);
 
+/**
+ * A number that changes whenever a packet-too-big lowers a path MTU on
+ * this shard: the layer above caches what it derived from
+ * ewyk_net_pmtu6() with it and asks again only when it moved (one load
+ * per segment instead of a lookup).
+ *
+ * @param s  shard
+ * @return the generation.
+ */
+uint32_t ewyk_net_pmtu6_gen(const struct ewyk_net_shard *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -381,6 +381,13 @@ net_pmtu_update(struct ewyk_net_shard *s, const uint8_t dst[16], uint32_t mtu,
 	}
 	e->mtu = (uint16_t)mtu;
 	e->expire = now + rte_get_tsc_hz() * NET_PMTU_EXPIRE_S;
+	s->pmtu_gen++;
+}
+
+uint32_t
+ewyk_net_pmtu6_gen(const struct ewyk_net_shard *s)
+{
+	return s->pmtu_gen;
 }
 
 uint16_t
@@ -392,6 +399,10 @@ ewyk_net_pmtu6(struct ewyk_net_shard *s, uint16_t port, const uint8_t dst[16])
 	if (port >= s->net->nb_ports)
 		return 0;
 	mtu = s->net->ports[port].mtu;
+	/* Nothing ever lowered a path MTU here: no lookup (every segment
+	 * of TCP over IPv6 comes this way). */
+	if (likely(s->pmtu_gen == 0))
+		return mtu;
 	e = pmtu_find(s, dst, s->now);
 	if (e != NULL && e->mtu < mtu)
 		mtu = e->mtu;

@@ -184,6 +184,7 @@ struct ewyk_net_shard {
 	struct net_rate nd_tx;     /* NS + NA sent */
 	struct net_rate icmp6_err; /* ICMPv6 errors sent */
 	struct net_pmtu_entry pmtu[NET_PMTU_ENTRIES];
+	uint32_t pmtu_gen;            /* bumped by every path MTU update */
 	struct net_l4_handler6 *l4_6; /* 256 handlers */
 	struct net_txb txb[EWYK_NET_MAX_PORTS];
 	/* Counters: written by the token holder only, read by anyone. */

@@ -600,6 +600,8 @@ struct ewyk_rt_req {
 	/** TSC of the deadline: past it the client has had its 504, so a
 	 *  function that waits should wait no longer. */
 	uint64_t deadline;
+	/** The client, IPv4 or IPv6 (ewyk_http_peer_format() writes it). */
+	struct ewyk_http_peer peer;
 };
 
 /**

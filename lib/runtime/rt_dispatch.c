@@ -232,8 +232,10 @@ task_req(struct ewyk_rt_shard *sh, struct http_task *t,
 
 	t->large = NULL;
 	if (req_copy(&t->req, q, sh->id, t->hdr, RTE_DIM(t->hdr), t->buf,
-		    sizeof(t->buf)) == 0)
+		    sizeof(t->buf)) == 0) {
+		(void)ewyk_http_conn_peer(c, &t->req.peer);
 		return 0;
+	}
 	if (ws->heads == NULL)
 		return -E2BIG;
 	t->large_tok = ewyk_http_quota_take(ws->q_heads, c);
@@ -252,6 +254,7 @@ task_req(struct ewyk_rt_shard *sh, struct http_task *t,
 		return ret;
 	}
 	t->large = hdr;
+	(void)ewyk_http_conn_peer(c, &t->req.peer);
 	return 0;
 }
 

@@ -37,7 +37,10 @@
  * NewReno fast recovery, RFC 4987 SYN cookies, RFC 6528 ISNs. See
  * docs/guides/tcp.md for what is not supported.
  *
- * Addresses are in network byte order (rte_be32_t); ports in host order.
+ * Both families: IPv4 addresses are rte_be32_t, IPv6 ones 16 bytes, both in
+ * network byte order; ports in host order. A wildcard listener takes
+ * segments of either family; the functions with a 6 in their name are the
+ * IPv6 counterparts of the others.
  */
 
 #include <stdbool.h>
@@ -256,6 +259,20 @@ enum ewyk_tcp_counter {
 typedef int (*ewyk_tcp_output_t)(void *arg, struct rte_mbuf *m, uint16_t port,
 	rte_be32_t src, rte_be32_t dst);
 
+/**
+ * Segment output function of IPv6 connections, as @ref ewyk_tcp_output_t:
+ * the checksum is left zero, the headroom holds IPv6 and Ethernet.
+ *
+ * @param arg  the pointer given in @ref ewyk_tcp_conf.output6_arg
+ * @param m    the segment
+ * @param port port index to send through
+ * @param src  source address (16 bytes)
+ * @param dst  destination address (16 bytes)
+ * @return 0 or a negative errno (-EMSGSIZE: over the path MTU).
+ */
+typedef int (*ewyk_tcp_output6_t)(void *arg, struct rte_mbuf *m, uint16_t port,
+	const uint8_t src[16], const uint8_t dst[16]);
+
 /** Configuration of a per-shard TCP context. A zero field takes its default. */
 struct ewyk_tcp_conf {
 	/** Shard this context serves; NULL to run without lib/net (unit
@@ -266,13 +283,18 @@ struct ewyk_tcp_conf {
 	/** Output function; NULL: ewyk_net_ip_output on the shard. */
 	ewyk_tcp_output_t output;
 	void *output_arg; /**< first argument of output */
+	/** IPv6 output function; NULL: ewyk_net_ip6_output on the shard
+	 *  (without a shard: IPv6 segments are dropped, drop_no_mbuf). */
+	ewyk_tcp_output6_t output6;
+	void *output6_arg; /**< first argument of output6 */
 	/** Timer wheel of the shard, shared with the layers above; NULL: the
 	 *  context makes its own and @ref ewyk_tcp_advance advances it. */
 	struct ewyk_twheel *wheel;
 	int socket_id;         /**< NUMA node for memory (SOCKET_ID_ANY ok) */
 	uint32_t max_conns;    /**< connection objects; 0 = 16384 */
 	uint32_t hash_buckets; /**< table buckets (power of 2); 0 = max_conns */
-	uint16_t mss;          /**< MSS we announce; 0 = 1460 */
+	uint16_t
+		mss; /**< MSS we announce over IPv4; 0 = 1460. Over IPv6, 20 less, and at most the path MTU less 60 */
 	uint32_t rcv_buf; /**< receive buffer per connection; 0 = 256 KiB */
 	uint32_t snd_buf; /**< send buffer per connection; 0 = 256 KiB */
 	uint32_t time_wait_ms; /**< 2MSL; 0 = 60000 */
@@ -316,6 +338,8 @@ struct ewyk_tcp_conf {
 		persist_max_ms; /**< give up a connection whose peer's window stayed zero this long while data waits; 0 = 300000, UINT32_MAX = never */
 	uint32_t
 		max_conns_per_src; /**< connections one peer address may hold (counted per keyed hash bucket); 0 = no limit */
+	uint32_t
+		max_conns_per_net6; /**< connections the IPv6 peers of one /64 may hold together (as max_conns_per_src); 0 = max_conns_per_src */
 	uint32_t
 		rst_limit; /**< RSTs a second to segments of no connection; 0 = 1000, UINT32_MAX = no limit */
 	uint32_t
@@ -363,9 +387,14 @@ struct ewyk_tcp_ops {
 
 /** Arguments of @ref ewyk_tcp_connect. */
 struct ewyk_tcp_connect_args {
-	rte_be32_t dst_ip; /**< peer address */
-	uint16_t dst_port; /**< peer port */
-	rte_be32_t src_ip; /**< 0: the address of the port routing to dst */
+	rte_be32_t dst_ip;   /**< peer address (IPv4) */
+	uint16_t dst_port;   /**< peer port */
+	rte_be32_t src_ip;   /**< 0: the address of the port routing to dst */
+	bool ipv6;           /**< connect over IPv6: dst_ip6 and src_ip6 */
+	uint8_t dst_ip6[16]; /**< peer address (IPv6) */
+	uint8_t src_ip6[16]; /**< all zero: the first global address of the
+				 port routing to dst (link-local to a
+				 link-local dst) */
 	uint16_t
 		src_port; /**< 0: pick one whose return traffic lands on this shard */
 	uint16_t port; /**< port index, used when there is no shard */
@@ -377,7 +406,9 @@ struct ewyk_tcp_connect_args {
 /** What @ref ewyk_tcp_conn_info reports about a connection. */
 struct ewyk_tcp_conn_info {
 	enum ewyk_tcp_state state;
-	rte_be32_t local_ip, remote_ip;
+	rte_be32_t local_ip, remote_ip;        /**< IPv4 (0 over IPv6) */
+	bool ipv6;                             /**< the connection is IPv6 */
+	uint8_t local_ip6[16], remote_ip6[16]; /**< IPv6 (0 over IPv4) */
 	uint16_t local_port, remote_port;
 	uint16_t port;    /**< port index */
 	uint16_t snd_mss; /**< payload bytes per segment we send */
@@ -423,7 +454,8 @@ void ewyk_tcp_free(struct ewyk_tcp *t);
  * @param t
  *   context
  * @param ip
- *   local address (0: any of ours)
+ *   local address (0: any of ours, IPv4 and IPv6; another: that IPv4
+ *   address only)
  * @param port
  *   local port (host order, not 0)
  * @param ops
@@ -490,6 +522,18 @@ void ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
 	const struct ewyk_net_ip_info *ip);
 
 /**
+ * Input function for ewyk_net_l4_register6, as @ref ewyk_tcp_l4_input for
+ * IPv6 (registered by @ref ewyk_tcp_create when given a shard).
+ *
+ * @param arg  the context
+ * @param s    the shard it arrived on
+ * @param m    the segment, data at the TCP header; owned by the call
+ * @param ip   IPv6 facts
+ */
+void ewyk_tcp_l4_input6(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
+	const struct ewyk_net_ip6_info *ip);
+
+/**
  * Process one received segment without lib/net (tests, fuzzing).
  *
  * @param t
@@ -502,6 +546,17 @@ void ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *s, struct rte_mbuf *m,
  */
 void ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
 	const struct ewyk_net_ip_info *ip);
+
+/**
+ * Process one received IPv6 segment without lib/net (tests, fuzzing).
+ *
+ * @param t   context
+ * @param m   segment, data at the TCP header, pkt_len the TCP length;
+ *            owned by the call
+ * @param ip  IPv6 facts (src, dst, port, cksum_good)
+ */
+void ewyk_tcp_input6(struct ewyk_tcp *t, struct rte_mbuf *m,
+	const struct ewyk_net_ip6_info *ip);
 
 /**
  * Set the context's clock and run every timer due. Call once per loop
@@ -766,6 +821,20 @@ struct ewyk_tcp_conn *ewyk_tcp_lookup(struct ewyk_tcp *t, rte_be32_t local_ip,
 	uint16_t local_port, rte_be32_t remote_ip, uint16_t remote_port);
 
 /**
+ * Find an IPv6 connection by its 4-tuple (tests, debugging).
+ *
+ * @param t            context
+ * @param local_ip     our address
+ * @param local_port   our port
+ * @param remote_ip    the peer's address
+ * @param remote_port  the peer's port
+ * @return the connection (TIME_WAIT ones included), or NULL.
+ */
+struct ewyk_tcp_conn *ewyk_tcp_lookup6(struct ewyk_tcp *t,
+	const uint8_t local_ip[16], uint16_t local_port,
+	const uint8_t remote_ip[16], uint16_t remote_port);
+
+/**
  * @param t
  *   context
  * @return
@@ -804,6 +873,20 @@ struct ewyk_tcp *ewyk_tcp_get(uint16_t shard_id);
  */
 uint16_t ewyk_tcp_flow_shard(rte_be32_t local_ip, uint16_t local_port,
 	rte_be32_t remote_ip, uint16_t remote_port, uint16_t nb_shards);
+
+/**
+ * @ref ewyk_tcp_flow_shard for an IPv6 flow (the NIC's IPv6 TCP hash:
+ * addresses and ports).
+ *
+ * @param local_ip     our address (16 bytes)
+ * @param local_port   our port
+ * @param remote_ip    the peer's address (16 bytes)
+ * @param remote_port  the peer's port
+ * @param nb_shards    shards (RX queues)
+ * @return the shard index.
+ */
+uint16_t ewyk_tcp_flow_shard6(const uint8_t local_ip[16], uint16_t local_port,
+	const uint8_t remote_ip[16], uint16_t remote_port, uint16_t nb_shards);
 
 /**
  * Read one counter of a context (any thread; relaxed loads).

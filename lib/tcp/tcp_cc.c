@@ -391,6 +391,8 @@ tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 		if (acked > data_acked)
 			c->fin_acked = 1;
 		c->snd_una = ack;
+		if (unlikely(c->v6))
+			tcp_nd_confirm(c);
 		if (SEQ_LT(c->snd_nxt, c->snd_una))
 			c->snd_nxt = c->snd_una;
 		if (SEQ_LT(c->rexmit_nxt, c->snd_una))

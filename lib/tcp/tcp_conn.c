@@ -60,6 +60,9 @@ tcp_conn_alloc(struct ewyk_tcp *t)
 	c->rto_ms = t->conf.rto_init_ms;
 	c->snd_mss = TCP_DEFAULT_MSS;
 	c->rcv_mss = TCP_DEFAULT_MSS;
+	c->mss_cap = t->conf.mss;
+	if (t->shard != NULL)
+		c->pmtu_gen = ewyk_net_pmtu6_gen(t->shard);
 	c->quickack = t->conf.no_quickack ? 0 : t->conf.quickack_segs;
 	c->last_rx_tsc = t->now;
 	t->conns++;
@@ -142,13 +145,95 @@ tcp_conn_drop(struct ewyk_tcp_conn *c, int err)
 void
 tcp_conn_set_mss(struct ewyk_tcp_conn *c)
 {
-	uint32_t mss = RTE_MIN(c->peer_mss, c->tcp->conf.mss);
+	uint32_t mss = RTE_MIN(c->peer_mss, c->mss_cap);
 	uint32_t opt = c->ts_ok ? TCP_TS_OPT_LEN : 0;
 
 	mss = mss > opt + TCP_MIN_MSS ? mss - opt : TCP_MIN_MSS;
 	c->snd_mss = (uint16_t)mss;
 	c->rcv_mss = (uint16_t)RTE_MAX(TCP_MIN_MSS,
-		(int)RTE_MIN(c->peer_mss, c->tcp->conf.mss) - (int)opt);
+		(int)RTE_MIN(c->peer_mss, c->mss_cap) - (int)opt);
+}
+
+/* The connection's tuple as its segments arrive: the peer is the source. */
+void
+tcp_conn_ip(const struct ewyk_tcp_conn *c, struct tcp_ip *ip)
+{
+	memset(ip, 0, sizeof(*ip));
+	ip->src = c->rip;
+	ip->dst = c->lip;
+	ip->port = c->port;
+	ip->v6 = c->v6;
+}
+
+/*
+ * The MSS we offer and send with: conf.mss over IPv4 (its MTU is the
+ * user's to match); over IPv6 20 less for the longer header, and never
+ * more than the path MTU towards the peer allows (RFC 8201 5.2).
+ */
+uint16_t
+tcp_mss_cap(struct ewyk_tcp *t, const struct tcp_ip *ip)
+{
+	uint32_t mss = t->conf.mss;
+
+	if (!ip->v6)
+		return (uint16_t)mss;
+	mss = mss > TCP_MIN_MSS + TCP_IP6_OVERHEAD - TCP_IP4_OVERHEAD ?
+		mss - (TCP_IP6_OVERHEAD - TCP_IP4_OVERHEAD) :
+		TCP_MIN_MSS;
+	if (t->shard != NULL) {
+		uint32_t mtu = ewyk_net_pmtu6(t->shard, ip->port, ip->src.b);
+
+		if (mtu > TCP_IP6_OVERHEAD && mtu - TCP_IP6_OVERHEAD < mss)
+			mss = mtu - TCP_IP6_OVERHEAD;
+	}
+	return (uint16_t)RTE_MAX(mss, (uint32_t)TCP_MIN_MSS);
+}
+
+/*
+ * New data acknowledged by an IPv6 peer proves it reachable (RFC 4861
+ * 7.3.1): its neighbour entry goes back to REACHABLE without a probe. At
+ * most once a second per connection: the entry's ReachableTime is 30 s.
+ */
+void
+tcp_nd_confirm(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+	uint32_t at = (uint32_t)(t->now >> 20);
+
+	if (t->shard == NULL || at - c->nd_at < (uint32_t)(t->hz >> 20))
+		return;
+	c->nd_at = at;
+	(void)ewyk_net_nd_confirm(t->shard, c->rip.b);
+}
+
+/*
+ * A packet-too-big lowered some path MTU on the shard since this IPv6
+ * connection last looked: look again, and send smaller segments from now
+ * on if its path is the one (what is in flight is retransmitted at the new
+ * size when it is lost). One load and compare when nothing changed.
+ */
+void
+tcp_pmtu_check(struct ewyk_tcp_conn *c)
+{
+	struct ewyk_tcp *t = c->tcp;
+	struct tcp_ip ip;
+	uint32_t gen;
+	uint16_t cap;
+
+	if (!c->v6 || t->shard == NULL)
+		return;
+	gen = ewyk_net_pmtu6_gen(t->shard);
+	if (likely(gen == c->pmtu_gen))
+		return;
+	c->pmtu_gen = gen;
+	tcp_conn_ip(c, &ip);
+	cap = tcp_mss_cap(t, &ip);
+	if (cap >= c->mss_cap)
+		return;
+	TCP_LOG(DEBUG, "path MTU: MSS %u -> %u", c->mss_cap, cap);
+	c->mss_cap = cap;
+	if (c->state != EWYK_TCP_SYN_SENT && c->state != EWYK_TCP_LISTEN)
+		tcp_conn_set_mss(c);
 }
 
 /* Passive: the listener's accept; active: connected(0). */
@@ -376,8 +461,14 @@ ewyk_tcp_conn_info(const struct ewyk_tcp_conn *c, struct ewyk_tcp_conn_info *i)
 		return;
 	memset(i, 0, sizeof(*i));
 	i->state = (enum ewyk_tcp_state)c->state;
-	i->local_ip = c->lip;
-	i->remote_ip = c->rip;
+	i->ipv6 = c->v6;
+	if (c->v6) {
+		memcpy(i->local_ip6, c->lip.b, 16);
+		memcpy(i->remote_ip6, c->rip.b, 16);
+	} else {
+		i->local_ip = c->lip.v4;
+		i->remote_ip = c->rip.v4;
+	}
 	i->local_port = c->lport;
 	i->remote_port = c->rport;
 	i->port = c->port;

@@ -13,6 +13,7 @@
  */
 
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <rte_errno.h>
@@ -56,40 +57,56 @@ tcp_crypto_init(struct ewyk_tcp *t)
 	return 0;
 }
 
+/*
+ * The tuple as a segment that arrived has it: ip->dst and lport ours.
+ * IPv4 hashes six words, IPv6 twelve with the tag's bit 8 set, so that no
+ * IPv6 tuple collides with an IPv4 one by construction.
+ */
 static uint64_t
-tuple_hash(struct ewyk_tcp *t, uint32_t tag, rte_be32_t lip, uint16_t lport,
-	rte_be32_t rip, uint16_t rport, uint32_t x, uint32_t y)
+tuple_hash(struct ewyk_tcp *t, uint32_t tag, const struct tcp_ip *ip,
+	uint16_t lport, uint16_t rport, uint32_t x, uint32_t y)
 {
-	uint32_t w[6] = {
-		tag,
-		lip,
-		rip,
-		((uint32_t)lport << 16) | rport,
-		x,
-		y,
-	};
+	uint32_t w[12];
+	size_t n;
 
+	if (ip->v6) {
+		w[0] = tag | 0x100;
+		w[1] = ((uint32_t)lport << 16) | rport;
+		w[2] = x;
+		w[3] = y;
+		memcpy(&w[4], ip->dst.b, 16);
+		memcpy(&w[8], ip->src.b, 16);
+		n = 12;
+	} else {
+		w[0] = tag;
+		w[1] = ip->dst.v4;
+		w[2] = ip->src.v4;
+		w[3] = ((uint32_t)lport << 16) | rport;
+		w[4] = x;
+		w[5] = y;
+		n = 6;
+	}
 	/* SYN cookies (tag 3) have their own key. */
 	if (tag == 3)
-		return ewyk_siphash24(t->ck0, t->ck1, w, RTE_DIM(w));
-	return ewyk_siphash24(t->k0, t->k1, w, RTE_DIM(w));
+		return ewyk_siphash24(t->ck0, t->ck1, w, n);
+	return ewyk_siphash24(t->k0, t->k1, w, n);
 }
 
 uint32_t
-tcp_isn(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport, rte_be32_t rip,
+tcp_isn(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
 	uint16_t rport)
 {
 	/* M: a 4 us clock; F: keyed hash of the 4-tuple. */
 	uint32_t m = (uint32_t)(t->now / (4 * t->cyc_us));
 
-	return m + (uint32_t)tuple_hash(t, 1, lip, lport, rip, rport, 0, 0);
+	return m + (uint32_t)tuple_hash(t, 1, ip, lport, rport, 0, 0);
 }
 
 uint32_t
-tcp_ts_offset(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-	rte_be32_t rip, uint16_t rport)
+tcp_ts_offset(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
+	uint16_t rport)
 {
-	return (uint32_t)tuple_hash(t, 2, lip, lport, rip, rport, 0, 0);
+	return (uint32_t)tuple_hash(t, 2, ip, lport, rport, 0, 0);
 }
 
 static const uint16_t cookie_mss[8] = { 536, 1024, 1220, 1360, 1400, 1440, 1460,
@@ -102,8 +119,8 @@ cookie_slot(struct ewyk_tcp *t)
 }
 
 uint32_t
-tcp_cookie_make(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-	rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint16_t *mss)
+tcp_cookie_make(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
+	uint16_t rport, uint32_t peer_isn, uint16_t *mss)
 {
 	uint32_t slot = cookie_slot(t);
 	uint32_t idx = 0;
@@ -114,13 +131,13 @@ tcp_cookie_make(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 		if (cookie_mss[i] <= *mss)
 			idx = i;
 	*mss = cookie_mss[idx];
-	h = (uint32_t)tuple_hash(t, 3, lip, lport, rip, rport, peer_isn, slot);
+	h = (uint32_t)tuple_hash(t, 3, ip, lport, rport, peer_isn, slot);
 	return ((slot & 0x1f) << 27) | (idx << 24) | (h & 0xffffff);
 }
 
 int
-tcp_cookie_check(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-	rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint32_t cookie)
+tcp_cookie_check(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
+	uint16_t rport, uint32_t peer_isn, uint32_t cookie)
 {
 	uint32_t now = cookie_slot(t);
 	uint32_t slot = cookie >> 27;
@@ -138,7 +155,7 @@ tcp_cookie_check(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 		slot = now - 1;
 	else
 		return -1;
-	h = (uint32_t)tuple_hash(t, 3, lip, lport, rip, rport, peer_isn, slot);
+	h = (uint32_t)tuple_hash(t, 3, ip, lport, rport, peer_isn, slot);
 	if ((h & 0xffffff) != (cookie & 0xffffff))
 		return -1;
 	return cookie_mss[idx];

@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -19,11 +20,29 @@
 
 RTE_LOG_REGISTER(ewyk_tcp_logtype, ewyk.tcp, INFO);
 
+/* The first @p len bits of a and b are equal. */
+static bool
+prefix_eq(const uint8_t a[16], const uint8_t b[16], uint8_t len)
+{
+	unsigned int n = len / 8u, r = len % 8u;
+
+	if (memcmp(a, b, n) != 0)
+		return false;
+	return r == 0 || ((a[n] ^ b[n]) & (uint8_t)(0xff << (8 - r))) == 0;
+}
+
 static int
 net_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
 	rte_be32_t dst)
 {
 	return ewyk_net_ip_output(arg, m, port, src, dst, IPPROTO_TCP, true);
+}
+
+static int
+net_output6(void *arg, struct rte_mbuf *m, uint16_t port, const uint8_t src[16],
+	const uint8_t dst[16])
+{
+	return ewyk_net_ip6_output(arg, m, port, src, dst, IPPROTO_TCP, true);
 }
 
 static int
@@ -58,6 +77,7 @@ conf_defaults(struct ewyk_tcp_conf *c)
 	DEF(orphan_timeout_ms, 60000);
 	DEF(persist_max_ms, 300000);
 	DEF(rst_limit, 1000);
+	DEF(max_conns_per_net6, c->max_conns_per_src);
 	/* Enough to hold a whole window of small segments. */
 	DEF(ooo_max_segs,
 		(uint16_t)RTE_MIN(RTE_MAX(c->rcv_buf / 512, 64u), 4096u));
@@ -69,7 +89,8 @@ conf_defaults(struct ewyk_tcp_conf *c)
 	if (c->mss < TCP_MIN_MSS || c->rto_min_ms > c->rto_max_ms ||
 		c->rto_init_ms > c->rto_max_ms ||
 		c->ephemeral_lo > c->ephemeral_hi ||
-		c->max_conns_per_src > UINT16_MAX || c->rcv_buf < c->mss ||
+		c->max_conns_per_src > UINT16_MAX ||
+		c->max_conns_per_net6 > UINT16_MAX || c->rcv_buf < c->mss ||
 		c->rcv_buf > (1u << 30) || c->snd_buf > (1u << 30))
 		return -1;
 	return 0;
@@ -112,11 +133,17 @@ tcp_ctx_init(struct ewyk_tcp *t, const struct ewyk_tcp_conf *conf)
 		t->output = conf->output != NULL ? conf->output : net_output;
 		t->output_arg = conf->output != NULL ? conf->output_arg :
 						       t->shard;
+		t->output6 = conf->output6 != NULL ? conf->output6 :
+						     net_output6;
+		t->output6_arg = conf->output6 != NULL ? conf->output6_arg :
+							 t->shard;
 	} else {
 		t->nb_shards = 1;
 		t->tx_pool = conf->tx_pool;
 		t->output = conf->output;
 		t->output_arg = conf->output_arg;
+		t->output6 = conf->output6;
+		t->output6_arg = conf->output6_arg;
 	}
 	if (tcp_crypto_init(t) != 0) /* keys from getentropy */
 		return rte_errno != 0 ? -rte_errno : -EIO;
@@ -187,6 +214,9 @@ tcp_ctx_attach(struct ewyk_tcp *t)
 	if (ret != 0)
 		return ret;
 	ret = ewyk_net_l4_register(t->shard, IPPROTO_TCP, ewyk_tcp_l4_input, t);
+	if (ret == 0)
+		ret = ewyk_net_l4_register6(t->shard, IPPROTO_TCP,
+			ewyk_tcp_l4_input6, t);
 	if (ret != 0)
 		tcp_registry_del(t);
 	return ret;
@@ -329,39 +359,142 @@ ewyk_tcp_flow_shard(rte_be32_t local_ip, uint16_t local_port,
 	return (uint16_t)((rte_softrss(tuple, 3, key) & 0x7f) % nb_shards);
 }
 
+uint16_t
+ewyk_tcp_flow_shard6(const uint8_t local_ip[16], uint16_t local_port,
+	const uint8_t remote_ip[16], uint16_t remote_port, uint16_t nb_shards)
+{
+	uint32_t tuple[9];
+	const uint8_t *key;
+	uint8_t klen;
+	unsigned int i;
+
+	if (nb_shards <= 1)
+		return 0;
+	/* As the NIC hashes IPv6 TCP (rte_ipv6_tuple): src, dst, ports. */
+	for (i = 0; i < 4; i++) {
+		uint32_t r, l;
+
+		memcpy(&r, remote_ip + 4 * i, 4);
+		memcpy(&l, local_ip + 4 * i, 4);
+		tuple[i] = rte_be_to_cpu_32(r);
+		tuple[4 + i] = rte_be_to_cpu_32(l);
+	}
+	tuple[8] = ((uint32_t)remote_port << 16) | local_port;
+	key = ewyk_net_rss_key(&klen);
+	RTE_SET_USED(klen);
+	return (uint16_t)((rte_softrss(tuple, 9, key) & 0x7f) % nb_shards);
+}
+
+/* The shard a tuple of either family belongs to. */
+static uint16_t
+flow_shard(const struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
+	uint16_t rport)
+{
+	if (ip->v6)
+		return ewyk_tcp_flow_shard6(ip->dst.b, lport, ip->src.b, rport,
+			t->nb_shards);
+	return ewyk_tcp_flow_shard(ip->dst.v4, lport, ip->src.v4, rport,
+		t->nb_shards);
+}
+
+static struct ewyk_tcp_conn *
+tuple_lookup(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
+	uint16_t rport)
+{
+	if (ip->v6)
+		return tcp_table_lookup6(t, &ip->dst, lport, &ip->src, rport);
+	return tcp_table_lookup(t, ip->dst.v4, lport, ip->src.v4, rport);
+}
+
+static bool
+addr6_zero(const uint8_t a[16])
+{
+	static const uint8_t z[16];
+
+	return memcmp(a, z, 16) == 0;
+}
+
+/*
+ * Where an active open goes from: the port that routes to the destination
+ * and its address (for IPv6 the global one sharing the destination's
+ * prefix, else the link-local one). Fills ip (src = the peer). Returns 0
+ * or a positive errno.
+ */
+static int
+connect_route(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a,
+	struct tcp_ip *ip)
+{
+	memset(ip, 0, sizeof(*ip));
+	ip->v6 = a->ipv6;
+	ip->port = a->port;
+	if (!a->ipv6) {
+		ip->src.v4 = a->dst_ip;
+		ip->dst.v4 = a->src_ip;
+		if (a->dst_ip == 0)
+			return EINVAL;
+	} else {
+		memcpy(ip->src.b, a->dst_ip6, 16);
+		memcpy(ip->dst.b, a->src_ip6, 16);
+		if (addr6_zero(a->dst_ip6) || a->dst_ip6[0] == 0xff)
+			return EINVAL;
+	}
+	if (t->net != NULL) {
+		int r = a->ipv6 ? ewyk_net_route6(t->net, a->dst_ip6) :
+				  ewyk_net_route(t->net, a->dst_ip);
+
+		if (r < 0)
+			return ENETUNREACH;
+		ip->port = (uint16_t)r;
+		if (!a->ipv6 && ip->dst.v4 == 0)
+			ip->dst.v4 = ewyk_net_port_ip(t->net, ip->port);
+		if (a->ipv6 && addr6_zero(ip->dst.b)) {
+			bool ll = a->dst_ip6[0] == 0xfe &&
+				(a->dst_ip6[1] & 0xc0) == 0x80;
+			unsigned int i;
+			uint8_t p;
+
+			/* Index 0 is the link-local address. */
+			if (ewyk_net_port_ip6(t->net, ip->port, 0, ip->dst.b,
+				    NULL) != 0)
+				return ENETUNREACH;
+			for (i = 1; !ll; i++) {
+				uint8_t g[16];
+
+				if (ewyk_net_port_ip6(t->net, ip->port, i, g,
+					    &p) != 0)
+					break;
+				if (prefix_eq(g, a->dst_ip6, p)) {
+					memcpy(ip->dst.b, g, 16);
+					break;
+				}
+			}
+		}
+	}
+	if (ip->v6 ? addr6_zero(ip->dst.b) : ip->dst.v4 == 0)
+		return EINVAL;
+	return 0;
+}
+
 struct ewyk_tcp_conn *
 ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a)
 {
 	struct ewyk_tcp_conn *c;
-	rte_be32_t src;
-	uint16_t port, sport = 0;
+	struct tcp_ip ip;
+	uint16_t sport = 0;
+	int err;
 
 	RTE_ASSERT(t == NULL || ewyk_net_shard_held_here(t->shard));
-	if (t == NULL || a == NULL || a->ops == NULL || a->dst_ip == 0 ||
-		a->dst_port == 0) {
+	if (t == NULL || a == NULL || a->ops == NULL || a->dst_port == 0) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	src = a->src_ip;
-	port = a->port;
-	if (t->net != NULL) {
-		int r = ewyk_net_route(t->net, a->dst_ip);
-
-		if (r < 0) {
-			rte_errno = ENETUNREACH;
-			return NULL;
-		}
-		port = (uint16_t)r;
-		if (src == 0)
-			src = ewyk_net_port_ip(t->net, port);
-	}
-	if (src == 0) {
-		rte_errno = EINVAL;
+	err = connect_route(t, a, &ip);
+	if (err != 0) {
+		rte_errno = err;
 		return NULL;
 	}
 	if (a->src_port != 0) {
-		if (tcp_table_lookup(t, src, a->src_port, a->dst_ip,
-			    a->dst_port) != NULL) {
+		if (tuple_lookup(t, &ip, a->src_port, a->dst_port) != NULL) {
 			rte_errno = EADDRINUSE;
 			return NULL;
 		}
@@ -375,11 +508,9 @@ ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a)
 			uint16_t p = (uint16_t)(t->conf.ephemeral_lo +
 				(uint16_t)(t->eph_next + i) % n);
 
-			if (ewyk_tcp_flow_shard(src, p, a->dst_ip, a->dst_port,
-				    t->nb_shards) != t->shard_id)
+			if (flow_shard(t, &ip, p, a->dst_port) != t->shard_id)
 				continue;
-			if (tcp_table_lookup(t, src, p, a->dst_ip,
-				    a->dst_port) != NULL)
+			if (tuple_lookup(t, &ip, p, a->dst_port) != NULL)
 				continue;
 			sport = p;
 			t->eph_next = (uint16_t)(t->eph_next + i + 1);
@@ -395,17 +526,19 @@ ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	c->lip = src;
+	c->lip = ip.dst;
 	c->lport = sport;
-	c->rip = a->dst_ip;
+	c->rip = ip.src;
 	c->rport = a->dst_port;
-	c->port = port;
+	c->port = ip.port;
+	c->v6 = ip.v6;
+	c->mss_cap = tcp_mss_cap(t, &ip);
 	c->ops = a->ops;
 	c->ctx = a->ctx;
 	c->app_known = 1;
 	c->rcv_wscale = t->conf.no_wscale ? 0 : t->rcv_wscale;
-	c->ts_off = tcp_ts_offset(t, c->lip, c->lport, c->rip, c->rport);
-	c->iss = tcp_isn(t, c->lip, c->lport, c->rip, c->rport);
+	c->ts_off = tcp_ts_offset(t, &ip, c->lport, c->rport);
+	c->iss = tcp_isn(t, &ip, c->lport, c->rport);
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = c->iss;
 	c->rtt_timing = 1;

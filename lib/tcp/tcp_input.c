@@ -6,6 +6,8 @@
  * reason.
  */
 
+#include <string.h>
+
 #include <rte_ip.h>
 
 #include "tcp_private.h"
@@ -109,7 +111,7 @@ flags_valid(uint8_t f)
  */
 int
 tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
-	const struct ewyk_net_ip_info *ip, struct tcp_seg *s)
+	const struct tcp_ip *ip, struct tcp_seg *s)
 {
 	uint8_t buf[TCP_HDR_LEN + TCP_MAX_OPT_LEN];
 	const struct rte_tcp_hdr *th;
@@ -133,7 +135,10 @@ tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
 		th = (const struct rte_tcp_hdr *)hp;
 	}
 	if (!ip->cksum_good &&
-		ewyk_net_l4_cksum(m, ip->src, ip->dst, IPPROTO_TCP) != 0)
+		(ip->v6 ? ewyk_net_l4_cksum6(m, ip->src.b, ip->dst.b,
+				  IPPROTO_TCP) :
+			  ewyk_net_l4_cksum(m, ip->src.v4, ip->dst.v4,
+				  IPPROTO_TCP)) != 0)
 		return EWYK_TCP_DROP_CKSUM;
 	s->sport = rte_be_to_cpu_16(th->src_port);
 	s->dport = rte_be_to_cpu_16(th->dst_port);
@@ -155,8 +160,7 @@ tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
 }
 
 void
-ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
-	const struct ewyk_net_ip_info *ip)
+tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip)
 {
 	struct ewyk_tcp_conn *c;
 	struct tcp_listener *l;
@@ -170,14 +174,16 @@ ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
 		rte_pktmbuf_free(m);
 		return;
 	}
-	c = tcp_table_lookup(t, ip->dst, s.dport, ip->src, s.sport);
+	c = likely(!ip->v6) ?
+		tcp_table_lookup(t, ip->dst.v4, s.dport, ip->src.v4, s.sport) :
+		tcp_table_lookup6(t, &ip->dst, s.dport, &ip->src, s.sport);
 	if (likely(c != NULL)) {
 		/* Strip the header: m now holds only the payload. */
 		m = tcp_mbuf_adj(m, s.hlen);
 		tcp_state_input(c, &s, m);
 		return;
 	}
-	l = tcp_listener_find(t, ip->dst, s.dport);
+	l = tcp_listener_find(t, ip, s.dport);
 	if (l != NULL && !(s.flags & TH_RST)) {
 		m = tcp_mbuf_adj(m, s.hlen);
 		if ((s.flags & (TH_SYN | TH_ACK)) == TH_SYN) {
@@ -203,12 +209,57 @@ ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
 	rte_pktmbuf_free(m);
 }
 
+static void
+ip4_facts(struct tcp_ip *tip, const struct ewyk_net_ip_info *ip)
+{
+	tip->src.q[0] = 0;
+	tip->src.q[1] = 0;
+	tip->dst.q[0] = 0;
+	tip->dst.q[1] = 0;
+	tip->src.v4 = ip->src;
+	tip->dst.v4 = ip->dst;
+	tip->port = ip->port;
+	tip->v6 = false;
+	tip->cksum_good = ip->cksum_good;
+}
+
+static void
+ip6_facts(struct tcp_ip *tip, const struct ewyk_net_ip6_info *ip)
+{
+	memcpy(tip->src.b, ip->src, 16);
+	memcpy(tip->dst.b, ip->dst, 16);
+	tip->port = ip->port;
+	tip->v6 = true;
+	tip->cksum_good = ip->cksum_good;
+}
+
 void
-ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *sh, struct rte_mbuf *m,
+ewyk_tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m,
 	const struct ewyk_net_ip_info *ip)
 {
-	struct ewyk_tcp *t = arg;
+	struct tcp_ip tip;
 
+	ip4_facts(&tip, ip);
+	tcp_input(t, m, &tip);
+}
+
+void
+ewyk_tcp_input6(struct ewyk_tcp *t, struct rte_mbuf *m,
+	const struct ewyk_net_ip6_info *ip)
+{
+	struct tcp_ip tip;
+
+	ip6_facts(&tip, ip);
+	tcp_input(t, m, &tip);
+}
+
+/*
+ * Without RSS on the port, the shard that got the segment may not own its
+ * flow: hand it to the owner (its inbox). Returns true when it went.
+ */
+static bool
+tcp_steer(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip)
+{
 	if (t->nb_shards > 1 && !ewyk_net_port_rss(t->net, ip->port) &&
 		rte_pktmbuf_pkt_len(m) >= 4) {
 		/* No RSS on this port: steer to the shard that owns the flow. */
@@ -216,9 +267,13 @@ ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *sh, struct rte_mbuf *m,
 		uint16_t owner;
 
 		if (m->data_len >= 4) {
-			owner = ewyk_tcp_flow_shard(ip->dst,
-				rte_be_to_cpu_16(pp[1]), ip->src,
-				rte_be_to_cpu_16(pp[0]), t->nb_shards);
+			uint16_t sp = rte_be_to_cpu_16(pp[0]);
+			uint16_t dp = rte_be_to_cpu_16(pp[1]);
+
+			owner = ip->v6 ? ewyk_tcp_flow_shard6(ip->dst.b, dp,
+						 ip->src.b, sp, t->nb_shards) :
+					 ewyk_tcp_flow_shard(ip->dst.v4, dp,
+						 ip->src.v4, sp, t->nb_shards);
 			if (owner != t->shard_id) {
 				struct ewyk_net_shard *o =
 					ewyk_net_shard_get(t->net, owner);
@@ -230,15 +285,40 @@ ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *sh, struct rte_mbuf *m,
 					rte_pktmbuf_prepend(m, hl) == NULL) {
 					tcp_ctr_inc(t, EWYK_TCP_DROP_STEERED);
 					rte_pktmbuf_free(m);
-					return;
+					return true;
 				}
 				/* A full inbox is counted once, by lib/net, on
 				 * the owner (drop_inbox_full). */
 				(void)ewyk_net_shard_forward(o, m, ip->port);
-				return;
+				return true;
 			}
 		}
 	}
+	return false;
+}
+
+void
+ewyk_tcp_l4_input(void *arg, struct ewyk_net_shard *sh, struct rte_mbuf *m,
+	const struct ewyk_net_ip_info *ip)
+{
+	struct ewyk_tcp *t = arg;
+	struct tcp_ip tip;
+
 	RTE_SET_USED(sh);
-	ewyk_tcp_input(t, m, ip);
+	ip4_facts(&tip, ip);
+	if (!tcp_steer(t, m, &tip))
+		tcp_input(t, m, &tip);
+}
+
+void
+ewyk_tcp_l4_input6(void *arg, struct ewyk_net_shard *sh, struct rte_mbuf *m,
+	const struct ewyk_net_ip6_info *ip)
+{
+	struct ewyk_tcp *t = arg;
+	struct tcp_ip tip;
+
+	RTE_SET_USED(sh);
+	ip6_facts(&tip, ip);
+	if (!tcp_steer(t, m, &tip))
+		tcp_input(t, m, &tip);
 }

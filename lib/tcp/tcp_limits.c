@@ -9,6 +9,7 @@
  */
 
 #include <errno.h>
+#include <string.h>
 
 #include <rte_malloc.h>
 #include <rte_memcpy.h>
@@ -27,7 +28,7 @@ src_init(struct ewyk_tcp *t)
 {
 	uint32_t n;
 
-	if (t->conf.max_conns_per_src == 0)
+	if (t->conf.max_conns_per_src == 0 && t->conf.max_conns_per_net6 == 0)
 		return 0;
 	n = rte_align32pow2(t->conf.max_conns);
 	t->src_cnt = rte_zmalloc_socket("ewyk_tcp_src", n * sizeof(*t->src_cnt),
@@ -38,20 +39,46 @@ src_init(struct ewyk_tcp *t)
 	return 0;
 }
 
+/*
+ * The count of an IPv4 address (tag 5), an IPv6 address (tag 7: the 16
+ * bytes) or an IPv6 /64 (tag 8: its first 8 bytes). The tags keep the
+ * three kinds apart in the one table.
+ */
 static uint16_t *
-src_slot(struct ewyk_tcp *t, rte_be32_t rip)
+src_slot(struct ewyk_tcp *t, const union tcp_addr *a, bool v6, bool net64)
 {
-	uint32_t w[2] = { 5, rip };
+	uint32_t w[5];
+	unsigned int n;
 
-	return &t->src_cnt[(uint32_t)ewyk_siphash13(t->hk0, t->hk1, w, 2) &
+	if (!v6) {
+		w[0] = 5;
+		w[1] = a->v4;
+		n = 2;
+	} else {
+		w[0] = net64 ? 8 : 7;
+		memcpy(&w[1], a->b, net64 ? 8 : 16);
+		n = net64 ? 3 : 5;
+	}
+	return &t->src_cnt[(uint32_t)ewyk_siphash13(t->hk0, t->hk1, w, n) &
 		t->src_mask];
 }
 
+/*
+ * An IPv6 peer is limited twice: as one address (max_conns_per_src), and
+ * with the others of its /64 (max_conns_per_net6), since one host is
+ * routinely given a whole /64 and may pick any address in it.
+ */
 bool
-tcp_src_full(struct ewyk_tcp *t, rte_be32_t rip)
+tcp_src_full(struct ewyk_tcp *t, const struct tcp_ip *ip)
 {
-	return t->src_cnt != NULL &&
-		*src_slot(t, rip) >= t->conf.max_conns_per_src;
+	uint32_t lim = t->conf.max_conns_per_src;
+
+	if (t->src_cnt == NULL)
+		return false;
+	if (lim != 0 && *src_slot(t, &ip->src, ip->v6, false) >= lim)
+		return true;
+	lim = t->conf.max_conns_per_net6;
+	return ip->v6 && lim != 0 && *src_slot(t, &ip->src, true, true) >= lim;
 }
 
 void
@@ -59,7 +86,9 @@ tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
 {
 	if (t->src_cnt == NULL || c->src_counted)
 		return;
-	(*src_slot(t, c->rip))++;
+	(*src_slot(t, &c->rip, c->v6, false))++;
+	if (c->v6)
+		(*src_slot(t, &c->rip, true, true))++;
 	c->src_counted = 1;
 }
 
@@ -68,7 +97,9 @@ tcp_src_del(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
 {
 	if (!c->src_counted)
 		return;
-	(*src_slot(t, c->rip))--;
+	(*src_slot(t, &c->rip, c->v6, false))--;
+	if (c->v6)
+		(*src_slot(t, &c->rip, true, true))--;
 	c->src_counted = 0;
 }
 

@@ -64,16 +64,41 @@ seg_alloc(struct ewyk_tcp *t)
 	return m;
 }
 
-static void
-seg_xmit(struct ewyk_tcp *t, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
-	rte_be32_t dst)
+/* Send from src to dst, addresses of the family @p v6. */
+static int
+seg_xmit(struct ewyk_tcp *t, struct rte_mbuf *m, uint16_t port, bool v6,
+	const union tcp_addr *src, const union tcp_addr *dst)
 {
 	m->l4_len = (uint8_t)((rte_pktmbuf_mtod(m, struct rte_tcp_hdr *)
 					      ->data_off >>
 				      4) *
 		4);
 	tcp_ctr_inc(t, EWYK_TCP_SEG_OUT);
-	t->output(t->output_arg, m, port, src, dst);
+	if (likely(!v6))
+		return t->output(t->output_arg, m, port, src->v4, dst->v4);
+	if (unlikely(t->output6 == NULL)) {
+		tcp_ctr_inc(t, EWYK_TCP_DROP_NO_MBUF);
+		rte_pktmbuf_free(m);
+		return -ENOTSUP;
+	}
+	return t->output6(t->output6_arg, m, port, src->b, dst->b);
+}
+
+/* A segment of a connection; over the path MTU (a packet-too-big came
+ * after the segment was cut), the MSS is lowered at once. */
+static void
+conn_xmit(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
+{
+	if (unlikely(seg_xmit(c->tcp, m, c->port, c->v6, &c->lip, &c->rip) ==
+		    -EMSGSIZE))
+		tcp_pmtu_check(c);
+}
+
+/* A reply to a segment without a connection: back where it came from. */
+static void
+reply_xmit(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip)
+{
+	seg_xmit(t, m, ip->port, ip->v6, &ip->dst, &ip->src);
 }
 
 static void
@@ -201,11 +226,11 @@ tcp_send_syn(struct ewyk_tcp_conn *c)
 	if (m == NULL)
 		return -ENOBUFS;
 	if (synack)
-		olen = opts_syn(opts, t->conf.mss, c->sack_ok, c->ts_ok,
+		olen = opts_syn(opts, c->mss_cap, c->sack_ok, c->ts_ok,
 			conn_tsval(c), c->ts_recent,
 			c->ws_ok ? c->rcv_wscale : -1);
 	else
-		olen = opts_syn(opts, t->conf.mss, !t->conf.no_sack,
+		olen = opts_syn(opts, c->mss_cap, !t->conf.no_sack,
 			!t->conf.no_timestamps, conn_tsval(c), 0,
 			t->conf.no_wscale ? -1 : t->rcv_wscale);
 	th = (struct rte_tcp_hdr *)rte_pktmbuf_append(m, TCP_HDR_LEN + olen);
@@ -219,14 +244,14 @@ tcp_send_syn(struct ewyk_tcp_conn *c)
 	if (SEQ_LT(c->snd_max, c->iss + 1))
 		c->snd_max = c->iss + 1;
 	c->snd_nxt = c->iss + 1;
-	seg_xmit(t, m, c->port, c->lip, c->rip);
+	conn_xmit(c, m);
 	return 0;
 }
 
 /* SYN-ACK of a listener whose backlog is full: no connection object. */
 int
 tcp_send_synack_cookie(struct ewyk_tcp *t, const struct tcp_seg *s,
-	const struct ewyk_net_ip_info *ip, uint32_t iss, uint16_t mss)
+	const struct tcp_ip *ip, uint32_t iss, uint16_t mss)
 {
 	struct rte_mbuf *m = seg_alloc(t);
 	uint8_t opts[TCP_MAX_OPT_LEN];
@@ -240,8 +265,7 @@ tcp_send_synack_cookie(struct ewyk_tcp *t, const struct tcp_seg *s,
 	if (m == NULL)
 		return -ENOBUFS;
 	if (ts) {
-		uint32_t off = tcp_ts_offset(t, ip->dst, s->dport, ip->src,
-			s->sport);
+		uint32_t off = tcp_ts_offset(t, ip, s->dport, s->sport);
 
 		/* Encode the peer's SACK and window scale in our TSval. */
 		tsval = tcp_cookie_tsval(tcp_ts_now(t) + off,
@@ -253,7 +277,7 @@ tcp_send_synack_cookie(struct ewyk_tcp *t, const struct tcp_seg *s,
 		TCP_HDR_LEN + olen,
 		(uint16_t)RTE_MIN(t->conf.rcv_buf, (uint32_t)UINT16_MAX));
 	memcpy(th + 1, opts, olen);
-	seg_xmit(t, m, ip->port, ip->dst, ip->src);
+	reply_xmit(t, m, ip);
 	return 0;
 }
 
@@ -280,7 +304,7 @@ send_bare(struct ewyk_tcp_conn *c, uint32_t seq, uint8_t flags)
 	memcpy(th + 1, opts, olen);
 	if (flags & TH_ACK)
 		ack_sent(c);
-	seg_xmit(t, m, c->port, c->lip, c->rip);
+	conn_xmit(c, m);
 	return 0;
 }
 
@@ -322,7 +346,7 @@ tcp_send_rst(struct ewyk_tcp_conn *c)
 /* RST for a segment that has no connection (RFC 9293 3.10.7.1). */
 void
 tcp_send_rst_reply(struct ewyk_tcp *t, const struct tcp_seg *s,
-	const struct ewyk_net_ip_info *ip)
+	const struct tcp_ip *ip)
 {
 	struct rte_mbuf *m;
 	struct rte_tcp_hdr *th;
@@ -358,7 +382,7 @@ tcp_send_rst_reply(struct ewyk_tcp *t, const struct tcp_seg *s,
 	th = (struct rte_tcp_hdr *)rte_pktmbuf_append(m, TCP_HDR_LEN);
 	fill_hdr(th, s->dport, s->sport, seq, ack, flags, TCP_HDR_LEN, 0);
 	tcp_ctr_inc(t, EWYK_TCP_RST_OUT);
-	seg_xmit(t, m, ip->port, ip->dst, ip->src);
+	reply_xmit(t, m, ip);
 }
 
 /* Find the send-queue segment holding @p seq (cursor-assisted). */
@@ -466,6 +490,8 @@ tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len, bool fin)
 
 	if (m == NULL)
 		return -ENOBUFS;
+	if (unlikely(c->v6))
+		tcp_pmtu_check(c);
 	olen = opts_est(c, opts);
 	hlen = TCP_HDR_LEN + olen;
 	/* SACK blocks take room from the payload: stay within the MSS. */
@@ -505,7 +531,7 @@ tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len, bool fin)
 	if (SEQ_GT(end, c->snd_max))
 		c->snd_max = end;
 	c->last_send_tsc = t->now;
-	seg_xmit(t, m, c->port, c->lip, c->rip);
+	conn_xmit(c, m);
 	return (int)sent;
 }
 

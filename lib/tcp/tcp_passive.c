@@ -19,23 +19,24 @@ drop_seg(struct ewyk_tcp *t, struct rte_mbuf *m, enum ewyk_tcp_counter why)
 static void
 tcp_conn_passive_init(struct ewyk_tcp *t, struct ewyk_tcp_conn *c,
 	struct tcp_listener *l, const struct tcp_seg *s,
-	const struct ewyk_net_ip_info *ip)
+	const struct tcp_ip *ip)
 {
 	c->lip = ip->dst;
 	c->lport = s->dport;
 	c->rip = ip->src;
 	c->rport = s->sport;
 	c->port = ip->port;
+	c->v6 = ip->v6;
+	c->mss_cap = tcp_mss_cap(t, ip);
 	c->passive = 1;
 	c->listener = l;
-	c->ts_off = tcp_ts_offset(t, c->lip, c->lport, c->rip, c->rport);
+	c->ts_off = tcp_ts_offset(t, ip, c->lport, c->rport);
 	tcp_src_add(t, c);
 }
 
 void
 tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
-	struct rte_mbuf *m, const struct ewyk_net_ip_info *ip, bool has_iss,
-	uint32_t iss)
+	struct rte_mbuf *m, const struct tcp_ip *ip, bool has_iss, uint32_t iss)
 {
 	struct ewyk_tcp_conn *c;
 
@@ -46,7 +47,7 @@ tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
 	tcp_conn_passive_init(t, c, l, s, ip);
 	c->in_syn_count = 1;
 	l->syn_count++;
-	c->iss = has_iss ? iss : tcp_isn(t, c->lip, c->lport, c->rip, c->rport);
+	c->iss = has_iss ? iss : tcp_isn(t, ip, c->lport, c->rport);
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = c->iss + 1;
 	c->irs = s->seq;
@@ -66,9 +67,9 @@ tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
 
 void
 tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
-	struct rte_mbuf *m, const struct ewyk_net_ip_info *ip)
+	struct rte_mbuf *m, const struct tcp_ip *ip)
 {
-	if (tcp_src_full(t, ip->src)) {
+	if (tcp_src_full(t, ip)) {
 		drop_seg(t, m, EWYK_TCP_DROP_SRC_LIMIT);
 		return;
 	}
@@ -89,10 +90,11 @@ tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
 	}
 	/* RFC 4987: answer statelessly, the state rides in our ISS. */
 	{
-		uint16_t mss = s->o.has_mss ? RTE_MIN(s->o.mss, t->conf.mss) :
-					      TCP_DEFAULT_MSS;
-		uint32_t cookie = tcp_cookie_make(t, ip->dst, s->dport, ip->src,
-			s->sport, s->seq, &mss);
+		uint16_t mss = s->o.has_mss ?
+			RTE_MIN(s->o.mss, tcp_mss_cap(t, ip)) :
+			TCP_DEFAULT_MSS;
+		uint32_t cookie = tcp_cookie_make(t, ip, s->dport, s->sport,
+			s->seq, &mss);
 
 		rte_pktmbuf_free(m);
 		if (tcp_send_synack_cookie(t, s, ip, cookie, mss) == 0) {
@@ -104,19 +106,19 @@ tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
 
 void
 tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
-	struct rte_mbuf *m, const struct ewyk_net_ip_info *ip)
+	struct rte_mbuf *m, const struct tcp_ip *ip)
 {
 	struct ewyk_tcp_conn *c;
 	int mss;
 
-	mss = tcp_cookie_check(t, ip->dst, s->dport, ip->src, s->sport,
-		s->seq - 1, s->ack - 1);
+	mss = tcp_cookie_check(t, ip, s->dport, s->sport, s->seq - 1,
+		s->ack - 1);
 	if (mss < 0) {
 		tcp_send_rst_reply(t, s, ip);
 		drop_seg(t, m, EWYK_TCP_DROP_COOKIE);
 		return;
 	}
-	if (tcp_src_full(t, ip->src)) {
+	if (tcp_src_full(t, ip)) {
 		drop_seg(t, m, EWYK_TCP_DROP_SRC_LIMIT);
 		return;
 	}

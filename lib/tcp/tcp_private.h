@@ -58,7 +58,9 @@ extern int ewyk_tcp_logtype;
 #define TCP_SACK_OUT_MAX 4 /* SACK blocks we send (3 with timestamps) */
 #define TCP_COPY_MAX 256   /* payloads up to this are copied, not referenced */
 #define TCP_MAX_PIECES 16  /* referenced buffers per segment */
-#define TCP_HDR_ROOM 64    /* headroom kept for IPv4 + Ethernet + VLAN */
+#define TCP_HDR_ROOM 64 /* headroom kept for IPv6 or IPv4 + Ethernet + VLAN */
+#define TCP_IP4_OVERHEAD 40    /* IPv4 + TCP headers: MTU - this = MSS */
+#define TCP_IP6_OVERHEAD 60    /* IPv6 + TCP headers */
 #define TCP_COOKIE_PERIOD_S 64 /* SYN cookie time slot */
 #define TCP_COALESCE_MAX 512   /* sends up to this are copied (pin less) */
 #define TCP_SEND_MIN_MBUFS 4   /* an empty send queue may take, budget spent */
@@ -90,6 +92,33 @@ enum tcp_misc_kind {
 	TCP_MISC_FIN_WAIT_2,
 	TCP_MISC_KEEPALIVE,
 };
+
+/*
+ * An address of either family. The family is a tag beside it (the
+ * connection's v6 bit, tcp_ip.v6): an IPv4 address is in v4 with the
+ * other twelve bytes zero, an IPv6 one in b. docs/guides/tcp.md says why
+ * not v4-mapped addresses: the IPv4 paths keep their 32-bit compares and
+ * their 12-byte hashes.
+ */
+union tcp_addr {
+	rte_be32_t v4;
+	uint8_t b[16];
+	uint64_t q[2];
+};
+
+/** What TCP needs of the IP header of a segment, in either family. */
+struct tcp_ip {
+	union tcp_addr src, dst;
+	uint16_t port;   /* port index */
+	bool v6;         /* family of src and dst */
+	bool cksum_good; /* the NIC verified the checksum */
+};
+
+static inline bool
+tcp_addr_eq6(const union tcp_addr *a, const union tcp_addr *b)
+{
+	return a->q[0] == b->q[0] && a->q[1] == b->q[1];
+}
 
 /** Options parsed from a segment. */
 struct tcp_opts {
@@ -125,7 +154,7 @@ struct tcp_sack_blk {
 };
 
 struct tcp_listener {
-	rte_be32_t ip; /* 0: any */
+	rte_be32_t ip; /* 0: any address of either family; else IPv4 only */
 	uint16_t port; /* 0: free slot */
 	uint32_t backlog;
 	uint32_t syn_count;  /* connections in SYN-RECEIVED */
@@ -139,11 +168,11 @@ struct ewyk_tcp_conn {
 	struct ewyk_tcp_conn *hnext;
 	struct ewyk_tcp_conn **hpprev;
 	struct ewyk_tcp *tcp;
-	rte_be32_t lip, rip;
-	uint16_t lport, rport; /* host order */
-	uint16_t port;         /* port index */
-	uint8_t state;         /* enum ewyk_tcp_state */
-	uint8_t busy;          /* nesting of input/timer/callback frames */
+	union tcp_addr lip, rip; /* family: v6 */
+	uint16_t lport, rport;   /* host order */
+	uint16_t port;           /* port index */
+	uint8_t state;           /* enum ewyk_tcp_state */
+	uint8_t busy;            /* nesting of input/timer/callback frames */
 
 	/* Flags. */
 	uint32_t passive : 1,   /* created by a listener */
@@ -175,6 +204,9 @@ struct ewyk_tcp_conn {
 	uint8_t dupacks;
 	uint8_t quickack; /* segments still to ACK at once */
 	uint8_t ka_probes;
+	/* (the new fields sit in what was padding: the object stays 512 B) */
+	uint16_t mss_cap;    /* our MSS: conf.mss, or from the IPv6 path MTU */
+	uint8_t src_counted; /* counted in the per-source table */
 
 	const struct ewyk_tcp_ops *ops;
 	void *ctx;
@@ -191,11 +223,14 @@ struct ewyk_tcp_conn {
 	uint16_t snd_mss, peer_mss;
 	uint8_t snd_wscale, rcv_wscale;
 	uint8_t nsack;
+	uint8_t v6; /* IPv6 connection (lip, rip) */
 	struct tcp_sack_blk
 		sack[TCP_SACK_MAX]; /* sorted, disjoint, > snd_una */
 	uint32_t rtt_seq;
+	uint32_t pmtu_gen; /* lib/net's path MTU generation mss_cap is from */
 	uint64_t rtt_tsc;
 	uint32_t srtt_us, rttvar_us, rto_ms;
+	uint32_t nd_at; /* IPv6: last reachability confirmation (TSC >> 20) */
 	uint64_t last_send_tsc;
 
 	/* Send queue: segments linked by ->next, bytes [snd_una, +sq_len). */
@@ -221,6 +256,7 @@ struct ewyk_tcp_conn {
 	struct rte_mbuf *ooo_head; /* sorted by seq, disjoint */
 	uint64_t last_rx_tsc;
 	uint32_t retrans_segs;
+	uint32_t sq_segs; /* mbufs the send queue pins */
 
 	/* Timers. */
 	struct ewyk_twheel_timer rtx_tmr;
@@ -231,8 +267,6 @@ struct ewyk_tcp_conn {
 	uint64_t oow_tsc;  /* last answer to an out-of-window segment */
 	uint64_t zwnd_tsc; /* persist: since when the window is zero (0: not) */
 	uint64_t orphan_tsc; /* when the application closed (0: not) */
-	uint8_t src_counted; /* counted in the per-source table */
-	uint32_t sq_segs;    /* mbufs the send queue pins */
 	uint32_t ooo_segs;   /* mbufs the out-of-order queue pins */
 	uint32_t app_segs;   /* mbufs the application holds (recv_append) */
 } __rte_cache_aligned;
@@ -248,6 +282,8 @@ struct ewyk_tcp {
 	struct rte_mempool *tx_pool;
 	ewyk_tcp_output_t output;
 	void *output_arg;
+	ewyk_tcp_output6_t output6;
+	void *output6_arg;
 	struct ewyk_net_shard *shard;
 	struct ewyk_net *net;
 	uint16_t shard_id;
@@ -331,6 +367,10 @@ void tcp_conn_release(struct ewyk_tcp_conn *c);
 void tcp_conn_drop(struct ewyk_tcp_conn *c, int err);
 void tcp_conn_init_wnd(struct ewyk_tcp_conn *c);
 void tcp_conn_set_mss(struct ewyk_tcp_conn *c);
+void tcp_conn_ip(const struct ewyk_tcp_conn *c, struct tcp_ip *ip);
+uint16_t tcp_mss_cap(struct ewyk_tcp *t, const struct tcp_ip *ip);
+void tcp_pmtu_check(struct ewyk_tcp_conn *c);
+void tcp_nd_confirm(struct ewyk_tcp_conn *c);
 bool tcp_notify_established(struct ewyk_tcp_conn *c);
 void tcp_notify_closed(struct ewyk_tcp_conn *c, int err);
 
@@ -350,22 +390,28 @@ tcp_conn_unhold(struct ewyk_tcp_conn *c)
 /* tcp_table.c */
 uint32_t tcp_hash(const struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 	rte_be32_t rip, uint16_t rport);
+uint32_t tcp_hash6(const struct ewyk_tcp *t, const union tcp_addr *lip,
+	uint16_t lport, const union tcp_addr *rip, uint16_t rport);
 struct ewyk_tcp_conn *tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip,
 	uint16_t lport, rte_be32_t rip, uint16_t rport);
+struct ewyk_tcp_conn *tcp_table_lookup6(struct ewyk_tcp *t,
+	const union tcp_addr *lip, uint16_t lport, const union tcp_addr *rip,
+	uint16_t rport);
 void tcp_table_insert(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 void tcp_table_remove(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
-struct tcp_listener *tcp_listener_find(struct ewyk_tcp *t, rte_be32_t ip,
-	uint16_t port);
+struct tcp_listener *tcp_listener_find(struct ewyk_tcp *t,
+	const struct tcp_ip *ip, uint16_t port);
 
-/* tcp_crypto.c */
-uint32_t tcp_isn(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-	rte_be32_t rip, uint16_t rport);
-uint32_t tcp_ts_offset(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-	rte_be32_t rip, uint16_t rport);
-uint32_t tcp_cookie_make(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-	rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint16_t *mss);
-int tcp_cookie_check(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-	rte_be32_t rip, uint16_t rport, uint32_t peer_isn, uint32_t cookie);
+/* tcp_crypto.c: the tuple is (ip->dst, dport) local, (ip->src, sport)
+ * remote, as a segment that arrived has it. */
+uint32_t tcp_isn(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
+	uint16_t rport);
+uint32_t tcp_ts_offset(struct ewyk_tcp *t, const struct tcp_ip *ip,
+	uint16_t lport, uint16_t rport);
+uint32_t tcp_cookie_make(struct ewyk_tcp *t, const struct tcp_ip *ip,
+	uint16_t lport, uint16_t rport, uint32_t peer_isn, uint16_t *mss);
+int tcp_cookie_check(struct ewyk_tcp *t, const struct tcp_ip *ip,
+	uint16_t lport, uint16_t rport, uint32_t peer_isn, uint32_t cookie);
 uint32_t tcp_cookie_tsval(uint32_t ts_now, int wscale, bool sack);
 /* hardening (docs/guides/security.md) */
 int tcp_crypto_init(struct ewyk_tcp *t);
@@ -374,7 +420,7 @@ void tcp_cookie_ts_decode(uint32_t tsecr, int *wscale, bool *sack);
 
 /* tcp_limits.c (hardening: what one peer may hold) */
 int tcp_limits_init(struct ewyk_tcp *t);
-bool tcp_src_full(struct ewyk_tcp *t, rte_be32_t rip);
+bool tcp_src_full(struct ewyk_tcp *t, const struct tcp_ip *ip);
 void tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 void tcp_src_del(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 bool tcp_send_fits(const struct ewyk_tcp_conn *c, uint32_t n);
@@ -390,9 +436,9 @@ int tcp_send_ack(struct ewyk_tcp_conn *c);
 int tcp_send_probe(struct ewyk_tcp_conn *c, uint32_t seq);
 int tcp_send_rst(struct ewyk_tcp_conn *c);
 void tcp_send_rst_reply(struct ewyk_tcp *t, const struct tcp_seg *s,
-	const struct ewyk_net_ip_info *ip);
+	const struct tcp_ip *ip);
 int tcp_send_synack_cookie(struct ewyk_tcp *t, const struct tcp_seg *s,
-	const struct ewyk_net_ip_info *ip, uint32_t iss, uint16_t mss);
+	const struct tcp_ip *ip, uint32_t iss, uint16_t mss);
 int tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len,
 	bool fin);
 void tcp_output(struct ewyk_tcp_conn *c);
@@ -400,8 +446,9 @@ uint32_t tcp_rcv_wnd_field(struct ewyk_tcp_conn *c);
 uint32_t tcp_rcv_space(const struct ewyk_tcp_conn *c);
 
 /* tcp_input.c */
-int tcp_parse(struct ewyk_tcp *t, struct rte_mbuf *m,
-	const struct ewyk_net_ip_info *ip, struct tcp_seg *s);
+int tcp_parse(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip,
+	struct tcp_seg *s);
+void tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip);
 
 /* tcp_state.c */
 void tcp_fin_in_order(struct ewyk_tcp_conn *c);
@@ -412,14 +459,12 @@ void tcp_state_input(struct ewyk_tcp_conn *c, struct tcp_seg *s,
 
 /* tcp_passive.c */
 void tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l,
-	struct tcp_seg *s, struct rte_mbuf *m,
-	const struct ewyk_net_ip_info *ip);
+	struct tcp_seg *s, struct rte_mbuf *m, const struct tcp_ip *ip);
 void tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l,
-	struct tcp_seg *s, struct rte_mbuf *m,
-	const struct ewyk_net_ip_info *ip, bool has_iss, uint32_t iss);
+	struct tcp_seg *s, struct rte_mbuf *m, const struct tcp_ip *ip,
+	bool has_iss, uint32_t iss);
 void tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l,
-	struct tcp_seg *s, struct rte_mbuf *m,
-	const struct ewyk_net_ip_info *ip);
+	struct tcp_seg *s, struct rte_mbuf *m, const struct tcp_ip *ip);
 
 /* tcp_recv.c */
 struct rte_mbuf *tcp_mbuf_adj(struct rte_mbuf *m, uint32_t n);

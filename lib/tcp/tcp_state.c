@@ -162,12 +162,9 @@ syn_sent_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 
 	if (ack && (SEQ_LEQ(s->ack, c->iss) || SEQ_GT(s->ack, c->snd_max))) {
 		if (!(s->flags & TH_RST)) {
-			struct ewyk_net_ip_info ip = {
-				.src = c->rip,
-				.dst = c->lip,
-				.port = c->port,
-			};
+			struct tcp_ip ip;
 
+			tcp_conn_ip(c, &ip);
 			tcp_send_rst_reply(t, s, &ip);
 		}
 		drop_seg(t, m, EWYK_TCP_DROP_BAD_ACK);
@@ -218,7 +215,7 @@ time_wait_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 {
 	struct ewyk_tcp *t = c->tcp;
 	struct tcp_listener *l;
-	struct ewyk_net_ip_info ip;
+	struct tcp_ip ip;
 	bool newer;
 	uint32_t iss;
 
@@ -239,14 +236,11 @@ time_wait_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 		newer = SEQ_GT(s->seq, c->rcv_nxt);
 	if (!newer)
 		return false;
-	l = tcp_listener_find(t, c->lip, c->lport);
+	tcp_conn_ip(c, &ip);
+	l = tcp_listener_find(t, &ip, c->lport);
 	/* Reuse is a passive open: the backlog limits it as any other. */
 	if (l == NULL || l->syn_count >= l->backlog)
 		return false;
-	memset(&ip, 0, sizeof(ip));
-	ip.src = c->rip;
-	ip.dst = c->lip;
-	ip.port = c->port;
 	iss = c->snd_nxt + TCP_TW_ISS_GAP;
 	tcp_ctr_inc(t, EWYK_TCP_TW_REUSE);
 	tcp_ctr_inc(t, EWYK_TCP_CONN_CLOSED);
@@ -518,12 +512,9 @@ check_ack(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 				return false;
 			}
 		} else {
-			struct ewyk_net_ip_info ip = {
-				.src = c->rip,
-				.dst = c->lip,
-				.port = c->port,
-			};
+			struct tcp_ip ip;
 
+			tcp_conn_ip(c, &ip);
 			tcp_send_rst_reply(t, s, &ip);
 			drop_seg(t, m, EWYK_TCP_DROP_BAD_ACK);
 			return false;

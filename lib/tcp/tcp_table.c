@@ -5,6 +5,8 @@
  * afterwards. Listeners live in a small array (a shard has few).
  */
 
+#include <string.h>
+
 #include "ewyk_siphash.h"
 #include "tcp_private.h"
 
@@ -22,6 +24,20 @@ tcp_hash(const struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 	return (uint32_t)ewyk_siphash13(t->hk0, t->hk1, w, RTE_DIM(w));
 }
 
+/* The IPv6 tuple: nine words, and a tenth that no IPv4 tuple has. */
+uint32_t
+tcp_hash6(const struct ewyk_tcp *t, const union tcp_addr *lip, uint16_t lport,
+	const union tcp_addr *rip, uint16_t rport)
+{
+	uint32_t w[10];
+
+	memcpy(&w[0], lip->b, 16);
+	memcpy(&w[4], rip->b, 16);
+	w[8] = ((uint32_t)lport << 16) | rport;
+	w[9] = 6;
+	return (uint32_t)ewyk_siphash13(t->hk0, t->hk1, w, RTE_DIM(w));
+}
+
 struct ewyk_tcp_conn *
 tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 	rte_be32_t rip, uint16_t rport)
@@ -30,8 +46,24 @@ tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 
 	c = t->buckets[tcp_hash(t, lip, lport, rip, rport) & t->hmask];
 	for (; c != NULL; c = c->hnext) {
-		if (c->rport == rport && c->lport == lport && c->rip == rip &&
-			c->lip == lip)
+		if (c->rport == rport && c->lport == lport &&
+			c->rip.v4 == rip && c->lip.v4 == lip && !c->v6)
+			return c;
+	}
+	return NULL;
+}
+
+struct ewyk_tcp_conn *
+tcp_table_lookup6(struct ewyk_tcp *t, const union tcp_addr *lip, uint16_t lport,
+	const union tcp_addr *rip, uint16_t rport)
+{
+	struct ewyk_tcp_conn *c;
+
+	c = t->buckets[tcp_hash6(t, lip, lport, rip, rport) & t->hmask];
+	for (; c != NULL; c = c->hnext) {
+		if (c->rport == rport && c->lport == lport && c->v6 &&
+			tcp_addr_eq6(&c->rip, rip) &&
+			tcp_addr_eq6(&c->lip, lip))
 			return c;
 	}
 	return NULL;
@@ -42,7 +74,10 @@ tcp_table_insert(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
 {
 	struct ewyk_tcp_conn **b;
 
-	b = &t->buckets[tcp_hash(t, c->lip, c->lport, c->rip, c->rport) &
+	b = &t->buckets[(c->v6 ? tcp_hash6(t, &c->lip, c->lport, &c->rip,
+					 c->rport) :
+				 tcp_hash(t, c->lip.v4, c->lport, c->rip.v4,
+					 c->rport)) &
 		t->hmask];
 	c->hnext = *b;
 	if (*b != NULL)
@@ -65,8 +100,9 @@ tcp_table_remove(struct ewyk_tcp *t __rte_unused, struct ewyk_tcp_conn *c)
 	c->in_table = 0;
 }
 
+/* A wildcard listener takes both families; one with an address, IPv4. */
 struct tcp_listener *
-tcp_listener_find(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port)
+tcp_listener_find(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t port)
 {
 	struct tcp_listener *any = NULL;
 	unsigned int i;
@@ -76,7 +112,7 @@ tcp_listener_find(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port)
 
 		if (l->port != port)
 			continue;
-		if (l->ip == ip)
+		if (l->ip == ip->dst.v4 && l->ip != 0 && !ip->v6)
 			return l;
 		if (l->ip == 0)
 			any = l;
@@ -92,6 +128,19 @@ ewyk_tcp_lookup(struct ewyk_tcp *t, rte_be32_t local_ip, uint16_t local_port,
 		return NULL;
 	return tcp_table_lookup(t, local_ip, local_port, remote_ip,
 		remote_port);
+}
+
+struct ewyk_tcp_conn *
+ewyk_tcp_lookup6(struct ewyk_tcp *t, const uint8_t local_ip[16],
+	uint16_t local_port, const uint8_t remote_ip[16], uint16_t remote_port)
+{
+	union tcp_addr l, r;
+
+	if (t == NULL || local_ip == NULL || remote_ip == NULL)
+		return NULL;
+	memcpy(l.b, local_ip, 16);
+	memcpy(r.b, remote_ip, 16);
+	return tcp_table_lookup6(t, &l, local_port, &r, remote_port);
 }
 
 int

@@ -14,7 +14,8 @@
  *                header from the peer to us; bit 3: ports forced to
  *                (40000 + bits 6-7, 7) and seq/ack made relative to the
  *                peer's ISN and ours (so the fuzzer reaches the
- *                synchronized states); bit 4: TCP checksum filled right.
+ *                synchronized states); bit 4: TCP checksum filled right;
+ *                bit 5: in IPv6 (2001:db8::1 to 2001:db8::2) instead.
  *   op & 3 == 1  the clock moves by the next byte x 5 ms (timers fire).
  *   op & 3 == 2  the echo's newest connection: close, abort or nothing
  *                (next byte).
@@ -31,6 +32,7 @@
  *   build-fuzz/tests/fuzz/fuzz_stack tests/fuzz/corpus/stack
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,11 +190,25 @@ drain_tx(void)
 	while ((n = rte_ring_dequeue_burst(txr, (void **)out, 64, NULL)) > 0) {
 		for (k = 0; k < n; k++) {
 			struct rte_mbuf *m = out[k];
+			const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m,
+				const struct rte_ether_hdr *);
 			const struct rte_ipv4_hdr *ip;
+			const struct rte_ipv6_hdr *ip6;
 			const struct rte_tcp_hdr *th;
 			size_t off = sizeof(struct rte_ether_hdr);
 
-			if (m->data_len >= off + sizeof(*ip) + sizeof(*th)) {
+			if (m->data_len >= off + sizeof(*ip6) + sizeof(*th) &&
+				eh->ether_type ==
+					RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+				ip6 = rte_pktmbuf_mtod_offset(m,
+					const struct rte_ipv6_hdr *, off);
+				th = (const struct rte_tcp_hdr *)(ip6 + 1);
+				if (ip6->proto == IPPROTO_TCP &&
+					(th->tcp_flags & RTE_TCP_SYN_FLAG))
+					our_iss = rte_be_to_cpu_32(
+						th->sent_seq);
+			} else if (m->data_len >=
+				off + sizeof(*ip) + sizeof(*th)) {
 				ip = rte_pktmbuf_mtod_offset(m,
 					const struct rte_ipv4_hdr *, off);
 				th = rte_pktmbuf_mtod_offset(m,
@@ -248,14 +264,19 @@ arp_from_peer(void)
 	input(m);
 }
 
-/* A TCP segment from the peer in valid Ethernet and IPv4 headers. */
+/* A TCP segment from the peer in valid Ethernet and IPv4 or IPv6 headers. */
 static void
 tcp_frame(uint8_t op, const uint8_t *d, size_t len)
 {
+	static const uint8_t peer6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 	struct rte_mbuf *m = frame_alloc();
-	size_t hl = sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr);
+	bool v6 = (op & 0x20) != 0;
+	size_t hl = sizeof(struct rte_ether_hdr) +
+		(v6 ? sizeof(struct rte_ipv6_hdr) :
+		      sizeof(struct rte_ipv4_hdr));
 	struct rte_ether_hdr *eh;
 	struct rte_ipv4_hdr *ip;
+	struct rte_ipv6_hdr *ip6;
 	struct rte_tcp_hdr *th;
 	char *p;
 
@@ -264,18 +285,32 @@ tcp_frame(uint8_t op, const uint8_t *d, size_t len)
 	p = rte_pktmbuf_append(m, (uint16_t)(hl + len));
 	eh = (struct rte_ether_hdr *)p;
 	ip = (struct rte_ipv4_hdr *)(eh + 1);
+	ip6 = (struct rte_ipv6_hdr *)(eh + 1);
 	eh->dst_addr = mac;
 	eh->src_addr = peer_mac;
-	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + len));
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_TCP;
-	ip->src_addr = PIP;
-	ip->dst_addr = LIP;
-	memcpy(ip + 1, d, len);
-	th = (struct rte_tcp_hdr *)(ip + 1);
+	if (v6) {
+		eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+		memset(ip6, 0, sizeof(*ip6));
+		ip6->vtc_flow = RTE_BE32(6u << 28);
+		ip6->payload_len = rte_cpu_to_be_16((uint16_t)len);
+		ip6->proto = IPPROTO_TCP;
+		ip6->hop_limits = 64;
+		memcpy(ip6->src_addr, peer6, 16);
+		memcpy(ip6->dst_addr, fuzz_ip6, 16);
+		th = (struct rte_tcp_hdr *)(ip6 + 1);
+	} else {
+		eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+		memset(ip, 0, sizeof(*ip));
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->total_length = rte_cpu_to_be_16(
+			(uint16_t)(sizeof(*ip) + len));
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_TCP;
+		ip->src_addr = PIP;
+		ip->dst_addr = LIP;
+		th = (struct rte_tcp_hdr *)(ip + 1);
+	}
+	memcpy(th, d, len);
 	if (len >= sizeof(*th)) {
 		if (op & 0x08) {
 			th->src_port = rte_cpu_to_be_16(
@@ -288,10 +323,12 @@ tcp_frame(uint8_t op, const uint8_t *d, size_t len)
 		}
 		if (op & 0x10) {
 			th->cksum = 0;
-			th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+			th->cksum = v6 ? rte_ipv6_udptcp_cksum(ip6, th) :
+					 rte_ipv4_udptcp_cksum(ip, th);
 		}
 	}
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	if (!v6)
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
 	input(m);
 }
 

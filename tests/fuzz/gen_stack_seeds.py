@@ -3,14 +3,15 @@
 """Write the seed corpus of fuzz_stack (tests/fuzz/corpus/stack): a handshake
 and echo with FIN, out-of-order segments and the fill, two connections with
 RST and SYN, a zero window with timers, raw ARP and Ethernet frames, an
-abort, and IPv6 frames (echo, NS, extension headers, RH0, a fragment,
-UDP without a handler). Run from the repository root; the format is in
+abort, IPv6 frames (echo, NS, extension headers, RH0, a fragment,
+UDP without a handler), and TCP over IPv6 (handshake, echo, FIN,
+out-of-order data, RST). Run from the repository root; the format is in
 fuzz_stack.c."""
 import struct, os
 out = "tests/fuzz/corpus/stack"
-def seg(flags, seq, ack, data=b"", win=65535, opts=b"", port=0):
+def seg(flags, seq, ack, data=b"", win=65535, opts=b"", port=0, v6=False):
     hdr = struct.pack("!HHIIBBHHH", 1, 7, seq, ack, ((20 + len(opts)) // 4) << 4, flags, win, 0, 0) + opts + data
-    op = 0x1c | (port << 6)
+    op = 0x1c | (0x20 if v6 else 0) | (port << 6)
     return bytes([op]) + struct.pack("!H", len(hdr)) + hdr
 def wait(b): return bytes([0x01, b])
 def app(w): return bytes([0x02, w])
@@ -69,3 +70,17 @@ seeds6 = {
 for k, v in seeds6.items():
     open(os.path.join(out, k), "wb").write(v)
 print(len(seeds6))
+
+# TCP over IPv6 (op bit 5): the peer's solicitation first, so that ewyk
+# knows its MAC and answers at once; then a handshake, an echo, data out
+# of order and the fill, a FIN, and a second connection reset.
+def seg6(*a, **kw): return seg(*a, v6=True, **kw)
+ns6 = raw(eth6(ip6(PEER6, SNODE, 58, ns, 255), bytes.fromhex("3333ff000002")), 0x00)
+seeds_tcp6 = {
+ "tcp6_echo_fin": ns6 + seg6(S, 0, 0, opts=MSS) + seg6(A, 1, 1) + seg6(P | A, 1, 1, b"hello6") + wait(10) + seg6(F | A, 7, 7) + seg6(A, 8, 8),
+ "tcp6_ooo_rst": ns6 + seg6(S, 0, 0, opts=MSS) + seg6(A, 1, 1) + seg6(A, 4, 1, b"cd") + seg6(P | A, 1, 1, b"ab") + seg6(S, 0, 0, opts=MSS, port=1) + seg6(A, 1, 1, port=1) + seg6(R, 1, 0, port=1) + wait(50),
+ "tcp6_mixed": ns6 + seg(S, 0, 0, opts=MSS) + seg6(S, 0, 0, opts=MSS) + seg6(A, 1, 1) + seg(A, 1, 1) + seg6(P | A, 1, 1, b"six") + seg(P | A, 1, 1, b"four") + wait(20),
+}
+for k, v in seeds_tcp6.items():
+    open(os.path.join(out, k), "wb").write(v)
+print(len(seeds_tcp6))

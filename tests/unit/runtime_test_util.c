@@ -111,6 +111,7 @@ fn_block(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
 	snprintf(RTW.query, sizeof(RTW.query), "%s", req->query);
 	snprintf(RTW.hdr, sizeof(RTW.hdr), "%s", h != NULL ? h : "");
 	RTW.req_deadline = req->deadline;
+	RTW.peer = req->peer;
 	RTW.calls_block++;
 	RTW.last_mode = mode;
 	if (RTW.advance_in_fn != 0)

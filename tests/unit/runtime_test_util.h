@@ -62,7 +62,8 @@ struct rtw {
 	/* what the BLOCKING handler was given */
 	char path[32], query[32], hdr[32];
 	uint64_t req_deadline;
-	uint64_t advance_in_fn; /* cycles the BLOCKING handler moves time */
+	struct ewyk_http_peer peer; /* the client, as the copy gives it */
+	uint64_t advance_in_fn;     /* cycles the BLOCKING handler moves time */
 };
 
 extern struct rtw RTW;

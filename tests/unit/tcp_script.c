@@ -21,6 +21,8 @@
 
 struct rte_mempool *mp;
 struct tcp_harness H;
+const uint8_t LIP6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+const uint8_t PIP6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
 
 static void
 parse_opts(const uint8_t *p, unsigned int n, struct cap *c)
@@ -68,25 +70,50 @@ parse_opts(const uint8_t *p, unsigned int n, struct cap *c)
 	}
 }
 
+static int cap_seg(struct rte_mbuf *m);
+
 static int
 cap_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
 	rte_be32_t dst)
+{
+	RTE_SET_USED(arg);
+	assert_int_equal(port, 0);
+	assert_false(H.v6);
+	assert_true(src == LIP && dst == PIP);
+	assert_true(rte_pktmbuf_headroom(m) >= 38);
+	return cap_seg(m);
+}
+
+/* Over IPv6: from our address, to the peer's /32 (the per-/64 scripts
+ * talk to several peers), with room for the IPv6 header. */
+static int
+cap_output6(void *arg, struct rte_mbuf *m, uint16_t port, const uint8_t src[16],
+	const uint8_t dst[16])
+{
+	RTE_SET_USED(arg);
+	assert_int_equal(port, 0);
+	assert_true(H.v6);
+	assert_memory_equal(src, LIP6, 16);
+	assert_memory_equal(dst, PIP6, 4);
+	memcpy(H.dst6, dst, 16);
+	assert_true(rte_pktmbuf_headroom(m) >= 58);
+	return cap_seg(m);
+}
+
+static int
+cap_seg(struct rte_mbuf *m)
 {
 	uint8_t hdr[60];
 	const struct rte_tcp_hdr *th;
 	struct cap *c;
 	unsigned int hlen;
 
-	RTE_SET_USED(arg);
-	assert_int_equal(port, 0);
-	assert_true(src == LIP && dst == PIP);
 	assert_true(H.ncap < MAXCAP);
 	c = &H.caps[H.ncap++];
 	memset(c, 0, sizeof(*c));
 	th = rte_pktmbuf_read(m, 0, 20, hdr);
 	hlen = (th->data_off >> 4) * 4;
 	assert_true(hlen >= 20 && hlen <= m->pkt_len);
-	assert_true(rte_pktmbuf_headroom(m) >= 38);
 	th = rte_pktmbuf_read(m, 0, hlen, hdr);
 	c->flags = th->tcp_flags;
 	c->seq = rte_be_to_cpu_32(th->sent_seq);
@@ -282,8 +309,35 @@ build_seg(const struct step *s, bool ts_on)
 	return m;
 }
 
+/* The peer's IPv6 address as a step gives it. */
 static void
-input_seg(struct rte_mbuf *m, bool cksum_good)
+peer6(const struct step *s, uint8_t a[16])
+{
+	memcpy(a, PIP6, 16);
+	if (s != NULL && s->paddr != 0)
+		a[15] = s->paddr;
+	if (s != NULL && s->pnet != 0)
+		a[7] = s->pnet;
+}
+
+static void
+input_seg6(struct rte_mbuf *m, bool cksum_good, const struct step *s)
+{
+	struct ewyk_net_ip6_info ip = {
+		.port = 0,
+		.proto = IPPROTO_TCP,
+		.hop_limit = 64,
+		.cksum_good = cksum_good,
+		.l4_len = (uint16_t)m->pkt_len,
+	};
+
+	peer6(s, ip.src);
+	memcpy(ip.dst, LIP6, 16);
+	ewyk_tcp_input6(H.t, m, &ip);
+}
+
+static void
+input_seg(struct rte_mbuf *m, bool cksum_good, const struct step *s)
 {
 	struct ewyk_net_ip_info ip = {
 		.src = PIP,
@@ -295,7 +349,28 @@ input_seg(struct rte_mbuf *m, bool cksum_good)
 		.l4_len = (uint16_t)m->pkt_len,
 	};
 
+	if (H.v6) {
+		input_seg6(m, cksum_good, s);
+		return;
+	}
 	ewyk_tcp_input(H.t, m, &ip);
+}
+
+/* The segment's checksum with this family's pseudo-header (or the other's). */
+static uint16_t
+seg_cksum(struct rte_mbuf *m, bool other)
+{
+	if (H.v6 != other)
+		return ewyk_net_l4_cksum6(m, PIP6, LIP6, IPPROTO_TCP);
+	return ewyk_net_l4_cksum(m, PIP, LIP, IPPROTO_TCP);
+}
+
+struct ewyk_tcp_conn *
+h_lookup(uint16_t sport)
+{
+	if (H.v6)
+		return ewyk_tcp_lookup6(H.t, LIP6, H.lport, PIP6, sport);
+	return ewyk_tcp_lookup(H.t, LIP, H.lport, PIP, sport);
 }
 
 static void
@@ -378,6 +453,9 @@ make_ctx(const struct script *sc)
 
 	memset(&cf, 0, sizeof(cf));
 	cf.output = cap_output;
+	cf.output6 = cap_output6;
+	cf.mss = sc->mss != 0 ? sc->mss : sc->v6 ? 1480 : 1460;
+	cf.max_conns_per_net6 = sc->per_net6;
 	cf.tx_pool = mp;
 	cf.socket_id = SOCKET_ID_ANY;
 	cf.max_conns = sc->max_conns != 0 ? sc->max_conns : 64;
@@ -440,14 +518,17 @@ bad_input(int kind)
 	switch (kind) {
 	case BAD_CKSUM:
 		th->cksum = 0;
-		th->cksum = (uint16_t)(ewyk_net_l4_cksum(m, PIP, LIP,
-					       IPPROTO_TCP) ^
-			0x0101);
+		th->cksum = (uint16_t)(seg_cksum(m, false) ^ 0x0101);
 		sw_cksum = true;
 		break;
 	case BAD_GOOD_CKSUM:
 		th->cksum = 0;
-		th->cksum = ewyk_net_l4_cksum(m, PIP, LIP, IPPROTO_TCP);
+		th->cksum = seg_cksum(m, false);
+		sw_cksum = true;
+		break;
+	case BAD_CKSUM_FAMILY:
+		th->cksum = 0;
+		th->cksum = seg_cksum(m, true);
 		sw_cksum = true;
 		break;
 	case BAD_DOFF_SMALL:
@@ -507,7 +588,7 @@ bad_input(int kind)
 	default:
 		fail();
 	}
-	input_seg(m, !sw_cksum);
+	input_seg(m, !sw_cksum, NULL);
 }
 
 void
@@ -522,6 +603,7 @@ script_begin(const struct script *sc)
 	H.hold = sc->hold;
 	H.echo = sc->echo;
 	H.close_on_eof = sc->close_on_eof;
+	H.v6 = sc->v6;
 	make_ctx(sc);
 	for (i = 0; i < EWYK_TCP_COUNTER_MAX; i++)
 		H.ctr0[i] = ewyk_tcp_counter_get(H.t, (enum ewyk_tcp_counter)i);
@@ -564,7 +646,7 @@ run_steps(const struct step *steps)
 						  (ts_on && !(s->fl & F_SYN) &&
 							  !(s->fl & F_RST) &&
 							  !s->nots)),
-				true);
+				true, s);
 			break;
 		case OP_OUT:
 			check_out(s, i);
@@ -581,23 +663,18 @@ run_steps(const struct step *steps)
 			h_advance();
 			break;
 		case OP_STATE:
-			if (ewyk_tcp_lookup(H.t, LIP, H.lport, PIP,
-				    s->sport ? s->sport : PPORT) == NULL)
+			if (h_lookup(s->sport ? s->sport : PPORT) == NULL)
 				fail_msg("step %u: no connection", i);
-			if (ewyk_tcp_conn_state(ewyk_tcp_lookup(H.t, LIP,
-				    H.lport, PIP,
+			if (ewyk_tcp_conn_state(h_lookup(
 				    s->sport ? s->sport : PPORT)) != s->state)
 				fail_msg("step %u: state %s, want %s", i,
 					ewyk_tcp_state_name(ewyk_tcp_conn_state(
-						ewyk_tcp_lookup(H.t, LIP,
-							H.lport, PIP,
-							s->sport ? s->sport :
-								   PPORT))),
+						h_lookup(s->sport ? s->sport :
+								    PPORT))),
 					ewyk_tcp_state_name(s->state));
 			break;
 		case OP_GONE:
-			if (ewyk_tcp_lookup(H.t, LIP, H.lport, PIP, PPORT) !=
-				NULL)
+			if (h_lookup(PPORT) != NULL)
 				fail_msg("step %u: connection still there", i);
 			break;
 		case OP_EV:
@@ -675,8 +752,11 @@ run_steps(const struct step *steps)
 				.src_ip = LIP,
 				.src_port = LPORT + 1000,
 				.ops = &app_ops,
+				.ipv6 = H.v6,
 			};
 
+			memcpy(a.dst_ip6, PIP6, 16);
+			memcpy(a.src_ip6, LIP6, 16);
 			H.lport = LPORT + 1000;
 			H.conn = ewyk_tcp_connect(H.t, &a);
 			assert_non_null(H.conn);

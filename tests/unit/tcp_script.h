@@ -23,6 +23,8 @@
 
 #define LIP RTE_BE32(RTE_IPV4(10, 0, 0, 1))
 #define PIP RTE_BE32(RTE_IPV4(10, 0, 0, 2))
+/* The same conversation over IPv6 (script.v6): 2001:db8::1 and ::2. */
+extern const uint8_t LIP6[16], PIP6[16];
 #define LPORT 80
 #define PPORT 40000
 #define PISN 1000000u /* the peer's ISN */
@@ -81,6 +83,8 @@ struct tcp_harness {
 	struct rte_mbuf *pend; /* echo: what it could not send yet */
 	uint64_t ctr0[EWYK_TCP_COUNTER_MAX];
 	bool ts_on, ts_set; /* the peer uses timestamps (from its SYN) */
+	bool v6;            /* the conversation is over IPv6 */
+	uint8_t dst6[16];   /* IPv6: where the last segment out went */
 };
 
 /* The harness's state, shared by the scripts and the other tests. */
@@ -129,7 +133,9 @@ struct step {
 	int nsack;      /* IN: blocks given; OUT: blocks expected (-1: none) */
 	int64_t sack[4][2];    /* relative to the receiver's view */
 	uint16_t sport, dport; /* 0: the defaults */
-	uint64_t ms;           /* WAIT */
+	uint8_t paddr; /* IN over IPv6: the peer's last address byte (0: 2) */
+	uint8_t pnet; /* IN over IPv6: byte 7 of the peer's address (its /64) */
+	uint64_t ms;  /* WAIT */
 	enum ewyk_tcp_state state;
 	enum ev_type ev;
 	int val; /* EV: value; CTR: expected delta */
@@ -230,6 +236,10 @@ struct script {
 	uint32_t oow_ms, idle_ms, orphan_ms, persist_ms, per_src, rst_limit;
 	uint32_t mbuf_budget, conn_mbufs;
 	uint32_t max_conns; /* 0: 64 */
+	bool v6;            /* over IPv6 (LIP6, PIP6) */
+	uint16_t mss;       /* conf.mss; 0: 1460 over IPv4, 1480 over IPv6 (the
+			     * same MSS on the wire: the scripts run on both) */
+	uint32_t per_net6;  /* max_conns_per_net6 */
 	const struct step *steps;
 };
 
@@ -255,7 +265,8 @@ enum bad_kind {
 	BAD_SPORT_ZERO,
 	BAD_DPORT_ZERO,
 	BAD_SHORT,
-	BAD_GOOD_CKSUM, /* control: a correct checksum checked in software */
+	BAD_GOOD_CKSUM,   /* control: a correct checksum checked in software */
+	BAD_CKSUM_FAMILY, /* right sum over the other family's pseudo-header */
 };
 
 /* One scripted conversation with a context made for it. */
@@ -275,6 +286,11 @@ extern const unsigned int tcp_nscripts;
 /* The scripts of blind attacks and resource limits (tcp_scripts_hard.c). */
 extern const struct script tcp_hard_scripts[];
 extern const unsigned int tcp_hard_nscripts;
+/* The IPv6 scripts (tcp_scripts6.c): what differs from IPv4. */
+extern const struct script tcp_v6_scripts[];
+extern const unsigned int tcp_v6_nscripts;
+/* The connection the script talks on (either family). */
+struct ewyk_tcp_conn *h_lookup(uint16_t sport);
 /* Tests of the hardening that are not scripts (tcp_scripts_hard.c). */
 void test_challenge_random(void **state);
 void test_send_coalesce(void **state);

@@ -67,6 +67,27 @@ test_dispatch_result(void **state)
 	assert_string_equal(RTW.hdr, "v1");
 	assert_int_equal(RTW.req_deadline,
 		RTW.vnow + RTW.hz / 1000 * RTW_TIMEOUT_MS);
+	/* ... and its peer: the client's address and port */
+	assert_false(RTW.peer.ipv6);
+	assert_memory_equal(RTW.peer.addr, &(rte_be32_t){ RTE_BE32(RTW_CIP) },
+		4);
+	assert_int_equal(RTW.peer.port, c->sport);
+	{
+		/* an IPv6 peer is written as RFC 5952 says */
+		const struct ewyk_http_peer p6 = { .ipv6 = true,
+			.addr = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 } };
+		char txt[64];
+
+		assert_int_equal(ewyk_http_peer_format(&RTW.peer, txt,
+					 sizeof(txt)),
+			8);
+		assert_string_equal(txt, "10.0.0.2");
+		assert_int_equal(ewyk_http_peer_format(&RTW.peer, txt, 8),
+			-ENOSPC);
+		assert_int_equal(ewyk_http_peer_format(&p6, txt, sizeof(txt)),
+			11);
+		assert_string_equal(txt, "2001:db8::1");
+	}
 	assert_int_equal(count(EWYK_RT_TASK_DISPATCHED), 1);
 	assert_int_equal(count(EWYK_RT_TASK_DONE), 1);
 	assert_int_equal(count(EWYK_RT_TASK_TIMED_OUT), 0);

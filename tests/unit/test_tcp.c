@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <cmocka.h>
 
 #include <rte_cycles.h>
@@ -22,6 +23,7 @@
 #include <rte_tcp.h>
 
 #include <rte_hash_crc.h>
+#include <rte_thash.h>
 
 #include "tcp_private.h"
 #include "tcp_script.h"
@@ -604,11 +606,83 @@ test_table_keyed(void **state)
 	ewyk_tcp_free(t2);
 }
 
+/*
+ * The shard of an IPv6 flow is the one the NIC's RSS picks for its return
+ * traffic: DPDK's IPv6 TCP tuple (rte_thash_load_v6_addrs) through lib/net's
+ * key, and it takes the whole address (a flow differing in any byte may
+ * land elsewhere, which a hash over part of it would never do).
+ */
+static void
+test_flow_shard6(void **state)
+{
+	struct rte_ipv6_hdr ip;
+	union rte_thash_tuple tu;
+	const uint8_t *key;
+	uint8_t klen;
+	unsigned int i, moved = 0;
+
+	RTE_SET_USED(state);
+	key = ewyk_net_rss_key(&klen);
+	memset(&ip, 0, sizeof(ip));
+	memcpy(ip.src_addr, PIP6, 16); /* the return traffic: from the peer */
+	memcpy(ip.dst_addr, LIP6, 16);
+	rte_thash_load_v6_addrs(&ip, &tu);
+	tu.v6.sport = 40000;
+	tu.v6.dport = 80;
+	assert_int_equal(ewyk_tcp_flow_shard6(LIP6, 80, PIP6, 40000, 16),
+		(rte_softrss((uint32_t *)&tu, RTE_THASH_V6_L4_LEN, key) &
+			0x7f) %
+			16);
+	assert_int_equal(ewyk_tcp_flow_shard6(LIP6, 80, PIP6, 40000, 1), 0);
+	for (i = 0; i < 16; i++) {
+		uint8_t p[16];
+
+		memcpy(p, PIP6, 16);
+		p[i] ^= 0x40;
+		moved += ewyk_tcp_flow_shard6(LIP6, 80, p, 40000, 64) !=
+			ewyk_tcp_flow_shard6(LIP6, 80, PIP6, 40000, 64);
+	}
+	assert_true(moved >= 8);
+}
+
+/* Every script again over IPv6: the copies, named NAME_v6. */
+static struct script v6_copies[160];
+static char v6_names[160][48];
+
+static unsigned int
+add_scripts(struct CMUnitTest *tests, unsigned int n, unsigned int max,
+	const struct script *sc, unsigned int nsc, unsigned int *ncopy)
+{
+	unsigned int i;
+
+	for (i = 0; i < nsc && n < max; i++) {
+		const struct script *run = &sc[i];
+
+		if (ncopy != NULL) {
+			if (*ncopy >= RTE_DIM(v6_copies))
+				break;
+			v6_copies[*ncopy] = sc[i];
+			v6_copies[*ncopy].v6 = true;
+			snprintf(v6_names[*ncopy], sizeof(v6_names[0]), "%s_v6",
+				sc[i].name);
+			v6_copies[*ncopy].name = v6_names[*ncopy];
+			run = &v6_copies[(*ncopy)++];
+		}
+		tests[n].name = run->name;
+		tests[n].test_func = test_script;
+		tests[n].setup_func = NULL;
+		tests[n].teardown_func = NULL;
+		tests[n].initial_state = (void *)(uintptr_t)run;
+		n++;
+	}
+	return n;
+}
+
 int
 main(int argc, char **argv)
 {
-	struct CMUnitTest tests[256];
-	unsigned int n = 0, i;
+	struct CMUnitTest tests[320];
+	unsigned int n = 0, ncopy = 0;
 
 	if (ewyk_test_eal_init(argc, argv) < 0)
 		return 1;
@@ -616,23 +690,17 @@ main(int argc, char **argv)
 		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	if (mp == NULL)
 		return 1;
-	for (i = 0; i < tcp_nscripts && n < RTE_DIM(tests) - 8; i++) {
-		tests[n].name = tcp_scripts[i].name;
-		tests[n].test_func = test_script;
-		tests[n].setup_func = NULL;
-		tests[n].teardown_func = NULL;
-		tests[n].initial_state = (void *)(uintptr_t)&tcp_scripts[i];
-		n++;
-	}
-	for (i = 0; i < tcp_hard_nscripts && n < RTE_DIM(tests) - 8; i++) {
-		tests[n].name = tcp_hard_scripts[i].name;
-		tests[n].test_func = test_script;
-		tests[n].setup_func = NULL;
-		tests[n].teardown_func = NULL;
-		tests[n].initial_state =
-			(void *)(uintptr_t)&tcp_hard_scripts[i];
-		n++;
-	}
+	n = add_scripts(tests, n, RTE_DIM(tests) - 24, tcp_scripts,
+		tcp_nscripts, NULL);
+	n = add_scripts(tests, n, RTE_DIM(tests) - 24, tcp_hard_scripts,
+		tcp_hard_nscripts, NULL);
+	n = add_scripts(tests, n, RTE_DIM(tests) - 24, tcp_scripts,
+		tcp_nscripts, &ncopy);
+	n = add_scripts(tests, n, RTE_DIM(tests) - 24, tcp_hard_scripts,
+		tcp_hard_nscripts, &ncopy);
+	n = add_scripts(tests, n, RTE_DIM(tests) - 24, tcp_v6_scripts,
+		tcp_v6_nscripts, NULL);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_flow_shard6);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_api_errors);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_challenge_random);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_table_keyed);
