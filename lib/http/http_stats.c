@@ -83,7 +83,7 @@ ewyk_http_server_limits(const struct ewyk_http_server *s,
 	if (s == NULL || lim == NULL || max_headers == NULL)
 		return -EINVAL;
 	/* Every connection's parser has the same limits, defaults filled. */
-	*lim = s->conns[0].p.lim;
-	*max_headers = s->conns[0].req.max_headers;
+	*lim = s->lim;
+	*max_headers = s->max_headers;
 	return 0;
 }
