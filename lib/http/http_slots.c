@@ -302,6 +302,8 @@ int
 ewyk_http_server_slots(const struct ewyk_http_server *s,
 	struct ewyk_http_slots_info *info)
 {
+	uint64_t all;
+
 	if (s == NULL || info == NULL)
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
@@ -315,5 +317,14 @@ ewyk_http_server_slots(const struct ewyk_http_server *s,
 	info->conn_bytes = sizeof(struct ewyk_http_conn);
 	info->lease_bytes = s->scratch_size + sizeof(struct http_lease) +
 		(size_t)s->max_headers * sizeof(struct ewyk_http_header);
+	all = (uint64_t)s->conf.max_conns * info->conn_bytes +
+		2 * ((uint64_t)s->src_mask + 1) * sizeof(*s->src_conns);
+	info->conn_mem_bytes = (size_t)((all + s->conf.max_conns - 1) /
+		s->conf.max_conns);
+	info->lease_mem_bytes = (uint64_t)s->conf.max_heads *
+		(info->lease_bytes + sizeof(*s->lease_next));
+	info->lease_failures = ewyk_ctr_read(
+				       &s->ctr[EWYK_HTTP_C_HEAD_REFUSED]) +
+		ewyk_ctr_read(&s->ctr[EWYK_HTTP_C_HEAD_SRC_REFUSED]);
 	return 0;
 }

@@ -212,6 +212,17 @@ void rt_tcp_shard_free(struct ewyk_rt_shard *sh);
 void rt_tcp_stats_print(struct ewyk_rt *rt);
 void rt_tcp_tel_shard(struct rte_tel_data *d, const struct ewyk_rt_shard *sh);
 
+/* What a shard's connections hold of memory (rt_http.c). */
+struct rt_conn_mem {
+	uint32_t conn_bytes; /* per connection: TCP's and HTTP's, from their
+			      * pools' and tables' own sizes */
+	uint32_t http_conns, http_idle, http_leases;
+	uint64_t http_lease_failures;
+	uint64_t http_lease_mem; /* every head lease (fixed) */
+};
+void rt_conn_mem(const struct ewyk_rt_shard *sh, struct rt_conn_mem *m);
+void rt_http_tel_shard(struct rte_tel_data *d, const struct ewyk_rt_shard *sh);
+
 /* rt_http.c */
 int rt_http_init(struct ewyk_rt *rt); /* router, before routes */
 int rt_http_shard_init(struct ewyk_rt_shard *sh);
