@@ -179,6 +179,10 @@ int rt_start_shards(struct ewyk_rt *rt);
 /* rt_conf.c: the checks of a configuration (defaults resolved). */
 int rt_conf_check(struct ewyk_rt_conf *c);
 
+/* The memory given to the process (ewyk_rt_conf_capacity()'s): with
+ * --no-huge, -m; with hugepages, the free ones and those held. */
+uint64_t rt_mem_given(void);
+
 /* rt_eal.c: start-up helpers. 0 / object, or -1 / NULL (printed). */
 int rt_parse_ulong(const char *s, unsigned long min, unsigned long max,
 	unsigned long *out);
