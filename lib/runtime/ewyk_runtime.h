@@ -117,6 +117,10 @@ struct ewyk_rt_conf {
 	unsigned int pec_ring;            /**< --pec-ring; 0: 1024 */
 	/* TCP limits, per shard (docs/guides/security.md) */
 	unsigned int tcp_max_conns;   /**< --tcp-max-conns; 0: from memory */
+	/** further addresses of every port, after its --ip (lib/net's
+	 *  nb_extra_ips; no option: a client's, e.g. ewyk-loadgen's
+	 *  --src-addrs); 0: none */
+	unsigned int nb_extra_ips;
 	unsigned int tcp_max_per_src; /**< --tcp-max-per-src; 0: off */
 	unsigned int tcp_mbuf_budget; /**< --tcp-mbuf-budget; 0: half mbufs */
 	unsigned int tcp_conn_mbufs;  /**< --tcp-conn-mbufs; 0: budget / 16 */

@@ -169,6 +169,7 @@ setup_ports(struct ewyk_rt *rt, struct rte_mempool **pools)
 		pc.mtu = rt->conf.mtu;
 		pc.vlan_id = rt->conf.vlan;
 		pc.rx_pools = pools;
+		pc.nb_extra_ips = rt->conf.nb_extra_ips;
 		rc = ewyk_net_port_add(rt->net, &pc, &info);
 		if (rc < 0) {
 			fprintf(stderr, "error: port %u: %s\n", pid,
