@@ -84,8 +84,10 @@ struct lg_conf {
 	bool new_conn;
 	double rate; /* requests/s over all lcores; 0: closed loop */
 	unsigned int timeout_ms;
-	bool quiet; /* no live line */
-	bool hold;  /* keep the port up after the JSON until a signal */
+	bool quiet;        /* no live line */
+	bool hold;         /* keep the port up after the JSON until a signal */
+	unsigned int idle; /* --idle: connections of the idle set */
+	unsigned int src_addrs; /* --src-addrs: --ip and the ones after it */
 };
 
 /* Counters of one lcore; written by it only (relaxed atomic stores). */
@@ -182,8 +184,11 @@ struct lg_lcore {
 	uint64_t live_p99_ns; /* p99 of the last whole second */
 } __rte_cache_aligned;
 
+struct lg_idle;
+
 struct lg {
 	struct lg_conf conf;
+	struct lg_idle *idle; /* idle.c */
 	struct ewyk_rt *rt;
 	uint64_t hz;
 	/* Set by shard 0 in its first iteration, then published (started). */

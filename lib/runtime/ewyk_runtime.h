@@ -116,7 +116,7 @@ struct ewyk_rt_conf {
 	unsigned int task_timeout_ms;     /**< --task-timeout (5000) */
 	unsigned int pec_ring;            /**< --pec-ring; 0: 1024 */
 	/* TCP limits, per shard (docs/guides/security.md) */
-	unsigned int tcp_max_conns;   /**< --tcp-max-conns; 0: from memory */
+	unsigned int tcp_max_conns; /**< --tcp-max-conns; 0: from memory */
 	/** further addresses of every port, after its --ip (lib/net's
 	 *  nb_extra_ips; no option: a client's, e.g. ewyk-loadgen's
 	 *  --src-addrs); 0: none */
