@@ -91,7 +91,7 @@ class Bench:
             return f.read()
 
     # -- ewyk ------------------------------------------------------------
-    def httpd_start(self, reserved=False):
+    def httpd_start(self, reserved=False, args=(), mem=1024):
         self.prefix = f"ewyk-perf-{self.tag}-httpd"
         self.sock = os.path.join(self.tmp, "memif.sock")
         if os.path.exists(self.sock):  # left by a server that crashed
@@ -110,10 +110,10 @@ class Bench:
                 ["--no-pci", f"--file-prefix={self.prefix}",
                  f"--vdev=net_memif0,role=server,socket={self.sock},"
                  "socket-abstract=no",
-                 "--log-level=lib.eal:warning"] + self.mem(1024) +
+                 "--log-level=lib.eal:warning"] + self.mem(mem) +
                 ["--", "--ip", f"{IP_SRV}/24", "--port", "80",
                  "--stats-interval", "0"] +
-                (["--reserved", "1"] if reserved else []))
+                (["--reserved", "1"] if reserved else []) + list(args))
         self.httpd = self.spawn(argv, "httpd.log")
         end = time.monotonic() + 30
         while time.monotonic() < end:
@@ -144,6 +144,13 @@ class Bench:
             if k.startswith("lcore_") and isinstance(v, dict):
                 total += v.get("busy_cycles", 0)
         self.tel_requests = st.get("total", {}).get("http_requests")
+        # Memory per connection, TCP and HTTP (shard 0's, as every
+        # shard's), and the connections idle when read.
+        sh0 = st.get("shard_0", {})
+        self.tel_conn_mem = sh0.get("conn_mem_bytes")
+        self.tel_idle = sum(v.get("http_conns_idle", 0) for k, v in
+                            st.items() if k.startswith("shard_")
+                            and isinstance(v, dict))
         return total
 
     def httpd_stop(self):
@@ -158,7 +165,7 @@ class Bench:
             return None, None
         return int(m.group(1)), int(m.group(2))
 
-    def loadgen(self, extra, on_json=True):
+    def loadgen(self, extra, on_json=True, mem=1024):
         cores = ",".join(map(str, self.cli_cores))
         argv = (["taskset", "-c", cores,
                  os.path.join(self.build, "app/loadgen/ewyk-loadgen"),
@@ -166,7 +173,7 @@ class Bench:
                  f"--file-prefix=ewyk-perf-{self.tag}-loadgen",
                  f"--vdev=net_memif0,role=client,socket={self.sock},"
                  "socket-abstract=no",
-                 "--log-level=lib.eal:warning"] + self.mem(1024) +
+                 "--log-level=lib.eal:warning"] + self.mem(mem) +
                 ["--", "--ip", f"{IP_CLI}/24", "--target", f"{IP_SRV}:80",
                  "--conns", str(self.a.conns), "--duration",
                  str(self.a.duration), "--warmup", str(self.a.warmup),
@@ -229,11 +236,31 @@ class Bench:
                             "cycles_per_req": pct / 100 * cycles_per_req})
         return top[:20]
 
-    def ewyk_run(self, extra, reserved=False, profile=False):
-        self.httpd_start(reserved)
+    def ewyk_run(self, extra, reserved=False, profile=False, idle=0):
+        srv_args, srv_mem, cli_mem = [], 1024, 1024
+        if idle:
+            # Room for the idle set beside the measuring connections, a
+            # source address per 25,000 (a quarter of 28,232 local ports
+            # spare), keep-alive beyond the run; memory at ~1 KiB a
+            # connection on each side, beside 1 GiB.
+            cap = 1 << max(idle + 2 * self.a.conns + 1024, 4096).bit_length()
+            cap = min(cap, 1 << 20)
+            mb = 1024 + cap // 1024
+            srv_args = ["--tcp-max-conns", str(cap),
+                        "--keepalive-timeout", "3600"]
+            srv_mem = cli_mem = mb
+            extra = extra + ["--idle", str(idle), "--src-addrs",
+                             str(min(64, idle // 25000 + 1)),
+                             "--timeout", "30000"]
+        self.httpd_start(reserved, srv_args, srv_mem)
         b0 = self.httpd_busy()
         prof = self.perf_record_start() if profile else None
-        r = self.loadgen(extra)
+        r = self.loadgen(extra, mem=cli_mem)
+        if idle:
+            # Read by httpd_busy() when the JSON came: the idle set is
+            # closed by then (after its second request), so the idle count
+            # there is 0; the memory per connection is a size, the same.
+            r["conn_mem_bytes"] = getattr(self, "tel_conn_mem", None)
         b1 = r.pop("_busy_at_json")
         tel_requests = self.tel_requests
         requests, ok2xx = self.httpd_result
@@ -415,6 +442,17 @@ def main():
              lambda: b.ewyk_run(["--mix-path", "/sleep/1",
                                  "--mix-percent", "1"], reserved=True)),
             ("ewyk open loop 50%", None),
+            # Keep-alive beside idle connections (--idle): req/s and p99
+            # of --conns with 1k..1M others held silent (memory per
+            # connection from the server's telemetry in the JSON row).
+            ("ewyk keep-alive + 1k idle",
+             lambda: b.ewyk_run([], idle=1000)),
+            ("ewyk keep-alive + 10k idle",
+             lambda: b.ewyk_run([], idle=10000)),
+            ("ewyk keep-alive + 100k idle",
+             lambda: b.ewyk_run([], idle=100000)),
+            ("ewyk keep-alive + 1M idle",
+             lambda: b.ewyk_run([], idle=1000000)),
             ("nginx keep-alive", lambda: b.peer_run("nginx", False)),
             ("nginx new conn/req", lambda: b.peer_run("nginx", True)),
             ("h2o keep-alive", lambda: b.peer_run("h2o", False)),

@@ -3,8 +3,8 @@
  * The idle set of ewyk-loadgen (--idle N, idle.h): per shard, its share
  * of N connections, each a few words (its handle and the response bytes
  * it has while one is arriving), opened at a bounded rate (LG_IDLE_BURST
- * connects an iteration, LG_IDLE_SYNS in SYN-SENT), one request each,
- * then held. The shard's phases:
+ * connects an iteration, LG_IDLE_INFLIGHT connecting or waiting for their
+ * response), one request each, then held. The shard's phases:
  *
  *   OPEN   connect and ask, until every connection of the share was
  *          answered or failed (a share with no progress for --timeout
@@ -12,7 +12,7 @@
  *   HOLD   silent: the measured run of --conns goes on meanwhile;
  *   REUSE  once the client's shard drains (its window is over), one more
  *          request on every connection still held, LG_IDLE_BURST an
- *          iteration, until all are answered (or --timeout without
+ *          iteration and LG_IDLE_INFLIGHT at once, until all are answered (or --timeout without
  *          progress);
  *   DONE   every connection closed (FIN): the client's shard may finish.
  *
@@ -38,8 +38,11 @@
 #include "idle.h"
 #include "loadgen.h"
 
-#define LG_IDLE_BURST 64  /* connects or requests an iteration */
-#define LG_IDLE_SYNS 512  /* connections in SYN-SENT, at most */
+#define LG_IDLE_BURST 64 /* connects or requests an iteration */
+/* Connections in SYN-SENT or waiting for a response, at most: what the
+ * set has in flight stays within the shard's mbufs and TX ring (the
+ * requests wait in TCP's send queues until acknowledged). */
+#define LG_IDLE_INFLIGHT 512
 #define LG_IDLE_HEAD 4096 /* longest response head (and body) taken */
 
 enum ic_state {
@@ -48,6 +51,27 @@ enum ic_state {
 	IC_WAIT,     /* request sent, response not complete */
 	IC_HELD,     /* answered, open, silent */
 	IC_DEAD,     /* failed or closed */
+};
+
+/* Why a connection of the set was lost (the JSON's idle errors). */
+#define IE_KINDS(X)                                                         \
+	X(CONNECT, connect)   /* connect failed: no port, object, answer */ \
+	X(SEND, send)         /* request not sent: no mbuf, TCP refused */  \
+	X(RESPONSE, response) /* not a 2xx keep-alive with a length */      \
+	X(LOST, lost)         /* the server closed or reset it */           \
+	X(TIMEOUT, timeout)   /* no progress for --timeout */
+
+enum ie_kind {
+#define IE_ENUM(sym, name) IE_##sym,
+	IE_KINDS(IE_ENUM)
+#undef IE_ENUM
+		IE_MAX,
+};
+
+static const char *const ie_names[] = {
+#define IE_NAME(sym, name) #name,
+	IE_KINDS(IE_NAME)
+#undef IE_NAME
 };
 
 enum is_phase {
@@ -80,7 +104,8 @@ struct lg_idle_shard {
 	uint32_t phase;    /* enum is_phase (read by other shards: atomic) */
 	uint64_t now;      /* TSC of this iteration's poll (the last one) */
 	uint64_t progress; /* TSC of the last connect, answer or failure */
-	uint64_t opened, answered, reused, errors; /* lg_stat_add */
+	uint64_t opened, answered, reused; /* lg_stat_add */
+	uint64_t errors[IE_MAX];
 } __rte_cache_aligned;
 
 struct lg_idle {
@@ -95,7 +120,7 @@ shard_of(const struct lg *g, unsigned int id)
 }
 
 static void
-ic_fail(struct lg_idle_conn *ic)
+ic_fail(struct lg_idle_conn *ic, enum ie_kind why)
 {
 	struct lg_idle_shard *is = ic->is;
 
@@ -113,7 +138,7 @@ ic_fail(struct lg_idle_conn *ic)
 	ic->rx = NULL;
 	ic->c = NULL;
 	ic->state = IC_DEAD;
-	lg_stat_add(&is->errors, 1);
+	lg_stat_add(&is->errors[why], 1);
 	is->progress = is->now;
 }
 
@@ -194,16 +219,16 @@ ic_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 
 	if (ewyk_tcp_recv_append(c, &ic->rx, m) != 0) {
 		rte_pktmbuf_free(m);
-		ic_fail(ic);
+		ic_fail(ic, IE_RESPONSE);
 		return;
 	}
 	if (ic->state != IC_WAIT) {
-		ic_fail(ic); /* unsolicited */
+		ic_fail(ic, IE_RESPONSE); /* unsolicited */
 		return;
 	}
 	rc = ic_parse(ic);
 	if (rc < 0) {
-		ic_fail(ic);
+		ic_fail(ic, IE_RESPONSE);
 		return;
 	}
 	if (rc == 0)
@@ -226,7 +251,7 @@ ic_connected(void *ctx, struct ewyk_tcp_conn *c, int err)
 	RTE_SET_USED(c);
 	if (err != 0) {
 		ic->c = NULL; /* gone already */
-		ic_fail(ic);
+		ic_fail(ic, IE_CONNECT);
 		return;
 	}
 	is->syns--;
@@ -234,7 +259,7 @@ ic_connected(void *ctx, struct ewyk_tcp_conn *c, int err)
 	lg_stat_add(&is->opened, 1);
 	is->progress = is->now;
 	if (ic_ask(ic) != 0)
-		ic_fail(ic);
+		ic_fail(ic, IE_SEND);
 }
 
 /* The server closed or reset it: the set has lost it. */
@@ -242,7 +267,7 @@ static void
 ic_eof(void *ctx, struct ewyk_tcp_conn *c)
 {
 	RTE_SET_USED(c);
-	ic_fail(ctx);
+	ic_fail(ctx, IE_LOST);
 }
 
 static void
@@ -253,7 +278,7 @@ ic_closed(void *ctx, struct ewyk_tcp_conn *c, int err)
 	RTE_SET_USED(c);
 	RTE_SET_USED(err);
 	ic->c = NULL; /* the handle is gone, and its budgets with it */
-	ic_fail(ic);
+	ic_fail(ic, IE_LOST);
 }
 
 static const struct ewyk_tcp_ops ic_ops = {
@@ -270,7 +295,7 @@ open_some(struct lg_idle_shard *is)
 	unsigned int k = 0;
 
 	while (k < LG_IDLE_BURST && is->next < is->n &&
-		is->syns < LG_IDLE_SYNS) {
+		is->syns + is->waiting < LG_IDLE_INFLIGHT) {
 		struct lg_idle_conn *ic = &is->conns[is->next];
 		uint32_t i = is->first + is->next;
 		struct ewyk_tcp_connect_args a = {
@@ -287,7 +312,8 @@ open_some(struct lg_idle_shard *is)
 		k++;
 		ic->c = ewyk_tcp_connect(is->tcp, &a);
 		if (ic->c == NULL) {
-			ic_fail(ic); /* no local port or object: counted */
+			ic_fail(ic,
+				IE_CONNECT); /* no local port or object: counted */
 			continue;
 		}
 		ic->state = IC_SYN;
@@ -300,14 +326,15 @@ ask_again_some(struct lg_idle_shard *is)
 {
 	unsigned int k = 0;
 
-	while (k < LG_IDLE_BURST && is->next < is->n) {
+	while (k < LG_IDLE_BURST && is->next < is->n &&
+		is->waiting < LG_IDLE_INFLIGHT) {
 		struct lg_idle_conn *ic = &is->conns[is->next++];
 
 		if (ic->state != IC_HELD)
 			continue;
 		k++;
 		if (ic_ask(ic) != 0)
-			ic_fail(ic);
+			ic_fail(ic, IE_SEND);
 	}
 }
 
@@ -320,7 +347,7 @@ give_up(struct lg_idle_shard *is)
 	for (i = 0; i < is->n; i++)
 		if (is->conns[i].state == IC_SYN ||
 			is->conns[i].state == IC_WAIT)
-			ic_fail(&is->conns[i]);
+			ic_fail(&is->conns[i], IE_TIMEOUT);
 }
 
 static void
@@ -375,6 +402,7 @@ lg_idle_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
 			break;
 		is->next = 0;
 		is->progress = now;
+		stale = false; /* the hold was no stall */
 		set_phase(is, IS_REUSE);
 		/* fall through */
 	case IS_REUSE:
@@ -480,7 +508,7 @@ lg_idle_finished(const struct lg *g, unsigned int shard)
 void
 lg_idle_counts(const struct lg *g, struct lg_idle_counts *out)
 {
-	unsigned int i;
+	unsigned int i, k;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; g->idle != NULL && i < g->nb_lcores; i++) {
@@ -489,7 +517,8 @@ lg_idle_counts(const struct lg *g, struct lg_idle_counts *out)
 		out->opened += lg_stat_get(&is->opened);
 		out->answered += lg_stat_get(&is->answered);
 		out->reused += lg_stat_get(&is->reused);
-		out->errors += lg_stat_get(&is->errors);
+		for (k = 0; k < IE_MAX; k++)
+			out->errors += lg_stat_get(&is->errors[k]);
 	}
 }
 
@@ -497,6 +526,7 @@ void
 lg_idle_json(const struct lg *g)
 {
 	struct lg_idle_counts k;
+	unsigned int i, e;
 
 	if (g->conf.idle == 0)
 		return;
@@ -506,4 +536,14 @@ lg_idle_json(const struct lg *g)
 	       ", \"reused\": %" PRIu64 ", \"errors\": %" PRIu64 "}",
 		g->conf.idle, g->conf.src_addrs, k.opened, k.answered, k.reused,
 		k.errors);
+	printf(", \"idle_errors\": {");
+	for (e = 0; e < IE_MAX; e++) {
+		uint64_t v = 0;
+
+		for (i = 0; i < g->nb_lcores; i++)
+			v += lg_stat_get(&g->idle->sh[i].errors[e]);
+		printf("%s\"%s\": %" PRIu64, e == 0 ? "" : ", ", ie_names[e],
+			v);
+	}
+	printf("}");
 }

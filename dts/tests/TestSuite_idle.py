@@ -147,7 +147,7 @@ class TestSuite_idle(TestSuite):
         print(f"idle: {idle}; measured {r['rps']:.0f} req/s beside them, "
               f"p99 {r['p99_us']} us")
         assert idle["conns"] == IDLE, idle
-        assert idle["errors"] == 0, idle
+        assert idle["errors"] == 0, (idle, r["idle_errors"])
         assert idle["opened"] == IDLE, idle
         assert idle["answered"] == IDLE, idle
         # All of them used once more after the hold.
