@@ -249,8 +249,14 @@ class Bench:
             srv_args = ["--tcp-max-conns", str(cap),
                         "--keepalive-timeout", "3600"]
             srv_mem = cli_mem = mb
-            extra = extra + ["--idle", str(idle), "--src-addrs",
-                             str(min(64, idle // 25000 + 1)),
+            # The server's per-source shares (a quarter of the capacity,
+            # TCP's at most 65,535) hold: enough sources that each stays
+            # at three quarters of its share, and within an address's
+            # local ports.
+            share = min(cap // 4, 65535) * 3 // 4
+            nsrc = min(64, max(idle // 25000,
+                               (idle + self.a.conns) // share) + 1)
+            extra = extra + ["--idle", str(idle), "--src-addrs", str(nsrc),
                              "--timeout", "30000"]
         self.httpd_start(reserved, srv_args, srv_mem)
         b0 = self.httpd_busy()
