@@ -553,8 +553,8 @@ struct ewyk_http_slots_info {
  * (defaults filled in) and sizes. An idle keep-alive connection holds
  * its object only (conn_bytes; conn_mem_bytes with its share of the
  * per-source counts); a connection reading or serving a request holds a
- * lease too (lease_bytes). O(1), token holder (the counts are read
- * without a lock).
+ * lease too (lease_bytes). O(1); from another thread (telemetry) the
+ * counts are read without a lock, so approximate.
  *
  * @param s
  *   Server.
