@@ -316,11 +316,11 @@ check_tcp_limits(struct ewyk_rt_conf *c)
 	unsigned int budget = c->tcp_mbuf_budget != 0 ? c->tcp_mbuf_budget :
 							c->nb_mbufs / 2;
 
-	if (c->tcp_max_conns == 0)
-		return 0; /* ewyk_rt_create() sizes it, then checks again */
-	if (c->tcp_max_per_src == UINT_MAX)
+	/* tcp_max_conns 0: ewyk_rt_create() sizes it, then checks again */
+	if (c->tcp_max_per_src == UINT_MAX && c->tcp_max_conns != 0)
 		c->tcp_max_per_src = RTE_MIN(c->tcp_max_conns / 4, 65535u);
-	if (c->tcp_max_per_src > c->tcp_max_conns) {
+	if (c->tcp_max_conns != 0 && c->tcp_max_per_src != UINT_MAX &&
+		c->tcp_max_per_src > c->tcp_max_conns) {
 		fprintf(stderr,
 			"error: --tcp-max-per-src %u is over --tcp-max-conns %u\n",
 			c->tcp_max_per_src, c->tcp_max_conns);

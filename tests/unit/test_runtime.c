@@ -103,6 +103,11 @@ test_conf_errors(void **state)
 	assert_int_equal(parse(&c, NULL, 0, 5, bad_strategy), -1);
 	assert_int_equal(parse(&c, NULL, 0, 4, stray), -1);
 	assert_int_equal(parse(&c, NULL, 0, 7, per_src), -1);
+	/* checked at parse time though the capacity is not known yet */
+	assert_int_equal(parse(&c, NULL, 0, 5,
+				 (const char *[]){ "t", "--ip", "10.0.0.1/24",
+					 "--tcp-mbuf-budget", "20000" }),
+		-1);
 }
 
 static void
