@@ -95,7 +95,8 @@ class Bench:
             return f.read()
 
     # -- ewyk ------------------------------------------------------------
-    def httpd_start(self, reserved=False, strategy=None, v6=False):
+    def httpd_start(self, reserved=False, strategy=None, v6=False, args=(),
+                    mem=1024):
         self.prefix = f"ewyk-perf-{self.tag}-httpd"
         self.sock = os.path.join(self.tmp, "memif.sock")
         if os.path.exists(self.sock):  # left by a server that crashed
@@ -122,12 +123,12 @@ class Bench:
                 ["--no-pci", f"--file-prefix={self.prefix}",
                  f"--vdev=net_memif0,role=server,socket={self.sock},"
                  "socket-abstract=no,rsize=12",
-                 "--log-level=lib.eal:warning"] + self.mem(1024) +
+                 "--log-level=lib.eal:warning"] + self.mem(mem) +
                 ["--", "--ip", f"{IP_SRV}/24", "--port", "80",
                  "--stats-interval", "0"] +
                 (["--ip6", f"{IP6_SRV}/64"] if v6 else []) +
                 (["--reserved", "1"] if reserved else []) +
-                (["--strategy", strategy] if strategy else []))
+                (["--strategy", strategy] if strategy else []) + list(args))
         self.httpd = self.spawn(argv, "httpd.log")
         end = time.monotonic() + 30
         while time.monotonic() < end:
@@ -158,6 +159,13 @@ class Bench:
             if k.startswith("lcore_") and isinstance(v, dict):
                 total += v.get("busy_cycles", 0)
         self.tel_requests = st.get("total", {}).get("http_requests")
+        # Memory per connection, TCP and HTTP (shard 0's, as every
+        # shard's), and the connections idle when read.
+        sh0 = st.get("shard_0", {})
+        self.tel_conn_mem = sh0.get("conn_mem_bytes")
+        self.tel_idle = sum(v.get("http_conns_idle", 0) for k, v in
+                            st.items() if k.startswith("shard_")
+                            and isinstance(v, dict))
         return total
 
     def httpd_stop(self):
@@ -172,7 +180,7 @@ class Bench:
             return None, None
         return int(m.group(1)), int(m.group(2))
 
-    def loadgen(self, extra, on_json=True, conns=None, v6=False):
+    def loadgen(self, extra, on_json=True, conns=None, v6=False, mem=1024):
         cores = ",".join(map(str, self.cli_cores))
         argv = (["taskset", "-c", cores,
                  os.path.join(self.build, "app/loadgen/ewyk-loadgen"),
@@ -180,7 +188,7 @@ class Bench:
                  f"--file-prefix=ewyk-perf-{self.tag}-loadgen",
                  f"--vdev=net_memif0,role=client,socket={self.sock},"
                  "socket-abstract=no,rsize=12",
-                 "--log-level=lib.eal:warning"] + self.mem(1024) +
+                 "--log-level=lib.eal:warning"] + self.mem(mem) +
                 ["--", "--ip", f"{IP_CLI}/24"] +
                 (["--ip6", f"{IP6_CLI}/64", "--target", f"[{IP6_SRV}]:80"]
                  if v6 else ["--target", f"{IP_SRV}:80"]) +
@@ -246,18 +254,45 @@ class Bench:
         return top[:20]
 
     def ewyk_run(self, extra, reserved=False, profile=False, strategy=None,
-                 conns=None, v6=False):
+                 conns=None, v6=False, idle=0):
         """One run; v6: over IPv6 (both ends get an --ip6, the loadgen
-        targets the server's IPv6 address), the rest as over IPv4."""
+        targets the server's IPv6 address), the rest as over IPv4; idle:
+        that many idle keep-alive connections held beside the run."""
         if self.a.client_lcores > self.a.server_lcores:
             # memif: the client asks for a queue per lcore, and a client
             # with more queues than its server never comes up.
             raise RuntimeError("ewyk rows need --client-lcores <= "
                                "--server-lcores (one memif queue each)")
-        self.httpd_start(reserved, strategy, v6)
+        srv_args, srv_mem, cli_mem = [], 1024, 1024
+        if idle:
+            # Room for the idle set beside the measuring connections, a
+            # source address per 25,000 (a quarter of 28,232 local ports
+            # spare), keep-alive beyond the run; memory at ~1 KiB a
+            # connection on each side, beside 1 GiB.
+            cap = 1 << max(idle + 2 * self.a.conns + 1024, 4096).bit_length()
+            cap = min(cap, 1 << 20)
+            mb = 1024 + cap // 1024
+            srv_args = ["--tcp-max-conns", str(cap),
+                        "--keepalive-timeout", "3600"]
+            srv_mem = cli_mem = mb
+            # The server's per-source shares (a quarter of the capacity,
+            # TCP's at most 65,535) hold: enough sources that each stays
+            # at three quarters of its share, and within an address's
+            # local ports.
+            share = min(cap // 4, 65535) * 3 // 4
+            nsrc = min(64, max(idle // 25000,
+                               (idle + self.a.conns) // share) + 1)
+            extra = extra + ["--idle", str(idle), "--src-addrs", str(nsrc),
+                             "--timeout", "30000"]
+        self.httpd_start(reserved, strategy, v6, srv_args, srv_mem)
         b0 = self.httpd_busy()
         prof = self.perf_record_start() if profile else None
-        r = self.loadgen(extra, conns=conns, v6=v6)
+        r = self.loadgen(extra, conns=conns, v6=v6, mem=cli_mem)
+        if idle:
+            # Read by httpd_busy() when the JSON came: the idle set is
+            # closed by then (after its second request), so the idle count
+            # there is 0; the memory per connection is a size, the same.
+            r["conn_mem_bytes"] = getattr(self, "tel_conn_mem", None)
         b1 = r.pop("_busy_at_json")
         tel_requests = self.tel_requests
         requests, ok2xx = self.httpd_result
@@ -518,6 +553,17 @@ def main():
              lambda: b.ewyk_run(["--mix-path", "/sleep/1",
                                  "--mix-percent", "1"], reserved=True)),
             ("ewyk open loop 50%", None),
+            # Keep-alive beside idle connections (--idle): req/s and p99
+            # of --conns with 1k..1M others held silent (memory per
+            # connection from the server's telemetry in the JSON row).
+            ("ewyk keep-alive + 1k idle",
+             lambda: b.ewyk_run([], idle=1000)),
+            ("ewyk keep-alive + 10k idle",
+             lambda: b.ewyk_run([], idle=10000)),
+            ("ewyk keep-alive + 100k idle",
+             lambda: b.ewyk_run([], idle=100000)),
+            ("ewyk keep-alive + 1M idle",
+             lambda: b.ewyk_run([], idle=1000000)),
         ] + [
             # Jetty's seed benchmark on real HTTP: a BLOCKING route doing no
             # work (/sleep/0), full load, one reserved lcore, per strategy.

@@ -144,7 +144,11 @@ conns_init(struct ewyk_rt_shard *sh, void *arg)
 	snprintf(name, sizeof(name), "svc_conn_%u", ewyk_rt_shard_id(sh));
 	memset(&pp, 0, sizeof(pp));
 	pp.name = name;
-	pp.capacity = ewyk_rt_conf_get(h->rt)->tcp_max_conns;
+	/* The services are for tests and diagnostics: they need not hold
+	 * as many connections as HTTP, and every object here is memory each
+	 * connection of the capacity would pay for. Beyond: RST, counted. */
+	pp.capacity = RTE_MIN(ewyk_rt_conf_get(h->rt)->tcp_max_conns,
+		SVC_MAX_CONNS);
 	pp.obj_size = sizeof(struct svc_conn);
 	pp.socket_id = ewyk_rt_shard_socket(sh);
 	pp.cache_size = 64;

@@ -20,6 +20,9 @@
 
 struct slow_task;
 
+/* Connection objects of the TCP services, per shard, at most. */
+#define SVC_MAX_CONNS 4096u
+
 /* A connection of a service; from the shard's conns pool. */
 struct svc_conn {
 	struct ewyk_tcp_conn *c;

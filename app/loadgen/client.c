@@ -29,6 +29,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "idle.h"
 #include "loadgen.h"
 
 /* Connects started per iteration, at most; while the peer's MAC is not
@@ -660,7 +661,8 @@ lg_start(struct lg_lcore *lc, uint64_t now)
 {
 	struct lg *g = lc->app;
 
-	if (lc->id == 0 && !__atomic_load_n(&g->started, __ATOMIC_RELAXED)) {
+	if (lc->id == 0 && !__atomic_load_n(&g->started, __ATOMIC_RELAXED) &&
+		lg_idle_ready(g)) {
 		g->t_start = now + g->hz / 100;
 		g->t_measure = g->t_start +
 			(uint64_t)(g->conf.warmup_s * (double)g->hz);
@@ -704,7 +706,7 @@ lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
 		break;
 	case LG_LINGER:
 		/* Let the FINs (and the server's answers to them) go. */
-		if (now >= lc->linger_end)
+		if (now >= lc->linger_end && lg_idle_finished(g, lc->id))
 			lg_done(lc);
 		return;
 	case LG_DONE:

@@ -95,6 +95,8 @@ struct lg_conf {
 	bool hold;  /* keep the port up after the JSON until a signal */
 	bool h2;    /* --h2: HTTP/2 (h2c, prior knowledge) */
 	unsigned int streams; /* --streams: open per h2 connection */
+	unsigned int idle; /* --idle: connections of the idle set */
+	unsigned int src_addrs; /* --src-addrs: --ip and the ones after it */
 };
 
 /* Counters of one lcore; written by it only (relaxed atomic stores). */
@@ -194,8 +196,11 @@ struct lg_lcore {
 	uint64_t live_p99_ns; /* p99 of the last whole second */
 } __rte_cache_aligned;
 
+struct lg_idle;
+
 struct lg {
 	struct lg_conf conf;
+	struct lg_idle *idle; /* idle.c */
 	struct ewyk_rt *rt;
 	uint64_t hz;
 	/* Set by shard 0 in its first iteration, then published (started). */

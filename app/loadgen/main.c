@@ -33,6 +33,7 @@
 #include <ewyk_runtime.h>
 
 #include "h2.h"
+#include "idle.h"
 #include "loadgen.h"
 
 static int
@@ -235,6 +236,20 @@ opt_streams(const char *a, void *arg)
 }
 
 static int
+opt_idle(const char *a, void *arg)
+{
+	return parse_uint("idle", a, 1, LG_IDLE_MAX,
+		&((struct lg_conf *)arg)->idle);
+}
+
+static int
+opt_src_addrs(const char *a, void *arg)
+{
+	return parse_uint("src-addrs", a, 1, LG_SRC_ADDRS_MAX,
+		&((struct lg_conf *)arg)->src_addrs);
+}
+
+static int
 opt_quiet(const char *a, void *arg)
 {
 	RTE_SET_USED(a);
@@ -290,6 +305,12 @@ static struct ewyk_rt_opt lg_opts[] = {
 	LG_OPT("streams", 1,
 		"M: with --h2, requests open per connection (1..1024, default 1; the server's SETTINGS_MAX_CONCURRENT_STREAMS caps it)",
 		opt_streams),
+	LG_OPT("idle", 1,
+		"N: also open N keep-alive connections before the run, one request each, hold them silent while --conns measure, then one more request each (docs/guides/http.md)",
+		opt_idle),
+	LG_OPT("src-addrs", 1,
+		"N: the idle connections' source addresses: --ip and the N - 1 after it, in turn (1..64, default 1; the port answers ARP for all)",
+		opt_src_addrs),
 	LG_OPT("quiet", 0, "no live line", opt_quiet),
 	LG_OPT("hold", 0,
 		"after the JSON line, keep the port up until SIGINT/SIGTERM (a memif server is then not disconnected while it polls)",
@@ -305,6 +326,7 @@ parse_args(int argc, char **argv, struct ewyk_rt_conf *rc, struct lg_conf *c)
 	strcpy(c->path, "/");
 	c->pipeline = 1;
 	c->timeout_ms = 5000;
+	c->src_addrs = 1;
 	for (i = 0; i < RTE_DIM(lg_opts); i++)
 		lg_opts[i].arg = c;
 	rc_parse = ewyk_rt_parse_args(rc, argc, argv, lg_opts,
@@ -350,6 +372,12 @@ parse_args(int argc, char **argv, struct ewyk_rt_conf *rc, struct lg_conf *c)
 			LG_MAX_H2_STREAMS);
 		return -1;
 	}
+	if (c->idle > 0 && c->new_conn) {
+		fprintf(stderr,
+			"error: --idle holds keep-alive connections: not with --new-conn\n");
+		return -1;
+	}
+	rc->nb_extra_ips = c->src_addrs - 1;
 	if (c->mix_percent > 0 && c->mix_path[0] == '\0') {
 		fprintf(stderr, "error: --mix-percent needs --mix-path\n");
 		return -1;
@@ -411,10 +439,14 @@ client_tcp_limits(struct ewyk_rt_conf *rc, const struct lg_conf *c)
 		rte_lcore_count() - rc->reserved :
 		1;
 	unsigned int nslots = (c->conns + workers - 1) / workers;
+	unsigned int nidle = (c->idle + workers - 1) / workers;
 
 	if (rc->tcp_max_conns != UINT_MAX)
 		return;
-	rc->tcp_max_conns = RTE_MAX(2 * nslots + 1024, 4096u);
+	/* the idle set closes once: its TIME_WAITs beyond the bound are
+	 * closed at once, they need no second object */
+	rc->tcp_max_conns = RTE_MIN(RTE_MAX(2 * nslots + nidle + 1024, 4096u),
+		EWYK_RT_MAX_CONNS);
 	/* The checks of the options derived HTTP's limits from the mark;
 	 * ewyk_rt_create() derives them again (the loadgen serves none). */
 	if (rc->http_max_conns == UINT_MAX) {
@@ -445,6 +477,12 @@ main(int argc, char **argv)
 		.init = lg_shard_init,
 		.poll = lg_shard_poll,
 		.fini = lg_shard_fini,
+	};
+	struct ewyk_rt_module idle_mod = {
+		.name = "loadgen-idle",
+		.init = lg_idle_init,
+		.poll = lg_idle_poll,
+		.fini = lg_idle_fini,
 	};
 	struct ewyk_rt_conf rc;
 	struct ewyk_rt *rt;
@@ -514,9 +552,14 @@ main(int argc, char **argv)
 	g->rt = rt;
 	g->nb_lcores = (uint16_t)ewyk_rt_nb_shards(rt);
 	mod.arg = g;
-	if (ewyk_rt_module_add(rt, &mod) != 0) {
+	idle_mod.arg = g;
+	if ((g->conf.idle > 0 &&
+		    (lg_idle_alloc(g) != 0 ||
+			    ewyk_rt_module_add(rt, &idle_mod) != 0)) ||
+		ewyk_rt_module_add(rt, &mod) != 0) {
 		ewyk_rt_free(rt);
 		lg_h2_teardown(g);
+		lg_idle_release(g);
 		rte_free(g);
 		rte_eal_cleanup();
 		return 1;
@@ -534,6 +577,7 @@ main(int argc, char **argv)
 	if (ewyk_rt_run(rt) != 0) {
 		ewyk_rt_free(rt);
 		lg_h2_teardown(g);
+		lg_idle_release(g);
 		rte_free(g);
 		rte_eal_cleanup();
 		return 1;
@@ -550,6 +594,7 @@ main(int argc, char **argv)
 		hold();
 	ewyk_rt_free(rt);
 	lg_h2_teardown(g);
+	lg_idle_release(g);
 	rte_free(g);
 	rte_eal_cleanup();
 	return ret == 0 ? 0 : 1;

@@ -9,6 +9,7 @@
 
 #include <rte_lcore.h>
 
+#include "idle.h"
 #include "loadgen.h"
 
 static const char *const err_names[LG_ERR_MAX] = {
@@ -175,12 +176,14 @@ lg_report_final(struct lg *g)
 	       ", \"connects\": %" PRIu64
 	       ", \"conns\": %u, \"duration_s\": %.3f, \"lcores\": %u, "
 	       "\"busy_pct\": %.1f, \"cycles_per_req\": %.0f, "
-	       "\"busy_cycles_per_req\": %.0f, \"tsc_hz\": %" PRIu64 "}\n",
+	       "\"busy_cycles_per_req\": %.0f, \"tsc_hz\": %" PRIu64,
 		ok, sent, resp, err_all, connects, g->conf.conns, dur,
 		g->nb_lcores,
 		cycles == 0 ? 0.0 : 100.0 * (double)busy / (double)cycles,
 		ok == 0 ? 0.0 : (double)cycles / (double)ok,
 		ok == 0 ? 0.0 : (double)busy / (double)ok, g->hz);
+	lg_idle_json(g);
+	printf("}\n");
 	fflush(stdout);
 	if (connects != 0 || errors != 0 || !lg_finished(g))
 		return 0;

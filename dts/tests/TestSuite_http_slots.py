@@ -83,7 +83,8 @@ class TestSuite_http_slots(TestSuite):
         assert r["closed"] == [] and r["last_alive_status"] == 200, r
 
     def test_defaults_one_source(self):
-        # The defaults: an object per TCP connection (16384), a quarter
+        # The defaults: an object per TCP connection (from the memory:
+        # 65536 with -m 512), a quarter
         # per source. One source holding 2100 idle connections (more than
         # the 2048 objects there were) leaves other sources served.
         app = self._start("http-slots-defaults")

@@ -570,14 +570,23 @@ struct ewyk_http_slots_info {
 	uint32_t max_conns_per_src; /**< objects one peer address may hold */
 	uint32_t max_heads_per_src; /**< leases one peer address may hold */
 	size_t conn_bytes;          /**< bytes of one connection object */
-	size_t lease_bytes; /**< bytes of one lease (scratch + header array) */
+	size_t lease_bytes; /**< bytes of one lease (scratch, header array,
+			      *  parser and body decoder) */
+	/** Per connection of the capacity: the objects and the per-source
+	 * counts over max_conns, rounded up (what an idle connection costs) */
+	size_t conn_mem_bytes;
+	/** Every lease, and their free list (fixed: max_heads of them) */
+	uint64_t lease_mem_bytes;
+	uint64_t lease_failures; /**< heads refused for want of a lease (503) */
 };
 
 /**
  * The connection objects and head leases of a server: in use, limits
  * (defaults filled in) and sizes. An idle keep-alive connection holds
- * its object only (conn_bytes); a connection reading or serving a
- * request holds a lease too (lease_bytes).
+ * its object only (conn_bytes; conn_mem_bytes with its share of the
+ * per-source counts); a connection reading or serving a request holds a
+ * lease too (lease_bytes). O(1); from another thread (telemetry) the
+ * counts are read without a lock, so approximate.
  *
  * @param s
  *   Server.

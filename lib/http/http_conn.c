@@ -64,7 +64,8 @@ conn_reset_request(struct ewyk_http_conn *c)
 	uint16_t mh = c->req.max_headers;
 
 	http_conn_done(c, 0);
-	ewyk_http_parser_reset(&c->p);
+	if (c->ls != NULL)
+		ewyk_http_parser_reset(&c->ls->p);
 	memset(&c->req, 0, sizeof(c->req));
 	c->req.headers = h;
 	c->req.max_headers = mh;
@@ -391,12 +392,12 @@ head_step(struct ewyk_http_conn *c)
 	if (!http_slots_head(c))
 		return 1; /* no head lease: answered 503 */
 	m = rx_cursor(c, &off);
-	ret = ewyk_http_parse_mbuf(&c->p, &c->req, m, off, &n);
+	ret = ewyk_http_parse_mbuf(&c->ls->p, &c->req, m, off, &n);
 	c->rx_off += n;
 	if (ret == EWYK_HTTP_AGAIN)
 		return c->eof ? head_step(c) : 0;
 	if (ret != EWYK_HTTP_DONE) {
-		uint16_t st = ret == -EBADMSG ? c->p.status : 400;
+		uint16_t st = ret == -EBADMSG ? c->ls->p.status : 400;
 
 		parse_error_count(s, st);
 		timer_stop(c);
@@ -407,7 +408,7 @@ head_step(struct ewyk_http_conn *c)
 	HTTP_CTR(s, REQUESTS, 1);
 	timer_stop(c);
 	if (c->req.framing != EWYK_HTTP_BODY_NONE) {
-		ewyk_http_body_init(&c->b, &c->req, &s->conf.lim);
+		ewyk_http_body_init(&c->ls->b, &c->req, &s->conf.lim);
 		c->body_deadline = 0;
 		body_allow(c);
 		c->st = HC_BODY;
@@ -440,7 +441,7 @@ body_step(struct ewyk_http_conn *c)
 	}
 	if (rx_avail(c) == 0) {
 		/* The last data piece may have ended the body. */
-		ret = ewyk_http_body_parse(&c->b, NULL, 0, &n, &data);
+		ret = ewyk_http_body_parse(&c->ls->b, NULL, 0, &n, &data);
 		if (ret == EWYK_HTTP_AGAIN && c->eof) {
 			c->close_after = 1;
 			if (!c->responded)
@@ -458,7 +459,7 @@ body_step(struct ewyk_http_conn *c)
 		uint32_t off;
 
 		m = rx_cursor(c, &off);
-		ret = ewyk_http_body_parse_mbuf(&c->b, m, off, &n, &data);
+		ret = ewyk_http_body_parse_mbuf(&c->ls->b, m, off, &n, &data);
 	}
 	c->rx_off += n;
 	if (ret == EWYK_HTTP_DATA) {
@@ -482,7 +483,8 @@ body_step(struct ewyk_http_conn *c)
 		c->st = HC_WAIT;
 		c->close_after = 1;
 		if (!c->responded)
-			http_conn_error(c, ret == -EBADMSG ? c->b.status : 400);
+			http_conn_error(c,
+				ret == -EBADMSG ? c->ls->b.status : 400);
 		else if (!c->resp_done)
 			http_conn_abort(c); /* a streamed response cannot end */
 		return 1;

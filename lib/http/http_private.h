@@ -433,6 +433,17 @@ enum http_conn_state {
 	HC_WAIT,     /* body done, response not complete */
 };
 
+/*
+ * What a head lease lends besides the scratch and the header array: the
+ * head parser (its scratch pointer fixed at creation) and the body
+ * decoder. Both only live while a request is read, so an idle connection
+ * does without them.
+ */
+struct http_lease {
+	struct ewyk_http_parser p;
+	struct ewyk_http_body b;
+};
+
 enum http_tmo {
 	HT_NONE = 0,
 	HT_HEADER,
@@ -487,10 +498,9 @@ struct ewyk_http_conn {
 		rip; /* peer's source: IPv4 address or IPv6 /64 (http_src_key) */
 	uint32_t lru_prev; /* idle list (UINT32_MAX: end), while idle */
 	uint32_t lru_next;
-	uint8_t idle; /* on the idle list: keep-alive timer armed */
-	struct ewyk_http_parser p;
+	uint8_t idle;          /* on the idle list: keep-alive timer armed */
+	struct http_lease *ls; /* the lease's parser and decoder; NULL: none */
 	struct ewyk_http_request req;
-	struct ewyk_http_body b;
 };
 
 struct ewyk_http_server {
@@ -499,6 +509,8 @@ struct ewyk_http_server {
 	struct ewyk_http_conn *conns;
 	struct ewyk_http_header *hdrs; /* max_headers per lease */
 	char *scratch;                 /* scratch_size per lease */
+	struct http_lease *ls;         /* parser and decoder per lease */
+	struct ewyk_http_limits lim; /* the parsers' limits, defaults filled */
 	uint32_t scratch_size;
 	uint32_t free_head; /* UINT32_MAX: none */
 	uint32_t in_use;

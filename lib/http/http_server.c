@@ -59,19 +59,8 @@ ewyk_http_server_create(const struct ewyk_http_server_conf *conf)
 	s->conns = rte_zmalloc_socket("ewyk_http_conns",
 		sizeof(s->conns[0]) * s->conf.max_conns, RTE_CACHE_LINE_SIZE,
 		conf->socket_id);
-	if (s->conns == NULL || http_slots_init(s) != 0) {
-		ewyk_http_server_free(s);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
 	/* The leases' memory (http_slots.c): max_heads, not max_conns. */
-	s->hdrs = rte_zmalloc_socket("ewyk_http_hdrs",
-		sizeof(s->hdrs[0]) * mh * s->conf.max_heads,
-		RTE_CACHE_LINE_SIZE, conf->socket_id);
-	s->scratch = rte_malloc_socket("ewyk_http_scratch",
-		(size_t)s->scratch_size * s->conf.max_heads,
-		RTE_CACHE_LINE_SIZE, conf->socket_id);
-	if (s->hdrs == NULL || s->scratch == NULL) {
+	if (s->conns == NULL || http_slots_init(s) != 0) {
 		ewyk_http_server_free(s);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -82,10 +71,8 @@ ewyk_http_server_create(const struct ewyk_http_server_conf *conf)
 
 		c->srv = s;
 		ewyk_twheel_timer_init(&c->tmr);
-		/* Scratch and header array come with a lease. */
-		ewyk_http_parser_init(&c->p, &s->conf.lim, s->scratch,
-			s->scratch_size);
-		c->p.scratch = NULL;
+		/* Parser, scratch and header array come with a lease. */
+		c->ls = NULL;
 		c->req.max_headers = (uint16_t)mh;
 		c->lease = HTTP_NO_LEASE;
 		c->next_free = s->free_head;
@@ -113,8 +100,6 @@ ewyk_http_server_free(struct ewyk_http_server *s)
 	}
 	http_slots_free(s);
 	rte_free(s->conns);
-	rte_free(s->hdrs);
-	rte_free(s->scratch);
 	rte_free(s);
 }
 

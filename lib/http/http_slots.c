@@ -7,8 +7,9 @@
  *   free list at accept. With none free, the oldest idle keep-alive
  *   connection is closed (FIN, idle_reclaimed) and its object taken;
  *   with none idle, the connection is refused (RST, conn_refused).
- * - A head lease: the parser's scratch (max line + max header bytes) and
- *   the header array, from a per-shard free list, taken when a request
+ * - A head lease: the parser's scratch (max line + max header bytes),
+ *   the header array, the head parser and the body decoder (struct
+ *   http_lease), from a per-shard free list, taken when a request
  *   head's first byte is parsed and given back when the connection goes
  *   idle (keep-alive timer armed, nothing unparsed) or away. The
  *   request's views point into the scratch: they die before the
@@ -103,14 +104,29 @@ http_slots_init(struct ewyk_http_server *s)
 	s->lease_next = rte_malloc_socket("ewyk_http_leases",
 		sizeof(*s->lease_next) * cf->max_heads, RTE_CACHE_LINE_SIZE,
 		cf->socket_id);
-	if (s->src_conns == NULL || s->lease_next == NULL)
+	s->ls = rte_zmalloc_socket("ewyk_http_lease_st",
+		sizeof(*s->ls) * cf->max_heads, RTE_CACHE_LINE_SIZE,
+		cf->socket_id);
+	s->hdrs = rte_zmalloc_socket("ewyk_http_hdrs",
+		sizeof(s->hdrs[0]) * s->max_headers * cf->max_heads,
+		RTE_CACHE_LINE_SIZE, cf->socket_id);
+	s->scratch = rte_malloc_socket("ewyk_http_scratch",
+		(size_t)s->scratch_size * cf->max_heads, RTE_CACHE_LINE_SIZE,
+		cf->socket_id);
+	if (s->src_conns == NULL || s->lease_next == NULL || s->ls == NULL ||
+		s->hdrs == NULL || s->scratch == NULL)
 		return -ENOMEM;
 	s->src_heads = s->src_conns + nb;
 	s->lease_free = HTTP_NO_LEASE;
 	for (i = cf->max_heads; i-- > 0;) {
+		/* each lease's parser keeps its own scratch */
+		ewyk_http_parser_init(&s->ls[i].p, &cf->lim,
+			s->scratch + (size_t)i * s->scratch_size,
+			s->scratch_size);
 		s->lease_next[i] = s->lease_free;
 		s->lease_free = i;
 	}
+	s->lim = s->ls[0].p.lim;
 	s->lru_head = NONE;
 	s->lru_tail = NONE;
 	return 0;
@@ -121,8 +137,14 @@ http_slots_free(struct ewyk_http_server *s)
 {
 	rte_free(s->src_conns);
 	rte_free(s->lease_next);
+	rte_free(s->ls);
+	rte_free(s->hdrs);
+	rte_free(s->scratch);
 	s->src_conns = NULL;
 	s->lease_next = NULL;
+	s->ls = NULL;
+	s->hdrs = NULL;
+	s->scratch = NULL;
 }
 
 /* ---- the idle list ---- */
@@ -177,7 +199,7 @@ lease_put(struct ewyk_http_conn *c)
 	s->leases--;
 	s->src_heads[c->src]--;
 	c->lease = HTTP_NO_LEASE;
-	c->p.scratch = NULL;
+	c->ls = NULL;
 	c->req.headers = NULL;
 }
 
@@ -204,7 +226,9 @@ http_slots_lease(struct ewyk_http_conn *c)
 	s->leases++;
 	s->src_heads[c->src]++;
 	c->lease = l;
-	c->p.scratch = s->scratch + (size_t)l * s->scratch_size;
+	c->ls = &s->ls[l];
+	/* whatever its last holder left: a connection may go mid-head */
+	ewyk_http_parser_reset(&c->ls->p);
 	c->req.headers = s->hdrs + (size_t)l * s->max_headers;
 	return 0;
 }
@@ -218,8 +242,8 @@ http_slots_timer(struct ewyk_http_conn *c, enum http_tmo kind)
 	/* Between requests: nothing of a head is parsed (the parser is at
 	 * its start and its scratch empty), so nothing points into the
 	 * lease. */
-	if (c->st == HC_HEAD && c->p.state == PS_START &&
-		c->p.scratch_used == 0)
+	if (c->ls != NULL && c->st == HC_HEAD && c->ls->p.state == PS_START &&
+		c->ls->p.scratch_used == 0)
 		lease_put(c);
 	lru_append(c);
 }
@@ -331,6 +355,8 @@ int
 ewyk_http_server_slots(const struct ewyk_http_server *s,
 	struct ewyk_http_slots_info *info)
 {
+	uint64_t all;
+
 	if (s == NULL || info == NULL)
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
@@ -342,7 +368,16 @@ ewyk_http_server_slots(const struct ewyk_http_server *s,
 	info->max_conns_per_src = s->conf.max_conns_per_src;
 	info->max_heads_per_src = s->conf.max_heads_per_src;
 	info->conn_bytes = sizeof(struct ewyk_http_conn);
-	info->lease_bytes = s->scratch_size +
+	info->lease_bytes = s->scratch_size + sizeof(struct http_lease) +
 		(size_t)s->max_headers * sizeof(struct ewyk_http_header);
+	all = (uint64_t)s->conf.max_conns * info->conn_bytes +
+		2 * ((uint64_t)s->src_mask + 1) * sizeof(*s->src_conns);
+	info->conn_mem_bytes = (size_t)((all + s->conf.max_conns - 1) /
+		s->conf.max_conns);
+	info->lease_mem_bytes = (uint64_t)s->conf.max_heads *
+		(info->lease_bytes + sizeof(*s->lease_next));
+	info->lease_failures = ewyk_ctr_read(
+				       &s->ctr[EWYK_HTTP_C_HEAD_REFUSED]) +
+		ewyk_ctr_read(&s->ctr[EWYK_HTTP_C_HEAD_SRC_REFUSED]);
 	return 0;
 }

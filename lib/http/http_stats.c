@@ -34,12 +34,20 @@ static void
 http_describe(const void *obj, struct rte_tel_data *d)
 {
 	const struct ewyk_http_server *s = obj;
+	struct ewyk_http_slots_info si;
 
 	rte_tel_data_add_dict_u64(d, "max_conns", s->conf.max_conns);
 	rte_tel_data_add_dict_u64(d, "conns_in_use", s->in_use);
 	rte_tel_data_add_dict_u64(d, "conns_idle", s->nidle);
 	rte_tel_data_add_dict_u64(d, "max_heads", s->conf.max_heads);
 	rte_tel_data_add_dict_u64(d, "heads_in_use", s->leases);
+	if (ewyk_http_server_slots(s, &si) == 0) {
+		rte_tel_data_add_dict_u64(d, "conn_mem_bytes",
+			si.conn_mem_bytes);
+		rte_tel_data_add_dict_u64(d, "lease_bytes", si.lease_bytes);
+		rte_tel_data_add_dict_u64(d, "lease_mem_bytes",
+			si.lease_mem_bytes);
+	}
 	rte_tel_data_add_dict_u64(d, "max_conns_per_src",
 		s->conf.max_conns_per_src);
 	rte_tel_data_add_dict_u64(d, "max_heads_per_src",
@@ -83,7 +91,7 @@ ewyk_http_server_limits(const struct ewyk_http_server *s,
 	if (s == NULL || lim == NULL || max_headers == NULL)
 		return -EINVAL;
 	/* Every connection's parser has the same limits, defaults filled. */
-	*lim = s->conns[0].p.lim;
-	*max_headers = s->conns[0].req.max_headers;
+	*lim = s->lim;
+	*max_headers = s->max_headers;
 	return 0;
 }

@@ -238,6 +238,14 @@ struct ewyk_net_port_conf {
 	uint16_t nb_tx_desc; /**< TX ring size; 0 = 1024 */
 	/** RX mempool of each queue (index = shard id); must hold nb_shards entries. */
 	struct rte_mempool *const *rx_pools;
+	/**
+	 * Further IPv4 addresses of the port: the nb_extra_ips after ip
+	 * (ip + 1 ... ip + nb_extra_ips), all in its subnet, none its
+	 * broadcast. Accepted and answered by ARP like ip; a client that
+	 * holds more connections to one server than one address has ports
+	 * for uses them as sources (ewyk_tcp_connect_args.src_ip). 0: none.
+	 */
+	uint32_t nb_extra_ips;
 };
 
 /** What a port ended up with after set-up (capabilities taken from the PMD). */

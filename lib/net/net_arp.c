@@ -222,7 +222,7 @@ net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	rte_ether_addr_copy(&a->arp_data.arp_sha, &sha);
 	sip = a->arp_data.arp_sip;
 	tip = a->arp_data.arp_tip;
-	for_us = tip == pt->ip && sip != pt->ip;
+	for_us = NET_PORT_IP_OURS(pt, tip) && !NET_PORT_IP_OURS(pt, sip);
 
 	/* RFC 826 merge: refresh a known sender; add it if we are the
 	 * target. A sender of 0.0.0.0 is a probe (RFC 5227): learn nothing;
@@ -252,7 +252,7 @@ net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		rte_ether_addr_copy(&sha, &a->arp_data.arp_tha);
 		a->arp_data.arp_tip = sip;
 		rte_ether_addr_copy(&pt->mac, &a->arp_data.arp_sha);
-		a->arp_data.arp_sip = pt->ip;
+		a->arp_data.arp_sip = tip; /* ip or an extra address */
 		rte_ether_addr_copy(&sha, &eth->dst_addr);
 		rte_ether_addr_copy(&pt->mac, &eth->src_addr);
 		/* Keep exactly Ethernet (+VLAN) + ARP; drop padding. */

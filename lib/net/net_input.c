@@ -26,7 +26,7 @@ net_ip_is_ours(const struct ewyk_net *net, rte_be32_t dst)
 	uint16_t i;
 
 	for (i = 0; i < net->nb_ports; i++)
-		if (net->ports[i].ip == dst)
+		if (NET_PORT_IP_OURS(&net->ports[i], dst))
 			return true;
 	return false;
 }

@@ -47,6 +47,17 @@ port_validate(const struct ewyk_net *net, const struct ewyk_net_port_conf *conf,
 		conf->vlan_id > 4094 || conf->ip == 0 ||
 		!rte_eth_dev_is_valid_port(conf->port_id))
 		return -EINVAL;
+	if (conf->nb_extra_ips != 0) {
+		/* the extra addresses: in the subnet, short of its broadcast */
+		uint32_t h = rte_be_to_cpu_32(conf->ip);
+		uint32_t host = conf->prefix_len == 32 ?
+			0 :
+			UINT32_MAX >> conf->prefix_len;
+
+		if (conf->prefix_len > 30 ||
+			(uint64_t)(h & host) + conf->nb_extra_ips >= host)
+			return -EINVAL;
+	}
 	if (net->nb_ports == EWYK_NET_MAX_PORTS)
 		return -ENOSPC;
 	nq = net->nb_shards;
@@ -198,6 +209,8 @@ port_start(uint16_t pid, const struct ewyk_net_port_conf *conf,
 	}
 	pt->port_id = pid;
 	pt->ip = conf->ip;
+	pt->ip_h = rte_be_to_cpu_32(conf->ip);
+	pt->nb_ips = conf->nb_extra_ips + 1;
 	pt->prefix_len = conf->prefix_len;
 	pt->mask = rte_cpu_to_be_32(conf->prefix_len == 32 ?
 			UINT32_MAX :

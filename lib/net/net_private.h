@@ -59,6 +59,10 @@ struct net_rate {
 };
 
 /** One port as the datapath sees it (read-only once started). */
+/* An address of the port: its ip or one of the extra ones after it. */
+#define NET_PORT_IP_OURS(pt, a) \
+	(rte_be_to_cpu_32(a) - (pt)->ip_h < (pt)->nb_ips)
+
 struct net_port {
 	uint16_t port_id; /* DPDK port id */
 	uint16_t mtu;
@@ -71,6 +75,8 @@ struct net_port {
 	bool rx_cksum;     /* NIC flags RX checksum status */
 	rte_be32_t ip;     /* our address */
 	rte_be32_t mask;   /* subnet mask */
+	uint32_t ip_h;     /* ip, host order */
+	uint32_t nb_ips;   /* ip and the nb_extra_ips after it */
 	struct rte_ether_addr mac;
 	uint64_t rx_nombuf_seen; /* hardening: NIC drops already counted */
 	uint64_t rx_missed_seen;

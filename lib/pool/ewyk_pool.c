@@ -450,6 +450,15 @@ ewyk_pool_stats_get(const struct ewyk_pool *p, struct ewyk_pool_stats *stats)
 	return 0;
 }
 
+uint64_t
+ewyk_pool_mem_bytes(const struct ewyk_pool *p)
+{
+	if (p == NULL)
+		return 0;
+	return (uint64_t)p->head.capacity *
+		(p->head.elt_size + sizeof(struct pool_entry));
+}
+
 int
 ewyk_pool_info_get(const struct ewyk_pool *p, struct ewyk_pool_info *info)
 {

@@ -501,6 +501,19 @@ int ewyk_pool_info_get(const struct ewyk_pool *pool,
 	struct ewyk_pool_info *info);
 
 /**
+ * Memory a pool holds for its objects: every object slot (elt_size) and
+ * its entry in the entry array, times the capacity. The per-lcore caches
+ * are left out: their size depends on the lcores, not on the capacity.
+ * Constant for the pool's life; O(1).
+ *
+ * @param pool
+ *   Pool (NULL: 0).
+ * @return
+ *   Bytes.
+ */
+uint64_t ewyk_pool_mem_bytes(const struct ewyk_pool *pool);
+
+/**
  * Placement and fill of one lcore's cache.
  *
  * @param pool

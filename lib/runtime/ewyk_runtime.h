@@ -120,7 +120,11 @@ struct ewyk_rt_conf {
 	unsigned int task_timeout_ms;     /**< --task-timeout (5000) */
 	unsigned int pec_ring;            /**< --pec-ring; 0: 1024 */
 	/* TCP limits, per shard (docs/guides/security.md) */
-	unsigned int tcp_max_conns;   /**< --tcp-max-conns (16384) */
+	unsigned int tcp_max_conns; /**< --tcp-max-conns; 0: from memory */
+	/** further addresses of every port, after its --ip (lib/net's
+	 *  nb_extra_ips; no option: a client's, e.g. ewyk-loadgen's
+	 *  --src-addrs); 0: none */
+	unsigned int nb_extra_ips;
 	unsigned int tcp_max_per_src; /**< --tcp-max-per-src; 0: off */
 	unsigned int tcp_mbuf_budget; /**< --tcp-mbuf-budget; 0: half mbufs */
 	unsigned int tcp_conn_mbufs;  /**< --tcp-conn-mbufs; 0: budget / 16 */
@@ -154,6 +158,36 @@ struct ewyk_rt_conf {
  * @param name  the application's name (static storage)
  */
 void ewyk_rt_conf_init(struct ewyk_rt_conf *c, const char *name);
+
+/** Bytes a connection costs, TCP and HTTP, in ewyk_rt_conf_capacity(). */
+#define EWYK_RT_CONN_BYTES 1024u
+/** Bytes an mbuf costs (2 KiB of data, the mbuf, the pool's header). */
+#define EWYK_RT_MBUF_BYTES 2304u
+/** Bytes a head lease costs (scratch, header array, parser), rounded up. */
+#define EWYK_RT_LEASE_BYTES 27648u
+/** Bounds of ewyk_rt_conf_capacity() and of --tcp-max-conns. */
+#define EWYK_RT_MIN_CONNS 1024u
+#define EWYK_RT_MAX_CONNS (1u << 20) /**< see EWYK_RT_MIN_CONNS */
+
+/**
+ * Connections per shard when --tcp-max-conns is not given (tcp_max_conns
+ * 0: ewyk_rt_create() calls this with the memory given to the process:
+ * with --no-huge what -m gave, with hugepages those free at start plus
+ * those already held). A quarter of what the shards' mbufs (nb_mbufs x
+ * EWYK_RT_MBUF_BYTES each) and head leases (http_max_heads x
+ * EWYK_RT_LEASE_BYTES each) leave of @p mem_bytes, split between the
+ * shards, at EWYK_RT_CONN_BYTES a connection, rounded down to a power of
+ * two, within [EWYK_RT_MIN_CONNS, EWYK_RT_MAX_CONNS]. The other three
+ * quarters are for the rest: wheels, pools' caches, the application.
+ *
+ * @param c          configuration (nb_mbufs, http_max_heads)
+ * @param nb_shards  shards (0 counts as 1)
+ * @param mem_bytes  memory given to the process
+ * @return
+ *   connections per shard
+ */
+unsigned int ewyk_rt_conf_capacity(const struct ewyk_rt_conf *c,
+	unsigned int nb_shards, uint64_t mem_bytes);
 
 /**
  * An option of the application, beside the standard ones. Its parse

@@ -171,6 +171,7 @@ setup_ports(struct ewyk_rt *rt, struct rte_mempool **pools)
 		pc.mtu = rt->conf.mtu;
 		pc.vlan_id = rt->conf.vlan;
 		pc.rx_pools = pools;
+		pc.nb_extra_ips = rt->conf.nb_extra_ips;
 		rc = ewyk_net_port_add(rt->net, &pc, &info);
 		if (rc < 0) {
 			RT_LOG(ERR, "error: port %u: %s", pid,
@@ -311,9 +312,23 @@ ewyk_rt_create(const struct ewyk_rt_conf *c)
 			nb_ports, rt->conf.nb_ips);
 		goto fail;
 	}
-	if (setup_lcores(rt) != 0 || setup_pools(rt, pools) != 0 ||
-		setup_ports(rt, pools) != 0 || setup_strategy(rt) != 0 ||
-		setup_shards(rt) != 0 || rt_http_init(rt) != 0)
+	if (setup_lcores(rt) != 0)
+		goto fail;
+	if (rt->conf.tcp_max_conns == 0) {
+		uint64_t mem = rt_mem_given();
+
+		rt->conf.tcp_max_conns = ewyk_rt_conf_capacity(&rt->conf,
+			rt->nb_shards, mem);
+		printf("%s: %u connections per shard (from %" PRIu64
+		       " MiB of memory, %u shard(s))\n",
+			rt->conf.name, rt->conf.tcp_max_conns, mem >> 20,
+			rt->nb_shards);
+		if (rt_conf_check(&rt->conf) != 0)
+			goto fail;
+	}
+	if (setup_pools(rt, pools) != 0 || setup_ports(rt, pools) != 0 ||
+		setup_strategy(rt) != 0 || setup_shards(rt) != 0 ||
+		rt_http_init(rt) != 0)
 		goto fail;
 	return rt;
 fail:

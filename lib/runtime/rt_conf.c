@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <glob.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -19,6 +20,9 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_memory.h>
 
 #include "rt_private.h"
 
@@ -43,7 +47,8 @@ static const char std_usage[] =
 	"  --task-timeout MS       deadline of a dispatched task (default 5000)\n"
 	"  --pec-ring N            capacity of the PEC ring of queued blocking tasks (default 1024)\n"
 	"TCP limits, per shard (docs/guides/security.md):\n"
-	"  --tcp-max-conns N       connections (default 16384)\n"
+	"  --tcp-max-conns N       connections (default: from the memory given to the process,\n"
+	"                          docs/guides/runtime.md; 1024..1048576)\n"
 	"  --tcp-max-per-src N     connections one peer address may hold (default: a quarter of\n"
 	"                          --tcp-max-conns; 0: no limit)\n"
 	"  --tcp-mbuf-budget N     mbufs all send and out-of-order queues may pin (default: half\n"
@@ -65,7 +70,7 @@ static const char std_usage[] =
 	"                          allowance by 1/N s; slower: 408 (default 500; 0: no minimum)\n"
 	"  --write-timeout S       response write stall timeout (default 30)\n"
 	"HTTP limits, per shard (docs/guides/http.md):\n"
-	"  --http-max-conns N      HTTP connection objects, ~0.4 KB each (default: --tcp-max-conns)\n"
+	"  --http-max-conns N      HTTP connection objects, ~0.3 KB each (default: --tcp-max-conns)\n"
 	"  --http-max-heads N      head leases: parser scratch and header array of a connection\n"
 	"                          reading or serving a request, ~26 KB each (default 2048)\n"
 	"  --http-max-per-src N    connection objects one peer address may hold (default: a\n"
@@ -106,7 +111,7 @@ static const struct num_opt num_opts[] = {
 	NUM_OPT("shared-reserved", 0, EWYK_RT_MAX_SHARED, shared_reserved),
 	NUM_OPT("task-timeout", 1, 3600000, task_timeout_ms),
 	NUM_OPT("pec-ring", 1, 1u << 20, pec_ring),
-	NUM_OPT("tcp-max-conns", 16, 1u << 20, tcp_max_conns),
+	NUM_OPT("tcp-max-conns", 16, EWYK_RT_MAX_CONNS, tcp_max_conns),
 	NUM_OPT("tcp-max-per-src", 0, 65535, tcp_max_per_src),
 	NUM_OPT("tcp-mbuf-budget", 0, 1u << 22, tcp_mbuf_budget),
 	NUM_OPT("tcp-conn-mbufs", 0, 1u << 22, tcp_conn_mbufs),
@@ -137,7 +142,7 @@ ewyk_rt_conf_init(struct ewyk_rt_conf *c, const char *name)
 	c->strategy = EWYK_STRATEGY_ADAPTIVE;
 	c->shared_reserved = UINT_MAX; /* RT_SHARED_DEFAULT or 0 */
 	c->task_timeout_ms = 5000;
-	c->tcp_max_conns = 16384;
+	c->tcp_max_conns = 0; /* from the memory (rt_conf_capacity()) */
 	c->tcp_max_per_src = UINT_MAX; /* a quarter of tcp_max_conns */
 	c->tcp_idle_ms = 300000;
 	c->tcp_orphan_ms = 60000;
@@ -312,9 +317,11 @@ check_tcp_limits(struct ewyk_rt_conf *c)
 	unsigned int budget = c->tcp_mbuf_budget != 0 ? c->tcp_mbuf_budget :
 							c->nb_mbufs / 2;
 
-	if (c->tcp_max_per_src == UINT_MAX)
+	/* tcp_max_conns 0: ewyk_rt_create() sizes it, then checks again */
+	if (c->tcp_max_per_src == UINT_MAX && c->tcp_max_conns != 0)
 		c->tcp_max_per_src = RTE_MIN(c->tcp_max_conns / 4, 65535u);
-	if (c->tcp_max_per_src > c->tcp_max_conns) {
+	if (c->tcp_max_conns != 0 && c->tcp_max_per_src != UINT_MAX &&
+		c->tcp_max_per_src > c->tcp_max_conns) {
 		fprintf(stderr,
 			"error: --tcp-max-per-src %u is over --tcp-max-conns %u\n",
 			c->tcp_max_per_src, c->tcp_max_conns);
@@ -343,6 +350,8 @@ check_tcp_limits(struct ewyk_rt_conf *c)
 static int
 check_http_limits(struct ewyk_rt_conf *c)
 {
+	if (c->tcp_max_conns == 0 && c->http_max_conns == 0)
+		return 0; /* ewyk_rt_create() sizes TCP, then checks again */
 	if (c->http_max_conns == 0)
 		c->http_max_conns = c->tcp_max_conns;
 	if (c->http_max_heads > c->http_max_conns)
@@ -360,6 +369,63 @@ check_http_limits(struct ewyk_rt_conf *c)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The memory given to the process: with --no-huge, what -m gave the EAL
+ * (all of it reserved at start); with hugepages, the hugepages free on
+ * the system now plus those the process already holds (the EAL tells no
+ * -m or --socket-mem limit once it allocates on demand).
+ */
+uint64_t
+rt_mem_given(void)
+{
+	struct rte_malloc_socket_stats st;
+	uint64_t total = 0;
+	unsigned int i;
+	glob_t g;
+
+	if (!rte_eal_has_hugepages())
+		return rte_eal_get_physmem_size();
+	for (i = 0; i < rte_socket_count(); i++)
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) ==
+			0)
+			total += st.heap_totalsz_bytes;
+	if (glob("/sys/kernel/mm/hugepages/hugepages-*kB/free_hugepages", 0,
+		    NULL, &g) != 0)
+		return total;
+	for (i = 0; i < g.gl_pathc; i++) {
+		unsigned long long kb = 0, n = 0;
+		const char *d = strstr(g.gl_pathv[i], "hugepages-");
+		FILE *f = fopen(g.gl_pathv[i], "r");
+
+		if (f == NULL)
+			continue;
+		if (d != NULL && sscanf(d, "hugepages-%llukB", &kb) == 1 &&
+			fscanf(f, "%llu", &n) == 1)
+			total += (uint64_t)kb * 1024 * n;
+		fclose(f);
+	}
+	globfree(&g);
+	return total;
+}
+
+unsigned int
+ewyk_rt_conf_capacity(const struct ewyk_rt_conf *c, unsigned int nb_shards,
+	uint64_t mem_bytes)
+{
+	/* per shard: its mbufs and its HTTP head leases */
+	uint64_t fixed = (uint64_t)c->nb_mbufs * EWYK_RT_MBUF_BYTES +
+		(uint64_t)c->http_max_heads * EWYK_RT_LEASE_BYTES;
+	uint64_t left, n;
+
+	nb_shards = RTE_MAX(nb_shards, 1u);
+	left = mem_bytes > fixed * nb_shards ? mem_bytes - fixed * nb_shards :
+					       0;
+	n = left / 4 / nb_shards / EWYK_RT_CONN_BYTES;
+	n = RTE_MAX(RTE_MIN(n, (uint64_t)EWYK_RT_MAX_CONNS),
+		(uint64_t)EWYK_RT_MIN_CONNS);
+	return (unsigned int)rte_align64prevpow2(n);
 }
 
 int

@@ -198,6 +198,42 @@ rt_http_shard_free(struct ewyk_rt_shard *sh)
 	sh->hs = NULL;
 }
 
+void
+rt_conn_mem(const struct ewyk_rt_shard *sh, struct rt_conn_mem *m)
+{
+	struct ewyk_http_slots_info si;
+	struct ewyk_tcp_mem_info ti;
+
+	memset(m, 0, sizeof(*m));
+	if (ewyk_tcp_mem(sh->tcp, &ti) == 0)
+		m->conn_bytes = ti.conn_bytes;
+	if (sh->http == NULL || ewyk_http_server_slots(sh->http, &si) != 0)
+		return;
+	m->conn_bytes += (uint32_t)si.conn_mem_bytes;
+	m->http_conns = si.conns;
+	m->http_idle = si.idle;
+	m->http_leases = si.leases;
+	m->http_lease_failures = si.lease_failures;
+	m->http_lease_mem = si.lease_mem_bytes;
+}
+
+void
+rt_http_tel_shard(struct rte_tel_data *d, const struct ewyk_rt_shard *sh)
+{
+	struct rt_conn_mem m;
+
+	rt_conn_mem(sh, &m);
+	rte_tel_data_add_dict_u64(d, "conn_mem_bytes", m.conn_bytes);
+	if (sh->http == NULL)
+		return;
+	rte_tel_data_add_dict_u64(d, "http_conns", m.http_conns);
+	rte_tel_data_add_dict_u64(d, "http_conns_idle", m.http_idle);
+	rte_tel_data_add_dict_u64(d, "http_leases_in_use", m.http_leases);
+	rte_tel_data_add_dict_u64(d, "http_lease_failures",
+		m.http_lease_failures);
+	rte_tel_data_add_dict_u64(d, "http_lease_mem_bytes", m.http_lease_mem);
+}
+
 /* Counters worth a line in the table; all of them are in /ewyk/http. */
 static const enum ewyk_http_counter table_ctrs[] = {
 	EWYK_HTTP_C_REQUESTS, /* first three: parsed by ewyk-loadgen's tests */

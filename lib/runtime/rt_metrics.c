@@ -48,6 +48,14 @@
 	X(MBUFS_IN_USE, mbufs_in_use, GAUGE,                               \
 		"Mbufs of the shard's pool in use (not in the pool)")      \
 	X(HTTP_CONNS, http_conns, GAUGE, "HTTP connection objects in use") \
+	X(HTTP_CONNS_IDLE, http_conns_idle, GAUGE,                         \
+		"HTTP connections idle (keep-alive), no head lease")       \
+	X(HTTP_LEASES, http_leases, GAUGE,                                 \
+		"HTTP head leases in use (parser scratch, header array)")  \
+	X(HTTP_LEASE_FAILURES, http_lease_failures, COUNTER,               \
+		"HTTP heads answered 503 for want of a lease")             \
+	X(CONN_MEM_BYTES, conn_mem_bytes, GAUGE,                           \
+		"Bytes per connection, TCP and HTTP, busy or idle")        \
 	X(INBOX_CALLS, inbox_calls, COUNTER, "Calls posted to the inbox")  \
 	X(INBOX_COMPLETIONS, inbox_completions, COUNTER,                   \
 		"Task completions posted to the inbox")                    \
@@ -170,6 +178,7 @@ shard_read(const struct ewyk_rt_shard *sh, const struct metrics_shard *ms,
 {
 	const struct ewyk_http_server *srv = sh->http;
 	struct ewyk_net_inbox_stats is;
+	struct rt_conn_mem cm;
 
 	memset(&is, 0, sizeof(is));
 	ewyk_net_inbox_stats_get(sh->net, &is);
@@ -178,6 +187,11 @@ shard_read(const struct ewyk_rt_shard *sh, const struct metrics_shard *ms,
 		rte_mempool_in_use_count(sh->pool) :
 		0;
 	v[SM_HTTP_CONNS] = srv != NULL ? ewyk_http_server_conns(srv) : 0;
+	rt_conn_mem(sh, &cm);
+	v[SM_HTTP_CONNS_IDLE] = cm.http_idle;
+	v[SM_HTTP_LEASES] = cm.http_leases;
+	v[SM_HTTP_LEASE_FAILURES] = cm.http_lease_failures;
+	v[SM_CONN_MEM_BYTES] = cm.conn_bytes;
 	v[SM_INBOX_CALLS] = is.posted[EWYK_NET_MSG_CALL];
 	v[SM_INBOX_COMPLETIONS] = is.posted[EWYK_NET_MSG_COMPLETION];
 	v[SM_INBOX_APPLIED] = is.applied;

@@ -186,6 +186,10 @@ int rt_start_shards(struct ewyk_rt *rt);
 /* rt_conf.c: the checks of a configuration (defaults resolved). */
 int rt_conf_check(struct ewyk_rt_conf *c);
 
+/* The memory given to the process (ewyk_rt_conf_capacity()'s): with
+ * --no-huge, -m; with hugepages, the free ones and those held. */
+uint64_t rt_mem_given(void);
+
 /* rt_eal.c: start-up helpers. 0 / object, or -1 / NULL (printed). */
 int rt_parse_ulong(const char *s, unsigned long min, unsigned long max,
 	unsigned long *out);
@@ -218,6 +222,17 @@ int rt_tcp_shard_init(struct ewyk_rt_shard *sh);
 void rt_tcp_shard_free(struct ewyk_rt_shard *sh);
 void rt_tcp_stats_dump(struct ewyk_rt *rt, FILE *f);
 void rt_tcp_tel_shard(struct rte_tel_data *d, const struct ewyk_rt_shard *sh);
+
+/* What a shard's connections hold of memory (rt_http.c). */
+struct rt_conn_mem {
+	uint32_t conn_bytes; /* per connection: TCP's and HTTP's, from their
+			      * pools' and tables' own sizes */
+	uint32_t http_conns, http_idle, http_leases;
+	uint64_t http_lease_failures;
+	uint64_t http_lease_mem; /* every head lease (fixed) */
+};
+void rt_conn_mem(const struct ewyk_rt_shard *sh, struct rt_conn_mem *m);
+void rt_http_tel_shard(struct rte_tel_data *d, const struct ewyk_rt_shard *sh);
 
 /* rt_http.c */
 int rt_http_init(struct ewyk_rt *rt); /* router, before routes */

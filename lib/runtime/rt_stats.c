@@ -321,6 +321,7 @@ tel_shard(const struct ewyk_rt_shard *sh, struct rte_tel_data *d)
 				v);
 	}
 	rt_tcp_tel_shard(t, sh);
+	rt_http_tel_shard(t, sh);
 	for (c = 0; c < EWYK_RT_TASK_CTR_MAX; c++) {
 		snprintf(key, sizeof(key), "task_%s", ewyk_rt_task_ctr_name(c));
 		rte_tel_data_add_dict_u64(t, key, ld(&sh->task[c]));

@@ -923,6 +923,31 @@ uint64_t ewyk_tcp_counter_sum(enum ewyk_tcp_counter c);
  */
 uint64_t ewyk_tcp_state_count(const struct ewyk_tcp *t, enum ewyk_tcp_state s);
 
+/** What a context's connections take of memory (ewyk_tcp_mem()). */
+struct ewyk_tcp_mem_info {
+	uint32_t max_conns;   /**< capacity */
+	uint32_t conn_bytes;  /**< per connection of the capacity: pool and
+			       *  table over max_conns, rounded up */
+	uint64_t pool_bytes;  /**< the connection pool (ewyk_pool_mem_bytes) */
+	uint64_t table_bytes; /**< hash buckets and per-source counts */
+};
+
+/**
+ * Memory of a context's connections, from its pool's and table's own
+ * sizes: all of it is allocated at creation for max_conns connections, so
+ * a connection, busy or idle, costs conn_bytes (its receive and send
+ * queues excepted: mbufs, none once everything is acknowledged and
+ * consumed). Any thread; O(1).
+ *
+ * @param t
+ *   context
+ * @param m
+ *   filled in
+ * @return
+ *   0, or -EINVAL (a NULL argument).
+ */
+int ewyk_tcp_mem(const struct ewyk_tcp *t, struct ewyk_tcp_mem_info *m);
+
 /**
  * @param c
  *   counter

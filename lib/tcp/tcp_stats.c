@@ -9,7 +9,9 @@
  *   /ewyk/tcp/stats,<id>  those of one shard
  */
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <ewyk_common.h>
 
@@ -62,6 +64,25 @@ ewyk_tcp_state_count(const struct ewyk_tcp *t, enum ewyk_tcp_state s)
 	if (t == NULL || (unsigned int)s >= EWYK_TCP_STATE_MAX)
 		return 0;
 	return __atomic_load_n(&t->states[s], __ATOMIC_RELAXED);
+}
+
+int
+ewyk_tcp_mem(const struct ewyk_tcp *t, struct ewyk_tcp_mem_info *m)
+{
+	uint64_t all;
+
+	if (t == NULL || m == NULL)
+		return -EINVAL;
+	memset(m, 0, sizeof(*m));
+	m->max_conns = t->conf.max_conns;
+	m->pool_bytes = ewyk_pool_mem_bytes(t->conn_pool);
+	m->table_bytes = (uint64_t)t->conf.hash_buckets * sizeof(t->buckets[0]);
+	if (t->src_cnt != NULL)
+		m->table_bytes += ((uint64_t)t->src_mask + 1) *
+			sizeof(*t->src_cnt);
+	all = m->pool_bytes + m->table_bytes;
+	m->conn_bytes = (uint32_t)((all + m->max_conns - 1) / m->max_conns);
+	return 0;
 }
 
 struct ewyk_tcp *

@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +179,84 @@ test_lease_error_reset_timeout(void **state)
 	assert_int_equal(slots().idle, 0);
 }
 
+/*
+ * One lease, passed on: a head abandoned mid-line (the lease's parser
+ * left in the middle of a field), then a request with a body (the lease
+ * held until the body is read and answered), each time by another
+ * connection; every holder parses from a clean parser.
+ */
+static void
+test_lease_passed_on(void **state)
+{
+	struct cli *a, *b, *c;
+	size_t off = 0;
+
+	teardown(state);
+	slots_setup_with(8, 8, 1, 1);
+	a = cli_open(0);
+	cli_sends(a, "GET /nope HTTP/1.1\r\nHost: x\r\nX-Lo");
+	RUN_UNTIL(false, 10);
+	assert_int_equal(slots().leases, 1);
+	ewyk_tcp_close(a->c);
+	a->c = NULL;
+	RUN_UNTIL(slots().leases == 0, 100);
+	assert_int_equal(slots().leases, 0);
+	b = cli_open(1);
+	cli_sends(b,
+		"POST /upload HTTP/1.1\r\nHost: x\r\n"
+		"Content-Length: 10\r\n\r\n01234");
+	RUN_UNTIL(false, 10);
+	assert_int_equal(slots().leases, 1); /* body under way */
+	cli_sends(b, "56789");
+	assert_int_equal(wait_resp(b, &off, false).status, 200);
+	RUN_UNTIL(false, 10);
+	assert_int_equal(slots().leases, 0);
+	assert_int_equal(slots().idle, 1);
+	c = cli_open(2);
+	off = 0;
+	assert_int_equal(request(c, &off, GET), 200);
+	assert_int_equal(ctr(EWYK_HTTP_C_HEAD_REFUSED), 0);
+}
+
+/*
+ * Idle keep-alive connections hold their TCP state and a small HTTP
+ * object only: at most a kilobyte each, counted from the TCP pool's and
+ * table's and the HTTP server's own figures.
+ */
+static void
+test_idle_memory(void **state)
+{
+	struct ewyk_http_slots_info i;
+	struct ewyk_tcp_mem_info t;
+	unsigned int k;
+
+	RTE_SET_USED(state);
+	for (k = 0; k < MAXCLI; k++) {
+		size_t off = 0;
+
+		assert_int_equal(request(cli_open(k), &off, GET), 200);
+	}
+	RUN_UNTIL(false, 10);
+	i = slots();
+	assert_int_equal(i.idle, MAXCLI);
+	assert_int_equal(i.leases, 0);
+	assert_int_equal(i.lease_failures, 0);
+	assert_int_equal(ewyk_tcp_mem(W.wire.t[0], &t), 0);
+	assert_int_equal(t.max_conns, 64);
+	assert_true(t.pool_bytes >= 64 * (uint64_t)512);
+	assert_true(t.conn_bytes * (uint64_t)t.max_conns >=
+		t.pool_bytes + t.table_bytes);
+	assert_true(i.conn_mem_bytes >= i.conn_bytes);
+	print_message("per idle connection: TCP %u + HTTP %zu = %zu bytes; "
+		      "leases %" PRIu64 " bytes in all\n",
+		t.conn_bytes, i.conn_mem_bytes, t.conn_bytes + i.conn_mem_bytes,
+		i.lease_mem_bytes);
+	assert_true(t.conn_bytes + i.conn_mem_bytes <= 1024);
+	assert_int_equal(i.lease_mem_bytes,
+		64 * (uint64_t)(i.lease_bytes + sizeof(uint32_t)));
+	assert_int_equal(ewyk_tcp_mem(NULL, &t), -EINVAL);
+}
+
 /* A pending request keeps its lease until answered. */
 static void
 test_lease_pending(void **state)
@@ -219,6 +299,7 @@ test_lease_exhausted(void **state)
 	RUN_UNTIL(b->eof, 100);
 	assert_true(b->eof);
 	assert_int_equal(ctr(EWYK_HTTP_C_HEAD_REFUSED), 1);
+	assert_int_equal(slots().lease_failures, 1);
 	cli_sends(a, "st: x\r\n\r\n");
 	off = 0;
 	assert_int_equal(wait_resp(a, &off, false).status, 200);
@@ -401,6 +482,10 @@ main(int argc, char **argv)
 			slots_setup, slots_teardown),
 		cmocka_unit_test_setup_teardown(test_lease_error_reset_timeout,
 			slots_setup, slots_teardown),
+		cmocka_unit_test_setup_teardown(test_lease_passed_on,
+			slots_setup, slots_teardown),
+		cmocka_unit_test_setup_teardown(test_idle_memory, slots_setup,
+			slots_teardown),
 		cmocka_unit_test_setup_teardown(test_lease_pending, slots_setup,
 			slots_teardown),
 		cmocka_unit_test_setup_teardown(test_lease_exhausted,

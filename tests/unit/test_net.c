@@ -68,6 +68,39 @@ test_create_errors(void **state)
 		"drop_ip_cksum");
 }
 
+/* A port's extra addresses (nb_extra_ips): ARP answers for each with
+ * that address, not for the one after the last; IP to them is ours. */
+static void
+test_arp_extra_ips(void **state)
+{
+	struct net_port *pt = &net->ports[0];
+	uint64_t not_ours = ctr(0, EWYK_NET_DROP_ARP_NOT_OURS);
+	struct rte_mbuf *out[4];
+	struct rte_arp_hdr *a;
+
+	(void)state;
+	drain_all();
+	pt->nb_ips = 3; /* OUR_IP, OUR_IP + 1, OUR_IP + 2 */
+	input(0, 0, arp_frame(0, RTE_ARP_OP_REQUEST, PEER_IP, OUR_IP + 2));
+	assert_int_equal(sent(0, 0, out, 4), 1);
+	a = rte_pktmbuf_mtod_offset(out[0], struct rte_arp_hdr *,
+		RTE_ETHER_HDR_LEN);
+	assert_int_equal(rte_be_to_cpu_16(a->arp_opcode), RTE_ARP_OP_REPLY);
+	assert_int_equal(a->arp_data.arp_sip, rte_cpu_to_be_32(OUR_IP + 2));
+	assert_true(rte_is_same_ether_addr(&a->arp_data.arp_sha, &our_mac[0]));
+	rte_pktmbuf_free(out[0]);
+	input(0, 0, arp_frame(0, RTE_ARP_OP_REQUEST, PEER_IP, OUR_IP + 3));
+	assert_int_equal(sent(0, 0, out, 4), 0);
+	assert_int_equal(ctr(0, EWYK_NET_DROP_ARP_NOT_OURS), not_ours + 1);
+	/* a sender claiming one of them is not asking us */
+	input(0, 0, arp_frame(0, RTE_ARP_OP_REQUEST, OUR_IP + 1, OUR_IP));
+	assert_int_equal(sent(0, 0, out, 4), 0);
+	pt->nb_ips = 1;
+	drain_all();
+	ewyk_net_poll(sh[1], now);
+	drain_all();
+}
+
 static void
 test_arp_reply_and_sharing(void **state)
 {
@@ -240,6 +273,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create_errors),
 		cmocka_unit_test(test_arp_reply_and_sharing),
+		cmocka_unit_test(test_arp_extra_ips),
 		cmocka_unit_test(test_icmp_echo),
 		cmocka_unit_test(test_vlan_port),
 		cmocka_unit_test(test_priority_tag_is_untagged),

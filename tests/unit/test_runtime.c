@@ -39,11 +39,47 @@ test_conf_defaults(void **state)
 	assert_int_equal(c.prefix[0], 24);
 	assert_int_equal(c.strategy, EWYK_STRATEGY_ADAPTIVE);
 	assert_int_equal(c.task_timeout_ms, 5000);
+	/* capacity from the memory: ewyk_rt_create() sizes TCP, then
+	 * derives the rest */
+	assert_int_equal(c.tcp_max_conns, 0);
+	assert_int_equal(c.http_max_conns, 0);
+	assert_int_equal(parse(&c, NULL, 0, 5,
+				 (const char *[]){ "t", "--ip", "10.0.0.1/24",
+					 "--tcp-max-conns", "16384" }),
+		0);
 	/* derived limits */
 	assert_int_equal(c.tcp_max_per_src, 16384 / 4);
 	assert_int_equal(c.http_max_conns, c.tcp_max_conns);
 	assert_int_equal(c.http_max_per_src, c.http_max_conns / 4);
 	assert_int_equal(c.http_port, UINT16_MAX); /* the application's */
+}
+
+/* Connections per shard from the memory: the formula of the guide. */
+static void
+test_conf_capacity(void **state)
+{
+	struct ewyk_rt_conf c;
+	uint64_t mib = UINT64_C(1) << 20;
+
+	(void)state;
+	ewyk_rt_conf_init(&c, "t");
+	/* -m 512, one shard: 512 MiB less 16383 mbufs (36 MiB) and 2048
+	 * leases (54 MiB), a quarter of it at 1 KiB: 105k, so 65536 */
+	assert_int_equal(ewyk_rt_conf_capacity(&c, 1, 512 * mib), 65536);
+	assert_int_equal(ewyk_rt_conf_capacity(&c, 2, 512 * mib), 32768);
+	/* 24 GiB, one shard: 6 GiB at 1 KiB is over the bound */
+	assert_int_equal(ewyk_rt_conf_capacity(&c, 1, 24 * 1024 * mib),
+		EWYK_RT_MAX_CONNS);
+	assert_int_equal(ewyk_rt_conf_capacity(&c, 8, 24 * 1024 * mib), 524288);
+	/* nothing left: the floor */
+	assert_int_equal(ewyk_rt_conf_capacity(&c, 4, 128 * mib),
+		EWYK_RT_MIN_CONNS);
+	assert_int_equal(ewyk_rt_conf_capacity(&c, 0, 0), EWYK_RT_MIN_CONNS);
+	/* fewer mbufs and leases leave more */
+	assert_int_equal(ewyk_rt_conf_capacity(&c, 4, 512 * mib), 8192);
+	c.nb_mbufs = 1023;
+	c.http_max_heads = 64;
+	assert_int_equal(ewyk_rt_conf_capacity(&c, 4, 512 * mib), 16384);
 }
 
 static void
@@ -67,6 +103,11 @@ test_conf_errors(void **state)
 	assert_int_equal(parse(&c, NULL, 0, 5, bad_strategy), -1);
 	assert_int_equal(parse(&c, NULL, 0, 4, stray), -1);
 	assert_int_equal(parse(&c, NULL, 0, 7, per_src), -1);
+	/* checked at parse time though the capacity is not known yet */
+	assert_int_equal(parse(&c, NULL, 0, 5,
+				 (const char *[]){ "t", "--ip", "10.0.0.1/24",
+					 "--tcp-mbuf-budget", "20000" }),
+		-1);
 }
 
 static void
@@ -176,6 +217,7 @@ main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conf_defaults),
+		cmocka_unit_test(test_conf_capacity),
 		cmocka_unit_test(test_conf_errors),
 		cmocka_unit_test(test_conf_ip6),
 		cmocka_unit_test(test_conf_app_options),
