@@ -40,6 +40,13 @@ def httpd_binary():
     return path
 
 
+def asan_build():
+    """Whether ewyk-httpd was built with AddressSanitizer (-Dasan=true)."""
+    out = subprocess.run(["ldd", httpd_binary()], capture_output=True,
+                         text=True).stdout
+    return "libasan" in out
+
+
 def eal_mem_args():
     """Hugepages when the test runner reserved some, else --no-huge."""
     if os.environ.get("EWYK_HUGE") == "1":
