@@ -25,7 +25,9 @@ int
 rt_http_init(struct ewyk_rt *rt)
 {
 	rt->router = ewyk_http_router_create(EWYK_RT_MAX_ROUTES, SOCKET_ID_ANY);
-	if (rt->router == NULL) {
+	rt->h2_router = ewyk_http_router_create(EWYK_RT_MAX_ROUTES,
+		SOCKET_ID_ANY);
+	if (rt->router == NULL || rt->h2_router == NULL) {
 		fprintf(stderr, "error: HTTP router: %s\n",
 			rte_strerror(rte_errno));
 		return -1;
@@ -37,7 +39,9 @@ void
 rt_http_fini(struct ewyk_rt *rt)
 {
 	ewyk_http_router_free(rt->router);
+	ewyk_http_router_free(rt->h2_router);
 	rt->router = NULL;
+	rt->h2_router = NULL;
 }
 
 int
@@ -62,12 +66,12 @@ ewyk_rt_http_route(struct ewyk_rt *rt, const struct ewyk_rt_route *r)
 	int rc;
 
 	if (rt == NULL || r == NULL || r->path == NULL ||
-		(r->fn == NULL) == (r->raw == NULL) ||
+		(r->fn == NULL && r->raw == NULL) ||
 		(unsigned int)r->invocation > EWYK_STRATEGY_INVOKE_EITHER ||
 		(r->raw != NULL &&
 			r->invocation == EWYK_STRATEGY_INVOKE_BLOCKING)) {
 		fprintf(stderr,
-			"error: route %s: one of fn or raw, and raw handlers are not BLOCKING\n",
+			"error: route %s: fn or raw (or both), and raw handlers are not BLOCKING\n",
 			r != NULL && r->path != NULL ? r->path : "?");
 		return -EINVAL;
 	}
@@ -96,6 +100,10 @@ ewyk_rt_http_route(struct ewyk_rt *rt, const struct ewyk_rt_route *r)
 				EWYK_STRATEGY_INVOKE_EITHER :
 				r->invocation,
 			NULL, &d->r);
+	/* HTTP/2 streams always take fn (rt_h2.c): 501 without one */
+	if (rc == 0)
+		rc = ewyk_http_route_add(rt->h2_router, r->path, r->prefix,
+			r->methods, r->invocation, NULL, &d->r);
 	if (rc != 0) {
 		fprintf(stderr, "error: route %s: %s\n", r->path,
 			strerror(-rc));
@@ -109,6 +117,37 @@ static uint32_t
 secs_ms(unsigned int s)
 {
 	return s * 1000u;
+}
+
+/* The shard's HTTP/2 layer, on the limits of its HTTP/1.1 server. */
+static int
+rt_h2_shard_init(struct ewyk_rt_shard *sh,
+	const struct ewyk_http_server_conf *sc)
+{
+	struct ewyk_http2_conf hc;
+
+	memset(&hc, 0, sizeof(hc));
+	hc.wheel = sh->wheel;
+	hc.pool = sh->pool;
+	/* a head it accepts fits the dispatcher's copies, as HTTP/1.1's */
+	hc.max_header_list = sc->lim.max_header_bytes != 0 ?
+		sc->lim.max_header_bytes :
+		EWYK_HTTP_DEF_MAX_HEADER_BYTES;
+	hc.max_header_fields = EWYK_HTTP_DEF_MAX_HEADERS;
+	hc.idle_timeout_ms = sc->idle_timeout_ms;
+	hc.write_timeout_ms = sc->write_timeout_ms;
+	hc.max_streams = EWYK_RT_HTTP_MAX_TASKS * 4;
+	hc.on_request = rt_h2_request;
+	hc.on_request_arg = sh;
+	hc.shard_id = sh->id;
+	hc.socket_id = sh->socket;
+	sh->h2 = ewyk_http2_server_create(&hc);
+	if (sh->h2 == NULL) {
+		fprintf(stderr, "error: HTTP/2 of shard %u: %s\n", sh->id,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -141,6 +180,10 @@ rt_http_shard_init(struct ewyk_rt_shard *sh)
 	sc.write_timeout_ms = secs_ms(c->write_timeout);
 	sc.dispatch = rt_dispatch;
 	sc.dispatch_arg = sh;
+	if (rt_h2_shard_init(sh, &sc) != 0)
+		return -1;
+	sc.h2c = ewyk_http2_conn_start;
+	sc.h2c_arg = sh->h2;
 	sc.shard_id = sh->id;
 	sc.socket_id = sh->socket;
 	sh->http = ewyk_http_server_create(&sc);
@@ -194,6 +237,8 @@ rt_http_shard_free(struct ewyk_rt_shard *sh)
 	 * the jobs and free buffers. */
 	ewyk_http_server_free(sh->http);
 	sh->http = NULL;
+	ewyk_http2_server_free(sh->h2);
+	sh->h2 = NULL;
 	rt_dispatch_shard_free(sh);
 	rte_free(sh->hs);
 	sh->hs = NULL;
