@@ -25,6 +25,7 @@
 
 #include <ewyk_tcp.h>
 
+#include "http2_config.h"
 #include "http2_private.h"
 
 RTE_LOG_REGISTER(ewyk_http2_logtype, ewyk.http2, INFO);
@@ -227,31 +228,69 @@ h2_conn_kill(struct h2_conn *c, uint32_t code)
 	nghttp2_session_terminate_session(c->sess, code);
 }
 
+/*
+ * After an error nghttp2 calls fatal (its session is unusable) the
+ * GOAWAY is ours to write: a fixed 17-byte frame, last stream id and
+ * code.
+ */
+static void
+goaway_raw(struct h2_conn *c, uint32_t code)
+{
+	uint32_t last = (uint32_t)nghttp2_session_get_last_proc_stream_id(
+		c->sess);
+	uint8_t f[17] = { 0, 0, 8, NGHTTP2_GOAWAY, 0, 0, 0, 0, 0 };
+
+	f[9] = (uint8_t)(last >> 24) & 0x7f;
+	f[10] = (uint8_t)(last >> 16);
+	f[11] = (uint8_t)(last >> 8);
+	f[12] = (uint8_t)last;
+	f[13] = (uint8_t)(code >> 24);
+	f[14] = (uint8_t)(code >> 16);
+	f[15] = (uint8_t)(code >> 8);
+	f[16] = (uint8_t)code;
+	if (c->tx == NULL && c->io->space(c->io_arg) >= sizeof(f) &&
+		h2_out_put(c, f, sizeof(f)) == 0) {
+		H2_CTR(c->srv, BYTES_OUT, sizeof(f));
+		if (c->io->send(c->io_arg, c->out) != 0)
+			rte_pktmbuf_free(c->out);
+		c->out = c->out_tail = NULL;
+	}
+}
+
 /* The session's verdict on bytes it could not take. */
 static void
 input_error(struct h2_conn *c, ssize_t rc)
 {
 	struct ewyk_http2_server *s = c->srv;
+	uint32_t code = NGHTTP2_INTERNAL_ERROR;
 
 	switch (rc) {
 	case NGHTTP2_ERR_FLOODED:
 		H2_CTR(s, NGH_FLOOD, 1);
+		code = NGHTTP2_ENHANCE_YOUR_CALM;
 		break;
-#ifdef NGHTTP2_ERR_TOO_MANY_CONTINUATIONS
+#ifdef EWYK_HAVE_NGHTTP2_MAX_CONTINUATIONS /* the same backport */
 	case NGHTTP2_ERR_TOO_MANY_CONTINUATIONS:
 		H2_CTR(s, CONT_FLOOD, 1);
+		code = NGHTTP2_ENHANCE_YOUR_CALM;
 		break;
 #endif
 	case NGHTTP2_ERR_BAD_CLIENT_MAGIC:
 		H2_CTR(s, BAD_PREFACE, 1);
+		code = NGHTTP2_PROTOCOL_ERROR;
 		break;
 	default:
 		H2_CTR(s, PROTO_ERROR, 1);
 		break;
 	}
 	H2_LOG(DEBUG, "recv: %s", nghttp2_strerror((int)rc));
-	/* Fatal for the session: what it queued (a GOAWAY) still goes. */
 	c->in_recv = 0;
+	if (nghttp2_is_fatal((int)rc)) {
+		goaway_raw(c, code);
+		conn_end(c, 1);
+		return;
+	}
+	/* what the session queued (its GOAWAY) still goes */
 	h2_conn_flush(c);
 	conn_end(c, 0);
 }
