@@ -30,6 +30,9 @@
 
 RTE_LOG_REGISTER(ewyk_http2_logtype, ewyk.http2, INFO);
 
+static void linger_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
+	void *arg);
+
 bool
 h2_bucket_take(struct h2_bucket *b, uint32_t burst, uint32_t rate,
 	uint64_t now, uint64_t hz)
@@ -175,47 +178,70 @@ conn_end(struct h2_conn *c, int graceful)
 	if (c->gone)
 		return;
 	c->gone = 1;
-	c->io->end(c->io_arg, graceful);
+	if (graceful && c->io->linger && !c->eof) {
+		c->lingering = 1;
+		c->io->end(c->io_arg, 2);
+	} else {
+		c->io->end(c->io_arg, graceful);
+	}
 	h2_conn_gone(c);
 }
+
+/*
+ * A DATA frame and its header: the least we let nghttp2 write. With less
+ * room in TCP than that, the chain made goes over TCP's room: TCP
+ * refuses it, keeps nothing, and that refusal is what brings the
+ * writable event (it takes any chain into an empty send queue).
+ */
+#define H2_MIN_SEND (16384 + 9)
 
 void
 h2_conn_flush(struct h2_conn *c)
 {
-	int rc;
+	unsigned int round;
+	uint32_t space;
+	int rc = 0;
 
 	if (c->gone || c->in_send || c->in_recv)
 		return;
-	if (c->tx != NULL) {
-		if (c->io->send(c->io_arg, c->tx) != 0)
-			return; /* writable() comes back */
-		c->tx = NULL;
-	}
-	c->budget = c->io->space(c->io_arg);
-	c->in_send = 1;
-	rc = nghttp2_session_send(c->sess);
-	c->in_send = 0;
-	if (c->gone) {
-		h2_conn_gone(c);
-		return;
-	}
-	if (c->out != NULL) {
-		uint32_t len = c->out->pkt_len;
-
-		H2_CTR(c->srv, BYTES_OUT, len);
-		c->last_tx = rte_get_tsc_cycles();
-		if (c->io->send(c->io_arg, c->out) != 0)
-			c->tx = c->out; /* the space went: retried */
-		c->out = c->out_tail = NULL;
+	for (round = 0; round < 16; round++) {
+		if (c->tx != NULL) {
+			if (c->io->send(c->io_arg, c->tx) != 0)
+				return; /* writable() comes back */
+			c->tx = NULL;
+		}
+		space = c->io->space(c->io_arg);
+		c->budget = RTE_MAX(space, (uint32_t)H2_MIN_SEND);
+		c->in_send = 1;
+		rc = nghttp2_session_send(c->sess);
+		c->in_send = 0;
+		if (c->gone) {
+			h2_conn_gone(c);
+			return;
+		}
+		if (c->out != NULL) {
+			H2_CTR(c->srv, BYTES_OUT, c->out->pkt_len);
+			c->last_tx = rte_get_tsc_cycles();
+			if (c->io->send(c->io_arg, c->out) != 0)
+				c->tx = c->out; /* over TCP's room: retried */
+			c->out = c->out_tail = NULL;
+		} else {
+			break; /* nothing to write, or flow control holds it */
+		}
+		if (rc != 0 || c->tx != NULL ||
+			!nghttp2_session_want_write(c->sess))
+			break;
 	}
 	if (rc != 0) {
 		H2_LOG(DEBUG, "send: %s", nghttp2_strerror(rc));
 		conn_end(c, 0);
 		return;
 	}
-	if (c->tx == NULL && !nghttp2_session_want_read(c->sess) &&
-		!nghttp2_session_want_write(c->sess))
-		conn_end(c, 1); /* GOAWAY exchanged, or nothing more to do */
+	if (c->tx == NULL &&
+		((!nghttp2_session_want_read(c->sess) &&
+			 !nghttp2_session_want_write(c->sess)) ||
+			(c->eof && c->nstreams == 0)))
+		conn_end(c, 1); /* GOAWAY exchanged, the peer gone, or done */
 }
 
 /* GOAWAY with @p code, then the end. */
@@ -306,6 +332,15 @@ h2_conn_input(struct h2_conn *c, const uint8_t *p, size_t len)
 	H2_CTR(c->srv, BYTES_IN, len);
 	c->last_rx = rte_get_tsc_cycles();
 	c->in_recv = 1;
+	if (c->up_st != NULL) {
+		/* the upgraded request, before any other header block */
+		struct ewyk_http2_stream *st = c->up_st;
+
+		c->up_st = NULL;
+		h2_stream_request(st);
+		c->hbytes = 0;
+		c->nh = 0;
+	}
 	rc = nghttp2_session_mem_recv(c->sess, p, len);
 	c->in_recv = 0;
 	if (c->gone) {
@@ -407,6 +442,8 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io,
 	c->nh = 0;
 	c->used = 1;
 	c->in_recv = c->in_send = c->eof = c->ending = c->gone = 0;
+	c->lingering = 0;
+	c->up_st = NULL;
 	memset(&c->rst, 0, sizeof(c->rst));
 	memset(&c->ctrl, 0, sizeof(c->ctrl));
 	now = rte_get_tsc_cycles();
@@ -420,6 +457,30 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io,
 	return c;
 }
 
+/* Lingered long enough: close (what comes next is reset). */
+static void
+linger_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
+{
+	struct h2_conn *c = arg;
+
+	RTE_SET_USED(w);
+	RTE_SET_USED(t);
+	h2_conn_unlinger(c, 1);
+}
+
+/* End a lingering connection: close (1) or reset (0) it, or nothing
+ * (-1: the transport is gone), and free the object. */
+void
+h2_conn_unlinger(struct h2_conn *c, int how)
+{
+	if (!c->lingering)
+		return;
+	c->lingering = 0;
+	if (how >= 0)
+		c->io->end(c->io_arg, how);
+	h2_conn_gone(c);
+}
+
 /* The transport is gone (or let go of): every stream ends, aborted. */
 void
 h2_conn_gone(struct h2_conn *c)
@@ -429,6 +490,7 @@ h2_conn_gone(struct h2_conn *c)
 	if (!c->used)
 		return;
 	c->gone = 1;
+	c->up_st = NULL;
 	while (c->streams != NULL)
 		h2_stream_end(c->streams, 1);
 	ewyk_twheel_cancel(s->conf.wheel, &c->tmr);
@@ -438,8 +500,16 @@ h2_conn_gone(struct h2_conn *c)
 		return; /* the session is freed when its call returns */
 	rte_pktmbuf_free(c->out);
 	c->out = c->out_tail = NULL;
-	nghttp2_session_del(c->sess);
+	if (c->sess != NULL)
+		nghttp2_session_del(c->sess);
 	c->sess = NULL;
+	if (c->lingering) {
+		/* the object waits for the peer's FIN, or the timer */
+		ewyk_twheel_arm(s->conf.wheel, &c->tmr,
+			rte_get_tsc_cycles() + s->hz / 1000 * H2_LINGER_MS,
+			linger_cb, c);
+		return;
+	}
 	c->used = 0;
 	H2_CTR(s, CONN_CLOSED, 1);
 	c->next_free = s->conn_free;

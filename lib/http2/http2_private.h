@@ -38,9 +38,17 @@ struct h2_io {
 	uint32_t (*space)(void *io_arg);
 	/* hand a chain over (0), or -EAGAIN (kept by the caller) */
 	int (*send)(void *io_arg, struct rte_mbuf *m);
-	/* close after what was sent (1) or reset (0) */
-	void (*end)(void *io_arg, int graceful);
+	/* reset (0), close after what was sent (1), or send a FIN and
+	 * keep receiving (2: only with linger) */
+	void (*end)(void *io_arg, int how);
+	/* 1: after a GOAWAY the connection lingers: a FIN, then what the
+	 * peer still sends is read and dropped a while, so that our GOAWAY
+	 * is not lost to a reset */
+	int linger;
 };
+
+/* How long a connection lingers after its GOAWAY and FIN. */
+#define H2_LINGER_MS 1000
 
 /* A token bucket: @burst at once, then @rate a second. */
 struct h2_bucket {
@@ -98,7 +106,10 @@ struct h2_conn {
 	uint32_t nresp; /* responses started, body not all sent */
 	uint32_t hbytes; /* header list bytes of the block being read */
 	uint16_t nh;     /* its fields */
-	uint8_t used, in_recv, in_send, eof, ending, gone;
+	uint8_t used, in_recv, in_send, eof, ending, gone, lingering;
+	/* stream 1 of an upgrade, its request in hbuf: handed on when the
+	 * client's preface comes (curl takes little data behind the 101) */
+	struct ewyk_http2_stream *up_st;
 	uint32_t next_free;
 	struct ewyk_http_header *hdrs; /* max_header_fields + 1 */
 	char *hbuf;                    /* max_header_list bytes */
@@ -131,6 +142,7 @@ int h2_cb_send_data(nghttp2_session *sess, nghttp2_frame *frame,
 	const uint8_t *framehd, size_t length, nghttp2_data_source *src,
 	void *user);
 void h2_conn_gone(struct h2_conn *c);
+void h2_conn_unlinger(struct h2_conn *c, int how);
 void h2_conn_kill(struct h2_conn *c, uint32_t code);
 bool h2_bucket_take(struct h2_bucket *b, uint32_t burst, uint32_t rate,
 	uint64_t now, uint64_t hz);

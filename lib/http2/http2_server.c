@@ -41,9 +41,11 @@ tcp_send(void *arg, struct rte_mbuf *m)
 }
 
 static void
-tcp_end(void *arg, int graceful)
+tcp_end(void *arg, int how)
 {
-	if (graceful)
+	if (how == 2)
+		ewyk_tcp_shutdown(arg);
+	else if (how == 1)
 		ewyk_tcp_close(arg);
 	else
 		ewyk_tcp_abort(arg);
@@ -53,6 +55,7 @@ static const struct h2_io tcp_io = {
 	.space = tcp_space,
 	.send = tcp_send,
 	.end = tcp_end,
+	.linger = 1,
 };
 
 static void
@@ -64,6 +67,10 @@ ev_recv(void *ctx, struct ewyk_tcp_conn *tc, struct rte_mbuf *m)
 
 	/* nghttp2 takes every byte it is given: the window opens now */
 	ewyk_tcp_recvd(tc, m->pkt_len);
+	if (c->lingering) {
+		rte_pktmbuf_free(m); /* after our GOAWAY: dropped */
+		return;
+	}
 	for (s = m; s != NULL && rc == 0; s = s->next)
 		if (s->data_len > 0)
 			rc = h2_conn_input(c, rte_pktmbuf_mtod(s, uint8_t *),
@@ -80,6 +87,10 @@ ev_eof(void *ctx, struct ewyk_tcp_conn *tc)
 
 	RTE_SET_USED(tc);
 	c->eof = 1;
+	if (c->lingering) {
+		h2_conn_unlinger(c, 1);
+		return;
+	}
 	h2_conn_flush(c);
 }
 
@@ -98,6 +109,10 @@ ev_closed(void *ctx, struct ewyk_tcp_conn *tc, int err)
 	RTE_SET_USED(tc);
 	RTE_SET_USED(err);
 	c->gone = 1;
+	if (c->lingering) {
+		h2_conn_unlinger(c, -1);
+		return;
+	}
 	h2_conn_gone(c);
 }
 
@@ -233,9 +248,7 @@ upgrade(struct h2_conn *c, const struct ewyk_http_request *q,
 		}
 	}
 	st->req_done = 1;
-	h2_stream_request(st);
-	c->hbytes = 0;
-	c->nh = 0;
+	c->up_st = st; /* h2_conn_input() hands it on */
 	return 0;
 }
 
@@ -422,6 +435,10 @@ ewyk_http2_server_free(struct ewyk_http2_server *s)
 
 		if (!c->used)
 			continue;
+		if (c->lingering) {
+			h2_conn_unlinger(c, 0);
+			continue;
+		}
 		if (!c->gone)
 			c->io->end(c->io_arg, 0);
 		c->gone = 1;

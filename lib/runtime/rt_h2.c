@@ -22,6 +22,12 @@
  * connection gone) cancels its job, whose result is freed when it comes.
  * Routes that give only a raw handler (lib/http's connection API) have
  * no HTTP/2 form: 501.
+ *
+ * A NON_BLOCKING fn runs at once, in place (PIC), with no job: the
+ * stream is answered in the same pass as its frames. One connection can
+ * bring more blocking streams in one receive pass than the strategy
+ * takes tasks in one iteration (its burst): those wait, in order, on the
+ * shard's list, and start in the iterations that follow.
  */
 
 #include <errno.h>
@@ -146,24 +152,89 @@ static const struct ewyk_rt_job_ops h2_ops[] = {
 		.drop = rt_task_drop },
 };
 
+static void
+wait_unlink(struct http_task *t)
+{
+	struct rt_http_shard *ws = t->sh->hs;
+
+	if (t->wprev != NULL)
+		t->wprev->wnext = t->wnext;
+	else
+		ws->h2_wait_head = t->wnext;
+	if (t->wnext != NULL)
+		t->wnext->wprev = t->wprev;
+	else
+		ws->h2_wait_tail = t->wprev;
+	t->wprev = t->wnext = NULL;
+}
+
+/* The stream went while its task waited to start. */
+static void
+h2_wait_end(struct ewyk_http2_stream *st, int aborted, void *arg)
+{
+	struct http_task *t = arg;
+
+	RTE_SET_USED(st);
+	RTE_SET_USED(aborted);
+	wait_unlink(t);
+	rt_task_put(t);
+}
+
 /* Step 2. 0, or -ENOBUFS (the task is freed; the caller answers 503). */
 static int
 h2_start(struct http_task *t)
 {
 	struct ewyk_rt_shard *sh = t->sh;
+	struct rt_http_shard *ws = sh->hs;
 	int rc;
 
 	t->req.body = t->body;
 	t->req.body_len = t->body_len;
 	t->req.deadline = ewyk_rt_task_deadline(sh);
+	if (t->route->invocation == EWYK_STRATEGY_INVOKE_NON_BLOCKING) {
+		/* in place, now: no job */
+		rc = rt_task_run(&t->job, EWYK_STRATEGY_MODE_PIC);
+		h2_job_done(t->st, &t->job, EWYK_RT_DONE, rc);
+		return 0;
+	}
 	rc = ewyk_rt_job_start(sh, &t->job, &h2_ops[t->route->invocation],
 		t->st, t->req.deadline);
+	if (rc == -ENOBUFS) {
+		/* this iteration's burst is full: the next ones start it */
+		t->wnext = NULL;
+		t->wprev = ws->h2_wait_tail;
+		if (ws->h2_wait_tail != NULL)
+			ws->h2_wait_tail->wnext = t;
+		else
+			ws->h2_wait_head = t;
+		ws->h2_wait_tail = t;
+		ewyk_http2_on_done(t->st, h2_wait_end, t);
+		return 0;
+	}
 	if (rc != 0) {
 		rt_task_put(t);
 		return -ENOBUFS;
 	}
 	ewyk_http2_on_done(t->st, h2_job_orphan, t);
 	return 0;
+}
+
+/* In the loop, the shard's tasks open again: start what waits. */
+void
+rt_h2_poll(struct ewyk_rt_shard *sh)
+{
+	struct rt_http_shard *ws = sh->hs;
+	struct http_task *t;
+
+	while ((t = ws->h2_wait_head) != NULL && sh->out != NULL &&
+		sh->out_n < sh->out_max) {
+		struct ewyk_http2_stream *st = t->st;
+
+		wait_unlink(t);
+		ewyk_http2_on_done(st, NULL, NULL);
+		if (h2_start(t) != 0)
+			respond_small(st, 503, "Service Unavailable\n");
+	}
 }
 
 /* The body, as its DATA frames arrive (holder). */
@@ -291,6 +362,7 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	t->route = rr;
 	t->c = NULL;
 	t->st = st;
+	t->wprev = t->wnext = NULL;
 	t->qtok = -1;
 	t->large_tok = -1;
 	t->body = NULL;

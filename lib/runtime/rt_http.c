@@ -217,6 +217,8 @@ rt_http_shard_init(struct ewyk_rt_shard *sh)
 void
 rt_http_shard_poll(struct ewyk_rt_shard *sh, uint64_t now)
 {
+	if (sh->hs->h2_wait_head != NULL)
+		rt_h2_poll(sh);
 	if (now < sh->next_date)
 		return;
 	/* One system call a second per shard, not per response. */

@@ -19,6 +19,9 @@ struct rt_http_shard {
 	uint16_t head_max_headers;
 	/* per-source shares of those */
 	struct ewyk_http_quota *q_tasks, *q_heads;
+	/* HTTP/2 tasks ready to start past the iteration's burst (rt_h2.c),
+	 * oldest first; each holds one of the tasks above */
+	struct http_task *h2_wait_head, *h2_wait_tail;
 };
 
 /* A dispatched request: the job, the copy of its head, its result. */
@@ -28,6 +31,7 @@ struct http_task {
 	const struct ewyk_rt_route *route;
 	struct ewyk_http_conn *c; /* while reading the body */
 	struct ewyk_http2_stream *st; /* the HTTP/2 stream's, or NULL */
+	struct http_task *wprev, *wnext; /* on h2_wait */
 	struct ewyk_rt_req req;
 	void *large;         /* req's large copy (the shard's heads), or NULL */
 	int qtok, large_tok; /* the source's shares (q_tasks, q_heads) */
@@ -51,5 +55,6 @@ void rt_task_drop(struct ewyk_rt_job *j);
 /* rt_h2.c */
 int rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	const struct ewyk_http_request *q);
+void rt_h2_poll(struct ewyk_rt_shard *sh);
 
 #endif /* EWYK_RT_HTTP_H */

@@ -33,9 +33,10 @@ io_send(void *arg, struct rte_mbuf *m)
 	struct h2t_world *w = arg;
 	struct rte_mbuf *s;
 
-	if (w->space < m->pkt_len)
+	/* as lib/tcp: an empty queue takes any chain, a busy one what fits */
+	if (w->space < m->pkt_len && !(w->refill != 0 && w->space == w->refill))
 		return -EAGAIN;
-	w->space -= m->pkt_len;
+	w->space -= RTE_MIN(w->space, m->pkt_len);
 	if (w->out_len + m->pkt_len > w->out_cap) {
 		w->out_cap = (w->out_len + m->pkt_len) * 2;
 		w->out = realloc(w->out, w->out_cap);
@@ -303,7 +304,7 @@ h2t_pump(struct h2t_world *w)
 {
 	int i;
 
-	for (i = 0; i < 10000; i++) {
+	for (i = 0; i < 100000; i++) {
 		size_t n = w->out_len;
 
 		if (w->c != NULL)
@@ -319,9 +320,10 @@ h2t_pump(struct h2t_world *w)
 		if (w->c != NULL)
 			h2_conn_flush(w->c);
 		if (w->out_len == 0 &&
-			(w->cli == NULL || !nghttp2_session_want_write(w->cli)))
+			(w->cli == NULL || !nghttp2_session_want_write(w->cli)) &&
+			(w->c == NULL || w->c->tx == NULL))
 			break;
-		w->space = UINT32_MAX / 2;
+		w->space = w->refill != 0 ? w->refill : UINT32_MAX / 2;
 	}
 }
 

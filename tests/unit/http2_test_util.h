@@ -34,6 +34,7 @@ struct h2t_world {
 	struct h2_conn *c;
 	nghttp2_session *cli;
 	uint32_t space;  /* what the transport takes now */
+	uint32_t refill; /* ... after each exchange (0: no limit) */
 	int ended;       /* 1: graceful, 2: reset */
 	uint8_t *out;    /* server bytes not given to the peer yet */
 	size_t out_len, out_cap;

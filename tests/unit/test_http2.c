@@ -80,6 +80,27 @@ test_many_streams_and_big_bodies(void **state)
 	h2t_fini(&W);
 }
 
+/* TCP takes a little at a time: frames wait (WOULDBLOCK) and resume. */
+static void
+test_small_send_space(void **state)
+{
+	int32_t ids[10];
+	int i;
+
+	(void)state;
+	world(NULL);
+	W.refill = 3000;
+	for (i = 0; i < 10; i++)
+		ids[i] = h2t_get(&W, "GET", "/bytes/200000", NULL, 0, NULL, 0);
+	h2t_pump(&W);
+	for (i = 0; i < 10; i++) {
+		assert_int_equal(h2t_st(&W, ids[i])->status, 200);
+		assert_int_equal(h2t_st(&W, ids[i])->body, 200000);
+		assert_int_equal(h2t_st(&W, ids[i])->bad, 0);
+	}
+	h2t_fini(&W);
+}
+
 static void
 test_body_and_later(void **state)
 {
@@ -331,6 +352,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_get),
 		cmocka_unit_test(test_many_streams_and_big_bodies),
+		cmocka_unit_test(test_small_send_space),
 		cmocka_unit_test(test_body_and_later),
 		cmocka_unit_test(test_header_limits),
 		cmocka_unit_test(test_hpack_bomb),
