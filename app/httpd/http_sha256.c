@@ -345,8 +345,8 @@ sha_fn(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
 
 	RTE_SET_USED(mode);
 	RTE_SET_USED(arg);
-	if (EVP_Digest(req->body != NULL ? req->body : "", req->body_len, d,
-		    &n, EVP_sha256(), NULL) != 1)
+	if (EVP_Digest(req->body != NULL ? req->body : "", req->body_len, d, &n,
+		    EVP_sha256(), NULL) != 1)
 		return -EIO; /* 500 */
 	for (i = 0; i < n; i++) {
 		out[2 * i] = hex[d[i] >> 4];

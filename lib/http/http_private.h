@@ -486,7 +486,7 @@ struct ewyk_http_conn {
 	rte_be32_t rip;    /* peer address */
 	uint32_t lru_prev; /* idle list (UINT32_MAX: end), while idle */
 	uint32_t lru_next;
-	uint8_t idle; /* on the idle list: keep-alive timer armed */
+	uint8_t idle;     /* on the idle list: keep-alive timer armed */
 	uint8_t h2_maybe; /* first bytes not checked for the HTTP/2 preface */
 	struct ewyk_http_parser p;
 	struct ewyk_http_request req;

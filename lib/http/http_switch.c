@@ -37,7 +37,8 @@ http_switch_preface(struct ewyk_http_conn *c)
 	for (m = c->rx; m != NULL && n < sizeof(preface) - 1; m = m->next)
 		for (i = 0; i < m->data_len && n < sizeof(preface) - 1;
 			i++, n++)
-			if (rte_pktmbuf_mtod(m, const char *)[i] != preface[n]) {
+			if (rte_pktmbuf_mtod(m, const char *)[i] !=
+				preface[n]) {
 				c->h2_maybe = 0;
 				return 0;
 			}
@@ -58,8 +59,8 @@ has_token(struct ewyk_http_view v, const char *tok)
 	uint32_t i = 0, b, e;
 
 	while (i < v.len) {
-		while (i < v.len && (v.p[i] == ' ' || v.p[i] == '\t' ||
-					    v.p[i] == ','))
+		while (i < v.len &&
+			(v.p[i] == ' ' || v.p[i] == '\t' || v.p[i] == ','))
 			i++;
 		b = i;
 		while (i < v.len && v.p[i] != ',')

@@ -181,8 +181,8 @@ struct ewyk_http2_conf {
 	uint32_t ctrl_rate;
 	/** CONTINUATION frames after a HEADERS frame; 0 = 8 */
 	uint32_t max_continuations;
-	uint32_t idle_timeout_ms;  /**< no stream open; 0 = 60000 */
-	uint32_t write_timeout_ms; /**< a response stalled; 0 = 30000 */
+	uint32_t idle_timeout_ms;         /**< no stream open; 0 = 60000 */
+	uint32_t write_timeout_ms;        /**< a response stalled; 0 = 30000 */
 	ewyk_http2_request_fn on_request; /**< requests (required) */
 	void *on_request_arg;             /**< its argument */
 	uint16_t shard_id;                /**< label of the counters */

@@ -34,8 +34,8 @@ static void linger_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 	void *arg);
 
 bool
-h2_bucket_take(struct h2_bucket *b, uint32_t burst, uint32_t rate,
-	uint64_t now, uint64_t hz)
+h2_bucket_take(struct h2_bucket *b, uint32_t burst, uint32_t rate, uint64_t now,
+	uint64_t hz)
 {
 	uint64_t el, add;
 
@@ -133,8 +133,8 @@ h2_cb_send_data(nghttp2_session *sess, nghttp2_frame *frame,
 			uint32_t cap = (uint32_t)RTE_MIN(left,
 				(size_t)rte_pktmbuf_tailroom(m));
 
-			n = st->prod(st, rte_pktmbuf_mtod_offset(m, char *,
-						 m->data_len),
+			n = st->prod(st,
+				rte_pktmbuf_mtod_offset(m, char *, m->data_len),
 				cap, st->off, st->prod_arg);
 			if (n <= 0 || (uint32_t)n > cap)
 				goto fail;
@@ -397,8 +397,7 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 /* ---- objects ---- */
 
 struct h2_conn *
-h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io,
-	void *io_arg)
+h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 {
 	const struct ewyk_http2_conf *cf = &s->conf;
 	nghttp2_settings_entry iv[4];
@@ -450,7 +449,8 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io,
 	c->last_rx = c->last_tx = now;
 	ewyk_twheel_timer_init(&c->tmr);
 	ewyk_twheel_arm(cf->wheel, &c->tmr,
-		now + s->hz / 1000 *
+		now +
+			s->hz / 1000 *
 				RTE_MIN(cf->idle_timeout_ms,
 					cf->write_timeout_ms),
 		tmo_cb, c);

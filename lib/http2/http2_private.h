@@ -19,7 +19,7 @@
 
 extern int ewyk_http2_logtype;
 
-#define H2_LOG(level, fmt, ...)                                              \
+#define H2_LOG(level, fmt, ...)                                          \
 	rte_log(RTE_LOG_##level, ewyk_http2_logtype, "http2: " fmt "\n", \
 		##__VA_ARGS__)
 
@@ -103,7 +103,7 @@ struct h2_conn {
 	struct h2_bucket rst, ctrl;
 	struct ewyk_http2_stream *streams; /* open ones */
 	uint32_t nstreams;
-	uint32_t nresp; /* responses started, body not all sent */
+	uint32_t nresp;  /* responses started, body not all sent */
 	uint32_t hbytes; /* header list bytes of the block being read */
 	uint16_t nh;     /* its fields */
 	uint8_t used, in_recv, in_send, eof, ending, gone, lingering;

@@ -253,9 +253,8 @@ upgrade(struct h2_conn *c, const struct ewyk_http_request *q,
 }
 
 int
-ewyk_http2_conn_start(void *arg, struct ewyk_tcp_conn *tc,
-	struct rte_mbuf *rx, uint32_t rx_off,
-	const struct ewyk_http_request *up)
+ewyk_http2_conn_start(void *arg, struct ewyk_tcp_conn *tc, struct rte_mbuf *rx,
+	uint32_t rx_off, const struct ewyk_http_request *up)
 {
 	struct ewyk_http2_server *s = arg;
 	uint8_t set[512];
@@ -306,7 +305,8 @@ ewyk_http2_conn_start(void *arg, struct ewyk_tcp_conn *tc,
 			off -= m->data_len;
 			continue;
 		}
-		rc = h2_conn_input(c, rte_pktmbuf_mtod_offset(m, uint8_t *, off),
+		rc = h2_conn_input(c,
+			rte_pktmbuf_mtod_offset(m, uint8_t *, off),
 			m->data_len - off);
 		off = 0;
 	}
@@ -321,10 +321,10 @@ ewyk_http2_conn_start(void *arg, struct ewyk_tcp_conn *tc,
 static void
 conf_defaults(struct ewyk_http2_conf *c)
 {
-#define DEF(f, v)            \
-	do {                 \
-		if (c->f == 0) \
-			c->f = v;    \
+#define DEF(f, v)                 \
+	do {                      \
+		if (c->f == 0)    \
+			c->f = v; \
 	} while (0)
 	DEF(max_conns, 256);
 	DEF(max_streams, 4096);
@@ -349,7 +349,7 @@ options(struct ewyk_http2_server *s)
 
 	if (nghttp2_option_new(&s->opt) != 0)
 		return -ENOMEM;
-	/* nghttp2's own checks back ours up, a little looser, so that ours
+		/* nghttp2's own checks back ours up, a little looser, so that ours
 	 * (counted) speak first. Debian backports them to 1.52: found by
 	 * symbol at build time. */
 #ifdef EWYK_HAVE_NGHTTP2_STREAM_RESET_RATE_LIMIT
@@ -404,8 +404,10 @@ ewyk_http2_server_create(const struct ewyk_http2_conf *conf)
 		goto nomem;
 	for (i = 0; i < s->conf.max_conns; i++) {
 		s->conns[i].srv = s;
-		s->conns[i].hdrs = s->hdrs + (size_t)i * s->conf.max_header_fields;
-		s->conns[i].hbuf = s->hbuf + (size_t)i * s->conf.max_header_list;
+		s->conns[i].hdrs = s->hdrs +
+			(size_t)i * s->conf.max_header_fields;
+		s->conns[i].hbuf = s->hbuf +
+			(size_t)i * s->conf.max_header_list;
 		s->conns[i].next_free = i + 1 < s->conf.max_conns ? i + 1 :
 								    H2_NONE;
 	}

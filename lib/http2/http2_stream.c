@@ -646,13 +646,11 @@ h2_callbacks_init(struct ewyk_http2_server *s)
 	nghttp2_session_callbacks_set_on_begin_headers_callback(cb,
 		cb_begin_headers);
 	nghttp2_session_callbacks_set_on_header_callback(cb, cb_header);
-	nghttp2_session_callbacks_set_on_frame_recv_callback(cb,
-		cb_frame_recv);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, cb_frame_recv);
 	nghttp2_session_callbacks_set_on_begin_frame_callback(cb,
 		cb_begin_frame);
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, cb_data);
-	nghttp2_session_callbacks_set_on_frame_send_callback(cb,
-		cb_frame_send);
+	nghttp2_session_callbacks_set_on_frame_send_callback(cb, cb_frame_send);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cb,
 		cb_stream_close);
 	s->cbs = cb;

@@ -321,8 +321,8 @@ allow_405(struct ewyk_http2_stream *st, uint32_t allow)
 		return;
 	}
 	memcpy(extra + 7 + n, "\r\n", 3);
-	ewyk_http2_respond(st, 405, "text/plain", extra,
-		"Method Not Allowed\n", 19);
+	ewyk_http2_respond(st, 405, "text/plain", extra, "Method Not Allowed\n",
+		19);
 }
 
 /* Step 1: lib/http2's request hook, on the holder. */

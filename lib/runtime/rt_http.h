@@ -29,8 +29,8 @@ struct http_task {
 	struct ewyk_rt_job job;
 	struct ewyk_rt_shard *sh;
 	const struct ewyk_rt_route *route;
-	struct ewyk_http_conn *c; /* while reading the body */
-	struct ewyk_http2_stream *st; /* the HTTP/2 stream's, or NULL */
+	struct ewyk_http_conn *c;        /* while reading the body */
+	struct ewyk_http2_stream *st;    /* the HTTP/2 stream's, or NULL */
 	struct http_task *wprev, *wnext; /* on h2_wait */
 	struct ewyk_rt_req req;
 	void *large;         /* req's large copy (the shard's heads), or NULL */

@@ -57,8 +57,8 @@ struct ewyk_rt_shard {
 	struct ewyk_strategy_producer *producer;
 	struct ewyk_http_server *http;
 	struct ewyk_http2_server *h2; /* its HTTP/2 connections */
-	struct rt_http_shard *hs; /* dispatch state of HTTP (rt_http.c) */
-	uint64_t next_date;       /* TSC of the next Date refresh */
+	struct rt_http_shard *hs;     /* dispatch state of HTTP (rt_http.c) */
+	uint64_t next_date;           /* TSC of the next Date refresh */
 	/* produce() output of the current iteration */
 	struct ewyk_strategy_task *out;
 	unsigned int out_n, out_max;

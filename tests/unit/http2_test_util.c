@@ -97,7 +97,8 @@ body_cb(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
 	RTE_SET_USED(p);
 	b->n += len;
 	if (last) {
-		n = snprintf(msg, sizeof(msg), "%llu", (unsigned long long)b->n);
+		n = snprintf(msg, sizeof(msg), "%llu",
+			(unsigned long long)b->n);
 		ewyk_http2_respond(st, 200, "text/plain", NULL, msg,
 			(uint32_t)n);
 	}
@@ -128,7 +129,8 @@ on_request(void *arg, struct ewyk_http2_stream *st,
 			"X-Test: yes\r\nConnection: close\r\n", "hello\n", 6);
 	if (q->path.len > 7 && memcmp(q->path.p, "/bytes/", 7) == 0) {
 		char num[24];
-		uint32_t n = RTE_MIN(q->path.len - 7, (uint32_t)sizeof(num) - 1);
+		uint32_t n = RTE_MIN(q->path.len - 7,
+			(uint32_t)sizeof(num) - 1);
 
 		memcpy(num, q->path.p + 7, n);
 		num[n] = '\0';
@@ -270,8 +272,7 @@ h2t_fini(struct h2t_world *w)
 }
 
 int
-h2t_connect(struct h2t_world *w, const nghttp2_settings_entry *iv,
-	size_t niv)
+h2t_connect(struct h2t_world *w, const nghttp2_settings_entry *iv, size_t niv)
 {
 	nghttp2_session_callbacks *cb;
 	nghttp2_option *opt;
@@ -284,8 +285,7 @@ h2t_connect(struct h2t_world *w, const nghttp2_settings_entry *iv,
 	nghttp2_session_callbacks_new(&cb);
 	nghttp2_session_callbacks_set_send_callback(cb, cli_send);
 	nghttp2_session_callbacks_set_on_header_callback(cb, cli_header);
-	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb,
-		cli_data);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, cli_data);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, cli_frame);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cb, cli_close);
 	nghttp2_option_new(&opt);
@@ -319,8 +319,10 @@ h2t_pump(struct h2t_world *w)
 		}
 		if (w->c != NULL)
 			h2_conn_flush(w->c);
-		if (w->out_len == 0 &&
-			(w->cli == NULL || !nghttp2_session_want_write(w->cli)) &&
+		/* without a client session the bytes stay in w->out */
+		if ((w->out_len == 0 || w->cli == NULL) &&
+			(w->cli == NULL ||
+				!nghttp2_session_want_write(w->cli)) &&
 			(w->c == NULL || w->c->tx == NULL))
 			break;
 		w->space = w->refill != 0 ? w->refill : UINT32_MAX / 2;
@@ -375,7 +377,7 @@ h2t_get(struct h2t_world *w, const char *method, const char *path,
 	static unsigned int next;
 	struct body_src *b = &body_srcs[next++ % H2T_MAX_STREAMS];
 
-#define NV(a, v)                                                          \
+#define NV(a, v)                                                            \
 	(nghttp2_nv){ (uint8_t *)(uintptr_t)(a), (uint8_t *)(uintptr_t)(v), \
 		strlen(a), strlen(v), NGHTTP2_NV_FLAG_NONE }
 	nva[n++] = NV(":method", method);
@@ -403,8 +405,7 @@ h2t_ctr(struct h2t_world *w, enum ewyk_http2_counter c)
 }
 
 void
-h2t_frame_hd(uint8_t *b, uint32_t len, uint8_t type, uint8_t flags,
-	int32_t id)
+h2t_frame_hd(uint8_t *b, uint32_t len, uint8_t type, uint8_t flags, int32_t id)
 {
 	b[0] = (uint8_t)(len >> 16);
 	b[1] = (uint8_t)(len >> 8);

@@ -20,9 +20,9 @@
 /* What the peer saw of one stream. */
 struct h2t_stream {
 	int status;
-	uint32_t rst;    /* RST_STREAM code + 1, 0: none */
-	uint64_t body;   /* DATA bytes */
-	uint64_t bad;    /* body bytes that broke the expected pattern */
+	uint32_t rst;  /* RST_STREAM code + 1, 0: none */
+	uint64_t body; /* DATA bytes */
+	uint64_t bad;  /* body bytes that broke the expected pattern */
 	int closed;
 	uint64_t closed_seq; /* order of the ends */
 };
@@ -39,7 +39,7 @@ struct h2t_world {
 	uint8_t *out;    /* server bytes not given to the peer yet */
 	size_t out_len, out_cap;
 	uint64_t seq;
-	int goaway;      /* code + 1 */
+	int goaway; /* code + 1 */
 	struct h2t_stream st[H2T_MAX_STREAMS];
 	/* the server's later answers */
 	struct ewyk_http2_stream *later[H2T_MAX_STREAMS];

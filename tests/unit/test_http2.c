@@ -117,8 +117,8 @@ test_body_and_later(void **state)
 	assert_int_equal(h2t_st(&W, b)->status, 0);
 	assert_int_equal(W.nlater, 1);
 	/* answered later, from outside the receive path */
-	assert_int_equal(ewyk_http2_respond(W.later[0], 200, NULL, NULL,
-				 "ok", 2),
+	assert_int_equal(ewyk_http2_respond(W.later[0], 200, NULL, NULL, "ok",
+				 2),
 		0);
 	h2t_pump(&W);
 	assert_int_equal(h2t_st(&W, b)->status, 200);
@@ -147,8 +147,8 @@ test_header_limits(void **state)
 	(void)state;
 	world(&c);
 	memset(big, 'x', sizeof(big) - 1);
-	nv[0] = (nghttp2_nv){ (uint8_t *)(uintptr_t) "x-big", (uint8_t *)big,
-		5, sizeof(big) - 1, NGHTTP2_NV_FLAG_NONE };
+	nv[0] = (nghttp2_nv){ (uint8_t *)(uintptr_t) "x-big", (uint8_t *)big, 5,
+		sizeof(big) - 1, NGHTTP2_NV_FLAG_NONE };
 	id = h2t_get(&W, "GET", "/hello", nv, 1, NULL, 0);
 	h2t_pump(&W);
 	assert_int_equal(h2t_st(&W, id)->status, 431);
