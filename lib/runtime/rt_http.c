@@ -262,6 +262,20 @@ static const enum ewyk_http_counter table_ctrs[] = {
 	EWYK_HTTP_C_BYTES_OUT,
 };
 
+static const enum ewyk_http2_counter h2_table_ctrs[] = {
+	EWYK_HTTP2_C_REQUESTS,
+	EWYK_HTTP2_C_RESP_2XX,
+	EWYK_HTTP2_C_RESP_4XX,
+	EWYK_HTTP2_C_RESP_5XX,
+	EWYK_HTTP2_C_CONN_PRIOR,
+	EWYK_HTTP2_C_CONN_UPGRADED,
+	EWYK_HTTP2_C_STREAM_REFUSED,
+	EWYK_HTTP2_C_RAPID_RESET,
+	EWYK_HTTP2_C_CTRL_FLOOD,
+	EWYK_HTTP2_C_PROTO_ERROR,
+	EWYK_HTTP2_C_TIMEOUT_WRITE,
+};
+
 void
 rt_http_stats_print(const struct ewyk_rt *rt)
 {
@@ -285,5 +299,17 @@ rt_http_stats_print(const struct ewyk_rt *rt)
 		printf("%s%u:%" PRIu64, i ? "," : "", i,
 			ewyk_http_server_counter(rt->sh[i].http,
 				EWYK_HTTP_C_REQUESTS));
+	printf("\n");
+	/* HTTP/2: every counter is in /ewyk/http2 */
+	printf("http2:");
+	for (k = 0; k < RTE_DIM(h2_table_ctrs); k++) {
+		uint64_t v = 0;
+
+		for (i = 0; i < rt->nb_shards; i++)
+			v += ewyk_http2_server_counter(rt->sh[i].h2,
+				h2_table_ctrs[k]);
+		printf(" %s=%" PRIu64,
+			ewyk_http2_counter_name(h2_table_ctrs[k]), v);
+	}
 	printf("\n");
 }
