@@ -59,6 +59,13 @@ check_frames(const uint8_t *p, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* At exit: the world's server (nghttp2's objects with it) goes. */
+static void
+world_free(void)
+{
+	h2t_fini(&W);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -76,6 +83,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    (char *)"--log-level=error", NULL }) < 0 ||
 			h2t_init(&W, &conf) != 0)
 			abort();
+		atexit(world_free);
 		ready = 1;
 	}
 	if (size < 2)
