@@ -233,7 +233,7 @@ typedef int (*ewyk_http_dispatch_t)(void *dispatch_arg,
  * @return
  *   0: taken (lib/http lets go of the connection without a word);
  *   negative: not taken, lib/http goes on with HTTP/1.1 (the preface is
- *   then answered 505).
+ *   then answered 501: PRI is no method it knows).
  */
 typedef int (*ewyk_http_switch_t)(void *arg, struct ewyk_tcp_conn *tc,
 	struct rte_mbuf *rx, uint32_t rx_off,
