@@ -12,10 +12,8 @@ client core 1).
 """
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import re
 import shutil
 import signal
@@ -91,7 +89,7 @@ class Bench:
             return f.read()
 
     # -- ewyk ------------------------------------------------------------
-    def httpd_start(self, reserved=False):
+    def httpd_start(self, reserved=False, strategy=None):
         self.prefix = f"ewyk-perf-{self.tag}-httpd"
         self.sock = os.path.join(self.tmp, "memif.sock")
         if os.path.exists(self.sock):  # left by a server that crashed
@@ -100,9 +98,14 @@ class Bench:
         if reserved:
             # The reserved lcore shares the last server core: the server
             # still gets exactly its cores.
+            # With --reserved-core it gets a core of its own.
             n = len(self.srv_cores)
             lc = ",".join(f"{i}@{c}" for i, c in enumerate(self.srv_cores))
-            eal = ["--lcores", f"{lc},{n}@{self.srv_cores[-1]}"]
+            rc = self.a.reserved_core
+            if rc >= 0:
+                cores += f",{rc}"
+            eal = ["--lcores",
+                   f"{lc},{n}@{rc if rc >= 0 else self.srv_cores[-1]}"]
         else:
             eal = ["-l", cores]
         argv = (["taskset", "-c", cores,
@@ -113,7 +116,8 @@ class Bench:
                  "--log-level=lib.eal:warning"] + self.mem(1024) +
                 ["--", "--ip", f"{IP_SRV}/24", "--port", "80",
                  "--stats-interval", "0"] +
-                (["--reserved", "1"] if reserved else []))
+                (["--reserved", "1"] if reserved else []) +
+                (["--strategy", strategy] if strategy else []))
         self.httpd = self.spawn(argv, "httpd.log")
         end = time.monotonic() + 30
         while time.monotonic() < end:
@@ -229,8 +233,13 @@ class Bench:
                             "cycles_per_req": pct / 100 * cycles_per_req})
         return top[:20]
 
-    def ewyk_run(self, extra, reserved=False, profile=False):
-        self.httpd_start(reserved)
+    def ewyk_run(self, extra, reserved=False, profile=False, strategy=None):
+        if self.a.client_lcores > self.a.server_lcores:
+            # memif: the client asks for a queue per lcore, and a client
+            # with more queues than its server never comes up.
+            raise RuntimeError("ewyk rows need --client-lcores <= "
+                               "--server-lcores (one memif queue each)")
+        self.httpd_start(reserved, strategy)
         b0 = self.httpd_busy()
         prof = self.perf_record_start() if profile else None
         r = self.loadgen(extra)
@@ -384,9 +393,14 @@ def main():
     ap.add_argument("--duration", type=int, default=5)
     ap.add_argument("--warmup", type=float, default=1)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--reserved-core", type=int, default=-1,
+                    help="core of the reserved lcore in the runs that have "
+                    "one (default: it shares the last server core)")
     ap.add_argument("--huge", choices=("auto", "yes", "no"), default="auto")
     ap.add_argument("--only", default="",
-                    help="comma-separated case names to run (default all)")
+                    help="comma-separated cases: a whole name selects that "
+                    "case alone, a part of one every case containing it "
+                    "(default all)")
     ap.add_argument("--profile", action="store_true",
                     help="linux-perf profile of ewyk-httpd in the first "
                     "keep-alive run: top costs per request")
@@ -415,14 +429,26 @@ def main():
              lambda: b.ewyk_run(["--mix-path", "/sleep/1",
                                  "--mix-percent", "1"], reserved=True)),
             ("ewyk open loop 50%", None),
+        ] + [
+            # Jetty's seed benchmark on real HTTP: a BLOCKING route doing no
+            # work (/sleep/0), full load, one reserved lcore, per strategy.
+            (f"ewyk BLOCKING no-op, {st}",
+             lambda st=st: b.ewyk_run(["--path", "/sleep/0"], reserved=True,
+                                      strategy=st))
+            for st in ("pc", "pec", "epc", "adaptive")
+        ] + [
             ("nginx keep-alive", lambda: b.peer_run("nginx", False)),
             ("nginx new conn/req", lambda: b.peer_run("nginx", True)),
             ("h2o keep-alive", lambda: b.peer_run("h2o", False)),
             ("h2o new conn/req", lambda: b.peer_run("h2o", True)),
         ]
         only = [s.strip() for s in a.only.split(",") if s.strip()]
+        names = {n for n, _ in cases}
         for name, fn in cases:
-            if only and not any(o in name for o in only):
+            # A name given whole selects that case alone; a part of a
+            # name selects every case that contains it.
+            if only and not any(o == name or (o in name and o not in names)
+                                for o in only):
                 continue
             if name == "ewyk open loop 50%":
                 ka = results.get("ewyk keep-alive")

@@ -86,6 +86,37 @@ def plot(results, order, path):
     fig.savefig(path, dpi=90)
 
 
+def strategy_table(results, order):
+    """Jetty's seed benchmark: the BLOCKING no-op rows side by side, with
+    throughput and requests per busy CPU-second relative to pc."""
+    rows = [n for n in order if n.startswith("ewyk BLOCKING no-op, ")]
+    pc = results.get("ewyk BLOCKING no-op, pc")
+    if not rows or not pc:
+        return ""
+
+    def per_cpu(r):
+        c = r.get("server_busy_cycles_per_req")
+        return r["tsc_hz"] / c if c else None
+
+    out = ("\n### Strategies on a BLOCKING route that does no work\n\n"
+           "`GET /sleep/0` at full load, one reserved lcore: the dispatch "
+           "overhead of each strategy alone (Jetty measured PC about 8x "
+           "PEC's throughput). Requests per busy CPU-second are the TSC rate "
+           "over the busy cycles per request of every server lcore, the "
+           "reserved one included.\n\n"
+           "| strategy | req/s | x pc | busy cycles/req | req per busy "
+           "CPU-s | x pc |\n|---|---|---|---|---|---|\n")
+    for n in rows:
+        r = results[n]
+        a, b = per_cpu(r), per_cpu(pc)
+        out += (f"| {n.split(', ', 1)[1]} | {fmt(r['rps'])} | "
+                f"{r['rps'] / pc['rps']:.2f} | "
+                f"{fmt(r.get('server_busy_cycles_per_req'))} | "
+                f"{fmt(a)} | "
+                f"{(a / b) if a and b else float('nan'):.2f} |\n")
+    return out + "\n"
+
+
 def write_report(a, b, results, order, cmdline):
     os.makedirs(a.out, exist_ok=True)
     m = machine()
@@ -112,7 +143,8 @@ def write_report(a, b, results, order, cmdline):
         f"- DPDK: {m['dpdk']} (Debian)\n- date: {m['date']}\n"
         f"- command: `{cmdline}`\n"
         f"- memory: {'hugepages (--in-memory)' if a.huge else '--no-huge'}\n"
-        f"- server cores {b.srv_cores}, client cores {b.cli_cores}; "
+        f"- server cores {b.srv_cores}, client cores {b.cli_cores}"
+        f"{(', reserved lcore on core ' + str(a.reserved_core)) if a.reserved_core >= 0 else ''}; "
         f"{a.conns} connections, {a.duration} s measured "
         f"(+{a.warmup} s warm-up for ewyk-loadgen), median of {a.runs} runs\n"
         f"- load average when the report was written: {m['load']} "
@@ -142,6 +174,7 @@ def write_report(a, b, results, order, cmdline):
             f"{fmt(r.get('busy_cycles_per_req'))} | "
             f"{('yes' if r['count_agree'] else '**NO**') if ew else '–'} | "
             f"{limit_of(r) if ew else 'wrk'} |\n")
+    lines.append(strategy_table(results, order))
     lines.append("""
 How to read it:
 

@@ -215,7 +215,9 @@ bool lg_finished(const struct lg *g);
 
 /* report.c */
 void lg_report_live(struct lg *g, uint64_t now);
-void lg_report_final(struct lg *g);
+/* The JSON line and the summary; -1 when a whole run opened no connection
+ * (an error line says so). */
+int lg_report_final(struct lg *g);
 const char *lg_err_name(unsigned int e);
 
 static inline void

@@ -448,7 +448,7 @@ main(int argc, char **argv)
 	/* The one line of stdout. */
 	fflush(stdout);
 	dup2(json_fd, STDOUT_FILENO);
-	lg_report_final(g);
+	ret = lg_report_final(g);
 	dup2(STDERR_FILENO, STDOUT_FILENO);
 	/* Nothing polls the port any more; it stays up until we are told
 	 * (unless a signal ended the run already). */
@@ -457,5 +457,5 @@ main(int argc, char **argv)
 	ewyk_rt_free(rt);
 	rte_free(g);
 	rte_eal_cleanup();
-	return 0;
+	return ret == 0 ? 0 : 1;
 }

@@ -95,7 +95,7 @@ us(uint64_t ns)
 	return (double)ns / 1000.0;
 }
 
-void
+int
 lg_report_final(struct lg *g)
 {
 	static struct lg_hist all;
@@ -178,4 +178,13 @@ lg_report_final(struct lg *g)
 		ok == 0 ? 0.0 : (double)cycles / (double)ok,
 		ok == 0 ? 0.0 : (double)busy / (double)ok, g->hz);
 	fflush(stdout);
+	if (connects != 0 || !lg_finished(g))
+		return 0;
+	/* A run in which no connection ever opened measured nothing: the
+	 * zeros above are not a result. */
+	fprintf(stderr,
+		"error: no connection to the target opened: nothing answered "
+		"(link down? a memif client with more queues, one per worker "
+		"lcore, than its server never comes up)\n");
+	return -1;
 }

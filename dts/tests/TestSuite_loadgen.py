@@ -238,6 +238,15 @@ class TestSuite_loadgen(TestSuite):
             assert msg in p.stderr, (msg, p.stderr)
             assert p.stdout == "", p.stdout
 
+    def test_no_answer_is_an_error(self):
+        """A target nothing answers for (here an address no host has) is a
+        failed run, not a run of zeros: exit 1 and an error line."""
+        p = self.loadgen(f"--ip {EWYK_IP}/{PREFIX} --target 198.18.0.77:80 "
+                         "--conns 4 --duration 1 --quiet", expect_rc=1)
+        assert "error: no connection to the target opened" in p.stderr, \
+            p.stderr[-2000:]
+        assert '"connects": 0' in p.stdout, p.stdout
+
     def httpd_and_loadgen(self, lg_args):
         """ewyk-httpd <-> net_memif <-> ewyk-loadgen --hold: the JSON, then
         ewyk-httpd stopped first (its final stats), then the loadgen (so

@@ -50,6 +50,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <rte_byteorder.h>
 #include <rte_mempool.h>
@@ -104,9 +105,12 @@ struct ewyk_rt_conf {
 	uint8_t ip6[EWYK_NET_MAX_PORTS][16];
 	uint8_t prefix6[EWYK_NET_MAX_PORTS]; /**< their prefix lengths */
 	unsigned int stats_interval; /**< --stats-interval s; 0: at exit (5) */
-	uint16_t mtu;                /**< --mtu; 0: the port's */
-	uint16_t vlan;               /**< --vlan; 0: none */
-	unsigned int nb_mbufs;       /**< --mbufs per shard (16383) */
+	/** where the stats table goes (stdout; NULL: nowhere); the
+	 *  runtime's messages go through rte_log, log type ewyk.runtime */
+	FILE *stats_out;
+	uint16_t mtu;          /**< --mtu; 0: the port's */
+	uint16_t vlan;         /**< --vlan; 0: none */
+	unsigned int nb_mbufs; /**< --mbufs per shard (16383) */
 	char mbuf_ops[RTE_MEMPOOL_OPS_NAMESIZE]; /**< --mbuf-ops; "": DPDK's */
 	unsigned int reserved; /**< --reserved N: the last N lcores (0) */
 	/** --shared-reserved N; UINT_MAX: 4 with --reserved 0 and a
@@ -172,7 +176,7 @@ struct ewyk_rt_opt {
  *
  * @param argc  argument count; the EAL's arguments are consumed
  * @param argv  arguments
- * @return 0, or -1 (printed)
+ * @return 0, or -1 (logged)
  */
 int ewyk_rt_eal_init(int *argc, char ***argv);
 
@@ -180,7 +184,9 @@ int ewyk_rt_eal_init(int *argc, char ***argv);
  * Parse the arguments after the EAL's: the standard options (--ip,
  * --ip6, --reserved, --strategy, --task-timeout, the TCP and HTTP limits,
  * --stats-interval, ...; --help lists them) and the application's. Each
- * bad value gets an "error:" line naming its option.
+ * bad value gets an "error:" line naming its option. These answers to the
+ * command line go to stderr, like any program's; everything else the
+ * runtime says goes through rte_log (log type ewyk.runtime).
  *
  * @param c       configuration, initialised by ewyk_rt_conf_init()
  * @param argc    argument count (after ewyk_rt_eal_init())
@@ -218,7 +224,7 @@ int ewyk_rt_opt_ulong(const char *name, const char *val, unsigned long min,
  * TCP, purgatory and inbox. Call after ewyk_rt_eal_init().
  *
  * @param c  configuration (copied)
- * @return the runtime, or NULL (the reason printed; the caller frees
+ * @return the runtime, or NULL (the reason logged; the caller frees
  *   nothing and calls rte_eal_cleanup())
  */
 struct ewyk_rt *ewyk_rt_create(const struct ewyk_rt_conf *c);
@@ -230,7 +236,7 @@ struct ewyk_rt *ewyk_rt_create(const struct ewyk_rt_conf *c);
  * (ewyk_rt_stop(), SIGINT, SIGTERM) and every lcore has returned.
  *
  * @param rt  runtime
- * @return 0 after a stop; -1 when start-up failed (printed)
+ * @return 0 after a stop; -1 when start-up failed (logged)
  */
 int ewyk_rt_run(struct ewyk_rt *rt);
 
@@ -333,8 +339,8 @@ struct ewyk_rt_module {
 	 *  Only on the shards whose init returned 0. */
 	void (*fini)(struct ewyk_rt_shard *sh, void *arg);
 	/** The housekeeping thread or the main lcore, for the stats table:
-	 *  print the module's lines (read counters atomically). */
-	void (*stats)(struct ewyk_rt *rt, void *arg);
+	 *  write the module's lines to f (read counters atomically). */
+	void (*stats)(struct ewyk_rt *rt, FILE *f, void *arg);
 	/** The telemetry thread, for /ewyk/stats: add the module's fields
 	 *  to the shard's dictionary (read counters atomically). */
 	void (*telemetry)(const struct ewyk_rt_shard *sh,
@@ -497,7 +503,7 @@ int ewyk_rt_timer_arm(struct ewyk_rt_shard *sh, struct ewyk_twheel_timer *t,
  * @param port  TCP port
  * @param ops   callbacks (static storage)
  * @param arg   the ops' argument (accept's; NULL: the shard)
- * @return 0, or a negative errno (printed)
+ * @return 0, or a negative errno (logged)
  */
 int ewyk_rt_tcp_listen(struct ewyk_rt *rt, uint16_t port,
 	const struct ewyk_tcp_ops *ops, void *arg);
@@ -701,7 +707,7 @@ struct ewyk_rt_route {
  *
  * @param rt    runtime
  * @param port  TCP port
- * @return 0, or a negative errno (printed)
+ * @return 0, or a negative errno (logged)
  */
 int ewyk_rt_http_listen(struct ewyk_rt *rt, uint16_t port);
 
@@ -710,7 +716,7 @@ int ewyk_rt_http_listen(struct ewyk_rt *rt, uint16_t port);
  *
  * @param rt  runtime
  * @param r   route (copied; strings must outlive the runtime)
- * @return 0, or a negative errno (printed)
+ * @return 0, or a negative errno (logged)
  */
 int ewyk_rt_http_route(struct ewyk_rt *rt, const struct ewyk_rt_route *r);
 
@@ -742,7 +748,7 @@ int ewyk_rt_metrics_add(struct ewyk_rt *rt, ewyk_rt_metrics_fn fn, void *arg);
  * Serve GET @p path (e.g. "/metrics") with every registered counter set:
  * each lib's, the runtime's and the application's. Before ewyk_rt_run().
  *
- * @return 0, or a negative errno (printed)
+ * @return 0, or a negative errno (logged)
  */
 int ewyk_rt_metrics_route(struct ewyk_rt *rt, const char *path);
 
@@ -755,14 +761,16 @@ int ewyk_rt_metrics_route(struct ewyk_rt *rt, const char *path);
 int ewyk_rt_metrics_write(const struct ewyk_rt *rt, char *buf, size_t size);
 
 /**
- * Print the per-lcore and per-shard stats table now (the runtime prints
- * it every --stats-interval from its housekeeping thread, outside every
- * shard's loop, and at exit).
+ * Write the per-lcore and per-shard stats table to f now, like DPDK's
+ * rte_*_dump() functions. The runtime writes it to the configuration's
+ * stats_out every --stats-interval from its housekeeping thread, outside
+ * every shard's loop, and at exit.
  *
  * @param rt     runtime
+ * @param f      where to write it
  * @param final  true: the totals at exit
  */
-void ewyk_rt_stats_print(struct ewyk_rt *rt, bool final);
+void ewyk_rt_stats_dump(struct ewyk_rt *rt, FILE *f, bool final);
 
 /**@}*/
 

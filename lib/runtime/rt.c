@@ -26,6 +26,8 @@
 
 #include "rt_private.h"
 
+RTE_LOG_REGISTER(ewyk_rt_logtype, ewyk.runtime, INFO);
+
 /* The runtime a signal handler stops when the EAL was initialised
  * without ewyk_rt_eal_init() (signals not blocked): one per process. */
 static struct ewyk_rt *rt_signalled;
@@ -56,8 +58,8 @@ setup_lcores(struct ewyk_rt *rt)
 		return -1;
 	rt->nb_lcores = (uint16_t)n;
 	if (rt->conf.reserved >= rt->nb_lcores) {
-		fprintf(stderr,
-			"error: --reserved %u: needs at least one worker, and there are %u lcore(s)\n",
+		RT_LOG(ERR,
+			"error: --reserved %u: needs at least one worker, and there are %u lcore(s)",
 			rt->conf.reserved, rt->nb_lcores);
 		return -1;
 	}
@@ -127,7 +129,7 @@ port_ip6(struct ewyk_rt *rt, uint16_t pid, uint16_t idx, char *buf, size_t size)
 		rt->conf.prefix6[idx]);
 	if (rc < 0) {
 		inet_ntop(AF_INET6, rt->conf.ip6[idx], a, sizeof(a));
-		fprintf(stderr, "error: port %u: --ip6 %s/%u: %s\n", pid, a,
+		RT_LOG(ERR, "error: port %u: --ip6 %s/%u: %s", pid, a,
 			rt->conf.prefix6[idx], rte_strerror(-rc));
 		return -1;
 	}
@@ -151,7 +153,7 @@ setup_ports(struct ewyk_rt *rt, struct rte_mempool **pools)
 	nc.nb_shards = rt->nb_shards;
 	rt->net = ewyk_net_create(&nc);
 	if (rt->net == NULL) {
-		fprintf(stderr, "error: network context: %s\n",
+		RT_LOG(ERR, "error: network context: %s",
 			rte_strerror(rte_errno));
 		return -1;
 	}
@@ -171,7 +173,7 @@ setup_ports(struct ewyk_rt *rt, struct rte_mempool **pools)
 		pc.rx_pools = pools;
 		rc = ewyk_net_port_add(rt->net, &pc, &info);
 		if (rc < 0) {
-			fprintf(stderr, "error: port %u: %s\n", pid,
+			RT_LOG(ERR, "error: port %u: %s", pid,
 				rte_strerror(-rc));
 			return -1;
 		}
@@ -179,7 +181,8 @@ setup_ports(struct ewyk_rt *rt, struct rte_mempool **pools)
 			return -1;
 		rte_ether_format_addr(mac, sizeof(mac), &info.mac);
 		inet_ntop(AF_INET, &pc.ip, ip, sizeof(ip));
-		printf("port %u: %s/%u%s mac %s mtu %u, %u queue(s), rss %s, cksum offload ip=%s l4=%s\n",
+		RT_LOG(INFO,
+			"port %u: %s/%u%s mac %s mtu %u, %u queue(s), rss %s, cksum offload ip=%s l4=%s",
 			pid, ip, pc.prefix_len, ip6, mac, info.mtu,
 			rt->nb_shards, info.rss ? "symmetric" : "off",
 			info.tx_ip_cksum ? "yes" : "no",
@@ -216,7 +219,8 @@ setup_strategy(struct ewyk_rt *rt)
 		rt->conf.shared_reserved = 0;
 	if (rt->conf.reserved == 0 && rt->conf.shared_reserved == 0 &&
 		kind != EWYK_STRATEGY_PC) {
-		printf("strategy: --reserved 0, no shared reserved lcore: %s runs as pc (blocking tasks run in place)\n",
+		RT_LOG(NOTICE,
+			"strategy: --reserved 0, no shared reserved lcore: %s runs as pc (blocking tasks run in place)",
 			ewyk_strategy_kind_name(kind));
 		kind = EWYK_STRATEGY_PC;
 	}
@@ -230,7 +234,7 @@ setup_strategy(struct ewyk_rt *rt)
 		xc.ring_size = rt->conf.pec_ring;
 		rt->ex = ewyk_strategy_executor_create(&xc);
 		if (rt->ex == NULL) {
-			fprintf(stderr, "error: executor: %s\n",
+			RT_LOG(ERR, "error: executor: %s",
 				rte_strerror(rte_errno));
 			return -1;
 		}
@@ -242,8 +246,7 @@ setup_strategy(struct ewyk_rt *rt)
 	sc.socket_id = SOCKET_ID_ANY;
 	rt->strategy = ewyk_strategy_create(&sc);
 	if (rt->strategy == NULL) {
-		fprintf(stderr, "error: strategy: %s\n",
-			rte_strerror(rte_errno));
+		RT_LOG(ERR, "error: strategy: %s", rte_strerror(rte_errno));
 		return -1;
 	}
 	rt->kind = kind;
@@ -263,7 +266,7 @@ setup_shards(struct ewyk_rt *rt)
 		sh->net = ewyk_net_shard_create(rt->net, sh->id, sh->socket,
 			sh->pool);
 		if (sh->net == NULL) {
-			fprintf(stderr, "error: shard %u: %s\n", sh->id,
+			RT_LOG(ERR, "error: shard %u: %s", sh->id,
 				rte_strerror(rte_errno));
 			return -1;
 		}
@@ -287,7 +290,7 @@ ewyk_rt_create(const struct ewyk_rt_conf *c)
 	}
 	rt = rte_zmalloc("ewyk_rt", sizeof(*rt), RTE_CACHE_LINE_SIZE);
 	if (rt == NULL) {
-		fprintf(stderr, "error: out of memory\n");
+		RT_LOG(ERR, "error: out of memory");
 		rte_errno = ENOMEM;
 		return NULL;
 	}
@@ -298,13 +301,13 @@ ewyk_rt_create(const struct ewyk_rt_conf *c)
 		goto fail;
 	nb_ports = rte_eth_dev_count_avail();
 	if (nb_ports == 0) {
-		fprintf(stderr,
-			"error: no ports. Bind a NIC to vfio-pci (dpdk-devbind.py) and pass -a <PCI>, or add a virtual device, e.g. --vdev=net_af_packet0,iface=veth0\n");
+		RT_LOG(ERR,
+			"error: no ports. Bind a NIC to vfio-pci (dpdk-devbind.py) and pass -a <PCI>, or add a virtual device, e.g. --vdev=net_af_packet0,iface=veth0");
 		goto fail;
 	}
 	if (nb_ports != rt->conf.nb_ips) {
-		fprintf(stderr,
-			"error: %u port(s) but %u --ip: give one --ip per port, in port order\n",
+		RT_LOG(ERR,
+			"error: %u port(s) but %u --ip: give one --ip per port, in port order",
 			nb_ports, rt->conf.nb_ips);
 		goto fail;
 	}
@@ -352,8 +355,7 @@ rt_start_shards(struct ewyk_rt *rt)
 		for (i = 0; i < rt->nb_shards && m->init != NULL; i++) {
 			rc = m->init(&rt->sh[i], m->arg);
 			if (rc != 0) {
-				fprintf(stderr,
-					"error: module %s on shard %u: %s\n",
+				RT_LOG(ERR, "error: module %s on shard %u: %s",
 					m->name != NULL ? m->name : "?", i,
 					strerror(rc < 0 ? -rc : rc));
 				/* Its fini runs for the shards it did. */
@@ -381,7 +383,7 @@ wait_links(struct ewyk_rt *rt)
 		uint16_t pid = ewyk_net_port_id(rt->net, p);
 
 		rt_wait_link(pid, &link);
-		printf("port %u: link %s, %u Mbps\n", pid,
+		RT_LOG(INFO, "port %u: link %s, %u Mbps", pid,
 			link.link_status == RTE_ETH_LINK_UP ? "up" : "DOWN",
 			link.link_speed);
 	}
@@ -417,11 +419,12 @@ house_main(void *arg)
 
 		if (sig == SIGINT || sig == SIGTERM)
 			ewyk_rt_stop(rt);
-		if (rt->conf.stats_interval != 0 && rte_rdtsc() >= next &&
+		if (rt->conf.stats_interval != 0 &&
+			rt->conf.stats_out != NULL && rte_rdtsc() >= next &&
 			!ewyk_rt_stopping(rt)) {
 			next = rte_rdtsc() +
 				(uint64_t)rt->conf.stats_interval * hz;
-			ewyk_rt_stats_print(rt, false);
+			ewyk_rt_stats_dump(rt, rt->conf.stats_out, false);
 		}
 	}
 	return NULL;
@@ -448,8 +451,7 @@ house_start(struct ewyk_rt *rt)
 	}
 	rc = pthread_create(&rt->house, NULL, house_main, rt);
 	if (rc != 0) {
-		fprintf(stderr, "error: housekeeping thread: %s\n",
-			strerror(rc));
+		RT_LOG(ERR, "error: housekeeping thread: %s", strerror(rc));
 		return -1;
 	}
 	pthread_setname_np(rt->house, "ewyk-house");
@@ -467,15 +469,16 @@ ewyk_rt_run(struct ewyk_rt *rt)
 	if (rt_start_shards(rt) != 0)
 		return -1;
 	if (rt_stats_telemetry_init(rt) != 0)
-		fprintf(stderr,
-			"warning: /ewyk/stats telemetry not registered\n");
+		RT_LOG(WARNING,
+			"warning: /ewyk/stats telemetry not registered");
 	wait_links(rt);
 	/* Gratuitous ARP: peers learn our MAC before we talk. */
 	ewyk_net_announce(rt->sh[0].net);
 	ewyk_net_tx_flush(rt->sh[0].net);
-	printf("%s: mbuf pools on mempool ops '%s'\n", rt->conf.name,
+	RT_LOG(INFO, "%s: mbuf pools on mempool ops '%s'", rt->conf.name,
 		rte_mempool_get_ops(rt->sh[0].pool->ops_index)->name);
-	printf("%s: %u lcore(s): %u worker(s) polling, %u reserved, %u shared reserved; strategy %s, task timeout %u ms; stats every %u s; Ctrl-C stops\n",
+	RT_LOG(INFO,
+		"%s: %u lcore(s): %u worker(s) polling, %u reserved, %u shared reserved; strategy %s, task timeout %u ms; stats every %u s; Ctrl-C stops",
 		rt->conf.name, rt->nb_lcores, rt->nb_shards, rt->conf.reserved,
 		rt->nb_shared,
 		ewyk_strategy_kind_name(ewyk_strategy_kind_get(rt->strategy)),
@@ -506,8 +509,8 @@ ewyk_rt_free(struct ewyk_rt *rt)
 
 	if (rt == NULL)
 		return;
-	if (rt->ran)
-		ewyk_rt_stats_print(rt, true);
+	if (rt->ran && rt->conf.stats_out != NULL)
+		ewyk_rt_stats_dump(rt, rt->conf.stats_out, true);
 	rt_stats_telemetry_fini();
 	/* The shared reserved lcores leave the executor first. */
 	rt_shared_join(rt);

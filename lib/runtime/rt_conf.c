@@ -132,6 +132,7 @@ ewyk_rt_conf_init(struct ewyk_rt_conf *c, const char *name)
 	memset(c, 0, sizeof(*c));
 	c->name = name != NULL ? name : "ewyk";
 	c->stats_interval = 5;
+	c->stats_out = stdout;
 	c->nb_mbufs = 16383;
 	c->strategy = EWYK_STRATEGY_ADAPTIVE;
 	c->shared_reserved = UINT_MAX; /* RT_SHARED_DEFAULT or 0 */

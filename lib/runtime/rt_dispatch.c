@@ -583,7 +583,7 @@ rt_dispatch_shard_init(struct ewyk_rt_shard *sh)
 	ws->q_heads = ewyk_http_quota_create(EWYK_RT_REQ_LARGE,
 		EWYK_RT_REQ_LARGE / 4, sh->socket);
 	if (ws->q_tasks == NULL || ws->q_heads == NULL) {
-		fprintf(stderr, "error: HTTP dispatch quotas of shard %u: %s\n",
+		RT_LOG(ERR, "error: HTTP dispatch quotas of shard %u: %s",
 			sh->id, rte_strerror(rte_errno));
 		return -1;
 	}
@@ -596,8 +596,8 @@ rt_dispatch_shard_init(struct ewyk_rt_shard *sh)
 	pp.cache_size = 16;
 	ws->tasks = ewyk_pool_create(&pp);
 	if (ws->tasks == NULL) {
-		fprintf(stderr, "error: HTTP task pool of shard %u: %s\n",
-			sh->id, rte_strerror(rte_errno));
+		RT_LOG(ERR, "error: HTTP task pool of shard %u: %s", sh->id,
+			rte_strerror(rte_errno));
 		return -1;
 	}
 	if (ewyk_http_server_limits(sh->http, &lim, &mh) != 0)
@@ -612,8 +612,8 @@ rt_dispatch_shard_init(struct ewyk_rt_shard *sh)
 	buf = 3 * (uint64_t)lim.max_line + 2 * (uint64_t)lim.max_header_bytes +
 		16;
 	if (buf > UINT32_MAX / 2) {
-		fprintf(stderr,
-			"error: HTTP dispatch of shard %u: head limits too large\n",
+		RT_LOG(ERR,
+			"error: HTTP dispatch of shard %u: head limits too large",
 			sh->id);
 		return -1;
 	}
@@ -627,8 +627,8 @@ rt_dispatch_shard_init(struct ewyk_rt_shard *sh)
 	pp.socket_id = sh->socket;
 	ws->heads = ewyk_pool_create(&pp);
 	if (ws->heads == NULL) {
-		fprintf(stderr, "error: HTTP head copies of shard %u: %s\n",
-			sh->id, rte_strerror(rte_errno));
+		RT_LOG(ERR, "error: HTTP head copies of shard %u: %s", sh->id,
+			rte_strerror(rte_errno));
 		return -1;
 	}
 	return 0;

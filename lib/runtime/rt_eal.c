@@ -64,7 +64,7 @@ rt_lcores(unsigned int *ids, unsigned int max)
 	unsigned int lcore, n = 0;
 
 	if (rte_lcore_count() > max) {
-		fprintf(stderr, "error: at most %u lcores\n", max);
+		RT_LOG(ERR, "error: at most %u lcores", max);
 		return -1;
 	}
 	ids[n++] = rte_get_main_lcore();
@@ -85,8 +85,8 @@ rt_pool_create(const char *prefix, unsigned int idx, unsigned int nb_mbufs,
 	mp = rte_pktmbuf_pool_create_by_ops(name, nb_mbufs, 256, 0,
 		RTE_MBUF_DEFAULT_BUF_SIZE, socket, ops);
 	if (mp == NULL)
-		fprintf(stderr,
-			"error: mbuf pool for lcore %u on socket %d (ops %s): %s (try a larger -m, or fewer --mbufs)\n",
+		RT_LOG(ERR,
+			"error: mbuf pool for lcore %u on socket %d (ops %s): %s (try a larger -m, or fewer --mbufs)",
 			lcore_id, socket,
 			ops != NULL ? ops : rte_mbuf_best_mempool_ops(),
 			rte_strerror(rte_errno));

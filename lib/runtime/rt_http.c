@@ -28,8 +28,7 @@ rt_http_init(struct ewyk_rt *rt)
 	rt->h2_router = ewyk_http_router_create(EWYK_RT_MAX_ROUTES,
 		SOCKET_ID_ANY);
 	if (rt->router == NULL || rt->h2_router == NULL) {
-		fprintf(stderr, "error: HTTP router: %s\n",
-			rte_strerror(rte_errno));
+		RT_LOG(ERR, "error: HTTP router: %s", rte_strerror(rte_errno));
 		return -1;
 	}
 	return 0;
@@ -70,15 +69,15 @@ ewyk_rt_http_route(struct ewyk_rt *rt, const struct ewyk_rt_route *r)
 		(unsigned int)r->invocation > EWYK_STRATEGY_INVOKE_EITHER ||
 		(r->raw != NULL &&
 			r->invocation == EWYK_STRATEGY_INVOKE_BLOCKING)) {
-		fprintf(stderr,
-			"error: route %s: fn or raw (or both), and raw handlers are not BLOCKING\n",
+		RT_LOG(ERR,
+			"error: route %s: fn or raw (or both), and raw handlers are not BLOCKING",
 			r != NULL && r->path != NULL ? r->path : "?");
 		return -EINVAL;
 	}
 	if (rt->running || rt->ran)
 		return -EBUSY;
 	if (rt->nb_routes == EWYK_RT_MAX_ROUTES) {
-		fprintf(stderr, "error: route %s: at most %u routes\n", r->path,
+		RT_LOG(ERR, "error: route %s: at most %u routes", r->path,
 			EWYK_RT_MAX_ROUTES);
 		return -ENOSPC;
 	}
@@ -105,8 +104,7 @@ ewyk_rt_http_route(struct ewyk_rt *rt, const struct ewyk_rt_route *r)
 		rc = ewyk_http_route_add(rt->h2_router, r->path, r->prefix,
 			r->methods, r->invocation, NULL, &d->r);
 	if (rc != 0) {
-		fprintf(stderr, "error: route %s: %s\n", r->path,
-			strerror(-rc));
+		RT_LOG(ERR, "error: route %s: %s", r->path, strerror(-rc));
 		return rc;
 	}
 	rt->nb_routes++;
@@ -143,7 +141,7 @@ rt_h2_shard_init(struct ewyk_rt_shard *sh,
 	hc.socket_id = sh->socket;
 	sh->h2 = ewyk_http2_server_create(&hc);
 	if (sh->h2 == NULL) {
-		fprintf(stderr, "error: HTTP/2 of shard %u: %s\n", sh->id,
+		RT_LOG(ERR, "error: HTTP/2 of shard %u: %s", sh->id,
 			rte_strerror(rte_errno));
 		return -1;
 	}
@@ -160,7 +158,7 @@ rt_http_shard_init(struct ewyk_rt_shard *sh)
 	sh->hs = rte_zmalloc_socket("rt_http_shard", sizeof(*sh->hs),
 		RTE_CACHE_LINE_SIZE, sh->socket);
 	if (sh->hs == NULL) {
-		fprintf(stderr, "error: HTTP of shard %u: no memory\n", sh->id);
+		RT_LOG(ERR, "error: HTTP of shard %u: no memory", sh->id);
 		return -1;
 	}
 	memset(&sc, 0, sizeof(sc));
@@ -188,7 +186,7 @@ rt_http_shard_init(struct ewyk_rt_shard *sh)
 	sc.socket_id = sh->socket;
 	sh->http = ewyk_http_server_create(&sc);
 	if (sh->http == NULL) {
-		fprintf(stderr, "error: HTTP server of shard %u: %s\n", sh->id,
+		RT_LOG(ERR, "error: HTTP server of shard %u: %s", sh->id,
 			rte_strerror(rte_errno));
 		return -1;
 	}
@@ -198,14 +196,15 @@ rt_http_shard_init(struct ewyk_rt_shard *sh)
 	rc = ewyk_tcp_listen(sh->tcp, 0, sh->rt->http_port,
 		ewyk_http_server_tcp_ops(), sh->http, 0);
 	if (rc != 0) {
-		fprintf(stderr, "error: cannot listen on HTTP port %u: %s\n",
+		RT_LOG(ERR, "error: cannot listen on HTTP port %u: %s",
 			sh->rt->http_port, strerror(-rc));
 		return -1;
 	}
 	if (sh->id == 0)
-		printf("http: port %u, %u route(s), max body %" PRIu64
-		       " bytes, timeouts header %u s keep-alive %u s body %u s write %u s\n"
-		       "http: per shard %u connections (%u per source), %u head leases (%u per source)\n",
+		RT_LOG(INFO,
+			"http: port %u, %u route(s), max body %" PRIu64
+			" bytes, timeouts header %u s keep-alive %u s body %u s write %u s\n"
+			"http: per shard %u connections (%u per source), %u head leases (%u per source)",
 			sh->rt->http_port, sh->rt->nb_routes, c->max_body,
 			c->header_timeout, c->keepalive_timeout,
 			c->body_timeout, c->write_timeout, c->http_max_conns,
@@ -277,39 +276,39 @@ static const enum ewyk_http2_counter h2_table_ctrs[] = {
 };
 
 void
-rt_http_stats_print(const struct ewyk_rt *rt)
+rt_http_stats_dump(const struct ewyk_rt *rt, FILE *f)
 {
 	unsigned int i, k;
 
 	if (!rt->http)
 		return;
-	printf("http:");
+	fprintf(f, "http:");
 	for (k = 0; k < RTE_DIM(table_ctrs); k++) {
 		uint64_t v = 0;
 
 		for (i = 0; i < rt->nb_shards; i++)
 			v += ewyk_http_server_counter(rt->sh[i].http,
 				table_ctrs[k]);
-		printf(" %s=%" PRIu64, ewyk_http_counter_name(table_ctrs[k]),
-			v);
+		fprintf(f, " %s=%" PRIu64,
+			ewyk_http_counter_name(table_ctrs[k]), v);
 	}
 	/* ewyk-loadgen and the perf report check theirs against these. */
-	printf(" requests_per_shard=");
+	fprintf(f, " requests_per_shard=");
 	for (i = 0; i < rt->nb_shards; i++)
-		printf("%s%u:%" PRIu64, i ? "," : "", i,
+		fprintf(f, "%s%u:%" PRIu64, i ? "," : "", i,
 			ewyk_http_server_counter(rt->sh[i].http,
 				EWYK_HTTP_C_REQUESTS));
-	printf("\n");
+	fprintf(f, "\n");
 	/* HTTP/2: every counter is in /ewyk/http2 */
-	printf("http2:");
+	fprintf(f, "http2:");
 	for (k = 0; k < RTE_DIM(h2_table_ctrs); k++) {
 		uint64_t v = 0;
 
 		for (i = 0; i < rt->nb_shards; i++)
 			v += ewyk_http2_server_counter(rt->sh[i].h2,
 				h2_table_ctrs[k]);
-		printf(" %s=%" PRIu64,
+		fprintf(f, " %s=%" PRIu64,
 			ewyk_http2_counter_name(h2_table_ctrs[k]), v);
 	}
-	printf("\n");
+	fprintf(f, "\n");
 }

@@ -222,13 +222,13 @@ rt_jobs_shard_init(struct ewyk_rt_shard *sh)
 	pp.capacity = RT_MAX_OPS;
 	sh->purg = ewyk_purgatory_create(&pp);
 	if (sh->purg == NULL) {
-		fprintf(stderr, "error: purgatory of shard %u: %s\n", sh->id,
+		RT_LOG(ERR, "error: purgatory of shard %u: %s", sh->id,
 			rte_strerror(rte_errno));
 		return -1;
 	}
 	rc = ewyk_net_inbox_create(sh->net, RT_INBOX_SLOTS, job_apply, sh);
 	if (rc != 0) {
-		fprintf(stderr, "error: inbox of shard %u: %s\n", sh->id,
+		RT_LOG(ERR, "error: inbox of shard %u: %s", sh->id,
 			rte_strerror(-rc));
 		return -1;
 	}

@@ -178,7 +178,7 @@ rt_shard_producer_init(struct ewyk_rt *rt, struct ewyk_rt_shard *sh)
 	}
 	sh->producer = ewyk_strategy_producer_create(rt->strategy, &pc);
 	if (sh->producer == NULL) {
-		fprintf(stderr, "error: producer of shard %u: %s\n", sh->id,
+		RT_LOG(ERR, "error: producer of shard %u: %s", sh->id,
 			rte_strerror(rte_errno));
 		return -1;
 	}

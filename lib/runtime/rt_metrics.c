@@ -560,7 +560,7 @@ rt_metrics_start(struct ewyk_rt *rt)
 		return 0;
 	m = rte_zmalloc("rt_metrics", sizeof(*m), 0);
 	if (m == NULL) {
-		fprintf(stderr, "error: /metrics: no memory\n");
+		RT_LOG(ERR, "error: /metrics: no memory");
 		return -1;
 	}
 	m->rt = rt;
@@ -572,8 +572,8 @@ rt_metrics_start(struct ewyk_rt *rt)
 		struct metrics_scratch x;
 
 		if (scratch_alloc(&x, socket) != 0) {
-			fprintf(stderr,
-				"error: /metrics: no memory for shard %u\n", i);
+			RT_LOG(ERR, "error: /metrics: no memory for shard %u",
+				i);
 			return -1;
 		}
 		m->sh[i].ser = x.ser;
@@ -587,8 +587,8 @@ rt_metrics_start(struct ewyk_rt *rt)
 			sn->buf = rte_malloc_socket("rt_metrics_page", m->size,
 				0, socket);
 			if (sn->buf == NULL) {
-				fprintf(stderr,
-					"error: /metrics: no memory for shard %u\n",
+				RT_LOG(ERR,
+					"error: /metrics: no memory for shard %u",
 					i);
 				return -1;
 			}

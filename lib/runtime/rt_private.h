@@ -15,6 +15,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_log.h>
 #include <rte_mempool.h>
 #include <rte_per_lcore.h>
 
@@ -24,6 +25,12 @@
 #include "ewyk_runtime.h"
 
 /* --shared-reserved with --reserved 0 (and a strategy that queues). */
+/* The runtime's messages: rte_log, log type ewyk.runtime (--log-level
+ * ewyk.runtime:LEVEL). Errors keep their "error: " prefix. */
+extern int ewyk_rt_logtype;
+#define RT_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, ewyk_rt_logtype, fmt "\n", ##__VA_ARGS__)
+
 #define RT_SHARED_DEFAULT 4
 /* Delayed operations per shard (every job of every module). */
 #define RT_MAX_OPS 8192
@@ -212,7 +219,7 @@ void rt_jobs_shard_free(struct ewyk_rt_shard *sh);
 /* rt_tcp.c: the shard's wheel and TCP. */
 int rt_tcp_shard_init(struct ewyk_rt_shard *sh);
 void rt_tcp_shard_free(struct ewyk_rt_shard *sh);
-void rt_tcp_stats_print(struct ewyk_rt *rt);
+void rt_tcp_stats_dump(struct ewyk_rt *rt, FILE *f);
 void rt_tcp_tel_shard(struct rte_tel_data *d, const struct ewyk_rt_shard *sh);
 
 /* rt_http.c */
@@ -222,7 +229,7 @@ void rt_http_shard_poll(struct ewyk_rt_shard *sh, uint64_t now);
 void rt_http_shard_depart(struct ewyk_rt_shard *sh);
 void rt_http_shard_free(struct ewyk_rt_shard *sh);
 void rt_http_fini(struct ewyk_rt *rt);
-void rt_http_stats_print(const struct ewyk_rt *rt);
+void rt_http_stats_dump(const struct ewyk_rt *rt, FILE *f);
 /* rt_dispatch.c: lib/http's dispatch hook and its state */
 int rt_dispatch(void *arg, struct ewyk_http_conn *c,
 	const struct ewyk_http_route *route);

@@ -71,8 +71,8 @@ shared_main(void *arg)
 	ret = ewyk_strategy_executor_serve_opt(rt->ex, &rt->quit,
 		EWYK_STRATEGY_SERVE_RING_ONLY);
 	if (ret != 0)
-		fprintf(stderr, "error: shared reserved lcore %u: %s\n",
-			t->lcore_id, strerror(-ret));
+		RT_LOG(ERR, "error: shared reserved lcore %u: %s", t->lcore_id,
+			strerror(-ret));
 	rte_thread_unregister();
 	return NULL;
 }
@@ -105,8 +105,8 @@ rt_shared_start(struct ewyk_rt *rt)
 		return 0;
 	if (rt->ex == NULL || n > EWYK_RT_MAX_SHARED ||
 		rt->nb_lcores + n > EWYK_RT_MAX_LCORES) {
-		fprintf(stderr,
-			"error: --shared-reserved %u: at most %u, and %u lcores in all\n",
+		RT_LOG(ERR,
+			"error: --shared-reserved %u: at most %u, and %u lcores in all",
 			n, EWYK_RT_MAX_SHARED, EWYK_RT_MAX_LCORES);
 		return -1;
 	}
@@ -120,8 +120,8 @@ rt_shared_start(struct ewyk_rt *rt)
 		t->rt = rt;
 		ret = pthread_create(&t->tid, &attr, shared_main, t);
 		if (ret != 0) {
-			fprintf(stderr,
-				"error: shared reserved lcore %u: pthread_create: %s\n",
+			RT_LOG(ERR,
+				"error: shared reserved lcore %u: pthread_create: %s",
 				i, strerror(ret));
 			pthread_attr_destroy(&attr);
 			return -1;
@@ -131,8 +131,8 @@ rt_shared_start(struct ewyk_rt *rt)
 			SHARED_STARTING)
 			usleep(1000);
 		if (t->state == SHARED_FAILED) {
-			fprintf(stderr,
-				"error: shared reserved lcore %u: rte_thread_register: %s\n",
+			RT_LOG(ERR,
+				"error: shared reserved lcore %u: rte_thread_register: %s",
 				i, rte_strerror(t->err));
 			pthread_attr_destroy(&attr);
 			return -1;

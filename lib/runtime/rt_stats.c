@@ -68,16 +68,16 @@ snap_shard(const struct ewyk_rt *rt, const struct ewyk_rt_shard *sh,
 
 /* Per lcore: who did the work. */
 static void
-print_lcores(const struct ewyk_rt *rt)
+print_lcores(const struct ewyk_rt *rt, FILE *f)
 {
 	unsigned int i, m;
 	char role[16];
 
-	printf("work, per lcore (tasks run here, by mode):\n");
-	printf("%-7s %-9s %13s %9s", "lcore", "role", "loops", "cyc/pkt");
+	fprintf(f, "work, per lcore (tasks run here, by mode):\n");
+	fprintf(f, "%-7s %-9s %13s %9s", "lcore", "role", "loops", "cyc/pkt");
 	for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++)
-		printf(" %9s", ewyk_strategy_mode_name(m));
-	printf("\n");
+		fprintf(f, " %9s", ewyk_strategy_mode_name(m));
+	fprintf(f, "\n");
 	for (i = 0; i < rt->nb_lcores; i++) {
 		const struct rt_lcore *lc = &rt->lc[i];
 		uint64_t bp = ld(&lc->ls.busy_pkts);
@@ -86,13 +86,13 @@ print_lcores(const struct ewyk_rt *rt)
 			snprintf(role, sizeof(role), "%s", rt_lcore_role(lc));
 		else
 			snprintf(role, sizeof(role), "worker s%d", lc->shard);
-		printf("%-7u %-9s %13" PRIu64 " %9.1f", lc->lcore_id, role,
+		fprintf(f, "%-7u %-9s %13" PRIu64 " %9.1f", lc->lcore_id, role,
 			ld(&lc->ls.iters),
 			bp != 0 ? (double)ld(&lc->ls.busy_cycles) / (double)bp :
 				  0.0);
 		for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++)
-			printf(" %9" PRIu64, ld(&lc->ls.mode[m]));
-		printf("\n");
+			fprintf(f, " %9" PRIu64, ld(&lc->ls.mode[m]));
+		fprintf(f, "\n");
 	}
 }
 
@@ -111,32 +111,35 @@ task_any(const struct ewyk_rt *rt)
 
 /* Per shard: what became of its tasks; then the strategy's figures. */
 static void
-print_tasks(const struct ewyk_rt *rt)
+print_tasks(const struct ewyk_rt *rt, FILE *f)
 {
 	struct ewyk_strategy_stats st;
 	unsigned int i, c;
 
 	if (task_any(rt)) {
-		printf("%-7s", "tasks");
+		fprintf(f, "%-7s", "tasks");
 		for (c = 0; c < EWYK_RT_TASK_CTR_MAX; c++)
-			printf(" %10s", ewyk_rt_task_ctr_name(c));
-		printf("\n");
+			fprintf(f, " %10s", ewyk_rt_task_ctr_name(c));
+		fprintf(f, "\n");
 		for (i = 0; i < rt->nb_shards; i++) {
-			printf("shard%-2u", i);
+			fprintf(f, "shard%-2u", i);
 			for (c = 0; c < EWYK_RT_TASK_CTR_MAX; c++)
-				printf(" %10" PRIu64, ld(&rt->sh[i].task[c]));
-			printf("\n");
+				fprintf(f, " %10" PRIu64,
+					ld(&rt->sh[i].task[c]));
+			fprintf(f, "\n");
 		}
 	}
 	if (ewyk_strategy_stats_get(rt->strategy, &st) != 0)
 		return;
-	printf("strategy %s:",
+	fprintf(f, "strategy %s:",
 		ewyk_strategy_kind_name(ewyk_strategy_kind_get(rt->strategy)));
 	for (c = 0; c < EWYK_STRATEGY_MODE_MAX; c++)
-		printf(" %s=%" PRIu64, ewyk_strategy_mode_name(c), st.mode[c]);
-	printf(" handoffs=%" PRIu64 " homecomings=%" PRIu64
-	       " epc_misses=%" PRIu64 " pec_queued=%u pec_delay_p50=%.3fms"
-	       " pec_delay_p99=%.3fms reserved=%u idle=%u\n",
+		fprintf(f, " %s=%" PRIu64, ewyk_strategy_mode_name(c),
+			st.mode[c]);
+	fprintf(f,
+		" handoffs=%" PRIu64 " homecomings=%" PRIu64
+		" epc_misses=%" PRIu64 " pec_queued=%u pec_delay_p50=%.3fms"
+		" pec_delay_p99=%.3fms reserved=%u idle=%u\n",
 		st.handoffs, st.homecomings, st.epc_misses, st.ring_count,
 		st.pec_delay_p50_ns / 1e6, st.pec_delay_p99_ns / 1e6,
 		st.reserved_total, st.reserved_idle);
@@ -157,7 +160,7 @@ snap_add(struct lcore_snap *t, const struct lcore_snap *a)
 }
 
 static void
-print_row(const char *name, const struct lcore_snap *s,
+print_row(FILE *f, const char *name, const struct lcore_snap *s,
 	const struct lcore_snap *p, double secs)
 {
 	double rx_pps = 0, tx_pps = 0, rx_mbps = 0, tx_mbps = 0, rps = 0;
@@ -172,16 +175,17 @@ print_row(const char *name, const struct lcore_snap *s,
 		rx_mbps = (double)(s->rx_bytes - p->rx_bytes) * 8 / secs / 1e6;
 		tx_mbps = (double)(s->tx_bytes - p->tx_bytes) * 8 / secs / 1e6;
 	}
-	printf("%-7s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %14" PRIu64
-	       " %9" PRIu64 " %11.0f %11.0f %9.2f %9.2f %12" PRIu64
-	       " %10.0f %13" PRIu64 " %9.1f\n",
+	fprintf(f,
+		"%-7s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %14" PRIu64
+		" %9" PRIu64 " %11.0f %11.0f %9.2f %9.2f %12" PRIu64
+		" %10.0f %13" PRIu64 " %9.1f\n",
 		name, s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		s->drops, rx_pps, tx_pps, rx_mbps, tx_mbps, s->requests, rps,
 		s->iters, cpp);
 }
 
 void
-ewyk_rt_stats_print(struct ewyk_rt *rt, bool final)
+ewyk_rt_stats_dump(struct ewyk_rt *rt, FILE *f, bool final)
 {
 	struct lcore_snap cur[EWYK_RT_MAX_LCORES];
 	struct lcore_snap tot, ptot;
@@ -195,22 +199,23 @@ ewyk_rt_stats_print(struct ewyk_rt *rt, bool final)
 
 	memset(&tot, 0, sizeof(tot));
 	memset(&ptot, 0, sizeof(ptot));
-	printf("\n%s per-lcore stats (rates over the last %.1f s)\n",
+	fprintf(f, "\n%s per-lcore stats (rates over the last %.1f s)\n",
 		final ? "Final" : "==", secs);
-	printf("network, per shard (loops and cyc/pkt of its worker):\n");
-	printf("%-7s %12s %14s %12s %14s %9s %11s %11s %9s %9s %12s %10s %13s %9s\n",
+	fprintf(f, "network, per shard (loops and cyc/pkt of its worker):\n");
+	fprintf(f,
+		"%-7s %12s %14s %12s %14s %9s %11s %11s %9s %9s %12s %10s %13s %9s\n",
 		"shard", "rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "drops",
 		"rx_pps", "tx_pps", "rx_Mbps", "tx_Mbps", "requests", "req/s",
 		"loops", "cyc/pkt");
 	for (i = 0; i < rt->nb_shards; i++) {
 		snap_shard(rt, &rt->sh[i], &cur[i]);
 		snprintf(name, sizeof(name), "%u", i);
-		print_row(name, &cur[i], secs > 0 ? &prev_snap.s[i] : NULL,
+		print_row(f, name, &cur[i], secs > 0 ? &prev_snap.s[i] : NULL,
 			secs);
 		snap_add(&tot, &cur[i]);
 		snap_add(&ptot, &prev_snap.s[i]);
 	}
-	print_row("total", &tot, secs > 0 ? &ptot : NULL, secs);
+	print_row(f, "total", &tot, secs > 0 ? &ptot : NULL, secs);
 
 	for (c = EWYK_NET_DROP_FIRST; c < EWYK_NET_COUNTER_MAX; c++) {
 		uint64_t sum = ewyk_net_counter_sum(rt->net, c);
@@ -218,23 +223,23 @@ ewyk_rt_stats_print(struct ewyk_rt *rt, bool final)
 		if (sum == 0)
 			continue;
 		if (!any_drop)
-			printf("drops by reason (per shard):\n");
+			fprintf(f, "drops by reason (per shard):\n");
 		any_drop = true;
-		printf("  %-22s %10" PRIu64 "  [", ewyk_net_counter_name(c),
+		fprintf(f, "  %-22s %10" PRIu64 "  [", ewyk_net_counter_name(c),
 			sum);
 		for (i = 0; i < rt->nb_shards; i++)
-			printf("%s%u:%" PRIu64, i ? " " : "", i,
+			fprintf(f, "%s%u:%" PRIu64, i ? " " : "", i,
 				ewyk_net_counter_get(rt->sh[i].net, c));
-		printf("]\n");
+		fprintf(f, "]\n");
 	}
-	rt_tcp_stats_print(rt);
-	rt_http_stats_print(rt);
+	rt_tcp_stats_dump(rt, f);
+	rt_http_stats_dump(rt, f);
 	for (i = 0; i < rt->nb_modules; i++)
 		if (rt->mod[i].stats != NULL)
-			rt->mod[i].stats(rt, rt->mod[i].arg);
-	print_lcores(rt);
-	print_tasks(rt);
-	fflush(stdout);
+			rt->mod[i].stats(rt, f, rt->mod[i].arg);
+	print_lcores(rt, f);
+	print_tasks(rt, f);
+	fflush(f);
 	memcpy(prev_snap.s, cur, sizeof(cur[0]) * rt->nb_shards);
 	prev_snap.tsc = now;
 }

@@ -40,7 +40,7 @@ rt_tcp_shard_init(struct ewyk_rt_shard *sh)
 	wp.socket_id = sh->socket;
 	sh->wheel = ewyk_twheel_create(&wp);
 	if (sh->wheel == NULL) {
-		fprintf(stderr, "error: timer wheel of shard %u: %s\n", sh->id,
+		RT_LOG(ERR, "error: timer wheel of shard %u: %s", sh->id,
 			rte_strerror(rte_errno));
 		return -1;
 	}
@@ -59,7 +59,7 @@ rt_tcp_shard_init(struct ewyk_rt_shard *sh)
 	tc.wheel = sh->wheel;
 	sh->tcp = ewyk_tcp_create(&tc);
 	if (sh->tcp == NULL) {
-		fprintf(stderr, "error: TCP on shard %u: %s\n", sh->id,
+		RT_LOG(ERR, "error: TCP on shard %u: %s", sh->id,
 			rte_strerror(rte_errno));
 		return -1;
 	}
@@ -92,8 +92,7 @@ ewyk_rt_tcp_listen(struct ewyk_rt *rt, uint16_t port,
 		rc = ewyk_tcp_listen(sh->tcp, 0, port, ops,
 			arg != NULL ? arg : sh, 0);
 		if (rc != 0) {
-			fprintf(stderr,
-				"error: cannot listen on TCP port %u: %s\n",
+			RT_LOG(ERR, "error: cannot listen on TCP port %u: %s",
 				port, strerror(-rc));
 			return rc;
 		}
@@ -200,31 +199,32 @@ static const enum ewyk_tcp_counter table_ctrs[] = {
 };
 
 void
-rt_tcp_stats_print(struct ewyk_rt *rt)
+rt_tcp_stats_dump(struct ewyk_rt *rt, FILE *f)
 {
 	unsigned int i, k, c;
 	bool any = false;
 
-	printf("tcp:");
+	fprintf(f, "tcp:");
 	for (k = 0; k < RTE_DIM(table_ctrs); k++) {
 		uint64_t v = 0;
 
 		for (i = 0; i < rt->nb_shards; i++)
 			v += ewyk_tcp_counter_get(rt->sh[i].tcp, table_ctrs[k]);
-		printf(" %s=%" PRIu64, ewyk_tcp_counter_name(table_ctrs[k]), v);
+		fprintf(f, " %s=%" PRIu64, ewyk_tcp_counter_name(table_ctrs[k]),
+			v);
 	}
-	printf(" conns=");
+	fprintf(f, " conns=");
 	for (k = EWYK_TCP_SYN_SENT; k < EWYK_TCP_STATE_MAX; k++) {
 		uint64_t v = 0;
 
 		for (i = 0; i < rt->nb_shards; i++)
 			v += ewyk_tcp_state_count(rt->sh[i].tcp, k);
 		if (v != 0)
-			printf("%s%s:%" PRIu64, any ? "," : "",
+			fprintf(f, "%s%s:%" PRIu64, any ? "," : "",
 				ewyk_tcp_state_name(k), v);
 		any = any || v != 0;
 	}
-	printf("%s\n", any ? "" : "0");
+	fprintf(f, "%s\n", any ? "" : "0");
 	any = false;
 	for (c = EWYK_TCP_DROP_FIRST; c < EWYK_TCP_COUNTER_MAX; c++) {
 		uint64_t v = 0;
@@ -234,12 +234,12 @@ rt_tcp_stats_print(struct ewyk_rt *rt)
 		if (v == 0)
 			continue;
 		if (!any)
-			printf("tcp drops by reason:");
+			fprintf(f, "tcp drops by reason:");
 		any = true;
-		printf(" %s=%" PRIu64, ewyk_tcp_counter_name(c), v);
+		fprintf(f, " %s=%" PRIu64, ewyk_tcp_counter_name(c), v);
 	}
 	if (any)
-		printf("\n");
+		fprintf(f, "\n");
 }
 
 void
