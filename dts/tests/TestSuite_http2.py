@@ -214,4 +214,6 @@ class TestSuite_http2(TestSuite):
         print({k: v for k, v in st.items() if isinstance(v, int) and v})
         assert st["rapid_reset"] >= 1 and st["header_list_large"] >= 1
         assert st["ctrl_flood"] >= 1
+        # nghttp2's own connection errors are counted too
+        assert st["protocol_error"] >= 4 and st["continuation_flood"] >= 1
         self._still_serves()

@@ -64,6 +64,8 @@ struct ewyk_twheel;
 	X(HEADER_FIELDS_MANY, header_fields_many, COUNTER,                     \
 		"Requests answered 431: more than max_header_fields fields")   \
 	X(RST_IN, rst_in, COUNTER, "RST_STREAM frames received")               \
+	X(RST_OUT, rst_out, COUNTER,                                           \
+		"RST_STREAM frames sent (stream errors, refusals, cancels)")   \
 	X(RAPID_RESET, rapid_reset, COUNTER,                                   \
 		"GOAWAY ENHANCE_YOUR_CALM: RST_STREAM over its rate")          \
 	X(CTRL_FLOOD, ctrl_flood, COUNTER,                                     \
@@ -74,9 +76,11 @@ struct ewyk_twheel;
 	X(CONT_FLOOD, continuation_flood, COUNTER,                             \
 		"Connections ended: CONTINUATION frames over the limit")       \
 	X(BAD_PREFACE, bad_preface, COUNTER,                                   \
-		"Connections ended: no SETTINGS after the preface")            \
+		"Connections ended: a wrong client magic after lib/http's "    \
+		"check (a test's transport)")                                  \
 	X(PROTO_ERROR, protocol_error, COUNTER,                                \
-		"Connections ended by a protocol error (GOAWAY sent)")         \
+		"Connections ended by a protocol error (GOAWAY sent with an "  \
+		"error code other than ENHANCE_YOUR_CALM)")                    \
 	X(GOAWAY_IN, goaway_in, COUNTER, "GOAWAY frames received")             \
 	X(TIMEOUT_IDLE, timeout_idle, COUNTER,                                 \
 		"Connections closed: no stream for idle_timeout_ms")           \

@@ -303,6 +303,7 @@ input_error(struct h2_conn *c, ssize_t rc)
 #endif
 	case NGHTTP2_ERR_BAD_CLIENT_MAGIC:
 		H2_CTR(s, BAD_PREFACE, 1);
+		H2_CTR(s, PROTO_ERROR, 1);
 		code = NGHTTP2_PROTOCOL_ERROR;
 		break;
 	default:

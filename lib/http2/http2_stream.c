@@ -607,6 +607,14 @@ cb_frame_send(nghttp2_session *sess, const nghttp2_frame *f, void *user)
 	struct h2_conn *c = user;
 	struct ewyk_http2_stream *st;
 
+	if (f->hd.type == NGHTTP2_RST_STREAM)
+		H2_CTR(c->srv, RST_OUT, 1);
+	/* nghttp2's own connection errors (frames on idle or closed
+	 * streams, window overflow, no SETTINGS first, ...) */
+	if (f->hd.type == NGHTTP2_GOAWAY &&
+		f->goaway.error_code != NGHTTP2_NO_ERROR &&
+		f->goaway.error_code != NGHTTP2_ENHANCE_YOUR_CALM)
+		H2_CTR(c->srv, PROTO_ERROR, 1);
 	if ((f->hd.type != NGHTTP2_DATA && f->hd.type != NGHTTP2_HEADERS) ||
 		!(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
 		return 0;
