@@ -50,7 +50,7 @@ for dir in "$ROOT"/docs/examples/*/; do
 	echo "built: $out/$name-build/$name (shared libewyk)"
 	cc -O2 -D_GNU_SOURCE $(pkg-config --cflags libewyk) \
 		"$out/$name-src/$name.c" -o "$out/$name-build/$name-static" \
-		-L"$libdir" "${static[@]}" $(pkg-config --libs libdpdk) -lnuma \
+		-L"$libdir" "${static[@]}" $(pkg-config --libs libdpdk) -lnuma -lnghttp2 \
 		-pthread
 	if ldd "$out/$name-build/$name-static" | grep -q libewyk_; then
 		echo "error: $name-static still loads a shared libewyk" >&2

@@ -17,6 +17,11 @@
  *                     and port, as the runtime's request copy gives them to
  *                     a handler (EITHER: in place or dispatched)
  * (POST /sha256: http_sha256.c.)
+ *
+ * `/`, `/bytes` and `/echo` are raw routes for HTTP/1.1 (lib/http's
+ * connection, zero copy) and give the runtime's fn form too, which
+ * HTTP/2 streams take: the same answer from a copy of the request.
+ * /echo's fn form echoes bodies up to ECHO_FN_MAX (413 beyond).
  */
 
 #include <errno.h>
@@ -42,6 +47,8 @@
 /* Echo buffer per request, and how many requests echo at once per shard. */
 #define ECHO_BUF 32768
 #define ECHO_MAX 256
+/* Largest body the fn form of /echo (HTTP/2) takes. */
+#define ECHO_FN_MAX (1u << 20)
 
 static int
 hello(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
@@ -105,6 +112,57 @@ bytes(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
 	ewyk_http_respond_stream(c, 200, "application/octet-stream", NULL, n,
 		bytes_produce, NULL);
 	return EWYK_HTTP_HANDLED;
+}
+
+/* ---- fn forms (HTTP/2 streams) ---- */
+
+static int
+hello_fn(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
+	enum ewyk_strategy_mode mode, void *arg)
+{
+	RTE_SET_USED(req);
+	RTE_SET_USED(mode);
+	RTE_SET_USED(arg);
+	ewyk_rt_result_status(res, 200, "text/plain");
+	return ewyk_rt_result_body(res, "hello world\n", 12);
+}
+
+static int
+bytes_stream(void *arg, char *buf, uint32_t cap, uint64_t off)
+{
+	return bytes_produce(NULL, buf, cap, off, arg);
+}
+
+static int
+bytes_fn(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
+	enum ewyk_strategy_mode mode, void *arg)
+{
+	static const char pre[] = "/bytes/";
+	static const char bad[] = "bad length: /bytes/<0..2^40>\n";
+	uint64_t n;
+
+	RTE_SET_USED(mode);
+	RTE_SET_USED(arg);
+	if (ewyk_http_parse_u64(req->path + sizeof(pre) - 1,
+		    req->path_len - (uint32_t)(sizeof(pre) - 1), BYTES_MAX,
+		    &n) != 0) {
+		ewyk_rt_result_status(res, 400, "text/plain");
+		return ewyk_rt_result_body(res, bad, sizeof(bad) - 1);
+	}
+	ewyk_rt_result_status(res, 200, "application/octet-stream");
+	if (n == 0)
+		return ewyk_rt_result_body(res, NULL, 0);
+	return ewyk_rt_result_stream(res, n, bytes_stream, NULL, NULL);
+}
+
+static int
+echo_fn(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
+	enum ewyk_strategy_mode mode, void *arg)
+{
+	RTE_SET_USED(mode);
+	RTE_SET_USED(arg);
+	ewyk_rt_result_status(res, 200, "application/octet-stream");
+	return ewyk_rt_result_body(res, req->body, req->body_len);
 }
 
 /*
@@ -372,12 +430,14 @@ http_routes_register(struct httpd *h)
 		{ .path = "/",
 			.methods = get,
 			.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING,
-			.raw = hello },
+			.raw = hello,
+			.fn = hello_fn },
 		{ .path = "/bytes/",
 			.prefix = 1,
 			.methods = get,
 			.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING,
-			.raw = bytes },
+			.raw = bytes,
+			.fn = bytes_fn },
 		{ .path = "/sleep/",
 			.prefix = 1,
 			.methods = get,
@@ -391,7 +451,9 @@ http_routes_register(struct httpd *h)
 			.methods = post,
 			.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING,
 			.raw = echo,
-			.arg = h },
+			.fn = echo_fn,
+			.arg = h,
+			.max_body = ECHO_FN_MAX },
 	};
 	const struct ewyk_rt_module m = {
 		.name = "http echo",

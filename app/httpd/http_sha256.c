@@ -16,6 +16,11 @@
  *
  * The hashing job touches the buffer and the digest context only; the
  * connection is the holder's business.
+ *
+ * HTTP/2 streams take the route's fn form: the runtime gathers the body
+ * (up to SHA_FN_MAX, 413 beyond) as its DATA frames arrive, granting
+ * flow control as it goes whatever the lcores do, then the digest runs
+ * as an EITHER task.
  */
 
 #include <errno.h>
@@ -35,6 +40,8 @@
 
 #define SHA_BUF 65536
 #define SHA_MAX 256
+/* Largest body of the fn form (HTTP/2). */
+#define SHA_FN_MAX (64u << 20)
 
 struct sha_st {
 	struct ewyk_rt_job job; /* the hashing job */
@@ -327,6 +334,29 @@ sha_fini(struct ewyk_rt_shard *rs, void *arg)
 	sh->sha_st = NULL;
 }
 
+static int
+sha_fn(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
+	enum ewyk_strategy_mode mode, void *arg)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char d[EVP_MAX_MD_SIZE];
+	unsigned int n = 0, i;
+	char out[2 * EVP_MAX_MD_SIZE + 1];
+
+	RTE_SET_USED(mode);
+	RTE_SET_USED(arg);
+	if (EVP_Digest(req->body != NULL ? req->body : "", req->body_len, d, &n,
+		    EVP_sha256(), NULL) != 1)
+		return -EIO; /* 500 */
+	for (i = 0; i < n; i++) {
+		out[2 * i] = hex[d[i] >> 4];
+		out[2 * i + 1] = hex[d[i] & 15];
+	}
+	out[2 * n] = '\n';
+	ewyk_rt_result_status(res, 200, "text/plain");
+	return ewyk_rt_result_body(res, out, 2 * n + 1);
+}
+
 int
 http_sha256_register(struct httpd *h)
 {
@@ -335,7 +365,9 @@ http_sha256_register(struct httpd *h)
 		.methods = EWYK_HTTP_M(EWYK_HTTP_POST),
 		.invocation = EWYK_STRATEGY_INVOKE_EITHER,
 		.raw = sha_handler,
+		.fn = sha_fn,
 		.arg = h,
+		.max_body = SHA_FN_MAX,
 	};
 	const struct ewyk_rt_module m = {
 		.name = "http sha256",

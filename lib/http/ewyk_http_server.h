@@ -29,6 +29,7 @@ extern "C" {
 
 struct ewyk_tcp_conn;
 struct ewyk_tcp_ops;
+struct rte_mbuf;
 struct ewyk_twheel;
 
 /**
@@ -210,6 +211,34 @@ typedef int (*ewyk_http_producer_t)(struct ewyk_http_conn *c, char *buf,
 typedef int (*ewyk_http_dispatch_t)(void *dispatch_arg,
 	struct ewyk_http_conn *c, const struct ewyk_http_route *route);
 
+/**
+ * Protocol switch: hand a connection over to HTTP/2 (lib/http2's
+ * ewyk_http2_conn_start()). Called on the shard's lcore when a
+ * connection's first bytes are the HTTP/2 connection preface (prior
+ * knowledge), or when a request without a body asks for
+ * `Upgrade: h2c` with an HTTP2-Settings field.
+ *
+ * @param arg
+ *   ewyk_http_server_conf.h2c_arg.
+ * @param tc
+ *   The TCP connection: its callbacks are the new owner's from now on.
+ * @param rx
+ *   What was received and not consumed (a chain built with
+ *   ewyk_tcp_recv_append()): the new owner's.
+ * @param rx_off
+ *   Bytes of @p rx consumed already (the upgrading request's head).
+ * @param upgrade
+ *   NULL for the preface; the request asking for h2c otherwise (its
+ *   views valid during the call).
+ * @return
+ *   0: taken (lib/http lets go of the connection without a word);
+ *   negative: not taken, lib/http goes on with HTTP/1.1 (the preface is
+ *   then answered 501: PRI is no method it knows).
+ */
+typedef int (*ewyk_http_switch_t)(void *arg, struct ewyk_tcp_conn *tc,
+	struct rte_mbuf *rx, uint32_t rx_off,
+	const struct ewyk_http_request *upgrade);
+
 /** Configuration of a shard's connection layer. Zero fields: defaults. */
 struct ewyk_http_server_conf {
 	struct ewyk_twheel *wheel; /**< the shard's wheel (required) */
@@ -244,6 +273,8 @@ struct ewyk_http_server_conf {
 	uint32_t write_timeout_ms;     /**< response write stall; 0 = 30000 */
 	ewyk_http_dispatch_t dispatch; /**< NULL: BLOCKING routes get 503 */
 	void *dispatch_arg;            /**< its argument */
+	ewyk_http_switch_t h2c;        /**< NULL: HTTP/1.1 only */
+	void *h2c_arg;                 /**< its argument */
 	uint16_t shard_id;             /**< label of the counters */
 	int socket_id;                 /**< NUMA node (SOCKET_ID_ANY ok) */
 };
@@ -547,6 +578,16 @@ struct ewyk_http_peer {
  */
 int ewyk_http_conn_peer(const struct ewyk_http_conn *c,
 	struct ewyk_http_peer *p);
+
+/**
+ * The peer of a TCP connection, for a protocol that runs on its own
+ * connection objects (lib/http2's streams).
+ *
+ * @param tc  TCP connection (NULL: -ENOTCONN)
+ * @param p   filled in (zeroed on error)
+ * @return 0, -EINVAL or -ENOTCONN
+ */
+int ewyk_http_tcp_peer(struct ewyk_tcp_conn *tc, struct ewyk_http_peer *p);
 
 /**
  * Write a peer's address as text (dotted quad, or RFC 5952 IPv6 without

@@ -389,6 +389,11 @@ head_step(struct ewyk_http_conn *c)
 	}
 	if (c->tmo != HT_HEADER)
 		http_conn_timer(c, HT_HEADER, s->conf.header_timeout_ms);
+	if (c->h2_maybe) {
+		ret = http_switch_preface(c); /* 1: HTTP/2's, -1: wait */
+		if (ret != 0)
+			return ret > 0;
+	}
 	if (!http_slots_head(c))
 		return 1; /* no head lease: answered 503 */
 	m = rx_cursor(c, &off);
@@ -407,6 +412,8 @@ head_step(struct ewyk_http_conn *c)
 	}
 	HTTP_CTR(s, REQUESTS, 1);
 	timer_stop(c);
+	if (s->conf.h2c != NULL && http_switch_upgrade(c))
+		return 1; /* HTTP/2's now */
 	if (c->req.framing != EWYK_HTTP_BODY_NONE) {
 		ewyk_http_body_init(&c->ls->b, &c->req, &s->conf.lim);
 		c->body_deadline = 0;
@@ -641,6 +648,7 @@ ev_accept(void *listen_arg, struct ewyk_tcp_conn *tc)
 	c->closing = 0;
 	c->in_run = 0;
 	c->in_handler = 0;
+	c->h2_maybe = s->conf.h2c != NULL;
 	conn_reset_request(c);
 	ewyk_tcp_conn_set_ctx(tc, c);
 	HTTP_CTR(s, CONN_ACCEPTED, 1);

@@ -498,7 +498,8 @@ struct ewyk_http_conn {
 		rip; /* peer's source: IPv4 address or IPv6 /64 (http_src_key) */
 	uint32_t lru_prev; /* idle list (UINT32_MAX: end), while idle */
 	uint32_t lru_next;
-	uint8_t idle;          /* on the idle list: keep-alive timer armed */
+	uint8_t idle;     /* on the idle list: keep-alive timer armed */
+	uint8_t h2_maybe; /* first bytes not checked for the HTTP/2 preface */
 	struct http_lease *ls; /* the lease's parser and decoder; NULL: none */
 	struct ewyk_http_request req;
 };
@@ -535,6 +536,9 @@ struct ewyk_http_server {
 
 /* http_conn.c */
 void http_conn_run(struct ewyk_http_conn *c);
+/* http_switch.c */
+int http_switch_preface(struct ewyk_http_conn *c);
+int http_switch_upgrade(struct ewyk_http_conn *c);
 void http_conn_timer(struct ewyk_http_conn *c, enum http_tmo kind, uint32_t ms);
 void http_conn_abort(struct ewyk_http_conn *c);
 void http_conn_done(struct ewyk_http_conn *c, int aborted);

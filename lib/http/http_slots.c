@@ -318,14 +318,22 @@ http_slots_accept(struct ewyk_http_server *s, struct ewyk_tcp_conn *tc)
 int
 ewyk_http_conn_peer(const struct ewyk_http_conn *c, struct ewyk_http_peer *p)
 {
-	struct ewyk_tcp_conn_info ti;
-
 	if (c == NULL || p == NULL)
 		return -EINVAL;
+	return ewyk_http_tcp_peer(c->used ? c->tcp : NULL, p);
+}
+
+int
+ewyk_http_tcp_peer(struct ewyk_tcp_conn *tc, struct ewyk_http_peer *p)
+{
+	struct ewyk_tcp_conn_info ti;
+
+	if (p == NULL)
+		return -EINVAL;
 	memset(p, 0, sizeof(*p));
-	if (!c->used || c->tcp == NULL)
+	if (tc == NULL)
 		return -ENOTCONN;
-	ewyk_tcp_conn_info(c->tcp, &ti);
+	ewyk_tcp_conn_info(tc, &ti);
 	p->ipv6 = ti.ipv6;
 	p->port = ti.remote_port;
 	if (ti.ipv6)

@@ -36,23 +36,6 @@
 
 #include "rt_http.h"
 
-/* A dispatched request: the job, the copy of its head, its result. */
-struct http_task {
-	struct ewyk_rt_job job;
-	struct ewyk_rt_shard *sh;
-	const struct ewyk_rt_route *route;
-	struct ewyk_http_conn *c; /* while reading the body */
-	struct ewyk_rt_req req;
-	void *large;         /* req's large copy (the shard's heads), or NULL */
-	int qtok, large_tok; /* the source's shares (q_tasks, q_heads) */
-	char *body;          /* the body read for the handler, or NULL */
-	uint32_t body_len, body_cap;
-	uint8_t refused; /* body over max_body or no memory: answered */
-	struct ewyk_rt_result res;
-	struct ewyk_rt_req_header hdr[EWYK_RT_REQ_MAX_HEADERS]; /* small head */
-	char buf[EWYK_RT_REQ_BUF];
-};
-
 /* ---- results ---- */
 
 int
@@ -181,8 +164,8 @@ req_put(struct req_area *a, const char *p, uint32_t len)
  * Copy a request head into hdr (max_headers fields) and buf (size bytes).
  * 0, or -E2BIG (does not fit).
  */
-static int
-req_copy(struct ewyk_rt_req *r, const struct ewyk_http_request *q,
+int
+rt_req_copy(struct ewyk_rt_req *r, const struct ewyk_http_request *q,
 	uint16_t shard, struct ewyk_rt_req_header *hdr, uint32_t max_headers,
 	char *buf, uint32_t size)
 {
@@ -231,7 +214,7 @@ task_req(struct ewyk_rt_shard *sh, struct http_task *t,
 	int ret;
 
 	t->large = NULL;
-	if (req_copy(&t->req, q, sh->id, t->hdr, RTE_DIM(t->hdr), t->buf,
+	if (rt_req_copy(&t->req, q, sh->id, t->hdr, RTE_DIM(t->hdr), t->buf,
 		    sizeof(t->buf)) == 0) {
 		(void)ewyk_http_conn_peer(c, &t->req.peer);
 		return 0;
@@ -245,7 +228,7 @@ task_req(struct ewyk_rt_shard *sh, struct http_task *t,
 		t->large_tok = -1;
 		return -ENOBUFS;
 	}
-	ret = req_copy(&t->req, q, sh->id, hdr, ws->head_max_headers,
+	ret = rt_req_copy(&t->req, q, sh->id, hdr, ws->head_max_headers,
 		(char *)(hdr + ws->head_max_headers), ws->head_buf);
 	if (ret != 0) {
 		ewyk_http_quota_give(ws->q_heads, t->large_tok);
@@ -262,8 +245,8 @@ task_req(struct ewyk_rt_shard *sh, struct http_task *t,
 
 /* Give a task back (the holder, or a task's lcore when it lost: the
  * pools take objects from any lcore). */
-static void
-task_put(struct http_task *t)
+void
+rt_task_put(struct http_task *t)
 {
 	struct rt_http_shard *ws = t->sh->hs;
 
@@ -280,16 +263,16 @@ task_put(struct http_task *t)
 	ewyk_pool_put(ws->tasks, t);
 }
 
-static void
-task_free(struct http_task *t)
+void
+rt_task_free(struct http_task *t)
 {
 	ewyk_rt_result_release(&t->res);
-	task_put(t);
+	rt_task_put(t);
 }
 
 /* Step 2, on whatever lcore the strategy picked. */
-static int
-task_run(struct ewyk_rt_job *j, enum ewyk_strategy_mode mode)
+int
+rt_task_run(struct ewyk_rt_job *j, enum ewyk_strategy_mode mode)
 {
 	struct http_task *t = container_of(j, struct http_task, job);
 	int rc;
@@ -302,10 +285,10 @@ task_run(struct ewyk_rt_job *j, enum ewyk_strategy_mode mode)
 	return 0;
 }
 
-static void
-task_drop(struct ewyk_rt_job *j)
+void
+rt_task_drop(struct ewyk_rt_job *j)
 {
-	task_free(container_of(j, struct http_task, job));
+	rt_task_free(container_of(j, struct http_task, job));
 }
 
 /* lib/http: the request ended while dispatched: its connection went
@@ -354,7 +337,7 @@ task_stream_done(struct ewyk_http_conn *c, int aborted, void *arg)
 {
 	RTE_SET_USED(c);
 	RTE_SET_USED(aborted);
-	task_free(arg);
+	rt_task_free(arg);
 }
 
 /* Step 3: the holder answers. @p j is NULL when the deadline came first
@@ -374,7 +357,7 @@ task_done(void *ctx, struct ewyk_rt_job *j, enum ewyk_rt_outcome o, int ret)
 	if (o == EWYK_RT_TIMED_OUT || o == EWYK_RT_DROPPED || ret < 0 ||
 		o == EWYK_RT_REFUSED) {
 		if (t != NULL)
-			task_free(t);
+			rt_task_free(t);
 		if (o == EWYK_RT_REFUSED)
 			ewyk_http_respond(c, 503, "text/plain", NULL,
 				"Service Unavailable\n", 20);
@@ -406,25 +389,25 @@ task_done(void *ctx, struct ewyk_rt_job *j, enum ewyk_rt_outcome o, int ret)
 	}
 	ewyk_http_respond(c, r->status, r->content_type, extra, r->body,
 		r->body_len);
-	task_free(t);
+	rt_task_free(t);
 }
 
 static const struct ewyk_rt_job_ops task_ops[] = {
 	[EWYK_STRATEGY_INVOKE_NON_BLOCKING] = { .invocation =
 							EWYK_STRATEGY_INVOKE_NON_BLOCKING,
-		.run = task_run,
+		.run = rt_task_run,
 		.done = task_done,
-		.drop = task_drop },
+		.drop = rt_task_drop },
 	[EWYK_STRATEGY_INVOKE_BLOCKING] = { .invocation =
 						    EWYK_STRATEGY_INVOKE_BLOCKING,
-		.run = task_run,
+		.run = rt_task_run,
 		.done = task_done,
-		.drop = task_drop },
+		.drop = rt_task_drop },
 	[EWYK_STRATEGY_INVOKE_EITHER] = { .invocation =
 						  EWYK_STRATEGY_INVOKE_EITHER,
-		.run = task_run,
+		.run = rt_task_run,
 		.done = task_done,
-		.drop = task_drop },
+		.drop = rt_task_drop },
 };
 
 /* Start the task's job. 0, or -ENOBUFS (refused: the caller answers 503;
@@ -441,7 +424,7 @@ task_start(struct http_task *t, struct ewyk_http_conn *c)
 	rc = ewyk_rt_job_start(sh, &t->job, &task_ops[t->route->invocation], c,
 		t->req.deadline);
 	if (rc != 0) {
-		task_put(t);
+		rt_task_put(t);
 		return -ENOBUFS;
 	}
 	ewyk_http_on_done(c, task_conn_done, t);
@@ -506,7 +489,7 @@ task_read_done(struct ewyk_http_conn *c, int aborted, void *arg)
 {
 	RTE_SET_USED(c);
 	RTE_SET_USED(aborted);
-	task_put(arg);
+	rt_task_put(arg);
 }
 
 /* Step 1: lib/http's dispatch hook, on the holder. */
@@ -537,6 +520,7 @@ rt_dispatch(void *arg, struct ewyk_http_conn *c,
 	memset(&t->res, 0, sizeof(t->res));
 	t->sh = sh;
 	t->route = rr;
+	t->st = NULL;
 	t->qtok = rc;
 	t->large_tok = -1;
 	t->body = NULL;
@@ -545,7 +529,7 @@ rt_dispatch(void *arg, struct ewyk_http_conn *c,
 	rc = task_req(sh, t, q, c);
 	if (rc != 0) {
 		t->large = NULL;
-		task_put(t);
+		rt_task_put(t);
 		if (rc == -ENOBUFS) {
 			rt_task_count(sh, EWYK_RT_TASK_HEAD_BUSY);
 			return -ENOBUFS; /* lib/http answers 503 */
@@ -561,7 +545,7 @@ rt_dispatch(void *arg, struct ewyk_http_conn *c,
 		cl = q->framing == EWYK_HTTP_BODY_LENGTH ? q->content_length :
 							   0;
 		if (cl > rr->max_body) {
-			task_put(t);
+			rt_task_put(t);
 			ewyk_http_respond(c, 413, "text/plain", NULL,
 				"Content Too Large\n", 18);
 			return 0;
@@ -570,7 +554,7 @@ rt_dispatch(void *arg, struct ewyk_http_conn *c,
 			t->body = rte_malloc_socket("rt_http_body", cl, 0,
 				sh->socket);
 			if (t->body == NULL) {
-				task_put(t);
+				rt_task_put(t);
 				return -ENOBUFS;
 			}
 			t->body_cap = (uint32_t)cl;

@@ -25,7 +25,9 @@ int
 rt_http_init(struct ewyk_rt *rt)
 {
 	rt->router = ewyk_http_router_create(EWYK_RT_MAX_ROUTES, SOCKET_ID_ANY);
-	if (rt->router == NULL) {
+	rt->h2_router = ewyk_http_router_create(EWYK_RT_MAX_ROUTES,
+		SOCKET_ID_ANY);
+	if (rt->router == NULL || rt->h2_router == NULL) {
 		RT_LOG(ERR, "error: HTTP router: %s", rte_strerror(rte_errno));
 		return -1;
 	}
@@ -36,7 +38,9 @@ void
 rt_http_fini(struct ewyk_rt *rt)
 {
 	ewyk_http_router_free(rt->router);
+	ewyk_http_router_free(rt->h2_router);
 	rt->router = NULL;
+	rt->h2_router = NULL;
 }
 
 int
@@ -61,12 +65,12 @@ ewyk_rt_http_route(struct ewyk_rt *rt, const struct ewyk_rt_route *r)
 	int rc;
 
 	if (rt == NULL || r == NULL || r->path == NULL ||
-		(r->fn == NULL) == (r->raw == NULL) ||
+		(r->fn == NULL && r->raw == NULL) ||
 		(unsigned int)r->invocation > EWYK_STRATEGY_INVOKE_EITHER ||
 		(r->raw != NULL &&
 			r->invocation == EWYK_STRATEGY_INVOKE_BLOCKING)) {
 		RT_LOG(ERR,
-			"error: route %s: one of fn or raw, and raw handlers are not BLOCKING",
+			"error: route %s: fn or raw (or both), and raw handlers are not BLOCKING",
 			r != NULL && r->path != NULL ? r->path : "?");
 		return -EINVAL;
 	}
@@ -95,6 +99,10 @@ ewyk_rt_http_route(struct ewyk_rt *rt, const struct ewyk_rt_route *r)
 				EWYK_STRATEGY_INVOKE_EITHER :
 				r->invocation,
 			NULL, &d->r);
+	/* HTTP/2 streams always take fn (rt_h2.c): 501 without one */
+	if (rc == 0)
+		rc = ewyk_http_route_add(rt->h2_router, r->path, r->prefix,
+			r->methods, r->invocation, NULL, &d->r);
 	if (rc != 0) {
 		RT_LOG(ERR, "error: route %s: %s", r->path, strerror(-rc));
 		return rc;
@@ -107,6 +115,37 @@ static uint32_t
 secs_ms(unsigned int s)
 {
 	return s * 1000u;
+}
+
+/* The shard's HTTP/2 layer, on the limits of its HTTP/1.1 server. */
+static int
+rt_h2_shard_init(struct ewyk_rt_shard *sh,
+	const struct ewyk_http_server_conf *sc)
+{
+	struct ewyk_http2_conf hc;
+
+	memset(&hc, 0, sizeof(hc));
+	hc.wheel = sh->wheel;
+	hc.pool = sh->pool;
+	/* a head it accepts fits the dispatcher's copies, as HTTP/1.1's */
+	hc.max_header_list = sc->lim.max_header_bytes != 0 ?
+		sc->lim.max_header_bytes :
+		EWYK_HTTP_DEF_MAX_HEADER_BYTES;
+	hc.max_header_fields = EWYK_HTTP_DEF_MAX_HEADERS;
+	hc.idle_timeout_ms = sc->idle_timeout_ms;
+	hc.write_timeout_ms = sc->write_timeout_ms;
+	hc.max_streams = EWYK_RT_HTTP_MAX_TASKS * 4;
+	hc.on_request = rt_h2_request;
+	hc.on_request_arg = sh;
+	hc.shard_id = sh->id;
+	hc.socket_id = sh->socket;
+	sh->h2 = ewyk_http2_server_create(&hc);
+	if (sh->h2 == NULL) {
+		RT_LOG(ERR, "error: HTTP/2 of shard %u: %s", sh->id,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -139,6 +178,10 @@ rt_http_shard_init(struct ewyk_rt_shard *sh)
 	sc.write_timeout_ms = secs_ms(c->write_timeout);
 	sc.dispatch = rt_dispatch;
 	sc.dispatch_arg = sh;
+	if (rt_h2_shard_init(sh, &sc) != 0)
+		return -1;
+	sc.h2c = ewyk_http2_conn_start;
+	sc.h2c_arg = sh->h2;
 	sc.shard_id = sh->id;
 	sc.socket_id = sh->socket;
 	sh->http = ewyk_http_server_create(&sc);
@@ -173,6 +216,8 @@ rt_http_shard_init(struct ewyk_rt_shard *sh)
 void
 rt_http_shard_poll(struct ewyk_rt_shard *sh, uint64_t now)
 {
+	if (sh->hs->h2_wait_head != NULL)
+		rt_h2_poll(sh);
 	if (now < sh->next_date)
 		return;
 	/* One system call a second per shard, not per response. */
@@ -193,6 +238,8 @@ rt_http_shard_free(struct ewyk_rt_shard *sh)
 	 * the jobs and free buffers. */
 	ewyk_http_server_free(sh->http);
 	sh->http = NULL;
+	ewyk_http2_server_free(sh->h2);
+	sh->h2 = NULL;
 	rt_dispatch_shard_free(sh);
 	rte_free(sh->hs);
 	sh->hs = NULL;
@@ -250,6 +297,20 @@ static const enum ewyk_http_counter table_ctrs[] = {
 	EWYK_HTTP_C_BYTES_OUT,
 };
 
+static const enum ewyk_http2_counter h2_table_ctrs[] = {
+	EWYK_HTTP2_C_REQUESTS,
+	EWYK_HTTP2_C_RESP_2XX,
+	EWYK_HTTP2_C_RESP_4XX,
+	EWYK_HTTP2_C_RESP_5XX,
+	EWYK_HTTP2_C_CONN_PRIOR,
+	EWYK_HTTP2_C_CONN_UPGRADED,
+	EWYK_HTTP2_C_STREAM_REFUSED,
+	EWYK_HTTP2_C_RAPID_RESET,
+	EWYK_HTTP2_C_CTRL_FLOOD,
+	EWYK_HTTP2_C_PROTO_ERROR,
+	EWYK_HTTP2_C_TIMEOUT_WRITE,
+};
+
 void
 rt_http_stats_dump(const struct ewyk_rt *rt, FILE *f)
 {
@@ -273,5 +334,17 @@ rt_http_stats_dump(const struct ewyk_rt *rt, FILE *f)
 		fprintf(f, "%s%u:%" PRIu64, i ? "," : "", i,
 			ewyk_http_server_counter(rt->sh[i].http,
 				EWYK_HTTP_C_REQUESTS));
+	fprintf(f, "\n");
+	/* HTTP/2: every counter is in /ewyk/http2 */
+	fprintf(f, "http2:");
+	for (k = 0; k < RTE_DIM(h2_table_ctrs); k++) {
+		uint64_t v = 0;
+
+		for (i = 0; i < rt->nb_shards; i++)
+			v += ewyk_http2_server_counter(rt->sh[i].h2,
+				h2_table_ctrs[k]);
+		fprintf(f, " %s=%" PRIu64,
+			ewyk_http2_counter_name(h2_table_ctrs[k]), v);
+	}
 	fprintf(f, "\n");
 }

@@ -6,6 +6,7 @@
 
 #include <ewyk_http.h>
 #include <ewyk_http_server.h>
+#include <ewyk_http2.h>
 #include <ewyk_pool.h>
 
 #include "rt_private.h"
@@ -18,6 +19,42 @@ struct rt_http_shard {
 	uint16_t head_max_headers;
 	/* per-source shares of those */
 	struct ewyk_http_quota *q_tasks, *q_heads;
+	/* HTTP/2 tasks ready to start past the iteration's burst (rt_h2.c),
+	 * oldest first; each holds one of the tasks above */
+	struct http_task *h2_wait_head, *h2_wait_tail;
 };
+
+/* A dispatched request: the job, the copy of its head, its result. */
+struct http_task {
+	struct ewyk_rt_job job;
+	struct ewyk_rt_shard *sh;
+	const struct ewyk_rt_route *route;
+	struct ewyk_http_conn *c;        /* while reading the body */
+	struct ewyk_http2_stream *st;    /* the HTTP/2 stream's, or NULL */
+	struct http_task *wprev, *wnext; /* on h2_wait */
+	struct ewyk_rt_req req;
+	void *large;         /* req's large copy (the shard's heads), or NULL */
+	int qtok, large_tok; /* the source's shares (q_tasks, q_heads) */
+	char *body;          /* the body read for the handler, or NULL */
+	uint32_t body_len, body_cap;
+	uint8_t refused; /* body over max_body or no memory: answered */
+	struct ewyk_rt_result res;
+	struct ewyk_rt_req_header hdr[EWYK_RT_REQ_MAX_HEADERS]; /* small head */
+	char buf[EWYK_RT_REQ_BUF];
+};
+
+/* rt_dispatch.c, shared with rt_h2.c */
+int rt_req_copy(struct ewyk_rt_req *r, const struct ewyk_http_request *q,
+	uint16_t shard, struct ewyk_rt_req_header *hdr, uint32_t max_headers,
+	char *buf, uint32_t size);
+void rt_task_put(struct http_task *t);
+void rt_task_free(struct http_task *t);
+int rt_task_run(struct ewyk_rt_job *j, enum ewyk_strategy_mode mode);
+void rt_task_drop(struct ewyk_rt_job *j);
+
+/* rt_h2.c */
+int rt_h2_request(void *arg, struct ewyk_http2_stream *st,
+	const struct ewyk_http_request *q);
+void rt_h2_poll(struct ewyk_rt_shard *sh);
 
 #endif /* EWYK_RT_HTTP_H */

@@ -455,6 +455,60 @@ metrics_handler(struct ewyk_http_conn *c, const struct ewyk_http_request *req,
 	return EWYK_HTTP_HANDLED;
 }
 
+/* The same page for the route's fn form (HTTP/2 streams): a
+ * NON_BLOCKING fn runs in place on the holder, as the raw handler. */
+static int
+snap_stream(void *arg, char *buf, uint32_t cap, uint64_t off)
+{
+	const struct metrics_snap *sn = arg;
+
+	memcpy(buf, sn->buf + off, cap);
+	return (int)cap;
+}
+
+static void
+snap_release(void *arg)
+{
+	snap_done(NULL, 0, arg);
+}
+
+static int
+metrics_fn(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
+	enum ewyk_strategy_mode mode, void *arg)
+{
+	static const char too_big[] = "metrics do not fit in the page buffer\n";
+	static const char busy[] =
+		"every /metrics snapshot of this shard is being sent\n";
+	struct ewyk_rt *rt = arg;
+	struct rt_metrics *m = rt->metrics;
+	struct ewyk_rt_shard *sh = ewyk_rt_shard_current();
+	struct metrics_shard *ms;
+	struct metrics_snap *sn;
+
+	RTE_SET_USED(req);
+	RTE_SET_USED(mode);
+	if (sh == NULL || m == NULL)
+		return -ENODEV; /* answered 500 */
+	ms = &m->sh[sh->id];
+	if (ms->streams >= RT_METRICS_SNAPSHOTS) {
+		bump(&ms->busy, 1);
+		ewyk_rt_result_status(res, 503, "text/plain");
+		ewyk_rt_result_header(res, "Retry-After", "1");
+		return ewyk_rt_result_body(res, busy, sizeof(busy) - 1);
+	}
+	sn = snap_current(m, ms, sh->now);
+	if (sn == NULL) {
+		ewyk_rt_result_status(res, 500, "text/plain");
+		return ewyk_rt_result_body(res, too_big, sizeof(too_big) - 1);
+	}
+	sn->refs++;
+	ms->streams++;
+	bump(&ms->in_use, 1);
+	ewyk_rt_result_status(res, 200, "text/plain; version=0.0.4");
+	return ewyk_rt_result_stream(res, (uint64_t)sn->len, snap_stream,
+		snap_release, sn);
+}
+
 static void
 metrics_free(struct rt_metrics *m)
 {
@@ -496,6 +550,7 @@ ewyk_rt_metrics_route(struct ewyk_rt *rt, const char *path)
 		.methods = EWYK_HTTP_M(EWYK_HTTP_GET),
 		.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING,
 		.raw = metrics_handler,
+		.fn = metrics_fn,
 	};
 
 	if (rt == NULL || path == NULL)

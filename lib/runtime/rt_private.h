@@ -63,8 +63,9 @@ struct ewyk_rt_shard {
 	struct ewyk_purgatory *purg;
 	struct ewyk_strategy_producer *producer;
 	struct ewyk_http_server *http;
-	struct rt_http_shard *hs; /* dispatch state of HTTP (rt_http.c) */
-	uint64_t next_date;       /* TSC of the next Date refresh */
+	struct ewyk_http2_server *h2; /* its HTTP/2 connections */
+	struct rt_http_shard *hs;     /* dispatch state of HTTP (rt_http.c) */
+	uint64_t next_date;           /* TSC of the next Date refresh */
 	/* produce() output of the current iteration */
 	struct ewyk_strategy_task *out;
 	unsigned int out_n, out_max;
@@ -134,6 +135,8 @@ struct ewyk_rt {
 	bool http; /* ewyk_rt_http_listen() was called */
 	uint16_t http_port;
 	struct ewyk_http_router *router;
+	/* the same routes for HTTP/2: every one's arg is its rt_route */
+	struct ewyk_http_router *h2_router;
 	unsigned int nb_routes;
 	struct rt_route routes[EWYK_RT_MAX_ROUTES];
 	/* TCP listeners added before the shards were built */

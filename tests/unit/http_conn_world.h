@@ -115,6 +115,12 @@ void test_pending_cut_body(void **state);
 
 /* test_http_conn_attack.c */
 int setup_rate(void **state);
+/* test_http_conn_switch.c */
+int setup_switch(void **state);
+void test_switch_preface(void **state);
+void test_switch_refused(void **state);
+void test_switch_upgrade(void **state);
+void test_switch_not_taken(void **state);
 void test_orphan_mid_upload(void **state);
 void test_head_byte_segments(void **state);
 void test_pending_byte_segments(void **state);

@@ -465,6 +465,12 @@ rtw_rst(struct rtw_cli *c)
 	cli_seg(c, RTE_TCP_RST_FLAG, NULL, 0);
 }
 
+void
+rtw_send_bytes(struct rtw_cli *c, const void *p, uint16_t len)
+{
+	cli_seg(c, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, p, len);
+}
+
 int
 rtw_resp_next(struct rtw_cli *c, struct rtw_resp *r)
 {

@@ -94,6 +94,8 @@ unsigned int rtw_pump(void);
 struct rtw_cli *rtw_connect(unsigned int i);
 void rtw_send(struct rtw_cli *c, const char *s);
 void rtw_rst(struct rtw_cli *c);
+/* Bytes as one segment (at most an MSS). */
+void rtw_send_bytes(struct rtw_cli *c, const void *p, uint16_t len);
 /* The next complete response (Content-Length framed): 1, or 0. */
 int rtw_resp_next(struct rtw_cli *c, struct rtw_resp *r);
 
@@ -107,6 +109,11 @@ void test_dispatch_conn_gone(void **state);
 void test_dispatch_pipelined_order(void **state);
 void test_dispatch_stop_in_flight(void **state);
 void test_dispatch_body(void **state);
+
+/* test_runtime_h2.c */
+void test_h2_streams(void **state);
+void test_h2_deadline_refused(void **state);
+void test_h2_stream_reset(void **state);
 
 /* test_runtime_jobs.c */
 void test_modules_order(void **state);

@@ -235,6 +235,9 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_job_done),
 		cmocka_unit_test(test_job_cancel),
 		cmocka_unit_test(test_job_deadline),
+		cmocka_unit_test(test_h2_streams),
+		cmocka_unit_test(test_h2_deadline_refused),
+		cmocka_unit_test(test_h2_stream_reset),
 	};
 
 	/* lcore 0: the one worker (the test steps its shard); lcore 1: a

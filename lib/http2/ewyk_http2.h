@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef EWYK_HTTP2_H
+#define EWYK_HTTP2_H
+
+/**
+ * @file
+ * lib/http2: HTTP/2 server connections (RFC 9113) on lib/tcp, one shard
+ * each. libnghttp2 owns the protocol (framing, HPACK, flow control,
+ * stream states); ewyk owns the I/O: the bytes TCP received go straight
+ * into the session, and the frames it writes go out in mbufs of the
+ * shard's pool, a DATA frame's body written by its producer directly
+ * into them (no copy through nghttp2). A connection is a producer of
+ * streams: each request is handed to the application (on_request) as
+ * soon as its header block is complete, and the application answers it
+ * now or later, from the holder of the shard; the connection keeps
+ * reading frames and granting flow control meanwhile.
+ *
+ * Defences, on by default and counted: SETTINGS_MAX_CONCURRENT_STREAMS,
+ * the header list size and field count of every request (enforced here:
+ * nghttp2 does not, which the HPACK bomb uses), a token bucket on
+ * RST_STREAM (rapid reset), one on SETTINGS, PING, PRIORITY and empty
+ * frames, nghttp2's CONTINUATION limit, and the idle and write timeouts
+ * on the shard's timer wheel.
+ */
+
+#include <stdint.h>
+
+#include <ewyk_http_parse.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rte_mbuf;
+struct rte_mempool;
+struct ewyk_tcp_conn;
+struct ewyk_twheel;
+
+/**
+ * Per-shard counters, declared once. Each entry X(SYM, name, type, help)
+ * gives EWYK_HTTP2_C_<SYM> and the Prometheus metric
+ * ewyk_http2_<name>_total.
+ */
+#define EWYK_HTTP2_COUNTERS(X)                                                 \
+	X(CONN_PRIOR, conn_prior_knowledge, COUNTER,                           \
+		"Connections that began with the HTTP/2 preface")              \
+	X(CONN_UPGRADED, conn_upgraded, COUNTER,                               \
+		"Connections upgraded from HTTP/1.1 (Upgrade: h2c)")           \
+	X(CONN_REFUSED, conn_refused, COUNTER,                                 \
+		"Connections reset: every HTTP/2 connection object in use")    \
+	X(CONN_CLOSED, conn_closed, COUNTER, "HTTP/2 connections ended")       \
+	X(STREAMS, streams, COUNTER, "Streams opened by peers")                \
+	X(STREAM_REFUSED, stream_refused, COUNTER,                             \
+		"Streams refused (REFUSED_STREAM): no stream object free")     \
+	X(REQUESTS, requests, COUNTER, "Request header blocks complete")       \
+	X(RESP_2XX, resp_2xx, COUNTER, "Responses 2xx")                        \
+	X(RESP_3XX, resp_3xx, COUNTER, "Responses 3xx")                        \
+	X(RESP_4XX, resp_4xx, COUNTER, "Responses 4xx")                        \
+	X(RESP_5XX, resp_5xx, COUNTER, "Responses 5xx")                        \
+	X(STREAM_ABORTED, stream_aborted, COUNTER,                             \
+		"Streams that ended before their response was complete")       \
+	X(HEADER_LIST_LARGE, header_list_large, COUNTER,                       \
+		"Requests answered 431: header list over max_header_list")     \
+	X(HEADER_FIELDS_MANY, header_fields_many, COUNTER,                     \
+		"Requests answered 431: more than max_header_fields fields")   \
+	X(RST_IN, rst_in, COUNTER, "RST_STREAM frames received")               \
+	X(RST_OUT, rst_out, COUNTER,                                           \
+		"RST_STREAM frames sent (stream errors, refusals, cancels)")   \
+	X(RAPID_RESET, rapid_reset, COUNTER,                                   \
+		"GOAWAY ENHANCE_YOUR_CALM: RST_STREAM over its rate")          \
+	X(CTRL_FLOOD, ctrl_flood, COUNTER,                                     \
+		"GOAWAY ENHANCE_YOUR_CALM: SETTINGS, PING, PRIORITY or empty " \
+		"frames over their rate")                                      \
+	X(NGH_FLOOD, nghttp2_flood, COUNTER,                                   \
+		"Connections nghttp2 found flooding (unread ACKs queued)")     \
+	X(CONT_FLOOD, continuation_flood, COUNTER,                             \
+		"Connections ended: CONTINUATION frames over the limit")       \
+	X(BAD_PREFACE, bad_preface, COUNTER,                                   \
+		"Connections ended: a wrong client magic after lib/http's "    \
+		"check (a test's transport)")                                  \
+	X(PROTO_ERROR, protocol_error, COUNTER,                                \
+		"Connections ended by a protocol error (GOAWAY sent with an "  \
+		"error code other than ENHANCE_YOUR_CALM)")                    \
+	X(GOAWAY_IN, goaway_in, COUNTER, "GOAWAY frames received")             \
+	X(TIMEOUT_IDLE, timeout_idle, COUNTER,                                 \
+		"Connections closed: no stream for idle_timeout_ms")           \
+	X(TIMEOUT_WRITE, timeout_write, COUNTER,                               \
+		"Connections reset: a response made no progress for "          \
+		"write_timeout_ms (zero window, unread socket)")               \
+	X(BYTES_IN, bytes_in, COUNTER, "Bytes received")                       \
+	X(BYTES_OUT, bytes_out, COUNTER, "Bytes handed to TCP")
+
+/** Counters: one per entry of EWYK_HTTP2_COUNTERS. */
+enum ewyk_http2_counter {
+#define EWYK_HTTP2_COUNTER_ENUM(sym, name, type, help) EWYK_HTTP2_C_##sym,
+	EWYK_HTTP2_COUNTERS(EWYK_HTTP2_COUNTER_ENUM)
+#undef EWYK_HTTP2_COUNTER_ENUM
+		EWYK_HTTP2_C_MAX /**< number of counters */
+};
+
+/** The HTTP/2 connections of one shard (opaque). */
+struct ewyk_http2_server;
+/** One stream of a connection: the handle of its request (opaque). */
+struct ewyk_http2_stream;
+
+/** The HTTP/2 connection preface a client opens with. */
+#define EWYK_HTTP2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+/** Its length. */
+#define EWYK_HTTP2_PREFACE_LEN 24
+/** Largest body ewyk_http2_respond() copies. */
+#define EWYK_HTTP2_RESPOND_MAX 512
+
+/**
+ * A request whose header block is complete, on the shard's holder.
+ *
+ * @param arg
+ *   ewyk_http2_conf.on_request_arg.
+ * @param st
+ *   The stream: answer it now or later with ewyk_http2_respond*(); to
+ *   answer later, set ewyk_http2_on_done() to learn if it goes first.
+ * @param req
+ *   The request as lib/http describes one: method, target (:path), path
+ *   (up to '?'), host (:authority), the fields, framing (NONE: no body;
+ *   LENGTH: content-length; CHUNKED: a body of unknown length). Views
+ *   valid during the call.
+ * @return
+ *   0 (answered, or will be), or a negative errno (answered 503).
+ */
+typedef int (*ewyk_http2_request_fn)(void *arg, struct ewyk_http2_stream *st,
+	const struct ewyk_http_request *req);
+
+/**
+ * Request body consumer: each DATA payload as it arrives, then once with
+ * @p last set. The connection grants flow control for what it was given.
+ *
+ * @return 0, or a negative errno: the stream is reset (CANCEL)
+ */
+typedef int (*ewyk_http2_body_fn)(struct ewyk_http2_stream *st, const char *p,
+	uint32_t len, int last, void *arg);
+
+/**
+ * Response body producer, called as the peer's flow-control windows and
+ * TCP take bytes; it writes straight into the mbufs of the DATA frame.
+ *
+ * @param buf  where to write
+ * @param cap  room (> 0; never more than the bytes still owed)
+ * @param off  bytes produced before
+ * @return bytes written (> 0); 0: end of a body of unknown length;
+ *   -EAGAIN: nothing now (ewyk_http2_stream_resume() later); another
+ *   negative errno: the stream is reset (INTERNAL_ERROR)
+ */
+typedef int (*ewyk_http2_producer_fn)(struct ewyk_http2_stream *st, char *buf,
+	uint32_t cap, uint64_t off, void *arg);
+
+/**
+ * End of a stream, once, on the holder: @p aborted 0 when its response
+ * was sent whole, 1 when it went first (reset by the peer or by us, the
+ * connection gone). The handle is dead when this returns.
+ */
+typedef void (*ewyk_http2_done_fn)(struct ewyk_http2_stream *st, int aborted,
+	void *arg);
+
+/** Configuration of a shard's HTTP/2 connections. Zero fields: defaults. */
+struct ewyk_http2_conf {
+	struct ewyk_twheel *wheel; /**< the shard's wheel (required) */
+	struct rte_mempool *pool;  /**< mbufs for frames (required) */
+	uint32_t max_conns;        /**< connection objects; 0 = 256 */
+	uint32_t max_streams;      /**< stream objects of the shard; 0 = 4096 */
+	/** SETTINGS_MAX_CONCURRENT_STREAMS; 0 = 100 */
+	uint32_t max_concurrent_streams;
+	/** Header list bytes of a request (RFC 9113 6.5.2: name + value +
+	 *  32 per field, pseudo-fields included); 0 = 16384: 431 beyond */
+	uint32_t max_header_list;
+	/** Fields of a request, pseudo-fields excluded; 0 = 64: 431 beyond */
+	uint16_t max_header_fields;
+	/** SETTINGS_INITIAL_WINDOW_SIZE of the streams; 0 = 1 MiB */
+	uint32_t initial_window;
+	/** RST_STREAM frames a connection may send at once; 0 = 200 */
+	uint32_t rst_burst;
+	/** ... and a second after that; 0 = 100. Beyond: GOAWAY */
+	uint32_t rst_rate;
+	/** SETTINGS, PING, PRIORITY and empty frames at once; 0 = 500 */
+	uint32_t ctrl_burst;
+	/** ... and a second after that; 0 = 200. Beyond: GOAWAY */
+	uint32_t ctrl_rate;
+	/** CONTINUATION frames after a HEADERS frame; 0 = 8 */
+	uint32_t max_continuations;
+	uint32_t idle_timeout_ms;         /**< no stream open; 0 = 60000 */
+	uint32_t write_timeout_ms;        /**< a response stalled; 0 = 30000 */
+	ewyk_http2_request_fn on_request; /**< requests (required) */
+	void *on_request_arg;             /**< its argument */
+	uint16_t shard_id;                /**< label of the counters */
+	int socket_id;                    /**< NUMA node (SOCKET_ID_ANY ok) */
+};
+
+/**
+ * Create a shard's HTTP/2 layer: every connection and stream object is
+ * allocated here, none later.
+ *
+ * @param conf  configuration (copied)
+ * @return the server, or NULL with rte_errno EINVAL or ENOMEM
+ */
+struct ewyk_http2_server *ewyk_http2_server_create(
+	const struct ewyk_http2_conf *conf);
+
+/**
+ * Free a server on the shard's holder: every connection is reset and
+ * every stream's owner told (aborted). Before the TCP context.
+ *
+ * @param s  server (NULL allowed)
+ */
+void ewyk_http2_server_free(struct ewyk_http2_server *s);
+
+/**
+ * Take over a TCP connection that speaks HTTP/2 from now on (lib/http's
+ * protocol switch, ewyk_http_server_conf.h2c): its callbacks become this
+ * layer's.
+ *
+ * @param arg      the server
+ * @param tc       the connection
+ * @param rx       bytes received and not consumed yet (a chain built with
+ *                 ewyk_tcp_recv_append(), owned from now on), or NULL
+ * @param rx_off   bytes of @p rx already consumed (an upgrade's head)
+ * @param upgrade  NULL: @p rx begins with the preface (prior knowledge);
+ *                 otherwise the HTTP/1.1 request that asked for h2c (with
+ *                 its HTTP2-Settings field): 101 is sent, and the request
+ *                 becomes stream 1 (views valid during the call)
+ * @return 0; -ENOBUFS (no connection object), -EINVAL (a bad
+ *   HTTP2-Settings) or -ENOMEM: nothing taken, the caller answers
+ */
+int ewyk_http2_conn_start(void *arg, struct ewyk_tcp_conn *tc,
+	struct rte_mbuf *rx, uint32_t rx_off,
+	const struct ewyk_http_request *upgrade);
+
+/**
+ * Respond with a small body, copied.
+ *
+ * @param st            stream
+ * @param status        200..999
+ * @param content_type  Content-Type or NULL
+ * @param extra         more field lines, each ending CRLF, or NULL
+ *                      (connection-specific ones are dropped)
+ * @param body          bytes (NULL with len 0)
+ * @param len           at most EWYK_HTTP2_RESPOND_MAX
+ * @return 0; -EINVAL, -EMSGSIZE, -EALREADY (answered), -ENOMEM
+ */
+int ewyk_http2_respond(struct ewyk_http2_stream *st, uint16_t status,
+	const char *content_type, const char *extra, const void *body,
+	uint32_t len);
+
+/**
+ * Respond with a body made by @p prod as flow control allows.
+ *
+ * @param len   body bytes, or EWYK_HTTP_LEN_CHUNKED (unknown: the
+ *              producer returns 0 at its end)
+ * @return as ewyk_http2_respond()
+ */
+int ewyk_http2_respond_stream(struct ewyk_http2_stream *st, uint16_t status,
+	const char *content_type, const char *extra, uint64_t len,
+	ewyk_http2_producer_fn prod, void *arg);
+
+/**
+ * Call a producer that returned -EAGAIN again.
+ *
+ * @return 0, or -EINVAL (no streamed response waiting)
+ */
+int ewyk_http2_stream_resume(struct ewyk_http2_stream *st);
+
+/**
+ * Read the request body (during on_request): @p cb gets it as it comes.
+ *
+ * @return 0, -ENOENT (no body) or -EINVAL
+ */
+int ewyk_http2_read_body(struct ewyk_http2_stream *st, ewyk_http2_body_fn cb,
+	void *arg);
+
+/**
+ * Be told once when the stream ends (ewyk_http2_done_fn).
+ *
+ * @return 0, or -EINVAL
+ */
+int ewyk_http2_on_done(struct ewyk_http2_stream *st, ewyk_http2_done_fn fn,
+	void *arg);
+
+/** @return the stream's id (odd: the client's) */
+int32_t ewyk_http2_stream_id(const struct ewyk_http2_stream *st);
+
+/** @return the TCP connection the stream's connection runs on (NULL
+ *  when it runs on none, as in the unit tests' world) */
+struct ewyk_tcp_conn *ewyk_http2_stream_tcp(const struct ewyk_http2_stream *st);
+
+/** @return a counter of a server (0 when out of range) */
+uint64_t ewyk_http2_server_counter(const struct ewyk_http2_server *s,
+	enum ewyk_http2_counter ctr);
+
+/** @return the name of a counter, NULL when out of range */
+const char *ewyk_http2_counter_name(enum ewyk_http2_counter ctr);
+
+/** @return connection objects in use */
+uint32_t ewyk_http2_server_conns(const struct ewyk_http2_server *s);
+
+/** @return stream objects in use */
+uint32_t ewyk_http2_server_streams(const struct ewyk_http2_server *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EWYK_HTTP2_H */

@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * HTTP/2 connections: the nghttp2 session of each, fed with the bytes
+ * TCP delivers and drained into mbufs as far as TCP's send space goes;
+ * the idle and write timeouts on one timer per connection; the token
+ * buckets of the flood defences.
+ *
+ * Output: nghttp2_session_send() calls send() for frame bytes it owns
+ * (headers, control frames), copied into the tail of the chain being
+ * built, and send_data() for a DATA frame we provide with
+ * NGHTTP2_DATA_FLAG_NO_COPY: its 9-byte header is copied and its payload
+ * written by the stream's producer straight into fresh mbufs. Both stop
+ * (NGHTTP2_ERR_WOULDBLOCK) once TCP could not take more, and writable()
+ * resumes them, so a peer that does not read pins at most TCP's send
+ * buffer.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include <ewyk_tcp.h>
+
+#include "http2_config.h"
+#include "http2_private.h"
+
+RTE_LOG_REGISTER(ewyk_http2_logtype, ewyk.http2, INFO);
+
+static void linger_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
+	void *arg);
+
+bool
+h2_bucket_take(struct h2_bucket *b, uint32_t burst, uint32_t rate, uint64_t now,
+	uint64_t hz)
+{
+	uint64_t el, add;
+
+	if (b->last == 0) {
+		b->tokens = burst;
+		b->last = now;
+	}
+	el = RTE_MIN(now - b->last, hz * 60);
+	add = el * rate / hz;
+	if (add > 0) {
+		b->tokens = RTE_MIN((uint64_t)burst, b->tokens + add);
+		b->last = now;
+	}
+	if (b->tokens == 0)
+		return false;
+	b->tokens--;
+	return true;
+}
+
+/* ---- output ---- */
+
+/* Append bytes to the chain being built. 0, or -ENOMEM. */
+int
+h2_out_put(struct h2_conn *c, const uint8_t *p, size_t len)
+{
+	struct rte_mbuf *m;
+	size_t n;
+
+	while (len > 0) {
+		m = c->out_tail;
+		if (m == NULL || rte_pktmbuf_tailroom(m) == 0) {
+			m = rte_pktmbuf_alloc(c->srv->conf.pool);
+			if (m == NULL)
+				return -ENOMEM;
+			if (c->out == NULL) {
+				c->out = m;
+			} else {
+				c->out_tail->next = m;
+				c->out->nb_segs++;
+			}
+			c->out_tail = m;
+		}
+		n = RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(m));
+		memcpy(rte_pktmbuf_mtod_offset(m, char *, m->data_len), p, n);
+		m->data_len += (uint16_t)n;
+		c->out->pkt_len += (uint32_t)n;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+ssize_t
+h2_cb_send(nghttp2_session *sess, const uint8_t *data, size_t len, int flags,
+	void *user)
+{
+	struct h2_conn *c = user;
+	size_t n = RTE_MIN(len, (size_t)c->budget);
+
+	RTE_SET_USED(sess);
+	RTE_SET_USED(flags);
+	if (n == 0)
+		return NGHTTP2_ERR_WOULDBLOCK;
+	if (h2_out_put(c, data, n) != 0)
+		return NGHTTP2_ERR_CALLBACK_FAILURE;
+	c->budget -= (uint32_t)n;
+	return (ssize_t)n;
+}
+
+/* A DATA frame: its header copied, its payload produced in place. */
+int
+h2_cb_send_data(nghttp2_session *sess, nghttp2_frame *frame,
+	const uint8_t *framehd, size_t length, nghttp2_data_source *src,
+	void *user)
+{
+	struct h2_conn *c = user;
+	struct ewyk_http2_stream *st = src->ptr;
+	struct rte_mbuf *head = NULL, *tail = NULL, *m;
+	size_t left = length;
+	int n;
+
+	RTE_SET_USED(sess);
+	if (frame->data.padlen != 0 || 9 + length > c->budget)
+		return NGHTTP2_ERR_WOULDBLOCK;
+	while (left > 0) {
+		m = rte_pktmbuf_alloc(c->srv->conf.pool);
+		if (m == NULL)
+			goto fail;
+		if (head == NULL)
+			head = m;
+		else
+			tail->next = m;
+		tail = m;
+		while (left > 0 && rte_pktmbuf_tailroom(m) > 0) {
+			uint32_t cap = (uint32_t)RTE_MIN(left,
+				(size_t)rte_pktmbuf_tailroom(m));
+
+			n = st->prod(st,
+				rte_pktmbuf_mtod_offset(m, char *, m->data_len),
+				cap, st->off, st->prod_arg);
+			if (n <= 0 || (uint32_t)n > cap)
+				goto fail;
+			m->data_len += (uint16_t)n;
+			st->off += (uint32_t)n;
+			left -= (size_t)n;
+		}
+	}
+	if (h2_out_put(c, framehd, 9) != 0)
+		goto fail;
+	/* link the payload behind the frame header */
+	for (m = head; m != NULL; m = m->next) {
+		c->out->pkt_len += m->data_len;
+		if (m != head)
+			head->nb_segs++;
+	}
+	if (head != NULL) {
+		c->out_tail->next = head;
+		c->out->nb_segs += head->nb_segs;
+		c->out_tail = tail;
+		head->nb_segs = 1;
+		head->pkt_len = head->data_len;
+	}
+	c->budget -= (uint32_t)(9 + length);
+	return 0;
+fail:
+	/* nothing of this frame went into the chain */
+	while (head != NULL) {
+		m = head->next;
+		head->next = NULL;
+		rte_pktmbuf_free_seg(head);
+		head = m;
+	}
+	return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+}
+
+/* End the connection: gracefully once nghttp2 is done with it. */
+static void
+conn_end(struct h2_conn *c, int graceful)
+{
+	if (c->gone)
+		return;
+	c->gone = 1;
+	if (graceful && c->io->linger && !c->eof) {
+		c->lingering = 1;
+		c->io->end(c->io_arg, 2);
+	} else {
+		c->io->end(c->io_arg, graceful);
+	}
+	h2_conn_gone(c);
+}
+
+/*
+ * A DATA frame and its header: the least we let nghttp2 write. With less
+ * room in TCP than that, the chain made goes over TCP's room: TCP
+ * refuses it, keeps nothing, and that refusal is what brings the
+ * writable event (it takes any chain into an empty send queue).
+ */
+#define H2_MIN_SEND (16384 + 9)
+
+void
+h2_conn_flush(struct h2_conn *c)
+{
+	unsigned int round;
+	uint32_t space;
+	int rc = 0;
+
+	if (c->gone || c->in_send || c->in_recv)
+		return;
+	for (round = 0; round < 16; round++) {
+		if (c->tx != NULL) {
+			if (c->io->send(c->io_arg, c->tx) != 0)
+				return; /* writable() comes back */
+			c->tx = NULL;
+		}
+		space = c->io->space(c->io_arg);
+		c->budget = RTE_MAX(space, (uint32_t)H2_MIN_SEND);
+		c->in_send = 1;
+		rc = nghttp2_session_send(c->sess);
+		c->in_send = 0;
+		if (c->gone) {
+			h2_conn_gone(c);
+			return;
+		}
+		if (c->out != NULL) {
+			H2_CTR(c->srv, BYTES_OUT, c->out->pkt_len);
+			c->last_tx = rte_get_tsc_cycles();
+			if (c->io->send(c->io_arg, c->out) != 0)
+				c->tx = c->out; /* over TCP's room: retried */
+			c->out = c->out_tail = NULL;
+		} else {
+			break; /* nothing to write, or flow control holds it */
+		}
+		if (rc != 0 || c->tx != NULL ||
+			!nghttp2_session_want_write(c->sess))
+			break;
+	}
+	if (rc != 0) {
+		H2_LOG(DEBUG, "send: %s", nghttp2_strerror(rc));
+		conn_end(c, 0);
+		return;
+	}
+	if (c->tx == NULL &&
+		((!nghttp2_session_want_read(c->sess) &&
+			 !nghttp2_session_want_write(c->sess)) ||
+			(c->eof && c->nstreams == 0)))
+		conn_end(c, 1); /* GOAWAY exchanged, the peer gone, or done */
+}
+
+/* GOAWAY with @p code, then the end. */
+void
+h2_conn_kill(struct h2_conn *c, uint32_t code)
+{
+	if (c->ending)
+		return;
+	c->ending = 1;
+	nghttp2_session_terminate_session(c->sess, code);
+}
+
+/*
+ * After an error nghttp2 calls fatal (its session is unusable) the
+ * GOAWAY is ours to write: a fixed 17-byte frame, last stream id and
+ * code.
+ */
+static void
+goaway_raw(struct h2_conn *c, uint32_t code)
+{
+	uint32_t last = (uint32_t)nghttp2_session_get_last_proc_stream_id(
+		c->sess);
+	uint8_t f[17] = { 0, 0, 8, NGHTTP2_GOAWAY, 0, 0, 0, 0, 0 };
+
+	f[9] = (uint8_t)(last >> 24) & 0x7f;
+	f[10] = (uint8_t)(last >> 16);
+	f[11] = (uint8_t)(last >> 8);
+	f[12] = (uint8_t)last;
+	f[13] = (uint8_t)(code >> 24);
+	f[14] = (uint8_t)(code >> 16);
+	f[15] = (uint8_t)(code >> 8);
+	f[16] = (uint8_t)code;
+	if (c->tx == NULL && c->io->space(c->io_arg) >= sizeof(f) &&
+		h2_out_put(c, f, sizeof(f)) == 0) {
+		H2_CTR(c->srv, BYTES_OUT, sizeof(f));
+		if (c->io->send(c->io_arg, c->out) != 0)
+			rte_pktmbuf_free(c->out);
+		c->out = c->out_tail = NULL;
+	}
+}
+
+/* The session's verdict on bytes it could not take. */
+static void
+input_error(struct h2_conn *c, ssize_t rc)
+{
+	struct ewyk_http2_server *s = c->srv;
+	uint32_t code = NGHTTP2_INTERNAL_ERROR;
+
+	switch (rc) {
+	case NGHTTP2_ERR_FLOODED:
+		H2_CTR(s, NGH_FLOOD, 1);
+		code = NGHTTP2_ENHANCE_YOUR_CALM;
+		break;
+#ifdef EWYK_HAVE_NGHTTP2_MAX_CONTINUATIONS /* the same backport */
+	case NGHTTP2_ERR_TOO_MANY_CONTINUATIONS:
+		H2_CTR(s, CONT_FLOOD, 1);
+		code = NGHTTP2_ENHANCE_YOUR_CALM;
+		break;
+#endif
+	case NGHTTP2_ERR_BAD_CLIENT_MAGIC:
+		H2_CTR(s, BAD_PREFACE, 1);
+		H2_CTR(s, PROTO_ERROR, 1);
+		code = NGHTTP2_PROTOCOL_ERROR;
+		break;
+	default:
+		H2_CTR(s, PROTO_ERROR, 1);
+		break;
+	}
+	H2_LOG(DEBUG, "recv: %s", nghttp2_strerror((int)rc));
+	c->in_recv = 0;
+	if (nghttp2_is_fatal((int)rc)) {
+		goaway_raw(c, code);
+		conn_end(c, 1);
+		return;
+	}
+	/* what the session queued (its GOAWAY) still goes */
+	h2_conn_flush(c);
+	conn_end(c, 0);
+}
+
+/* Bytes in. 0, or -ECONNRESET: the connection ended. */
+int
+h2_conn_input(struct h2_conn *c, const uint8_t *p, size_t len)
+{
+	ssize_t rc;
+
+	if (c->gone)
+		return -ECONNRESET;
+	H2_CTR(c->srv, BYTES_IN, len);
+	c->last_rx = rte_get_tsc_cycles();
+	c->in_recv = 1;
+	if (c->up_st != NULL) {
+		/* the upgraded request, before any other header block */
+		struct ewyk_http2_stream *st = c->up_st;
+
+		c->up_st = NULL;
+		h2_stream_request(st);
+		c->hbytes = 0;
+		c->nh = 0;
+	}
+	rc = nghttp2_session_mem_recv(c->sess, p, len);
+	c->in_recv = 0;
+	if (c->gone) {
+		h2_conn_gone(c);
+		return -ECONNRESET;
+	}
+	if (rc < 0) {
+		input_error(c, rc);
+		return -ECONNRESET;
+	}
+	return 0;
+}
+
+/* ---- timeouts ---- */
+
+static void
+tmo_arm(struct h2_conn *c, uint64_t now)
+{
+	const struct ewyk_http2_conf *cf = &c->srv->conf;
+	uint32_t ms = RTE_MIN(cf->idle_timeout_ms, cf->write_timeout_ms);
+
+	ewyk_twheel_rearm(cf->wheel, &c->tmr, now + c->srv->hz / 1000 * ms);
+}
+
+static void
+tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
+{
+	struct h2_conn *c = arg;
+	const struct ewyk_http2_conf *cf = &c->srv->conf;
+	uint64_t now = rte_get_tsc_cycles(), ms = c->srv->hz / 1000;
+
+	RTE_SET_USED(w);
+	RTE_SET_USED(t);
+	if (!c->used || c->gone)
+		return;
+	if ((c->nresp > 0 || c->tx != NULL) &&
+		now - c->last_tx >= ms * cf->write_timeout_ms) {
+		H2_CTR(c->srv, TIMEOUT_WRITE, 1);
+		conn_end(c, 0);
+		return;
+	}
+	if (c->nstreams == 0 &&
+		now - RTE_MAX(c->last_tx, c->last_rx) >=
+			ms * cf->idle_timeout_ms) {
+		H2_CTR(c->srv, TIMEOUT_IDLE, 1);
+		h2_conn_kill(c, NGHTTP2_NO_ERROR);
+		h2_conn_flush(c);
+		if (c->gone)
+			return;
+	}
+	tmo_arm(c, now);
+}
+
+/* ---- objects ---- */
+
+struct h2_conn *
+h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
+{
+	const struct ewyk_http2_conf *cf = &s->conf;
+	nghttp2_settings_entry iv[4];
+	struct h2_conn *c;
+	uint64_t now;
+	uint32_t i;
+
+	if (s->conn_free == H2_NONE) {
+		H2_CTR(s, CONN_REFUSED, 1);
+		return NULL;
+	}
+	i = s->conn_free;
+	c = &s->conns[i];
+	if (nghttp2_session_server_new2(&c->sess, s->cbs, c, s->opt) != 0)
+		return NULL;
+	iv[0] = (nghttp2_settings_entry){
+		NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS,
+		cf->max_concurrent_streams
+	};
+	iv[1] = (nghttp2_settings_entry){ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE,
+		cf->initial_window };
+	iv[2] = (nghttp2_settings_entry){ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE,
+		cf->max_header_list };
+	iv[3] = (nghttp2_settings_entry){ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 };
+	if (nghttp2_submit_settings(c->sess, NGHTTP2_FLAG_NONE, iv, 4) != 0) {
+		nghttp2_session_del(c->sess);
+		c->sess = NULL;
+		return NULL;
+	}
+	/* the connection's window too, beyond the 65,535 of the RFC */
+	nghttp2_session_set_local_window_size(c->sess, NGHTTP2_FLAG_NONE, 0,
+		(int32_t)cf->initial_window);
+	s->conn_free = c->next_free;
+	s->nconns++;
+	c->io = io;
+	c->io_arg = io_arg;
+	c->out = c->out_tail = c->tx = NULL;
+	c->streams = NULL;
+	c->nstreams = c->nresp = 0;
+	c->hbytes = 0;
+	c->nh = 0;
+	c->used = 1;
+	c->in_recv = c->in_send = c->eof = c->ending = c->gone = 0;
+	c->lingering = 0;
+	c->up_st = NULL;
+	memset(&c->rst, 0, sizeof(c->rst));
+	memset(&c->ctrl, 0, sizeof(c->ctrl));
+	now = rte_get_tsc_cycles();
+	c->last_rx = c->last_tx = now;
+	ewyk_twheel_timer_init(&c->tmr);
+	ewyk_twheel_arm(cf->wheel, &c->tmr,
+		now +
+			s->hz / 1000 *
+				RTE_MIN(cf->idle_timeout_ms,
+					cf->write_timeout_ms),
+		tmo_cb, c);
+	return c;
+}
+
+/* Lingered long enough: close (what comes next is reset). */
+static void
+linger_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
+{
+	struct h2_conn *c = arg;
+
+	RTE_SET_USED(w);
+	RTE_SET_USED(t);
+	h2_conn_unlinger(c, 1);
+}
+
+/* End a lingering connection: close (1) or reset (0) it, or nothing
+ * (-1: the transport is gone), and free the object. */
+void
+h2_conn_unlinger(struct h2_conn *c, int how)
+{
+	if (!c->lingering)
+		return;
+	c->lingering = 0;
+	if (how >= 0)
+		c->io->end(c->io_arg, how);
+	h2_conn_gone(c);
+}
+
+/* The transport is gone (or let go of): every stream ends, aborted. */
+void
+h2_conn_gone(struct h2_conn *c)
+{
+	struct ewyk_http2_server *s = c->srv;
+
+	if (!c->used)
+		return;
+	c->gone = 1;
+	c->up_st = NULL;
+	while (c->streams != NULL)
+		h2_stream_end(c->streams, 1);
+	ewyk_twheel_cancel(s->conf.wheel, &c->tmr);
+	rte_pktmbuf_free(c->tx);
+	c->tx = NULL;
+	if (c->in_recv || c->in_send)
+		return; /* the session is freed when its call returns */
+	rte_pktmbuf_free(c->out);
+	c->out = c->out_tail = NULL;
+	if (c->sess != NULL)
+		nghttp2_session_del(c->sess);
+	c->sess = NULL;
+	if (c->lingering) {
+		/* the object waits for the peer's FIN, or the timer */
+		ewyk_twheel_arm(s->conf.wheel, &c->tmr,
+			rte_get_tsc_cycles() + s->hz / 1000 * H2_LINGER_MS,
+			linger_cb, c);
+		return;
+	}
+	c->used = 0;
+	H2_CTR(s, CONN_CLOSED, 1);
+	c->next_free = s->conn_free;
+	s->conn_free = (uint32_t)(c - s->conns);
+	s->nconns--;
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef EWYK_HTTP2_PRIVATE_H
+#define EWYK_HTTP2_PRIVATE_H
+
+/* lib/http2 internals (not installed). */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <nghttp2/nghttp2.h>
+
+#include <rte_common.h>
+#include <rte_log.h>
+
+#include <ewyk_ctr.h>
+#include <ewyk_twheel.h>
+
+#include "ewyk_http2.h"
+
+extern int ewyk_http2_logtype;
+
+#define H2_LOG(level, fmt, ...)                                          \
+	rte_log(RTE_LOG_##level, ewyk_http2_logtype, "http2: " fmt "\n", \
+		##__VA_ARGS__)
+
+#define H2_CTR(s, sym, n) ewyk_ctr_add(&(s)->ctr[EWYK_HTTP2_C_##sym], (n))
+
+#define H2_NONE UINT32_MAX
+
+struct h2_conn;
+
+/*
+ * How a connection's bytes leave and its end is told: lib/tcp, or a
+ * test's or fuzzer's capture (http2_test.c).
+ */
+struct h2_io {
+	/* room for more bytes now */
+	uint32_t (*space)(void *io_arg);
+	/* hand a chain over (0), or -EAGAIN (kept by the caller) */
+	int (*send)(void *io_arg, struct rte_mbuf *m);
+	/* reset (0), close after what was sent (1), or send a FIN and
+	 * keep receiving (2: only with linger) */
+	void (*end)(void *io_arg, int how);
+	/* 1: after a GOAWAY the connection lingers: a FIN, then what the
+	 * peer still sends is read and dropped a while, so that our GOAWAY
+	 * is not lost to a reset */
+	int linger;
+};
+
+/* How long a connection lingers after its GOAWAY and FIN. */
+#define H2_LINGER_MS 1000
+
+/* A token bucket: @burst at once, then @rate a second. */
+struct h2_bucket {
+	uint64_t tokens;
+	uint64_t last; /* TSC of the last refill; 0: full */
+};
+
+struct ewyk_http2_stream {
+	struct h2_conn *c;
+	int32_t id;
+	uint8_t used;
+	uint8_t responded;  /* a response was submitted */
+	uint8_t resp_done;  /* ... and its last DATA (or HEADERS) sent */
+	uint8_t req_done;   /* the peer's END_STREAM */
+	uint8_t too_large;  /* header list over the limits: 431 */
+	uint8_t too_many;   /* ... over the field count */
+	uint8_t refused;    /* no object: REFUSED_STREAM */
+	uint8_t deferred;   /* producer said -EAGAIN */
+	uint8_t chunked;    /* body of unknown length */
+	uint8_t head;       /* HEAD: no body */
+	uint8_t in_request; /* on_request running */
+	uint16_t status;
+	ewyk_http2_body_fn body_cb;
+	void *body_arg;
+	ewyk_http2_producer_fn prod;
+	void *prod_arg;
+	uint64_t left; /* body bytes still owed (known length) */
+	uint64_t off;  /* produced */
+	ewyk_http2_done_fn done;
+	void *done_arg;
+	/* the request's pseudo-fields: offsets in the connection's header
+	 * buffer (valid while the header block is read) */
+	struct ewyk_http_view method, path, authority;
+	int64_t content_length; /* -1: none */
+	/* the stream list of its connection */
+	struct ewyk_http2_stream *prev, *next;
+	uint32_t next_free;
+	uint32_t small_len;
+	char small[EWYK_HTTP2_RESPOND_MAX];
+};
+
+struct h2_conn {
+	struct ewyk_http2_server *srv;
+	const struct h2_io *io;
+	void *io_arg; /* the ewyk_tcp_conn, or a test's */
+	nghttp2_session *sess;
+	struct rte_mbuf *out, *out_tail; /* frames being written */
+	struct rte_mbuf *tx;             /* refused by TCP, retried */
+	uint32_t budget;                 /* bytes out may still take */
+	struct ewyk_twheel_timer tmr;
+	uint64_t last_rx, last_tx; /* TSC */
+	struct h2_bucket rst, ctrl;
+	struct ewyk_http2_stream *streams; /* open ones */
+	uint32_t nstreams;
+	uint32_t nresp;  /* responses started, body not all sent */
+	uint32_t hbytes; /* header list bytes of the block being read */
+	uint16_t nh;     /* its fields */
+	uint8_t used, in_recv, in_send, eof, ending, gone, lingering;
+	/* stream 1 of an upgrade, its request in hbuf: handed on when the
+	 * client's preface comes (curl takes little data behind the 101) */
+	struct ewyk_http2_stream *up_st;
+	uint32_t next_free;
+	struct ewyk_http_header *hdrs; /* max_header_fields + 1 */
+	char *hbuf;                    /* max_header_list bytes */
+};
+
+struct ewyk_http2_server {
+	struct ewyk_http2_conf conf;
+	uint64_t hz;
+	nghttp2_session_callbacks *cbs;
+	nghttp2_option *opt;
+	struct h2_conn *conns;
+	struct ewyk_http2_stream *st;
+	struct ewyk_http_header *hdrs;
+	char *hbuf;
+	uint32_t conn_free, st_free;
+	uint32_t nconns, nst;
+	uint8_t registered;
+	uint64_t ctr[EWYK_HTTP2_C_MAX];
+};
+
+/* http2_conn.c */
+struct h2_conn *h2_conn_open(struct ewyk_http2_server *s,
+	const struct h2_io *io, void *io_arg);
+int h2_conn_input(struct h2_conn *c, const uint8_t *p, size_t len);
+void h2_conn_flush(struct h2_conn *c);
+int h2_out_put(struct h2_conn *c, const uint8_t *p, size_t len);
+ssize_t h2_cb_send(nghttp2_session *sess, const uint8_t *data, size_t len,
+	int flags, void *user);
+int h2_cb_send_data(nghttp2_session *sess, nghttp2_frame *frame,
+	const uint8_t *framehd, size_t length, nghttp2_data_source *src,
+	void *user);
+void h2_conn_gone(struct h2_conn *c);
+void h2_conn_unlinger(struct h2_conn *c, int how);
+void h2_conn_kill(struct h2_conn *c, uint32_t code);
+bool h2_bucket_take(struct h2_bucket *b, uint32_t burst, uint32_t rate,
+	uint64_t now, uint64_t hz);
+
+/* http2_stream.c */
+int h2_callbacks_init(struct ewyk_http2_server *s);
+struct ewyk_http2_stream *h2_stream_new(struct h2_conn *c, int32_t id);
+void h2_stream_end(struct ewyk_http2_stream *st, int aborted);
+int h2_stream_request(struct ewyk_http2_stream *st);
+int h2_upgrade_request(struct h2_conn *c, const struct ewyk_http_request *q);
+
+/* http2_stats.c */
+void h2_stats_register(struct ewyk_http2_server *s);
+void h2_stats_unregister(struct ewyk_http2_server *s);
+
+#endif /* EWYK_HTTP2_PRIVATE_H */

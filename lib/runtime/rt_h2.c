@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * HTTP/2 streams through the runtime: lib/http2's request hook. Each
+ * stream's request goes through the same routes as HTTP/1.1's, to the
+ * route's fn (the runtime's handler model, which knows nothing of the
+ * protocol), with the same task object, head copy, body read and job
+ * (rt_dispatch.c, rt_job.c) as an HTTP/1.1 request:
+ *
+ *  1. the request hook (holder, while the connection reads frames): the
+ *     head is copied into a task; a body the route reads (max_body) is
+ *     gathered as its DATA frames arrive, the connection granting flow
+ *     control for each, so a slow upload never waits for any lcore;
+ *  2. the task becomes a job of the route's invocation type: run in
+ *     place (NON_BLOCKING: PIC), here after production moved (EPC),
+ *     queued (PEC), refused (503), past its deadline (504);
+ *  3. the result comes back through the inbox and is answered on the
+ *     stream; a body is produced into the DATA frames from the task.
+ *
+ * A stream waiting for its job holds nothing of the connection: the
+ * connection goes on reading frames, answering other streams and
+ * sending WINDOW_UPDATEs. A stream that goes first (RST_STREAM, the
+ * connection gone) cancels its job, whose result is freed when it comes.
+ * Routes that give only a raw handler (lib/http's connection API) have
+ * no HTTP/2 form: 501.
+ *
+ * A NON_BLOCKING fn runs at once, in place (PIC), with no job: the
+ * stream is answered in the same pass as its frames. One connection can
+ * bring more blocking streams in one receive pass than the strategy
+ * takes tasks in one iteration (its burst): those wait, in order, on the
+ * shard's list, and start in the iterations that follow.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "rt_http.h"
+
+static void
+respond_small(struct ewyk_http2_stream *st, uint16_t status, const char *msg)
+{
+	ewyk_http2_respond(st, status, "text/plain", NULL, msg,
+		(uint32_t)strlen(msg));
+}
+
+/* The stream ended while its job ran: the job's result is dropped. */
+static void
+h2_job_orphan(struct ewyk_http2_stream *st, int aborted, void *arg)
+{
+	struct http_task *t = arg;
+
+	RTE_SET_USED(st);
+	RTE_SET_USED(aborted);
+	ewyk_rt_job_cancel(&t->job);
+}
+
+static void
+h2_task_end(struct ewyk_http2_stream *st, int aborted, void *arg)
+{
+	RTE_SET_USED(st);
+	RTE_SET_USED(aborted);
+	rt_task_free(arg);
+}
+
+static int
+h2_stream_prod(struct ewyk_http2_stream *st, char *buf, uint32_t cap,
+	uint64_t off, void *arg)
+{
+	struct http_task *t = arg;
+	int n;
+
+	RTE_SET_USED(st);
+	n = t->res.stream(t->res.stream_arg, buf, cap, off);
+	return n == -EAGAIN ? -EIO : n;
+}
+
+static int
+h2_body_prod(struct ewyk_http2_stream *st, char *buf, uint32_t cap,
+	uint64_t off, void *arg)
+{
+	const struct http_task *t = arg;
+
+	RTE_SET_USED(st);
+	memcpy(buf, t->res.body + off, cap);
+	return (int)cap;
+}
+
+/* Step 3: the holder answers on the stream. @p j is NULL when the
+ * deadline came first. */
+static void
+h2_job_done(void *ctx, struct ewyk_rt_job *j, enum ewyk_rt_outcome o, int ret)
+{
+	struct ewyk_http2_stream *st = ctx;
+	struct http_task *t = j != NULL ?
+		container_of(j, struct http_task, job) :
+		NULL;
+	struct ewyk_rt_result *r;
+	const char *extra;
+
+	ewyk_http2_on_done(st, NULL, NULL);
+	if (o != EWYK_RT_DONE || ret < 0) {
+		if (t != NULL)
+			rt_task_free(t);
+		if (o == EWYK_RT_REFUSED)
+			respond_small(st, 503, "Service Unavailable\n");
+		else if (o == EWYK_RT_DONE)
+			respond_small(st, 500, "Internal Server Error\n");
+		else
+			respond_small(st, 504, "Gateway Timeout\n");
+		return;
+	}
+	r = &t->res;
+	extra = r->extra[0] != '\0' ? r->extra : NULL;
+	if (r->status == 0)
+		r->status = 500;
+	if (r->stream != NULL) {
+		ewyk_http2_on_done(st, h2_task_end, t);
+		if (ewyk_http2_respond_stream(st, r->status, r->content_type,
+			    extra, r->stream_len, h2_stream_prod, t) != 0)
+			respond_small(st, 500, "Internal Server Error\n");
+		return;
+	}
+	if (r->body_len > EWYK_HTTP2_RESPOND_MAX) {
+		/* produced from the task into the DATA frames */
+		ewyk_http2_on_done(st, h2_task_end, t);
+		if (ewyk_http2_respond_stream(st, r->status, r->content_type,
+			    extra, r->body_len, h2_body_prod, t) != 0)
+			respond_small(st, 500, "Internal Server Error\n");
+		return;
+	}
+	ewyk_http2_respond(st, r->status, r->content_type, extra, r->body,
+		r->body_len);
+	rt_task_free(t);
+}
+
+static const struct ewyk_rt_job_ops h2_ops[] = {
+	[EWYK_STRATEGY_INVOKE_NON_BLOCKING] = { .invocation =
+							EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+		.run = rt_task_run,
+		.done = h2_job_done,
+		.drop = rt_task_drop },
+	[EWYK_STRATEGY_INVOKE_BLOCKING] = { .invocation =
+						    EWYK_STRATEGY_INVOKE_BLOCKING,
+		.run = rt_task_run,
+		.done = h2_job_done,
+		.drop = rt_task_drop },
+	[EWYK_STRATEGY_INVOKE_EITHER] = { .invocation =
+						  EWYK_STRATEGY_INVOKE_EITHER,
+		.run = rt_task_run,
+		.done = h2_job_done,
+		.drop = rt_task_drop },
+};
+
+static void
+wait_unlink(struct http_task *t)
+{
+	struct rt_http_shard *ws = t->sh->hs;
+
+	if (t->wprev != NULL)
+		t->wprev->wnext = t->wnext;
+	else
+		ws->h2_wait_head = t->wnext;
+	if (t->wnext != NULL)
+		t->wnext->wprev = t->wprev;
+	else
+		ws->h2_wait_tail = t->wprev;
+	t->wprev = t->wnext = NULL;
+}
+
+/* The stream went while its task waited to start. */
+static void
+h2_wait_end(struct ewyk_http2_stream *st, int aborted, void *arg)
+{
+	struct http_task *t = arg;
+
+	RTE_SET_USED(st);
+	RTE_SET_USED(aborted);
+	wait_unlink(t);
+	rt_task_put(t);
+}
+
+/* Step 2. 0, or -ENOBUFS (the task is freed; the caller answers 503). */
+static int
+h2_start(struct http_task *t)
+{
+	struct ewyk_rt_shard *sh = t->sh;
+	struct rt_http_shard *ws = sh->hs;
+	int rc;
+
+	t->req.body = t->body;
+	t->req.body_len = t->body_len;
+	t->req.deadline = ewyk_rt_task_deadline(sh);
+	if (t->route->invocation == EWYK_STRATEGY_INVOKE_NON_BLOCKING) {
+		/* in place, now: no job */
+		rc = rt_task_run(&t->job, EWYK_STRATEGY_MODE_PIC);
+		h2_job_done(t->st, &t->job, EWYK_RT_DONE, rc);
+		return 0;
+	}
+	rc = ewyk_rt_job_start(sh, &t->job, &h2_ops[t->route->invocation],
+		t->st, t->req.deadline);
+	if (rc == -ENOBUFS) {
+		/* this iteration's burst is full: the next ones start it */
+		t->wnext = NULL;
+		t->wprev = ws->h2_wait_tail;
+		if (ws->h2_wait_tail != NULL)
+			ws->h2_wait_tail->wnext = t;
+		else
+			ws->h2_wait_head = t;
+		ws->h2_wait_tail = t;
+		ewyk_http2_on_done(t->st, h2_wait_end, t);
+		return 0;
+	}
+	if (rc != 0) {
+		rt_task_put(t);
+		return -ENOBUFS;
+	}
+	ewyk_http2_on_done(t->st, h2_job_orphan, t);
+	return 0;
+}
+
+/* In the loop, the shard's tasks open again: start what waits. */
+void
+rt_h2_poll(struct ewyk_rt_shard *sh)
+{
+	struct rt_http_shard *ws = sh->hs;
+	struct http_task *t;
+
+	while ((t = ws->h2_wait_head) != NULL && sh->out != NULL &&
+		sh->out_n < sh->out_max) {
+		struct ewyk_http2_stream *st = t->st;
+
+		wait_unlink(t);
+		ewyk_http2_on_done(st, NULL, NULL);
+		if (h2_start(t) != 0)
+			respond_small(st, 503, "Service Unavailable\n");
+	}
+}
+
+/* The body, as its DATA frames arrive (holder). */
+static int
+h2_read(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
+	void *arg)
+{
+	struct http_task *t = arg;
+
+	if (t->refused)
+		return 0;
+	if (len > t->route->max_body - t->body_len) {
+		t->refused = 1;
+		respond_small(st, 413, "Content Too Large\n");
+		return 0;
+	}
+	if (t->body_len + len > t->body_cap) {
+		uint64_t cap = RTE_MAX((uint64_t)t->body_cap * 2,
+			(uint64_t)t->body_len + len);
+		char *b;
+
+		cap = RTE_MAX(RTE_MIN(cap, (uint64_t)t->route->max_body),
+			(uint64_t)t->body_len + len);
+		b = rte_realloc_socket(t->body, cap, 0, t->sh->socket);
+		if (b == NULL) {
+			t->refused = 1;
+			respond_small(st, 503, "Service Unavailable\n");
+			return 0;
+		}
+		t->body = b;
+		t->body_cap = (uint32_t)cap;
+	}
+	if (len > 0)
+		memcpy(t->body + t->body_len, p, len);
+	t->body_len += len;
+	if (last) {
+		ewyk_http2_on_done(st, NULL, NULL);
+		if (h2_start(t) != 0)
+			respond_small(st, 503, "Service Unavailable\n");
+	}
+	return 0;
+}
+
+/* The stream ended while its body was read (reset, refused). */
+static void
+h2_read_end(struct ewyk_http2_stream *st, int aborted, void *arg)
+{
+	RTE_SET_USED(st);
+	RTE_SET_USED(aborted);
+	rt_task_put(arg);
+}
+
+/* Copy the head into the task, or a large copy (no per-source share:
+ * lib/http2 bounds the streams of a connection). */
+static int
+h2_req(struct ewyk_rt_shard *sh, struct http_task *t,
+	const struct ewyk_http_request *q, struct ewyk_http2_stream *st)
+{
+	struct rt_http_shard *ws = sh->hs;
+	struct ewyk_rt_req_header *hdr;
+	int ret;
+
+	t->large = NULL;
+	ret = rt_req_copy(&t->req, q, sh->id, t->hdr, RTE_DIM(t->hdr), t->buf,
+		sizeof(t->buf));
+	if (ret != 0) {
+		hdr = ewyk_pool_get(ws->heads);
+		if (hdr == NULL)
+			return -ENOBUFS;
+		t->large = hdr;
+		ret = rt_req_copy(&t->req, q, sh->id, hdr, ws->head_max_headers,
+			(char *)(hdr + ws->head_max_headers), ws->head_buf);
+	}
+	if (ret == 0)
+		(void)ewyk_http_tcp_peer(ewyk_http2_stream_tcp(st),
+			&t->req.peer);
+	return ret;
+}
+
+static void
+allow_405(struct ewyk_http2_stream *st, uint32_t allow)
+{
+	char extra[96];
+	int n;
+
+	memcpy(extra, "Allow: ", 7);
+	n = ewyk_http_allow_format(extra + 7, sizeof(extra) - 9, allow);
+	if (n <= 0) {
+		respond_small(st, 405, "Method Not Allowed\n");
+		return;
+	}
+	memcpy(extra + 7 + n, "\r\n", 3);
+	ewyk_http2_respond(st, 405, "text/plain", extra, "Method Not Allowed\n",
+		19);
+}
+
+/* Step 1: lib/http2's request hook, on the holder. */
+int
+rt_h2_request(void *arg, struct ewyk_http2_stream *st,
+	const struct ewyk_http_request *q)
+{
+	struct ewyk_rt_shard *sh = arg;
+	const struct ewyk_http_route *route;
+	const struct ewyk_rt_route *rr;
+	struct http_task *t;
+	uint32_t allow = 0;
+	int rc;
+
+	rc = ewyk_http_route_lookup(sh->rt->h2_router, q->method_id, q->path,
+		&route, &allow);
+	if (rc == -ENOTSUP) {
+		allow_405(st, allow);
+		return 0;
+	}
+	if (rc != 0) {
+		respond_small(st, 404, "Not Found\n");
+		return 0;
+	}
+	rr = route->arg;
+	if (rr->fn == NULL) {
+		respond_small(st, 501, "Not Implemented over HTTP/2\n");
+		return 0;
+	}
+	t = ewyk_pool_get(sh->hs->tasks);
+	if (t == NULL) {
+		rt_task_count(sh, EWYK_RT_TASK_REJECTED);
+		return -ENOBUFS; /* 503 */
+	}
+	memset(&t->res, 0, sizeof(t->res));
+	t->sh = sh;
+	t->route = rr;
+	t->c = NULL;
+	t->st = st;
+	t->wprev = t->wnext = NULL;
+	t->qtok = -1;
+	t->large_tok = -1;
+	t->body = NULL;
+	t->body_len = t->body_cap = 0;
+	t->refused = 0;
+	rc = h2_req(sh, t, q, st);
+	if (rc != 0) {
+		rt_task_put(t);
+		if (rc == -ENOBUFS) {
+			rt_task_count(sh, EWYK_RT_TASK_HEAD_BUSY);
+			return -ENOBUFS;
+		}
+		respond_small(st, 431, "Request Header Fields Too Large\n");
+		return 0;
+	}
+	if (rr->max_body != 0 && q->framing != EWYK_HTTP_BODY_NONE) {
+		uint64_t cl = q->framing == EWYK_HTTP_BODY_LENGTH ?
+			q->content_length :
+			0;
+
+		if (cl > rr->max_body) {
+			rt_task_put(t);
+			respond_small(st, 413, "Content Too Large\n");
+			return 0;
+		}
+		if (cl > 0) {
+			t->body = rte_malloc_socket("rt_h2_body", cl, 0,
+				sh->socket);
+			if (t->body == NULL) {
+				rt_task_put(t);
+				return -ENOBUFS;
+			}
+			t->body_cap = (uint32_t)cl;
+		}
+		if (ewyk_http2_read_body(st, h2_read, t) == 0) {
+			ewyk_http2_on_done(st, h2_read_end, t);
+			return 0;
+		}
+	}
+	return h2_start(t);
+}

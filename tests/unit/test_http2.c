@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/http2: frames in, responses out, limits. An nghttp2 client session
+ * is the peer (http2_test_util.c); raw frames where a client would not
+ * send them.
+ */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include <rte_cycles.h>
+
+#include "http2_test_util.h"
+#include "test_common.h"
+
+static struct h2t_world W;
+
+static void
+world(const struct ewyk_http2_conf *c)
+{
+	struct ewyk_http2_conf d = { 0 };
+
+	assert_int_equal(h2t_init(&W, c != NULL ? c : &d), 0);
+	assert_int_equal(h2t_connect(&W, NULL, 0), 0);
+	/* the client's preface is sent on its first send */
+	assert_int_equal(nghttp2_session_send(W.cli), 0);
+	h2t_pump(&W);
+}
+
+static void
+test_get(void **state)
+{
+	int32_t id;
+
+	(void)state;
+	world(NULL);
+	id = h2t_get(&W, "GET", "/hello", NULL, 0, NULL, 0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, id)->status, 200);
+	assert_int_equal(h2t_st(&W, id)->body, 6);
+	assert_true(h2t_st(&W, id)->closed);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_REQUESTS), 1);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_RESP_2XX), 1);
+	id = h2t_get(&W, "GET", "/nope", NULL, 0, NULL, 0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, id)->status, 404);
+	assert_int_equal(ewyk_http2_server_streams(W.srv), 0);
+	h2t_fini(&W);
+}
+
+static void
+test_many_streams_and_big_bodies(void **state)
+{
+	int32_t ids[100];
+	int i;
+
+	(void)state;
+	world(NULL);
+	for (i = 0; i < 100; i++)
+		ids[i] = h2t_get(&W, "GET", i % 2 ? "/hello" : "/bytes/100000",
+			NULL, 0, NULL, 0);
+	h2t_pump(&W);
+	for (i = 0; i < 100; i++) {
+		struct h2t_stream *t = h2t_st(&W, ids[i]);
+
+		assert_int_equal(t->status, 200);
+		assert_int_equal(t->body, i % 2 ? 6 : 100000);
+		if (i % 2 == 0)
+			assert_int_equal(t->bad, 0);
+		assert_int_equal(t->rst, 0);
+	}
+	assert_int_equal(ewyk_http2_server_streams(W.srv), 0);
+	h2t_fini(&W);
+}
+
+/* TCP takes a little at a time: frames wait (WOULDBLOCK) and resume. */
+static void
+test_small_send_space(void **state)
+{
+	int32_t ids[10];
+	int i;
+
+	(void)state;
+	world(NULL);
+	W.refill = 3000;
+	for (i = 0; i < 10; i++)
+		ids[i] = h2t_get(&W, "GET", "/bytes/200000", NULL, 0, NULL, 0);
+	h2t_pump(&W);
+	for (i = 0; i < 10; i++) {
+		assert_int_equal(h2t_st(&W, ids[i])->status, 200);
+		assert_int_equal(h2t_st(&W, ids[i])->body, 200000);
+		assert_int_equal(h2t_st(&W, ids[i])->bad, 0);
+	}
+	h2t_fini(&W);
+}
+
+static void
+test_body_and_later(void **state)
+{
+	static char body[300000];
+	int32_t a, b;
+
+	(void)state;
+	world(NULL);
+	a = h2t_get(&W, "POST", "/body", NULL, 0, body, sizeof(body));
+	b = h2t_get(&W, "GET", "/later", NULL, 0, NULL, 0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, a)->status, 200);
+	assert_int_equal(h2t_st(&W, a)->body, 6); /* "300000" */
+	assert_int_equal(h2t_st(&W, b)->status, 0);
+	assert_int_equal(W.nlater, 1);
+	/* answered later, from outside the receive path */
+	assert_int_equal(ewyk_http2_respond(W.later[0], 200, NULL, NULL, "ok",
+				 2),
+		0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, b)->status, 200);
+	/* a stream the peer resets is told to its owner */
+	b = h2t_get(&W, "GET", "/later", NULL, 0, NULL, 0);
+	h2t_pump(&W);
+	assert_non_null(W.later[1]);
+	nghttp2_submit_rst_stream(W.cli, NGHTTP2_FLAG_NONE, b, NGHTTP2_CANCEL);
+	h2t_pump(&W);
+	assert_null(W.later[1]);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_STREAM_ABORTED), 1);
+	h2t_fini(&W);
+}
+
+static void
+test_header_limits(void **state)
+{
+	struct ewyk_http2_conf c = { .max_header_list = 1024,
+		.max_header_fields = 8 };
+	static char big[2000];
+	nghttp2_nv nv[20];
+	char names[20][8];
+	int32_t id;
+	int i;
+
+	(void)state;
+	world(&c);
+	memset(big, 'x', sizeof(big) - 1);
+	nv[0] = (nghttp2_nv){ (uint8_t *)(uintptr_t) "x-big", (uint8_t *)big, 5,
+		sizeof(big) - 1, NGHTTP2_NV_FLAG_NONE };
+	id = h2t_get(&W, "GET", "/hello", nv, 1, NULL, 0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, id)->status, 431);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_HEADER_LIST_LARGE), 1);
+	for (i = 0; i < 20; i++) {
+		snprintf(names[i], sizeof(names[i]), "x-%d", i);
+		nv[i] = (nghttp2_nv){ (uint8_t *)names[i],
+			(uint8_t *)(uintptr_t) "v", strlen(names[i]), 1,
+			NGHTTP2_NV_FLAG_NONE };
+	}
+	id = h2t_get(&W, "GET", "/hello", nv, 20, NULL, 0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, id)->status, 431);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_HEADER_FIELDS_MANY), 1);
+	/* the connection goes on */
+	id = h2t_get(&W, "GET", "/hello", NULL, 0, NULL, 0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, id)->status, 200);
+	h2t_fini(&W);
+}
+
+static void
+test_hpack_bomb(void **state)
+{
+	/* One 2 KB field in the dynamic table, then a header block that
+	 * names it again and again: each repeat costs the peer one byte and
+	 * us 2 KB of header list. */
+	struct ewyk_http2_conf c = { 0 };
+	static char v[2000];
+	nghttp2_nv nv[200];
+	int32_t id;
+	int i;
+
+	(void)state;
+	world(&c);
+	memset(v, 'b', sizeof(v) - 1);
+	for (i = 0; i < 200; i++)
+		nv[i] = (nghttp2_nv){ (uint8_t *)(uintptr_t) "x-bomb",
+			(uint8_t *)v, 6, sizeof(v) - 1, NGHTTP2_NV_FLAG_NONE };
+	id = h2t_get(&W, "GET", "/hello", nv, 200, NULL, 0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, id)->status, 431);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_HEADER_LIST_LARGE), 1);
+	h2t_fini(&W);
+}
+
+static void
+test_rapid_reset(void **state)
+{
+	struct ewyk_http2_conf c = { .rst_burst = 50, .rst_rate = 1 };
+	int i;
+
+	(void)state;
+	world(&c);
+	for (i = 0; i < 200 && W.c != NULL && W.goaway == 0; i++) {
+		int32_t id = h2t_get(&W, "GET", "/later", NULL, 0, NULL, 0);
+
+		h2t_pump(&W);
+		nghttp2_submit_rst_stream(W.cli, NGHTTP2_FLAG_NONE, id,
+			NGHTTP2_CANCEL);
+		h2t_pump(&W);
+	}
+	assert_int_equal(W.goaway, NGHTTP2_ENHANCE_YOUR_CALM + 1);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_RAPID_RESET), 1);
+	assert_true(i <= 60);
+	h2t_fini(&W);
+}
+
+static void
+test_ping_flood(void **state)
+{
+	struct ewyk_http2_conf c = { .ctrl_burst = 100, .ctrl_rate = 1 };
+	uint8_t ping[17] = { 0 };
+	int i;
+
+	(void)state;
+	world(&c);
+	h2t_frame_hd(ping, 8, NGHTTP2_PING, 0, 0);
+	for (i = 0; i < 1000 && W.c != NULL; i++)
+		h2t_raw(&W, ping, sizeof(ping));
+	h2t_pump(&W);
+	assert_int_equal(W.goaway, NGHTTP2_ENHANCE_YOUR_CALM + 1);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_CTRL_FLOOD), 1);
+	h2t_fini(&W);
+}
+
+static void
+test_continuation_flood(void **state)
+{
+	static const uint8_t fld[] = { 0x00, 3, 'x', '-', 'a', 1, 'b' };
+	uint8_t f[9 + sizeof(fld)];
+	int i;
+
+	(void)state;
+	world(NULL);
+	/* HEADERS without END_HEADERS, then empty-ish CONTINUATIONs */
+	h2t_frame_hd(f, 1, NGHTTP2_HEADERS, NGHTTP2_FLAG_END_STREAM, 1);
+	f[9] = 0x82; /* :method GET */
+	h2t_raw(&W, f, 10);
+	for (i = 0; i < 100 && W.c != NULL; i++) {
+		/* x-a: b, a literal the decoder does not index */
+		h2t_frame_hd(f, sizeof(fld), NGHTTP2_CONTINUATION, 0, 1);
+		memcpy(f + 9, fld, sizeof(fld));
+		h2t_raw(&W, f, sizeof(f));
+	}
+	assert_null(W.c);
+	assert_true(i < 100);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_CONT_FLOOD), 1);
+	/* the last frame: GOAWAY ENHANCE_YOUR_CALM */
+	assert_true(W.out_len >= 17);
+	assert_int_equal(W.out[W.out_len - 17 + 3], NGHTTP2_GOAWAY);
+	assert_int_equal(W.out[W.out_len - 1], NGHTTP2_ENHANCE_YOUR_CALM);
+	h2t_fini(&W);
+}
+
+static void
+test_bad_preface(void **state)
+{
+	struct ewyk_http2_conf c = { 0 };
+	static const char bad[] = "PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n";
+	uint8_t ping[17] = { 0 };
+
+	(void)state;
+	assert_int_equal(h2t_init(&W, &c), 0);
+	assert_int_equal(h2t_connect(&W, NULL, 0), 0);
+	assert_int_not_equal(h2t_raw(&W, bad, sizeof(bad) - 1), 0);
+	/* GOAWAY PROTOCOL_ERROR, then the end */
+	assert_int_equal(W.ended, 1);
+	assert_int_equal(W.out_len, 17);
+	assert_int_equal(W.out[3], NGHTTP2_GOAWAY);
+	assert_int_equal(W.out[16], NGHTTP2_PROTOCOL_ERROR);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BAD_PREFACE), 1);
+	h2t_fini(&W);
+	/* the right magic, then no SETTINGS */
+	assert_int_equal(h2t_init(&W, &c), 0);
+	assert_int_equal(h2t_connect(&W, NULL, 0), 0);
+	h2t_raw(&W, EWYK_HTTP2_PREFACE, EWYK_HTTP2_PREFACE_LEN);
+	h2t_frame_hd(ping, 8, NGHTTP2_PING, 0, 0);
+	h2t_raw(&W, ping, sizeof(ping));
+	assert_null(W.c);
+	assert_true(W.out_len > 9);
+	/* the last frame written is GOAWAY PROTOCOL_ERROR */
+	h2t_fini(&W);
+}
+
+static void
+test_zero_window_write_timeout(void **state)
+{
+	struct ewyk_http2_conf c = { .write_timeout_ms = 20 };
+	nghttp2_settings_entry iv = { NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 0 };
+	struct timespec ts = { 0, 60 * 1000 * 1000 };
+	int32_t id;
+
+	(void)state;
+	assert_int_equal(h2t_init(&W, &c), 0);
+	assert_int_equal(h2t_connect(&W, &iv, 1), 0);
+	nghttp2_session_send(W.cli);
+	id = h2t_get(&W, "GET", "/bytes/1000", NULL, 0, NULL, 0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, id)->status, 200);
+	assert_int_equal(h2t_st(&W, id)->body, 0);
+	assert_non_null(W.c);
+	nanosleep(&ts, NULL);
+	ewyk_twheel_advance(W.wheel, rte_get_tsc_cycles(), 0);
+	nanosleep(&ts, NULL);
+	ewyk_twheel_advance(W.wheel, rte_get_tsc_cycles(), 0);
+	assert_int_equal(W.ended, 2);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_TIMEOUT_WRITE), 1);
+	h2t_fini(&W);
+}
+
+static void
+test_max_concurrent(void **state)
+{
+	struct ewyk_http2_conf c = { .max_concurrent_streams = 4 };
+	/* GET http /later: static-table :method, :scheme, then :path as a
+	 * literal that the decoder does not index */
+	static const uint8_t blk[] = { 0x82, 0x86, 0x01, 0x01, 'x', 0x04, 0x06,
+		'/', 'l', 'a', 't', 'e', 'r' };
+	uint8_t f[9 + sizeof(blk)];
+	int i;
+
+	(void)state;
+	world(&c);
+	/* the peer knows the limit from our SETTINGS: go past it by hand */
+	for (i = 0; i < 8 && W.c != NULL; i++) {
+		h2t_frame_hd(f, sizeof(blk), NGHTTP2_HEADERS,
+			NGHTTP2_FLAG_END_STREAM | NGHTTP2_FLAG_END_HEADERS,
+			1 + 2 * i);
+		memcpy(f + 9, blk, sizeof(blk));
+		h2t_raw(&W, f, sizeof(f));
+	}
+	assert_int_equal(W.nlater, 4);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_REQUESTS), 4);
+	h2t_fini(&W);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_get),
+		cmocka_unit_test(test_many_streams_and_big_bodies),
+		cmocka_unit_test(test_small_send_space),
+		cmocka_unit_test(test_body_and_later),
+		cmocka_unit_test(test_header_limits),
+		cmocka_unit_test(test_hpack_bomb),
+		cmocka_unit_test(test_rapid_reset),
+		cmocka_unit_test(test_ping_flood),
+		cmocka_unit_test(test_continuation_flood),
+		cmocka_unit_test(test_bad_preface),
+		cmocka_unit_test(test_zero_window_write_timeout),
+		cmocka_unit_test(test_max_concurrent),
+	};
+
+	if (ewyk_test_eal_init(argc, argv) < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

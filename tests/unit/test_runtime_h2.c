@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * HTTP/2 streams through the runtime (rt_h2.c), on the world of
+ * runtime_test_util.c: a raw TCP client speaks HTTP/2 with prior
+ * knowledge through an nghttp2 client session; BLOCKING routes are
+ * queued (PEC) until the test runs them, so what the connection does
+ * meanwhile is seen.
+ */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <nghttp2/nghttp2.h>
+
+#include "runtime_test_util.h"
+
+#define H2C_STREAMS 16
+
+static struct {
+	nghttp2_session *s;
+	struct rtw_cli *c;
+	int status[H2C_STREAMS];
+	uint32_t rst[H2C_STREAMS]; /* code + 1 */
+	size_t body[H2C_STREAMS];
+	int order[H2C_STREAMS], nend;
+} P;
+
+static int
+idx(int32_t id)
+{
+	return (int)((uint32_t)id % H2C_STREAMS);
+}
+
+static ssize_t
+p_send(nghttp2_session *s, const uint8_t *d, size_t len, int fl, void *u)
+{
+	size_t off;
+
+	(void)s;
+	(void)fl;
+	(void)u;
+	for (off = 0; off < len; off += 1000)
+		rtw_send_bytes(P.c, d + off,
+			(uint16_t)RTE_MIN(len - off, (size_t)1000));
+	return (ssize_t)len;
+}
+
+static int
+p_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *n,
+	size_t nl, const uint8_t *v, size_t vl, uint8_t fl, void *u)
+{
+	(void)s;
+	(void)fl;
+	(void)u;
+	if (nl == 7 && memcmp(n, ":status", 7) == 0 && vl == 3)
+		P.status[idx(f->hd.stream_id)] = (v[0] - '0') * 100 +
+			(v[1] - '0') * 10 + (v[2] - '0');
+	return 0;
+}
+
+static int
+p_data(nghttp2_session *s, uint8_t fl, int32_t id, const uint8_t *d, size_t len,
+	void *u)
+{
+	(void)s;
+	(void)fl;
+	(void)d;
+	(void)u;
+	P.body[idx(id)] += len;
+	return 0;
+}
+
+static int
+p_frame(nghttp2_session *s, const nghttp2_frame *f, void *u)
+{
+	(void)s;
+	(void)u;
+	if (f->hd.type == NGHTTP2_RST_STREAM)
+		P.rst[idx(f->hd.stream_id)] = f->rst_stream.error_code + 1;
+	return 0;
+}
+
+static int
+p_close(nghttp2_session *s, int32_t id, uint32_t code, void *u)
+{
+	(void)s;
+	(void)code;
+	(void)u;
+	if (P.nend < H2C_STREAMS)
+		P.order[P.nend++] = id;
+	return 0;
+}
+
+/* Frames both ways until quiet: the runtime's steps, then what it sent
+ * into the client session. */
+static void
+exchange(void)
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		nghttp2_session_send(P.s);
+		rtw_run();
+		if (P.c->nrx > P.c->off) {
+			nghttp2_session_mem_recv(P.s,
+				(const uint8_t *)P.c->rx + P.c->off,
+				P.c->nrx - P.c->off);
+			P.c->off = P.c->nrx = 0;
+		}
+	}
+}
+
+static void
+h2_open(enum ewyk_strategy_kind kind, unsigned int pec_ring)
+{
+	nghttp2_session_callbacks *cb;
+
+	memset(&P, 0, sizeof(P));
+	rtw_create(kind, pec_ring);
+	rtw_start();
+	P.c = rtw_connect(0);
+	nghttp2_session_callbacks_new(&cb);
+	nghttp2_session_callbacks_set_send_callback(cb, p_send);
+	nghttp2_session_callbacks_set_on_header_callback(cb, p_header);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, p_data);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, p_frame);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb, p_close);
+	assert_int_equal(nghttp2_session_client_new(&P.s, cb, NULL), 0);
+	nghttp2_session_callbacks_del(cb);
+	nghttp2_submit_settings(P.s, NGHTTP2_FLAG_NONE, NULL, 0);
+	exchange();
+}
+
+static void
+h2_close(void)
+{
+	nghttp2_session_del(P.s);
+	P.s = NULL;
+	rtw_free();
+}
+
+static int32_t
+get(const char *path)
+{
+#define NV(a, v)                                                            \
+	(nghttp2_nv){ (uint8_t *)(uintptr_t)(a), (uint8_t *)(uintptr_t)(v), \
+		strlen(a), strlen(v), NGHTTP2_NV_FLAG_NONE }
+	nghttp2_nv nva[] = { NV(":method", "GET"), NV(":scheme", "http"),
+		NV(":authority", "t"), NV(":path", path) };
+#undef NV
+
+	return nghttp2_submit_request(P.s, NULL, nva, RTE_DIM(nva), NULL, NULL);
+}
+
+static uint64_t
+count(enum ewyk_rt_task_ctr c)
+{
+	return ewyk_rt_task_count(RTW.sh, c);
+}
+
+/* A queued BLOCKING stream does not hold the connection: a NON_BLOCKING
+ * one after it is answered at once, in place, with no job; the blocking
+ * one when its task runs. */
+void
+test_h2_streams(void **state)
+{
+	int32_t a, b;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_PEC, 0);
+	a = get("/block");
+	b = get("/nb");
+	exchange();
+	assert_int_equal(P.status[idx(b)], 200);
+	assert_int_equal(P.body[idx(b)], 2);
+	assert_int_equal(P.status[idx(a)], 0);
+	assert_int_equal(RTW.last_mode, EWYK_STRATEGY_MODE_PIC);
+	assert_int_equal(count(EWYK_RT_TASK_DISPATCHED), 1);
+	assert_int_equal(rt_test_run_queued(RTW.rt, UINT32_MAX), 1);
+	exchange();
+	assert_int_equal(P.status[idx(a)], 200);
+	assert_int_equal(P.body[idx(a)], 5);
+	assert_int_equal(P.nend, 2);
+	assert_int_equal(P.order[0], b);
+	assert_int_equal(count(EWYK_RT_TASK_DONE), 1);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	/* a route with fn: the same handler HTTP/1.1 gets */
+	assert_int_equal(RTW.calls_block, 1);
+	a = get("/nothing");
+	exchange();
+	assert_int_equal(P.status[idx(a)], 404);
+	h2_close();
+}
+
+/* The deadline answers 504 on the stream and the late result is dropped;
+ * a full PEC ring answers 503. */
+void
+test_h2_deadline_refused(void **state)
+{
+	int32_t a, b, c;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_PEC, 2);
+	a = get("/block");
+	b = get("/block");
+	c = get("/block");
+	exchange();
+	assert_int_equal(P.status[idx(c)], 503);
+	assert_int_equal(count(EWYK_RT_TASK_REJECTED), 1);
+	rtw_advance_ms(RTW_TIMEOUT_MS + RTW_SLACK_MS(RTW_TIMEOUT_MS));
+	exchange();
+	assert_int_equal(P.status[idx(a)], 504);
+	assert_int_equal(P.status[idx(b)], 504);
+	assert_int_equal(count(EWYK_RT_TASK_TIMED_OUT), 2);
+	assert_int_equal(rt_test_run_queued(RTW.rt, UINT32_MAX), 2);
+	exchange();
+	assert_int_equal(count(EWYK_RT_TASK_LATE), 2);
+	assert_int_equal(count(EWYK_RT_TASK_DONE), 0);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	h2_close();
+}
+
+/* The peer resets a stream whose task is queued: the job is orphaned,
+ * its result dropped; the connection serves on. */
+void
+test_h2_stream_reset(void **state)
+{
+	int32_t a, b;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_PEC, 0);
+	a = get("/block");
+	exchange();
+	nghttp2_submit_rst_stream(P.s, NGHTTP2_FLAG_NONE, a, NGHTTP2_CANCEL);
+	exchange();
+	assert_int_equal(count(EWYK_RT_TASK_ORPHANED), 1);
+	assert_int_equal(rt_test_run_queued(RTW.rt, UINT32_MAX), 1);
+	exchange();
+	assert_int_equal(P.status[idx(a)], 0);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	b = get("/nb");
+	exchange();
+	assert_int_equal(P.status[idx(b)], 200);
+	h2_close();
+}
