@@ -94,8 +94,8 @@ struct lg_conf {
 	bool quiet; /* no live line */
 	bool hold;  /* keep the port up after the JSON until a signal */
 	bool h2;    /* --h2: HTTP/2 (h2c, prior knowledge) */
-	unsigned int streams; /* --streams: open per h2 connection */
-	unsigned int idle; /* --idle: connections of the idle set */
+	unsigned int streams;   /* --streams: open per h2 connection */
+	unsigned int idle;      /* --idle: connections of the idle set */
 	unsigned int src_addrs; /* --src-addrs: --ip and the ones after it */
 };
 
