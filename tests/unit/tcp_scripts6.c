@@ -65,11 +65,11 @@ static const struct step s_v6_closed_port[] = { IN(F_SYN, 0, 0, .dport = 81),
  * solicited-node groups up): no SYN-ACK, no RST, no connection (RFC 1122
  * 4.2.3.10; RFC 9293 3.10.7.1). A wildcard listener takes IPv6.
  */
-static const struct step s_v6_mcast_dst[] = {
-	IN(F_SYN, 0, 0, .mss = 1460, .mcast6 = true), NOOUT,
-	IN(F_ACK, 5, 77, .dport = 81, .mcast6 = true), NOOUT,
-	CTR(EWYK_TCP_PASSIVE_OPENS, 0), CTR(EWYK_TCP_RST_OUT, 0), END
-};
+static const struct step s_v6_mcast_dst[] = { IN(F_SYN, 0, 0, .mss = 1460,
+						      .mcast6 = true),
+	NOOUT, IN(F_ACK, 5, 77, .dport = 81, .mcast6 = true), NOOUT,
+	CTR(EWYK_TCP_PASSIVE_OPENS, 0), CTR(EWYK_TCP_RST_OUT, 0),
+	CTR(EWYK_TCP_DROP_MCAST, 2), END };
 
 #define SC(n, ...)                                                  \
 	{                                                           \
