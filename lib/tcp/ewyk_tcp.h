@@ -224,7 +224,9 @@ enum ewyk_tcp_state {
 		"the most segments an mbuf chain can")                            \
 	X(DROP_RCV_BUDGET, drop_rcv_budget, COUNTER,                              \
 		"In-order data not taken (not acknowledged): the application "    \
-		"holds the connection's or the shard's share of the mbuf budget")
+		"holds the connection's or the shard's share of the mbuf budget") \
+	X(DROP_MCAST, drop_mcast, COUNTER,                                        \
+		"Segment to an IPv6 multicast address (never answered)")
 
 /** Per-shard counters: one per entry of EWYK_TCP_COUNTERS, in its order. */
 enum ewyk_tcp_counter {

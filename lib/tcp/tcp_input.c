@@ -144,6 +144,10 @@ tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
 	s->dport = rte_be_to_cpu_16(th->dst_port);
 	if (s->sport == 0 || s->dport == 0)
 		return EWYK_TCP_DROP_PORT;
+	/* RFC 1122 4.2.3.10: no SYN-ACK, RST or connection for a group
+	 * (lib/net passes ff02::1 and our solicited-node groups up). */
+	if (unlikely(ip->v6 && ip->dst.b[0] == 0xff))
+		return EWYK_TCP_DROP_MCAST;
 	s->flags = th->tcp_flags &
 		(TH_FIN | TH_SYN | TH_RST | TH_PSH | TH_ACK | TH_URG);
 	if (!flags_valid(s->flags))

@@ -333,6 +333,12 @@ input_seg6(struct rte_mbuf *m, bool cksum_good, const struct step *s)
 
 	peer6(s, ip.src);
 	memcpy(ip.dst, LIP6, 16);
+	if (s != NULL && s->mcast6) {
+		static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
+
+		memcpy(ip.dst, all_nodes, 16);
+		ip.cksum_good = true;
+	}
 	ewyk_tcp_input6(H.t, m, &ip);
 }
 

@@ -135,6 +135,7 @@ struct step {
 	uint16_t sport, dport; /* 0: the defaults */
 	uint8_t paddr; /* IN over IPv6: the peer's last address byte (0: 2) */
 	uint8_t pnet; /* IN over IPv6: byte 7 of the peer's address (its /64) */
+	bool mcast6;  /* IN over IPv6: to ff02::1 (checksum taken as good) */
 	uint64_t ms;  /* WAIT */
 	enum ewyk_tcp_state state;
 	enum ev_type ev;

@@ -60,6 +60,17 @@ static const struct step s_v6_closed_port[] = { IN(F_SYN, 0, 0, .dport = 81),
 	OUT(F_RST, 77, 0), CTR(EWYK_TCP_DROP_NO_LISTENER, 2),
 	CTR(EWYK_TCP_RST_OUT, 2), END };
 
+/*
+ * Segments to a multicast address (lib/net passes ff02::1 and our
+ * solicited-node groups up): no SYN-ACK, no RST, no connection (RFC 1122
+ * 4.2.3.10; RFC 9293 3.10.7.1). A wildcard listener takes IPv6.
+ */
+static const struct step s_v6_mcast_dst[] = { IN(F_SYN, 0, 0, .mss = 1460,
+						      .mcast6 = true),
+	NOOUT, IN(F_ACK, 5, 77, .dport = 81, .mcast6 = true), NOOUT,
+	CTR(EWYK_TCP_PASSIVE_OPENS, 0), CTR(EWYK_TCP_RST_OUT, 0),
+	CTR(EWYK_TCP_DROP_MCAST, 2), END };
+
 #define SC(n, ...)                                                  \
 	{                                                           \
 		.name = #n, .steps = s_##n, .v6 = true, __VA_ARGS__ \
@@ -69,6 +80,7 @@ const struct script tcp_v6_scripts[] = {
 	SC(v6_mss_peer, .mss = 1460),
 	SC(v6_per_net64, .per_src = 2, .per_net6 = 3),
 	SC(v6_closed_port),
+	SC(v6_mcast_dst),
 };
 
 const unsigned int tcp_v6_nscripts = RTE_DIM(tcp_v6_scripts);
