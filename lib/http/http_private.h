@@ -452,6 +452,10 @@ enum http_tmo {
 	HT_WRITE,
 };
 
+/* What a connection's rip is: an IPv4 address, an IPv6 /64, or the
+ * interface identifier of a link-local IPv6 address. */
+enum { HTTP_SRC_V4, HTTP_SRC_NET6, HTTP_SRC_LL6 };
+
 struct ewyk_http_conn {
 	struct ewyk_http_server *srv;
 	struct ewyk_tcp_conn *tcp; /* NULL once the TCP connection is gone */
@@ -494,12 +498,12 @@ struct ewyk_http_conn {
 	/* http_slots.c: the head lease, the source's share, the idle list */
 	uint32_t lease; /* HTTP_NO_LEASE: none */
 	uint32_t src;   /* bucket of the peer address (per-source counts) */
-	uint64_t
-		rip; /* peer's source: IPv4 address or IPv6 /64 (http_src_key) */
+	uint64_t rip; /* peer's source key (http_src_key), of rip_kind */
 	uint32_t lru_prev; /* idle list (UINT32_MAX: end), while idle */
 	uint32_t lru_next;
 	uint8_t idle;     /* on the idle list: keep-alive timer armed */
 	uint8_t h2_maybe; /* first bytes not checked for the HTTP/2 preface */
+	uint8_t rip_kind; /* HTTP_SRC_V4, _NET6 or _LL6 */
 	struct http_lease *ls; /* the lease's parser and decoder; NULL: none */
 	struct ewyk_http_request req;
 };

@@ -77,7 +77,7 @@ ewyk_http_quota_take(struct ewyk_http_quota *q, const struct ewyk_http_conn *c)
 
 	if (q == NULL || c == NULL || !c->used)
 		return -EINVAL;
-	w[0] = 0x71756f74;
+	w[0] = 0x71756f74 + c->rip_kind;
 	w[1] = (uint32_t)c->rip;
 	w[2] = (uint32_t)(c->rip >> 32);
 	b = (uint32_t)ewyk_siphash13(q->k0, q->k1, w, 3) & q->mask;

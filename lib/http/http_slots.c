@@ -46,24 +46,34 @@
 
 #define NONE UINT32_MAX
 
-/* What a peer is counted as: its IPv4 address (the high half zero), or
- * the /64 of its IPv6 address (never zero there: no IPv6 source we take
- * starts with 32 zero bits). */
+/* What a peer is counted as: its IPv4 address, the /64 of its IPv6
+ * address, or for a link-local peer (all of them share fe80::/64) its
+ * interface identifier; *kind says which, so that the three never
+ * collide (HTTP_SRC_V4, _NET6, _LL6). */
 static uint64_t
-http_src_key(const struct ewyk_tcp_conn_info *ti)
+http_src_key(const struct ewyk_tcp_conn_info *ti, uint8_t *kind)
 {
 	uint64_t k;
 
-	if (!ti->ipv6)
+	if (!ti->ipv6) {
+		*kind = HTTP_SRC_V4;
 		return ti->remote_ip;
+	}
+	if (ti->remote_ip6[0] == 0xfe && (ti->remote_ip6[1] & 0xc0) == 0x80) {
+		*kind = HTTP_SRC_LL6;
+		memcpy(&k, ti->remote_ip6 + 8, 8);
+		return k;
+	}
+	*kind = HTTP_SRC_NET6;
 	memcpy(&k, ti->remote_ip6, 8);
 	return k;
 }
 
 static uint32_t
-src_bucket(const struct ewyk_http_server *s, uint64_t key)
+src_bucket(const struct ewyk_http_server *s, uint64_t key, uint8_t kind)
 {
-	uint32_t w[3] = { 0x68747470, (uint32_t)key, (uint32_t)(key >> 32) };
+	uint32_t w[3] = { 0x68747470 + kind, (uint32_t)key,
+		(uint32_t)(key >> 32) };
 
 	return (uint32_t)ewyk_siphash13(s->hk0, s->hk1, w, 3) & s->src_mask;
 }
@@ -292,10 +302,13 @@ http_slots_accept(struct ewyk_http_server *s, struct ewyk_tcp_conn *tc)
 {
 	struct ewyk_tcp_conn_info ti;
 	struct ewyk_http_conn *c;
+	uint64_t key;
+	uint8_t kind;
 	uint32_t b;
 
 	ewyk_tcp_conn_info(tc, &ti);
-	b = src_bucket(s, http_src_key(&ti));
+	key = http_src_key(&ti, &kind);
+	b = src_bucket(s, key, kind);
 	if (s->src_conns[b] >= s->conf.max_conns_per_src) {
 		HTTP_CTR(s, CONN_SRC_REFUSED, 1);
 		return NULL;
@@ -309,7 +322,8 @@ http_slots_accept(struct ewyk_http_server *s, struct ewyk_tcp_conn *tc)
 	s->in_use++;
 	s->src_conns[b]++;
 	c->src = b;
-	c->rip = http_src_key(&ti);
+	c->rip = key;
+	c->rip_kind = kind;
 	c->lease = HTTP_NO_LEASE;
 	c->idle = 0;
 	return c;

@@ -381,7 +381,9 @@ net_pmtu_update(struct ewyk_net_shard *s, const uint8_t dst[16], uint32_t mtu,
 	}
 	e->mtu = (uint16_t)mtu;
 	e->expire = now + rte_get_tsc_hz() * NET_PMTU_EXPIRE_S;
-	s->pmtu_gen++;
+	/* 0 means "never lowered" (ewyk_net_pmtu6() skips its lookup) */
+	if (++s->pmtu_gen == 0)
+		s->pmtu_gen = 1;
 }
 
 uint32_t

@@ -319,8 +319,9 @@ ewyk_rt_create(const struct ewyk_rt_conf *c)
 
 		rt->conf.tcp_max_conns = ewyk_rt_conf_capacity(&rt->conf,
 			rt->nb_shards, mem);
-		printf("%s: %u connections per shard (from %" PRIu64
-		       " MiB of memory, %u shard(s))\n",
+		RT_LOG(INFO,
+			"%s: %u connections per shard (from %" PRIu64
+			" MiB of memory, %u shard(s))",
 			rt->conf.name, rt->conf.tcp_max_conns, mem >> 20,
 			rt->nb_shards);
 		if (rt_conf_check(&rt->conf) != 0)

@@ -63,6 +63,14 @@ src_slot(struct ewyk_tcp *t, const union tcp_addr *a, bool v6, bool net64)
 		t->src_mask];
 }
 
+/* Link-local peers (fe80::/10) all share fe80::/64: each is counted as
+ * its own address only. */
+static bool
+net64_counts(const union tcp_addr *a)
+{
+	return !(a->b[0] == 0xfe && (a->b[1] & 0xc0) == 0x80);
+}
+
 /*
  * An IPv6 peer is limited twice: as one address (max_conns_per_src), and
  * with the others of its /64 (max_conns_per_net6), since one host is
@@ -78,7 +86,8 @@ tcp_src_full(struct ewyk_tcp *t, const struct tcp_ip *ip)
 	if (lim != 0 && *src_slot(t, &ip->src, ip->v6, false) >= lim)
 		return true;
 	lim = t->conf.max_conns_per_net6;
-	return ip->v6 && lim != 0 && *src_slot(t, &ip->src, true, true) >= lim;
+	return ip->v6 && lim != 0 && net64_counts(&ip->src) &&
+		*src_slot(t, &ip->src, true, true) >= lim;
 }
 
 void
@@ -87,7 +96,7 @@ tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
 	if (t->src_cnt == NULL || c->src_counted)
 		return;
 	(*src_slot(t, &c->rip, c->v6, false))++;
-	if (c->v6)
+	if (c->v6 && net64_counts(&c->rip))
 		(*src_slot(t, &c->rip, true, true))++;
 	c->src_counted = 1;
 }
@@ -98,7 +107,7 @@ tcp_src_del(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
 	if (!c->src_counted)
 		return;
 	(*src_slot(t, &c->rip, c->v6, false))--;
-	if (c->v6)
+	if (c->v6 && net64_counts(&c->rip))
 		(*src_slot(t, &c->rip, true, true))--;
 	c->src_counted = 0;
 }
