@@ -379,8 +379,9 @@ parse_args(int argc, char **argv, struct ewyk_rt_conf *rc, struct lg_conf *c)
 	}
 	rc->nb_extra_ips = c->src_addrs - 1;
 	/* The sources are ours to answer ARP for: the target is not one. */
-	if (!c->ipv6 && rte_be_to_cpu_32(c->dst_ip) -
-			rte_be_to_cpu_32(rc->ip[0]) < c->src_addrs) {
+	if (!c->ipv6 &&
+		rte_be_to_cpu_32(c->dst_ip) - rte_be_to_cpu_32(rc->ip[0]) <
+			c->src_addrs) {
 		fprintf(stderr,
 			"error: --target is among the loadgen's own addresses (--ip and the --src-addrs after it)\n");
 		return -1;

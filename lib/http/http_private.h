@@ -496,9 +496,9 @@ struct ewyk_http_conn {
 	uint64_t prod_off;      /* bytes produced */
 	uint32_t next_free;
 	/* http_slots.c: the head lease, the source's share, the idle list */
-	uint32_t lease; /* HTTP_NO_LEASE: none */
-	uint32_t src;   /* bucket of the peer address (per-source counts) */
-	uint64_t rip; /* peer's source key (http_src_key), of rip_kind */
+	uint32_t lease;    /* HTTP_NO_LEASE: none */
+	uint32_t src;      /* bucket of the peer address (per-source counts) */
+	uint64_t rip;      /* peer's source key (http_src_key), of rip_kind */
 	uint32_t lru_prev; /* idle list (UINT32_MAX: end), while idle */
 	uint32_t lru_next;
 	uint8_t idle;     /* on the idle list: keep-alive timer armed */
