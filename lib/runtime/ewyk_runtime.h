@@ -172,8 +172,8 @@ void ewyk_rt_conf_init(struct ewyk_rt_conf *c, const char *name);
 /**
  * Connections per shard when --tcp-max-conns is not given (tcp_max_conns
  * 0: ewyk_rt_create() calls this with the memory given to the process:
- * with --no-huge what -m gave, with hugepages those free at start plus
- * those already held). A quarter of what the shards' mbufs (nb_mbufs x
+ * with --no-huge what -m gave, with hugepages those already held plus
+ * the free ones of the default size on the EAL's NUMA nodes). A quarter of what the shards' mbufs (nb_mbufs x
  * EWYK_RT_MBUF_BYTES each) and head leases (http_max_heads x
  * EWYK_RT_LEASE_BYTES each) leave of @p mem_bytes, split between the
  * shards, at EWYK_RT_CONN_BYTES a connection, rounded down to a power of

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <glob.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -373,17 +372,20 @@ check_http_limits(struct ewyk_rt_conf *c)
 
 /*
  * The memory given to the process: with --no-huge, what -m gave the EAL
- * (all of it reserved at start); with hugepages, the hugepages free on
- * the system now plus those the process already holds (the EAL tells no
- * -m or --socket-mem limit once it allocates on demand).
+ * (all of it reserved at start); with hugepages, those the process
+ * already holds plus the free ones of the default size on its NUMA nodes
+ * (the EAL tells no -m or --socket-mem limit once it allocates on
+ * demand).
  */
 uint64_t
 rt_mem_given(void)
 {
 	struct rte_malloc_socket_stats st;
+	unsigned long long kb = 0, n;
 	uint64_t total = 0;
 	unsigned int i;
-	glob_t g;
+	char path[128], line[128];
+	FILE *f;
 
 	if (!rte_eal_has_hugepages())
 		return rte_eal_get_physmem_size();
@@ -391,22 +393,28 @@ rt_mem_given(void)
 		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) ==
 			0)
 			total += st.heap_totalsz_bytes;
-	if (glob("/sys/kernel/mm/hugepages/hugepages-*kB/free_hugepages", 0,
-		    NULL, &g) != 0)
+	/* What the heap may still grow into: the free pages of the default
+	 * size (the one hugetlbfs mounts without a pagesize option) on the
+	 * NUMA nodes the EAL uses. Other processes may take them first:
+	 * an estimate, which --tcp-max-conns replaces. */
+	f = fopen("/proc/meminfo", "r");
+	if (f == NULL)
 		return total;
-	for (i = 0; i < g.gl_pathc; i++) {
-		unsigned long long kb = 0, n = 0;
-		const char *d = strstr(g.gl_pathv[i], "hugepages-");
-		FILE *f = fopen(g.gl_pathv[i], "r");
-
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Hugepagesize: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	for (i = 0; kb != 0 && i < rte_socket_count(); i++) {
+		snprintf(path, sizeof(path),
+			"/sys/devices/system/node/node%d/hugepages/hugepages-%llukB/free_hugepages",
+			rte_socket_id_by_idx(i), kb);
+		f = fopen(path, "r");
 		if (f == NULL)
 			continue;
-		if (d != NULL && sscanf(d, "hugepages-%llukB", &kb) == 1 &&
-			fscanf(f, "%llu", &n) == 1)
+		if (fscanf(f, "%llu", &n) == 1)
 			total += (uint64_t)kb * 1024 * n;
 		fclose(f);
 	}
-	globfree(&g);
 	return total;
 }
 
