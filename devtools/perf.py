@@ -178,7 +178,13 @@ class Bench:
                 text[-1500:])
             self.keep_tmp = True
             return None, None
-        return int(m.group(1)), int(m.group(2))
+        requests, ok = int(m.group(1)), int(m.group(2))
+        # HTTP/2 streams are counted on their own line.
+        m = re.search(r"^http2: requests=(\d+) resp_2xx=(\d+)", text, re.M)
+        if m:
+            requests += int(m.group(1))
+            ok += int(m.group(2))
+        return requests, ok
 
     def loadgen(self, extra, on_json=True, conns=None, v6=False, mem=1024):
         cores = ",".join(map(str, self.cli_cores))
