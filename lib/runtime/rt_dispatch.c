@@ -392,23 +392,7 @@ task_done(void *ctx, struct ewyk_rt_job *j, enum ewyk_rt_outcome o, int ret)
 	rt_task_free(t);
 }
 
-static const struct ewyk_rt_job_ops task_ops[] = {
-	[EWYK_STRATEGY_INVOKE_NON_BLOCKING] = { .invocation =
-							EWYK_STRATEGY_INVOKE_NON_BLOCKING,
-		.run = rt_task_run,
-		.done = task_done,
-		.drop = rt_task_drop },
-	[EWYK_STRATEGY_INVOKE_BLOCKING] = { .invocation =
-						    EWYK_STRATEGY_INVOKE_BLOCKING,
-		.run = rt_task_run,
-		.done = task_done,
-		.drop = rt_task_drop },
-	[EWYK_STRATEGY_INVOKE_EITHER] = { .invocation =
-						  EWYK_STRATEGY_INVOKE_EITHER,
-		.run = rt_task_run,
-		.done = task_done,
-		.drop = rt_task_drop },
-};
+static const struct ewyk_rt_job_ops task_ops[] = RT_TASK_OPS(task_done);
 
 /* Start the task's job. 0, or -ENOBUFS (refused: the caller answers 503;
  * the task is freed). */

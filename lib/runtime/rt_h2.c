@@ -134,23 +134,7 @@ h2_job_done(void *ctx, struct ewyk_rt_job *j, enum ewyk_rt_outcome o, int ret)
 	rt_task_free(t);
 }
 
-static const struct ewyk_rt_job_ops h2_ops[] = {
-	[EWYK_STRATEGY_INVOKE_NON_BLOCKING] = { .invocation =
-							EWYK_STRATEGY_INVOKE_NON_BLOCKING,
-		.run = rt_task_run,
-		.done = h2_job_done,
-		.drop = rt_task_drop },
-	[EWYK_STRATEGY_INVOKE_BLOCKING] = { .invocation =
-						    EWYK_STRATEGY_INVOKE_BLOCKING,
-		.run = rt_task_run,
-		.done = h2_job_done,
-		.drop = rt_task_drop },
-	[EWYK_STRATEGY_INVOKE_EITHER] = { .invocation =
-						  EWYK_STRATEGY_INVOKE_EITHER,
-		.run = rt_task_run,
-		.done = h2_job_done,
-		.drop = rt_task_drop },
-};
+static const struct ewyk_rt_job_ops h2_ops[] = RT_TASK_OPS(h2_job_done);
 
 static void
 wait_unlink(struct http_task *t)

@@ -52,6 +52,25 @@ void rt_task_free(struct http_task *t);
 int rt_task_run(struct ewyk_rt_job *j, enum ewyk_strategy_mode mode);
 void rt_task_drop(struct ewyk_rt_job *j);
 
+/* A task's job ops, indexed by the route's invocation type: the same
+ * run and drop for every protocol, done() answering on the task's own
+ * (HTTP/1.1 in rt_dispatch.c, HTTP/2 in rt_h2.c). */
+/* clang-format off */
+#define RT_TASK_OP(inv, done_fn)                                      \
+	[EWYK_STRATEGY_INVOKE_##inv] = {                              \
+		.invocation = EWYK_STRATEGY_INVOKE_##inv,             \
+		.run = rt_task_run,                                   \
+		.done = (done_fn),                                    \
+		.drop = rt_task_drop,                                 \
+	}
+#define RT_TASK_OPS(done_fn)                                          \
+	{                                                             \
+		RT_TASK_OP(NON_BLOCKING, done_fn),                    \
+		RT_TASK_OP(BLOCKING, done_fn),                        \
+		RT_TASK_OP(EITHER, done_fn),                          \
+	}
+/* clang-format on */
+
 /* rt_h2.c */
 int rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	const struct ewyk_http_request *q);
