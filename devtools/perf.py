@@ -55,7 +55,7 @@ class Bench:
         self.huge = a.huge
         self.procs = []
         self.keep_tmp = False
-        self.profile = None
+        self.profile_next = False  # profile the next ewyk run
         self.failures = []
         self.skipped = []
         self.tel_requests = None
@@ -244,10 +244,13 @@ class Bench:
                            f"sleep {secs}"], "perf-record.log")
 
     def perf_top(self, proc, cycles_per_req):
+        """The profile of one run: every symbol with at least 0.1 % of the
+        server's samples, heaviest first, each with its share of the
+        run's server core cycles per request."""
         proc.wait(timeout=60)
         out = subprocess.run(["perf", "report", "-i", self.perf_data,
                               "--no-children", "--sort", "dso,sym",
-                              "--stdio", "--percent-limit", "1"],
+                              "--stdio", "--percent-limit", "0.1"],
                              capture_output=True, text=True).stdout
         top = []
         for ln in out.splitlines():
@@ -257,9 +260,9 @@ class Bench:
                 top.append({"pct": pct, "dso": m.group(2),
                             "sym": m.group(3),
                             "cycles_per_req": pct / 100 * cycles_per_req})
-        return top[:20]
+        return top
 
-    def ewyk_run(self, extra, reserved=False, profile=False, strategy=None,
+    def ewyk_run(self, extra, reserved=False, profile=None, strategy=None,
                  conns=None, v6=False, idle=0):
         """One run; v6: over IPv6 (both ends get an --ip6, the loadgen
         targets the server's IPv6 address), the rest as over IPv4; idle:
@@ -292,6 +295,8 @@ class Bench:
                              "--timeout", "30000"]
         self.httpd_start(reserved, strategy, v6, srv_args, srv_mem)
         b0 = self.httpd_busy()
+        if profile is None:
+            profile = self.profile_next
         prof = self.perf_record_start() if profile else None
         r = self.loadgen(extra, conns=conns, v6=v6, mem=cli_mem)
         if idle:
@@ -324,7 +329,9 @@ class Bench:
             r["tsc_hz"] * len(self.srv_cores) * r["duration_s"] /
             max(r["requests"], 1))
         if prof is not None:
-            self.profile = self.perf_top(prof, r["server_cycles_per_req"])
+            top = self.perf_top(prof, r["server_cycles_per_req"])
+            r["profile"] = top
+            r["stages"] = stages_of(top)
         return r
 
     def httpd_h2(self):
@@ -485,6 +492,48 @@ class Skipped(Exception):
     """A case that cannot run with this build (said in the report)."""
 
 
+# Where a server cycle goes: the first stage whose object (dso) or
+# symbol pattern matches names it. Order matters: checksums and timers
+# before the layers whose functions call them.
+STAGES = [
+    # (stage, pattern on the object, pattern on the symbol)
+    ("kernel", r"^\[kernel", None),
+    ("memif driver", r"^librte_(net_memif|mempool|mbuf|ethdev)",
+     r"^rte_eth_|memif"),
+    ("checksums", None, r"cksum|csum"),
+    ("timers", None, r"twheel|purgatory|rt_timer"),
+    ("HTTP/2", r"^libnghttp2", r"nghttp2|http2|^h2_|rt_h2"),
+    ("HTTP parse", None, r"http_parse|parse_machine|http_method|"
+     r"http_target"),
+    ("HTTP response, routes, handlers", None,
+     r"http|route|handler|rt_job|task"),
+    ("TCP", None, r"tcp"),
+    ("poll loop", None, r"loop|poll|lcore|rdtsc|inbox|strategy|^rt_"),
+    ("IP, ARP, ND, Ethernet, TX batches", None,
+     r"net_|ip4|ip6|ipv4|ipv6|arp|^nd_|icmp|eth|^txb_|tx_"),
+    ("libc (memset, memcpy, ...)", r"^libc", r"@plt$"),
+]
+
+
+def stage_of(dso, sym):
+    for name, dso_re, sym_re in STAGES:
+        if (dso_re and re.search(dso_re, dso)) or \
+           (sym_re and re.search(sym_re, sym)):
+            return name
+    return "other"
+
+
+def stages_of(top):
+    """Cycles per request per stage from a profile (perf_top's list): the
+    symbols under 0.1 % of the samples are left out, so the stages sum to
+    a little less than the run's server core cycles per request."""
+    out = {}
+    for t in top:
+        stage = stage_of(t["dso"], t["sym"])
+        out[stage] = out.get(stage, 0.0) + t["cycles_per_req"]
+    return out
+
+
 def median_row(runs):
     keys = set(runs[0])
     row = {}
@@ -530,7 +579,8 @@ def main():
                     "(default all)")
     ap.add_argument("--profile", action="store_true",
                     help="linux-perf profile of ewyk-httpd in the first "
-                    "keep-alive run: top costs per request")
+                    "run of every ewyk case: top costs per request, and "
+                    "the cycles-per-request breakdown plot (cycles.png)")
     ap.add_argument("--out", default=os.path.join(REPO, "docs", "perf"))
     a = ap.parse_args()
     if a.huge == "auto":
@@ -606,10 +656,9 @@ def main():
             for i in range(a.runs):
                 log(f"perf: {name}: run {i + 1}/{a.runs}")
                 try:
-                    if name == "ewyk keep-alive" and i == 0 and a.profile:
-                        r = b.ewyk_run([], profile=True)
-                    else:
-                        r = fn()
+                    # --profile: the first run of every ewyk case.
+                    b.profile_next = a.profile and i == 0
+                    r = fn()
                 except Skipped as e:
                     log(f"perf: {name}: skipped: {e}")
                     b.skipped.append(f"{name}: {e}")

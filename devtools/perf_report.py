@@ -86,6 +86,105 @@ def plot(results, order, path):
     fig.savefig(path, dpi=90)
 
 
+PCTS = [("p50_us", "p50"), ("p90_us", "p90"), ("p99_us", "p99"),
+        ("p999_us", "p99.9")]
+
+
+def plot_latency(results, order, path):
+    """Percentiles per case, log scale: one group of bars per case."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = [n for n in order if results[n].get("p99_us")]
+    if not names:
+        return False
+    fig, ax = plt.subplots(figsize=(12, 5))
+    width = 0.8 / len(PCTS)
+    shades = ["#9ecae1", "#4292c6", "#08519c", "#08306b"]
+    for k, ((key, label), col) in enumerate(zip(PCTS, shades)):
+        xs = [i + (k - (len(PCTS) - 1) / 2) * width
+              for i, n in enumerate(names) if results[n].get(key)]
+        ys = [results[n][key] for n in names if results[n].get(key)]
+        ax.bar(xs, ys, width, label=label, color=col)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=30, ha="right", fontsize=7)
+    ax.set_ylabel("latency, µs (log scale)")
+    ax.set_title("Latency percentiles per case (medians of runs; ewyk: "
+                 "ewyk-loadgen's histogram; peers: wrk / h2load)")
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", which="major", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
+
+
+def breakdown(results, order):
+    """(case, stages) of every case whose first run was profiled."""
+    out = []
+    for n in order:
+        runs = results[n].get("runs") or [{}]
+        st = runs[0].get("stages")
+        if st:
+            out.append((n, st, runs[0]))
+    return out
+
+
+def plot_cycles(rows, path):
+    """Server cycles per request by stage, one stacked bar per case."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from perf import STAGES
+    stages = [s[0] for s in STAGES] + ["other"]
+    fig, ax = plt.subplots(figsize=(12, 2.5 + 0.45 * len(rows)))
+    cmap = plt.get_cmap("tab20")
+    left = [0.0] * len(rows)
+    for k, st in enumerate(stages):
+        vals = [r[1].get(st, 0.0) for r in rows]
+        if not any(vals):
+            continue
+        ax.barh(range(len(rows)), vals, left=left, color=cmap(k % 20),
+                label=st)
+        left = [a + v for a, v in zip(left, vals)]
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([r[0] for r in rows], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("server core cycles per request (perf samples of "
+                  "ewyk-httpd × the run's core cycles/request)")
+    ax.set_title("Where the server's cycles go, per case (first run of each)")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def breakdown_section(rows):
+    from perf import STAGES
+    stages = [s[0] for s in STAGES] + ["other"]
+    used = [st for st in stages if any(r[1].get(st) for r in rows)]
+    out = ["\n## Where the server's cycles go, per case\n\n"
+           "![cycles per request by stage](cycles.png)\n\n"
+           "`--profile`: `perf record -p <ewyk-httpd>` (cycles sampling) "
+           "for a few seconds in the measured window of each ewyk case's "
+           "first run. A stage's cycles/request = its share of the samples "
+           "× that run's server core cycles per request, so the stages add "
+           "up to the core cycles per request, the poll loop's empty polls "
+           "(the idle share) included; symbols under 0.1 % of the samples "
+           "are left out. Stages are named from symbols by the patterns of "
+           "`STAGES` in devtools/perf.py: a function is counted where it "
+           "is, not where its caller is (a checksum called by TCP is "
+           "\"checksums\").\n\n"
+           "| case | core cycles/req | "
+           + " | ".join(used) + " |\n|---|---:|"
+           + "---:|" * len(used) + "\n"]
+    for n, st, run in rows:
+        out.append(f"| {n} | {fmt(run.get('server_cycles_per_req'))} | "
+                   + " | ".join(fmt(st.get(u)) for u in used) + " |\n")
+    return "".join(out)
+
+
 def strategy_table(results, order):
     """Jetty's seed benchmark: the BLOCKING no-op rows side by side, with
     throughput and requests per busy CPU-second relative to pc."""
@@ -121,8 +220,17 @@ def write_report(a, b, results, order, cmdline):
     os.makedirs(a.out, exist_ok=True)
     m = machine()
     png = os.path.join(a.out, "perf.png")
+    lat = False
+    rows = breakdown(results, order)
     if order:
         plot(results, order, png)
+        try:
+            lat = plot_latency(results, order,
+                               os.path.join(a.out, "latency.png"))
+            if rows:
+                plot_cycles(rows, os.path.join(a.out, "cycles.png"))
+        except ImportError:  # no matplotlib: the tables carry the figures
+            lat, rows = False, []
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump({"machine": m, "command": cmdline, "hugepages": a.huge,
                    "results": {n: results[n] for n in order}}, f, indent=1)
@@ -155,7 +263,8 @@ def write_report(a, b, results, order, cmdline):
         "their time to the machine's other load, so on a loaded machine the "
         "ratio to the peers overstates ewyk's lead (nginx did ~125 k "
         "req/s per core here on a quiet machine).\n\n"
-        "![req/s](perf.png)\n\n")
+        "![req/s](perf.png)\n\n"
+        + ("![latency percentiles](latency.png)\n\n" if lat else ""))
     lines.append(
         "| case | req/s | p50 µs | p99 µs | p99.9 µs | errors | server busy % "
         "| server busy cycles/req | server core cycles/req | loadgen busy % "
@@ -175,6 +284,8 @@ def write_report(a, b, results, order, cmdline):
             f"{('yes' if r['count_agree'] else '**NO**') if ew else '–'} | "
             f"{limit_of(r) if ew else r.get('tool', 'wrk')} |\n")
     lines.append(strategy_table(results, order))
+    if rows:
+        lines.append(breakdown_section(rows))
     lines.append("""
 How to read it:
 
@@ -248,19 +359,18 @@ How to read it:
                 "polling the port. It hits after the measurement; the "
                 "figures above are not affected, only ewyk-httpd's final "
                 "stats are lost.\n")
-    if b.profile:
-        ka = results.get("ewyk keep-alive", {})
+    for n, _, run in rows:
+        if n not in ("ewyk keep-alive", "ewyk pipeline 16",
+                     "ewyk new conn/req", "ewyk h2"):
+            continue
         lines.append(
-            "\n## Where the server's time goes\n\n"
-            "`perf record -p <ewyk-httpd>` for a few seconds in the "
-            "measured window of the first keep-alive run (cycles of the "
-            "server process: the poll loop's empty polls included); "
-            "cycles/req "
-            "= share × that run's server core cycles per request "
-            f"({fmt(ka.get('runs', [{}])[0].get('server_cycles_per_req'))})."
+            f"\n### Top symbols: {n}\n\n"
+            "The same profile by symbol (the poll loop's empty polls "
+            "included); cycles/req = share × that run's server core cycles "
+            f"per request ({fmt(run.get('server_cycles_per_req'))})."
             "\n\n| share | object | symbol | cycles/req |\n"
             "|---:|---|---|---:|\n")
-        for t in b.profile:
+        for t in run["profile"][:20]:
             lines.append(f"| {t['pct']:.1f} % | {t['dso']} | `{t['sym']}` "
                          f"| {t['cycles_per_req']:,.0f} |\n")
     with open(os.path.join(a.out, "README.md"), "w") as f:
