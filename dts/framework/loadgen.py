@@ -31,16 +31,18 @@ def parse_json(stdout):
 
 
 def run_loadgen(node, tb, binary, args, expect_rc=0, timeout=60,
-                lcores="0", vdev_args=""):
-    """Run it in the testbed's server namespace on its veth end; the
-    command and its output are appended to loadgen-<tag>.log."""
+                lcores="0", vdev_args="", vdev=None, root=False):
+    """Run it in the testbed's server namespace on its veth end (or on
+    vdev, in the root namespace when root: a memif port); the command and
+    its output are appended to loadgen-<tag>.log."""
     prefix = f"ewyk-dts-{node.tag}-loadgen"
+    vdev = vdev or f"net_af_packet0,iface={tb.if_srv}{vdev_args}"
     cmd = (f"taskset -c {lcores} {binary} -l {lcores} --no-pci "
-           f"--file-prefix={prefix} "
-           f"--vdev=net_af_packet0,iface={tb.if_srv}{vdev_args} "
+           f"--file-prefix={prefix} --vdev={vdev} "
            "--log-level=lib.eal:warning "
            + " ".join(eal_mem_args()) + " -- " + args)
-    p = node.run(cmd, ns=tb.ns_srv, check=False, timeout=timeout)
+    p = node.run(cmd, ns=None if root else tb.ns_srv, check=False,
+                 timeout=timeout)
     with open(os.path.join(log_dir(), f"loadgen-{node.tag}.log"), "a") as f:
         f.write(f"$ {cmd}\n{p.stderr}\n{p.stdout}\n")
     assert p.returncode == expect_rc, (p.returncode, p.stderr[-3000:])

@@ -15,7 +15,6 @@ servers that count what they answered.
 Short runs (about a second each); nothing here asserts a speed.
 """
 
-import json
 import os
 import re
 import shutil
@@ -26,38 +25,18 @@ import pytest
 
 from framework.ewyk import (EWYK_IP, PEER_IP, PREFIX, Testbed, build_dir,
                             eal_mem_args, log_dir)
+from framework.loadgen import loadgen_binary, parse_json, run_loadgen
 from framework.node import wait_for
 from framework.test_suite import TestSuite
 
 NGINX_PORT = 8080
 CLOSED_PORT = 8081
-JSON_KEYS = ("rps", "p50_us", "p90_us", "p99_us", "p999_us", "errors",
-             "conns", "duration_s", "lcores")
 MEMIF_HTTPD_IP = "10.77.0.1"
 MEMIF_LOADGEN_IP = "10.77.0.2"
 
 
-def loadgen_binary():
-    path = os.path.join(build_dir(), "app", "loadgen", "ewyk-loadgen")
-    if not os.access(path, os.X_OK):
-        raise FileNotFoundError(f"{path} not built (set EWYK_BUILD)")
-    return path
-
-
 def httpd_binary():
     return os.path.join(build_dir(), "app", "httpd", "ewyk-httpd")
-
-
-def parse_json(stdout):
-    """The JSON line: the last line of stdout, nothing after it."""
-    assert stdout.endswith("\n"), repr(stdout[-200:])
-    lines = stdout.rstrip("\n").split("\n")
-    r = json.loads(lines[-1])
-    for k in JSON_KEYS:
-        assert k in r, (k, r)
-    assert isinstance(r["errors_by_kind"], dict), r
-    assert r["errors"] == sum(r["errors_by_kind"].values()), r
-    return r
 
 
 NGINX_CONF = """worker_processes 1;
@@ -114,19 +93,9 @@ class TestSuite_loadgen(TestSuite):
     def loadgen(self, args, root=False, vdev=None, expect_rc=0, timeout=60,
                 lcores="0"):
         """Run it (in the server namespace, or the root one for memif)."""
-        vdev = vdev or f"net_af_packet0,iface={self.tb.if_srv}"
-        ns = None if root else self.tb.ns_srv
-        prefix = f"ewyk-dts-{self.node.tag}-loadgen"
-        cmd = (f"taskset -c {lcores} {self.bin} -l {lcores} --no-pci "
-               f"--file-prefix={prefix} "
-               f"--vdev={vdev} --log-level=lib.eal:warning "
-               + " ".join(eal_mem_args()) + " -- " + args)
-        p = self.node.run(cmd, ns=ns, check=False, timeout=timeout)
-        with open(os.path.join(log_dir(),
-                               f"loadgen-{self.node.tag}.log"), "a") as f:
-            f.write(f"$ {cmd}\n{p.stderr}\n{p.stdout}\n")
-        assert p.returncode == expect_rc, (p.returncode, p.stderr[-3000:])
-        return p
+        return run_loadgen(self.node, self.tb, self.bin, args,
+                           expect_rc=expect_rc, timeout=timeout,
+                           lcores=lcores, vdev=vdev, root=root)
 
     def nginx_run(self, extra, path="/"):
         before = self.nginx_requests()
