@@ -155,9 +155,18 @@ class Bench:
             log(f"perf: telemetry of ewyk-httpd: {err}")
             return None
         total = 0
+        # The loops' stalls and packets by iteration length, summed over
+        # the server lcores (what the server's loop adds to a request).
+        self.tel_loop = {"stalls": 0, "stall_cycles": 0, "hist": []}
         for k, v in st.items():
             if k.startswith("lcore_") and isinstance(v, dict):
                 total += v.get("busy_cycles", 0)
+                tl = self.tel_loop
+                tl["stalls"] += v.get("loop_stalls", 0)
+                tl["stall_cycles"] += v.get("loop_stall_cycles", 0)
+                h = v.get("pkts_by_iter_log2_us", [])
+                tl["hist"] = [a + b for a, b in zip(
+                    tl["hist"] or [0] * len(h), h)]
         self.tel_requests = st.get("total", {}).get("http_requests")
         # Memory per connection, TCP and HTTP (shard 0's, as every
         # shard's), and the connections idle when read.
@@ -292,6 +301,7 @@ class Bench:
                              "--timeout", "30000"]
         self.httpd_start(reserved, strategy, v6, srv_args, srv_mem)
         b0 = self.httpd_busy()
+        loop0 = getattr(self, "tel_loop", None)
         prof = self.perf_record_start() if profile else None
         r = self.loadgen(extra, conns=conns, v6=v6, mem=cli_mem)
         if idle:
@@ -300,6 +310,17 @@ class Bench:
             # there is 0; the memory per connection is a size, the same.
             r["conn_mem_bytes"] = getattr(self, "tel_conn_mem", None)
         b1 = r.pop("_busy_at_json")
+        loop1 = getattr(self, "tel_loop", None)
+        if loop0 is not None and loop1 is not None and b1 is not None:
+            # Over the whole run: the server loop's stalls (iterations of
+            # 200 us or more: the kernel ran something else) as a share of
+            # the run, and its packets by the length of the iteration that
+            # took them (log2 us buckets: < 1, [1, 2), [2, 4), ...).
+            hist = [a - b for a, b in zip(loop1["hist"], loop0["hist"])]
+            r["server_loop_stalls"] = loop1["stalls"] - loop0["stalls"]
+            r["server_loop_stall_ms"] = 1000.0 * (
+                loop1["stall_cycles"] - loop0["stall_cycles"]) / r["tsc_hz"]
+            r["server_pkts_by_iter_log2_us"] = hist
         tel_requests = self.tel_requests
         requests, ok2xx = self.httpd_result
         r["server_crashed"] = requests is None
