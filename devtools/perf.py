@@ -188,6 +188,17 @@ class Bench:
             self.keep_tmp = True
             return None, None
         requests, ok = int(m.group(1)), int(m.group(2))
+        # Loss and its recovery, server side, whole run: TCP's
+        # retransmissions and timeouts and back-pressure stops (its
+        # `tcp:` line), lib/net's frames dropped at a full TX (drops by
+        # reason, all shards).
+        self.httpd_loss = {}
+        m = re.search(r"^tcp:(.*)$", text, re.M)
+        for k, v in re.findall(r" (\w+)=(\d+)", m.group(1) if m else ""):
+            if k in ("retrans_segs", "fast_retrans", "rto", "tx_blocked"):
+                self.httpd_loss[k] = int(v)
+        m = re.search(r"^\s+drop_tx_full\s+(\d+)", text, re.M)
+        self.httpd_loss["drop_tx_full"] = int(m.group(1)) if m else 0
         # HTTP/2 streams are counted on their own line.
         m = re.search(r"^http2: requests=(\d+) resp_2xx=(\d+)", text, re.M)
         if m:
@@ -323,6 +334,7 @@ class Bench:
             r["server_pkts_by_iter_log2_us"] = hist
         tel_requests = self.tel_requests
         requests, ok2xx = self.httpd_result
+        r["server_loss"] = getattr(self, "httpd_loss", {})
         r["server_crashed"] = requests is None
         if requests is None and b1 is not None:
             # Its counters as read when the loadgen printed its line.

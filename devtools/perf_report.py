@@ -164,6 +164,28 @@ def open_loop_table(results, order):
     return out + "\n"
 
 
+def loss_lines(results, order):
+    """Every ewyk row whose server retransmitted, timed out or dropped a
+    frame at a full TX in any run (its `tcp:` and drops lines), or whose
+    loadgen counted a timeout: loss is never silent."""
+    out = []
+    for n in order:
+        for i, r in enumerate(results[n].get("runs", [])):
+            loss = {k: v for k, v in (r.get("server_loss") or {}).items()
+                    if v}
+            tmo = (r.get("errors_by_kind") or {}).get("timeout", 0)
+            if tmo:
+                loss["loadgen timeouts"] = tmo
+            if loss:
+                out.append(f"- {n}, run {i + 1}: " + ", ".join(
+                    f"{k} {v:,}" for k, v in sorted(loss.items())) + "\n")
+    if not out:
+        return ""
+    return ("\nServer-side loss and recovery (ewyk-httpd's counters, whole "
+            "run; `tx_blocked`: data held back at a full TX, not lost):\n\n"
+            + "".join(out) + "\n")
+
+
 def write_report(a, b, results, order, cmdline):
     os.makedirs(a.out, exist_ok=True)
     m = machine()
@@ -223,6 +245,7 @@ def write_report(a, b, results, order, cmdline):
             f"{limit_of(r) if ew else r.get('tool', 'wrk')} |\n")
     lines.append(strategy_table(results, order))
     lines.append(open_loop_table(results, order))
+    lines.append(loss_lines(results, order))
     lines.append("""
 How to read it:
 
