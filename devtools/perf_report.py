@@ -165,14 +165,16 @@ def open_loop_table(results, order):
 
 
 def loss_lines(results, order):
-    """Every ewyk row whose server retransmitted, timed out or dropped a
-    frame at a full TX in any run (its `tcp:` and drops lines), or whose
-    loadgen counted a timeout: loss is never silent."""
+    """Every ewyk row whose server or loadgen retransmitted, timed out or
+    dropped a frame at a full TX in any run, or whose loadgen counted a
+    request timeout: loss is never silent."""
     out = []
     for n in order:
         for i, r in enumerate(results[n].get("runs", [])):
             loss = {k: v for k, v in (r.get("server_loss") or {}).items()
                     if v}
+            loss.update({f"loadgen {k}": v for k, v in
+                         (r.get("loss") or {}).items() if v})
             tmo = (r.get("errors_by_kind") or {}).get("timeout", 0)
             if tmo:
                 loss["loadgen timeouts"] = tmo
@@ -181,8 +183,9 @@ def loss_lines(results, order):
                     f"{k} {v:,}" for k, v in sorted(loss.items())) + "\n")
     if not out:
         return ""
-    return ("\nServer-side loss and recovery (ewyk-httpd's counters, whole "
-            "run; `tx_blocked`: data held back at a full TX, not lost):\n\n"
+    return ("\nLoss and recovery (ewyk-httpd's counters and, prefixed, "
+            "ewyk-loadgen's, whole run; `tx_blocked`: data held back at a "
+            "full TX, not lost):\n\n"
             + "".join(out) + "\n")
 
 

@@ -187,6 +187,30 @@ lg_report_final(struct lg *g)
 		cycles == 0 ? 0.0 : 100.0 * (double)busy / (double)cycles,
 		ok == 0 ? 0.0 : (double)cycles / (double)ok,
 		ok == 0 ? 0.0 : (double)busy / (double)ok, g->hz);
+	/* Loss and its recovery on the client's side, whole run: its TCP's
+	 * retransmissions, timeouts and back-pressure stops, its frames
+	 * dropped at a full TX. */
+	{
+		uint64_t rtx = 0, rto = 0, blk = 0, full = 0;
+
+		for (i = 0; i < g->nb_lcores; i++) {
+			const struct lg_lcore *lc = &g->lc[i];
+
+			if (lc->tcp == NULL)
+				continue;
+			rtx += ewyk_tcp_counter_get(lc->tcp,
+				EWYK_TCP_RETRANS_SEGS);
+			rto += ewyk_tcp_counter_get(lc->tcp, EWYK_TCP_RTO);
+			blk += ewyk_tcp_counter_get(lc->tcp,
+				EWYK_TCP_TX_BLOCKED);
+			full += ewyk_net_counter_get(lc->shard,
+				EWYK_NET_DROP_TX_FULL);
+		}
+		printf(", \"loss\": {\"retrans_segs\": %" PRIu64
+		       ", \"rto\": %" PRIu64 ", \"tx_blocked\": %" PRIu64
+		       ", \"drop_tx_full\": %" PRIu64 "}",
+			rtx, rto, blk, full);
+	}
 	/* Where the open loop's latency comes from on the client's side: how
 	 * late requests left (from their intended time) and the time the
 	 * kernel took the loop's core (iterations of LG_STALL_US or more). */
