@@ -575,8 +575,9 @@ tcp_txw_del(struct ewyk_tcp_conn *c)
 /*
  * Once per loop (ewyk_tcp_advance): the waiting connections whose port has
  * room again send; the others stay. One that runs out of room again while
- * it sends is added back (after the ones this pass looks at) and waits for
- * the next loop.
+ * it sends goes back into a slot already freed in this pass (the set never
+ * holds more than max_conns) and waits for the next loop. tcp_output()
+ * destroys no connection, so the pass's own slots stay valid.
  */
 void
 tcp_txw_resume(struct ewyk_tcp *t)
@@ -590,14 +591,13 @@ tcp_txw_resume(struct ewyk_tcp *t)
 			t->txw[k++] = c; /* still full: not counted again */
 			continue;
 		}
-		t->txw[i] = NULL;
 		c->tx_wait = 0;
 		tcp_ctr_inc(t, EWYK_TCP_TX_RESUMED);
+		t->txw_n =
+			k; /* slot i is free: txw_add() writes at most there */
 		tcp_output(c);
+		k = t->txw_n;
 	}
-	/* Those added back during the pass follow the ones kept. */
-	for (i = n; i < t->txw_n; i++)
-		t->txw[k++] = t->txw[i];
 	t->txw_n = k;
 }
 
