@@ -155,9 +155,18 @@ class Bench:
             log(f"perf: telemetry of ewyk-httpd: {err}")
             return None
         total = 0
+        # The loops' stalls and packets by iteration length, summed over
+        # the server lcores (what the server's loop adds to a request).
+        self.tel_loop = {"stalls": 0, "stall_cycles": 0, "hist": []}
         for k, v in st.items():
             if k.startswith("lcore_") and isinstance(v, dict):
                 total += v.get("busy_cycles", 0)
+                tl = self.tel_loop
+                tl["stalls"] += v.get("loop_stalls", 0)
+                tl["stall_cycles"] += v.get("loop_stall_cycles", 0)
+                h = v.get("pkts_by_iter_log2_us", [])
+                tl["hist"] = [a + b for a, b in zip(
+                    tl["hist"] or [0] * len(h), h)]
         self.tel_requests = st.get("total", {}).get("http_requests")
         # Memory per connection, TCP and HTTP (shard 0's, as every
         # shard's), and the connections idle when read.
@@ -179,6 +188,17 @@ class Bench:
             self.keep_tmp = True
             return None, None
         requests, ok = int(m.group(1)), int(m.group(2))
+        # Loss and its recovery, server side, whole run: TCP's
+        # retransmissions and timeouts and back-pressure stops (its
+        # `tcp:` line), lib/net's frames dropped at a full TX (drops by
+        # reason, all shards).
+        self.httpd_loss = {}
+        m = re.search(r"^tcp:(.*)$", text, re.M)
+        for k, v in re.findall(r" (\w+)=(\d+)", m.group(1) if m else ""):
+            if k in ("retrans_segs", "fast_retrans", "rto", "tx_blocked"):
+                self.httpd_loss[k] = int(v)
+        m = re.search(r"^\s+drop_tx_full\s+(\d+)", text, re.M)
+        self.httpd_loss["drop_tx_full"] = int(m.group(1)) if m else 0
         # HTTP/2 streams are counted on their own line.
         m = re.search(r"^http2: requests=(\d+) resp_2xx=(\d+)", text, re.M)
         if m:
@@ -297,6 +317,7 @@ class Bench:
         b0 = self.httpd_busy()
         if profile is None:
             profile = self.profile_next
+        loop0 = getattr(self, "tel_loop", None)
         prof = self.perf_record_start() if profile else None
         r = self.loadgen(extra, conns=conns, v6=v6, mem=cli_mem)
         if idle:
@@ -305,8 +326,20 @@ class Bench:
             # there is 0; the memory per connection is a size, the same.
             r["conn_mem_bytes"] = getattr(self, "tel_conn_mem", None)
         b1 = r.pop("_busy_at_json")
+        loop1 = getattr(self, "tel_loop", None)
+        if loop0 is not None and loop1 is not None and b1 is not None:
+            # Over the whole run: the server loop's stalls (iterations of
+            # 200 us or more: the kernel ran something else) as a share of
+            # the run, and its packets by the length of the iteration that
+            # took them (log2 us buckets: < 1, [1, 2), [2, 4), ...).
+            hist = [a - b for a, b in zip(loop1["hist"], loop0["hist"])]
+            r["server_loop_stalls"] = loop1["stalls"] - loop0["stalls"]
+            r["server_loop_stall_ms"] = 1000.0 * (
+                loop1["stall_cycles"] - loop0["stall_cycles"]) / r["tsc_hz"]
+            r["server_pkts_by_iter_log2_us"] = hist
         tel_requests = self.tel_requests
         requests, ok2xx = self.httpd_result
+        r["server_loss"] = getattr(self, "httpd_loss", {})
         r["server_crashed"] = requests is None
         if requests is None and b1 is not None:
             # Its counters as read when the loadgen printed its line.

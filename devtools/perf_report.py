@@ -216,6 +216,78 @@ def strategy_table(results, order):
     return out + "\n"
 
 
+def iter_quantile(hist, q):
+    """The upper bound (us) of the log2 bucket of the server loop's
+    packets-by-iteration histogram that holds quantile q; None if empty."""
+    total = sum(hist)
+    if not total:
+        return None
+    seen = 0
+    for i, n in enumerate(hist):
+        seen += n
+        if seen >= q * total:
+            return 1 << i if i < len(hist) - 1 else float("inf")
+    return None
+
+
+def open_loop_table(results, order):
+    """Where the open loop's latency comes from, run by run: the loadgen's
+    lateness in sending and the share of time the kernel took either
+    loop, against what the server's loop itself held a packet."""
+    rows = [n for n in order if n.startswith("ewyk open loop")]
+    if not rows:
+        return ""
+    out = ("\n### Where the open loop's latency comes from\n\n"
+           "Per run: the latency counted from the intended send time; how "
+           "late ewyk-loadgen sent (its own loop, from the intended time); "
+           "the share of each loop's time in stalls (iterations of 200 µs "
+           "or more: the kernel ran something else on that core); and the "
+           "server's packets by the length of the loop iteration that took "
+           "them (poll to next poll: RX to TX in the loop, the stalls "
+           "included), as the bucket bound at p99 and the share of packets "
+           "in iterations of 256 µs or more.\n\n"
+           "| case | run | p99 µs | p99.9 µs | loadgen send lag p99 µs | "
+           "loadgen stalled % | server stalled ms | server in-loop p99 "
+           "≤ µs | server pkts in ≥ 256 µs iterations % |\n"
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+    for n in rows:
+        for i, r in enumerate(results[n].get("runs", [])):
+            h = r.get("server_pkts_by_iter_log2_us") or []
+            long_ = (100.0 * sum(h[9:]) / sum(h)) if sum(h) else None
+            out += (f"| {n} | {i + 1} | {fmt(r.get('p99_us'), 1)} | "
+                    f"{fmt(r.get('p999_us'), 1)} | "
+                    f"{fmt(r.get('send_lag_p99_us'), 1)} | "
+                    f"{fmt(r.get('loop_stall_pct'), 1)} | "
+                    f"{fmt(r.get('server_loop_stall_ms'), 1)} | "
+                    f"{fmt(iter_quantile(h, 0.99))} | {fmt(long_, 2)} |\n")
+    return out + "\n"
+
+
+def loss_lines(results, order):
+    """Every ewyk row whose server or loadgen retransmitted, timed out or
+    dropped a frame at a full TX in any run, or whose loadgen counted a
+    request timeout: loss is never silent."""
+    out = []
+    for n in order:
+        for i, r in enumerate(results[n].get("runs", [])):
+            loss = {k: v for k, v in (r.get("server_loss") or {}).items()
+                    if v}
+            loss.update({f"loadgen {k}": v for k, v in
+                         (r.get("loss") or {}).items() if v})
+            tmo = (r.get("errors_by_kind") or {}).get("timeout", 0)
+            if tmo:
+                loss["loadgen timeouts"] = tmo
+            if loss:
+                out.append(f"- {n}, run {i + 1}: " + ", ".join(
+                    f"{k} {v:,}" for k, v in sorted(loss.items())) + "\n")
+    if not out:
+        return ""
+    return ("\nLoss and recovery (ewyk-httpd's counters and, prefixed, "
+            "ewyk-loadgen's, whole run; `tx_blocked`: data held back at a "
+            "full TX, not lost):\n\n"
+            + "".join(out) + "\n")
+
+
 def write_report(a, b, results, order, cmdline):
     os.makedirs(a.out, exist_ok=True)
     m = machine()
@@ -286,6 +358,8 @@ def write_report(a, b, results, order, cmdline):
     lines.append(strategy_table(results, order))
     if rows:
         lines.append(breakdown_section(rows))
+    lines.append(open_loop_table(results, order))
+    lines.append(loss_lines(results, order))
     lines.append("""
 How to read it:
 

@@ -550,6 +550,12 @@ schedule(struct lg_lcore *lc)
 			}
 			if (slot_send(s, 1, t0) != 1)
 				return;
+			/* How late the loop sent it: the loadgen's own share
+			 * of the latency counted from t0. */
+			if (lg_in_window(g, lc->now))
+				lg_hist_record(&lc->lag,
+					(uint64_t)((double)(lc->now - t0) *
+						1e9 / (double)g->hz));
 		}
 		lc->bl_head = (lc->bl_head + 1) % LG_BACKLOG;
 		lc->bl_n--;
@@ -644,6 +650,10 @@ lg_account(struct lg_lcore *lc, uint64_t now)
 		lg_stat_add(&lc->st.iters, 1);
 		if (lc->prev_work)
 			lg_stat_add(&lc->st.busy_cycles, dt);
+		if (dt >= g->hz / 1000000 * LG_STALL_US) {
+			lg_stat_add(&lc->st.stalls, 1);
+			lg_stat_add(&lc->st.stall_cycles, dt);
+		}
 	}
 	lc->prev = now;
 	/* Frames of this iteration, or what its callbacks did (they ran
@@ -774,6 +784,7 @@ lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
 	lc->rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)lc->id << 32 | 1);
 	lg_hist_reset(&lc->hist);
 	lg_hist_reset(&lc->live);
+	lg_hist_reset(&lc->lag);
 	if (nslots == 0)
 		return 0;
 	lc->slots = rte_zmalloc_socket("lg_slots", sizeof(*lc->slots) * nslots,

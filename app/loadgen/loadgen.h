@@ -110,7 +110,13 @@ struct lg_stats {
 	uint64_t iters;           /* loop iterations in the window */
 	uint64_t busy_cycles;     /* cycles of iterations that did work */
 	uint64_t cycles;          /* cycles of the window */
+	uint64_t stalls;          /* iterations of LG_STALL_US or longer */
+	uint64_t stall_cycles;    /* their cycles (in the window) */
 };
+
+/* An iteration this long is a stall: the loop's own work on a burst
+ * takes tens of microseconds; this is the kernel running something else. */
+#define LG_STALL_US 200
 
 enum lg_slot_state {
 	LG_SLOT_IDLE = 0, /* no connection */
@@ -192,6 +198,7 @@ struct lg_lcore {
 	struct lg_stats st __rte_cache_aligned;
 	struct lg_hist hist;  /* measured window */
 	struct lg_hist live;  /* the current second (this lcore only) */
+	struct lg_hist lag;   /* open loop: send time - intended time */
 	uint64_t live_next;   /* TSC: end of the current second */
 	uint64_t live_p99_ns; /* p99 of the last whole second */
 } __rte_cache_aligned;

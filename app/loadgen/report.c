@@ -99,7 +99,8 @@ us(uint64_t ns)
 int
 lg_report_final(struct lg *g)
 {
-	static struct lg_hist all;
+	static struct lg_hist all, lag;
+	uint64_t stalls = 0, stall_cyc = 0;
 	uint64_t ok = 0, err[LG_ERR_MAX] = { 0 }, errors = 0;
 	uint64_t sent = 0, resp = 0, connects = 0, busy = 0, cycles = 0;
 	uint64_t err_all = 0;
@@ -107,6 +108,7 @@ lg_report_final(struct lg *g)
 	unsigned int i, e;
 
 	lg_hist_reset(&all);
+	lg_hist_reset(&lag);
 	for (i = 0; i < g->nb_lcores; i++) {
 		struct lg_lcore *lc = &g->lc[i];
 
@@ -120,6 +122,9 @@ lg_report_final(struct lg *g)
 		err_all += lc->st.err_all;
 		busy += lc->st.busy_cycles;
 		cycles += lc->st.cycles;
+		stalls += lc->st.stalls;
+		stall_cyc += lc->st.stall_cycles;
+		lg_hist_merge(&lag, &lc->lag);
 	}
 	for (e = 0; e < LG_ERR_MAX; e++)
 		errors += err[e];
@@ -182,6 +187,39 @@ lg_report_final(struct lg *g)
 		cycles == 0 ? 0.0 : 100.0 * (double)busy / (double)cycles,
 		ok == 0 ? 0.0 : (double)cycles / (double)ok,
 		ok == 0 ? 0.0 : (double)busy / (double)ok, g->hz);
+	/* Loss and its recovery on the client's side, whole run: its TCP's
+	 * retransmissions, timeouts and back-pressure stops, its frames
+	 * dropped at a full TX. */
+	{
+		uint64_t rtx = 0, rto = 0, blk = 0, full = 0;
+
+		for (i = 0; i < g->nb_lcores; i++) {
+			const struct lg_lcore *lc = &g->lc[i];
+
+			if (lc->tcp == NULL)
+				continue;
+			rtx += ewyk_tcp_counter_get(lc->tcp,
+				EWYK_TCP_RETRANS_SEGS);
+			rto += ewyk_tcp_counter_get(lc->tcp, EWYK_TCP_RTO);
+			blk += ewyk_tcp_counter_get(lc->tcp,
+				EWYK_TCP_TX_BLOCKED);
+			full += ewyk_net_counter_get(lc->shard,
+				EWYK_NET_DROP_TX_FULL);
+		}
+		printf(", \"loss\": {\"retrans_segs\": %" PRIu64
+		       ", \"rto\": %" PRIu64 ", \"tx_blocked\": %" PRIu64
+		       ", \"drop_tx_full\": %" PRIu64 "}",
+			rtx, rto, blk, full);
+	}
+	/* Where the open loop's latency comes from on the client's side: how
+	 * late requests left (from their intended time) and the time the
+	 * kernel took the loop's core (iterations of LG_STALL_US or more). */
+	printf(", \"send_lag_p99_us\": %.1f, \"send_lag_p999_us\": %.1f, "
+	       "\"send_lag_max_us\": %.1f, \"loop_stalls\": %" PRIu64
+	       ", \"loop_stall_pct\": %.2f",
+		us(lg_hist_quantile(&lag, 0.99)),
+		us(lg_hist_quantile(&lag, 0.999)), us(lag.max), stalls,
+		cycles == 0 ? 0.0 : 100.0 * (double)stall_cyc / (double)cycles);
 	lg_idle_json(g);
 	printf("}\n");
 	fflush(stdout);

@@ -270,8 +270,15 @@ class TestSuite_http(HttpSuiteBase):
         assert st["objects"] == 1 and st["requests"] >= 1, st
         one = self.app.telemetry("/ewyk/http/stats,0")
         assert one["name"] == "0" and one["requests"] >= 1, one
-        tot = self.app.telemetry("/ewyk/stats")["total"]
+        st = self.app.telemetry("/ewyk/stats")
+        tot = st["total"]
         assert tot["http_requests"] >= 1, tot
+        # Every packet the loop took is in one bucket of the histogram by
+        # iteration length (idle now: both were read at rest).
+        lc = st["lcore_0"]
+        hist = lc["pkts_by_iter_log2_us"]
+        assert len(hist) == 16 and sum(hist) == lc["busy_pkts"] >= 1, lc
+        assert lc["loop_stalls"] >= 0 and lc["loop_stall_cycles"] >= 0, lc
 
     def test_bad_options(self):
         for opt, val in (("--port", "70000"), ("--max-body", "0"),

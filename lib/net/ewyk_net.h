@@ -604,6 +604,23 @@ int ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m,
 uint16_t ewyk_net_tx_flush(struct ewyk_net_shard *s);
 
 /**
+ * Frames a port's TX buffer still takes before it drops: the TX state the
+ * layers above use for back-pressure (lib/tcp holds new data in its send
+ * queues while the room is short, docs/guides/tcp.md). While the PMD took
+ * every frame of the last burst the buffer is not stalled and the answer is
+ * the buffer's full capacity (512); once a full PMD queue left frames
+ * behind it is what is left of the 512 until a flush drains them.
+ *
+ * @param s
+ *   shard
+ * @param port
+ *   port index
+ * @return
+ *   free frames in the port's buffer (0 for a port that does not exist).
+ */
+uint32_t ewyk_net_tx_room(const struct ewyk_net_shard *s, uint16_t port);
+
+/**
  * Send a gratuitous ARP request for the address of every port, so peers
  * and switches learn us. Done by shard 0 at start. On a port with IPv6, for
  * each of its IPv6 addresses, also a duplicate address detection probe (a

@@ -63,6 +63,17 @@ ewyk_net_tx_flush(struct ewyk_net_shard *s)
 	return sent_total;
 }
 
+uint32_t
+ewyk_net_tx_room(const struct ewyk_net_shard *s, uint16_t port)
+{
+	const struct net_txb *b;
+
+	if (port >= s->net->nb_ports)
+		return 0;
+	b = &s->txb[port];
+	return b->stalled ? (uint32_t)(NET_TXB_HOLD - b->n) : NET_TXB_HOLD;
+}
+
 void
 net_tx_enqueue(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m)
 {

@@ -296,6 +296,8 @@ ewyk_rt_create(const struct ewyk_rt_conf *c)
 		return NULL;
 	}
 	rt->conf = *c;
+	rt->iter_mul = ((uint64_t)1 << 32) * 1000000 / rte_get_tsc_hz();
+	rt->stall_cyc = rte_get_tsc_hz() / 1000000 * RT_STALL_US;
 	if (rt->conf.name == NULL)
 		rt->conf.name = "ewyk";
 	if (rt_conf_check(&rt->conf) != 0)

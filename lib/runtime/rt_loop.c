@@ -79,6 +79,16 @@ loop_stop(struct ewyk_rt_shard *sh)
 	ewyk_strategy_executor_wake_all(rt->ex);
 }
 
+/* The histogram bucket of an iteration of @p dt cycles (rt_lcore_stats). */
+static inline unsigned int
+iter_bucket(const struct ewyk_rt *rt, uint64_t dt)
+{
+	uint64_t us = (RTE_MIN(dt, (uint64_t)UINT32_MAX) * rt->iter_mul) >> 32;
+	unsigned int b = us == 0 ? 0 : 64u - (unsigned int)__builtin_clzll(us);
+
+	return RTE_MIN(b, RT_ITER_HIST - 1u);
+}
+
 /* One iteration of the loop; the shard's produce() function. */
 static unsigned int
 loop_produce(void *ctx, struct ewyk_strategy_task *tasks, unsigned int max)
@@ -102,9 +112,17 @@ loop_produce(void *ctx, struct ewyk_strategy_task *tasks, unsigned int max)
 	/* The previous iteration ends where this one starts: one TSC read
 	 * per iteration serves both. */
 	if (lc != NULL) {
+		uint64_t dt = now - sh->prev;
+
 		if (sh->prev_n != 0) {
-			ewyk_ctr_add(&lc->ls.busy_cycles, now - sh->prev);
+			ewyk_ctr_add(&lc->ls.busy_cycles, dt);
 			ewyk_ctr_add(&lc->ls.busy_pkts, sh->prev_n);
+			ewyk_ctr_add(&lc->ls.pkt_iter_us[iter_bucket(rt, dt)],
+				sh->prev_n);
+		}
+		if (unlikely(dt >= rt->stall_cyc && sh->prev != 0)) {
+			ewyk_ctr_add(&lc->ls.stalls, 1);
+			ewyk_ctr_add(&lc->ls.stall_cycles, dt);
 		}
 		ewyk_ctr_add(&lc->ls.iters, 1);
 	}

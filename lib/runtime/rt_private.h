@@ -40,10 +40,23 @@ extern int ewyk_rt_logtype;
 #define RT_INBOX_BURST 64
 
 /* Loop counters of one lcore (who did the work); written by it only. */
+/* Buckets of the iteration-length histogram (rt_lcore_stats). */
+#define RT_ITER_HIST 16
+/* An iteration this long is a stall: a loop's own work on a burst takes
+ * tens of microseconds; this is the kernel running something else. */
+#define RT_STALL_US 200
+
 struct rt_lcore_stats {
 	uint64_t iters;       /* loop iterations (any shard) */
 	uint64_t busy_cycles; /* cycles of iterations that had packets */
 	uint64_t busy_pkts;   /* packets those iterations took */
+	/* Packets by the length of the iteration that took them (from its
+	 * poll to the next one: their time in the loop, RX to TX, and any
+	 * time the kernel took the core meanwhile): [0] < 1 us, [i] in
+	 * [2^(i-1), 2^i) us, the last one longer. */
+	uint64_t pkt_iter_us[RT_ITER_HIST];
+	uint64_t stalls;       /* iterations of RT_STALL_US or longer */
+	uint64_t stall_cycles; /* their cycles */
 	uint64_t mode[EWYK_STRATEGY_MODE_MAX]; /* tasks run here, by mode */
 };
 
@@ -114,11 +127,13 @@ struct ewyk_rt {
 	struct ewyk_strategy *strategy;
 	enum ewyk_strategy_kind kind; /* what runs (pc without executor) */
 	uint16_t nb_lcores;
-	uint16_t nb_shards;           /* = workers */
-	uint32_t quit;                /* serve loops leave */
-	uint32_t stop;                /* ewyk_rt_stop() was called */
-	bool running;                 /* ewyk_rt_run() started the lcores */
-	bool ran;                     /* ...and they all returned */
+	uint16_t nb_shards; /* = workers */
+	uint64_t iter_mul;  /* TSC cycles to us: (c * iter_mul) >> 32 */
+	uint64_t stall_cyc; /* RT_STALL_US in TSC cycles */
+	uint32_t quit;      /* serve loops leave */
+	uint32_t stop;      /* ewyk_rt_stop() was called */
+	bool running;       /* ewyk_rt_run() started the lcores */
+	bool ran;           /* ...and they all returned */
 	int16_t lc_of[RTE_MAX_LCORE]; /* lcore id -> lc[] index, -1 */
 	/* modules */
 	unsigned int nb_modules;

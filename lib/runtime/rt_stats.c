@@ -260,6 +260,25 @@ tel_add_snap(struct rte_tel_data *d, const struct lcore_snap *s)
 		s->busy_pkts != 0 ? s->busy_cycles / s->busy_pkts : 0);
 }
 
+/* The loop's stalls and its packets by iteration length (rt_lcore_stats). */
+static int
+tel_loop_hist(struct rte_tel_data *l, const struct rt_lcore *lc)
+{
+	struct rte_tel_data *h = rte_tel_data_alloc();
+	unsigned int b;
+
+	if (h == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_array(h, RTE_TEL_U64_VAL);
+	for (b = 0; b < RT_ITER_HIST; b++)
+		rte_tel_data_add_array_u64(h, ld(&lc->ls.pkt_iter_us[b]));
+	rte_tel_data_add_dict_container(l, "pkts_by_iter_log2_us", h, 0);
+	rte_tel_data_add_dict_u64(l, "loop_stalls", ld(&lc->ls.stalls));
+	rte_tel_data_add_dict_u64(l, "loop_stall_cycles",
+		ld(&lc->ls.stall_cycles));
+	return 0;
+}
+
 /* One lcore: what it did (and, for a worker, its home shard's network). */
 static int
 tel_lcore(struct ewyk_rt *rt, const struct rt_lcore *lc, struct rte_tel_data *d,
@@ -287,6 +306,10 @@ tel_lcore(struct ewyk_rt *rt, const struct rt_lcore *lc, struct rte_tel_data *d,
 			ld(&lc->ls.busy_cycles));
 		rte_tel_data_add_dict_u64(l, "busy_pkts",
 			ld(&lc->ls.busy_pkts));
+	}
+	if (tel_loop_hist(l, lc) != 0) {
+		rte_tel_data_free(l);
+		return -ENOMEM;
 	}
 	for (m = 0; m < EWYK_STRATEGY_MODE_MAX; m++) {
 		snprintf(key, sizeof(key), "task_%s",

@@ -196,6 +196,7 @@ static const enum ewyk_tcp_counter table_ctrs[] = {
 	EWYK_TCP_FAST_RETRANS,
 	EWYK_TCP_RTO,
 	EWYK_TCP_RST_OUT,
+	EWYK_TCP_TX_BLOCKED,
 };
 
 void

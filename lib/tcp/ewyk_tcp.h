@@ -151,6 +151,11 @@ enum ewyk_tcp_state {
 		"Connections closed without TIME_WAIT (max_time_wait)")           \
 	X(SEND_REFUSED, send_refused, COUNTER,                                    \
 		"Ewyk_tcp_send refused for lack of space")                        \
+	X(TX_BLOCKED, tx_blocked, COUNTER,                                        \
+		"Times data was held back in a send queue: the port's TX "        \
+		"buffer was full (back-pressure)")                                \
+	X(TX_RESUMED, tx_resumed, COUNTER,                                        \
+		"Connections sent again once the port's TX room came back")       \
 	X(OOW_LIMITED, oow_limited, COUNTER,                                      \
 		"Answers to out-of-window/PAWS/SYN segments not sent: over "      \
 		"the per-connection rate (oow_ratelimit_ms)")                     \
@@ -275,6 +280,24 @@ typedef int (*ewyk_tcp_output_t)(void *arg, struct rte_mbuf *m, uint16_t port,
 typedef int (*ewyk_tcp_output6_t)(void *arg, struct rte_mbuf *m, uint16_t port,
 	const uint8_t src[16], const uint8_t dst[16]);
 
+/**
+ * TX state of a port, for back-pressure: the frames the port's TX buffer
+ * still takes (as ewyk_net_tx_room()). While it is at most
+ * EWYK_TCP_TX_RESERVE the context sends no new data segment on that
+ * port: the data stays in the connections' send queues (their senders see
+ * the send buffer fill) and goes when the room is back; ACKs, RSTs and
+ * handshake segments still go.
+ *
+ * @param arg  the pointer given in @ref ewyk_tcp_conf.tx_room_arg
+ * @param port port index
+ * @return frames the port's TX buffer still takes.
+ */
+typedef uint32_t (*ewyk_tcp_tx_room_t)(void *arg, uint16_t port);
+
+/** Frames of TX room kept for ACKs and control segments: data segments
+ *  stop while the room is at most this (@ref ewyk_tcp_tx_room_t). */
+#define EWYK_TCP_TX_RESERVE 64
+
 /** Configuration of a per-shard TCP context. A zero field takes its default. */
 struct ewyk_tcp_conf {
 	/** Shard this context serves; NULL to run without lib/net (unit
@@ -289,6 +312,11 @@ struct ewyk_tcp_conf {
 	 *  (without a shard: IPv6 segments are dropped, drop_no_mbuf). */
 	ewyk_tcp_output6_t output6;
 	void *output6_arg; /**< first argument of output6 */
+	/** TX state function (back-pressure); NULL: ewyk_net_tx_room() on the
+	 *  shard when output is the shard's too, otherwise none (data is
+	 *  never held back). */
+	ewyk_tcp_tx_room_t tx_room;
+	void *tx_room_arg; /**< first argument of tx_room */
 	/** Timer wheel of the shard, shared with the layers above; NULL: the
 	 *  context makes its own and @ref ewyk_tcp_advance advances it. */
 	struct ewyk_twheel *wheel;
@@ -561,9 +589,11 @@ void ewyk_tcp_input6(struct ewyk_tcp *t, struct rte_mbuf *m,
 	const struct ewyk_net_ip6_info *ip);
 
 /**
- * Set the context's clock and run every timer due. Call once per loop
- * iteration with the loop's TSC reading; when the wheel is shared
- * (conf.wheel), call it before advancing the wheel.
+ * Set the context's clock, resume the connections whose data waited for TX
+ * room (back-pressure, @ref ewyk_tcp_tx_room_t) where the room is back, and
+ * run every timer due. Call once per loop iteration with the loop's TSC
+ * reading; when the wheel is shared (conf.wheel), call it before advancing
+ * the wheel.
  *
  * @param t
  *   context

@@ -88,6 +88,7 @@ tcp_conn_destroy(struct ewyk_tcp_conn *c)
 		return;
 	c->dead = 1;
 	tcp_timer_stop_all(c);
+	tcp_txw_del(c);
 	tcp_table_remove(t, c);
 	tcp_src_del(t, c);
 	if (c->in_syn_count && c->listener != NULL)

@@ -45,6 +45,12 @@ net_output6(void *arg, struct rte_mbuf *m, uint16_t port, const uint8_t src[16],
 	return ewyk_net_ip6_output(arg, m, port, src, dst, IPPROTO_TCP, true);
 }
 
+static uint32_t
+net_tx_room(void *arg, uint16_t port)
+{
+	return ewyk_net_tx_room(arg, port);
+}
+
 static int
 conf_defaults(struct ewyk_tcp_conf *c)
 {
@@ -137,6 +143,13 @@ tcp_ctx_init(struct ewyk_tcp *t, const struct ewyk_tcp_conf *conf)
 						     net_output6;
 		t->output6_arg = conf->output6 != NULL ? conf->output6_arg :
 							 t->shard;
+		if (conf->tx_room != NULL) {
+			t->tx_room = conf->tx_room;
+			t->tx_room_arg = conf->tx_room_arg;
+		} else if (conf->output == NULL) {
+			t->tx_room = net_tx_room;
+			t->tx_room_arg = t->shard;
+		}
 	} else {
 		t->nb_shards = 1;
 		t->tx_pool = conf->tx_pool;
@@ -144,6 +157,8 @@ tcp_ctx_init(struct ewyk_tcp *t, const struct ewyk_tcp_conf *conf)
 		t->output_arg = conf->output_arg;
 		t->output6 = conf->output6;
 		t->output6_arg = conf->output6_arg;
+		t->tx_room = conf->tx_room;
+		t->tx_room_arg = conf->tx_room_arg;
 	}
 	if (tcp_crypto_init(t) != 0) /* keys from getentropy */
 		return rte_errno != 0 ? -rte_errno : -EIO;
@@ -169,6 +184,11 @@ tcp_ctx_alloc(struct ewyk_tcp *t, int socket)
 	if (t->buckets == NULL)
 		return -ENOMEM;
 	if (tcp_limits_init(t) != 0)
+		return -ENOMEM;
+	t->txw = rte_zmalloc_socket("ewyk_tcp_txw",
+		sizeof(t->txw[0]) * t->conf.max_conns, RTE_CACHE_LINE_SIZE,
+		socket);
+	if (t->txw == NULL)
 		return -ENOMEM;
 
 	snprintf(name, sizeof(name), "tcp%" PRIxPTR,
@@ -231,6 +251,7 @@ tcp_ctx_release(struct ewyk_tcp *t)
 	ewyk_pool_free(t->conn_pool);
 	rte_free(t->buckets);
 	rte_free(t->src_cnt);
+	rte_free(t->txw);
 	rte_free(t);
 }
 
@@ -328,6 +349,8 @@ ewyk_tcp_advance(struct ewyk_tcp *t, uint64_t now)
 	RTE_ASSERT(t == NULL || ewyk_net_shard_held_here(t->shard));
 	if (now > t->now)
 		t->now = now;
+	if (unlikely(t->txw_n != 0))
+		tcp_txw_resume(t);
 	if (!t->own_wheel)
 		return 0;
 	return ewyk_twheel_advance(t->wheel, t->now, 0);

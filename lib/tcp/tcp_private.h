@@ -195,7 +195,8 @@ struct ewyk_tcp_conn {
 		est_once : 1,     /* reached ESTABLISHED */
 		tlp_out : 1,      /* a loss probe is outstanding */
 		tlp_rexmit : 1,   /* ... and it was a retransmission */
-		tlp_dsack : 1; /* ... that the peer reported as a duplicate */
+		tlp_dsack : 1, /* ... that the peer reported as a duplicate */
+		tx_wait : 1;   /* in the context's TX wait set (txw) */
 	uint8_t rtx_kind;      /* enum tcp_rtx_kind */
 	uint8_t misc_kind;     /* enum tcp_misc_kind */
 	uint8_t tmr_used;      /* bit per timer: armed once on the wheel */
@@ -284,6 +285,12 @@ struct ewyk_tcp {
 	void *output_arg;
 	ewyk_tcp_output6_t output6;
 	void *output6_arg;
+	ewyk_tcp_tx_room_t tx_room; /* NULL: no back-pressure */
+	void *tx_room_arg;
+	/* Connections whose data waits for TX room (back-pressure), each at
+	 * most once (tx_wait): max_conns slots, so it never overflows. */
+	struct ewyk_tcp_conn **txw;
+	uint32_t txw_n;
 	struct ewyk_net_shard *shard;
 	struct ewyk_net *net;
 	uint16_t shard_id;
@@ -442,6 +449,8 @@ int tcp_send_synack_cookie(struct ewyk_tcp *t, const struct tcp_seg *s,
 int tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len,
 	bool fin);
 void tcp_output(struct ewyk_tcp_conn *c);
+void tcp_txw_del(struct ewyk_tcp_conn *c);
+void tcp_txw_resume(struct ewyk_tcp *t);
 uint32_t tcp_rcv_wnd_field(struct ewyk_tcp_conn *c);
 uint32_t tcp_rcv_space(const struct ewyk_tcp_conn *c);
 

@@ -84,6 +84,15 @@ cap_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
 	return cap_seg(m);
 }
 
+/* The port's TX state as the test sets it (back-pressure). */
+static uint32_t
+cap_tx_room(void *arg, uint16_t port)
+{
+	RTE_SET_USED(arg);
+	assert_int_equal(port, 0);
+	return H.tx_room != 0 ? H.tx_room : 512;
+}
+
 /* Over IPv6: from our address, to the peer's /32 (the per-/64 scripts
  * talk to several peers), with room for the IPv6 header. */
 static int
@@ -460,6 +469,7 @@ make_ctx(const struct script *sc)
 	memset(&cf, 0, sizeof(cf));
 	cf.output = cap_output;
 	cf.output6 = cap_output6;
+	cf.tx_room = cap_tx_room;
 	cf.mss = sc->mss != 0 ? sc->mss : sc->v6 ? 1480 : 1460;
 	cf.max_conns_per_net6 = sc->per_net6;
 	cf.tx_pool = mp;

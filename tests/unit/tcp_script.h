@@ -85,6 +85,7 @@ struct tcp_harness {
 	bool ts_on, ts_set; /* the peer uses timestamps (from its SYN) */
 	bool v6;            /* the conversation is over IPv6 */
 	uint8_t dst6[16];   /* IPv6: where the last segment out went */
+	uint32_t tx_room;   /* the port's TX room (back-pressure); 0: 512 */
 };
 
 /* The harness's state, shared by the scripts and the other tests. */
@@ -305,5 +306,6 @@ void test_nagle(void **state);
 void test_abort_all(void **state);
 void test_conn_own_ops(void **state);
 void test_shard_contexts(void **state);
+void test_tx_backpressure(void **state);
 
 #endif /* EWYK_TEST_TCP_SCRIPT_H */

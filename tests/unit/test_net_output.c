@@ -209,22 +209,31 @@ test_tx_full_held(void **state)
 	(void)state;
 	drain_all();
 	room = rte_ring_free_count(r);
+	/* Not stalled: the port's TX state says the whole buffer is free. */
+	assert_int_equal(ewyk_net_tx_room(sh[0], 0), 512);
+	assert_int_equal(ewyk_net_tx_room(sh[0], EWYK_NET_MAX_PORTS), 0);
 	/* The queue takes `room`; 100 more wait in the port's buffer. */
 	for (i = 0; i < room + 100; i++)
 		net_tx_enqueue(sh[0], 0, seq_frame(seq++));
 	ewyk_net_tx_flush(sh[0]);
 	assert_int_equal(rte_ring_count(r), room);
+	/* Stalled: what is left of the buffer, shrinking as frames come. */
+	assert_int_equal(ewyk_net_tx_room(sh[0], 0), 512 - 100);
+	net_tx_enqueue(sh[0], 0, seq_frame(seq++));
+	assert_int_equal(ewyk_net_tx_room(sh[0], 0), 512 - 101);
 	assert_int_equal(ctr(0, EWYK_NET_TX_HELD), held + 100);
 	assert_int_equal(ctr(0, EWYK_NET_DROP_TX_FULL), full);
 	/* Still full: another flush sends nothing and counts nothing twice. */
 	ewyk_net_tx_flush(sh[0]);
-	assert_int_equal(ctr(0, EWYK_NET_TX_HELD), held + 100);
+	assert_int_equal(ctr(0, EWYK_NET_TX_HELD), held + 101);
 	/* The reader catches up: the held frames go first, in order. */
 	next = take_in_order(next);
 	assert_int_equal(next, room);
 	ewyk_net_tx_flush(sh[0]);
 	next = take_in_order(next);
 	assert_int_equal(next, seq);
+	/* Drained: the room is back. */
+	assert_int_equal(ewyk_net_tx_room(sh[0], 0), 512);
 
 	/* Queue full and the buffer too: what comes next is dropped. */
 	for (i = 0; i < room + 512 + 5; i++)

@@ -714,6 +714,7 @@ main(int argc, char **argv)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_abort_all);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_conn_own_ops);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_shard_contexts);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_backpressure);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_clean);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_loopback_lossy_sack);

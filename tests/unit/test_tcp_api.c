@@ -4,7 +4,8 @@
  * Nagle's algorithm (ewyk_tcp_set_nodelay()) through the script harness,
  * a connection's own callbacks and context (ewyk_tcp_conn_set_ops(),
  * ewyk_tcp_conn_ctx(), ewyk_tcp_conn_tcp()), and the contexts of a
- * network's shards (ewyk_tcp_shard(), ewyk_tcp_counter_sum()).
+ * network's shards (ewyk_tcp_shard(), ewyk_tcp_counter_sum()), and
+ * back-pressure from a full TX (ewyk_tcp_conf.tx_room).
  */
 
 #include <setjmp.h>
@@ -210,4 +211,54 @@ test_shard_contexts(void **state)
 	h_free();
 	memset(&H, 0, sizeof(H));
 	ewyk_net_free(net);
+}
+
+/*
+ * Back-pressure: while the port's TX buffer has no more room than the
+ * reserve, new data stays in the send queue (no segment is made to be
+ * dropped), ACKs still go, and the data leaves in the first loop
+ * (ewyk_tcp_advance) that finds the room back. Nothing is retransmitted.
+ */
+void
+test_tx_backpressure(void **state)
+{
+	static const struct script sc = { .name = "tx_backpressure" };
+	static const struct step open[] = { PASSIVE_OPEN, END };
+	static const struct step full[] = {
+		/* Held: no segment, counted once per attempt. */
+		SEND(100), NOOUT, CTR(EWYK_TCP_TX_BLOCKED, 1),
+		/* The peer's data is still ACKed, alone: ours waits. */
+		IN(F_ACK | F_PSH, 1, 1, .len = 50), EV(EV_RECV, 50),
+		OUT(F_ACK, 1, 51), NOOUT,
+		/* More data joins the queue; the loop finds no room yet. */
+		SEND(200), NOOUT, WAIT(1), NOOUT, CTR(EWYK_TCP_TX_RESUMED, 0),
+		END
+	};
+	static const struct step drained[] = {
+		/* The first loop with room sends all of it, once. */
+		WAIT(1), OUT(F_ACK | F_PSH, 1, 51, .len = 300), NOOUT,
+		CTR(EWYK_TCP_TX_RESUMED, 1), IN(F_ACK, 51, 301), NOOUT,
+		CTR(EWYK_TCP_RETRANS_SEGS, 0), WAIT(1000), NOOUT, END
+	};
+	struct ewyk_tcp_conn_info ci;
+
+	RTE_SET_USED(state);
+	script_begin(&sc);
+	run_steps(open);
+	H.tx_room = EWYK_TCP_TX_RESERVE;
+	run_steps(full);
+	ewyk_tcp_conn_info(H.conn, &ci);
+	assert_int_equal(ci.snd_queued, 300);
+	assert_int_equal(ci.in_flight, 0);
+	H.tx_room = EWYK_TCP_TX_RESERVE + 1;
+	run_steps(drained);
+	/* A connection destroyed while it waits leaves the list. */
+	H.tx_room = 1;
+	run_steps((const struct step[]){ SEND(10), NOOUT, END });
+	assert_int_equal(H.t->txw_n, 1);
+	ewyk_tcp_abort(H.conn);
+	assert_int_equal(H.t->txw_n, 0);
+	H.tx_room = 0;
+	h_free();
+	memset(&H, 0, sizeof(H));
 }
