@@ -14,7 +14,7 @@ inclusive cost of ewyk_net_input() per request (packets in through TCP,
 HTTP and the handler) is printed beside them. Run as root:
 
   devtools/callgrind_ab.py build /path/to/other/build [--short 3 --long 12]
-      [--new-conn]
+      [--new-conn] [--server-args '--tcp-max-conns 16384'] [--mem MiB]
 """
 import argparse
 import json
@@ -24,7 +24,9 @@ import subprocess
 import tempfile
 import time
 
-VETH = ("cgabA", "cgabB")
+# Per process: runs by different users of the machine do not collide.
+TAG = f"cgab{os.getpid()}"
+VETH = (f"{TAG}A", f"{TAG}B")
 
 
 def sh(cmd, check=True):
@@ -32,20 +34,21 @@ def sh(cmd, check=True):
                           capture_output=True).stdout
 
 
-def one_run(build, loadgen, seconds, tmp, tag, extra):
+def one_run(build, loadgen, seconds, tmp, tag, extra, srv_args=(), mem=1024):
     d = os.path.join(tmp, tag)
     os.makedirs(d)
     out = os.path.join(d, "cg.out")
-    eal = ["--no-pci", "--no-huge", "-m", "1024",
+    eal = ["--no-pci", "--no-huge", "-m", str(mem),
            "--log-level=lib.eal:warning"]
     srv = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
          os.path.join(build, "app/httpd/ewyk-httpd"), "-l", "0",
-         f"--file-prefix=cgab-s-{tag}", f"--vdev=net_af_packet0,iface={VETH[0]}"]
+         f"--file-prefix={TAG}-s-{tag}", f"--vdev=net_af_packet0,iface={VETH[0]}"]
         + eal + ["--", "--ip", "10.9.0.1/24", "--port", "80",
-                 "--stats-interval", "0"],
+                 "--stats-interval", "0"] + list(srv_args),
         stdout=open(os.path.join(d, "s.log"), "w"), stderr=subprocess.STDOUT)
-    end = time.monotonic() + 120
+    # A large --tcp-max-conns builds its pools under valgrind: minutes.
+    end = time.monotonic() + 600
     while "polling" not in open(os.path.join(d, "s.log")).read():
         if srv.poll() is not None or time.monotonic() > end:
             raise RuntimeError(f"ewyk-httpd under valgrind did not start "
@@ -53,14 +56,14 @@ def one_run(build, loadgen, seconds, tmp, tag, extra):
         time.sleep(0.5)
     lg = subprocess.run(
         ["taskset", "-c", "1", loadgen, "-l", "1",
-         f"--file-prefix=cgab-c-{tag}", f"--vdev=net_af_packet0,iface={VETH[1]}"]
+         f"--file-prefix={TAG}-c-{tag}", f"--vdev=net_af_packet0,iface={VETH[1]}"]
         + eal + ["--", "--ip", "10.9.0.2/24", "--target", "10.9.0.1:80",
                  "--conns", "32", "--duration", str(seconds),
                  "--timeout", "20000", "--quiet"] + extra,
         capture_output=True, text=True, timeout=seconds + 120)
     res = json.loads(lg.stdout.splitlines()[0])
     srv.send_signal(2)
-    srv.wait(timeout=120)
+    srv.wait(timeout=600)
     log = open(os.path.join(d, "s.log")).read()
     m = re.search(r"^\d+\s+worker s0\s+(\d+)", log, re.M)
     r = re.search(r"^http: requests=(\d+)", log, re.M)
@@ -97,6 +100,11 @@ def main():
     ap.add_argument("--new-conn", action="store_true",
                     help="a new connection per request (ewyk-loadgen "
                     "--new-conn) instead of keep-alive")
+    ap.add_argument("--server-args", default="",
+                    help="more ewyk-httpd options, one string (e.g. "
+                    "'--tcp-max-conns 16384'), for every build")
+    ap.add_argument("--mem", type=int, default=1024,
+                    help="MiB of memory for each process (-m)")
     a = ap.parse_args()
     sh(f"ip link del {VETH[0]}", check=False)
     sh(f"ip link add {VETH[0]} type veth peer name {VETH[1]}")
@@ -110,8 +118,10 @@ def main():
               "ewyk_net_input()/request | requests (short, long)")
         for i, b in enumerate(a.builds):
             extra = ["--new-conn"] if a.new_conn else []
-            s = one_run(b, loadgen, a.short, tmp, f"{i}s", extra)
-            lo = one_run(b, loadgen, a.long, tmp, f"{i}l", extra)
+            s = one_run(b, loadgen, a.short, tmp, f"{i}s", extra,
+                        a.server_args.split(), a.mem)
+            lo = one_run(b, loadgen, a.long, tmp, f"{i}l", extra,
+                         a.server_args.split(), a.mem)
             for r in (s, lo):
                 if r["requests"] != r["loadgen_responses"]:
                     raise RuntimeError(f"counts disagree: {r}")

@@ -206,7 +206,10 @@ class Bench:
             ok += int(m.group(2))
         return requests, ok
 
-    def loadgen(self, extra, on_json=True, conns=None, v6=False, mem=1024):
+    def loadgen(self, extra, on_json=True, conns=None, v6=False, mem=1024,
+                marks=False):
+        """marks: --window-marks, and the server's busy cycles read as the
+        measured window opens and closes (r["_busy_window"])."""
         cores = ",".join(map(str, self.cli_cores))
         argv = (["taskset", "-c", cores,
                  os.path.join(self.build, "app/loadgen/ewyk-loadgen"),
@@ -220,7 +223,8 @@ class Bench:
                  if v6 else ["--target", f"{IP_SRV}:80"]) +
                 ["--conns", str(conns or self.a.conns), "--duration",
                  str(self.a.duration), "--warmup", str(self.a.warmup),
-                 "--quiet", "--hold"] + extra)
+                 "--quiet", "--hold"] +
+                (["--window-marks"] if marks else []) + extra)
         errf = open(os.path.join(self.tmp, "loadgen.err"), "w")
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf,
                              text=True)
@@ -228,7 +232,11 @@ class Bench:
         # loadgen lets go of its port: the server's counters are final
         # then, and it is still up (a memif server may crash when its peer
         # disconnects: see the report).
+        window = {}
         line = p.stdout.readline()
+        while line.startswith('{"window"'):
+            window[json.loads(line)["window"]] = self.httpd_busy()
+            line = p.stdout.readline()
         busy = self.httpd_busy() if on_json else None
         # --hold: the loadgen keeps its port up until the server is gone,
         # so the memif server never polls a departing peer.
@@ -247,6 +255,7 @@ class Bench:
         assert rest == "", rest
         r = json.loads(line)
         r["_busy_at_json"] = busy
+        r["_busy_window"] = (window.get("open"), window.get("closed"))
         return r
 
     def perf_record_start(self):
@@ -319,7 +328,8 @@ class Bench:
             profile = self.profile_next
         loop0 = getattr(self, "tel_loop", None)
         prof = self.perf_record_start() if profile else None
-        r = self.loadgen(extra, conns=conns, v6=v6, mem=cli_mem)
+        r = self.loadgen(extra, conns=conns, v6=v6, mem=cli_mem,
+                         marks=bool(idle))
         if idle:
             # Read by httpd_busy() when the JSON came: the idle set is
             # closed by then (after its second request), so the idle count
@@ -337,6 +347,7 @@ class Bench:
             r["server_loop_stall_ms"] = 1000.0 * (
                 loop1["stall_cycles"] - loop0["stall_cycles"]) / r["tsc_hz"]
             r["server_pkts_by_iter_log2_us"] = hist
+        w0, w1 = r.pop("_busy_window")
         tel_requests = self.tel_requests
         requests, ok2xx = self.httpd_result
         r["server_loss"] = getattr(self, "httpd_loss", {})
@@ -346,11 +357,27 @@ class Bench:
             requests = tel_requests
         r["server_requests"] = requests
         r["server_2xx"] = ok2xx
-        # The server's count over the whole run against the loadgen's.
+        # The server's count over the whole run against the loadgen's:
+        # the server also answered the idle set's requests (one when each
+        # connection opened, one when it was used again), which the
+        # loadgen counts apart from its measured responses_total.
         lg = r["responses_total"]
+        idle_set = r.get("idle", {})
+        lg_all = lg + idle_set.get("answered", 0) + idle_set.get("reused", 0)
         r["count_agree"] = requests is not None and \
-            abs(requests - lg) <= 0.01 * max(lg, 1)
-        if b0 is not None and b1 is not None:
+            abs(requests - lg_all) <= 0.01 * max(lg_all, 1)
+        if idle and w0 is not None and w1 is not None:
+            # The measured window only: the idle set's opening (a million
+            # connections and their requests) and its reuse after the
+            # window are not the 256 connections' requests. The window's
+            # requests are the loadgen's (its edges are read by telemetry
+            # a few milliseconds late, at both ends alike).
+            r["server_busy_cycles_per_req"] = (w1 - w0) / max(
+                r["requests"], 1)
+            r["server_busy_pct"] = min(100.0, 100.0 * (w1 - w0) /
+                                       (r["tsc_hz"] * len(self.srv_cores) *
+                                        r["duration_s"]))
+        elif b0 is not None and b1 is not None:
             # Busy cycles per request over the whole run; the busy share
             # in the measured window is that times the measured rate (the
             # run also holds the loadgen's start-up, when nothing comes).

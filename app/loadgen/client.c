@@ -693,6 +693,29 @@ lg_start(struct lg_lcore *lc, uint64_t now)
 }
 
 /*
+ * --window-marks: shard 0 prints a line as the measured window opens and
+ * as it closes (its end, or a stop), so that a caller can read the
+ * server's own counters over the window alone: not over the idle set's
+ * opening or the drain.
+ */
+static void
+window_mark(struct lg_lcore *lc, uint64_t now)
+{
+	struct lg *g = lc->app;
+
+	if (lc->marks == 0 && now >= g->t_measure) {
+		printf("{\"window\": \"open\"}\n");
+		fflush(stdout);
+		lc->marks = 1;
+	}
+	if (lc->marks == 1 && (now >= g->t_end || lc->draining)) {
+		printf("{\"window\": \"closed\"}\n");
+		fflush(stdout);
+		lc->marks = 2;
+	}
+}
+
+/*
  * The poll hook: the client's part of one iteration of the runtime's
  * loop on this shard, after RX (the callbacks ran), TCP's clock and the
  * wheel; the runtime flushes TX after it.
@@ -725,6 +748,8 @@ lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
 		break;
 	}
 	lg_account(lc, now);
+	if (lc->id == 0 && g->conf.window_marks)
+		window_mark(lc, now);
 	if (!lc->draining && (now >= g->t_end || ewyk_rt_stopping(g->rt))) {
 		lc->draining = true;
 		lc->phase = LG_DRAIN;

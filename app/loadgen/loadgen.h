@@ -91,9 +91,10 @@ struct lg_conf {
 	bool new_conn;
 	double rate; /* requests/s over all lcores; 0: closed loop */
 	unsigned int timeout_ms;
-	bool quiet; /* no live line */
-	bool hold;  /* keep the port up after the JSON until a signal */
-	bool h2;    /* --h2: HTTP/2 (h2c, prior knowledge) */
+	bool quiet;        /* no live line */
+	bool hold;         /* keep the port up after the JSON until a signal */
+	bool window_marks; /* a stdout line as the measured window opens, closes */
+	bool h2;           /* --h2: HTTP/2 (h2c, prior knowledge) */
 	unsigned int streams;   /* --streams: open per h2 connection */
 	unsigned int idle;      /* --idle: connections of the idle set */
 	unsigned int src_addrs; /* --src-addrs: --ip and the ones after it */
@@ -194,6 +195,7 @@ struct lg_lcore {
 	bool did_work;       /* a callback or the poll hook did something */
 	bool prev_work;      /* the previous iteration did work */
 	bool draining;       /* past the end: no new requests */
+	uint8_t marks;       /* --window-marks printed (shard 0): 0, 1, 2 */
 	uint64_t next_scan;  /* next timeout scan */
 	struct lg_stats st __rte_cache_aligned;
 	struct lg_hist hist;  /* measured window */

@@ -265,6 +265,14 @@ opt_hold(const char *a, void *arg)
 	return 0;
 }
 
+static int
+opt_window_marks(const char *a, void *arg)
+{
+	RTE_SET_USED(a);
+	((struct lg_conf *)arg)->window_marks = true;
+	return 0;
+}
+
 #define LG_OPT(n, has, h, fn)                                     \
 	{                                                         \
 		.name = n, .has_arg = has, .help = h, .parse = fn \
@@ -315,6 +323,9 @@ static struct ewyk_rt_opt lg_opts[] = {
 	LG_OPT("hold", 0,
 		"after the JSON line, keep the port up until SIGINT/SIGTERM (a memif server is then not disconnected while it polls)",
 		opt_hold),
+	LG_OPT("window-marks", 0,
+		"print {\"window\": \"open\"} and {\"window\": \"closed\"} lines on stdout as the measured window opens and closes, before the JSON line (a caller reads the server's counters then)",
+		opt_window_marks),
 };
 
 static int

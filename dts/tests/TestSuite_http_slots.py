@@ -100,17 +100,23 @@ class TestSuite_http_slots(TestSuite):
 
     def test_idle_reclaimed(self):
         # 32 objects, all of them one source's: every one idle, a new
-        # client is served by closing the oldest.
+        # client is served by closing the oldest. A share of all 32 is no
+        # per-source limit: a new address whose bucket (one of 32, keyed
+        # at random) is the first source's is served all the same (it was
+        # refused, one run in 32 per address).
         app = self._start("http-slots-lru", "--http-max-conns", "32",
                           "--http-max-per-src", "32")
         try:
             r = self._run(PEER_IP, 32, OTHER_IPS)
             h = self._http(app)
+            t = app.tcp_stats()
         finally:
             assert app.stop() == 0
         print(f"32 idle of one source, then {len(OTHER_IPS)} new clients: "
               f"{r['others']}; closed {r['closed']}; idle_reclaimed "
               f"{h['idle_reclaimed']}")
+        print("tcp:", {k: v for k, v in t.items() if v})
+        print("http:", {k: v for k, v in h.items() if v})
         assert r["ok"] == 32, r
         assert list(r["others"].values()) == [200] * len(OTHER_IPS), r
         assert h["idle_reclaimed"] == len(OTHER_IPS), h
@@ -118,6 +124,7 @@ class TestSuite_http_slots(TestSuite):
         assert r["closed"] == list(range(len(OTHER_IPS))), r
         assert r["last_alive_status"] == 200, r
         assert h["conn_refused"] == 0, h
+        assert h["conn_src_refused"] == 0, h
 
     def _uploads(self, path):
         """70 endless uploads to PATH from one source, then one from

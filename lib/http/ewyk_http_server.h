@@ -251,9 +251,11 @@ struct ewyk_http_server_conf {
 	 * or gone); 0 = max_conns, at most 2048 (above max_conns: max_conns) */
 	uint32_t max_heads;
 	/** Connection objects one peer address may hold (counted per bucket
-	 * of a keyed hash of the address); 0 = a quarter of max_conns */
+	 * of a keyed hash of the address); 0 = a quarter of max_conns;
+	 * max_conns or more: no per-address limit */
 	uint32_t max_conns_per_src;
-	/** Head leases one peer address may hold; 0 = a quarter of max_heads */
+	/** Head leases one peer address may hold; 0 = a quarter of max_heads;
+	 * max_heads or more: no per-address limit */
 	uint32_t max_heads_per_src;
 	/** Key of the per-source hash; 0 = random (getentropy()). Tests set
 	 * one to know which addresses share a bucket. */

@@ -23,7 +23,8 @@
  *   max_conns_per_src a connection is refused (RST, conn_src_refused);
  *   beyond max_heads_per_src a head is answered 503 (head_src_refused).
  *   Two addresses sharing a bucket share its limit; without the key,
- *   nobody can choose to. An IPv6 peer is counted by its /64: one host
+ *   nobody can choose to. A share of all the objects (or leases) is no
+ *   limit: no address is refused for the bucket it happens to share. An IPv6 peer is counted by its /64: one host
  *   is routinely given a whole /64 and may pick any address in it.
  * - The idle list: the connections whose keep-alive timer runs, oldest
  *   first (intrusive, by object index), so that pressure takes the
@@ -220,7 +221,8 @@ http_slots_lease(struct ewyk_http_conn *c)
 	uint32_t l = s->lease_free;
 
 	if (l == HTTP_NO_LEASE ||
-		s->src_heads[c->src] >= s->conf.max_heads_per_src) {
+		(s->conf.max_heads_per_src < s->conf.max_heads &&
+			s->src_heads[c->src] >= s->conf.max_heads_per_src)) {
 		if (l == HTTP_NO_LEASE)
 			HTTP_CTR(s, HEAD_REFUSED, 1);
 		else
@@ -309,7 +311,10 @@ http_slots_accept(struct ewyk_http_server *s, struct ewyk_tcp_conn *tc)
 	ewyk_tcp_conn_info(tc, &ti);
 	key = http_src_key(&ti, &kind);
 	b = src_bucket(s, key, kind);
-	if (s->src_conns[b] >= s->conf.max_conns_per_src) {
+	/* A share of every object is no share: an address sharing a
+	 * bucket with one that holds them all is not refused for it. */
+	if (s->conf.max_conns_per_src < s->conf.max_conns &&
+		s->src_conns[b] >= s->conf.max_conns_per_src) {
 		HTTP_CTR(s, CONN_SRC_REFUSED, 1);
 		return NULL;
 	}

@@ -118,7 +118,12 @@ extern "C" {
 
 /** Where ewyk_pool_get() starts looking in the shared array on a miss. */
 enum ewyk_pool_strategy {
-	/** Always at entry 0: packs the objects in use at the front. */
+	/**
+	 * At the lowest entry that may be takeable (a low-water mark kept by
+	 * searches and lowered by releases): the lowest takeable entry is
+	 * taken, packing the objects in use at the front, without rescanning
+	 * the busy front on every search.
+	 */
 	EWYK_POOL_STRATEGY_FIRST = 0,
 	/** At a random entry: spreads contention. */
 	EWYK_POOL_STRATEGY_RANDOM,

@@ -108,6 +108,15 @@ struct ewyk_pool {
 	int64_t avail __rte_cache_aligned;
 	int64_t nfree __rte_cache_aligned;
 	uint32_t rr_cursor __rte_cache_aligned; /* ROUND_ROBIN */
+	/*
+	 * FIRST's low-water marks: no entry below avail_low has an
+	 * acquirable unit, none below free_low is FREE (as far as the last
+	 * search saw; a release or retire below lowers them). A search
+	 * starts there instead of at entry 0, so the busy front is not
+	 * rescanned on every miss; it still takes the lowest entries.
+	 */
+	uint32_t avail_low;
+	uint32_t free_low;
 	/* Counters of threads without lcore id (atomic adds). */
 	struct ewyk_pool_stats anon_stats __rte_cache_aligned;
 };

@@ -44,8 +44,20 @@ pool_tickets_give(int64_t *ctr, int64_t n)
 		__atomic_fetch_add(ctr, n, __ATOMIC_RELEASE);
 }
 
+/* Lower FIRST's low-water mark *low to idx (an entry became takeable). */
+static inline void
+low_lower(uint32_t *low, uint32_t idx)
+{
+	uint32_t cur = __atomic_load_n(low, __ATOMIC_RELAXED);
+
+	while (idx < cur &&
+		!__atomic_compare_exchange_n(low, &cur, idx, false,
+			__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+}
+
 static uint32_t
-scan_start(struct ewyk_pool *p, struct ewyk_pool_lcore *lc)
+scan_start(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, uint32_t *low)
 {
 	uint32_t cap = p->head.capacity;
 	uint64_t r;
@@ -64,17 +76,33 @@ scan_start(struct ewyk_pool *p, struct ewyk_pool_lcore *lc)
 		return __atomic_load_n(&p->rr_cursor, __ATOMIC_RELAXED) % cap;
 	case EWYK_POOL_STRATEGY_FIRST:
 	default:
-		return 0;
+		return low != NULL ?
+			__atomic_load_n(low, __ATOMIC_ACQUIRE) % cap :
+			0;
 	}
 }
 
 /* Remember where the next search starts (next-fit strategies). */
 static void
-scan_end(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, uint32_t last)
+scan_end(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, uint32_t *low,
+	uint32_t start, uint32_t first, uint32_t last)
 {
 	uint32_t next = last + 1 >= p->head.capacity ? 0 : last + 1;
 
-	if (p->strategy == EWYK_POOL_STRATEGY_LCORE && lc != NULL)
+	if (p->strategy == EWYK_POOL_STRATEGY_FIRST && low != NULL) {
+		/*
+		 * Nothing takeable was seen from start (round the end, if the
+		 * search wrapped) up to the first entry taken, which may keep
+		 * units when multiplexed, or past the last one when each entry
+		 * has one holder. Only if no release below lowered the mark
+		 * meanwhile (then the CAS fails and the lower mark stays).
+		 */
+		uint32_t to = p->max_mux == 1 ? next : first;
+
+		if (to != start)
+			__atomic_compare_exchange_n(low, &start, to, false,
+				__ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	} else if (p->strategy == EWYK_POOL_STRATEGY_LCORE && lc != NULL)
 		lc->cursor = next;
 	else if (p->strategy == EWYK_POOL_STRATEGY_ROUND_ROBIN)
 		__atomic_store_n(&p->rr_cursor, next, __ATOMIC_RELAXED);
@@ -113,17 +141,18 @@ typedef bool (*pool_claim_t)(struct ewyk_pool *p, uint32_t idx, unsigned int k,
  */
 static __rte_always_inline unsigned int
 pool_scan(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, unsigned int n,
-	pool_claim_t claim, struct pool_scan *sc)
+	pool_claim_t claim, struct pool_scan *sc, uint32_t *low)
 {
 	const uint32_t cap = p->head.capacity;
-	uint32_t idx, last = 0, i, pass;
+	uint32_t idx, start, first = 0, last = 0, i, pass;
 	unsigned int got = 0;
 
-	idx = scan_start(p, lc);
+	idx = start = scan_start(p, lc, low);
 	for (pass = 0; pass < POOL_SCAN_PASSES && got < n; pass++) {
 		for (i = 0; i < cap && got < n; i++) {
 			if (claim(p, idx, got, sc)) {
-				got++;
+				if (got++ == 0)
+					first = idx;
 				last = idx;
 			}
 			if (++idx == cap)
@@ -131,7 +160,7 @@ pool_scan(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, unsigned int n,
 		}
 	}
 	if (got > 0)
-		scan_end(p, lc, last);
+		scan_end(p, lc, low, start, first, last);
 	return got;
 }
 
@@ -173,7 +202,7 @@ pool_shared_acquire(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
 	n = pool_tickets_take(&p->avail, n);
 	if (n == 0)
 		return 0;
-	got = pool_scan(p, lc, n, claim_active, &sc);
+	got = pool_scan(p, lc, n, claim_active, &sc, &p->avail_low);
 	pool_tickets_give(&p->avail, (int64_t)(n - got) - sc.vanished);
 	POOL_STAT_ADD(p, lc, get_shared, got);
 	return got;
@@ -209,7 +238,7 @@ claim_free(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, uint32_t *idxs,
 	n = pool_tickets_take(&p->nfree, n);
 	if (n == 0)
 		return 0;
-	got = pool_scan(p, lc, n, claim_free_entry, &sc);
+	got = pool_scan(p, lc, n, claim_free_entry, &sc, &p->free_low);
 	pool_tickets_give(&p->nfree, (int64_t)(n - got));
 	return got;
 }
@@ -237,8 +266,11 @@ pool_shared_create(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void **objs,
 			if (owner != EWYK_POOL_OWNER_NONE)
 				set_owner(p, e->obj, owner);
 			/* Filled and acquired at once: usage 1, one holder. */
-			if (p->max_usage == 0 || p->max_usage > 1)
+			if ((p->max_usage == 0 || p->max_usage > 1) &&
+				p->max_mux > 1) {
 				units += p->max_mux - 1;
+				low_lower(&p->avail_low, idxs[i]);
+			}
 			__atomic_store_n(&e->state, st_make(ST_ACTIVE, 1, 1),
 				__ATOMIC_RELEASE);
 			objs[got++] = e->obj;
@@ -292,6 +324,7 @@ retire_entry(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, uint32_t idx,
 	else
 		POOL_STAT_ADD(p, lc, retired, 1);
 	__atomic_store_n(&e->state, ST_FREE, __ATOMIC_RELEASE);
+	low_lower(&p->free_low, idx);
 	pool_tickets_give(&p->nfree, 1);
 }
 
@@ -330,8 +363,10 @@ release_one(struct ewyk_pool *p, uint32_t idx, int64_t *units, bool *removed)
 			break;
 	}
 	if (kind == ST_ACTIVE && ret == 0 &&
-		(p->max_usage == 0 || st_usage(ns) < p->max_usage))
+		(p->max_usage == 0 || st_usage(ns) < p->max_usage)) {
 		*units += 1;
+		low_lower(&p->avail_low, idx);
+	}
 	*removed = kind == ST_CLOSED;
 	return ret;
 }
@@ -401,6 +436,8 @@ ewyk_pool_enable(struct ewyk_pool *p, void *obj, bool acquire)
 	if (!__atomic_compare_exchange_n(&e->state, &s, ns, false,
 		    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		return -EINVAL;
+	if (!acquire || p->max_usage != 1)
+		low_lower(&p->avail_low, (uint32_t)idx);
 	if (!acquire)
 		pool_tickets_give(&p->avail, p->max_mux);
 	else if (p->max_usage != 1)
@@ -456,6 +493,7 @@ ewyk_pool_remove(struct ewyk_pool *p, void *obj)
 		vanished = p->max_mux - st_mux(s);
 	pool_tickets_give(&p->avail, -vanished);
 	if (kind == ST_RESERVED) {
+		low_lower(&p->free_low, (uint32_t)idx);
 		pool_tickets_give(&p->nfree, 1);
 		return 1;
 	}
@@ -491,7 +529,7 @@ pool_ext_take(struct ewyk_pool *p, struct ewyk_pool_lcore *lc, void **objs,
 	n = pool_tickets_take(&p->avail, n);
 	if (n == 0)
 		return 0;
-	got = pool_scan(p, lc, n, claim_stored, &sc);
+	got = pool_scan(p, lc, n, claim_stored, &sc, NULL);
 	pool_tickets_give(&p->avail, (int64_t)(n - got));
 	pool_tickets_give(&p->nfree, got);
 	POOL_STAT_ADD(p, lc, get_shared, got);
@@ -521,7 +559,7 @@ pool_ext_store(struct ewyk_pool *p, struct ewyk_pool_lcore *lc,
 	n = pool_tickets_take(&p->nfree, n);
 	if (n == 0)
 		return 0;
-	done = pool_scan(p, lc, n, claim_empty, &sc);
+	done = pool_scan(p, lc, n, claim_empty, &sc, NULL);
 	pool_tickets_give(&p->nfree, (int64_t)(n - done));
 	pool_tickets_give(&p->avail, done);
 	POOL_STAT_ADD(p, lc, put_shared, done);

@@ -18,6 +18,13 @@
  *                                  spinlock_array) each thread acquires, works, and hands
  *                                  the object to the other thread, which
  *                                  releases it (a cross-lcore free)
+ *  BM_ewyk_pool_held/<held>       a FIRST pool of 2^18 entries without a
+ *                                  cache (lib/tcp's kind), <held> of them
+ *                                  held throughout (as connections in
+ *                                  TIME_WAIT hold theirs): one object from
+ *                                  the shared array and back. The search
+ *                                  starts at the pool's low-water mark, so
+ *                                  the cost must not grow with <held>.
  *  BM_mempool_bulk32/<ops>/cache:<n>/threads:{1,2}
  *                                  rte_mempool_get_bulk + put_bulk of 32
  *                                  through the "ewyk" driver vs ring_mp_mc
@@ -72,6 +79,8 @@ constexpr unsigned kCrossSpins = 4096;
 
 struct ewyk_pool *g_ewyk;
 struct ewyk_pool *g_ewyk_nocache;
+struct ewyk_pool *g_ewyk_first;
+constexpr unsigned kFirstCap = 1u << 18;
 struct rte_mempool *g_mp;
 std::mutex g_mtx;
 std::deque<void *> g_dq;
@@ -192,6 +201,23 @@ void
 BM_ewyk_pool_nocache(benchmark::State &state)
 {
 	run_ewyk(state, g_ewyk_nocache);
+}
+
+void
+BM_ewyk_pool_held(benchmark::State &state)
+{
+	std::vector<void *> held(static_cast<size_t>(state.range(0)));
+
+	for (auto &o : held) {
+		o = ewyk_pool_get(g_ewyk_first);
+		if (o == nullptr) {
+			state.SkipWithError("ewyk pool exhausted");
+			return;
+		}
+	}
+	run_ewyk(state, g_ewyk_first);
+	for (void *o : held)
+		ewyk_pool_put(g_ewyk_first, o);
 }
 
 void
@@ -442,16 +468,18 @@ mk_mempool(const char *name, unsigned cache, const char *ops)
 }
 
 struct ewyk_pool *
-mk_ewyk(const char *name, unsigned cache)
+mk_ewyk(const char *name, unsigned cache,
+	enum ewyk_pool_strategy strategy = EWYK_POOL_STRATEGY_LCORE,
+	unsigned cap = kCap)
 {
 	struct ewyk_pool_params prm = {};
 
 	prm.name = name;
-	prm.capacity = kCap;
+	prm.capacity = cap;
 	prm.obj_size = kObjSize;
 	prm.socket_id = EWYK_POOL_SOCKET_ANY;
 	prm.cache_size = cache;
-	prm.strategy = EWYK_POOL_STRATEGY_LCORE;
+	prm.strategy = strategy;
 	return ewyk_pool_create(&prm);
 }
 
@@ -464,6 +492,8 @@ setup()
 
 	g_ewyk = mk_ewyk("bench", kCache);
 	g_ewyk_nocache = mk_ewyk("bench_nocache", 0);
+	g_ewyk_first = mk_ewyk("bench_first", 0, EWYK_POOL_STRATEGY_FIRST,
+		kFirstCap);
 	/* rte_mempool_create: default ops (ring_mp_mc), cache 256. */
 	g_mp = rte_mempool_create("bench_rte", kCap - 1, kObjSize, kCache, 0,
 		nullptr, nullptr, nullptr, nullptr, SOCKET_ID_ANY, 0);
@@ -475,7 +505,8 @@ setup()
 		RING_F_SP_ENQ | RING_F_SC_DEQ);
 	g_inbox[1] = rte_ring_create("bench_in1", 1024, SOCKET_ID_ANY,
 		RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (g_ewyk == nullptr || g_ewyk_nocache == nullptr || g_mp == nullptr ||
+	if (g_ewyk == nullptr || g_ewyk_nocache == nullptr ||
+		g_ewyk_first == nullptr || g_mp == nullptr ||
 		g_dq_mem == nullptr || g_sa_mem == nullptr ||
 		g_inbox[0] == nullptr || g_inbox[1] == nullptr) {
 		fprintf(stderr, "setup failed: %s\n", rte_strerror(rte_errno));
@@ -505,6 +536,10 @@ setup()
 		BM_ewyk_pool_nocache)
 		->Threads(1)
 		->Threads(2);
+	benchmark::RegisterBenchmark("BM_ewyk_pool_held", BM_ewyk_pool_held)
+		->Arg(0)
+		->Arg(1 << 12)
+		->Arg(kFirstCap / 2);
 	benchmark::RegisterBenchmark("BM_ewyk_pool_cross", BM_ewyk_pool_cross)
 		->Threads(2);
 	benchmark::RegisterBenchmark("BM_rte_mempool_cross",

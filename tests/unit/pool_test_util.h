@@ -42,6 +42,7 @@ void test_strategies(void **state);
 void test_max_multiplex(void **state);
 void test_max_usage_recycle(void **state);
 void test_reserve_counts_capacity(void **state);
+void test_first_low_water(void **state);
 /* test_pool_lcores.c */
 void test_exhaustion_recovery(void **state);
 void test_handback(void **state);

@@ -409,6 +409,34 @@ test_lru_reclaim(void **state)
 	}
 }
 
+/*
+ * A share of every object is no per-address limit. With one object
+ * there is one bucket, so any two addresses share it: the second is
+ * served by reclaiming the first's idle connection, not refused for the
+ * bucket it shares (with more buckets, as likely as one in their
+ * number).
+ */
+static void
+test_whole_share_no_limit(void **state)
+{
+	struct cli *a, *b;
+	size_t off = 0;
+
+	teardown(state);
+	slots_setup_with(1, 1, 1, 1);
+	a = cli_open(0);
+	assert_int_equal(request(a, &off, GET), 200);
+	RUN_UNTIL(false, 10);
+	assert_int_equal(slots().idle, 1);
+	b = cli_open_from(1, CIP2);
+	off = 0;
+	assert_int_equal(request(b, &off, GET), 200);
+	assert_true(a->eof);
+	assert_int_equal(ctr(EWYK_HTTP_C_CONN_SRC_REFUSED), 0);
+	assert_int_equal(ctr(EWYK_HTTP_C_HEAD_SRC_REFUSED), 0);
+	assert_int_equal(ctr(EWYK_HTTP_C_IDLE_RECLAIMED), 1);
+}
+
 /* ewyk_http_quota: a source's share, the capacity, tokens back. */
 static struct ewyk_http_quota *quota_one; /* capacity 1 */
 
@@ -496,6 +524,8 @@ main(int argc, char **argv)
 			slots_teardown),
 		cmocka_unit_test_setup_teardown(test_lru_reclaim, slots_setup,
 			slots_teardown),
+		cmocka_unit_test_setup_teardown(test_whole_share_no_limit,
+			slots_setup, slots_teardown),
 		cmocka_unit_test_setup_teardown(test_quota, slots_setup,
 			slots_teardown),
 	};

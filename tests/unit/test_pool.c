@@ -294,6 +294,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_max_multiplex),
 		cmocka_unit_test(test_max_usage_recycle),
 		cmocka_unit_test(test_reserve_counts_capacity),
+		cmocka_unit_test(test_first_low_water),
 		cmocka_unit_test(test_exhaustion_recovery),
 		cmocka_unit_test(test_handback),
 		cmocka_unit_test(test_non_eal_thread),

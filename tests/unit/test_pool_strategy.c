@@ -261,3 +261,86 @@ test_reserve_counts_capacity(void **state)
 	assert_int_equal(info.n_free, 2);
 	ewyk_pool_free(p);
 }
+
+/* Take one object: its index. */
+static int
+take_idx(struct ewyk_pool *p, void **objs)
+{
+	void *o = ewyk_pool_get(p);
+	int idx;
+
+	assert_non_null(o);
+	idx = ewyk_pool_obj_index(p, o);
+	objs[idx] = o;
+	return idx;
+}
+
+/*
+ * FIRST searches from a low-water mark, not from entry 0, and still takes
+ * the lowest takeable entry: one released (or freed) below the mark
+ * lowers it.
+ */
+void
+test_first_low_water(void **state)
+{
+	struct ewyk_pool *p;
+	void *objs[16] = { NULL };
+	void *r[4];
+	int i;
+
+	(void)state;
+	p = mk("low", 16, 0, 0, 1, 0, EWYK_POOL_STRATEGY_FIRST);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(take_idx(p, objs), i);
+	assert_int_equal(ewyk_pool_put(p, objs[5]), 0);
+	assert_int_equal(ewyk_pool_put(p, objs[3]), 0);
+	assert_int_equal(take_idx(p, objs), 3);
+	assert_int_equal(take_idx(p, objs), 5);
+	assert_int_equal(take_idx(p, objs), 8);
+	assert_int_equal(ewyk_pool_put(p, objs[0]), 0);
+	assert_int_equal(take_idx(p, objs), 0);
+	for (i = 9; i < 16; i++)
+		assert_int_equal(take_idx(p, objs), i);
+	assert_null(ewyk_pool_get(p));
+	/* Full, then one back near the end and one at the start. */
+	assert_int_equal(ewyk_pool_put(p, objs[15]), 0);
+	assert_int_equal(ewyk_pool_put(p, objs[1]), 0);
+	assert_int_equal(take_idx(p, objs), 1);
+	assert_int_equal(take_idx(p, objs), 15);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(ewyk_pool_put(p, objs[i]), 0);
+	ewyk_pool_free(p);
+
+	/* FREE entries (an EMPTY pool's reserve): the same. */
+	p = mk("low_e", 4, 0, EWYK_POOL_F_EMPTY, 1, 0,
+		EWYK_POOL_STRATEGY_FIRST);
+	for (i = 0; i < 3; i++) {
+		r[i] = ewyk_pool_reserve(p);
+		assert_int_equal(ewyk_pool_obj_index(p, r[i]), i);
+	}
+	assert_int_equal(ewyk_pool_remove(p, r[1]), 1);
+	r[1] = ewyk_pool_reserve(p);
+	assert_int_equal(ewyk_pool_obj_index(p, r[1]), 1);
+	r[3] = ewyk_pool_reserve(p);
+	assert_int_equal(ewyk_pool_obj_index(p, r[3]), 3);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(ewyk_pool_remove(p, r[i]), 1);
+	ewyk_pool_free(p);
+
+	/* Multiplexed: an entry taken keeps its other units takeable. */
+	p = mk("low_m", 4, 0, 0, 2, 0, EWYK_POOL_STRATEGY_FIRST);
+	r[0] = ewyk_pool_get(p);
+	r[1] = ewyk_pool_get(p);
+	r[2] = ewyk_pool_get(p);
+	assert_int_equal(ewyk_pool_obj_index(p, r[0]), 0);
+	assert_int_equal(ewyk_pool_obj_index(p, r[1]), 0);
+	assert_int_equal(ewyk_pool_obj_index(p, r[2]), 1);
+	assert_int_equal(ewyk_pool_put(p, r[0]), 0);
+	r[0] = ewyk_pool_get(p);
+	assert_int_equal(ewyk_pool_obj_index(p, r[0]), 0);
+	r[3] = ewyk_pool_get(p);
+	assert_int_equal(ewyk_pool_obj_index(p, r[3]), 1);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(ewyk_pool_put(p, r[i]), 0);
+	ewyk_pool_free(p);
+}
