@@ -176,8 +176,13 @@ h2_start(struct http_task *t)
 	t->req.body_len = t->body_len;
 	t->req.deadline = ewyk_rt_task_deadline(sh);
 	if (t->route->invocation == EWYK_STRATEGY_INVOKE_NON_BLOCKING) {
-		/* in place, now: no job */
+		/* in place, now: no job, counted as HTTP/1.1's job of the
+		 * same route is (dispatched, run PIC here, done or failed) */
+		rt_task_count(sh, EWYK_RT_TASK_DISPATCHED);
+		rt_count_mode(sh->rt, EWYK_STRATEGY_MODE_PIC);
 		rc = rt_task_run(&t->job, EWYK_STRATEGY_MODE_PIC);
+		rt_task_count(sh,
+			rc < 0 ? EWYK_RT_TASK_FAILED : EWYK_RT_TASK_DONE);
 		h2_job_done(t->st, &t->job, EWYK_RT_DONE, rc);
 		return 0;
 	}
