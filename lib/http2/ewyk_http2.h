@@ -52,6 +52,10 @@ struct ewyk_twheel;
 	X(STREAMS, streams, COUNTER, "Streams opened by peers")                \
 	X(STREAM_REFUSED, stream_refused, COUNTER,                             \
 		"Streams refused (REFUSED_STREAM): no stream object free")     \
+	X(STREAM_SRC_REFUSED, stream_src_refused, COUNTER,                     \
+		"... of them: the peer's address held its share")              \
+	X(CONN_SRC_REFUSED, conn_src_refused, COUNTER,                         \
+		"Connections reset: the peer's address held its share")        \
 	X(REQUESTS, requests, COUNTER, "Request header blocks complete")       \
 	X(RESP_2XX, resp_2xx, COUNTER, "Responses 2xx")                        \
 	X(RESP_3XX, resp_3xx, COUNTER, "Responses 3xx")                        \
@@ -166,6 +170,14 @@ struct ewyk_http2_conf {
 	struct rte_mempool *pool;  /**< mbufs for frames (required) */
 	uint32_t max_conns;        /**< connection objects; 0 = 256 */
 	uint32_t max_streams;      /**< stream objects of the shard; 0 = 4096 */
+	/** connection objects one peer address may hold (an IPv4 address,
+	 *  an IPv6 /64, as lib/http's per-source shares); 0 = a quarter of
+	 *  max_conns. Beyond: reset, counted conn_src_refused */
+	uint32_t max_conns_per_src;
+	/** stream objects the connections of one peer address may hold at
+	 *  once; 0 = a quarter of max_streams. Beyond: REFUSED_STREAM,
+	 *  counted stream_src_refused */
+	uint32_t max_streams_per_src;
 	/** SETTINGS_MAX_CONCURRENT_STREAMS; 0 = 100 */
 	uint32_t max_concurrent_streams;
 	/** Header list bytes of a request (RFC 9113 6.5.2: name + value +

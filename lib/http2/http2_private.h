@@ -28,6 +28,8 @@ extern int ewyk_http2_logtype;
 #define H2_NONE UINT32_MAX
 
 struct h2_conn;
+struct ewyk_http_quota;
+struct ewyk_tcp_conn_info;
 
 /*
  * How a connection's bytes leave and its end is told: lib/tcp, or a
@@ -41,6 +43,9 @@ struct h2_io {
 	/* reset (0), close after what was sent (1), or send a FIN and
 	 * keep receiving (2: only with linger) */
 	void (*end)(void *io_arg, int how);
+	/* the peer's address (per-source shares); NULL or < 0: none, the
+	 * connection is held to no share */
+	int (*peer)(void *io_arg, struct ewyk_tcp_conn_info *ti);
 	/* 1: after a GOAWAY the connection lingers: a FIN, then what the
 	 * peer still sends is read and dropped a while, so that our GOAWAY
 	 * is not lost to a reset */
@@ -86,6 +91,7 @@ struct ewyk_http2_stream {
 	/* the stream list of its connection */
 	struct ewyk_http2_stream *prev, *next;
 	uint32_t next_free;
+	int qtok; /* its unit of the source's stream share; -1: none */
 	uint32_t small_len;
 	char small[EWYK_HTTP2_RESPOND_MAX];
 };
@@ -111,6 +117,9 @@ struct h2_conn {
 	 * client's preface comes (curl takes little data behind the 101) */
 	struct ewyk_http2_stream *up_st;
 	uint32_t next_free;
+	/* the peer's source in the stream share (-1: none), and the
+	 * connection's unit of the connection share */
+	int st_src, qtok;
 	struct ewyk_http_header *hdrs; /* max_header_fields + 1 */
 	char *hbuf;                    /* max_header_list bytes */
 };
@@ -124,6 +133,7 @@ struct ewyk_http2_server {
 	struct ewyk_http2_stream *st;
 	struct ewyk_http_header *hdrs;
 	char *hbuf;
+	struct ewyk_http_quota *q_conns, *q_streams; /* per-source shares */
 	uint32_t conn_free, st_free;
 	uint32_t nconns, nst;
 	uint8_t registered;

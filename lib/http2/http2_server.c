@@ -15,6 +15,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include <ewyk_http_server.h>
 #include <ewyk_tcp.h>
 
 #include "http2_config.h"
@@ -51,10 +52,18 @@ tcp_end(void *arg, int how)
 		ewyk_tcp_abort(arg);
 }
 
+static int
+tcp_peer(void *arg, struct ewyk_tcp_conn_info *ti)
+{
+	ewyk_tcp_conn_info(arg, ti);
+	return 0;
+}
+
 static const struct h2_io tcp_io = {
 	.space = tcp_space,
 	.send = tcp_send,
 	.end = tcp_end,
+	.peer = tcp_peer,
 	.linger = 1,
 };
 
@@ -336,6 +345,8 @@ conf_defaults(struct ewyk_http2_conf *c)
 	} while (0)
 	DEF(max_conns, 256);
 	DEF(max_streams, 4096);
+	DEF(max_conns_per_src, RTE_MAX(c->max_conns / 4, 1u));
+	DEF(max_streams_per_src, RTE_MAX(c->max_streams / 4, 1u));
 	DEF(max_concurrent_streams, 100);
 	DEF(max_header_list, 16384);
 	DEF(max_header_fields, 64);
@@ -407,8 +418,21 @@ ewyk_http2_server_create(const struct ewyk_http2_conf *conf)
 		0, sk);
 	s->hbuf = rte_malloc_socket("ewyk_http2_hbuf",
 		(size_t)s->conf.max_header_list * s->conf.max_conns, 0, sk);
+	if (s->conf.max_conns_per_src > s->conf.max_conns ||
+		s->conf.max_streams_per_src > s->conf.max_streams ||
+		s->conf.max_conns_per_src > UINT16_MAX ||
+		s->conf.max_streams_per_src > UINT16_MAX) {
+		ewyk_http2_server_free(s);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	s->q_conns = ewyk_http_quota_create(s->conf.max_conns,
+		s->conf.max_conns_per_src, sk);
+	s->q_streams = ewyk_http_quota_create(s->conf.max_streams,
+		s->conf.max_streams_per_src, sk);
 	if (s->conns == NULL || s->st == NULL || s->hdrs == NULL ||
-		s->hbuf == NULL || h2_callbacks_init(s) != 0 || options(s) != 0)
+		s->hbuf == NULL || s->q_conns == NULL || s->q_streams == NULL ||
+		h2_callbacks_init(s) != 0 || options(s) != 0)
 		goto nomem;
 	for (i = 0; i < s->conf.max_conns; i++) {
 		s->conns[i].srv = s;
@@ -458,6 +482,8 @@ ewyk_http2_server_free(struct ewyk_http2_server *s)
 		nghttp2_session_callbacks_del(s->cbs);
 	if (s->opt != NULL)
 		nghttp2_option_del(s->opt);
+	ewyk_http_quota_free(s->q_streams);
+	ewyk_http_quota_free(s->q_conns);
 	rte_free(s->hbuf);
 	rte_free(s->hdrs);
 	rte_free(s->st);

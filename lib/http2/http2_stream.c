@@ -32,8 +32,17 @@ h2_stream_new(struct h2_conn *c, int32_t id)
 	struct ewyk_http2_server *s = c->srv;
 	struct ewyk_http2_stream *st;
 
+	int tok = -1;
+
 	if (s->st_free == H2_NONE)
 		return NULL;
+	if (c->st_src >= 0) {
+		tok = ewyk_http_quota_take_source(s->q_streams, c->st_src);
+		if (tok < 0) {
+			H2_CTR(s, STREAM_SRC_REFUSED, 1);
+			return NULL;
+		}
+	}
 	st = &s->st[s->st_free];
 	s->st_free = st->next_free;
 	s->nst++;
@@ -42,6 +51,7 @@ h2_stream_new(struct h2_conn *c, int32_t id)
 	st->id = id;
 	st->used = 1;
 	st->content_length = -1;
+	st->qtok = tok;
 	st->next = c->streams;
 	if (c->streams != NULL)
 		c->streams->prev = st;
@@ -76,6 +86,8 @@ h2_stream_end(struct ewyk_http2_stream *st, int aborted)
 	if (st->next != NULL)
 		st->next->prev = st->prev;
 	c->nstreams--;
+	ewyk_http_quota_give(s->q_streams, st->qtok);
+	st->qtok = -1;
 	st->next_free = s->st_free;
 	s->st_free = (uint32_t)(st - s->st);
 	s->nst--;

@@ -276,11 +276,24 @@ h2_read_end(struct ewyk_http2_stream *st, int aborted, void *arg)
 	rt_task_put(arg);
 }
 
-/* Copy the head into the task, or a large copy (no per-source share:
- * lib/http2 bounds the streams of a connection). */
+/* One unit of @p q for the peer of @p ti (NULL: no peer known, no
+ * share): a token, -1 for none, or < -1 refused. */
+static int
+h2_take(struct ewyk_http_quota *q, const struct ewyk_tcp_conn_info *ti)
+{
+	int rc;
+
+	if (ti == NULL)
+		return -1;
+	rc = ewyk_http_quota_take_source(q, ewyk_http_quota_source(q, ti));
+	return rc >= 0 ? rc : -2;
+}
+
+/* Copy the head into the task, or a large copy within the source's
+ * share of them, as HTTP/1.1's. */
 static int
 h2_req(struct ewyk_rt_shard *sh, struct http_task *t,
-	const struct ewyk_http_request *q, struct ewyk_http2_stream *st)
+	const struct ewyk_http_request *q, const struct ewyk_tcp_conn_info *ti)
 {
 	struct rt_http_shard *ws = sh->hs;
 	struct ewyk_rt_req_header *hdr;
@@ -290,16 +303,14 @@ h2_req(struct ewyk_rt_shard *sh, struct http_task *t,
 	ret = rt_req_copy(&t->req, q, sh->id, t->hdr, RTE_DIM(t->hdr), t->buf,
 		sizeof(t->buf));
 	if (ret != 0) {
-		hdr = ewyk_pool_get(ws->heads);
+		t->large_tok = h2_take(ws->q_heads, ti);
+		hdr = t->large_tok >= -1 ? ewyk_pool_get(ws->heads) : NULL;
 		if (hdr == NULL)
-			return -ENOBUFS;
+			return -ENOBUFS; /* rt_task_put() gives the unit back */
 		t->large = hdr;
 		ret = rt_req_copy(&t->req, q, sh->id, hdr, ws->head_max_headers,
 			(char *)(hdr + ws->head_max_headers), ws->head_buf);
 	}
-	if (ret == 0)
-		(void)ewyk_http_tcp_peer(ewyk_http2_stream_tcp(st),
-			&t->req.peer);
 	return ret;
 }
 
@@ -328,9 +339,12 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	struct ewyk_rt_shard *sh = arg;
 	const struct ewyk_http_route *route;
 	const struct ewyk_rt_route *rr;
+	const struct ewyk_tcp_conn_info *ti = NULL;
+	struct ewyk_tcp_conn_info info;
+	struct ewyk_tcp_conn *tc;
 	struct http_task *t;
 	uint32_t allow = 0;
-	int rc;
+	int rc, tok;
 
 	rc = ewyk_http_route_lookup(sh->rt->h2_router, q->method_id, q->path,
 		&route, &allow);
@@ -347,8 +361,16 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 		respond_small(st, 501, "Not Implemented over HTTP/2\n");
 		return 0;
 	}
-	t = ewyk_pool_get(sh->hs->tasks);
+	tc = ewyk_http2_stream_tcp(st);
+	if (tc != NULL) {
+		ewyk_tcp_conn_info(tc, &info);
+		ti = &info;
+	}
+	/* No source holds more than its share of the tasks. */
+	tok = h2_take(sh->hs->q_tasks, ti);
+	t = tok >= -1 ? ewyk_pool_get(sh->hs->tasks) : NULL;
 	if (t == NULL) {
+		ewyk_http_quota_give(sh->hs->q_tasks, tok);
 		rt_task_count(sh, EWYK_RT_TASK_REJECTED);
 		return -ENOBUFS; /* 503 */
 	}
@@ -358,12 +380,14 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	t->c = NULL;
 	t->st = st;
 	t->wprev = t->wnext = NULL;
-	t->qtok = -1;
+	t->qtok = tok;
 	t->large_tok = -1;
 	t->body = NULL;
 	t->body_len = t->body_cap = 0;
 	t->refused = 0;
-	rc = h2_req(sh, t, q, st);
+	rc = h2_req(sh, t, q, ti);
+	if (rc == 0)
+		(void)ewyk_http_tcp_peer(tc, &t->req.peer);
 	if (rc != 0) {
 		rt_task_put(t);
 		if (rc == -ENOBUFS) {
