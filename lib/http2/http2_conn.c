@@ -425,7 +425,8 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 	}
 	i = s->conn_free;
 	c = &s->conns[i];
-	if (nghttp2_session_server_new2(&c->sess, s->cbs, c, s->opt) != 0) {
+	if (nghttp2_session_server_new3(&c->sess, s->cbs, c, s->opt,
+		    H2_SESSION_MEM(s)) != 0) {
 		ewyk_http_quota_give(s->q_conns, tok);
 		return NULL;
 	}

@@ -124,6 +124,33 @@ struct h2_conn {
 	char *hbuf;                    /* max_header_list bytes */
 };
 
+/* nghttp2's memory of a shard's sessions (http2_mem.c): free lists of
+ * blocks of 64 B to 4 KiB, each list keeping at most H2_MEM_KEEP. */
+#define H2_MEM_MIN_SHIFT 6
+#define H2_MEM_CLASSES 7
+#define H2_MEM_KEEP 4096
+struct h2_mem {
+	nghttp2_mem mem;
+	void *free[H2_MEM_CLASSES];
+	uint32_t nfree[H2_MEM_CLASSES];
+	uint64_t fresh, big; /* blocks from malloc(): new ones, large ones */
+};
+
+/* Under AddressSanitizer the sessions keep malloc(), so that a block
+ * used after nghttp2 freed it is still caught. */
+#if defined(__SANITIZE_ADDRESS__)
+#define H2_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define H2_ASAN 1
+#endif
+#endif
+#ifdef H2_ASAN
+#define H2_SESSION_MEM(s) ((nghttp2_mem *)NULL)
+#else
+#define H2_SESSION_MEM(s) (&(s)->mem.mem)
+#endif
+
 struct ewyk_http2_server {
 	struct ewyk_http2_conf conf;
 	uint64_t hz;
@@ -137,6 +164,7 @@ struct ewyk_http2_server {
 	uint32_t conn_free, st_free;
 	uint32_t nconns, nst;
 	uint8_t registered;
+	struct h2_mem mem;
 	uint64_t ctr[EWYK_HTTP2_C_MAX];
 };
 
@@ -163,6 +191,10 @@ struct ewyk_http2_stream *h2_stream_new(struct h2_conn *c, int32_t id);
 void h2_stream_end(struct ewyk_http2_stream *st, int aborted);
 int h2_stream_request(struct ewyk_http2_stream *st);
 int h2_upgrade_request(struct h2_conn *c, const struct ewyk_http_request *q);
+
+/* http2_mem.c */
+void h2_mem_init(struct h2_mem *m);
+void h2_mem_fini(struct h2_mem *m);
 
 /* http2_stats.c */
 void h2_stats_register(struct ewyk_http2_server *s);
