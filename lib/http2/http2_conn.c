@@ -362,7 +362,9 @@ static void
 tmo_arm(struct h2_conn *c, uint64_t now)
 {
 	const struct ewyk_http2_conf *cf = &c->srv->conf;
-	uint32_t ms = RTE_MIN(cf->idle_timeout_ms, cf->write_timeout_ms);
+	uint32_t ms = RTE_MIN(RTE_MIN(cf->idle_timeout_ms,
+				      cf->write_timeout_ms),
+		cf->body_timeout_ms);
 
 	ewyk_twheel_rearm(cf->wheel, &c->tmr, now + c->srv->hz / 1000 * ms);
 }
@@ -384,6 +386,10 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 		conn_end(c, 0);
 		return;
 	}
+	if (c->srv->wait_head != NULL && h2_body_expire(c, now) > 0)
+		h2_conn_flush(c); /* their RST_STREAMs */
+	if (c->gone)
+		return;
 	if (c->nstreams == 0 &&
 		now - RTE_MAX(c->last_tx, c->last_rx) >=
 			ms * cf->idle_timeout_ms) {
@@ -471,8 +477,9 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 	ewyk_twheel_arm(cf->wheel, &c->tmr,
 		now +
 			s->hz / 1000 *
-				RTE_MIN(cf->idle_timeout_ms,
-					cf->write_timeout_ms),
+				RTE_MIN(RTE_MIN(cf->idle_timeout_ms,
+						cf->write_timeout_ms),
+					cf->body_timeout_ms),
 		tmo_cb, c);
 	return c;
 }

@@ -92,6 +92,13 @@ struct ewyk_http2_stream {
 	struct ewyk_http2_stream *prev, *next;
 	uint32_t next_free;
 	int qtok; /* its unit of the source's stream share; -1: none */
+	/* its body in the budget (http2_body.c): bytes granted (consumed,
+	 * the window reopened) and held, bytes held but not granted yet;
+	 * the server's list of streams waiting for the budget */
+	uint64_t body_granted, body_owed;
+	uint64_t wait_since; /* TSC */
+	struct ewyk_http2_stream *wprev, *wnext;
+	uint8_t waiting;
 	uint32_t small_len;
 	char small[EWYK_HTTP2_RESPOND_MAX];
 };
@@ -113,6 +120,8 @@ struct h2_conn {
 	uint32_t hbytes; /* header list bytes of the block being read */
 	uint16_t nh;     /* its fields */
 	uint8_t used, in_recv, in_send, eof, ending, gone, lingering;
+	uint8_t granted;         /* on the server's list to flush */
+	struct h2_conn *gnext;   /* ... its next */
 	/* stream 1 of an upgrade, its request in hbuf: handed on when the
 	 * client's preface comes (curl takes little data behind the 101) */
 	struct ewyk_http2_stream *up_st;
@@ -164,6 +173,13 @@ struct ewyk_http2_server {
 	uint32_t conn_free, st_free;
 	uint32_t nconns, nst;
 	uint8_t registered;
+	/* the body budget (http2_body.c): bytes granted, per source (the
+	 * stream share's sources), streams waiting, connections to flush */
+	uint64_t body_granted;
+	uint64_t *body_src;
+	struct ewyk_http2_stream *wait_head, *wait_tail;
+	struct h2_conn *gflush;
+	uint8_t granting, regrant;
 	struct h2_mem mem;
 	uint64_t ctr[EWYK_HTTP2_C_MAX];
 };
@@ -191,6 +207,11 @@ struct ewyk_http2_stream *h2_stream_new(struct h2_conn *c, int32_t id);
 void h2_stream_end(struct ewyk_http2_stream *st, int aborted);
 int h2_stream_request(struct ewyk_http2_stream *st);
 int h2_upgrade_request(struct h2_conn *c, const struct ewyk_http_request *q);
+
+/* http2_body.c */
+void h2_body_in(struct ewyk_http2_stream *st, uint32_t len);
+void h2_body_end(struct ewyk_http2_stream *st);
+uint32_t h2_body_expire(struct h2_conn *c, uint64_t now);
 
 /* http2_mem.c */
 void h2_mem_init(struct h2_mem *m);

@@ -358,6 +358,9 @@ conf_defaults(struct ewyk_http2_conf *c)
 	DEF(max_continuations, 8);
 	DEF(idle_timeout_ms, 60000);
 	DEF(write_timeout_ms, 30000);
+	DEF(body_budget, (uint64_t)64 << 20);
+	DEF(body_budget_per_src, RTE_MAX(c->body_budget / 4, (uint64_t)1));
+	DEF(body_timeout_ms, 30000);
 #undef DEF
 }
 
@@ -385,6 +388,8 @@ options(struct ewyk_http2_server *s)
 	nghttp2_option_set_max_outbound_ack(s->opt, 1000);
 #endif
 	nghttp2_option_set_no_closed_streams(s->opt, 0);
+	/* windows reopen as the body budget allows (http2_body.c) */
+	nghttp2_option_set_no_auto_window_update(s->opt, 1);
 	return 0;
 }
 
@@ -422,7 +427,8 @@ ewyk_http2_server_create(const struct ewyk_http2_conf *conf)
 	if (s->conf.max_conns_per_src > s->conf.max_conns ||
 		s->conf.max_streams_per_src > s->conf.max_streams ||
 		s->conf.max_conns_per_src > UINT16_MAX ||
-		s->conf.max_streams_per_src > UINT16_MAX) {
+		s->conf.max_streams_per_src > UINT16_MAX ||
+		s->conf.body_budget_per_src > s->conf.body_budget) {
 		ewyk_http2_server_free(s);
 		rte_errno = EINVAL;
 		return NULL;
@@ -431,7 +437,11 @@ ewyk_http2_server_create(const struct ewyk_http2_conf *conf)
 		s->conf.max_conns_per_src, sk);
 	s->q_streams = ewyk_http_quota_create(s->conf.max_streams,
 		s->conf.max_streams_per_src, sk);
-	if (s->conns == NULL || s->st == NULL || s->hdrs == NULL ||
+	/* the body budget per source of the stream share (as many) */
+	s->body_src = rte_zmalloc_socket("ewyk_http2_body_src",
+		sizeof(*s->body_src) * rte_align32pow2(s->conf.max_streams), 0,
+		sk);
+	if (s->body_src == NULL || s->conns == NULL || s->st == NULL || s->hdrs == NULL ||
 		s->hbuf == NULL || s->q_conns == NULL || s->q_streams == NULL ||
 		h2_callbacks_init(s) != 0 || options(s) != 0)
 		goto nomem;
@@ -486,6 +496,7 @@ ewyk_http2_server_free(struct ewyk_http2_server *s)
 	h2_mem_fini(&s->mem); /* every session is gone */
 	ewyk_http_quota_free(s->q_streams);
 	ewyk_http_quota_free(s->q_conns);
+	rte_free(s->body_src);
 	rte_free(s->hbuf);
 	rte_free(s->hdrs);
 	rte_free(s->st);

@@ -79,6 +79,7 @@ h2_stream_end(struct ewyk_http2_stream *st, int aborted)
 	st->used = 0;
 	if (fn != NULL)
 		fn(st, aborted, st->done_arg);
+	h2_body_end(st); /* its owner freed the body: the budget back */
 	if (st->prev != NULL)
 		st->prev->next = st->next;
 	else
@@ -617,14 +618,21 @@ cb_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d,
 	struct ewyk_http2_stream *st = stream_of(c, id);
 
 	RTE_SET_USED(flags);
-	if (st == NULL || st->body_cb == NULL)
-		return 0; /* dropped; the window is granted all the same */
+	if (st == NULL || st->body_cb == NULL) {
+		/* dropped, not held: the window is granted at once */
+		(void)nghttp2_session_consume(sess, id, len);
+		return 0;
+	}
 	if (st->body_cb(st, (const char *)d, (uint32_t)len, 0, st->body_arg) <
 		0) {
 		st->body_cb = NULL;
+		(void)nghttp2_session_consume(sess, id, len);
 		nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE, id,
 			NGHTTP2_CANCEL);
+		return 0;
 	}
+	/* held by the consumer: granted within the body budget */
+	h2_body_in(st, (uint32_t)len);
 	return 0;
 }
 

@@ -9,7 +9,9 @@
  *  1. the request hook (holder, while the connection reads frames): the
  *     head is copied into a task; a body the route reads (max_body) is
  *     gathered as its DATA frames arrive, the connection granting flow
- *     control for each, so a slow upload never waits for any lcore;
+ *     control for each within the shard's body budget (lib/http2), so a
+ *     slow upload never waits for any lcore, and uploads beyond the
+ *     budget wait on a zero window, not in memory;
  *  2. the task becomes a job of the route's invocation type: run in
  *     place (NON_BLOCKING: PIC), here after production moved (EPC),
  *     queued (PEC), refused (503), past its deadline (504);
@@ -226,6 +228,19 @@ rt_h2_poll(struct ewyk_rt_shard *sh)
 	}
 }
 
+/* The largest body @p t gathers: its route's max_body, or less, its
+ * source's share of the shard's body budget (lib/http2 grants no window
+ * beyond it: a larger body could never be gathered). */
+static uint64_t
+h2_body_max(const struct http_task *t)
+{
+	return RTE_MIN((uint64_t)t->route->max_body, t->sh->hs->h2_body_max);
+}
+
+/* First allocation of a body whose length is known; it grows, doubling,
+ * as its DATA frames arrive: memory follows what the peer was granted. */
+#define H2_BODY_FIRST (64u << 10)
+
 /* The body, as its DATA frames arrive (holder). */
 static int
 h2_read(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
@@ -235,7 +250,7 @@ h2_read(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
 
 	if (t->refused)
 		return 0;
-	if (len > t->route->max_body - t->body_len) {
+	if (len > h2_body_max(t) - t->body_len) {
 		t->refused = 1;
 		respond_small(st, 413, "Content Too Large\n");
 		return 0;
@@ -245,7 +260,7 @@ h2_read(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
 			(uint64_t)t->body_len + len);
 		char *b;
 
-		cap = RTE_MAX(RTE_MIN(cap, (uint64_t)t->route->max_body),
+		cap = RTE_MAX(RTE_MIN(cap, h2_body_max(t)),
 			(uint64_t)t->body_len + len);
 		b = rte_realloc_socket(t->body, cap, 0, t->sh->socket);
 		if (b == NULL) {
@@ -402,12 +417,13 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 			q->content_length :
 			0;
 
-		if (cl > rr->max_body) {
+		if (cl > h2_body_max(t)) {
 			rt_task_put(t);
 			respond_small(st, 413, "Content Too Large\n");
 			return 0;
 		}
 		if (cl > 0) {
+			cl = RTE_MIN(cl, (uint64_t)H2_BODY_FIRST);
 			t->body = rte_malloc_socket("rt_h2_body", cl, 0,
 				sh->socket);
 			if (t->body == NULL) {
