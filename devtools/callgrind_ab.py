@@ -14,7 +14,13 @@ inclusive cost of ewyk_net_input() per request (packets in through TCP,
 HTTP and the handler) is printed beside them. Run as root:
 
   devtools/callgrind_ab.py build /path/to/other/build [--short 3 --long 12]
-      [--new-conn] [--server-args '--tcp-max-conns 16384'] [--mem MiB]
+      [--new-conn | --h2 [--streams 16] [--conns 8]]
+      [--server-args '--tcp-max-conns 16384'] [--mem MiB]
+
+--h2 drives the same `GET /` over HTTP/2 (h2c, prior knowledge:
+ewyk-loadgen --h2 --streams M on --conns connections), and the requests
+are lib/http2's count; the per-request figure is then an HTTP/2 stream's
+instructions, everything of its connection's frames included.
 """
 import argparse
 import json
@@ -25,7 +31,7 @@ import tempfile
 import time
 
 # Per process: runs by different users of the machine do not collide.
-TAG = f"cgab{os.getpid()}"
+TAG = f"cgab{os.getpid() % 100000}"
 VETH = (f"{TAG}A", f"{TAG}B")
 
 
@@ -34,7 +40,8 @@ def sh(cmd, check=True):
                           capture_output=True).stdout
 
 
-def one_run(build, loadgen, seconds, tmp, tag, extra, srv_args=(), mem=1024):
+def one_run(build, loadgen, seconds, tmp, tag, extra, srv_args=(), mem=1024,
+            conns=32, h2=False):
     d = os.path.join(tmp, tag)
     os.makedirs(d)
     out = os.path.join(d, "cg.out")
@@ -58,7 +65,7 @@ def one_run(build, loadgen, seconds, tmp, tag, extra, srv_args=(), mem=1024):
         ["taskset", "-c", "1", loadgen, "-l", "1",
          f"--file-prefix={TAG}-c-{tag}", f"--vdev=net_af_packet0,iface={VETH[1]}"]
         + eal + ["--", "--ip", "10.9.0.2/24", "--target", "10.9.0.1:80",
-                 "--conns", "32", "--duration", str(seconds),
+                 "--conns", str(conns), "--duration", str(seconds),
                  "--timeout", "20000", "--quiet"] + extra,
         capture_output=True, text=True, timeout=seconds + 120)
     res = json.loads(lg.stdout.splitlines()[0])
@@ -66,7 +73,8 @@ def one_run(build, loadgen, seconds, tmp, tag, extra, srv_args=(), mem=1024):
     srv.wait(timeout=600)
     log = open(os.path.join(d, "s.log")).read()
     m = re.search(r"^\d+\s+worker s0\s+(\d+)", log, re.M)
-    r = re.search(r"^http: requests=(\d+)", log, re.M)
+    r = re.search(r"^http2: requests=(\d+)" if h2 else
+                  r"^http: requests=(\d+)", log, re.M)
     if m is None or r is None:
         raise RuntimeError(f"no loop or request count in {d}/s.log")
     incl = sh(f"callgrind_annotate --inclusive=yes {out}")
@@ -105,6 +113,13 @@ def main():
                     "'--tcp-max-conns 16384'), for every build")
     ap.add_argument("--mem", type=int, default=1024,
                     help="MiB of memory for each process (-m)")
+    ap.add_argument("--h2", action="store_true",
+                    help="HTTP/2 streams (ewyk-loadgen --h2) instead of "
+                    "HTTP/1.1")
+    ap.add_argument("--streams", type=int, default=16,
+                    help="with --h2: streams per connection (default 16)")
+    ap.add_argument("--conns", type=int, default=0,
+                    help="connections (default 32; 8 with --h2)")
     a = ap.parse_args()
     sh(f"ip link del {VETH[0]}", check=False)
     sh(f"ip link add {VETH[0]} type veth peer name {VETH[1]}")
@@ -118,10 +133,13 @@ def main():
               "ewyk_net_input()/request | requests (short, long)")
         for i, b in enumerate(a.builds):
             extra = ["--new-conn"] if a.new_conn else []
+            if a.h2:
+                extra = ["--h2", "--streams", str(a.streams)]
+            conns = a.conns or (8 if a.h2 else 32)
             s = one_run(b, loadgen, a.short, tmp, f"{i}s", extra,
-                        a.server_args.split(), a.mem)
+                        a.server_args.split(), a.mem, conns, a.h2)
             lo = one_run(b, loadgen, a.long, tmp, f"{i}l", extra,
-                         a.server_args.split(), a.mem)
+                         a.server_args.split(), a.mem, conns, a.h2)
             for r in (s, lo):
                 if r["requests"] != r["loadgen_responses"]:
                     raise RuntimeError(f"counts disagree: {r}")

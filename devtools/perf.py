@@ -629,9 +629,11 @@ def main():
                     "one (default: it shares the last server core)")
     ap.add_argument("--h2-conns", type=int, default=16,
                     help="connections of the HTTP/2 rows (default 16)")
-    ap.add_argument("--h2-streams", type=int, default=16,
+    ap.add_argument("--h2-streams", type=int, default=64,
                     help="streams open per connection in the HTTP/2 rows "
-                    "(ewyk-loadgen --streams, h2load -m; default 16)")
+                    "(ewyk-loadgen --streams, h2load -m; default 64: with "
+                    "16, neither ewyk-httpd nor ewyk-loadgen was busy, "
+                    "round trips were the limit)")
     ap.add_argument("--huge", choices=("auto", "yes", "no"), default="auto")
     ap.add_argument("--only", default="",
                     help="comma-separated cases: a whole name selects that "

@@ -9,7 +9,9 @@ Prints one JSON line. Cases with python3-h2 (a well-behaved client):
 (what a client must not send), each reporting the error code of the first
 GOAWAY or RST_STREAM: ``bad_preface``, ``idle_stream``, ``closed_stream``,
 ``window_overflow``, ``rapid_reset``, ``continuation_flood``,
-``ping_flood``; ``hpack_bomb`` reports the status it got.
+``ping_flood``; ``hpack_bomb`` reports the status it got. ``share
+OTHER_SRC [CONNS]``: one source holds all the streams it may, another
+(OTHER_SRC) is then served.
 """
 
 import hashlib
@@ -272,9 +274,74 @@ def case_mixed(host):
             "slow_rank": order.index(slow) if slow in order else -1}
 
 
+def case_share(host, other_src, conns="45"):
+    """One source holds every stream it can: SETTINGS_INITIAL_WINDOW_SIZE
+    0 and 100 GET / on each of ``conns`` connections, so that every
+    response waits for a window that never comes and its stream object
+    stays taken. Then, with those held, a client from ``other_src``
+    (another address of this namespace) asks GET / as usual."""
+    enc = hpack.Encoder()
+    held, refused, other, socks = 0, 0, 0, []
+    win0 = frame(SETTINGS, 0, 0, struct.pack(">HI", 4, 0))
+    for _ in range(int(conns)):
+        s = connect(host)
+        s.sendall(PREFACE + win0 + frame(SETTINGS, 1, 0))
+        reqs = b"".join(frame(HEADERS, END_STREAM | END_HEADERS, 2 * i + 1,
+                              req_block(enc, "/")) for i in range(100))
+        s.sendall(reqs)
+        socks.append((s, Reader(s)))
+        enc = hpack.Encoder()  # one per connection
+    for s, rd in socks:
+        seen = set()
+        try:
+            while len(seen) < 100:
+                t, fl, sid, p = rd.next()
+                if t == HEADERS and sid not in seen:
+                    seen.add(sid)
+                    held += 1
+                elif t == RST and sid not in seen:
+                    seen.add(sid)
+                    if int.from_bytes(p[:4], "big") == \
+                            ErrorCodes.REFUSED_STREAM:
+                        refused += 1
+        except (EOFError, ConnectionError, socket.timeout):
+            pass
+    # held: another source still gets its response
+    s = socket.create_connection((host, 80), timeout=10,
+                                 source_address=(other_src, 0))
+    c = h2.connection.H2Connection(h2.config.H2Configuration(
+        client_side=True, header_encoding="utf-8"))
+    c.initiate_connection()
+    sid = c.get_next_available_stream_id()
+    c.send_headers(sid, hdrs("/"), end_stream=True)
+    s.sendall(c.data_to_send())
+    body, done = b"", False
+    while not done:
+        d = s.recv(65536)
+        if not d:
+            break
+        for ev in c.receive_data(d):
+            if isinstance(ev, h2.events.ResponseReceived):
+                other = int(dict(ev.headers)[":status"])
+            elif isinstance(ev, h2.events.DataReceived):
+                body += ev.data
+            elif isinstance(ev, (h2.events.StreamEnded,
+                                 h2.events.StreamReset)):
+                done = True
+        s.sendall(c.data_to_send())
+    for sk, _ in socks:
+        # reset: the server lets go of the streams at once (a FIN would
+        # leave them to the write timeout, their windows still shut)
+        sk.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                      struct.pack("ii", 1, 0))
+        sk.close()
+    return {"held": held, "refused": refused, "other_status": other,
+            "other_body": body.decode(errors="replace")}
+
+
 def main():
     host, case = sys.argv[1], sys.argv[2]
-    out = globals()["case_" + case](host)
+    out = globals()["case_" + case](host, *sys.argv[3:])
     print(json.dumps(out))
 
 

@@ -16,6 +16,9 @@ over net_af_packet; the clients run in the peer namespace on core 1:
   WINDOW_UPDATEs whatever the lcores do;
 - a blocking stream beside 99 fast ones on one connection: the fast
   ones are answered first;
+- per-source shares: one address holding every stream it can gets a
+  quarter of the shard's, the rest REFUSED_STREAM, and another address
+  is served meanwhile;
 - frame-level cases with python3-h2 (dts/framework/h2_peer.py): bad
   preface, frames on idle and closed streams, window overflow, rapid
   reset, CONTINUATION flood, HPACK bomb, each answered as RFC 9113 says,
@@ -34,6 +37,7 @@ from framework.test_suite import TestSuite
 
 PY = "/usr/bin/python3"
 URL = f"http://{EWYK_IP}"
+PEER2_IP = "198.18.0.3"  # a second address of the peer (another source)
 PEER = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "framework", "h2_peer.py")
 
@@ -81,8 +85,9 @@ class TestSuite_http2(TestSuite):
         return json.loads(r.stdout.strip().splitlines()[-1])
 
     def _still_serves(self):
-        ver, code, body, _ = self._curl(f"--http2-prior-knowledge {URL}/")
-        assert (ver, code, body) == ("2", 200, "hello world"), (ver, code)
+        ver, code, body, err = self._curl(f"--http2-prior-knowledge {URL}/")
+        assert (ver, code, body) == ("2", 200, "hello world"), (ver, code,
+                                                                err)
 
     # -- curl ---------------------------------------------------------------
     def test_curl_prior_knowledge(self):
@@ -216,4 +221,32 @@ class TestSuite_http2(TestSuite):
         assert st["ctrl_flood"] >= 1
         # nghttp2's own connection errors are counted too
         assert st["protocol_error"] >= 4 and st["continuation_flood"] >= 1
+        self._still_serves()
+
+    # -- per-source shares --------------------------------------------------------
+    def test_source_share(self):
+        """One address takes every stream object it can (its responses
+        stalled on a zero window): it gets its share (a quarter of the
+        shard's streams), the rest REFUSED_STREAM, counted, and a client
+        from another address is served meanwhile."""
+        ns = self.tb.ns_peer
+        self.node.run(f"ip addr add {PEER2_IP}/24 dev {self.tb.if_peer}",
+                      ns=ns, check=False)
+        before = self._h2()
+        try:
+            out = self._peer(f"share {PEER2_IP} 45", timeout=120)
+        finally:
+            self.node.run(f"ip addr del {PEER2_IP}/24 dev "
+                          f"{self.tb.if_peer}", ns=ns, check=False)
+        after = self._h2()
+        print(out, {k: after[k] - before[k] for k in
+                    ("stream_src_refused", "stream_refused")})
+        # 4,096 stream objects a shard, a quarter of them a source
+        assert out["held"] == 1024, out
+        assert out["refused"] == 45 * 100 - 1024, out
+        assert after["stream_src_refused"] - before["stream_src_refused"] \
+            == out["refused"]
+        assert (out["other_status"], out["other_body"]) == \
+            (200, "hello world\n"), out
+        # reset, the first source's streams are given back: served again
         self._still_serves()

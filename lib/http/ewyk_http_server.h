@@ -29,6 +29,7 @@ extern "C" {
 
 struct ewyk_tcp_conn;
 struct ewyk_tcp_ops;
+struct ewyk_tcp_conn_info;
 struct rte_mbuf;
 struct ewyk_twheel;
 
@@ -692,6 +693,38 @@ void ewyk_http_quota_free(struct ewyk_http_quota *q);
  */
 int ewyk_http_quota_take(struct ewyk_http_quota *q,
 	const struct ewyk_http_conn *c);
+
+/**
+ * The source of a peer in @p q: what ewyk_http_quota_take_source() takes
+ * for, computed once per connection by a protocol that has no
+ * ewyk_http_conn (lib/http2), from the same key ewyk_http_quota_take()
+ * uses (the IPv4 address, the IPv6 /64, a link-local peer's interface
+ * identifier).
+ *
+ * @param q
+ *   Quota.
+ * @param ti
+ *   The connection's lib/tcp information (its peer address).
+ * @return
+ *   The source (>= 0), or -EINVAL.
+ */
+int ewyk_http_quota_source(const struct ewyk_http_quota *q,
+	const struct ewyk_tcp_conn_info *ti);
+
+/**
+ * Take one unit for source @p src (ewyk_http_quota_source()), on the
+ * shard's lcore. A refusal is counted in the quota only: the caller
+ * counts it in its own lib's counters and answers it.
+ *
+ * @param q
+ *   Quota.
+ * @param src
+ *   ewyk_http_quota_source()'s source.
+ * @return
+ *   A token (>= 0) for ewyk_http_quota_give(); -EBUSY (the source holds
+ *   its share), -ENOSPC (all units are taken) or -EINVAL.
+ */
+int ewyk_http_quota_take_source(struct ewyk_http_quota *q, int src);
 
 /**
  * Give a unit back (from any lcore: the counts are atomic).

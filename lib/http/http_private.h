@@ -556,6 +556,9 @@ void http_conn_release(struct ewyk_http_conn *c);
  * list while its keep-alive timer runs.
  */
 #define HTTP_NO_LEASE UINT32_MAX
+/* A peer's source key and its kind (HTTP_SRC_*): its IPv4 address, its
+ * IPv6 /64, or a link-local peer's interface identifier. */
+uint64_t http_src_key(const struct ewyk_tcp_conn_info *ti, uint8_t *kind);
 int http_slots_init(struct ewyk_http_server *s);
 void http_slots_free(struct ewyk_http_server *s);
 /* An object for a new TCP connection, or NULL (refused, counted). */

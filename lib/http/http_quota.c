@@ -70,30 +70,63 @@ ewyk_http_quota_free(struct ewyk_http_quota *q)
 	rte_free(q);
 }
 
-int
-ewyk_http_quota_take(struct ewyk_http_quota *q, const struct ewyk_http_conn *c)
+static uint32_t
+quota_bucket(const struct ewyk_http_quota *q, uint64_t key, uint8_t kind)
 {
-	uint32_t w[3], b;
+	uint32_t w[3];
 
-	if (q == NULL || c == NULL || !c->used)
+	w[0] = 0x71756f74 + kind;
+	w[1] = (uint32_t)key;
+	w[2] = (uint32_t)(key >> 32);
+	return (uint32_t)ewyk_siphash13(q->k0, q->k1, w, 3) & q->mask;
+}
+
+int
+ewyk_http_quota_take_source(struct ewyk_http_quota *q, int src)
+{
+	uint32_t b;
+
+	if (q == NULL || src < 0 || (uint32_t)src > q->mask)
 		return -EINVAL;
-	w[0] = 0x71756f74 + c->rip_kind;
-	w[1] = (uint32_t)c->rip;
-	w[2] = (uint32_t)(c->rip >> 32);
-	b = (uint32_t)ewyk_siphash13(q->k0, q->k1, w, 3) & q->mask;
+	b = (uint32_t)src;
 	if (__atomic_load_n(&q->used, __ATOMIC_RELAXED) >= q->capacity) {
 		q->refused++;
-		HTTP_CTR(c->srv, QUOTA_REFUSED, 1);
 		return -ENOSPC;
 	}
 	if (__atomic_load_n(&q->cnt[b], __ATOMIC_RELAXED) >= q->per_src_max) {
 		q->refused++;
-		HTTP_CTR(c->srv, QUOTA_REFUSED, 1);
 		return -EBUSY;
 	}
 	__atomic_fetch_add(&q->cnt[b], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&q->used, 1, __ATOMIC_RELAXED);
 	return (int)b;
+}
+
+int
+ewyk_http_quota_source(const struct ewyk_http_quota *q,
+	const struct ewyk_tcp_conn_info *ti)
+{
+	uint64_t key;
+	uint8_t kind;
+
+	if (q == NULL || ti == NULL)
+		return -EINVAL;
+	key = http_src_key(ti, &kind);
+	return (int)quota_bucket(q, key, kind);
+}
+
+int
+ewyk_http_quota_take(struct ewyk_http_quota *q, const struct ewyk_http_conn *c)
+{
+	int rc;
+
+	if (q == NULL || c == NULL || !c->used)
+		return -EINVAL;
+	rc = ewyk_http_quota_take_source(q,
+		(int)quota_bucket(q, c->rip, c->rip_kind));
+	if (rc < 0)
+		HTTP_CTR(c->srv, QUOTA_REFUSED, 1);
+	return rc;
 }
 
 void

@@ -51,7 +51,7 @@
  * address, or for a link-local peer (all of them share fe80::/64) its
  * interface identifier; *kind says which, so that the three never
  * collide (HTTP_SRC_V4, _NET6, _LL6). */
-static uint64_t
+uint64_t
 http_src_key(const struct ewyk_tcp_conn_info *ti, uint8_t *kind)
 {
 	uint64_t k;

@@ -52,6 +52,10 @@ struct ewyk_twheel;
 	X(STREAMS, streams, COUNTER, "Streams opened by peers")                \
 	X(STREAM_REFUSED, stream_refused, COUNTER,                             \
 		"Streams refused (REFUSED_STREAM): no stream object free")     \
+	X(STREAM_SRC_REFUSED, stream_src_refused, COUNTER,                     \
+		"... of them: the peer's address held its share")              \
+	X(CONN_SRC_REFUSED, conn_src_refused, COUNTER,                         \
+		"Connections reset: the peer's address held its share")        \
 	X(REQUESTS, requests, COUNTER, "Request header blocks complete")       \
 	X(RESP_2XX, resp_2xx, COUNTER, "Responses 2xx")                        \
 	X(RESP_3XX, resp_3xx, COUNTER, "Responses 3xx")                        \
@@ -87,6 +91,22 @@ struct ewyk_twheel;
 	X(TIMEOUT_WRITE, timeout_write, COUNTER,                               \
 		"Connections reset: a response made no progress for "          \
 		"write_timeout_ms (zero window, unread socket)")               \
+	X(BODY_HELD, body_held, GAUGE,                                         \
+		"Request body bytes given to body consumers, not yet given "   \
+		"back (their streams open)")                                   \
+	X(BODY_OWED, body_owed, GAUGE,                                         \
+		"... of them received beyond the body budget: their window "   \
+		"not granted yet")                                             \
+	X(BODY_WAITING, body_waiting, GAUGE,                                   \
+		"Streams waiting for the body budget (window withheld)")       \
+	X(BODY_WAIT, body_budget_wait, COUNTER,                                \
+		"Streams made to wait: the shard's body budget spent")         \
+	X(BODY_SRC_WAIT, body_src_wait, COUNTER,                               \
+		"Streams made to wait: the peer's address held its share of "  \
+		"the body budget")                                             \
+	X(BODY_TIMEOUT, body_timeout, COUNTER,                                 \
+		"Streams reset (CANCEL): waited body_timeout_ms for the body " \
+		"budget")                                                      \
 	X(BYTES_IN, bytes_in, COUNTER, "Bytes received")                       \
 	X(BYTES_OUT, bytes_out, COUNTER, "Bytes handed to TCP")
 
@@ -166,6 +186,14 @@ struct ewyk_http2_conf {
 	struct rte_mempool *pool;  /**< mbufs for frames (required) */
 	uint32_t max_conns;        /**< connection objects; 0 = 256 */
 	uint32_t max_streams;      /**< stream objects of the shard; 0 = 4096 */
+	/** connection objects one peer address may hold (an IPv4 address,
+	 *  an IPv6 /64, as lib/http's per-source shares); 0 = a quarter of
+	 *  max_conns. Beyond: reset, counted conn_src_refused */
+	uint32_t max_conns_per_src;
+	/** stream objects the connections of one peer address may hold at
+	 *  once; 0 = a quarter of max_streams. Beyond: REFUSED_STREAM,
+	 *  counted stream_src_refused */
+	uint32_t max_streams_per_src;
 	/** SETTINGS_MAX_CONCURRENT_STREAMS; 0 = 100 */
 	uint32_t max_concurrent_streams;
 	/** Header list bytes of a request (RFC 9113 6.5.2: name + value +
@@ -187,6 +215,18 @@ struct ewyk_http2_conf {
 	uint32_t max_continuations;
 	uint32_t idle_timeout_ms;         /**< no stream open; 0 = 60000 */
 	uint32_t write_timeout_ms;        /**< a response stalled; 0 = 30000 */
+	/** Request body bytes the shard's streams may hold in their body
+	 *  consumers (ewyk_http2_read_body()) with flow control granted:
+	 *  beyond it, what arrives is still handed over but its WINDOW_UPDATE
+	 *  is withheld until bodies are given back (their streams end), so
+	 *  the peer stalls on a zero window. 0 = 64 MiB */
+	uint64_t body_budget;
+	/** ... of which the streams of one peer address may hold; 0 = a
+	 *  quarter of body_budget */
+	uint64_t body_budget_per_src;
+	/** a stream waiting for the budget this long is reset (CANCEL,
+	 *  counted body_timeout); 0 = 30000 */
+	uint32_t body_timeout_ms;
 	ewyk_http2_request_fn on_request; /**< requests (required) */
 	void *on_request_arg;             /**< its argument */
 	uint16_t shard_id;                /**< label of the counters */
@@ -298,6 +338,9 @@ const char *ewyk_http2_counter_name(enum ewyk_http2_counter ctr);
 
 /** @return connection objects in use */
 uint32_t ewyk_http2_server_conns(const struct ewyk_http2_server *s);
+
+/** @return request body bytes the shard's streams hold (body_held) */
+uint64_t ewyk_http2_server_body_held(const struct ewyk_http2_server *s);
 
 /** @return stream objects in use */
 uint32_t ewyk_http2_server_streams(const struct ewyk_http2_server *s);

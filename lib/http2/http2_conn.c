@@ -23,6 +23,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include <ewyk_http_server.h>
 #include <ewyk_tcp.h>
 
 #include "http2_config.h"
@@ -361,7 +362,9 @@ static void
 tmo_arm(struct h2_conn *c, uint64_t now)
 {
 	const struct ewyk_http2_conf *cf = &c->srv->conf;
-	uint32_t ms = RTE_MIN(cf->idle_timeout_ms, cf->write_timeout_ms);
+	uint32_t ms = RTE_MIN(RTE_MIN(cf->idle_timeout_ms,
+				      cf->write_timeout_ms),
+		cf->body_timeout_ms);
 
 	ewyk_twheel_rearm(cf->wheel, &c->tmr, now + c->srv->hz / 1000 * ms);
 }
@@ -383,6 +386,10 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 		conn_end(c, 0);
 		return;
 	}
+	if (c->srv->wait_head != NULL && h2_body_expire(c, now) > 0)
+		h2_conn_flush(c); /* their RST_STREAMs */
+	if (c->gone)
+		return;
 	if (c->nstreams == 0 &&
 		now - RTE_MAX(c->last_tx, c->last_rx) >=
 			ms * cf->idle_timeout_ms) {
@@ -402,6 +409,8 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 {
 	const struct ewyk_http2_conf *cf = &s->conf;
 	nghttp2_settings_entry iv[4];
+	struct ewyk_tcp_conn_info ti;
+	int tok = -1, st_src = -1;
 	struct h2_conn *c;
 	uint64_t now;
 	uint32_t i;
@@ -410,10 +419,23 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 		H2_CTR(s, CONN_REFUSED, 1);
 		return NULL;
 	}
+	/* the peer's shares: its connections here, its streams later */
+	if (io->peer != NULL && io->peer(io_arg, &ti) == 0) {
+		tok = ewyk_http_quota_take_source(s->q_conns,
+			ewyk_http_quota_source(s->q_conns, &ti));
+		if (tok < 0) {
+			H2_CTR(s, CONN_SRC_REFUSED, 1);
+			return NULL;
+		}
+		st_src = ewyk_http_quota_source(s->q_streams, &ti);
+	}
 	i = s->conn_free;
 	c = &s->conns[i];
-	if (nghttp2_session_server_new2(&c->sess, s->cbs, c, s->opt) != 0)
+	if (nghttp2_session_server_new3(&c->sess, s->cbs, c, s->opt,
+		    H2_SESSION_MEM(s)) != 0) {
+		ewyk_http_quota_give(s->q_conns, tok);
 		return NULL;
+	}
 	iv[0] = (nghttp2_settings_entry){
 		NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS,
 		cf->max_concurrent_streams
@@ -426,6 +448,7 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 	if (nghttp2_submit_settings(c->sess, NGHTTP2_FLAG_NONE, iv, 4) != 0) {
 		nghttp2_session_del(c->sess);
 		c->sess = NULL;
+		ewyk_http_quota_give(s->q_conns, tok);
 		return NULL;
 	}
 	/* the connection's window too, beyond the 65,535 of the RFC */
@@ -444,6 +467,8 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 	c->in_recv = c->in_send = c->eof = c->ending = c->gone = 0;
 	c->lingering = 0;
 	c->up_st = NULL;
+	c->qtok = tok;
+	c->st_src = st_src;
 	memset(&c->rst, 0, sizeof(c->rst));
 	memset(&c->ctrl, 0, sizeof(c->ctrl));
 	now = rte_get_tsc_cycles();
@@ -452,8 +477,9 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 	ewyk_twheel_arm(cf->wheel, &c->tmr,
 		now +
 			s->hz / 1000 *
-				RTE_MIN(cf->idle_timeout_ms,
-					cf->write_timeout_ms),
+				RTE_MIN(RTE_MIN(cf->idle_timeout_ms,
+						cf->write_timeout_ms),
+					cf->body_timeout_ms),
 		tmo_cb, c);
 	return c;
 }
@@ -512,6 +538,8 @@ h2_conn_gone(struct h2_conn *c)
 		return;
 	}
 	c->used = 0;
+	ewyk_http_quota_give(s->q_conns, c->qtok);
+	c->qtok = -1;
 	H2_CTR(s, CONN_CLOSED, 1);
 	c->next_free = s->conn_free;
 	s->conn_free = (uint32_t)(c - s->conns);

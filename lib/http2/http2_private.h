@@ -28,6 +28,8 @@ extern int ewyk_http2_logtype;
 #define H2_NONE UINT32_MAX
 
 struct h2_conn;
+struct ewyk_http_quota;
+struct ewyk_tcp_conn_info;
 
 /*
  * How a connection's bytes leave and its end is told: lib/tcp, or a
@@ -41,6 +43,9 @@ struct h2_io {
 	/* reset (0), close after what was sent (1), or send a FIN and
 	 * keep receiving (2: only with linger) */
 	void (*end)(void *io_arg, int how);
+	/* the peer's address (per-source shares); NULL or < 0: none, the
+	 * connection is held to no share */
+	int (*peer)(void *io_arg, struct ewyk_tcp_conn_info *ti);
 	/* 1: after a GOAWAY the connection lingers: a FIN, then what the
 	 * peer still sends is read and dropped a while, so that our GOAWAY
 	 * is not lost to a reset */
@@ -86,6 +91,14 @@ struct ewyk_http2_stream {
 	/* the stream list of its connection */
 	struct ewyk_http2_stream *prev, *next;
 	uint32_t next_free;
+	int qtok; /* its unit of the source's stream share; -1: none */
+	/* its body in the budget (http2_body.c): bytes granted (consumed,
+	 * the window reopened) and held, bytes held but not granted yet;
+	 * the server's list of streams waiting for the budget */
+	uint64_t body_granted, body_owed;
+	uint64_t wait_since; /* TSC */
+	struct ewyk_http2_stream *wprev, *wnext;
+	uint8_t waiting;
 	uint32_t small_len;
 	char small[EWYK_HTTP2_RESPOND_MAX];
 };
@@ -107,13 +120,45 @@ struct h2_conn {
 	uint32_t hbytes; /* header list bytes of the block being read */
 	uint16_t nh;     /* its fields */
 	uint8_t used, in_recv, in_send, eof, ending, gone, lingering;
+	uint8_t granted;         /* on the server's list to flush */
+	struct h2_conn *gnext;   /* ... its next */
 	/* stream 1 of an upgrade, its request in hbuf: handed on when the
 	 * client's preface comes (curl takes little data behind the 101) */
 	struct ewyk_http2_stream *up_st;
 	uint32_t next_free;
+	/* the peer's source in the stream share (-1: none), and the
+	 * connection's unit of the connection share */
+	int st_src, qtok;
 	struct ewyk_http_header *hdrs; /* max_header_fields + 1 */
 	char *hbuf;                    /* max_header_list bytes */
 };
+
+/* nghttp2's memory of a shard's sessions (http2_mem.c): free lists of
+ * blocks of 64 B to 4 KiB, each list keeping at most H2_MEM_KEEP. */
+#define H2_MEM_MIN_SHIFT 6
+#define H2_MEM_CLASSES 7
+#define H2_MEM_KEEP 4096
+struct h2_mem {
+	nghttp2_mem mem;
+	void *free[H2_MEM_CLASSES];
+	uint32_t nfree[H2_MEM_CLASSES];
+	uint64_t fresh, big; /* blocks from malloc(): new ones, large ones */
+};
+
+/* Under AddressSanitizer the sessions keep malloc(), so that a block
+ * used after nghttp2 freed it is still caught. */
+#if defined(__SANITIZE_ADDRESS__)
+#define H2_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define H2_ASAN 1
+#endif
+#endif
+#ifdef H2_ASAN
+#define H2_SESSION_MEM(s) ((nghttp2_mem *)NULL)
+#else
+#define H2_SESSION_MEM(s) (&(s)->mem.mem)
+#endif
 
 struct ewyk_http2_server {
 	struct ewyk_http2_conf conf;
@@ -124,9 +169,18 @@ struct ewyk_http2_server {
 	struct ewyk_http2_stream *st;
 	struct ewyk_http_header *hdrs;
 	char *hbuf;
+	struct ewyk_http_quota *q_conns, *q_streams; /* per-source shares */
 	uint32_t conn_free, st_free;
 	uint32_t nconns, nst;
 	uint8_t registered;
+	/* the body budget (http2_body.c): bytes granted, per source (the
+	 * stream share's sources), streams waiting, connections to flush */
+	uint64_t body_granted;
+	uint64_t *body_src;
+	struct ewyk_http2_stream *wait_head, *wait_tail;
+	struct h2_conn *gflush;
+	uint8_t granting, regrant;
+	struct h2_mem mem;
 	uint64_t ctr[EWYK_HTTP2_C_MAX];
 };
 
@@ -153,6 +207,15 @@ struct ewyk_http2_stream *h2_stream_new(struct h2_conn *c, int32_t id);
 void h2_stream_end(struct ewyk_http2_stream *st, int aborted);
 int h2_stream_request(struct ewyk_http2_stream *st);
 int h2_upgrade_request(struct h2_conn *c, const struct ewyk_http_request *q);
+
+/* http2_body.c */
+void h2_body_in(struct ewyk_http2_stream *st, uint32_t len);
+void h2_body_end(struct ewyk_http2_stream *st);
+uint32_t h2_body_expire(struct h2_conn *c, uint64_t now);
+
+/* http2_mem.c */
+void h2_mem_init(struct h2_mem *m);
+void h2_mem_fini(struct h2_mem *m);
 
 /* http2_stats.c */
 void h2_stats_register(struct ewyk_http2_server *s);

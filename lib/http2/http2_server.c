@@ -15,6 +15,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include <ewyk_http_server.h>
 #include <ewyk_tcp.h>
 
 #include "http2_config.h"
@@ -51,10 +52,18 @@ tcp_end(void *arg, int how)
 		ewyk_tcp_abort(arg);
 }
 
+static int
+tcp_peer(void *arg, struct ewyk_tcp_conn_info *ti)
+{
+	ewyk_tcp_conn_info(arg, ti);
+	return 0;
+}
+
 static const struct h2_io tcp_io = {
 	.space = tcp_space,
 	.send = tcp_send,
 	.end = tcp_end,
+	.peer = tcp_peer,
 	.linger = 1,
 };
 
@@ -336,6 +345,8 @@ conf_defaults(struct ewyk_http2_conf *c)
 	} while (0)
 	DEF(max_conns, 256);
 	DEF(max_streams, 4096);
+	DEF(max_conns_per_src, RTE_MAX(c->max_conns / 4, 1u));
+	DEF(max_streams_per_src, RTE_MAX(c->max_streams / 4, 1u));
 	DEF(max_concurrent_streams, 100);
 	DEF(max_header_list, 16384);
 	DEF(max_header_fields, 64);
@@ -347,6 +358,9 @@ conf_defaults(struct ewyk_http2_conf *c)
 	DEF(max_continuations, 8);
 	DEF(idle_timeout_ms, 60000);
 	DEF(write_timeout_ms, 30000);
+	DEF(body_budget, (uint64_t)64 << 20);
+	DEF(body_budget_per_src, RTE_MAX(c->body_budget / 4, (uint64_t)1));
+	DEF(body_timeout_ms, 30000);
 #undef DEF
 }
 
@@ -374,6 +388,8 @@ options(struct ewyk_http2_server *s)
 	nghttp2_option_set_max_outbound_ack(s->opt, 1000);
 #endif
 	nghttp2_option_set_no_closed_streams(s->opt, 0);
+	/* windows reopen as the body budget allows (http2_body.c) */
+	nghttp2_option_set_no_auto_window_update(s->opt, 1);
 	return 0;
 }
 
@@ -396,6 +412,7 @@ ewyk_http2_server_create(const struct ewyk_http2_conf *conf)
 		goto nomem;
 	s->conf = *conf;
 	conf_defaults(&s->conf);
+	h2_mem_init(&s->mem);
 	s->hz = rte_get_tsc_hz();
 	s->conns = rte_zmalloc_socket("ewyk_http2_conns",
 		sizeof(*s->conns) * s->conf.max_conns, RTE_CACHE_LINE_SIZE, sk);
@@ -407,8 +424,26 @@ ewyk_http2_server_create(const struct ewyk_http2_conf *conf)
 		0, sk);
 	s->hbuf = rte_malloc_socket("ewyk_http2_hbuf",
 		(size_t)s->conf.max_header_list * s->conf.max_conns, 0, sk);
-	if (s->conns == NULL || s->st == NULL || s->hdrs == NULL ||
-		s->hbuf == NULL || h2_callbacks_init(s) != 0 || options(s) != 0)
+	if (s->conf.max_conns_per_src > s->conf.max_conns ||
+		s->conf.max_streams_per_src > s->conf.max_streams ||
+		s->conf.max_conns_per_src > UINT16_MAX ||
+		s->conf.max_streams_per_src > UINT16_MAX ||
+		s->conf.body_budget_per_src > s->conf.body_budget) {
+		ewyk_http2_server_free(s);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	s->q_conns = ewyk_http_quota_create(s->conf.max_conns,
+		s->conf.max_conns_per_src, sk);
+	s->q_streams = ewyk_http_quota_create(s->conf.max_streams,
+		s->conf.max_streams_per_src, sk);
+	/* the body budget per source of the stream share (as many) */
+	s->body_src = rte_zmalloc_socket("ewyk_http2_body_src",
+		sizeof(*s->body_src) * rte_align32pow2(s->conf.max_streams), 0,
+		sk);
+	if (s->body_src == NULL || s->conns == NULL || s->st == NULL || s->hdrs == NULL ||
+		s->hbuf == NULL || s->q_conns == NULL || s->q_streams == NULL ||
+		h2_callbacks_init(s) != 0 || options(s) != 0)
 		goto nomem;
 	for (i = 0; i < s->conf.max_conns; i++) {
 		s->conns[i].srv = s;
@@ -458,6 +493,10 @@ ewyk_http2_server_free(struct ewyk_http2_server *s)
 		nghttp2_session_callbacks_del(s->cbs);
 	if (s->opt != NULL)
 		nghttp2_option_del(s->opt);
+	h2_mem_fini(&s->mem); /* every session is gone */
+	ewyk_http_quota_free(s->q_streams);
+	ewyk_http_quota_free(s->q_conns);
+	rte_free(s->body_src);
 	rte_free(s->hbuf);
 	rte_free(s->hdrs);
 	rte_free(s->st);

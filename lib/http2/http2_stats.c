@@ -46,6 +46,9 @@ h2_describe(const void *obj, struct rte_tel_data *d)
 		s->conf.max_header_list);
 	rte_tel_data_add_dict_u64(d, "max_header_fields",
 		s->conf.max_header_fields);
+	rte_tel_data_add_dict_u64(d, "body_budget", s->conf.body_budget);
+	rte_tel_data_add_dict_u64(d, "body_budget_per_src",
+		s->conf.body_budget_per_src);
 }
 
 static const struct ewyk_registry h2_reg = {

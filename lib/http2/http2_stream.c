@@ -32,8 +32,17 @@ h2_stream_new(struct h2_conn *c, int32_t id)
 	struct ewyk_http2_server *s = c->srv;
 	struct ewyk_http2_stream *st;
 
+	int tok = -1;
+
 	if (s->st_free == H2_NONE)
 		return NULL;
+	if (c->st_src >= 0) {
+		tok = ewyk_http_quota_take_source(s->q_streams, c->st_src);
+		if (tok < 0) {
+			H2_CTR(s, STREAM_SRC_REFUSED, 1);
+			return NULL;
+		}
+	}
 	st = &s->st[s->st_free];
 	s->st_free = st->next_free;
 	s->nst++;
@@ -42,6 +51,7 @@ h2_stream_new(struct h2_conn *c, int32_t id)
 	st->id = id;
 	st->used = 1;
 	st->content_length = -1;
+	st->qtok = tok;
 	st->next = c->streams;
 	if (c->streams != NULL)
 		c->streams->prev = st;
@@ -69,6 +79,7 @@ h2_stream_end(struct ewyk_http2_stream *st, int aborted)
 	st->used = 0;
 	if (fn != NULL)
 		fn(st, aborted, st->done_arg);
+	h2_body_end(st); /* its owner freed the body: the budget back */
 	if (st->prev != NULL)
 		st->prev->next = st->next;
 	else
@@ -76,6 +87,8 @@ h2_stream_end(struct ewyk_http2_stream *st, int aborted)
 	if (st->next != NULL)
 		st->next->prev = st->prev;
 	c->nstreams--;
+	ewyk_http_quota_give(s->q_streams, st->qtok);
+	st->qtok = -1;
 	st->next_free = s->st_free;
 	s->st_free = (uint32_t)(st - s->st);
 	s->nst--;
@@ -178,13 +191,31 @@ read_copy(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	return n;
 }
 
+/* @p v in decimal at @p out (room for 20 digits): its length. The
+ * status and content-length of every response: no snprintf(), which
+ * cost more than the rest of submit() but nghttp2. */
+static size_t
+u64_dec(char *out, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	for (i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n;
+}
+
 static int
 submit(struct ewyk_http2_stream *st, uint16_t status, const char *ctype,
 	const char *extra, uint64_t len, int has_body)
 {
 	struct h2_conn *c;
 	nghttp2_nv hv[H2_MAX_RESP_FIELDS + 3];
-	char stat[4], clen[24], lc[H2_MAX_RESP_FIELDS][64];
+	char stat[24], clen[24], lc[H2_MAX_RESP_FIELDS][64];
 	nghttp2_data_provider dp;
 	size_t n = 0, k = 0;
 	const char *e = extra;
@@ -195,14 +226,11 @@ submit(struct ewyk_http2_stream *st, uint16_t status, const char *ctype,
 	if (st->responded)
 		return -EALREADY;
 	c = st->c;
-	snprintf(stat, sizeof(stat), "%u", status);
-	hv[n++] = nv(":status", 7, stat, 3);
+	hv[n++] = nv(":status", 7, stat, u64_dec(stat, status));
 	if (ctype != NULL)
 		hv[n++] = nv("content-type", 12, ctype, strlen(ctype));
-	if (len != EWYK_HTTP_LEN_CHUNKED) {
-		snprintf(clen, sizeof(clen), "%" PRIu64, len);
-		hv[n++] = nv("content-length", 14, clen, strlen(clen));
-	}
+	if (len != EWYK_HTTP_LEN_CHUNKED)
+		hv[n++] = nv("content-length", 14, clen, u64_dec(clen, len));
 	/* "Name: value\r\n" lines; names lowercased (RFC 9113 8.2.1) */
 	while (e != NULL && *e != '\0' && k < H2_MAX_RESP_FIELDS) {
 		const char *colon = strchr(e, ':'), *eol = strstr(e, "\r\n");
@@ -590,14 +618,21 @@ cb_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d,
 	struct ewyk_http2_stream *st = stream_of(c, id);
 
 	RTE_SET_USED(flags);
-	if (st == NULL || st->body_cb == NULL)
-		return 0; /* dropped; the window is granted all the same */
+	if (st == NULL || st->body_cb == NULL) {
+		/* dropped, not held: the window is granted at once */
+		(void)nghttp2_session_consume(sess, id, len);
+		return 0;
+	}
 	if (st->body_cb(st, (const char *)d, (uint32_t)len, 0, st->body_arg) <
 		0) {
 		st->body_cb = NULL;
+		(void)nghttp2_session_consume(sess, id, len);
 		nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE, id,
 			NGHTTP2_CANCEL);
+		return 0;
 	}
+	/* held by the consumer: granted within the body budget */
+	h2_body_in(st, (uint32_t)len);
 	return 0;
 }
 

@@ -149,6 +149,11 @@ struct ewyk_rt_conf {
 	unsigned int http_max_heads;    /**< --http-max-heads (2048) */
 	unsigned int http_max_per_src;  /**< --http-max-per-src; 0: 1/4 */
 	unsigned int http_max_heads_per_src; /**< --http-max-heads-per-src */
+	/** --h2-body-budget bytes: HTTP/2 request body bytes a shard holds
+	 *  with flow control granted, a quarter of them per peer address;
+	 *  0: 64 MiB, or four times the largest max_body of a route's fn if
+	 *  that is more (lib/http2's body_budget) */
+	uint64_t h2_body_budget;
 };
 
 /**

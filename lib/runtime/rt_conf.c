@@ -75,7 +75,10 @@ static const char std_usage[] =
 	"  --http-max-per-src N    connection objects one peer address may hold (default: a\n"
 	"                          quarter of --http-max-conns)\n"
 	"  --http-max-heads-per-src N  head leases one peer address may hold (default: a quarter\n"
-	"                          of --http-max-heads)\n";
+	"                          of --http-max-heads)\n"
+	"  --h2-body-budget N      HTTP/2 request body bytes a shard holds, a quarter per peer\n"
+	"                          address; beyond, WINDOW_UPDATEs wait (default: 64 MiB, or 4x\n"
+	"                          the largest route max_body)\n";
 
 /* Options without a short form. */
 enum {
@@ -128,6 +131,8 @@ static const struct num_opt num_opts[] = {
 	NUM_OPT("http-max-heads", 1, 1u << 20, http_max_heads),
 	NUM_OPT("http-max-per-src", 1, 65535, http_max_per_src),
 	NUM_OPT("http-max-heads-per-src", 1, 65535, http_max_heads_per_src),
+	NUM_OPT("h2-body-budget", 65536, (unsigned long)INT64_MAX,
+		h2_body_budget),
 };
 
 void

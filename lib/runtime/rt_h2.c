@@ -9,7 +9,9 @@
  *  1. the request hook (holder, while the connection reads frames): the
  *     head is copied into a task; a body the route reads (max_body) is
  *     gathered as its DATA frames arrive, the connection granting flow
- *     control for each, so a slow upload never waits for any lcore;
+ *     control for each within the shard's body budget (lib/http2), so a
+ *     slow upload never waits for any lcore, and uploads beyond the
+ *     budget wait on a zero window, not in memory;
  *  2. the task becomes a job of the route's invocation type: run in
  *     place (NON_BLOCKING: PIC), here after production moved (EPC),
  *     queued (PEC), refused (503), past its deadline (504);
@@ -176,8 +178,13 @@ h2_start(struct http_task *t)
 	t->req.body_len = t->body_len;
 	t->req.deadline = ewyk_rt_task_deadline(sh);
 	if (t->route->invocation == EWYK_STRATEGY_INVOKE_NON_BLOCKING) {
-		/* in place, now: no job */
+		/* in place, now: no job, counted as HTTP/1.1's job of the
+		 * same route is (dispatched, run PIC here, done or failed) */
+		rt_task_count(sh, EWYK_RT_TASK_DISPATCHED);
+		rt_count_mode(sh->rt, EWYK_STRATEGY_MODE_PIC);
 		rc = rt_task_run(&t->job, EWYK_STRATEGY_MODE_PIC);
+		rt_task_count(sh,
+			rc < 0 ? EWYK_RT_TASK_FAILED : EWYK_RT_TASK_DONE);
 		h2_job_done(t->st, &t->job, EWYK_RT_DONE, rc);
 		return 0;
 	}
@@ -221,6 +228,19 @@ rt_h2_poll(struct ewyk_rt_shard *sh)
 	}
 }
 
+/* The largest body @p t gathers: its route's max_body, or less, its
+ * source's share of the shard's body budget (lib/http2 grants no window
+ * beyond it: a larger body could never be gathered). */
+static uint64_t
+h2_body_max(const struct http_task *t)
+{
+	return RTE_MIN((uint64_t)t->route->max_body, t->sh->hs->h2_body_max);
+}
+
+/* First allocation of a body whose length is known; it grows, doubling,
+ * as its DATA frames arrive: memory follows what the peer was granted. */
+#define H2_BODY_FIRST (64u << 10)
+
 /* The body, as its DATA frames arrive (holder). */
 static int
 h2_read(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
@@ -230,7 +250,7 @@ h2_read(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
 
 	if (t->refused)
 		return 0;
-	if (len > t->route->max_body - t->body_len) {
+	if (len > h2_body_max(t) - t->body_len) {
 		t->refused = 1;
 		respond_small(st, 413, "Content Too Large\n");
 		return 0;
@@ -240,7 +260,7 @@ h2_read(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
 			(uint64_t)t->body_len + len);
 		char *b;
 
-		cap = RTE_MAX(RTE_MIN(cap, (uint64_t)t->route->max_body),
+		cap = RTE_MAX(RTE_MIN(cap, h2_body_max(t)),
 			(uint64_t)t->body_len + len);
 		b = rte_realloc_socket(t->body, cap, 0, t->sh->socket);
 		if (b == NULL) {
@@ -271,11 +291,24 @@ h2_read_end(struct ewyk_http2_stream *st, int aborted, void *arg)
 	rt_task_put(arg);
 }
 
-/* Copy the head into the task, or a large copy (no per-source share:
- * lib/http2 bounds the streams of a connection). */
+/* One unit of @p q for the peer of @p ti (NULL: no peer known, no
+ * share): a token, -1 for none, or < -1 refused. */
+static int
+h2_take(struct ewyk_http_quota *q, const struct ewyk_tcp_conn_info *ti)
+{
+	int rc;
+
+	if (ti == NULL)
+		return -1;
+	rc = ewyk_http_quota_take_source(q, ewyk_http_quota_source(q, ti));
+	return rc >= 0 ? rc : -2;
+}
+
+/* Copy the head into the task, or a large copy within the source's
+ * share of them, as HTTP/1.1's. */
 static int
 h2_req(struct ewyk_rt_shard *sh, struct http_task *t,
-	const struct ewyk_http_request *q, struct ewyk_http2_stream *st)
+	const struct ewyk_http_request *q, const struct ewyk_tcp_conn_info *ti)
 {
 	struct rt_http_shard *ws = sh->hs;
 	struct ewyk_rt_req_header *hdr;
@@ -285,16 +318,14 @@ h2_req(struct ewyk_rt_shard *sh, struct http_task *t,
 	ret = rt_req_copy(&t->req, q, sh->id, t->hdr, RTE_DIM(t->hdr), t->buf,
 		sizeof(t->buf));
 	if (ret != 0) {
-		hdr = ewyk_pool_get(ws->heads);
+		t->large_tok = h2_take(ws->q_heads, ti);
+		hdr = t->large_tok >= -1 ? ewyk_pool_get(ws->heads) : NULL;
 		if (hdr == NULL)
-			return -ENOBUFS;
+			return -ENOBUFS; /* rt_task_put() gives the unit back */
 		t->large = hdr;
 		ret = rt_req_copy(&t->req, q, sh->id, hdr, ws->head_max_headers,
 			(char *)(hdr + ws->head_max_headers), ws->head_buf);
 	}
-	if (ret == 0)
-		(void)ewyk_http_tcp_peer(ewyk_http2_stream_tcp(st),
-			&t->req.peer);
 	return ret;
 }
 
@@ -323,9 +354,12 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	struct ewyk_rt_shard *sh = arg;
 	const struct ewyk_http_route *route;
 	const struct ewyk_rt_route *rr;
+	const struct ewyk_tcp_conn_info *ti = NULL;
+	struct ewyk_tcp_conn_info info;
+	struct ewyk_tcp_conn *tc;
 	struct http_task *t;
 	uint32_t allow = 0;
-	int rc;
+	int rc, tok;
 
 	rc = ewyk_http_route_lookup(sh->rt->h2_router, q->method_id, q->path,
 		&route, &allow);
@@ -342,8 +376,16 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 		respond_small(st, 501, "Not Implemented over HTTP/2\n");
 		return 0;
 	}
-	t = ewyk_pool_get(sh->hs->tasks);
+	tc = ewyk_http2_stream_tcp(st);
+	if (tc != NULL) {
+		ewyk_tcp_conn_info(tc, &info);
+		ti = &info;
+	}
+	/* No source holds more than its share of the tasks. */
+	tok = h2_take(sh->hs->q_tasks, ti);
+	t = tok >= -1 ? ewyk_pool_get(sh->hs->tasks) : NULL;
 	if (t == NULL) {
+		ewyk_http_quota_give(sh->hs->q_tasks, tok);
 		rt_task_count(sh, EWYK_RT_TASK_REJECTED);
 		return -ENOBUFS; /* 503 */
 	}
@@ -353,12 +395,14 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	t->c = NULL;
 	t->st = st;
 	t->wprev = t->wnext = NULL;
-	t->qtok = -1;
+	t->qtok = tok;
 	t->large_tok = -1;
 	t->body = NULL;
 	t->body_len = t->body_cap = 0;
 	t->refused = 0;
-	rc = h2_req(sh, t, q, st);
+	rc = h2_req(sh, t, q, ti);
+	if (rc == 0)
+		(void)ewyk_http_tcp_peer(tc, &t->req.peer);
 	if (rc != 0) {
 		rt_task_put(t);
 		if (rc == -ENOBUFS) {
@@ -373,12 +417,13 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 			q->content_length :
 			0;
 
-		if (cl > rr->max_body) {
+		if (cl > h2_body_max(t)) {
 			rt_task_put(t);
 			respond_small(st, 413, "Content Too Large\n");
 			return 0;
 		}
 		if (cl > 0) {
+			cl = RTE_MIN(cl, (uint64_t)H2_BODY_FIRST);
 			t->body = rte_malloc_socket("rt_h2_body", cl, 0,
 				sh->socket);
 			if (t->body == NULL) {

@@ -117,6 +117,23 @@ secs_ms(unsigned int s)
 	return s * 1000u;
 }
 
+/* The body budget of a shard's HTTP/2 streams: --h2-body-budget, or
+ * 64 MiB, or more so that a source's share (a quarter) gathers the
+ * largest body a route's fn reads. */
+static uint64_t
+rt_h2_body_budget(const struct ewyk_rt *rt)
+{
+	uint64_t b = UINT64_C(64) << 20;
+	unsigned int i;
+
+	if (rt->conf.h2_body_budget != 0)
+		return rt->conf.h2_body_budget;
+	for (i = 0; i < rt->nb_routes; i++)
+		if (rt->routes[i].r.fn != NULL)
+			b = RTE_MAX(b, (uint64_t)rt->routes[i].r.max_body * 4);
+	return b;
+}
+
 /* The shard's HTTP/2 layer, on the limits of its HTTP/1.1 server. */
 static int
 rt_h2_shard_init(struct ewyk_rt_shard *sh,
@@ -134,7 +151,10 @@ rt_h2_shard_init(struct ewyk_rt_shard *sh,
 	hc.max_header_fields = EWYK_HTTP_DEF_MAX_HEADERS;
 	hc.idle_timeout_ms = sc->idle_timeout_ms;
 	hc.write_timeout_ms = sc->write_timeout_ms;
+	hc.body_timeout_ms = sc->body_timeout_ms;
 	hc.max_streams = EWYK_RT_HTTP_MAX_TASKS * 4;
+	hc.body_budget = rt_h2_body_budget(sh->rt);
+	sh->hs->h2_body_max = hc.body_budget / 4;
 	hc.on_request = rt_h2_request;
 	hc.on_request_arg = sh;
 	hc.shard_id = sh->id;
@@ -210,6 +230,11 @@ rt_http_shard_init(struct ewyk_rt_shard *sh)
 			c->body_timeout, c->write_timeout, c->http_max_conns,
 			c->http_max_per_src, c->http_max_heads,
 			c->http_max_heads_per_src);
+	if (sh->id == 0)
+		RT_LOG(INFO,
+			"http2: body budget %" PRIu64
+			" bytes per shard (%" PRIu64 " per source)",
+			sh->hs->h2_body_max * 4, sh->hs->h2_body_max);
 	return 0;
 }
 

@@ -22,6 +22,9 @@ struct rt_http_shard {
 	/* HTTP/2 tasks ready to start past the iteration's burst (rt_h2.c),
 	 * oldest first; each holds one of the tasks above */
 	struct http_task *h2_wait_head, *h2_wait_tail;
+	/* largest body an HTTP/2 stream gathers: its source's share of the
+	 * body budget, or less (the route's max_body) */
+	uint64_t h2_body_max;
 };
 
 /* A dispatched request: the job, the copy of its head, its result. */

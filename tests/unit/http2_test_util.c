@@ -6,6 +6,8 @@
  *   /bytes/N    200, N bytes of a pattern, streamed (NO_COPY DATA)
  *   /later      nothing yet: the stream is kept in w->later
  *   /body       the request body's length, once it is all read
+ *   /hold       its body read whole, then kept in w->later unanswered
+ *               (the body stays held)
  *   else        404
  */
 
@@ -16,6 +18,8 @@
 
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
+
+#include <ewyk_tcp.h>
 
 #include "http2_test_util.h"
 
@@ -59,10 +63,23 @@ io_end(void *arg, int graceful)
 	w->c = NULL;
 }
 
+static int
+io_peer(void *arg, struct ewyk_tcp_conn_info *ti)
+{
+	struct h2t_world *w = arg;
+
+	if (w->peer_ip == 0)
+		return -1;
+	memset(ti, 0, sizeof(*ti));
+	ti->remote_ip = w->peer_ip;
+	return 0;
+}
+
 static const struct h2_io test_io = {
 	.space = io_space,
 	.send = io_send,
 	.end = io_end,
+	.peer = io_peer,
 };
 
 /* ---- the server's handler ---- */
@@ -105,6 +122,24 @@ body_cb(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
 	return 0;
 }
 
+static void later_done(struct ewyk_http2_stream *st, int aborted, void *arg);
+
+static int
+hold_cb(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
+	void *arg)
+{
+	struct h2t_world *w = arg;
+
+	RTE_SET_USED(p);
+	RTE_SET_USED(len);
+	if (!last)
+		return 0;
+	if (w->nlater == H2T_MAX_STREAMS)
+		return -ENOBUFS;
+	w->later[w->nlater++] = st;
+	return ewyk_http2_on_done(st, later_done, w);
+}
+
 static void
 later_done(struct ewyk_http2_stream *st, int aborted, void *arg)
 {
@@ -143,6 +178,8 @@ on_request(void *arg, struct ewyk_http2_stream *st,
 		w->later[w->nlater++] = st;
 		return ewyk_http2_on_done(st, later_done, w);
 	}
+	if (q->path.len == 5 && memcmp(q->path.p, "/hold", 5) == 0)
+		return ewyk_http2_read_body(st, hold_cb, w);
 	if (q->path.len == 5 && memcmp(q->path.p, "/body", 5) == 0) {
 		struct body_count *b = &body_counts[id % H2T_MAX_STREAMS];
 
@@ -217,6 +254,8 @@ cli_frame(nghttp2_session *s, const nghttp2_frame *f, void *user)
 		h2t_st(w, f->hd.stream_id)->rst = f->rst_stream.error_code + 1;
 	if (f->hd.type == NGHTTP2_GOAWAY)
 		w->goaway = (int)f->goaway.error_code + 1;
+	if (f->hd.type == NGHTTP2_WINDOW_UPDATE && f->hd.stream_id == 0)
+		w->wu_conn += (uint32_t)f->window_update.window_size_increment;
 	return 0;
 }
 

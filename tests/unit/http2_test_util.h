@@ -40,6 +40,8 @@ struct h2t_world {
 	size_t out_len, out_cap;
 	uint64_t seq;
 	int goaway; /* code + 1 */
+	uint32_t peer_ip; /* the connection's peer (IPv4); 0: none */
+	uint64_t wu_conn; /* WINDOW_UPDATE increments of the connection */
 	struct h2t_stream st[H2T_MAX_STREAMS];
 	/* the server's later answers */
 	struct ewyk_http2_stream *later[H2T_MAX_STREAMS];

@@ -114,6 +114,7 @@ void test_dispatch_body(void **state);
 void test_h2_streams(void **state);
 void test_h2_deadline_refused(void **state);
 void test_h2_stream_reset(void **state);
+void test_h2_task_counters(void **state);
 
 /* test_runtime_jobs.c */
 void test_modules_order(void **state);

@@ -346,6 +346,124 @@ test_max_concurrent(void **state)
 	h2t_fini(&W);
 }
 
+/* The window the peer was given on the connection: the RFC's 65,535
+ * and every WINDOW_UPDATE since. */
+static uint64_t
+conn_window_given(void)
+{
+	return 65535 + W.wu_conn;
+}
+
+static uint64_t
+granted_now(void)
+{
+	return h2t_ctr(&W, EWYK_HTTP2_C_BODY_HELD) -
+		h2t_ctr(&W, EWYK_HTTP2_C_BODY_OWED);
+}
+
+/* A body beyond the shard's budget stalls on a zero window, no window
+ * granted beyond the budget, and completes when the budget comes back. */
+static void
+test_body_budget(void **state)
+{
+	struct ewyk_http2_conf c = { .body_budget = 256 << 10,
+		.initial_window = 64 << 10 };
+	static char body[200 << 10];
+	uint64_t sent;
+	int32_t x, a;
+
+	(void)state;
+	world(&c);
+	/* a body within the budget is read whole, and held */
+	x = h2t_get(&W, "POST", "/hold", NULL, 0, body, sizeof(body));
+	h2t_pump(&W);
+	assert_int_equal(W.nlater, 1);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_HELD), sizeof(body));
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_WAITING), 0);
+	/* the next gets what is left of the budget, then waits */
+	a = h2t_get(&W, "POST", "/hold", NULL, 0, body, sizeof(body));
+	h2t_pump(&W);
+	assert_int_equal(W.nlater, 1);
+	assert_int_equal(h2t_st(&W, a)->status, 0);
+	assert_int_equal(granted_now(), 256 << 10);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_WAITING), 1);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_WAIT), 1);
+	assert_true(h2t_ctr(&W, EWYK_HTTP2_C_BODY_OWED) > 0);
+	/* what the peer could send: the budget and one connection window
+	 * (the first 64 KiB of the window are the RFC's), no more */
+	sent = h2t_ctr(&W, EWYK_HTTP2_C_BODY_HELD);
+	assert_true(sent <= conn_window_given());
+	assert_true(conn_window_given() <= (256 << 10) + (64 << 10) + 1);
+	assert_true(sent < 2 * sizeof(body));
+	/* x is answered and ends: its bytes come back, a is granted and
+	 * completes */
+	assert_int_equal(ewyk_http2_respond(W.later[0], 200, NULL, NULL, "ok",
+				 2),
+		0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, x)->status, 200);
+	assert_int_equal(W.nlater, 2);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_HELD), sizeof(body));
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_OWED), 0);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_WAITING), 0);
+	assert_int_equal(ewyk_http2_respond(W.later[1], 200, NULL, NULL, "ok",
+				 2),
+		0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, a)->status, 200);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_HELD), 0);
+	h2t_fini(&W);
+}
+
+/* One address gets a quarter of the budget though the rest is free; a
+ * stream left waiting is reset after body_timeout_ms. */
+static void
+test_body_budget_per_source(void **state)
+{
+	struct ewyk_http2_conf c = { .body_budget = 1 << 20,
+		.initial_window = 64 << 10 };
+	static char body[200 << 10];
+	int32_t x, a;
+
+	(void)state;
+	assert_int_equal(h2t_init(&W, &c), 0);
+	W.peer_ip = 0x0a000001;
+	assert_int_equal(h2t_connect(&W, NULL, 0), 0);
+	assert_int_equal(nghttp2_session_send(W.cli), 0);
+	h2t_pump(&W);
+	x = h2t_get(&W, "POST", "/hold", NULL, 0, body, sizeof(body));
+	h2t_pump(&W);
+	a = h2t_get(&W, "POST", "/hold", NULL, 0, body, sizeof(body));
+	h2t_pump(&W);
+	assert_int_equal(W.nlater, 1);
+	/* the source's share, 256 KiB, not the shard's 1 MiB */
+	assert_int_equal(granted_now(), 256 << 10);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_SRC_WAIT), 1);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_WAIT), 0);
+	assert_true(conn_window_given() <= (256 << 10) + (64 << 10) + 1);
+	/* the stream that waits goes after body_timeout_ms, its bytes back */
+	assert_int_equal(h2_body_expire(W.c, rte_get_tsc_cycles() +
+							rte_get_tsc_hz() * 60),
+		1);
+	h2_conn_flush(W.c);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, a)->rst, NGHTTP2_CANCEL + 1);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_TIMEOUT), 1);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_HELD), sizeof(body));
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_WAITING), 0);
+	/* the connection's window came back: another body is read whole */
+	a = h2t_get(&W, "POST", "/body", NULL, 0, body, 50000);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, a)->status, 200);
+	assert_int_equal(ewyk_http2_respond(W.later[0], 200, NULL, NULL, "ok",
+				 2),
+		0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, x)->status, 200);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_HELD), 0);
+	h2t_fini(&W);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -362,6 +480,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_bad_preface),
 		cmocka_unit_test(test_zero_window_write_timeout),
 		cmocka_unit_test(test_max_concurrent),
+		cmocka_unit_test(test_body_budget),
+		cmocka_unit_test(test_body_budget_per_source),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) < 0)

@@ -500,6 +500,50 @@ test_quota(void **state)
 	quota_one = NULL;
 }
 
+/* A source computed once from lib/tcp's information and taken for
+ * without an ewyk_http_conn (lib/http2's streams): one address holds its
+ * share, another address keeps being given units. */
+static void
+test_quota_source(void **state)
+{
+	struct ewyk_http_quota *q = ewyk_http_quota_create(64, 3,
+		SOCKET_ID_ANY);
+	struct ewyk_tcp_conn_info a, b;
+	int sa, sb, tok[4], i;
+
+	RTE_SET_USED(state);
+	assert_non_null(q);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.remote_ip = RTE_IPV4(10, 0, 0, 7);
+	b.remote_ip = RTE_IPV4(10, 0, 0, 8);
+	sa = ewyk_http_quota_source(q, &a);
+	sb = ewyk_http_quota_source(q, &b);
+	assert_true(sa >= 0 && sb >= 0);
+	assert_int_equal(ewyk_http_quota_source(q, &a), sa); /* stable */
+	assert_int_equal(ewyk_http_quota_source(q, NULL), -EINVAL);
+	assert_int_equal(ewyk_http_quota_take_source(q, -1), -EINVAL);
+	assert_int_equal(ewyk_http_quota_take_source(NULL, sa), -EINVAL);
+	for (i = 0; i < 3; i++) {
+		tok[i] = ewyk_http_quota_take_source(q, sa);
+		assert_int_equal(tok[i], sa);
+	}
+	assert_int_equal(ewyk_http_quota_take_source(q, sa), -EBUSY);
+	assert_int_equal(ewyk_http_quota_refused(q), 1);
+	if (sb != sa) { /* two addresses may share a bucket (1 in 64) */
+		tok[3] = ewyk_http_quota_take_source(q, sb);
+		assert_int_equal(tok[3], sb);
+		ewyk_http_quota_give(q, tok[3]);
+	}
+	ewyk_http_quota_give(q, tok[0]);
+	tok[0] = ewyk_http_quota_take_source(q, sa);
+	assert_int_equal(tok[0], sa);
+	for (i = 0; i < 3; i++)
+		ewyk_http_quota_give(q, tok[i]);
+	assert_int_equal(ewyk_http_quota_used(q), 0);
+	ewyk_http_quota_free(q);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -528,6 +572,7 @@ main(int argc, char **argv)
 			slots_setup, slots_teardown),
 		cmocka_unit_test_setup_teardown(test_quota, slots_setup,
 			slots_teardown),
+		cmocka_unit_test(test_quota_source),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) < 0)

@@ -180,14 +180,16 @@ test_h2_streams(void **state)
 	assert_int_equal(P.body[idx(b)], 2);
 	assert_int_equal(P.status[idx(a)], 0);
 	assert_int_equal(RTW.last_mode, EWYK_STRATEGY_MODE_PIC);
-	assert_int_equal(count(EWYK_RT_TASK_DISPATCHED), 1);
+	/* both counted dispatched; the one run in place done already */
+	assert_int_equal(count(EWYK_RT_TASK_DISPATCHED), 2);
+	assert_int_equal(count(EWYK_RT_TASK_DONE), 1);
 	assert_int_equal(rt_test_run_queued(RTW.rt, UINT32_MAX), 1);
 	exchange();
 	assert_int_equal(P.status[idx(a)], 200);
 	assert_int_equal(P.body[idx(a)], 5);
 	assert_int_equal(P.nend, 2);
 	assert_int_equal(P.order[0], b);
-	assert_int_equal(count(EWYK_RT_TASK_DONE), 1);
+	assert_int_equal(count(EWYK_RT_TASK_DONE), 2);
 	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
 	/* a route with fn: the same handler HTTP/1.1 gets */
 	assert_int_equal(RTW.calls_block, 1);
@@ -246,5 +248,43 @@ test_h2_stream_reset(void **state)
 	b = get("/nb");
 	exchange();
 	assert_int_equal(P.status[idx(b)], 200);
+	h2_close();
+}
+
+/* The task counters agree across protocols: a NON_BLOCKING fn route
+ * requested over HTTP/1.1 and over HTTP/2 adds one dispatched and one
+ * done each, and a failing one one failed each, whether it ran as a
+ * job (HTTP/1.1) or in place (HTTP/2). */
+void
+test_h2_task_counters(void **state)
+{
+	uint64_t d0, n0, f0;
+	struct rtw_cli *c1;
+	struct rtw_resp r;
+	int32_t a;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_ADAPTIVE, 0);
+	c1 = rtw_connect(1);
+	d0 = count(EWYK_RT_TASK_DISPATCHED);
+	n0 = count(EWYK_RT_TASK_DONE);
+	rtw_send(c1, "GET /nb HTTP/1.1\r\nHost: t\r\n\r\n");
+	rtw_run();
+	assert_int_equal(rtw_resp_next(c1, &r), 1);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(count(EWYK_RT_TASK_DISPATCHED) - d0, 1);
+	assert_int_equal(count(EWYK_RT_TASK_DONE) - n0, 1);
+	a = get("/nb");
+	exchange();
+	assert_int_equal(P.status[idx(a)], 200);
+	assert_int_equal(count(EWYK_RT_TASK_DISPATCHED) - d0, 2);
+	assert_int_equal(count(EWYK_RT_TASK_DONE) - n0, 2);
+	f0 = count(EWYK_RT_TASK_FAILED);
+	a = get("/nbfail");
+	exchange();
+	assert_int_equal(P.status[idx(a)], 500);
+	assert_int_equal(count(EWYK_RT_TASK_FAILED) - f0, 1);
+	assert_int_equal(count(EWYK_RT_TASK_DISPATCHED) - d0, 3);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
 	h2_close();
 }

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The body budget of a shard: request body bytes its streams hold in
+ * their consumers (ewyk_http2_read_body()), bounded through flow control.
+ * nghttp2's automatic WINDOW_UPDATEs are off: a DATA payload handed to a
+ * consumer is consumed (its window reopened) only while the shard's
+ * granted bytes stay within body_budget and those of the peer's address
+ * within body_budget_per_src. What is beyond is owed: the stream waits on
+ * the server's list, its window and its connection's not reopened, so
+ * the peer stalls on a zero window; no connection can bring more than its
+ * connection window of owed bytes. When a stream ends, its bytes go back
+ * (its owed ones to its connection's window) and the waiting streams are
+ * granted in the order they came, each as far as the budget and its
+ * source's share allow. A stream left waiting body_timeout_ms is reset.
+ * Payloads nobody consumes (no consumer, a stream gone) are consumed at
+ * once: they are not held.
+ */
+
+#include <rte_cycles.h>
+
+#include "http2_private.h"
+
+/* Bytes @p st may be granted now. */
+static uint64_t
+body_room(const struct ewyk_http2_stream *st, bool *src_full)
+{
+	const struct ewyk_http2_server *s = st->c->srv;
+	uint64_t room = s->conf.body_budget - s->body_granted;
+	int src = st->c->st_src;
+
+	*src_full = false;
+	if (src >= 0 &&
+		s->conf.body_budget_per_src - s->body_src[src] < room) {
+		room = s->conf.body_budget_per_src - s->body_src[src];
+		*src_full = true;
+	}
+	return room;
+}
+
+static void
+body_grant(struct ewyk_http2_stream *st, uint64_t n)
+{
+	struct h2_conn *c = st->c;
+	struct ewyk_http2_server *s = c->srv;
+
+	st->body_granted += n;
+	s->body_granted += n;
+	if (c->st_src >= 0)
+		s->body_src[c->st_src] += n;
+	if (c->sess != NULL && !c->gone)
+		(void)nghttp2_session_consume(c->sess, st->id, n);
+}
+
+static void
+wait_del(struct ewyk_http2_stream *st)
+{
+	struct ewyk_http2_server *s = st->c->srv;
+
+	if (st->wprev != NULL)
+		st->wprev->wnext = st->wnext;
+	else
+		s->wait_head = st->wnext;
+	if (st->wnext != NULL)
+		st->wnext->wprev = st->wprev;
+	else
+		s->wait_tail = st->wprev;
+	st->wprev = st->wnext = NULL;
+	st->waiting = 0;
+	ewyk_ctr_sub(&s->ctr[EWYK_HTTP2_C_BODY_WAITING], 1);
+}
+
+/* A DATA payload of @p len bytes was handed to @p st's consumer. */
+void
+h2_body_in(struct ewyk_http2_stream *st, uint32_t len)
+{
+	struct ewyk_http2_server *s = st->c->srv;
+	bool src_full;
+	uint64_t n;
+
+	H2_CTR(s, BODY_HELD, len);
+	if (!st->waiting) {
+		n = RTE_MIN((uint64_t)len, body_room(st, &src_full));
+		if (n > 0)
+			body_grant(st, n);
+		len -= (uint32_t)n;
+		if (len == 0)
+			return;
+		/* over the budget: the window stays shut, the stream waits */
+		if (src_full)
+			H2_CTR(s, BODY_SRC_WAIT, 1);
+		else
+			H2_CTR(s, BODY_WAIT, 1);
+		H2_CTR(s, BODY_WAITING, 1);
+		st->waiting = 1;
+		st->wait_since = rte_get_tsc_cycles();
+		st->wnext = NULL;
+		st->wprev = s->wait_tail;
+		if (s->wait_tail != NULL)
+			s->wait_tail->wnext = st;
+		else
+			s->wait_head = st;
+		s->wait_tail = st;
+	}
+	st->body_owed += len;
+	H2_CTR(s, BODY_OWED, len);
+}
+
+/* The budget came back: grant the waiting streams, in order, then send
+ * their connections' WINDOW_UPDATEs. Not reentered: a flush that ends
+ * streams (and gives back more) makes the loop run again. */
+static void
+body_regrant(struct ewyk_http2_server *s)
+{
+	struct ewyk_http2_stream *st, *next;
+	struct h2_conn *c;
+	bool src_full;
+	uint64_t n;
+
+	if (s->granting) {
+		s->regrant = 1;
+		return;
+	}
+	s->granting = 1;
+	do {
+		s->regrant = 0;
+		for (st = s->wait_head; st != NULL; st = next) {
+			next = st->wnext;
+			n = RTE_MIN(st->body_owed, body_room(st, &src_full));
+			if (n == 0) {
+				if (!src_full)
+					break; /* the shard's budget: none left */
+				continue;  /* its source's share: others may */
+			}
+			body_grant(st, n);
+			st->body_owed -= n;
+			ewyk_ctr_sub(&s->ctr[EWYK_HTTP2_C_BODY_OWED], n);
+			if (st->body_owed == 0)
+				wait_del(st);
+			if (!st->c->granted) {
+				st->c->granted = 1;
+				st->c->gnext = s->gflush;
+				s->gflush = st->c;
+			}
+		}
+		while ((c = s->gflush) != NULL) {
+			s->gflush = c->gnext;
+			c->granted = 0;
+			c->gnext = NULL;
+			if (c->used && !c->gone)
+				h2_conn_flush(c);
+		}
+	} while (s->regrant);
+	s->granting = 0;
+}
+
+/* @p st ends: its body's bytes go back. */
+void
+h2_body_end(struct ewyk_http2_stream *st)
+{
+	struct h2_conn *c = st->c;
+	struct ewyk_http2_server *s = c->srv;
+	uint64_t granted = st->body_granted, owed = st->body_owed;
+
+	if (granted == 0 && owed == 0)
+		return;
+	if (st->waiting)
+		wait_del(st);
+	ewyk_ctr_sub(&s->ctr[EWYK_HTTP2_C_BODY_HELD], granted + owed);
+	ewyk_ctr_sub(&s->ctr[EWYK_HTTP2_C_BODY_OWED], owed);
+	s->body_granted -= granted;
+	if (c->st_src >= 0)
+		s->body_src[c->st_src] -= granted;
+	st->body_granted = st->body_owed = 0;
+	/* what was withheld goes back to the connection's window */
+	if (owed > 0 && c->sess != NULL && !c->gone)
+		(void)nghttp2_session_consume_connection(c->sess, owed);
+	if (granted > 0 && s->wait_head != NULL)
+		body_regrant(s);
+}
+
+/* On @p c's timer: reset its streams that waited body_timeout_ms for
+ * the budget. Returns how many. */
+uint32_t
+h2_body_expire(struct h2_conn *c, uint64_t now)
+{
+	const struct ewyk_http2_conf *cf = &c->srv->conf;
+	uint64_t lim = c->srv->hz / 1000 * cf->body_timeout_ms;
+	struct ewyk_http2_stream *st;
+	uint32_t n = 0;
+
+	for (st = c->streams; st != NULL; st = st->next) {
+		if (!st->waiting)
+			continue;
+		if (now - st->wait_since < lim)
+			continue;
+		H2_CTR(c->srv, BODY_TIMEOUT, 1);
+		/* no longer waiting: reset once, ended when it is sent */
+		wait_del(st);
+		nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id,
+			NGHTTP2_CANCEL);
+		n++;
+	}
+	return n;
+}
+
+uint64_t
+ewyk_http2_server_body_held(const struct ewyk_http2_server *s)
+{
+	return s != NULL ? ewyk_http2_server_counter(s,
+				   EWYK_HTTP2_C_BODY_HELD) :
+			   0;
+}
