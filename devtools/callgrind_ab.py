@@ -11,10 +11,14 @@ duration. The worker lcore (producer_loop(), everything it runs) costs
 a*loops + b*requests instructions; the
 two runs give a (per idle loop iteration) and b (per request), and the
 inclusive cost of ewyk_net_input() per request (packets in through TCP,
-HTTP and the handler) is printed beside them. Run as root:
+HTTP and the handler) is printed beside them. With --v6 each build is
+measured over IPv4 and then over IPv6 on the same veth (--ip6 on both
+ends, --target [fd00:9::1]:80) and the difference per request is printed:
+what the second family costs, on one build. --family 6 measures IPv6
+only. Run as root:
 
-  devtools/callgrind_ab.py build /path/to/other/build [--short 3 --long 12]
-      [--new-conn]
+  devtools/callgrind_ab.py build [/path/to/other/build] [--short 3 --long 12]
+      [--new-conn] [--v6 | --family 4|6]
 """
 import argparse
 import json
@@ -24,7 +28,10 @@ import subprocess
 import tempfile
 import time
 
-VETH = ("cgabA", "cgabB")
+# Names of this run alone: several runs at once (other worktrees on the
+# same machine) must not share a veth pair or an EAL file prefix.
+RUN = f"cg{os.getpid() % 1000000}"
+VETH = (RUN + "A", RUN + "B")
 
 
 def sh(cmd, check=True):
@@ -32,7 +39,14 @@ def sh(cmd, check=True):
                           capture_output=True).stdout
 
 
-def one_run(build, loadgen, seconds, tmp, tag, extra):
+SRV = {4: ["--ip", "10.9.0.1/24"],
+       6: ["--ip", "10.9.0.1/24", "--ip6", "fd00:9::1/64"]}
+CLI = {4: ["--ip", "10.9.0.2/24", "--target", "10.9.0.1:80"],
+       6: ["--ip", "10.9.0.2/24", "--ip6", "fd00:9::2/64",
+           "--target", "[fd00:9::1]:80"]}
+
+
+def one_run(build, loadgen, seconds, tmp, tag, extra, fam):
     d = os.path.join(tmp, tag)
     os.makedirs(d)
     out = os.path.join(d, "cg.out")
@@ -41,8 +55,8 @@ def one_run(build, loadgen, seconds, tmp, tag, extra):
     srv = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
          os.path.join(build, "app/httpd/ewyk-httpd"), "-l", "0",
-         f"--file-prefix=cgab-s-{tag}", f"--vdev=net_af_packet0,iface={VETH[0]}"]
-        + eal + ["--", "--ip", "10.9.0.1/24", "--port", "80",
+         f"--file-prefix={RUN}-s-{tag}", f"--vdev=net_af_packet0,iface={VETH[0]}"]
+        + eal + ["--"] + SRV[fam] + ["--port", "80",
                  "--stats-interval", "0"],
         stdout=open(os.path.join(d, "s.log"), "w"), stderr=subprocess.STDOUT)
     end = time.monotonic() + 120
@@ -53,9 +67,8 @@ def one_run(build, loadgen, seconds, tmp, tag, extra):
         time.sleep(0.5)
     lg = subprocess.run(
         ["taskset", "-c", "1", loadgen, "-l", "1",
-         f"--file-prefix=cgab-c-{tag}", f"--vdev=net_af_packet0,iface={VETH[1]}"]
-        + eal + ["--", "--ip", "10.9.0.2/24", "--target", "10.9.0.1:80",
-                 "--conns", "32", "--duration", str(seconds),
+         f"--file-prefix={RUN}-c-{tag}", f"--vdev=net_af_packet0,iface={VETH[1]}"]
+        + eal + ["--"] + CLI[fam] + ["--conns", "32", "--duration", str(seconds),
                  "--timeout", "20000", "--quiet"] + extra,
         capture_output=True, text=True, timeout=seconds + 120)
     res = json.loads(lg.stdout.splitlines()[0])
@@ -97,7 +110,14 @@ def main():
     ap.add_argument("--new-conn", action="store_true",
                     help="a new connection per request (ewyk-loadgen "
                     "--new-conn) instead of keep-alive")
+    ap.add_argument("--v6", action="store_true",
+                    help="measure each build over IPv4 and over IPv6 and "
+                    "print the difference (same as --family both)")
+    ap.add_argument("--family", choices=("4", "6", "both"), default="4",
+                    help="address family of the requests (default 4)")
     a = ap.parse_args()
+    fams = {"4": [4], "6": [6], "both": [4, 6]}[
+        "both" if a.v6 else a.family]
     sh(f"ip link del {VETH[0]}", check=False)
     sh(f"ip link add {VETH[0]} type veth peer name {VETH[1]}")
     tmp = tempfile.mkdtemp(prefix="ewyk-cgab-")
@@ -106,19 +126,31 @@ def main():
         for v in VETH:
             sh(f"sysctl -qw net.ipv6.conf.{v}.disable_ipv6=1")
             sh(f"ip link set {v} up")
-        print("build | instructions/request (loop) | per idle loop | "
-              "ewyk_net_input()/request | requests (short, long)")
+        print("build | family | instructions/request (loop) | "
+              "per idle loop | ewyk_net_input()/request | "
+              "requests (short, long)")
         for i, b in enumerate(a.builds):
             extra = ["--new-conn"] if a.new_conn else []
-            s = one_run(b, loadgen, a.short, tmp, f"{i}s", extra)
-            lo = one_run(b, loadgen, a.long, tmp, f"{i}l", extra)
-            for r in (s, lo):
-                if r["requests"] != r["loadgen_responses"]:
-                    raise RuntimeError(f"counts disagree: {r}")
-            per_loop, per_req = fit(s, lo)
-            print(f"{b} | {per_req:,.0f} | {per_loop:,.0f} | "
-                  f"{lo['net_input'] / lo['requests']:,.0f} | "
-                  f"{s['requests']}, {lo['requests']}")
+            got = {}
+            for fam in fams:
+                s = one_run(b, loadgen, a.short, tmp, f"{i}s{fam}", extra,
+                            fam)
+                lo = one_run(b, loadgen, a.long, tmp, f"{i}l{fam}", extra,
+                             fam)
+                for r in (s, lo):
+                    if r["requests"] != r["loadgen_responses"]:
+                        raise RuntimeError(f"counts disagree: {r}")
+                per_loop, per_req = fit(s, lo)
+                ni = lo["net_input"] / lo["requests"]
+                got[fam] = (per_req, ni)
+                print(f"{b} | IPv{fam} | {per_req:,.0f} | {per_loop:,.0f} | "
+                      f"{ni:,.0f} | {s['requests']}, {lo['requests']}",
+                      flush=True)
+            if len(got) == 2:
+                d, dn = (got[6][0] - got[4][0], got[6][1] - got[4][1])
+                print(f"{b} | IPv6 - IPv4 | {d:+,.0f} "
+                      f"({got[6][0] / got[4][0]:.3f}x) | | {dn:+,.0f} | ",
+                      flush=True)
     finally:
         sh(f"ip link del {VETH[0]}", check=False)
     print(f"(callgrind outputs in {tmp})")
