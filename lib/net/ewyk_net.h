@@ -1068,7 +1068,9 @@ uint16_t ewyk_net_pmtu6(struct ewyk_net_shard *s, uint16_t port,
 
 /**
  * A number that changes whenever a packet-too-big lowers a path MTU on
- * this shard: the layer above caches what it derived from
+ * this shard, and when lowered ones are forgotten (the housekeeping of
+ * ewyk_net_poll(), within a second of their 10 minutes: the layer above
+ * may raise its MSS again). The layer above caches what it derived from
  * ewyk_net_pmtu6() with it and asks again only when it moved (one load
  * per segment instead of a lookup).
  *

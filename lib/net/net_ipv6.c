@@ -385,10 +385,41 @@ net_pmtu_update(struct ewyk_net_shard *s, const uint8_t dst[16], uint32_t mtu,
 		}
 		memcpy(e->ip, dst, 16);
 	}
+	if (e->mtu == 0)
+		s->pmtu_live++;
 	e->mtu = (uint16_t)mtu;
 	e->expire = now + rte_get_tsc_hz() * NET_PMTU_EXPIRE_S;
 	/* 0 means "never lowered" (ewyk_net_pmtu6() skips its lookup) */
 	if (++s->pmtu_gen == 0)
+		s->pmtu_gen = 1;
+}
+
+/* Forget the path MTUs whose time is up (RFC 8201 4: the PMTU is raised
+ * again after a while) and move the generation, so that connections
+ * towards them recompute their MSS (ewyk_net_pmtu6_gen()). */
+void
+net_pmtu_housekeep(struct ewyk_net_shard *s, uint64_t now)
+{
+	uint32_t live = 0;
+	bool expired = false;
+	unsigned int i;
+
+	if (s->pmtu_live == 0)
+		return;
+	for (i = 0; i < NET_PMTU_ENTRIES; i++) {
+		struct net_pmtu_entry *e = &s->pmtu[i];
+
+		if (e->mtu == 0)
+			continue;
+		if (now >= e->expire) {
+			e->mtu = 0;
+			expired = true;
+		} else {
+			live++;
+		}
+	}
+	s->pmtu_live = live;
+	if (expired && ++s->pmtu_gen == 0)
 		s->pmtu_gen = 1;
 }
 
@@ -407,9 +438,9 @@ ewyk_net_pmtu6(struct ewyk_net_shard *s, uint16_t port, const uint8_t dst[16])
 	if (port >= s->net->nb_ports)
 		return 0;
 	mtu = s->net->ports[port].mtu;
-	/* Nothing ever lowered a path MTU here: no lookup (every segment
-	 * of TCP over IPv6 comes this way). */
-	if (likely(s->pmtu_gen == 0))
+	/* No path MTU is lowered here: no lookup (every segment of TCP
+	 * over IPv6 comes this way). */
+	if (likely(s->pmtu_live == 0))
 		return mtu;
 	e = pmtu_find(s, dst, s->now);
 	if (e != NULL && e->mtu < mtu)

@@ -197,7 +197,8 @@ struct ewyk_net_shard {
 	struct net_rate nd_tx;     /* NS + NA sent */
 	struct net_rate icmp6_err; /* ICMPv6 errors sent */
 	struct net_pmtu_entry pmtu[NET_PMTU_ENTRIES];
-	uint32_t pmtu_gen;            /* bumped by every path MTU update */
+	uint32_t pmtu_gen;  /* bumped by every path MTU update and expiry */
+	uint32_t pmtu_live; /* entries with an MTU (0: no lookup needed) */
 	struct net_l4_handler6 *l4_6; /* 256 handlers */
 	struct net_txb txb[EWYK_NET_MAX_PORTS];
 	/* Counters: written by the token holder only, read by anyone. */
@@ -276,6 +277,7 @@ void net_nd_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 int net_nd_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 	const uint8_t nexthop[16], struct rte_mbuf *m, uint64_t now);
 void net_nd_housekeep(struct ewyk_net_shard *s, uint64_t now);
+void net_pmtu_housekeep(struct ewyk_net_shard *s, uint64_t now);
 int net_nd_announce(struct ewyk_net_shard *s, uint16_t port);
 void net_nd_flush(struct ewyk_net_shard *s);
 void net_share(struct ewyk_net_shard *s, uint16_t port,

@@ -1147,8 +1147,19 @@ test_ip6_output_pmtu(void **state)
 	snap(b);
 	input(0, 0, frame6(pkt, n));
 	one_drop(b, EWYK_NET_DROP_ICMP6_PTB, "not ours");
-	/* Forgotten after 10 minutes. */
-	advance_ms(601000);
+	/* Forgotten after 10 minutes, and the generation moves then (the
+	 * housekeeping of the poll), so TCP can raise its MSS again; no
+	 * entry left: no lookup either. */
+	{
+		uint32_t gen = ewyk_net_pmtu6_gen(sh[0]);
+
+		assert_int_not_equal(sh[0]->pmtu_live, 0);
+		advance_ms(599000);
+		assert_int_equal(ewyk_net_pmtu6_gen(sh[0]), gen);
+		advance_ms(2000);
+		assert_int_not_equal(ewyk_net_pmtu6_gen(sh[0]), gen);
+		assert_int_equal(sh[0]->pmtu_live, 0);
+	}
 	assert_int_equal(ewyk_net_pmtu6(sh[0], 0, peer4), 1500);
 	ewyk_net_tx_flush(sh[0]);
 	drain_all();
