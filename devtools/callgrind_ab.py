@@ -13,14 +13,20 @@ two runs give a (per idle loop iteration) and b (per request), and the
 inclusive cost of ewyk_net_input() per request (packets in through TCP,
 HTTP and the handler) is printed beside them. Run as root:
 
-  devtools/callgrind_ab.py build /path/to/other/build [--short 3 --long 12]
-      [--new-conn | --h2 [--streams 16] [--conns 8]]
+  devtools/callgrind_ab.py build [/path/to/other/build] [--short 3 --long 12]
+      [--new-conn | --pipeline N | --h2 [--streams 16] [--conns 8]]
+      [--v6 | --family 4|6|both]
       [--server-args '--tcp-max-conns 16384'] [--mem MiB]
 
 --h2 drives the same `GET /` over HTTP/2 (h2c, prior knowledge:
 ewyk-loadgen --h2 --streams M on --conns connections), and the requests
 are lib/http2's count; the per-request figure is then an HTTP/2 stream's
 instructions, everything of its connection's frames included.
+
+With --v6 each build is measured over IPv4 and then over IPv6 on the same
+veth (--ip6 on both ends, --target [fd00:9::1]:80) and the difference per
+request is printed: what the second family costs, on one build. --family 6
+measures IPv6 only.
 """
 import argparse
 import json
@@ -30,9 +36,16 @@ import subprocess
 import tempfile
 import time
 
-# Per process: runs by different users of the machine do not collide.
-TAG = f"cgab{os.getpid() % 100000}"
-VETH = (f"{TAG}A", f"{TAG}B")
+# Names of this run alone: several runs at once (other checkouts on the
+# same machine) must not share a veth pair or an EAL file prefix.
+RUN = f"cg{os.getpid() % 1000000}"
+VETH = (RUN + "A", RUN + "B")
+
+SRV = {4: ["--ip", "10.9.0.1/24"],
+       6: ["--ip", "10.9.0.1/24", "--ip6", "fd00:9::1/64"]}
+CLI = {4: ["--ip", "10.9.0.2/24", "--target", "10.9.0.1:80"],
+       6: ["--ip", "10.9.0.2/24", "--ip6", "fd00:9::2/64",
+           "--target", "[fd00:9::1]:80"]}
 
 
 def sh(cmd, check=True):
@@ -40,8 +53,8 @@ def sh(cmd, check=True):
                           capture_output=True).stdout
 
 
-def one_run(build, loadgen, seconds, tmp, tag, extra, srv_args=(), mem=1024,
-            conns=32, h2=False):
+def one_run(build, loadgen, seconds, tmp, tag, extra, fam=4, srv_args=(),
+            mem=1024, conns=32, h2=False):
     d = os.path.join(tmp, tag)
     os.makedirs(d)
     out = os.path.join(d, "cg.out")
@@ -50,8 +63,8 @@ def one_run(build, loadgen, seconds, tmp, tag, extra, srv_args=(), mem=1024,
     srv = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
          os.path.join(build, "app/httpd/ewyk-httpd"), "-l", "0",
-         f"--file-prefix={TAG}-s-{tag}", f"--vdev=net_af_packet0,iface={VETH[0]}"]
-        + eal + ["--", "--ip", "10.9.0.1/24", "--port", "80",
+         f"--file-prefix={RUN}-s-{tag}", f"--vdev=net_af_packet0,iface={VETH[0]}"]
+        + eal + ["--"] + SRV[fam] + ["--port", "80",
                  "--stats-interval", "0"] + list(srv_args),
         stdout=open(os.path.join(d, "s.log"), "w"), stderr=subprocess.STDOUT)
     # A large --tcp-max-conns builds its pools under valgrind: minutes.
@@ -63,9 +76,9 @@ def one_run(build, loadgen, seconds, tmp, tag, extra, srv_args=(), mem=1024,
         time.sleep(0.5)
     lg = subprocess.run(
         ["taskset", "-c", "1", loadgen, "-l", "1",
-         f"--file-prefix={TAG}-c-{tag}", f"--vdev=net_af_packet0,iface={VETH[1]}"]
-        + eal + ["--", "--ip", "10.9.0.2/24", "--target", "10.9.0.1:80",
-                 "--conns", str(conns), "--duration", str(seconds),
+         f"--file-prefix={RUN}-c-{tag}", f"--vdev=net_af_packet0,iface={VETH[1]}"]
+        + eal + ["--"] + CLI[fam] + ["--conns", str(conns),
+                 "--duration", str(seconds),
                  "--timeout", "20000", "--quiet"] + extra,
         capture_output=True, text=True, timeout=seconds + 120)
     res = json.loads(lg.stdout.splitlines()[0])
@@ -108,11 +121,9 @@ def main():
     ap.add_argument("--new-conn", action="store_true",
                     help="a new connection per request (ewyk-loadgen "
                     "--new-conn) instead of keep-alive")
-    ap.add_argument("--server-args", default="",
-                    help="more ewyk-httpd options, one string (e.g. "
-                    "'--tcp-max-conns 16384'), for every build")
-    ap.add_argument("--mem", type=int, default=1024,
-                    help="MiB of memory for each process (-m)")
+    ap.add_argument("--pipeline", type=int, default=1,
+                    help="requests in flight per connection (ewyk-loadgen "
+                    "--pipeline N)")
     ap.add_argument("--h2", action="store_true",
                     help="HTTP/2 streams (ewyk-loadgen --h2) instead of "
                     "HTTP/1.1")
@@ -120,33 +131,61 @@ def main():
                     help="with --h2: streams per connection (default 16)")
     ap.add_argument("--conns", type=int, default=0,
                     help="connections (default 32; 8 with --h2)")
+    ap.add_argument("--v6", action="store_true",
+                    help="measure each build over IPv4 and over IPv6 and "
+                    "print the difference (same as --family both)")
+    ap.add_argument("--family", choices=("4", "6", "both"), default="4",
+                    help="address family of the requests (default 4)")
+    ap.add_argument("--server-args", default="",
+                    help="more ewyk-httpd options, one string (e.g. "
+                    "'--tcp-max-conns 16384'), for every build")
+    ap.add_argument("--mem", type=int, default=1024,
+                    help="MiB of memory for each process (-m)")
     a = ap.parse_args()
+    fams = {"4": [4], "6": [6], "both": [4, 6]}[
+        "both" if a.v6 else a.family]
+    extra = ["--new-conn"] if a.new_conn else []
+    if a.pipeline > 1:
+        extra += ["--pipeline", str(a.pipeline)]
+    if a.h2:
+        extra = ["--h2", "--streams", str(a.streams)]
+    conns = a.conns or (8 if a.h2 else 32)
     sh(f"ip link del {VETH[0]}", check=False)
     sh(f"ip link add {VETH[0]} type veth peer name {VETH[1]}")
     tmp = tempfile.mkdtemp(prefix="ewyk-cgab-")
     loadgen = os.path.join(a.builds[0], "app/loadgen/ewyk-loadgen")
     try:
         for v in VETH:
+            # The kernel's own IPv6 on the pair (DAD, router solicitations)
+            # stays out of the counts; the two ends speak it themselves.
             sh(f"sysctl -qw net.ipv6.conf.{v}.disable_ipv6=1")
             sh(f"ip link set {v} up")
-        print("build | instructions/request (loop) | per idle loop | "
-              "ewyk_net_input()/request | requests (short, long)")
+        print("build | family | instructions/request (loop) | "
+              "per idle loop | ewyk_net_input()/request | "
+              "requests (short, long)")
         for i, b in enumerate(a.builds):
-            extra = ["--new-conn"] if a.new_conn else []
-            if a.h2:
-                extra = ["--h2", "--streams", str(a.streams)]
-            conns = a.conns or (8 if a.h2 else 32)
-            s = one_run(b, loadgen, a.short, tmp, f"{i}s", extra,
-                        a.server_args.split(), a.mem, conns, a.h2)
-            lo = one_run(b, loadgen, a.long, tmp, f"{i}l", extra,
-                         a.server_args.split(), a.mem, conns, a.h2)
-            for r in (s, lo):
-                if r["requests"] != r["loadgen_responses"]:
-                    raise RuntimeError(f"counts disagree: {r}")
-            per_loop, per_req = fit(s, lo)
-            print(f"{b} | {per_req:,.0f} | {per_loop:,.0f} | "
-                  f"{lo['net_input'] / lo['requests']:,.0f} | "
-                  f"{s['requests']}, {lo['requests']}")
+            got = {}
+            for fam in fams:
+                kw = dict(fam=fam, srv_args=a.server_args.split(),
+                          mem=a.mem, conns=conns, h2=a.h2)
+                s = one_run(b, loadgen, a.short, tmp, f"{i}s{fam}", extra,
+                            **kw)
+                lo = one_run(b, loadgen, a.long, tmp, f"{i}l{fam}", extra,
+                             **kw)
+                for r in (s, lo):
+                    if r["requests"] != r["loadgen_responses"]:
+                        raise RuntimeError(f"counts disagree: {r}")
+                per_loop, per_req = fit(s, lo)
+                ni = lo["net_input"] / lo["requests"]
+                got[fam] = (per_req, ni)
+                print(f"{b} | IPv{fam} | {per_req:,.0f} | {per_loop:,.0f} | "
+                      f"{ni:,.0f} | {s['requests']}, {lo['requests']}",
+                      flush=True)
+            if len(got) == 2:
+                d, dn = (got[6][0] - got[4][0], got[6][1] - got[4][1])
+                print(f"{b} | IPv6 - IPv4 | {d:+,.0f} "
+                      f"({got[6][0] / got[4][0]:.3f}x) | | {dn:+,.0f} | ",
+                      flush=True)
     finally:
         sh(f"ip link del {VETH[0]}", check=False)
     print(f"(callgrind outputs in {tmp})")

@@ -58,6 +58,9 @@ BIG = 20 * 1000 * 1000
 EWYK_IP6 = "2001:db8::2"
 PEER_IP6 = "2001:db8::1"
 PREFIX6 = 64
+# An address of the peer off ewyk's prefix, on the peer's loopback: ewyk
+# reaches it only through its default router (--gw6 PEER_IP6).
+FAR_IP6 = "2001:db8:1::1"
 # ICMPv6 echo id of every crafted echo request.
 TEST_ID = 0x4243
 # Generous reply timeouts: the box is small and may be busy.
@@ -92,7 +95,7 @@ class TestSuite_ipv6(TestSuite):
                       ns=nsp)
         self.app = EwykHttpd(self.tb, lcores="0", app_args=[
             "--stats-interval", "0", "--ip6", f"{EWYK_IP6}/{PREFIX6}",
-            "--echo-port", str(ECHO_PORT)]).start()
+            "--gw6", PEER_IP6, "--echo-port", str(ECHO_PORT)]).start()
         m = re.search(r"^port 0: (.*) mac ([0-9A-Fa-f:]{17}) ",
                       self.app.log(), re.M)
         assert m, self.app.log()
@@ -353,6 +356,37 @@ class TestSuite_ipv6(TestSuite):
         code, body = self._curl(url, "/peer")
         assert code == "200" and body.split()[0] == self.peer_ll, (code, body)
 
+    def test_default_router(self):
+        """The kernel peer as ewyk's default router (--gw6 PEER_IP6) for a
+        second prefix: FAR_IP6 sits on the peer's loopback, off ewyk's
+        /64, so every answer to it goes to the router's MAC through the
+        router's neighbour entry; no frame is dropped for want of a
+        route. curl from FAR_IP6 gets its address back from /peer."""
+        nsp = self.tb.ns_peer
+        self.node.run(f"ip -6 addr replace {FAR_IP6}/128 dev lo", ns=nsp)
+        try:
+            before = self.app.net_stats()
+            r = self.tb.peer(
+                f"curl -6 -g -s -m 10 --interface {FAR_IP6} "
+                f"-w '\\n%{{http_code}}' 'http://[{EWYK_IP6}]:80/peer'",
+                check=False, timeout=20)
+            body, _, code = r.stdout.rpartition("\n")
+            assert code.strip() == "200", (r.stdout, r.stderr)
+            assert body.split()[0] == FAR_IP6, body
+            # ping from the far address: the echo reply goes back too.
+            out = self.tb.peer(f"{PING6} -c 3 -i 0.2 -I {FAR_IP6} {EWYK_IP6}",
+                               check=False, timeout=30).stdout
+            assert parse_ping(out)[1] >= 1, out
+            d = counter_delta(before, self.app.net_stats())
+            assert d.get("drop_no_route", 0) == 0, d
+            # The router is in ewyk's neighbour table, seen from its side:
+            # the kernel keeps ewyk's entry too.
+            nb = self.tb.peer(f"ip -6 neigh show {EWYK_IP6}", check=False)
+            assert self.ewyk_mac in nb.stdout.lower(), nb.stdout
+        finally:
+            self.node.run(f"ip -6 addr del {FAR_IP6}/128 dev lo", ns=nsp,
+                          check=False)
+
     def test_peer_ipv4_beside(self):
         # The same route over IPv4: the handler sees the IPv4 peer.
         r = self.tb.peer(f"curl -4 -s -m 10 http://{EWYK_IP}/peer",
@@ -504,6 +538,18 @@ class TestSuite_ipv6(TestSuite):
         assert p.returncode != 0, p.stdout + p.stderr
         assert f"error: --ip6 '{val}'" in p.stderr, p.stderr
 
+    @pytest.mark.parametrize("val", ["2001:db9::1", "ff02::2", "::"])
+    def test_bad_gw6_refused(self, val):
+        """A router off the port's prefix (and not link-local), a group or
+        :: is refused at start."""
+        cmd = (f"{httpd_binary()} -l 0 --no-huge -m 256 --no-pci --no-shconf "
+               f"--no-telemetry --log-level=lib.eal:error --file-prefix=ewyk-badgw6 "
+               f"--vdev=net_null0 -- --ip 10.0.0.1/24 --ip6 2001:db8::2/64 "
+               f"--gw6 {val}")
+        p = self.node.run(cmd, check=False, timeout=60)
+        assert p.returncode != 0, p.stdout + p.stderr
+        assert "--gw6" in p.stdout + p.stderr, p.stdout + p.stderr
+
     def test_z_two_shards(self):
         """Two lcores, two queues over IPv6: af_packet has no RSS with
         ewyk's key, so each shard hands the other the segments of the
@@ -536,7 +582,7 @@ class TestSuite_ipv6(TestSuite):
         # On the class: each test runs on an instance of its own.
         type(self).app = EwykHttpd(self.tb, lcores="0", app_args=[
             "--stats-interval", "0", "--ip6", f"{EWYK_IP6}/{PREFIX6}",
-            "--echo-port", str(ECHO_PORT)]).start()
+            "--gw6", PEER_IP6, "--echo-port", str(ECHO_PORT)]).start()
 
     def _loadgen(self, args):
         lg = os.path.join(build_dir(), "app/loadgen/ewyk-loadgen")

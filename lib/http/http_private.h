@@ -159,10 +159,43 @@ http_eq16(__m128i x, char c)
 }
 
 /*
+ * The IPv6 literal of http_authority_quick16(): "[" hex digits, ':' and
+ * '.' "]", then optionally ':' and digits, in x[0, n) (x[0] is '[').
+ * 1: valid; 0: http_authority_valid() decides.
+ */
+static inline int
+http_authority_quick16_ip6(__m128i x, __m128i dig, uint32_t n)
+{
+	const __m128i l = _mm_or_si128(x, _mm_set1_epi8(0x20));
+	const __m128i af = _mm_and_si128(_mm_cmpgt_epi8(l,
+						 _mm_set1_epi8('a' - 1)),
+		_mm_cmplt_epi8(l, _mm_set1_epi8('f' + 1)));
+	const uint32_t full = (UINT32_C(1) << n) - 1;
+	const uint32_t d = (uint32_t)_mm_movemask_epi8(dig) & full;
+	uint32_t m, r;
+
+	m = (d | (uint32_t)_mm_movemask_epi8(af) | http_eq16(x, ':') |
+		    http_eq16(x, '.')) &
+		full;
+	m |= 1; /* the '[' */
+	if (m == full)
+		return 0; /* no ']' */
+	r = (uint32_t)__builtin_ctz(~m & full);
+	if (r < 2 || !((http_eq16(x, ']') >> r) & 1))
+		return 0;
+	if (r + 1 == n)
+		return 1;
+	if (!((http_eq16(x, ':') >> (r + 1)) & 1))
+		return 0;
+	return (d | ((UINT32_C(2) << (r + 1)) - 1)) == full;
+}
+
+/*
  * Quick acceptance of the common uri-host [":" port] in x[0, n), n <= 16:
- * letters, digits, '-' and '.', then optionally ':' and digits. 1: valid;
- * 0: this cannot tell, and http_authority_valid() decides (it accepts
- * everything this accepts, and this is tested against it).
+ * letters, digits, '-' and '.', or an IPv6 literal in brackets, then
+ * optionally ':' and digits. 1: valid; 0: this cannot tell, and
+ * http_authority_valid() decides (it accepts everything this accepts, and
+ * this is tested against it).
  */
 static inline int
 http_authority_quick16(__m128i x, uint32_t n)
@@ -183,6 +216,8 @@ http_authority_quick16(__m128i x, uint32_t n)
 		full;
 	if (m == full)
 		return n > 0;
+	if (http_eq16(x, '[') & full & 1)
+		return http_authority_quick16_ip6(x, dig, n);
 	/* "host:port": the first other byte is a colon after a non-empty
 	 * host, and every byte after it is a digit */
 	k = (uint32_t)__builtin_ctz(~m & full);

@@ -955,7 +955,27 @@ int ewyk_net_port_ip6(const struct ewyk_net *net, uint16_t port,
 	unsigned int idx, uint8_t addr[16], uint8_t *prefix_len);
 
 /**
- * Find the port whose on-link IPv6 prefixes hold @p dst. A link-local
+ * Give a port a default router for IPv6 (static; router advertisements are
+ * not learnt). Off-link destinations (neither link-local nor on one of the
+ * port's prefixes) are then sent to the router's MAC: its neighbour entry
+ * is resolved, kept and probed like any other (RFC 4861 5.2, with the
+ * default router as the next hop of every off-link destination). Without
+ * one, ewyk_net_ip6_output() refuses them (-ENETUNREACH). Setting it again
+ * replaces it.
+ *
+ * @param net   context
+ * @param port  port index (with IPv6: ewyk_net_port_add_ip6() first)
+ * @param addr  the router: a link-local address or one on the port's
+ *   prefixes; not multicast, not one of ours
+ * @return 0; -EINVAL (bad port, a port without IPv6, multicast,
+ *   unspecified or our own address), -ENETUNREACH (not on-link).
+ */
+int ewyk_net_port_set_gw6(struct ewyk_net *net, uint16_t port,
+	const uint8_t addr[16]);
+
+/**
+ * Find the port whose on-link IPv6 prefixes hold @p dst, else the first
+ * port with a default router (ewyk_net_port_set_gw6()). A link-local
  * destination (fe80::/10) is ambiguous with several IPv6 ports: the first
  * one is returned.
  *
@@ -989,7 +1009,9 @@ int ewyk_net_l4_register6(struct ewyk_net_shard *s, uint8_t proto,
  * group), fills the TCP/UDP checksum when @p l4_cksum (NIC or software),
  * resolves the next hop by neighbour discovery (holding the frame while it
  * resolves, bounded) and buffers it for TX. The destination must be on one
- * of the port's prefixes, link-local, or a multicast group.
+ * of the port's prefixes, link-local, or a multicast group; any other is
+ * sent through the port's default router (ewyk_net_port_set_gw6()) when it
+ * has one.
  *
  * @param s         shard (token holder only)
  * @param m         packet, ownership passes in every case
@@ -1000,7 +1022,8 @@ int ewyk_net_l4_register6(struct ewyk_net_shard *s, uint8_t proto,
  * @param l4_cksum  fill the TCP/UDP checksum
  * @return 0 if buffered or held for ND, or a negative errno with the frame
  *   freed and a drop counted: -EINVAL (bad port, no IPv6 on it),
- *   -EMSGSIZE (larger than the path MTU), -ENETUNREACH (not on-link),
+ *   -EMSGSIZE (larger than the path MTU), -ENETUNREACH (not on-link
+ *   and no default router),
  *   -ENOBUFS (ND queue full or rate-limited), -ENOMEM (headroom).
  */
 int ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m,
@@ -1062,7 +1085,9 @@ uint16_t ewyk_net_pmtu6(struct ewyk_net_shard *s, uint16_t port,
 
 /**
  * A number that changes whenever a packet-too-big lowers a path MTU on
- * this shard: the layer above caches what it derived from
+ * this shard, and when lowered ones are forgotten (the housekeeping of
+ * ewyk_net_poll(), within a second of their 10 minutes: the layer above
+ * may raise its MSS again). The layer above caches what it derived from
  * ewyk_net_pmtu6() with it and asks again only when it moved (one load
  * per segment instead of a lookup).
  *

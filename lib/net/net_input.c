@@ -333,8 +333,10 @@ ewyk_net_poll(struct ewyk_net_shard *s, uint64_t now)
 	if (unlikely(now >= s->next_housekeep)) {
 		s->next_housekeep = now + net->housekeep_cyc;
 		net_arp_housekeep(s, now);
-		if (net->has_ip6)
+		if (net->has_ip6) {
 			net_nd_housekeep(s, now);
+			net_pmtu_housekeep(s, now);
+		}
 		net_port_stats_poll(s);
 	}
 	return total;

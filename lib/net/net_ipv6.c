@@ -90,6 +90,13 @@ ip6_prefix_eq(const uint8_t a[16], const uint8_t b[16], uint8_t plen)
 {
 	uint8_t bytes = plen / 8, bits = plen % 8;
 
+	if (plen == 64) {
+		uint64_t x, y;
+
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		return x == y;
+	}
 	if (memcmp(a, b, bytes) != 0)
 		return false;
 	if (bits == 0)
@@ -103,7 +110,7 @@ net_ip6_is_ours(const struct net_port *pt, const uint8_t a[16])
 	uint8_t i;
 
 	for (i = 0; i < pt->nb_ip6; i++)
-		if (memcmp(pt->ip6[i].a, a, 16) == 0)
+		if (net_ip6_eq(pt->ip6[i].a, a))
 			return i;
 	return -1;
 }
@@ -172,27 +179,26 @@ uint16_t
 net_cksum6(const struct rte_mbuf *m, uint32_t off, uint32_t len,
 	const uint8_t src[16], const uint8_t dst[16], uint8_t proto)
 {
-	/* Pseudo-header (RFC 8200 8.1), summed as it would sit in memory. */
-	struct {
-		uint8_t src[16];
-		uint8_t dst[16];
-		rte_be32_t len;
-		uint8_t zero[3];
-		uint8_t nxt;
-	} __rte_packed ph;
+	/* Pseudo-header (RFC 8200 8.1): source, destination, the 32-bit
+	 * length and the next header as the low byte of a zero word. The
+	 * one's complement sum of 16-bit words in memory order is that of
+	 * the 32-bit words in memory order, folded: ten adds, no copy. */
+	uint32_t w[8];
+	uint64_t sum;
 	uint16_t raw = 0;
-	uint32_t sum;
+	unsigned int i;
 
-	memcpy(ph.src, src, 16);
-	memcpy(ph.dst, dst, 16);
-	ph.len = rte_cpu_to_be_32(len);
-	memset(ph.zero, 0, sizeof(ph.zero));
-	ph.nxt = proto;
 	/* 0xffff never comes out of a real sum: the pseudo-header's next
 	 * header is not zero, so the folded sum is never 0. */
 	if (net_cksum_mbuf(m, off, len, &raw) != 0)
 		return 0xffff;
-	sum = (uint32_t)rte_raw_cksum(&ph, sizeof(ph)) + raw;
+	memcpy(w, src, 16);
+	memcpy(w + 4, dst, 16);
+	sum = (uint64_t)rte_cpu_to_be_32(len) + rte_cpu_to_be_32(proto) + raw;
+	for (i = 0; i < 8; i++)
+		sum += w[i];
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)~sum;
@@ -379,10 +385,41 @@ net_pmtu_update(struct ewyk_net_shard *s, const uint8_t dst[16], uint32_t mtu,
 		}
 		memcpy(e->ip, dst, 16);
 	}
+	if (e->mtu == 0)
+		s->pmtu_live++;
 	e->mtu = (uint16_t)mtu;
 	e->expire = now + rte_get_tsc_hz() * NET_PMTU_EXPIRE_S;
 	/* 0 means "never lowered" (ewyk_net_pmtu6() skips its lookup) */
 	if (++s->pmtu_gen == 0)
+		s->pmtu_gen = 1;
+}
+
+/* Forget the path MTUs whose time is up (RFC 8201 4: the PMTU is raised
+ * again after a while) and move the generation, so that connections
+ * towards them recompute their MSS (ewyk_net_pmtu6_gen()). */
+void
+net_pmtu_housekeep(struct ewyk_net_shard *s, uint64_t now)
+{
+	uint32_t live = 0;
+	bool expired = false;
+	unsigned int i;
+
+	if (s->pmtu_live == 0)
+		return;
+	for (i = 0; i < NET_PMTU_ENTRIES; i++) {
+		struct net_pmtu_entry *e = &s->pmtu[i];
+
+		if (e->mtu == 0)
+			continue;
+		if (now >= e->expire) {
+			e->mtu = 0;
+			expired = true;
+		} else {
+			live++;
+		}
+	}
+	s->pmtu_live = live;
+	if (expired && ++s->pmtu_gen == 0)
 		s->pmtu_gen = 1;
 }
 
@@ -401,9 +438,9 @@ ewyk_net_pmtu6(struct ewyk_net_shard *s, uint16_t port, const uint8_t dst[16])
 	if (port >= s->net->nb_ports)
 		return 0;
 	mtu = s->net->ports[port].mtu;
-	/* Nothing ever lowered a path MTU here: no lookup (every segment
-	 * of TCP over IPv6 comes this way). */
-	if (likely(s->pmtu_gen == 0))
+	/* No path MTU is lowered here: no lookup (every segment of TCP
+	 * over IPv6 comes this way). */
+	if (likely(s->pmtu_live == 0))
 		return mtu;
 	e = pmtu_find(s, dst, s->now);
 	if (e != NULL && e->mtu < mtu)
@@ -787,6 +824,7 @@ ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	const struct net_port *pt;
 	struct rte_ipv6_hdr *ip;
 	uint32_t l4_len = rte_pktmbuf_pkt_len(m);
+	const uint8_t *nexthop = dst;
 	uint16_t cks_off = 0;
 
 	NET_ASSERT_HOLDER(s);
@@ -796,8 +834,11 @@ ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	}
 	pt = &net->ports[port];
 	if (!ip6_is_mcast(dst) && !net_ip6_onlink(pt, dst)) {
-		net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
-		return -ENETUNREACH;
+		if (!pt->has_gw6) {
+			net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
+			return -ENETUNREACH;
+		}
+		nexthop = pt->gw6;
 	}
 	if (l4_len + sizeof(*ip) > ewyk_net_pmtu6(s, port, dst)) {
 		net_drop(s, m, EWYK_NET_DROP_TOO_BIG);
@@ -852,7 +893,7 @@ ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 		net_send_l2(s, port, m, &mac, RTE_ETHER_TYPE_IPV6);
 		return 0;
 	}
-	return net_nd_resolve_and_send(s, port, dst, m, s->now);
+	return net_nd_resolve_and_send(s, port, nexthop, m, s->now);
 }
 
 int
@@ -862,6 +903,9 @@ ewyk_net_route6(const struct ewyk_net *net, const uint8_t dst[16])
 
 	for (i = 0; i < net->nb_ports; i++)
 		if (net_ip6_onlink(&net->ports[i], dst))
+			return i;
+	for (i = 0; i < net->nb_ports; i++)
+		if (net->ports[i].has_gw6)
 			return i;
 	return -ENETUNREACH;
 }

@@ -53,14 +53,19 @@ nd_hash(const struct ewyk_net_shard *s, const uint8_t ip[16])
 static struct net_nd_entry *
 nd_find(struct ewyk_net_shard *s, const uint8_t ip[16])
 {
-	uint32_t h = nd_hash(s, ip);
+	struct net_nd_entry *e = s->nd_last;
+	uint32_t h;
 	unsigned int i;
 
+	if (e != NULL && e->state != NET_ND_FREE && net_ip6_eq(e->ip, ip))
+		return e;
+	h = nd_hash(s, ip);
 	for (i = 0; i < NET_ARP_PROBE; i++) {
-		struct net_nd_entry *e = &s->nd[(h + i) & s->nd_mask];
-
-		if (e->state != NET_ND_FREE && memcmp(e->ip, ip, 16) == 0)
+		e = &s->nd[(h + i) & s->nd_mask];
+		if (e->state != NET_ND_FREE && net_ip6_eq(e->ip, ip)) {
+			s->nd_last = e;
 			return e;
+		}
 	}
 	return NULL;
 }

@@ -402,6 +402,26 @@ ewyk_net_port_add_ip6(struct ewyk_net *net, uint16_t port,
 }
 
 int
+ewyk_net_port_set_gw6(struct ewyk_net *net, uint16_t port,
+	const uint8_t addr[16])
+{
+	static const uint8_t zero[16];
+	struct net_port *pt;
+
+	if (net == NULL || addr == NULL || port >= net->nb_ports)
+		return -EINVAL;
+	pt = &net->ports[port];
+	if (pt->nb_ip6 == 0 || addr[0] == 0xff || memcmp(addr, zero, 16) == 0 ||
+		net_ip6_is_ours(pt, addr) >= 0)
+		return -EINVAL;
+	if (!net_ip6_onlink(pt, addr))
+		return -ENETUNREACH;
+	memcpy(pt->gw6, addr, 16);
+	pt->has_gw6 = true;
+	return 0;
+}
+
+int
 ewyk_net_port_ip6(const struct ewyk_net *net, uint16_t port, unsigned int idx,
 	uint8_t addr[16], uint8_t *prefix_len)
 {

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_ether.h>
@@ -83,6 +84,8 @@ struct net_port {
 	/* IPv6: ip6[0] is the link-local address; nb_ip6 == 0: IPv6 off. */
 	uint8_t nb_ip6;
 	bool allmulti; /* no multicast filter: all-multicast on */
+	bool has_gw6;  /* gw6 is the next hop of off-link destinations */
+	uint8_t gw6[16];
 	struct net_ip6_addr ip6[EWYK_NET_MAX_IP6];
 };
 
@@ -184,13 +187,18 @@ struct ewyk_net_shard {
 	struct net_l4_handler l4[256];
 	/* IPv6 */
 	struct net_nd_entry *nd; /* conf.nd_entries entries */
-	struct rte_mbuf **nd_q;  /* nd_entries * arp_queue_len */
+	/* The entry nd_find() found last, tried before hashing: most
+	 * output goes to one next hop (a router, a load generator). Its
+	 * state and address are checked on every use. */
+	struct net_nd_entry *nd_last;
+	struct rte_mbuf **nd_q; /* nd_entries * arp_queue_len */
 	uint32_t nd_mask;
 	struct net_rate nd_new;    /* new ND resolutions */
 	struct net_rate nd_tx;     /* NS + NA sent */
 	struct net_rate icmp6_err; /* ICMPv6 errors sent */
 	struct net_pmtu_entry pmtu[NET_PMTU_ENTRIES];
-	uint32_t pmtu_gen;            /* bumped by every path MTU update */
+	uint32_t pmtu_gen;  /* bumped by every path MTU update and expiry */
+	uint32_t pmtu_live; /* entries with an MTU (0: no lookup needed) */
 	struct net_l4_handler6 *l4_6; /* 256 handlers */
 	struct net_txb txb[EWYK_NET_MAX_PORTS];
 	/* Counters: written by the token holder only, read by anyone. */
@@ -241,6 +249,17 @@ bool net_rate_ok(struct net_rate *r, uint32_t limit, uint32_t dflt,
 	uint64_t now);
 uint16_t net_cksum6(const struct rte_mbuf *m, uint32_t off, uint32_t len,
 	const uint8_t src[16], const uint8_t dst[16], uint8_t proto);
+/* Two IPv6 addresses equal: two 64-bit compares, no call. */
+static inline bool
+net_ip6_eq(const uint8_t a[16], const uint8_t b[16])
+{
+	uint64_t x[2], y[2];
+
+	memcpy(x, a, 16);
+	memcpy(y, b, 16);
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
+}
+
 int net_ip6_is_ours(const struct net_port *pt, const uint8_t a[16]);
 bool net_ip6_onlink(const struct net_port *pt, const uint8_t a[16]);
 const uint8_t *net_ip6_src_for(const struct net_port *pt,
@@ -258,6 +277,7 @@ void net_nd_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 int net_nd_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 	const uint8_t nexthop[16], struct rte_mbuf *m, uint64_t now);
 void net_nd_housekeep(struct ewyk_net_shard *s, uint64_t now);
+void net_pmtu_housekeep(struct ewyk_net_shard *s, uint64_t now);
 int net_nd_announce(struct ewyk_net_shard *s, uint16_t port);
 void net_nd_flush(struct ewyk_net_shard *s);
 void net_share(struct ewyk_net_shard *s, uint16_t port,

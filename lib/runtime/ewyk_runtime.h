@@ -104,6 +104,13 @@ struct ewyk_rt_conf {
 	 *  made from its MAC (ewyk_net_port_add_ip6()) */
 	uint8_t ip6[EWYK_NET_MAX_PORTS][16];
 	uint8_t prefix6[EWYK_NET_MAX_PORTS]; /**< their prefix lengths */
+	/** ports with an IPv6 default router: the first nb_gw6s, in port
+	 *  order (at most nb_ip6s) */
+	uint16_t nb_gw6s;
+	/** --gw6 ADDR: the default router of a port for off-link IPv6
+	 *  destinations (ewyk_net_port_set_gw6()); on-link, not learnt
+	 *  from router advertisements */
+	uint8_t gw6[EWYK_NET_MAX_PORTS][16];
 	unsigned int stats_interval; /**< --stats-interval s; 0: at exit (5) */
 	/** where the stats table goes (stdout; NULL: nowhere); the
 	 *  runtime's messages go through rte_log, log type ewyk.runtime */

@@ -133,6 +133,16 @@ port_ip6(struct ewyk_rt *rt, uint16_t pid, uint16_t idx, char *buf, size_t size)
 			rt->conf.prefix6[idx], rte_strerror(-rc));
 		return -1;
 	}
+	if (idx < rt->conf.nb_gw6s) {
+		rc = ewyk_net_port_set_gw6(rt->net, idx, rt->conf.gw6[idx]);
+		if (rc < 0) {
+			inet_ntop(AF_INET6, rt->conf.gw6[idx], a, sizeof(a));
+			RT_LOG(ERR,
+				"error: port %u: --gw6 %s: %s (it must be link-local or on the port's --ip6 prefix)",
+				pid, a, rte_strerror(-rc));
+			return -1;
+		}
+	}
 	for (i = 0;
 		n < size && ewyk_net_port_ip6(rt->net, idx, i, addr, &len) == 0;
 		i++) {

@@ -32,6 +32,10 @@ static const char std_usage[] =
 	"                          the last --ip6 have no IPv6. A port with one also gets its\n"
 	"                          link-local fe80:: address (from its MAC). TCP and HTTP\n"
 	"                          listen on both families\n"
+	"  --gw6 ADDR              IPv6 default router of a port, in port order as --ip6 (at most\n"
+	"                          one per --ip6): off-link destinations go through it. On-link\n"
+	"                          (link-local or on the port's --ip6 prefix). Static: router\n"
+	"                          advertisements are not learnt\n"
 	"  --stats-interval SEC    print per-lcore stats every SEC seconds (default 5; 0: only at exit)\n"
 	"  --mtu N                 MTU of every port (68..9000; default: the port's)\n"
 	"  --vlan ID               live on 802.1Q VLAN ID (1..4094) on every port\n"
@@ -84,6 +88,7 @@ static const char std_usage[] =
 enum {
 	OPT_IP = 256,
 	OPT_IP6,
+	OPT_GW6,
 	OPT_MBUF_OPS,
 	OPT_STRATEGY,
 	OPT_NUM,       /* + index into num_opts */
@@ -441,6 +446,30 @@ ewyk_rt_conf_capacity(const struct ewyk_rt_conf *c, unsigned int nb_shards,
 	return (unsigned int)rte_align64prevpow2(n);
 }
 
+static int
+opt_gw6(struct ewyk_rt_conf *c, const char *arg)
+{
+	static const uint8_t zero[16];
+	uint8_t *a;
+
+	if (c->nb_gw6s == EWYK_NET_MAX_PORTS) {
+		fprintf(stderr,
+			"error: --gw6 '%s': at most %d --gw6, one per port\n",
+			arg, EWYK_NET_MAX_PORTS);
+		return -1;
+	}
+	a = c->gw6[c->nb_gw6s];
+	if (inet_pton(AF_INET6, arg, a) != 1 || memcmp(a, zero, 16) == 0 ||
+		a[0] == 0xff) {
+		fprintf(stderr,
+			"error: --gw6 '%s': expected a unicast IPv6 address (no /LEN)\n",
+			arg);
+		return -1;
+	}
+	c->nb_gw6s++;
+	return 0;
+}
+
 int
 rt_conf_check(struct ewyk_rt_conf *c)
 {
@@ -453,6 +482,12 @@ rt_conf_check(struct ewyk_rt_conf *c)
 		fprintf(stderr,
 			"error: --ip6: %u given for %u port(s) (--ip): at most one per port, in port order\n",
 			c->nb_ip6s, c->nb_ips);
+		return -1;
+	}
+	if (c->nb_gw6s > c->nb_ip6s) {
+		fprintf(stderr,
+			"error: --gw6: %u given for %u port(s) with --ip6: at most one per --ip6, in port order\n",
+			c->nb_gw6s, c->nb_ip6s);
 		return -1;
 	}
 	if (check_tcp_limits(c) != 0)
@@ -484,7 +519,7 @@ int
 ewyk_rt_parse_args(struct ewyk_rt_conf *c, int argc, char **argv,
 	const struct ewyk_rt_opt *opts, unsigned int nb_opts)
 {
-	struct option lo[RTE_DIM(num_opts) + EWYK_RT_MAX_APP_OPTS + 6];
+	struct option lo[RTE_DIM(num_opts) + EWYK_RT_MAX_APP_OPTS + 7];
 	unsigned int n = 0, i;
 	int o, ret = 0;
 
@@ -493,6 +528,7 @@ ewyk_rt_parse_args(struct ewyk_rt_conf *c, int argc, char **argv,
 		return -1;
 	lo[n++] = (struct option){ "ip", required_argument, NULL, OPT_IP };
 	lo[n++] = (struct option){ "ip6", required_argument, NULL, OPT_IP6 };
+	lo[n++] = (struct option){ "gw6", required_argument, NULL, OPT_GW6 };
 	lo[n++] = (struct option){ "mbuf-ops", required_argument, NULL,
 		OPT_MBUF_OPS };
 	lo[n++] = (struct option){ "strategy", required_argument, NULL,
@@ -517,6 +553,8 @@ ewyk_rt_parse_args(struct ewyk_rt_conf *c, int argc, char **argv,
 			ret = opt_ip(c, optarg);
 		else if (o == OPT_IP6)
 			ret = opt_ip6(c, optarg);
+		else if (o == OPT_GW6)
+			ret = opt_gw6(c, optarg);
 		else if (o == OPT_MBUF_OPS)
 			ret = opt_mbuf_ops(c, optarg);
 		else if (o == OPT_STRATEGY)

@@ -228,8 +228,10 @@ tcp_pmtu_check(struct ewyk_tcp_conn *c)
 		return;
 	c->pmtu_gen = gen;
 	tcp_conn_ip(c, &ip);
+	/* Lowered by a packet-too-big, or raised when its entry expired
+	 * (never above what the MTU of the port and conf.mss allow). */
 	cap = tcp_mss_cap(t, &ip);
-	if (cap >= c->mss_cap)
+	if (cap == c->mss_cap)
 		return;
 	TCP_LOG(DEBUG, "path MTU: MSS %u -> %u", c->mss_cap, cap);
 	c->mss_cap = cap;

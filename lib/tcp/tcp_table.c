@@ -24,17 +24,26 @@ tcp_hash(const struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 	return (uint32_t)ewyk_siphash13(t->hk0, t->hk1, w, RTE_DIM(w));
 }
 
-/* The IPv6 tuple: nine words, and a tenth that no IPv4 tuple has. */
+/*
+ * The IPv6 tuple: the two addresses XORed, then the ports; five words
+ * (SipHash's length byte keeps them apart from the three of IPv4). The
+ * peer chooses its address, not ours: two tuples it can make collide
+ * through the XOR need different local addresses, so such a class holds
+ * at most one connection per local address and port pair, a bound no
+ * chain attack can grow (the keyed hash does the rest). Hashing 20 bytes
+ * instead of 36 saves two SipHash rounds on every segment.
+ */
 uint32_t
 tcp_hash6(const struct ewyk_tcp *t, const union tcp_addr *lip, uint16_t lport,
 	const union tcp_addr *rip, uint16_t rport)
 {
-	uint32_t w[10];
+	uint64_t q[2];
+	uint32_t w[5];
 
-	memcpy(&w[0], lip->b, 16);
-	memcpy(&w[4], rip->b, 16);
-	w[8] = ((uint32_t)lport << 16) | rport;
-	w[9] = 6;
+	q[0] = lip->q[0] ^ rip->q[0];
+	q[1] = lip->q[1] ^ rip->q[1];
+	memcpy(&w[0], q, 16);
+	w[4] = ((uint32_t)lport << 16) | rport;
 	return (uint32_t)ewyk_siphash13(t->hk0, t->hk1, w, RTE_DIM(w));
 }
 

@@ -175,11 +175,14 @@ test_value_stop16(void **state)
 static void
 test_authority_quick(void **state)
 {
-	static const char alpha[] = "aZ09-.:%[]@_~ !/?#\x7f\x80\t";
+	static const char alpha[] = "aZ09-.:%[]@_~ !/?#\x7f\x80\tfF";
 	static const char *const yes[] = { "www.example.com", "a", "A-B.c",
-		"localhost:8080", "x:", "10.0.0.1:80", "0123456789abcdef" };
+		"localhost:8080", "x:", "10.0.0.1:80", "0123456789abcdef",
+		"[::1]", "[fd00:9::1]:80",
+		"[2001:db8::2]:", "[::ffff:1.2.3.4]" };
 	static const char *const no[] = { ":80", "", "a b", "a:8x",
-		"0123456789abcdefg" };
+		"0123456789abcdefg", "[]", "[::1", "[::1]x", "[::1]:8x",
+		"[g::1]" };
 	char v[32];
 	uint64_t seed = 88172645463325252ULL;
 	unsigned int t, k, n;

@@ -1078,6 +1078,40 @@ test_ip6_output_pmtu(void **state)
 	memcpy(far, our6, 16);
 	far[3] = 0x99;
 	assert_int_equal(out6(far, 10), -ENETUNREACH);
+	assert_int_equal(ewyk_net_route6(net, far), -ENETUNREACH);
+	/* A default router: refused off-link, ours, a group, ::, no port;
+	 * then off-link destinations go to its MAC, on-link ones do not. */
+	{
+		static const uint8_t unspec[16];
+		struct rte_ether_addr gw_mac;
+
+		assert_int_equal(ewyk_net_port_set_gw6(net, 0, far),
+			-ENETUNREACH);
+		assert_int_equal(ewyk_net_port_set_gw6(net, 0, our6), -EINVAL);
+		assert_int_equal(ewyk_net_port_set_gw6(net, 0, all_nodes),
+			-EINVAL);
+		assert_int_equal(ewyk_net_port_set_gw6(net, 0, unspec),
+			-EINVAL);
+		assert_int_equal(ewyk_net_port_set_gw6(net, 9, peer4), -EINVAL);
+		assert_int_equal(ewyk_net_port_set_gw6(net, 0, peer4), 0);
+		assert_int_equal(ewyk_net_route6(net, far), 0);
+		assert_int_equal(ewyk_net_nd_lookup(sh[0], peer4, &gw_mac), 0);
+		assert_int_equal(out6(far, 10), 0);
+		ewyk_net_tx_flush(sh[0]);
+		assert_int_equal(sent(0, 0, out, 4), 1);
+		assert_true(
+			rte_is_same_ether_addr(&rte_pktmbuf_mtod(out[0],
+						       struct rte_ether_hdr *)
+							->dst_addr,
+				&gw_mac));
+		ip = rte_pktmbuf_mtod_offset(out[0], struct rte_ipv6_hdr *, 14);
+		assert_memory_equal(ip->dst_addr, far, 16);
+		assert_int_equal(rte_ipv6_udptcp_cksum_verify(ip, ip + 1), 0);
+		rte_pktmbuf_free(out[0]);
+		/* The far destination itself is never solicited. */
+		assert_int_equal(ewyk_net_nd_lookup(sh[0], far, &gw_mac),
+			-ENOENT);
+	}
 	assert_int_equal(out6(peer4, 1500 - 40 - 8 + 1), -EMSGSIZE);
 	assert_int_equal(ewyk_net_pmtu6(sh[0], 0, peer4), 1500);
 
@@ -1113,8 +1147,19 @@ test_ip6_output_pmtu(void **state)
 	snap(b);
 	input(0, 0, frame6(pkt, n));
 	one_drop(b, EWYK_NET_DROP_ICMP6_PTB, "not ours");
-	/* Forgotten after 10 minutes. */
-	advance_ms(601000);
+	/* Forgotten after 10 minutes, and the generation moves then (the
+	 * housekeeping of the poll), so TCP can raise its MSS again; no
+	 * entry left: no lookup either. */
+	{
+		uint32_t gen = ewyk_net_pmtu6_gen(sh[0]);
+
+		assert_int_not_equal(sh[0]->pmtu_live, 0);
+		advance_ms(599000);
+		assert_int_equal(ewyk_net_pmtu6_gen(sh[0]), gen);
+		advance_ms(2000);
+		assert_int_not_equal(ewyk_net_pmtu6_gen(sh[0]), gen);
+		assert_int_equal(sh[0]->pmtu_live, 0);
+	}
 	assert_int_equal(ewyk_net_pmtu6(sh[0], 0, peer4), 1500);
 	ewyk_net_tx_flush(sh[0]);
 	drain_all();
