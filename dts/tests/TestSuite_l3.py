@@ -26,6 +26,9 @@ HOLD_CLIENT = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "framework", "hold_client.py")
 
 
+# An address of the peer off ewyk's subnet, on the peer's loopback: ewyk
+# reaches it only through its default gateway (--gw PEER_IP).
+FAR_IP = "203.0.113.7"
 # ICMP id of every crafted echo, and the sender address of crafted ARP.
 TEST_ID = 0x4242
 TEST_ARP_SRC = "198.18.0.50"
@@ -60,7 +63,8 @@ class TestSuite_l3(TestSuite):
     def set_up_all(self):
         self.tb = Testbed(self.node)
         self.app = EwykHttpd(self.tb, lcores="0",
-                             app_args=["--stats-interval", "0"]).start()
+                             app_args=["--stats-interval", "0",
+                                       "--gw", PEER_IP]).start()
         self.peer_mac = self.tb.peer_mac()
         # Learn ewyk's MAC the way any host does.
         out = self.tb.peer(f"arping -c 1 -w 3 -I {self.tb.if_peer} {EWYK_IP}").stdout
@@ -266,6 +270,34 @@ class TestSuite_l3(TestSuite):
         raw = bytes(self._eth())[:12] + b"\x08\x00"
         self._assert_dropped([raw], "drop_ip_truncated")
 
+    def test_default_gateway(self):
+        """The kernel peer as ewyk's default gateway (--gw PEER_IP) for an
+        address off ewyk's subnet on the peer's loopback: every TCP segment
+        to it goes to the gateway's MAC (ARP resolves the gateway, not the
+        far host), so an HTTP exchange from the far address completes and
+        the handler sees that address; nothing is dropped for want of a
+        route."""
+        nsp = self.tb.ns_peer
+        self.node.run(f"ip addr replace {FAR_IP}/32 dev lo", ns=nsp)
+        try:
+            before = self.app.net_stats()
+            r = self.tb.peer(
+                f"curl -4 -s -m 10 --interface {FAR_IP} "
+                f"-w '\\n%{{http_code}}' http://{EWYK_IP}/peer",
+                check=False, timeout=20)
+            body, _, code = r.stdout.rpartition("\n")
+            assert code.strip() == "200", (r.stdout, r.stderr)
+            assert body.split()[0] == FAR_IP, body
+            d = counter_delta(before, self.app.net_stats())
+            assert d.get("drop_no_route", 0) == 0, d
+            # ewyk resolved its gateway: the kernel learnt ewyk's MAC from
+            # the exchange (its ARP request, answered by the kernel).
+            nb = self.tb.peer(f"ip neigh show {EWYK_IP}", check=False)
+            assert self.ewyk_mac in nb.stdout.lower(), nb.stdout
+        finally:
+            self.node.run(f"ip addr del {FAR_IP}/32 dev lo", ns=nsp,
+                          check=False)
+
     def test_bad_arguments(self):
         eal = (f"{httpd_binary()} -l 0 --no-huge -m 256 --no-pci --no-shconf "
                f"--no-telemetry --log-level=lib.eal:error --file-prefix=ewyk-badargs")
@@ -279,6 +311,14 @@ class TestSuite_l3(TestSuite):
             (f"{null} -- --ip 10.0.0.1/24 --vlan 5000", 2, "--vlan"),
             (f"{null} -- --ip 10.0.0.1/24 --bogus", 2, "Usage"),
             (f"{null} -- --ip 10.0.0.1/24 --ip 10.0.1.1/24", 1, "1 port(s) but 2 --ip"),
+            (f"{null} -- --ip 10.0.0.1/24 --gw 10.0.0", 2, "--gw '10.0.0'"),
+            (f"{null} -- --ip 10.0.0.1/24 --gw 10.0.0.9/24", 2, "--gw"),
+            (f"{null} -- --ip 10.0.0.1/24 --gw 10.0.0.9 --gw 10.0.0.8", 2,
+             "at most one per port"),
+            (f"{null} -- --ip 10.0.0.1/24 --gw 10.0.1.9", 1, "--gw 10.0.1.9"),
+            (f"{null} -- --ip 10.0.0.1/24 --gw 10.0.0.1", 1, "--gw 10.0.0.1"),
+            (f"{null} -- --ip 10.0.0.1/24 --gw 10.0.0.255", 1, "--gw"),
+            (f"{null} -- --ip 10.0.0.1/24 --gw 224.0.0.1", 1, "--gw"),
             ("-- --ip 10.0.0.1/24", 1, "no ports"),
         ]
         for args, want_rc, want_msg in cases:

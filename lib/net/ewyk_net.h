@@ -152,7 +152,7 @@ extern "C" {
 	X(DROP_ICMP_TYPE, drop_icmp_type, COUNTER,                                \
 		"ICMP type we do not answer")                                     \
 	X(DROP_NO_ROUTE, drop_no_route, COUNTER,                                  \
-		"No port's subnet holds the destination")                         \
+		"Destination off every subnet, no default gateway")               \
 	X(DROP_ARP_QUEUE, drop_arp_queue, COUNTER,                                \
 		"Waiting-for-ARP queue full")                                     \
 	X(DROP_ARP_UNRESOLVED, drop_arp_unresolved, COUNTER,                      \
@@ -417,7 +417,29 @@ uint16_t ewyk_net_port_id(const struct ewyk_net *net, uint16_t port);
 rte_be32_t ewyk_net_port_ip(const struct ewyk_net *net, uint16_t port);
 
 /**
- * Find the port whose subnet holds @p dst.
+ * Give a port a default gateway for IPv4 (static). Off-link destinations
+ * of ewyk_net_ip_output() are then sent to the gateway's MAC, resolved and
+ * kept by ARP like any on-link neighbour; without one they are refused
+ * (-ENETUNREACH, drop_no_route). Setting it again replaces it; 0 removes
+ * it. Call it after ewyk_net_port_add(), before the lcores poll.
+ *
+ * @param net
+ *   context
+ * @param port
+ *   port index
+ * @param gw
+ *   the gateway (network order): a unicast host on the port's subnet,
+ *   not one of our addresses; 0 for none
+ * @return
+ *   0; -EINVAL (bad port, an address no host may have, ours, the
+ *   subnet's network or broadcast address); -ENETUNREACH (not on the
+ *   port's subnet).
+ */
+int ewyk_net_port_set_gw(struct ewyk_net *net, uint16_t port, rte_be32_t gw);
+
+/**
+ * Find the port whose subnet holds @p dst, else the first port with a
+ * default gateway (ewyk_net_port_set_gw()).
  *
  * @param net
  *   context
@@ -576,7 +598,8 @@ void ewyk_net_input(struct ewyk_net_shard *s, uint16_t port,
  * @param src
  *   source address (normally the port's)
  * @param dst
- *   destination, on the port's subnet
+ *   destination: on the port's subnet, or any other through the port's
+ *   default gateway (ewyk_net_port_set_gw())
  * @param proto
  *   IP protocol
  * @param l4_cksum
@@ -584,7 +607,8 @@ void ewyk_net_input(struct ewyk_net_shard *s, uint16_t port,
  * @return
  *   0 if buffered or held for ARP, or a negative errno with the
  *   frame freed and a drop counted: -EINVAL (bad port), -EMSGSIZE (larger
- *   than the MTU), -ENOBUFS (ARP queue full), -ENOMEM (headroom).
+ *   than the MTU), -ENETUNREACH (off the subnet and no default gateway),
+ *   -ENOBUFS (ARP queue full), -ENOMEM (headroom).
  */
 int ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m,
 	uint16_t port, rte_be32_t src, rte_be32_t dst, uint8_t proto,

@@ -196,10 +196,14 @@ ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 		}
 	}
 
-	/* On-link only: the destination is its own next hop. */
+	/* An on-link destination is its own next hop; any other goes to the
+	 * port's default gateway, when it has one. */
 	if ((dst & pt->mask) != (pt->ip & pt->mask)) {
-		net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
-		return -ENETUNREACH;
+		if (pt->gw == 0) {
+			net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
+			return -ENETUNREACH;
+		}
+		return net_arp_resolve_and_send(s, port, pt->gw, m, s->now);
 	}
 	return net_arp_resolve_and_send(s, port, dst, m, s->now);
 }

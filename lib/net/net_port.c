@@ -402,6 +402,33 @@ ewyk_net_port_add_ip6(struct ewyk_net *net, uint16_t port,
 }
 
 int
+ewyk_net_port_set_gw(struct ewyk_net *net, uint16_t port, rte_be32_t gw)
+{
+	struct net_port *pt;
+	uint32_t a = rte_be_to_cpu_32(gw);
+
+	if (net == NULL || port >= net->nb_ports)
+		return -EINVAL;
+	pt = &net->ports[port];
+	if (gw == 0) {
+		pt->gw = 0;
+		return 0;
+	}
+	/* A unicast host: not 0/8, loopback, multicast or reserved, not one
+	 * of ours, not the subnet's broadcast or network address. */
+	if ((a >> 24) == 0 || (a >> 24) == 127 || (a >> 28) >= 0xe ||
+		NET_PORT_IP_OURS(pt, gw))
+		return -EINVAL;
+	if ((gw & pt->mask) != (pt->ip & pt->mask))
+		return -ENETUNREACH;
+	if (pt->prefix_len <= 30 &&
+		((gw | pt->mask) == UINT32_MAX || (gw & ~pt->mask) == 0))
+		return -EINVAL;
+	pt->gw = gw;
+	return 0;
+}
+
+int
 ewyk_net_port_set_gw6(struct ewyk_net *net, uint16_t port,
 	const uint8_t addr[16])
 {

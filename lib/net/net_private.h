@@ -76,6 +76,7 @@ struct net_port {
 	bool rx_cksum;     /* NIC flags RX checksum status */
 	rte_be32_t ip;     /* our address */
 	rte_be32_t mask;   /* subnet mask */
+	rte_be32_t gw;     /* next hop of off-link destinations; 0: none */
 	uint32_t ip_h;     /* ip, host order */
 	uint32_t nb_ips;   /* ip and the nb_extra_ips after it */
 	struct rte_ether_addr mac;

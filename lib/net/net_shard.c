@@ -174,6 +174,9 @@ ewyk_net_route(const struct ewyk_net *net, rte_be32_t dst)
 		if ((dst & p->mask) == (p->ip & p->mask))
 			return i;
 	}
+	for (i = 0; i < net->nb_ports; i++)
+		if (net->ports[i].gw != 0)
+			return i;
 	return -ENETUNREACH;
 }
 

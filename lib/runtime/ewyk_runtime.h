@@ -96,6 +96,12 @@ struct ewyk_rt_conf {
 	uint16_t nb_ips;  /**< ports: one address each, in port order */
 	rte_be32_t ip[EWYK_NET_MAX_PORTS];  /**< --ip A.B.C.D/NN */
 	uint8_t prefix[EWYK_NET_MAX_PORTS]; /**< their prefix lengths */
+	/** ports with an IPv4 default gateway: the first nb_gws, in port
+	 *  order (at most nb_ips) */
+	uint16_t nb_gws;
+	/** --gw A.B.C.D: the default gateway of a port for destinations off
+	 *  its subnet (ewyk_net_port_set_gw()); on the port's subnet */
+	rte_be32_t gw[EWYK_NET_MAX_PORTS];
 	/** ports with an IPv6 address: the first nb_ip6s, in port order;
 	 *  the others speak IPv4 only */
 	uint16_t nb_ip6s;

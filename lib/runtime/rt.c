@@ -188,6 +188,19 @@ setup_ports(struct ewyk_rt *rt, struct rte_mempool **pools)
 				rte_strerror(-rc));
 			return -1;
 		}
+		if (p < rt->conf.nb_gws) {
+			int g = ewyk_net_port_set_gw(rt->net, (uint16_t)rc,
+				rt->conf.gw[p]);
+
+			if (g < 0) {
+				inet_ntop(AF_INET, &rt->conf.gw[p], ip,
+					sizeof(ip));
+				RT_LOG(ERR,
+					"error: port %u: --gw %s: %s (it must be a host on the port's --ip subnet)",
+					pid, ip, rte_strerror(-g));
+				return -1;
+			}
+		}
 		if (port_ip6(rt, pid, (uint16_t)rc, ip6, sizeof(ip6)) != 0)
 			return -1;
 		rte_ether_format_addr(mac, sizeof(mac), &info.mac);

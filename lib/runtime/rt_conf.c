@@ -27,6 +27,9 @@
 
 static const char std_usage[] =
 	"  --ip A.B.C.D/NN         address of a port; one per port, in port order\n"
+	"  --gw A.B.C.D            default gateway of a port, in port order as --ip (at most one\n"
+	"                          per --ip): destinations off the port's subnet go through it\n"
+	"                          (without one they are unreachable). On the port's subnet\n"
 	"  --ip6 ADDR/LEN          IPv6 address of a port (LEN 1..128), in port order as --ip:\n"
 	"                          the first --ip6 is port 0's, the next port 1's; ports past\n"
 	"                          the last --ip6 have no IPv6. A port with one also gets its\n"
@@ -88,6 +91,7 @@ static const char std_usage[] =
 enum {
 	OPT_IP = 256,
 	OPT_IP6,
+	OPT_GW,
 	OPT_GW6,
 	OPT_MBUF_OPS,
 	OPT_STRATEGY,
@@ -219,6 +223,27 @@ opt_ip(struct ewyk_rt_conf *c, const char *arg)
 	}
 	c->prefix[c->nb_ips] = (uint8_t)prefix;
 	c->nb_ips++;
+	return 0;
+}
+
+static int
+opt_gw(struct ewyk_rt_conf *c, const char *arg)
+{
+	struct in_addr a;
+
+	if (c->nb_gws == EWYK_NET_MAX_PORTS) {
+		fprintf(stderr,
+			"error: --gw '%s': at most %d --gw, one per port\n",
+			arg, EWYK_NET_MAX_PORTS);
+		return -1;
+	}
+	if (inet_pton(AF_INET, arg, &a) != 1 || a.s_addr == 0) {
+		fprintf(stderr,
+			"error: --gw '%s': expected a unicast address A.B.C.D (no /NN)\n",
+			arg);
+		return -1;
+	}
+	c->gw[c->nb_gws++] = a.s_addr;
 	return 0;
 }
 
@@ -478,6 +503,12 @@ rt_conf_check(struct ewyk_rt_conf *c)
 			"error: at least one --ip A.B.C.D/NN is required\n");
 		return -1;
 	}
+	if (c->nb_gws > c->nb_ips) {
+		fprintf(stderr,
+			"error: --gw: %u given for %u port(s) (--ip): at most one per port, in port order\n",
+			c->nb_gws, c->nb_ips);
+		return -1;
+	}
 	if (c->nb_ip6s > c->nb_ips) {
 		fprintf(stderr,
 			"error: --ip6: %u given for %u port(s) (--ip): at most one per port, in port order\n",
@@ -519,7 +550,7 @@ int
 ewyk_rt_parse_args(struct ewyk_rt_conf *c, int argc, char **argv,
 	const struct ewyk_rt_opt *opts, unsigned int nb_opts)
 {
-	struct option lo[RTE_DIM(num_opts) + EWYK_RT_MAX_APP_OPTS + 7];
+	struct option lo[RTE_DIM(num_opts) + EWYK_RT_MAX_APP_OPTS + 8];
 	unsigned int n = 0, i;
 	int o, ret = 0;
 
@@ -528,6 +559,7 @@ ewyk_rt_parse_args(struct ewyk_rt_conf *c, int argc, char **argv,
 		return -1;
 	lo[n++] = (struct option){ "ip", required_argument, NULL, OPT_IP };
 	lo[n++] = (struct option){ "ip6", required_argument, NULL, OPT_IP6 };
+	lo[n++] = (struct option){ "gw", required_argument, NULL, OPT_GW };
 	lo[n++] = (struct option){ "gw6", required_argument, NULL, OPT_GW6 };
 	lo[n++] = (struct option){ "mbuf-ops", required_argument, NULL,
 		OPT_MBUF_OPS };
@@ -553,6 +585,8 @@ ewyk_rt_parse_args(struct ewyk_rt_conf *c, int argc, char **argv,
 			ret = opt_ip(c, optarg);
 		else if (o == OPT_IP6)
 			ret = opt_ip6(c, optarg);
+		else if (o == OPT_GW)
+			ret = opt_gw(c, optarg);
 		else if (o == OPT_GW6)
 			ret = opt_gw6(c, optarg);
 		else if (o == OPT_MBUF_OPS)

@@ -100,6 +100,7 @@ void test_l4_cksum_matches_dpdk(void **state);
 void test_ip_output_resolves_arp(void **state);
 void test_arp_gives_up(void **state);
 void test_output_errors(void **state);
+void test_ip_output_gateway(void **state);
 void test_tx_full_held(void **state);
 /* test_net_inbox.c */
 void test_inbox_full(void **state);

@@ -284,6 +284,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_ip_output_resolves_arp),
 		cmocka_unit_test(test_arp_gives_up),
 		cmocka_unit_test(test_output_errors),
+		cmocka_unit_test(test_ip_output_gateway),
 		cmocka_unit_test(test_tx_full_held),
 		cmocka_unit_test(test_inbox_full),
 		cmocka_unit_test(test_msg_inbox),

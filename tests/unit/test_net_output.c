@@ -159,6 +159,81 @@ test_output_errors(void **state)
 	assert_int_equal(ctr(0, EWYK_NET_DROP_NO_ROUTE), nr + 2);
 }
 
+static int
+set_gw(uint16_t port, uint32_t a)
+{
+	return ewyk_net_port_set_gw(net, port, rte_cpu_to_be_32(a));
+}
+
+/* A default gateway: the addresses no gateway may have are refused;
+ * with one, an off-link destination is routed to its port and sent to the
+ * gateway's MAC (ARP asks for the gateway, not the destination); removed,
+ * the destination is unreachable again. */
+void
+test_ip_output_gateway(void **state)
+{
+	const uint32_t far = RTE_IPV4(192, 0, 2, 1);
+	const uint32_t gw = RTE_IPV4(10, 0, 0, 77);
+	struct rte_mbuf *out[8], *m;
+	struct rte_arp_hdr *a;
+	struct rte_ether_hdr *e;
+	struct rte_ipv4_hdr *ip;
+	uint64_t nr = ctr(0, EWYK_NET_DROP_NO_ROUTE);
+
+	(void)state;
+	drain_all();
+	assert_int_equal(set_gw(7, gw), -EINVAL);
+	assert_int_equal(set_gw(0, RTE_IPV4(127, 0, 0, 1)), -EINVAL);
+	assert_int_equal(set_gw(0, RTE_IPV4(224, 0, 0, 1)), -EINVAL);
+	assert_int_equal(set_gw(0, RTE_IPV4(255, 255, 255, 255)), -EINVAL);
+	assert_int_equal(set_gw(0, OUR_IP), -EINVAL);
+	assert_int_equal(set_gw(0, RTE_IPV4(10, 0, 255, 255)), -EINVAL);
+	assert_int_equal(set_gw(0, RTE_IPV4(10, 0, 0, 0)), -EINVAL);
+	assert_int_equal(set_gw(0, RTE_IPV4(10, 1, 0, 1)), -ENETUNREACH);
+	assert_int_equal(ewyk_net_route(net, rte_cpu_to_be_32(far)),
+		-ENETUNREACH);
+
+	assert_int_equal(set_gw(0, gw), 0);
+	assert_int_equal(ewyk_net_route(net, rte_cpu_to_be_32(far)), 0);
+	/* on-link destinations still go to their own port */
+	assert_int_equal(ewyk_net_route(net, rte_cpu_to_be_32(PEER_IP)), 0);
+	m = rte_pktmbuf_alloc(mp);
+	assert_non_null(m);
+	memset(rte_pktmbuf_append(m, 8), 0, 8);
+	assert_int_equal(ewyk_net_ip_output(sh[0], m, 0,
+				 rte_cpu_to_be_32(OUR_IP),
+				 rte_cpu_to_be_32(far), IPPROTO_UDP, true),
+		0);
+	ewyk_net_tx_flush(sh[0]);
+	assert_int_equal(sent(0, 0, out, 8), 1);
+	a = rte_pktmbuf_mtod_offset(out[0], struct rte_arp_hdr *, 14);
+	assert_int_equal(rte_be_to_cpu_16(a->arp_opcode), RTE_ARP_OP_REQUEST);
+	assert_int_equal(a->arp_data.arp_tip, rte_cpu_to_be_32(gw));
+	rte_pktmbuf_free(out[0]);
+	/* the gateway answers: the datagram leaves for its MAC, addressed to
+	 * the far host */
+	input(0, 0, arp_frame(0, RTE_ARP_OP_REPLY, gw, OUR_IP));
+	assert_int_equal(sent(0, 0, out, 8), 1);
+	e = rte_pktmbuf_mtod(out[0], struct rte_ether_hdr *);
+	assert_true(rte_is_same_ether_addr(&e->dst_addr, &peer_mac));
+	ip = (struct rte_ipv4_hdr *)(e + 1);
+	assert_int_equal(ip->dst_addr, rte_cpu_to_be_32(far));
+	assert_int_equal(rte_raw_cksum(ip, 20), 0xffff);
+	rte_pktmbuf_free(out[0]);
+
+	/* removed: unreachable again, counted */
+	assert_int_equal(set_gw(0, 0), 0);
+	assert_int_equal(ewyk_net_route(net, rte_cpu_to_be_32(far)),
+		-ENETUNREACH);
+	m = rte_pktmbuf_alloc(mp);
+	memset(rte_pktmbuf_append(m, 8), 0, 8);
+	assert_int_equal(ewyk_net_ip_output(sh[0], m, 0,
+				 rte_cpu_to_be_32(OUR_IP),
+				 rte_cpu_to_be_32(far), IPPROTO_UDP, true),
+		-ENETUNREACH);
+	assert_int_equal(ctr(0, EWYK_NET_DROP_NO_ROUTE), nr + 1);
+}
+
 static struct rte_mbuf *
 seq_frame(uint32_t seq)
 {
