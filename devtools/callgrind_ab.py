@@ -14,7 +14,7 @@ inclusive cost of ewyk_net_input() per request (packets in through TCP,
 HTTP and the handler) is printed beside them. Run as root:
 
   devtools/callgrind_ab.py build /path/to/other/build [--short 3 --long 12]
-      [--new-conn]
+      [--new-conn | --pipeline N]
 """
 import argparse
 import json
@@ -24,7 +24,10 @@ import subprocess
 import tempfile
 import time
 
-VETH = ("cgabA", "cgabB")
+# Per process, so that runs by several people on one machine do not share
+# a veth pair or an EAL file prefix.
+TAG = f"cg{os.getpid() % 100000}"
+VETH = (TAG + "a", TAG + "b")
 
 
 def sh(cmd, check=True):
@@ -41,7 +44,7 @@ def one_run(build, loadgen, seconds, tmp, tag, extra):
     srv = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
          os.path.join(build, "app/httpd/ewyk-httpd"), "-l", "0",
-         f"--file-prefix=cgab-s-{tag}", f"--vdev=net_af_packet0,iface={VETH[0]}"]
+         f"--file-prefix={TAG}-s-{tag}", f"--vdev=net_af_packet0,iface={VETH[0]}"]
         + eal + ["--", "--ip", "10.9.0.1/24", "--port", "80",
                  "--stats-interval", "0"],
         stdout=open(os.path.join(d, "s.log"), "w"), stderr=subprocess.STDOUT)
@@ -53,7 +56,7 @@ def one_run(build, loadgen, seconds, tmp, tag, extra):
         time.sleep(0.5)
     lg = subprocess.run(
         ["taskset", "-c", "1", loadgen, "-l", "1",
-         f"--file-prefix=cgab-c-{tag}", f"--vdev=net_af_packet0,iface={VETH[1]}"]
+         f"--file-prefix={TAG}-c-{tag}", f"--vdev=net_af_packet0,iface={VETH[1]}"]
         + eal + ["--", "--ip", "10.9.0.2/24", "--target", "10.9.0.1:80",
                  "--conns", "32", "--duration", str(seconds),
                  "--timeout", "20000", "--quiet"] + extra,
@@ -97,6 +100,9 @@ def main():
     ap.add_argument("--new-conn", action="store_true",
                     help="a new connection per request (ewyk-loadgen "
                     "--new-conn) instead of keep-alive")
+    ap.add_argument("--pipeline", type=int, default=1,
+                    help="requests in flight per connection (ewyk-loadgen "
+                    "--pipeline N)")
     a = ap.parse_args()
     sh(f"ip link del {VETH[0]}", check=False)
     sh(f"ip link add {VETH[0]} type veth peer name {VETH[1]}")
@@ -110,6 +116,8 @@ def main():
               "ewyk_net_input()/request | requests (short, long)")
         for i, b in enumerate(a.builds):
             extra = ["--new-conn"] if a.new_conn else []
+            if a.pipeline > 1:
+                extra += ["--pipeline", str(a.pipeline)]
             s = one_run(b, loadgen, a.short, tmp, f"{i}s", extra)
             lo = one_run(b, loadgen, a.long, tmp, f"{i}l", extra)
             for r in (s, lo):
