@@ -63,7 +63,7 @@ def one_run(build, loadgen, seconds, tmp, tag, extra):
         capture_output=True, text=True, timeout=seconds + 120)
     res = json.loads(lg.stdout.splitlines()[0])
     srv.send_signal(2)
-    srv.wait(timeout=120)
+    srv.wait(timeout=600)
     log = open(os.path.join(d, "s.log")).read()
     m = re.search(r"^\d+\s+worker s0\s+(\d+)", log, re.M)
     r = re.search(r"^http: requests=(\d+)", log, re.M)
