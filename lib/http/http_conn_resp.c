@@ -128,9 +128,8 @@ head_cached(struct ewyk_http_server *s, const struct ewyk_http_response *r,
 	const struct http_head_cache *hc = &s->head_cache;
 	char *p;
 
-	if (hc->len == 0 || hc->sec != s->date.sec ||
-		hc->status != r->status || hc->framing != r->framing ||
-		hc->clen != r->content_length ||
+	if (hc->len == 0 || hc->sec != s->date.sec || hc->status != r->status ||
+		hc->framing != r->framing || hc->clen != r->content_length ||
 		hc->connection != r->connection ||
 		hc->has_ctype != (r->content_type != NULL) ||
 		(r->content_type != NULL &&

@@ -252,8 +252,8 @@ h_ct(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
 	uint32_t n = (uint32_t)strtoul(req->path.p + 4, NULL, 10);
 
 	RTE_SET_USED(arg);
-	return ewyk_http_respond(c, n < 100 ? 200 : (uint16_t)n, ct_buf,
-		NULL, "abcdefgh", n < 100 ? n : 1);
+	return ewyk_http_respond(c, n < 100 ? 200 : (uint16_t)n, ct_buf, NULL,
+		"abcdefgh", n < 100 ? n : 1);
 }
 
 /*
