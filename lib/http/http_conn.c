@@ -135,6 +135,9 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 	uint8_t kind = c->tmo;
 
 	RTE_SET_USED(t);
+	/* Stopped since it was armed (timer_stop() leaves it pending). */
+	if (kind == HT_NONE)
+		return;
 	c->tmo = HT_NONE;
 	http_slots_busy(c);
 	switch (kind) {
@@ -176,7 +179,10 @@ timer_at(struct ewyk_http_conn *c, enum http_tmo kind, uint64_t when)
 {
 	http_slots_timer(c, kind); /* idle or not */
 	c->tmo = (uint8_t)kind;
-	ewyk_twheel_arm(c->srv->conf.wheel, &c->tmr, when, tmo_cb, c);
+	/* O(1) for a later expiry than the pending one (the usual case: an
+	 * idle timer after a request); arm() only the first time. */
+	if (ewyk_twheel_rearm(c->srv->conf.wheel, &c->tmr, when) != 0)
+		ewyk_twheel_arm(c->srv->conf.wheel, &c->tmr, when, tmo_cb, c);
 }
 
 void
@@ -227,11 +233,15 @@ body_allow(struct ewyk_http_conn *c)
 		c->body_deadline = t;
 }
 
+/*
+ * No timeout runs. The wheel's node stays pending (tmo_cb() ignores it
+ * when it comes up) so that the next timer_at(), most often a later
+ * one, moves it in O(1) instead of a cancel and an arm per request;
+ * releasing the connection cancels it.
+ */
 static void
 timer_stop(struct ewyk_http_conn *c)
 {
-	if (c->tmo != HT_NONE)
-		ewyk_twheel_cancel(c->srv->conf.wheel, &c->tmr);
 	c->tmo = HT_NONE;
 	http_slots_busy(c);
 }
@@ -387,10 +397,11 @@ head_step(struct ewyk_http_conn *c)
 		}
 		return 0;
 	}
-	if (c->tmo != HT_HEADER)
-		http_conn_timer(c, HT_HEADER, s->conf.header_timeout_ms);
 	if (c->h2_maybe) {
 		ret = http_switch_preface(c); /* 1: HTTP/2's, -1: wait */
+		if (ret < 0 && c->tmo != HT_HEADER)
+			http_conn_timer(c, HT_HEADER,
+				s->conf.header_timeout_ms);
 		if (ret != 0)
 			return ret > 0;
 	}
@@ -399,8 +410,14 @@ head_step(struct ewyk_http_conn *c)
 	m = rx_cursor(c, &off);
 	ret = ewyk_http_parse_mbuf(&c->ls->p, &c->req, m, off, &n);
 	c->rx_off += n;
-	if (ret == EWYK_HTTP_AGAIN)
+	if (ret == EWYK_HTTP_AGAIN) {
+		/* Only a head that must wait for more bytes needs its timer:
+		 * one that arrived whole is parsed now. */
+		if (c->tmo != HT_HEADER)
+			http_conn_timer(c, HT_HEADER,
+				s->conf.header_timeout_ms);
 		return c->eof ? head_step(c) : 0;
+	}
 	if (ret != EWYK_HTTP_DONE) {
 		uint16_t st = ret == -EBADMSG ? c->ls->p.status : 400;
 

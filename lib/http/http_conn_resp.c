@@ -119,6 +119,54 @@ http_conn_send(struct ewyk_http_conn *c, struct rte_mbuf *m)
 	return ret;
 }
 
+/* The head @p r asks for, copied from the cache into the empty @p m;
+ * false when the cache holds another. */
+static bool
+head_cached(struct ewyk_http_server *s, const struct ewyk_http_response *r,
+	struct rte_mbuf *m)
+{
+	const struct http_head_cache *hc = &s->head_cache;
+	char *p;
+
+	if (hc->len == 0 || hc->sec != s->date.sec || hc->status != r->status ||
+		hc->framing != r->framing || hc->clen != r->content_length ||
+		hc->connection != r->connection ||
+		hc->has_ctype != (r->content_type != NULL) ||
+		(r->content_type != NULL &&
+			strcmp(r->content_type, hc->ctype) != 0))
+		return false;
+	p = rte_pktmbuf_append(m, hc->len);
+	if (p == NULL)
+		return false;
+	rte_memcpy(p, hc->head, hc->len);
+	return true;
+}
+
+/* Keep the head just built in the empty-before @p m for the next. */
+static void
+head_cache_put(struct ewyk_http_server *s, const struct ewyk_http_response *r,
+	const struct rte_mbuf *m)
+{
+	struct http_head_cache *hc = &s->head_cache;
+	size_t cl = r->content_type != NULL ? strlen(r->content_type) : 0;
+
+	if (m->data_len > sizeof(hc->head) || cl >= sizeof(hc->ctype)) {
+		hc->len = 0;
+		return;
+	}
+	hc->sec = s->date.sec;
+	hc->clen = r->content_length;
+	hc->status = r->status;
+	hc->framing = r->framing;
+	hc->connection = r->connection;
+	hc->has_ctype = r->content_type != NULL;
+	if (cl > 0)
+		memcpy(hc->ctype, r->content_type, cl);
+	hc->ctype[cl] = '\0';
+	memcpy(hc->head, rte_pktmbuf_mtod(m, const char *), m->data_len);
+	hc->len = m->data_len;
+}
+
 /* Response head in a fresh mbuf. */
 static struct rte_mbuf *
 head_mbuf(struct ewyk_http_conn *c, uint16_t status, const char *ctype,
@@ -142,10 +190,14 @@ head_mbuf(struct ewyk_http_conn *c, uint16_t status, const char *ctype,
 		r.connection = EWYK_HTTP_CONN_CLOSE;
 	else if (c->req.version_minor == 0)
 		r.connection = EWYK_HTTP_CONN_KEEP_ALIVE;
+	if (extra == NULL && head_cached(c->srv, &r, m))
+		return m;
 	if (ewyk_http_response_head_mbuf(m, &r, &c->srv->date) != 0) {
 		rte_pktmbuf_free(m);
 		return NULL;
 	}
+	if (extra == NULL)
+		head_cache_put(c->srv, &r, m);
 	return m;
 }
 

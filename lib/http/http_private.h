@@ -543,6 +543,23 @@ struct ewyk_http_conn {
 	struct ewyk_http_request req;
 };
 
+/*
+ * The last response head built without extra fields, with what it says:
+ * the next one that says the same (the same status, framing, length,
+ * Connection and Content-Type within the same Date second) is copied
+ * instead of formatted and validated again.
+ */
+struct http_head_cache {
+	uint64_t sec;  /* Date second of head[] */
+	uint64_t clen; /* content_length */
+	uint16_t status;
+	uint8_t framing, connection;
+	uint8_t has_ctype; /* ctype[] holds the Content-Type */
+	uint16_t len;      /* of head[]; 0: empty */
+	char ctype[64];
+	char head[192];
+};
+
 struct ewyk_http_server {
 	struct ewyk_http_server_conf conf;
 	uint64_t hz_ms; /* TSC cycles per ms */
@@ -567,6 +584,7 @@ struct ewyk_http_server {
 	uint32_t lru_tail; /* newest */
 	uint32_t nidle;
 	struct ewyk_http_date date;
+	struct http_head_cache head_cache; /* http_conn_resp.c */
 	uint8_t registered; /* listed in /ewyk/http (http_stats.c) */
 	uint64_t ctr[EWYK_HTTP_C_MAX];
 };

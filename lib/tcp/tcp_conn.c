@@ -286,6 +286,18 @@ can_send(const struct ewyk_tcp_conn *c)
  * segment in flight refers to it, no other queue holds it), and freed:
  * 8,000 one-byte sends pin a few buffers, not 8,000.
  */
+/* Inside input (or a callback), output waits for the outermost frame's
+ * end: the responses to all the requests of a segment go out together,
+ * with the ACK. */
+static void
+send_output(struct ewyk_tcp_conn *c)
+{
+	if (c->busy > 0)
+		c->out_pending = 1;
+	else
+		tcp_output(c);
+}
+
 static bool
 send_coalesce(struct ewyk_tcp_conn *c, struct rte_mbuf *m, uint32_t len)
 {
@@ -294,7 +306,7 @@ send_coalesce(struct ewyk_tcp_conn *c, struct rte_mbuf *m, uint32_t len)
 	c->sq_len += len;
 	rte_pktmbuf_free(m);
 	tcp_ctr_inc(c->tcp, EWYK_TCP_SEND_COALESCED);
-	tcp_output(c);
+	send_output(c);
 	return true;
 }
 
@@ -334,7 +346,7 @@ ewyk_tcp_send(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 		c->sq_head = m;
 	c->sq_tail = rte_pktmbuf_lastseg(m);
 	c->sq_len += len;
-	tcp_output(c);
+	send_output(c);
 	return 0;
 }
 

@@ -610,6 +610,7 @@ tcp_output(struct ewyk_tcp_conn *c)
 	bool fin, sent_new = false;
 	int n;
 
+	c->out_pending = 0;
 	if (c->dead)
 		return;
 	switch (c->state) {

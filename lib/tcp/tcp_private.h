@@ -195,13 +195,14 @@ struct ewyk_tcp_conn {
 		est_once : 1,     /* reached ESTABLISHED */
 		tlp_out : 1,      /* a loss probe is outstanding */
 		tlp_rexmit : 1,   /* ... and it was a retransmission */
-		tlp_dsack : 1, /* ... that the peer reported as a duplicate */
-		tx_wait : 1;   /* in the context's TX wait set (txw) */
-	uint8_t rtx_kind;      /* enum tcp_rtx_kind */
-	uint8_t misc_kind;     /* enum tcp_misc_kind */
-	uint8_t tmr_used;      /* bit per timer: armed once on the wheel */
-	uint8_t retries;       /* RTO / probe expiries without progress */
-	uint8_t backoff;       /* RTO shift */
+		tlp_dsack : 1,   /* ... that the peer reported as a duplicate */
+		tx_wait : 1,     /* in the context's TX wait set (txw) */
+		out_pending : 1; /* data queued while busy: output on unhold */
+	uint8_t rtx_kind;        /* enum tcp_rtx_kind */
+	uint8_t misc_kind;       /* enum tcp_misc_kind */
+	uint8_t tmr_used;        /* bit per timer: armed once on the wheel */
+	uint8_t retries;         /* RTO / probe expiries without progress */
+	uint8_t backoff;         /* RTO shift */
 	uint8_t dupacks;
 	uint8_t quickack; /* segments still to ACK at once */
 	uint8_t ka_probes;
@@ -387,11 +388,22 @@ tcp_conn_hold(struct ewyk_tcp_conn *c)
 	c->busy++;
 }
 
+void tcp_output(struct ewyk_tcp_conn *c);
+
+/*
+ * Leave a frame. The outermost one sends what the application queued
+ * inside it (ewyk_tcp_send() defers output while busy, so that the
+ * responses to a burst of requests leave as one segment with one ACK).
+ */
 static inline void
 tcp_conn_unhold(struct ewyk_tcp_conn *c)
 {
-	if (--c->busy == 0 && c->dead)
+	if (--c->busy > 0)
+		return;
+	if (c->dead)
 		tcp_conn_release(c);
+	else if (c->out_pending)
+		tcp_output(c);
 }
 
 /* tcp_table.c */

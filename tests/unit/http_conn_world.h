@@ -132,5 +132,7 @@ void test_respond_zero_window(void **state);
 void test_respond_bound(void **state);
 void test_server_limits(void **state);
 void test_pending_stream_write_timeout(void **state);
+void test_respond_head_cache(void **state);
+void test_pipelined_one_segment(void **state);
 
 #endif /* EWYK_TEST_HTTP_CONN_WORLD_H */

@@ -579,6 +579,10 @@ main(int argc, char **argv)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_pending_stream_write_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_respond_head_cache, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_pipelined_one_segment,
+			setup, teardown),
 		cmocka_unit_test_setup_teardown(test_orphan_mid_upload, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_head_byte_segments, setup,

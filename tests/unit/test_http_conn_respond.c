@@ -241,3 +241,101 @@ test_pending_stream_write_timeout(void **state)
 	assert_int_equal(W.done_aborted, 1);
 	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
 }
+
+/* The Content-Type of /ct/<n>, a buffer the test rewrites in place
+ * between requests (the same pointer, other bytes). */
+static char ct_buf[32];
+
+static int
+h_ct(struct ewyk_http_conn *c, const struct ewyk_http_request *req, void *arg)
+{
+	uint32_t n = (uint32_t)strtoul(req->path.p + 4, NULL, 10);
+
+	RTE_SET_USED(arg);
+	return ewyk_http_respond(c, n < 100 ? 200 : (uint16_t)n, ct_buf, NULL,
+		"abcdefgh", n < 100 ? n : 1);
+}
+
+/*
+ * Heads that say the same are copied from the last one built (one per
+ * server); any difference, the Content-Type's bytes behind the same
+ * pointer included, builds a new one.
+ */
+void
+test_respond_head_cache(void **state)
+{
+	static const struct {
+		const char *ct, *path, *want;
+		int status;
+	} steps[] = {
+		{ "text/a", "/ct/3", "Content-Length: 3\r\n", 200 },
+		{ "text/a", "/ct/3", "Content-Length: 3\r\n", 200 },
+		{ "text/b", "/ct/3", "Content-Length: 3\r\n", 200 },
+		{ "text/b", "/ct/4", "Content-Length: 4\r\n", 200 },
+		{ "text/b", "/ct/404", "Content-Length: 1\r\n", 404 },
+		{ "text/b", "/ct/4", "Content-Length: 4\r\n", 200 },
+		{ "text/a", "/ct/4", "Content-Length: 4\r\n", 200 },
+	};
+	struct cli *cl;
+	size_t off = 0;
+	unsigned int i;
+	char req[64], ct[64];
+
+	RTE_SET_USED(state);
+	assert_int_equal(ewyk_http_route_add(W.rt, "/ct/", 1,
+				 EWYK_HTTP_M(EWYK_HTTP_GET),
+				 EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+				 (void *)h_ct, NULL),
+		0);
+	cl = cli_open(0);
+	for (i = 0; i < RTE_DIM(steps); i++) {
+		struct resp r;
+
+		snprintf(ct_buf, sizeof(ct_buf), "%s", steps[i].ct);
+		snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\n\r\n",
+			steps[i].path);
+		cli_sends(cl, req);
+		r = wait_resp(cl, &off, false);
+		assert_int_equal(r.status, steps[i].status);
+		assert_true(head_has(&r, steps[i].want));
+		snprintf(ct, sizeof(ct), "Content-Type: %s\r\n", steps[i].ct);
+		assert_true(head_has(&r, ct));
+	}
+}
+
+/*
+ * Requests that arrive in one segment are answered in one: TCP sends what
+ * the handlers queued during input when input ends, with the ACK, instead
+ * of a segment per response.
+ */
+void
+test_pipelined_one_segment(void **state)
+{
+	struct cli *cl = cli_open(0);
+	uint64_t before;
+	size_t off = 0;
+	unsigned int i;
+
+	RTE_SET_USED(state);
+	/* a first request and its answer: the connection is settled */
+	cli_sends(cl, "GET /n/0 HTTP/1.1\r\nHost: x\r\n\r\n");
+	assert_int_equal(wait_resp(cl, &off, false).status, 200);
+	RUN_UNTIL(false, 300); /* delayed ACKs out of the way */
+	before = ewyk_tcp_counter_get(W.wire.t[0], EWYK_TCP_SEG_OUT);
+	cli_sends(cl,
+		"GET /n/1 HTTP/1.1\r\nHost: x\r\n\r\n"
+		"GET /n/2 HTTP/1.1\r\nHost: x\r\n\r\n"
+		"GET /n/3 HTTP/1.1\r\nHost: x\r\n\r\n"
+		"GET /n/4 HTTP/1.1\r\nHost: x\r\n\r\n");
+	for (i = 1; i <= 4; i++) {
+		struct resp r = wait_resp(cl, &off, false);
+		char want[8];
+
+		assert_int_equal(r.status, 200);
+		snprintf(want, sizeof(want), "/n/%u", i);
+		assert_memory_equal(r.body, want, strlen(want));
+	}
+	assert_int_equal(ewyk_tcp_counter_get(W.wire.t[0], EWYK_TCP_SEG_OUT) -
+			before,
+		1);
+}
