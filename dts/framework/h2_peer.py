@@ -11,7 +11,9 @@ GOAWAY or RST_STREAM: ``bad_preface``, ``idle_stream``, ``closed_stream``,
 ``window_overflow``, ``rapid_reset``, ``continuation_flood``,
 ``ping_flood``; ``hpack_bomb`` reports the status it got. ``share
 OTHER_SRC [CONNS]``: one source holds all the streams it may, another
-(OTHER_SRC) is then served.
+(OTHER_SRC) is then served. ``budget OTHER_SRC [STREAMS] [EACH] [HOLD]``:
+one source uploads more than its share of the body budget and stalls;
+another (OTHER_SRC) uploads a few MB to /sha256 meanwhile.
 """
 
 import hashlib
@@ -337,6 +339,104 @@ def case_share(host, other_src, conns="45"):
         sk.close()
     return {"held": held, "refused": refused, "other_status": other,
             "other_body": body.decode(errors="replace")}
+
+
+def _upload(s, c, sids, body, each, stall=1.0, limit=60):
+    """Send the bodies of ``sids`` (``each`` bytes, not ended) as the
+    windows allow, until nothing moved for ``stall`` seconds. Returns the
+    bytes sent and the connection's WINDOW_UPDATE increments."""
+    sent = {sid: 0 for sid in sids}
+    wu_conn, last, t0 = 0, time.monotonic(), time.monotonic()
+    s.settimeout(0.05)
+    while time.monotonic() - last < stall and time.monotonic() - t0 < limit:
+        for sid in sids:
+            n = min(each - 1 - sent[sid], c.local_flow_control_window(sid),
+                    c.max_outbound_frame_size)
+            if n > 0:
+                c.send_data(sid, body[:n])
+                sent[sid] += n
+                last = time.monotonic()
+        s.sendall(c.data_to_send())
+        try:
+            d = s.recv(65536)
+        except socket.timeout:
+            continue
+        if not d:
+            break
+        for ev in c.receive_data(d):
+            if isinstance(ev, h2.events.WindowUpdated) and \
+                    ev.stream_id == 0:
+                wu_conn += ev.delta
+        s.sendall(c.data_to_send())
+    return sum(sent.values()), wu_conn
+
+
+def case_budget(host, other_src, streams="8", each=str(2 << 20),
+                hold="3"):
+    """One source opens ``streams`` POST /sha256 of ``each`` bytes and
+    sends their bodies (all but the last byte) as the windows allow, past
+    its share of the shard's body budget: it stalls on a zero window.
+    Meanwhile a client from ``other_src`` uploads 3 MB to /sha256. The
+    first holds its streams ``hold`` seconds more, then resets."""
+    streams, each = int(streams), int(each)
+    body = b"y" * 16384
+    s, c = h2_open(host)
+    sids = []
+    for _ in range(streams):
+        sid = c.get_next_available_stream_id()
+        c.send_headers(sid, hdrs("/sha256", "POST",
+                                 [("content-length", str(each))]))
+        sids.append(sid)
+    s.sendall(c.data_to_send())
+    sent, wu_conn = _upload(s, c, sids, body, each)
+    # the other source's upload, while the first is stalled
+    size = 3 * 1000 * 1000
+    up = bytes((i * 13) & 0xff for i in range(size))
+    s2 = socket.create_connection((host, 80), timeout=30,
+                                  source_address=(other_src, 0))
+    c2 = h2.connection.H2Connection(h2.config.H2Configuration(
+        client_side=True, header_encoding="utf-8"))
+    c2.initiate_connection()
+    sid2 = c2.get_next_available_stream_id()
+    c2.send_headers(sid2, hdrs("/sha256", "POST",
+                               [("content-length", str(size))]))
+    s2.sendall(c2.data_to_send())
+    off, got, status, done = 0, b"", 0, False
+    s2.settimeout(0.05)
+    t0 = time.monotonic()
+    while not done and time.monotonic() - t0 < 60:
+        n = min(size - off, c2.local_flow_control_window(sid2),
+                c2.max_outbound_frame_size)
+        if n > 0:
+            c2.send_data(sid2, up[off:off + n], end_stream=off + n == size)
+            off += n
+        s2.sendall(c2.data_to_send())
+        try:
+            d = s2.recv(65536)
+        except socket.timeout:
+            continue
+        if not d:
+            break
+        for ev in c2.receive_data(d):
+            if isinstance(ev, h2.events.ResponseReceived):
+                status = int(dict(ev.headers)[":status"])
+            elif isinstance(ev, h2.events.DataReceived):
+                got += ev.data
+                c2.acknowledge_received_data(len(ev.data), ev.stream_id)
+            elif isinstance(ev, (h2.events.StreamEnded,
+                                 h2.events.StreamReset)):
+                done = True
+        s2.sendall(c2.data_to_send())
+    s2.close()
+    # still stalled: nothing more granted meanwhile
+    sent2, wu2 = _upload(s, c, sids, body, each, stall=0.5)
+    time.sleep(float(hold))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.close()
+    return {"sent": sent + sent2, "conn_window": 65535 + wu_conn + wu2,
+            "other_status": status, "other_digest": got.decode().strip(),
+            "other_expect": hashlib.sha256(up).hexdigest(),
+            "other_seconds": round(time.monotonic() - t0, 2)}
 
 
 def main():

@@ -19,6 +19,11 @@ over net_af_packet; the clients run in the peer namespace on core 1:
 - per-source shares: one address holding every stream it can gets a
   quarter of the shard's, the rest REFUSED_STREAM, and another address
   is served meanwhile;
+- the body budget: with ``--h2-body-budget`` 16 MiB, one address
+  uploading more than its quarter on 8 streams stalls on a zero window
+  (no more window than its share and one connection window), the
+  shard's held bytes stay within the budget, counted, and another
+  address's 3 MB ``POST /sha256`` completes meanwhile;
 - frame-level cases with python3-h2 (dts/framework/h2_peer.py): bad
   preface, frames on idle and closed streams, window overflow, rapid
   reset, CONTINUATION flood, HPACK bomb, each answered as RFC 9113 says,
@@ -33,6 +38,7 @@ import threading
 import time
 
 from framework.ewyk import EWYK_IP, EwykHttpd, Testbed, have
+from framework.node import wait_for
 from framework.test_suite import TestSuite
 
 PY = "/usr/bin/python3"
@@ -199,6 +205,65 @@ class TestSuite_http2(TestSuite):
         assert out["fast_ok"] == 99
         assert out["slow_status"] == 200
         assert out["slow_rank"] == 99, out  # answered last
+
+    # -- the body budget ------------------------------------------------------------
+    def test_body_budget(self):
+        """A server with a 16 MiB body budget (4 MiB an address): one
+        address uploading 8 x 2 MiB gets no window beyond its share (and
+        its connection's 1 MiB window), the shard holds no more than the
+        budget, and another address's POST /sha256 of 3 MB completes."""
+        budget, share, conn_win = 16 << 20, 4 << 20, 1 << 20
+        self.app.stop()
+        app = EwykHttpd(self.tb, lcores="0,1",
+                        app_args=["--stats-interval", "0",
+                                  "--reserved", "1",
+                                  "--h2-body-budget", str(budget)],
+                        log_name="ewyk-httpd-http2-budget").start()
+        ns = self.tb.ns_peer
+        self.node.run(f"ip addr add {PEER2_IP}/24 dev {self.tb.if_peer}",
+                      ns=ns, check=False)
+        res, peak = {}, {"held": 0, "granted": 0, "waiting": 0}
+
+        def run():
+            res["out"] = self._peer(f"budget {PEER2_IP} 8 {2 << 20} 3",
+                                    timeout=120)
+
+        try:
+            before = app.telemetry("/ewyk/http2/stats")
+            th = threading.Thread(target=run)
+            th.start()
+            while th.is_alive():
+                st = app.telemetry("/ewyk/http2/stats")
+                peak["held"] = max(peak["held"], st["body_held"])
+                peak["granted"] = max(peak["granted"],
+                                      st["body_held"] - st["body_owed"])
+                peak["waiting"] = max(peak["waiting"], st["body_waiting"])
+                time.sleep(0.1)
+            th.join()
+            out = res["out"]
+            after = app.telemetry("/ewyk/http2/stats")
+            print(out, peak, {k: after[k] - before[k] for k in
+                              ("body_src_wait", "body_budget_wait")})
+            # the stalled source: its share and one connection window
+            assert share <= out["sent"] <= out["conn_window"], out
+            assert out["conn_window"] <= share + conn_win, out
+            assert out["sent"] < 8 * (2 << 20) // 2, out
+            assert peak["granted"] <= budget, peak
+            assert peak["held"] <= budget + 2 * conn_win, peak
+            assert peak["waiting"] >= 1, peak
+            assert after["body_src_wait"] - before["body_src_wait"] >= 1
+            # the other address was served meanwhile
+            assert out["other_status"] == 200, out
+            assert out["other_digest"] == out["other_expect"], out
+            # reset: every byte given back
+            assert wait_for(lambda: app.telemetry(
+                "/ewyk/http2/stats")["body_held"] == 0), \
+                app.telemetry("/ewyk/http2/stats")
+        finally:
+            self.node.run(f"ip addr del {PEER2_IP}/24 dev "
+                          f"{self.tb.if_peer}", ns=ns, check=False)
+            app.stop()
+            self.app.start()
 
     # -- frame-level cases --------------------------------------------------------
     def test_frames(self):

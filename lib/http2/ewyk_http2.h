@@ -213,8 +213,8 @@ struct ewyk_http2_conf {
 	uint32_t ctrl_rate;
 	/** CONTINUATION frames after a HEADERS frame; 0 = 8 */
 	uint32_t max_continuations;
-	uint32_t idle_timeout_ms;         /**< no stream open; 0 = 60000 */
-	uint32_t write_timeout_ms;        /**< a response stalled; 0 = 30000 */
+	uint32_t idle_timeout_ms;  /**< no stream open; 0 = 60000 */
+	uint32_t write_timeout_ms; /**< a response stalled; 0 = 30000 */
 	/** Request body bytes the shard's streams may hold in their body
 	 *  consumers (ewyk_http2_read_body()) with flow control granted:
 	 *  beyond it, what arrives is still handed over but its WINDOW_UPDATE

@@ -29,8 +29,7 @@ body_room(const struct ewyk_http2_stream *st, bool *src_full)
 	int src = st->c->st_src;
 
 	*src_full = false;
-	if (src >= 0 &&
-		s->conf.body_budget_per_src - s->body_src[src] < room) {
+	if (src >= 0 && s->conf.body_budget_per_src - s->body_src[src] < room) {
 		room = s->conf.body_budget_per_src - s->body_src[src];
 		*src_full = true;
 	}
@@ -129,7 +128,7 @@ body_regrant(struct ewyk_http2_server *s)
 			if (n == 0) {
 				if (!src_full)
 					break; /* the shard's budget: none left */
-				continue;  /* its source's share: others may */
+				continue; /* its source's share: others may */
 			}
 			body_grant(st, n);
 			st->body_owed -= n;
@@ -206,7 +205,7 @@ h2_body_expire(struct h2_conn *c, uint64_t now)
 uint64_t
 ewyk_http2_server_body_held(const struct ewyk_http2_server *s)
 {
-	return s != NULL ? ewyk_http2_server_counter(s,
-				   EWYK_HTTP2_C_BODY_HELD) :
-			   0;
+	return s != NULL ?
+		ewyk_http2_server_counter(s, EWYK_HTTP2_C_BODY_HELD) :
+		0;
 }

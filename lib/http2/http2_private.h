@@ -120,8 +120,8 @@ struct h2_conn {
 	uint32_t hbytes; /* header list bytes of the block being read */
 	uint16_t nh;     /* its fields */
 	uint8_t used, in_recv, in_send, eof, ending, gone, lingering;
-	uint8_t granted;         /* on the server's list to flush */
-	struct h2_conn *gnext;   /* ... its next */
+	uint8_t granted;       /* on the server's list to flush */
+	struct h2_conn *gnext; /* ... its next */
 	/* stream 1 of an upgrade, its request in hbuf: handed on when the
 	 * client's preface comes (curl takes little data behind the 101) */
 	struct ewyk_http2_stream *up_st;

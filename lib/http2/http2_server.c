@@ -441,9 +441,10 @@ ewyk_http2_server_create(const struct ewyk_http2_conf *conf)
 	s->body_src = rte_zmalloc_socket("ewyk_http2_body_src",
 		sizeof(*s->body_src) * rte_align32pow2(s->conf.max_streams), 0,
 		sk);
-	if (s->body_src == NULL || s->conns == NULL || s->st == NULL || s->hdrs == NULL ||
-		s->hbuf == NULL || s->q_conns == NULL || s->q_streams == NULL ||
-		h2_callbacks_init(s) != 0 || options(s) != 0)
+	if (s->body_src == NULL || s->conns == NULL || s->st == NULL ||
+		s->hdrs == NULL || s->hbuf == NULL || s->q_conns == NULL ||
+		s->q_streams == NULL || h2_callbacks_init(s) != 0 ||
+		options(s) != 0)
 		goto nomem;
 	for (i = 0; i < s->conf.max_conns; i++) {
 		s->conns[i].srv = s;

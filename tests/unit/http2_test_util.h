@@ -39,7 +39,7 @@ struct h2t_world {
 	uint8_t *out;    /* server bytes not given to the peer yet */
 	size_t out_len, out_cap;
 	uint64_t seq;
-	int goaway; /* code + 1 */
+	int goaway;       /* code + 1 */
 	uint32_t peer_ip; /* the connection's peer (IPv4); 0: none */
 	uint64_t wu_conn; /* WINDOW_UPDATE increments of the connection */
 	struct h2t_stream st[H2T_MAX_STREAMS];

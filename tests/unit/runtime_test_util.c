@@ -158,6 +158,8 @@ fn_body(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
 
 /* ---- the runtime ---- */
 
+uint64_t rtw_h2_body_budget;
+
 struct ewyk_rt *
 rtw_create(enum ewyk_strategy_kind kind, unsigned int pec_ring)
 {
@@ -223,6 +225,7 @@ rtw_create(enum ewyk_strategy_kind kind, unsigned int pec_ring)
 	c.nb_mbufs = 2047;
 	c.tcp_max_conns = 64;
 	c.http_max_heads = 64;
+	c.h2_body_budget = rtw_h2_body_budget;
 	RTW.rt = ewyk_rt_create(&c);
 	assert_non_null(RTW.rt);
 	assert_int_equal(ewyk_rt_nb_shards(RTW.rt), 1);

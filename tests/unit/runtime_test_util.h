@@ -67,6 +67,8 @@ struct rtw {
 };
 
 extern struct rtw RTW;
+/* --h2-body-budget of the next rtw_create() (0: the runtime's default) */
+extern uint64_t rtw_h2_body_budget;
 
 /* Once, after the EAL: rings, the clients' mbuf pool. 0 or -1. */
 int rtw_global_init(void);
@@ -115,6 +117,7 @@ void test_h2_streams(void **state);
 void test_h2_deadline_refused(void **state);
 void test_h2_stream_reset(void **state);
 void test_h2_task_counters(void **state);
+void test_h2_body_share(void **state);
 
 /* test_runtime_jobs.c */
 void test_modules_order(void **state);

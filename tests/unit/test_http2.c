@@ -442,8 +442,8 @@ test_body_budget_per_source(void **state)
 	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_WAIT), 0);
 	assert_true(conn_window_given() <= (256 << 10) + (64 << 10) + 1);
 	/* the stream that waits goes after body_timeout_ms, its bytes back */
-	assert_int_equal(h2_body_expire(W.c, rte_get_tsc_cycles() +
-							rte_get_tsc_hz() * 60),
+	assert_int_equal(h2_body_expire(W.c,
+				 rte_get_tsc_cycles() + rte_get_tsc_hz() * 60),
 		1);
 	h2_conn_flush(W.c);
 	h2t_pump(&W);

@@ -239,6 +239,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_h2_deadline_refused),
 		cmocka_unit_test(test_h2_stream_reset),
 		cmocka_unit_test(test_h2_task_counters),
+		cmocka_unit_test(test_h2_body_share),
 	};
 
 	/* lcore 0: the one worker (the test steps its shard); lcore 1: a

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -285,6 +286,68 @@ test_h2_task_counters(void **state)
 	assert_int_equal(P.status[idx(a)], 500);
 	assert_int_equal(count(EWYK_RT_TASK_FAILED) - f0, 1);
 	assert_int_equal(count(EWYK_RT_TASK_DISPATCHED) - d0, 3);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	h2_close();
+}
+
+static ssize_t
+p_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t len,
+	uint32_t *flags, nghttp2_data_source *src, void *u)
+{
+	size_t *left = src->ptr;
+	size_t n = RTE_MIN(len, *left);
+
+	(void)s;
+	(void)id;
+	(void)u;
+	memset(buf, 'b', n);
+	*left -= n;
+	if (*left == 0)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
+}
+
+static int32_t
+post(const char *path, size_t *left)
+{
+	char cl[24];
+	nghttp2_data_provider dp = { .source.ptr = left,
+		.read_callback = p_body };
+
+	snprintf(cl, sizeof(cl), "%zu", *left);
+#define NV(a, v)                                                            \
+	(nghttp2_nv){ (uint8_t *)(uintptr_t)(a), (uint8_t *)(uintptr_t)(v), \
+		strlen(a), strlen(v), NGHTTP2_NV_FLAG_NONE }
+	nghttp2_nv nva[] = { NV(":method", "POST"), NV(":scheme", "http"),
+		NV(":authority", "t"), NV(":path", path),
+		NV("content-length", cl) };
+#undef NV
+
+	return nghttp2_submit_request(P.s, NULL, nva, RTE_DIM(nva), &dp, NULL);
+}
+
+/* A stream gathers at most its source's share of the shard's HTTP/2
+ * body budget (a quarter) when that is below the route's max_body: 413
+ * beyond, before its body is read; within it, served. */
+void
+test_h2_body_share(void **state)
+{
+	size_t small = 20, big = 50;
+	int32_t a, b;
+
+	(void)state;
+	rtw_h2_body_budget = 128; /* 32 bytes a source; /body takes 64 */
+	h2_open(EWYK_STRATEGY_ADAPTIVE, 0);
+	rtw_h2_body_budget = 0;
+	a = post("/body", &small);
+	b = post("/body", &big);
+	exchange();
+	assert_int_equal(rt_test_run_queued(RTW.rt, UINT32_MAX), 1);
+	exchange();
+	assert_int_equal(P.status[idx(a)], 200);
+	assert_int_equal(P.body[idx(a)], 20);
+	assert_int_equal(P.status[idx(b)], 413);
+	assert_int_equal(RTW.calls_body, 1);
 	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
 	h2_close();
 }
