@@ -172,7 +172,7 @@ set_gw(uint16_t port, uint32_t a)
 void
 test_ip_output_gateway(void **state)
 {
-	const uint32_t far = RTE_IPV4(192, 0, 2, 1);
+	const uint32_t far = UINT32_C(0xc0000201) /* 192.0.2.1 */;
 	const uint32_t gw = RTE_IPV4(10, 0, 0, 77);
 	struct rte_mbuf *out[8], *m;
 	struct rte_arp_hdr *a;
@@ -184,8 +184,9 @@ test_ip_output_gateway(void **state)
 	drain_all();
 	assert_int_equal(set_gw(7, gw), -EINVAL);
 	assert_int_equal(set_gw(0, RTE_IPV4(127, 0, 0, 1)), -EINVAL);
-	assert_int_equal(set_gw(0, RTE_IPV4(224, 0, 0, 1)), -EINVAL);
-	assert_int_equal(set_gw(0, RTE_IPV4(255, 255, 255, 255)), -EINVAL);
+	assert_int_equal(set_gw(0, UINT32_C(0xe0000001) /* 224.0.0.1 */),
+		-EINVAL);
+	assert_int_equal(set_gw(0, UINT32_MAX), -EINVAL);
 	assert_int_equal(set_gw(0, OUR_IP), -EINVAL);
 	assert_int_equal(set_gw(0, RTE_IPV4(10, 0, 255, 255)), -EINVAL);
 	assert_int_equal(set_gw(0, RTE_IPV4(10, 0, 0, 0)), -EINVAL);
