@@ -107,6 +107,9 @@ struct ewyk_twheel;
 	X(BODY_TIMEOUT, body_timeout, COUNTER,                                 \
 		"Streams reset (CANCEL): waited body_timeout_ms for the body " \
 		"budget")                                                      \
+	X(BODY_SLOW, body_slow, COUNTER,                                       \
+		"Streams reset (CANCEL): request body slower than "            \
+		"body_min_rate, or nothing for body_timeout_ms")               \
 	X(BYTES_IN, bytes_in, COUNTER, "Bytes received")                       \
 	X(BYTES_OUT, bytes_out, COUNTER, "Bytes handed to TCP")
 
@@ -153,7 +156,11 @@ typedef int (*ewyk_http2_request_fn)(void *arg, struct ewyk_http2_stream *st,
  * Request body consumer: each DATA payload as it arrives, then once with
  * @p last set. The connection grants flow control for what it was given.
  *
- * @return 0, or a negative errno: the stream is reset (CANCEL)
+ * @return 0; 1: the consumer keeps nothing more (a request refused while
+ *   its body arrives): this payload and the rest are dropped with their
+ *   window granted at once, out of the body budget, and once the
+ *   stream's response is complete the peer is told to stop (RST_STREAM
+ *   NO_ERROR); or a negative errno: the stream is reset (CANCEL)
  */
 typedef int (*ewyk_http2_body_fn)(struct ewyk_http2_stream *st, const char *p,
 	uint32_t len, int last, void *arg);
@@ -225,8 +232,20 @@ struct ewyk_http2_conf {
 	 *  quarter of body_budget */
 	uint64_t body_budget_per_src;
 	/** a stream waiting for the budget this long is reset (CANCEL,
-	 *  counted body_timeout); 0 = 30000 */
+	 *  counted body_timeout); and between two DATA frames of a request
+	 *  body, and the body's first allowance (body_min_rate); 0 = 30000 */
 	uint32_t body_timeout_ms;
+	/**
+	 * Minimum request body rate, bytes a second, as HTTP/1.1's
+	 * (ewyk_http_server_conf.body_min_rate): a body still arriving may
+	 * take body_timeout_ms plus one second per body_min_rate bytes
+	 * received, never more than body_timeout_ms between two DATA frames;
+	 * a slower stream is reset (CANCEL, counted body_slow) and its bytes
+	 * go back to the budget. Time spent waiting for the budget (its
+	 * window withheld by us) is not held against it. 0 = 500;
+	 * UINT32_MAX = no minimum (the gap still holds).
+	 */
+	uint32_t body_min_rate;
 	ewyk_http2_request_fn on_request; /**< requests (required) */
 	void *on_request_arg;             /**< its argument */
 	uint16_t shard_id;                /**< label of the counters */

@@ -11,7 +11,10 @@
  * connection window of owed bytes. When a stream ends, its bytes go back
  * (its owed ones to its connection's window) and the waiting streams are
  * granted in the order they came, each as far as the budget and its
- * source's share allow. A stream left waiting body_timeout_ms is reset.
+ * source's share allow. A stream left waiting body_timeout_ms is reset,
+ * and so is one whose body arrives slower than body_min_rate or stops for
+ * body_timeout_ms (HTTP/1.1's rule): bytes are held only by bodies on
+ * their way in.
  * Payloads nobody consumes (no consumer, a stream gone) are consumed at
  * once: they are not held.
  */
@@ -65,6 +68,10 @@ wait_del(struct ewyk_http2_stream *st)
 		s->wait_tail = st->wprev;
 	st->wprev = st->wnext = NULL;
 	st->waiting = 0;
+	/* The window was ours to withhold: the wait is not the peer's
+	 * slowness, its gap clock starts again. */
+	st->body_last = rte_get_tsc_cycles();
+	st->body_waited += st->body_last - st->wait_since;
 	ewyk_ctr_sub(&s->ctr[EWYK_HTTP2_C_BODY_WAITING], 1);
 }
 
@@ -77,6 +84,9 @@ h2_body_in(struct ewyk_http2_stream *st, uint32_t len)
 	uint64_t n;
 
 	H2_CTR(s, BODY_HELD, len);
+	st->body_last = rte_get_tsc_cycles();
+	if (st->body_first == 0)
+		st->body_first = st->body_last;
 	if (!st->waiting) {
 		n = RTE_MIN((uint64_t)len, body_room(st, &src_full));
 		if (n > 0)
@@ -177,8 +187,30 @@ h2_body_end(struct ewyk_http2_stream *st)
 		body_regrant(s);
 }
 
+/* Is @p st's body, still arriving, too slow: nothing for body_timeout_ms,
+ * or longer than body_timeout_ms plus a second per body_min_rate bytes
+ * (less the time it waited for the budget)? */
+static bool
+body_slow(const struct ewyk_http2_stream *st, uint64_t now, uint64_t lim)
+{
+	const struct ewyk_http2_server *s = st->c->srv;
+	uint64_t bytes = st->body_granted + st->body_owed, allow;
+
+	if (st->body_first == 0 || st->req_done || st->body_cut)
+		return false;
+	if (now - st->body_last >= lim)
+		return true;
+	if (s->conf.body_min_rate == UINT32_MAX)
+		return false;
+	allow = lim + bytes / s->conf.body_min_rate * s->hz +
+		bytes % s->conf.body_min_rate * s->hz / s->conf.body_min_rate;
+	return now - st->body_first - st->body_waited > allow;
+}
+
 /* On @p c's timer: reset its streams that waited body_timeout_ms for
- * the budget. Returns how many. */
+ * the budget, and those whose body arrives too slowly (body_slow()).
+ * A body that has arrived whole is never reset here: nothing more is
+ * expected from the peer. Returns how many. */
 uint32_t
 h2_body_expire(struct h2_conn *c, uint64_t now)
 {
@@ -188,13 +220,20 @@ h2_body_expire(struct h2_conn *c, uint64_t now)
 	uint32_t n = 0;
 
 	for (st = c->streams; st != NULL; st = st->next) {
-		if (!st->waiting)
+		if (st->req_done)
 			continue;
-		if (now - st->wait_since < lim)
+		if (st->waiting) {
+			if (now - st->wait_since < lim)
+				continue;
+			H2_CTR(c->srv, BODY_TIMEOUT, 1);
+			/* no longer waiting: reset once, ended when sent */
+			wait_del(st);
+		} else if (body_slow(st, now, lim)) {
+			H2_CTR(c->srv, BODY_SLOW, 1);
+			st->body_cut = 1; /* reset once */
+		} else {
 			continue;
-		H2_CTR(c->srv, BODY_TIMEOUT, 1);
-		/* no longer waiting: reset once, ended when it is sent */
-		wait_del(st);
+		}
 		nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id,
 			NGHTTP2_CANCEL);
 		n++;

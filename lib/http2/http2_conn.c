@@ -386,7 +386,7 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 		conn_end(c, 0);
 		return;
 	}
-	if (c->srv->wait_head != NULL && h2_body_expire(c, now) > 0)
+	if (c->nstreams > 0 && h2_body_expire(c, now) > 0)
 		h2_conn_flush(c); /* their RST_STREAMs */
 	if (c->gone)
 		return;

@@ -97,6 +97,10 @@ struct ewyk_http2_stream {
 	 * the server's list of streams waiting for the budget */
 	uint64_t body_granted, body_owed;
 	uint64_t wait_since; /* TSC */
+	/* TSC of its body's first and latest DATA handed over; the time it
+	 * waited for the budget, not held against its rate */
+	uint64_t body_first, body_last, body_waited;
+	uint8_t body_cut; /* reset for its body's pace: not again */
 	struct ewyk_http2_stream *wprev, *wnext;
 	uint8_t waiting;
 	uint32_t small_len;

@@ -361,6 +361,7 @@ conf_defaults(struct ewyk_http2_conf *c)
 	DEF(body_budget, (uint64_t)64 << 20);
 	DEF(body_budget_per_src, RTE_MAX(c->body_budget / 4, (uint64_t)1));
 	DEF(body_timeout_ms, 30000);
+	DEF(body_min_rate, 500);
 #undef DEF
 }
 

@@ -616,6 +616,7 @@ cb_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d,
 {
 	struct h2_conn *c = user;
 	struct ewyk_http2_stream *st = stream_of(c, id);
+	int rc;
 
 	RTE_SET_USED(flags);
 	if (st == NULL || st->body_cb == NULL) {
@@ -623,12 +624,17 @@ cb_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d,
 		(void)nghttp2_session_consume(sess, id, len);
 		return 0;
 	}
-	if (st->body_cb(st, (const char *)d, (uint32_t)len, 0, st->body_arg) <
-		0) {
+	rc = st->body_cb(st, (const char *)d, (uint32_t)len, 0, st->body_arg);
+	if (rc != 0) {
+		/* < 0: reset; 1: the rest is not kept (nor held) either */
 		st->body_cb = NULL;
 		(void)nghttp2_session_consume(sess, id, len);
-		nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE, id,
-			NGHTTP2_CANCEL);
+		if (rc < 0)
+			nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE, id,
+				NGHTTP2_CANCEL);
+		else if (st->resp_done && !st->req_done)
+			nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE, id,
+				NGHTTP2_NO_ERROR);
 		return 0;
 	}
 	/* held by the consumer: granted within the body budget */

@@ -253,7 +253,7 @@ h2_read(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
 	if (len > h2_body_max(t) - t->body_len) {
 		t->refused = 1;
 		respond_small(st, 413, "Content Too Large\n");
-		return 0;
+		return 1; /* the rest is dropped, not held in the budget */
 	}
 	if (t->body_len + len > t->body_cap) {
 		uint64_t cap = RTE_MAX((uint64_t)t->body_cap * 2,

@@ -152,6 +152,7 @@ rt_h2_shard_init(struct ewyk_rt_shard *sh,
 	hc.idle_timeout_ms = sc->idle_timeout_ms;
 	hc.write_timeout_ms = sc->write_timeout_ms;
 	hc.body_timeout_ms = sc->body_timeout_ms;
+	hc.body_min_rate = sc->body_min_rate;
 	hc.max_streams = EWYK_RT_HTTP_MAX_TASKS * 4;
 	hc.body_budget = rt_h2_body_budget(sh->rt);
 	sh->hs->h2_body_max = hc.body_budget / 4;

@@ -464,6 +464,88 @@ test_body_budget_per_source(void **state)
 	h2t_fini(&W);
 }
 
+/* Sends *left bytes of 'x' and stops without END_STREAM: a body that
+ * never ends. */
+static ssize_t
+partial_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
+	uint32_t *flags, nghttp2_data_source *src, void *ud)
+{
+	size_t *left = src->ptr;
+	size_t n = length < *left ? length : *left;
+
+	(void)sess;
+	(void)id;
+	(void)ud;
+	memset(buf, 'x', n);
+	*left -= n;
+	if (*left == 0)
+		*flags |= NGHTTP2_DATA_FLAG_EOF |
+			NGHTTP2_DATA_FLAG_NO_END_STREAM;
+	return (ssize_t)n;
+}
+
+static nghttp2_nv
+nv(const char *a, const char *v)
+{
+	return (nghttp2_nv){ (uint8_t *)(uintptr_t)a, (uint8_t *)(uintptr_t)v,
+		strlen(a), strlen(v), NGHTTP2_NV_FLAG_NONE };
+}
+
+/* A body that stops short of its end holds the budget only while it keeps
+ * its pace: a stream that took most of the budget and then went quiet is
+ * reset (body_slow) as is the one that waited behind it (body_timeout),
+ * and the budget comes back whole. Within its pace nothing is reset. */
+static void
+test_body_slow_reset(void **state)
+{
+	struct ewyk_http2_conf c = { .body_budget = 256 << 10,
+		.initial_window = 64 << 10 };
+	static char body[100 << 10];
+	size_t left = 250 << 10;
+	nghttp2_nv nva[4];
+	nghttp2_data_provider dp;
+	uint64_t hz = rte_get_tsc_hz();
+	int32_t holder, waiter;
+	int k;
+
+	(void)state;
+	world(&c);
+	nva[0] = nv(":method", "POST");
+	nva[1] = nv(":scheme", "http");
+	nva[2] = nv(":authority", "test");
+	nva[3] = nv(":path", "/hold");
+	dp.source.ptr = &left;
+	dp.read_callback = partial_read;
+	holder = nghttp2_submit_request(W.cli, NULL, nva, 4, &dp, NULL);
+	assert_true(holder > 0);
+	for (k = 0; k < 50; k++) {
+		(void)nghttp2_session_send(W.cli);
+		h2t_pump(&W);
+	}
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_HELD), 250 << 10);
+	waiter = h2t_get(&W, "POST", "/hold", NULL, 0, body, sizeof(body));
+	h2t_pump(&W);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_WAITING), 1);
+
+	/* a second later: both within their time */
+	assert_int_equal(h2_body_expire(W.c, rte_get_tsc_cycles() + hz), 0);
+	/* an hour later: the holder for its pace, the waiter for its wait */
+	k = (int)h2_body_expire(W.c, rte_get_tsc_cycles() + hz * 3600);
+	assert_int_equal(k, 2);
+	h2_conn_flush(W.c);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, holder)->rst, NGHTTP2_CANCEL + 1);
+	assert_int_equal(h2t_st(&W, waiter)->rst, NGHTTP2_CANCEL + 1);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_SLOW), 1);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_TIMEOUT), 1);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_HELD), 0);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_WAITING), 0);
+	/* reset once */
+	assert_int_equal(h2_body_expire(W.c, rte_get_tsc_cycles() + hz * 7200),
+		0);
+	h2t_fini(&W);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -482,6 +564,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_max_concurrent),
 		cmocka_unit_test(test_body_budget),
 		cmocka_unit_test(test_body_budget_per_source),
+		cmocka_unit_test(test_body_slow_reset),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) < 0)
