@@ -640,9 +640,10 @@ def main():
                     "case alone, a part of one every case containing it "
                     "(default all)")
     ap.add_argument("--profile", action="store_true",
-                    help="linux-perf profile of ewyk-httpd in the first "
-                    "run of every ewyk case: top costs per request, and "
-                    "the cycles-per-request breakdown plot (cycles.png)")
+                    help="linux-perf profile of ewyk-httpd in one more run "
+                    "of every ewyk case (left out of the median): top "
+                    "costs per request, and the cycles-per-request "
+                    "breakdown plot (cycles.png)")
     ap.add_argument("--out", default=os.path.join(REPO, "docs", "perf"))
     a = ap.parse_args()
     if a.huge == "auto":
@@ -714,13 +715,20 @@ def main():
                 fn = (lambda rate=rate:
                       b.ewyk_run(["--rate", str(rate)]))
                 name = f"ewyk open loop {rate} req/s (50%)"
-            runs = []
-            for i in range(a.runs):
-                log(f"perf: {name}: run {i + 1}/{a.runs}")
+            runs, prof_run = [], None
+            # --profile: one more run of every ewyk case, first, under
+            # perf record; it gives the case's profile and is left out
+            # of the median (sampling costs the server cycles).
+            first = -1 if a.profile and name.startswith("ewyk") else 0
+            for i in range(first, a.runs):
+                log(f"perf: {name}: " + (f"run {i + 1}/{a.runs}" if i >= 0
+                                         else "profiled run (not counted)"))
                 try:
-                    # --profile: the first run of every ewyk case.
-                    b.profile_next = a.profile and i == 0
+                    b.profile_next = i < 0
                     r = fn()
+                    if i < 0:
+                        prof_run = r
+                        continue
                 except Skipped as e:
                     log(f"perf: {name}: skipped: {e}")
                     b.skipped.append(f"{name}: {e}")
@@ -736,6 +744,8 @@ def main():
                 runs.append(r)
             if runs:
                 results[name] = median_row(runs)
+                if prof_run is not None:
+                    results[name]["profile_run"] = prof_run
                 order.append(name)
     finally:
         b.cleanup()

@@ -121,13 +121,13 @@ def plot_latency(results, order, path):
 
 
 def breakdown(results, order):
-    """(case, stages) of every case whose first run was profiled."""
+    """(case, stages) of every case with a profiled run."""
     out = []
     for n in order:
-        runs = results[n].get("runs") or [{}]
-        st = runs[0].get("stages")
+        run = results[n].get("profile_run") or {}
+        st = run.get("stages")
         if st:
-            out.append((n, st, runs[0]))
+            out.append((n, st, run))
     return out
 
 
@@ -153,7 +153,7 @@ def plot_cycles(rows, path):
     ax.invert_yaxis()
     ax.set_xlabel("server core cycles per request (perf samples of "
                   "ewyk-httpd × the run's core cycles/request)")
-    ax.set_title("Where the server's cycles go, per case (first run of each)")
+    ax.set_title("Where the server's cycles go, per case (one profiled run of each)")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=90)
@@ -167,8 +167,9 @@ def breakdown_section(rows):
     out = ["\n## Where the server's cycles go, per case\n\n"
            "![cycles per request by stage](cycles.png)\n\n"
            "`--profile`: `perf record -p <ewyk-httpd>` (cycles sampling) "
-           "for a few seconds in the measured window of each ewyk case's "
-           "first run. A stage's cycles/request = its share of the samples "
+           "for a few seconds in the measured window of one more run of "
+           "each ewyk case, left out of the table's medians (sampling "
+           "costs the server cycles). A stage's cycles/request = its share of the samples "
            "× that run's server core cycles per request, so the stages add "
            "up to the core cycles per request, the poll loop's empty polls "
            "(the idle share) included; symbols under 0.1 % of the samples "
