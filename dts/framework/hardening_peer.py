@@ -7,7 +7,7 @@ echo and HTTP clients). Each mode prints one JSON object on its last line.
 
 See TestSuite_hardening's _peer() calls for the modes and their arguments.
 """
-import json, os, random, select, socket, struct, sys, threading, time
+import json, os, random, socket, struct, sys, time
 mode = sys.argv[1]
 
 def echo_once(host, port, size, timeout):

@@ -44,7 +44,7 @@ import subprocess
 import time
 
 from framework.ewyk import (EWYK_IP, PEER_IP, EwykHttpd, Testbed, have,
-                            httpd_binary, log_dir, settle)
+                            httpd_binary, log_dir)
 from framework.node import wait_for
 from framework.telemetry import counter_delta
 from framework.test_suite import TestSuite

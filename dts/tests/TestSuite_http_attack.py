@@ -356,7 +356,7 @@ class TestSuite_http_attack(TestSuite):
             assert rp.cmd("open")["ok"]
             (r1,), peak = self._sampling(app, [rp], f"send {src} 0 3000 1")
             grown, segs = peak - m0, app.tcp_stats()["seg_in"] - s0
-            r2 = rp.cmd(f"read 60 3000 {out}", timeout=90)
+            rp.cmd(f"read 60 3000 {out}", timeout=90)
             with open(out, "rb") as f:
                 echoed = f.read()
             print(f"slow echo fed 3000 one-byte segments: {r1}; mbufs in "
