@@ -20,36 +20,6 @@
 
 #define NET_IP_FRAG_MASK (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)
 
-static bool
-net_ip_is_ours(const struct ewyk_net *net, rte_be32_t dst)
-{
-	uint16_t i;
-
-	for (i = 0; i < net->nb_ports; i++)
-		if (NET_PORT_IP_OURS(&net->ports[i], dst))
-			return true;
-	return false;
-}
-
-/*
- * Sources no host may use (RFC 1122 3.2.1.3, RFC 6890): "this network"
- * 0/8, loopback 127/8, multicast 224/4, reserved 240/4 (with the limited
- * broadcast), our own addresses and the broadcast of the subnet the frame
- * came in on. Replies to them would go to the wrong place or to all.
- */
-static bool
-net_ip_src_bad(const struct ewyk_net *net, uint16_t port, rte_be32_t src)
-{
-	const struct net_port *pt = &net->ports[port];
-	uint32_t a = rte_be_to_cpu_32(src);
-
-	if ((a >> 24) == 0 || (a >> 24) == 127 || (a >> 28) >= 0xe)
-		return true;
-	if (pt->prefix_len <= 30 && (src | pt->mask) == UINT32_MAX)
-		return true;
-	return net_ip_is_ours(net, src);
-}
-
 /*
  * ICMP: answer echo requests in place. The request mbuf becomes the reply:
  * addresses swapped, type changed, checksums recomputed.

@@ -405,7 +405,6 @@ int
 ewyk_net_port_set_gw(struct ewyk_net *net, uint16_t port, rte_be32_t gw)
 {
 	struct net_port *pt;
-	uint32_t a = rte_be_to_cpu_32(gw);
 
 	if (net == NULL || port >= net->nb_ports)
 		return -EINVAL;
@@ -414,15 +413,13 @@ ewyk_net_port_set_gw(struct ewyk_net *net, uint16_t port, rte_be32_t gw)
 		pt->gw = 0;
 		return 0;
 	}
-	/* A unicast host: not 0/8, loopback, multicast or reserved, not one
-	 * of ours, not the subnet's broadcast or network address. */
-	if ((a >> 24) == 0 || (a >> 24) == 127 || (a >> 28) >= 0xe ||
-		NET_PORT_IP_OURS(pt, gw))
+	/* A unicast host no source may be either (net_ip_src_bad()), and
+	 * not the subnet's network address. */
+	if (net_ip_src_bad(net, port, gw))
 		return -EINVAL;
 	if ((gw & pt->mask) != (pt->ip & pt->mask))
 		return -ENETUNREACH;
-	if (pt->prefix_len <= 30 &&
-		((gw | pt->mask) == UINT32_MAX || (gw & ~pt->mask) == 0))
+	if (pt->prefix_len <= 30 && (gw & ~pt->mask) == 0)
 		return -EINVAL;
 	pt->gw = gw;
 	return 0;

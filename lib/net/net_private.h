@@ -290,6 +290,37 @@ void net_port_stats_poll(struct ewyk_net_shard *s);
 void net_port_rx_drops(struct ewyk_net_shard *s, uint16_t port,
 	const struct rte_eth_stats *st);
 
+static inline bool
+net_ip_is_ours(const struct ewyk_net *net, rte_be32_t dst)
+{
+	uint16_t i;
+
+	for (i = 0; i < net->nb_ports; i++)
+		if (NET_PORT_IP_OURS(&net->ports[i], dst))
+			return true;
+	return false;
+}
+
+/*
+ * Sources no host may use (RFC 1122 3.2.1.3, RFC 6890): "this network"
+ * 0/8, loopback 127/8, multicast 224/4, reserved 240/4 (with the limited
+ * broadcast), our own addresses and the broadcast of the subnet the frame
+ * came in on. Replies to them would go to the wrong place or to all; no
+ * such address can be a gateway either (ewyk_net_port_set_gw()).
+ */
+static inline bool
+net_ip_src_bad(const struct ewyk_net *net, uint16_t port, rte_be32_t src)
+{
+	const struct net_port *pt = &net->ports[port];
+	uint32_t a = rte_be_to_cpu_32(src);
+
+	if ((a >> 24) == 0 || (a >> 24) == 127 || (a >> 28) >= 0xe)
+		return true;
+	if (pt->prefix_len <= 30 && (src | pt->mask) == UINT32_MAX)
+		return true;
+	return net_ip_is_ours(net, src);
+}
+
 /* net_input.c */
 void net_rx_one(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	bool from_inbox, uint64_t now);
