@@ -575,6 +575,10 @@ STAGES = [
 ]
 
 
+# Every stage's name, in the order of the plots and tables.
+STAGE_NAMES = [name for name, _, _ in STAGES] + ["other"]
+
+
 def stage_of(dso, sym):
     for name, dso_re, sym_re in STAGES:
         if (dso_re and re.search(dso_re, dso)) or \

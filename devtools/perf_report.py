@@ -136,8 +136,7 @@ def plot_cycles(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from perf import STAGES
-    stages = [s[0] for s in STAGES] + ["other"]
+    from perf import STAGE_NAMES as stages
     fig, ax = plt.subplots(figsize=(12, 2.5 + 0.45 * len(rows)))
     cmap = plt.get_cmap("tab20")
     left = [0.0] * len(rows)
@@ -161,8 +160,7 @@ def plot_cycles(rows, path):
 
 
 def breakdown_section(rows):
-    from perf import STAGES
-    stages = [s[0] for s in STAGES] + ["other"]
+    from perf import STAGE_NAMES as stages
     used = [st for st in stages if any(r[1].get(st) for r in rows)]
     out = ["\n## Where the server's cycles go, per case\n\n"
            "![cycles per request by stage](cycles.png)\n\n"
