@@ -27,6 +27,14 @@ With --v6 each build is measured over IPv4 and then over IPv6 on the same
 veth (--ip6 on both ends, --target [fd00:9::1]:80) and the difference per
 request is printed: what the second family costs, on one build. --family 6
 measures IPv6 only.
+
+--side loadgen measures ewyk-loadgen instead: each build's ewyk-loadgen
+runs under callgrind and drives ewyk-httpd (native, from the first build);
+its loop's instructions are fitted the same way over its own loop count
+(the JSON's loops_total) and its responses. --side both runs both under
+callgrind in the same run (the server from the first build, the loadgen
+from each build) and prints both figures and their ratio: the loadgen's
+instructions per request against the server's, from one run.
 """
 import argparse
 import json
@@ -53,16 +61,25 @@ def sh(cmd, check=True):
                           capture_output=True).stdout
 
 
+def cg_ir(out, fn):
+    """Inclusive instructions of function fn in a callgrind output."""
+    incl = sh(f"callgrind_annotate --inclusive=yes {out}")
+    m = re.search(r"^\s*([\d,]+) .*\?\?\?:" + fn + r" \[", incl, re.M)
+    return int(m.group(1).replace(",", "")) if m else 0
+
+
 def one_run(build, loadgen, seconds, tmp, tag, extra, fam=4, srv_args=(),
-            mem=1024, conns=32, h2=False):
+            mem=1024, conns=32, h2=False, srv_cg=True, lg_cg=False):
     d = os.path.join(tmp, tag)
     os.makedirs(d)
     out = os.path.join(d, "cg.out")
+    lg_out = os.path.join(d, "cg-loadgen.out")
     eal = ["--no-pci", "--no-huge", "-m", str(mem),
            "--log-level=lib.eal:warning"]
+    cg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
     srv = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-         os.path.join(build, "app/httpd/ewyk-httpd"), "-l", "0",
+        (cg if srv_cg else ["taskset", "-c", "0"]) +
+        [os.path.join(build, "app/httpd/ewyk-httpd"), "-l", "0",
          f"--file-prefix={RUN}-s-{tag}", f"--vdev=net_af_packet0,iface={VETH[0]}"]
         + eal + ["--"] + SRV[fam] + ["--port", "80",
                  "--stats-interval", "0"] + list(srv_args),
@@ -74,13 +91,18 @@ def one_run(build, loadgen, seconds, tmp, tag, extra, fam=4, srv_args=(),
             raise RuntimeError(f"ewyk-httpd under valgrind did not start "
                                f"(see {d}/s.log)")
         time.sleep(0.5)
+    lg_pre = ["taskset", "-c", "1"]
+    if lg_cg:
+        lg_pre += ["valgrind", "--tool=callgrind",
+                   f"--callgrind-out-file={lg_out}"]
     lg = subprocess.run(
-        ["taskset", "-c", "1", loadgen, "-l", "1",
+        lg_pre + [loadgen, "-l", "1",
          f"--file-prefix={RUN}-c-{tag}", f"--vdev=net_af_packet0,iface={VETH[1]}"]
         + eal + ["--"] + CLI[fam] + ["--conns", str(conns),
                  "--duration", str(seconds),
                  "--timeout", "20000", "--quiet"] + extra,
-        capture_output=True, text=True, timeout=seconds + 120)
+        capture_output=True, text=True,
+        timeout=seconds + (600 if lg_cg else 120))
     res = json.loads(lg.stdout.splitlines()[0])
     srv.send_signal(2)
     srv.wait(timeout=600)
@@ -90,16 +112,17 @@ def one_run(build, loadgen, seconds, tmp, tag, extra, fam=4, srv_args=(),
                   r"^http: requests=(\d+)", log, re.M)
     if m is None or r is None:
         raise RuntimeError(f"no loop or request count in {d}/s.log")
-    incl = sh(f"callgrind_annotate --inclusive=yes {out}")
-
-    def ir(fn):
-        m = re.search(r"^\s*([\d,]+) .*\?\?\?:" + fn + r" \[", incl, re.M)
-        return int(m.group(1).replace(",", "")) if m else 0
-
-    return {"loops": int(m.group(1)), "requests": int(r.group(1)),
-            "loadgen_responses": res["responses_total"],
-            "worker": ir("producer_loop"),
-            "net_input": ir("ewyk_net_input")}
+    got = {"loops": int(m.group(1)), "requests": int(r.group(1)),
+           "loadgen_responses": res["responses_total"],
+           "lg": {"loops": res["loops_total"],
+                  "requests": res["responses_total"]}}
+    if srv_cg:
+        got["worker"] = cg_ir(out, "producer_loop")
+        got["net_input"] = cg_ir(out, "ewyk_net_input")
+    if lg_cg:
+        got["lg"]["worker"] = cg_ir(lg_out, "producer_loop")
+        got["lg"]["net_input"] = cg_ir(lg_out, "ewyk_net_input")
+    return got
 
 
 def fit(s, l):
@@ -141,6 +164,10 @@ def main():
                     "'--tcp-max-conns 16384'), for every build")
     ap.add_argument("--mem", type=int, default=1024,
                     help="MiB of memory for each process (-m)")
+    ap.add_argument("--side", choices=("server", "loadgen", "both"),
+                    default="server",
+                    help="whose instructions: ewyk-httpd's (default), "
+                    "ewyk-loadgen's, or both in the same run")
     a = ap.parse_args()
     fams = {"4": [4], "6": [6], "both": [4, 6]}[
         "both" if a.v6 else a.family]
@@ -160,30 +187,50 @@ def main():
             # stays out of the counts; the two ends speak it themselves.
             sh(f"sysctl -qw net.ipv6.conf.{v}.disable_ipv6=1")
             sh(f"ip link set {v} up")
-        print("build | family | instructions/request (loop) | "
+        print("build | side | family | instructions/request (loop) | "
               "per idle loop | ewyk_net_input()/request | "
               "requests (short, long)")
+        sides = {"server": ["server"], "loadgen": ["loadgen"],
+                 "both": ["server", "loadgen"]}[a.side]
         for i, b in enumerate(a.builds):
             got = {}
             for fam in fams:
                 kw = dict(fam=fam, srv_args=a.server_args.split(),
-                          mem=a.mem, conns=conns, h2=a.h2)
-                s = one_run(b, loadgen, a.short, tmp, f"{i}s{fam}", extra,
-                            **kw)
-                lo = one_run(b, loadgen, a.long, tmp, f"{i}l{fam}", extra,
-                             **kw)
+                          mem=a.mem, conns=conns, h2=a.h2,
+                          srv_cg="server" in sides,
+                          lg_cg="loadgen" in sides)
+                # The server of the first build when it is not the
+                # one measured; each build's loadgen when it is.
+                srv_b = b if a.side == "server" else a.builds[0]
+                lg_bin = (os.path.join(b, "app/loadgen/ewyk-loadgen")
+                          if a.side != "server" else loadgen)
+                s = one_run(srv_b, lg_bin, a.short, tmp, f"{i}s{fam}",
+                            extra, **kw)
+                lo = one_run(srv_b, lg_bin, a.long, tmp, f"{i}l{fam}",
+                             extra, **kw)
                 for r in (s, lo):
                     if r["requests"] != r["loadgen_responses"]:
                         raise RuntimeError(f"counts disagree: {r}")
-                per_loop, per_req = fit(s, lo)
-                ni = lo["net_input"] / lo["requests"]
-                got[fam] = (per_req, ni)
-                print(f"{b} | IPv{fam} | {per_req:,.0f} | {per_loop:,.0f} | "
-                      f"{ni:,.0f} | {s['requests']}, {lo['requests']}",
-                      flush=True)
+                per = {}
+                for side in sides:
+                    rs, rl = ((s, lo) if side == "server" else
+                              (s["lg"], lo["lg"]))
+                    per_loop, per_req = fit(rs, rl)
+                    ni = rl["net_input"] / rl["requests"]
+                    per[side] = per_req
+                    if side == "server":
+                        got[fam] = (per_req, ni)
+                    print(f"{b} | {side} | IPv{fam} | {per_req:,.0f} | "
+                          f"{per_loop:,.0f} | {ni:,.0f} | "
+                          f"{rs['requests']}, {rl['requests']}",
+                          flush=True)
+                if len(per) == 2:
+                    print(f"{b} | loadgen / server | IPv{fam} | "
+                          f"{per['loadgen'] / per['server']:.2f} | | | ",
+                          flush=True)
             if len(got) == 2:
                 d, dn = (got[6][0] - got[4][0], got[6][1] - got[4][1])
-                print(f"{b} | IPv6 - IPv4 | {d:+,.0f} "
+                print(f"{b} | server | IPv6 - IPv4 | {d:+,.0f} "
                       f"({got[6][0] / got[4][0]:.3f}x) | | {dn:+,.0f} | ",
                       flush=True)
     finally:

@@ -28,6 +28,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_memcpy.h>
 
 #include "idle.h"
 #include "loadgen.h"
@@ -122,6 +123,23 @@ slot_send(struct lg_slot *s, unsigned int k, uint64_t t0)
 
 	if (s->h2 != NULL)
 		return lg_h2_slot_send(s, k, t0);
+	if (k == 1 && g->mreq_len == 0) {
+		/* The common case: one request, the one kind. */
+		struct rte_mbuf *m = rte_pktmbuf_alloc(lc->pool);
+
+		if (m == NULL)
+			return 0;
+		rte_memcpy(rte_pktmbuf_mtod(m, char *), g->req, g->req_len);
+		m->data_len = (uint16_t)g->req_len;
+		m->pkt_len = g->req_len;
+		if (ewyk_tcp_send(s->c, m) != 0) {
+			rte_pktmbuf_free(m);
+			return 0;
+		}
+		s->t[(s->head + s->inflight++) % depth] = t0;
+		sent = 1;
+		goto out;
+	}
 	while (sent < k) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(lc->pool);
 		unsigned int in_m = 0;
@@ -150,6 +168,7 @@ slot_send(struct lg_slot *s, unsigned int k, uint64_t t0)
 		for (; in_m > 0; in_m--, sent++)
 			s->t[(s->head + s->inflight++) % depth] = t0;
 	}
+out:
 	if (sent != 0) {
 		if (s->inflight == sent) /* nothing was in flight */
 			s->since = lc->now;
@@ -172,8 +191,7 @@ lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad)
 		return;
 	}
 	if (lg_in_window(g, lc->now)) {
-		uint64_t ns = (uint64_t)((double)(lc->now - t0) * 1e9 /
-			(double)g->hz);
+		uint64_t ns = lg_tsc_ns(g, lc->now - t0);
 
 		lg_stat_add(&lc->st.ok, 1);
 		lg_hist_record(&lc->hist, ns);
@@ -221,6 +239,50 @@ slot_head(struct lg_slot *s, const struct ewyk_http_resp *r)
 	return 0;
 }
 
+/* A head the parser accepted (@p hl bytes at @p p, the slot prepared
+ * for its body): known from now on. */
+static void
+khead_learn(struct lg_slot *s, const char *p, uint32_t hl)
+{
+	struct lg_lcore *lc = s->lc;
+	struct lg_khead *k = &lc->khead[lc->khead_next];
+
+	if (hl > LG_KHEAD_MAX)
+		return;
+	memcpy(k->bytes, p, hl);
+	k->len = (uint16_t)hl;
+	k->status_bad = s->status_bad;
+	k->close_after = s->close_after;
+	k->body = s->body;
+	lc->khead_last = lc->khead_next;
+	lc->khead_next = (uint8_t)((lc->khead_next + 1) % LG_KHEADS);
+}
+
+/* A known head at the start of @p p (@p n bytes): its length, with the
+ * slot prepared for its body as the parser would have; 0 when none. */
+static uint32_t
+khead_match(struct lg_slot *s, const char *p, uint32_t n)
+{
+	struct lg_lcore *lc = s->lc;
+	unsigned int i, k = lc->khead_last;
+
+	for (i = 0; i < LG_KHEADS; i++, k = (k + 1) % LG_KHEADS) {
+		const struct lg_khead *h = &lc->khead[k];
+
+		if (h->len == 0 || n < h->len ||
+			memcmp(p, h->bytes, h->len) != 0)
+			continue;
+		s->status_bad = h->status_bad;
+		s->close_after = h->close_after;
+		s->body = h->body;
+		s->in_head = 0;
+		lc->khead_last = (uint8_t)k;
+		lc->khead_hits++;
+		return h->len;
+	}
+	return 0;
+}
+
 /* Parse bytes of the response stream; returns an enum slot_action. */
 static int
 slot_consume(struct lg_slot *s, const char *p, uint32_t n)
@@ -233,7 +295,22 @@ slot_consume(struct lg_slot *s, const char *p, uint32_t n)
 	while (n > 0) {
 		if (s->inflight == 0)
 			return ACT_FAIL; /* bytes nobody asked for */
-		if (s->in_head) {
+		if (s->in_head && s->hlen == 0 &&
+			(hl = khead_match(s, p, n)) != 0) {
+			p += hl;
+			n -= hl;
+			/* A length-framed body here whole: no decoder. */
+			if (s->body.framing == EWYK_HTTP_BODY_LENGTH &&
+				s->body.remaining <= n) {
+				p += s->body.remaining;
+				n -= (uint32_t)s->body.remaining;
+				s->in_head = 1;
+				slot_response(s);
+				if (s->close_after)
+					return ACT_CLOSE;
+				continue;
+			}
+		} else if (s->in_head) {
 			if (s->hlen == 0) {
 				rc = ewyk_http_resp_parse(p, n, LG_HEAD_MAX, 0,
 					&r, &hl);
@@ -267,6 +344,8 @@ slot_consume(struct lg_slot *s, const char *p, uint32_t n)
 				continue; /* interim (1xx): the answer follows */
 			if (slot_head(s, &r) != 0)
 				return ACT_FAIL;
+			if (used == hl)
+				khead_learn(s, p - hl, hl);
 		}
 		rc = ewyk_http_body_parse(&s->body, p, n, &used, &data);
 		if (rc < 0)
@@ -319,6 +398,25 @@ slot_refill(struct lg_slot *s)
 		slot_send(s, depth - s->inflight, lc->now);
 }
 
+/* Free what the responses of this iteration came in, together. */
+static void
+lg_free_flush(struct lg_lcore *lc)
+{
+	if (lc->nfree == 0)
+		return;
+	rte_pktmbuf_free_bulk(lc->free, lc->nfree);
+	lc->nfree = 0;
+}
+
+/* A received chain is read: freed with the others of the iteration. */
+static void
+lg_free_later(struct lg_lcore *lc, struct rte_mbuf *m)
+{
+	if (lc->nfree == LG_FREE_BATCH)
+		lg_free_flush(lc);
+	lc->free[lc->nfree++] = m;
+}
+
 static void
 on_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 {
@@ -335,7 +433,7 @@ on_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 	for (seg = m; seg != NULL && act == ACT_NONE; seg = seg->next)
 		act = slot_consume(s, rte_pktmbuf_mtod(seg, const char *),
 			seg->data_len);
-	rte_pktmbuf_free(m);
+	lg_free_later(s->lc, m);
 	if (act == ACT_FAIL) {
 		slot_fail(s, LG_ERR_FRAMING);
 		return;
@@ -471,7 +569,7 @@ open_some(struct lg_lcore *lc, unsigned int budget)
 {
 	struct lg *g = lc->app;
 
-	if (lc->now < lc->open_after)
+	if (lc->nidle == 0 || lc->now < lc->open_after)
 		return;
 	if (!target_resolved(lc) && lc->syn_sent >= LG_CONNECT_UNRESOLVED)
 		return;
@@ -554,8 +652,7 @@ schedule(struct lg_lcore *lc)
 			 * of the latency counted from t0. */
 			if (lg_in_window(g, lc->now))
 				lg_hist_record(&lc->lag,
-					(uint64_t)((double)(lc->now - t0) *
-						1e9 / (double)g->hz));
+					lg_tsc_ns(g, lc->now - t0));
 		}
 		lc->bl_head = (lc->bl_head + 1) % LG_BACKLOG;
 		lc->bl_n--;
@@ -727,6 +824,8 @@ lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
 	struct lg_lcore *lc = &g->lc[ewyk_rt_shard_id(sh)];
 
 	lc->now = now;
+	lg_stat_add(&lc->st.loops, 1);
+	lg_free_flush(lc);
 	switch (lc->phase) {
 	case LG_WAIT:
 		if (!lg_start(lc, now)) {
@@ -776,7 +875,7 @@ lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
 		lg_hist_reset(&lc->live);
 		lc->live_next += g->hz;
 	}
-	if (lc->id == 0)
+	if (lc->id == 0 && now >= g->live_at)
 		lg_report_live(g, now);
 	if (lc->draining && (lc->inflight == 0 || now >= lc->drain_end)) {
 		close_all(lc);
@@ -864,6 +963,7 @@ lg_shard_fini(struct ewyk_rt_shard *sh, void *arg)
 	struct lg *g = arg;
 	struct lg_lcore *lc = &g->lc[ewyk_rt_shard_id(sh)];
 
+	lg_free_flush(lc);
 	if (lc->slots != NULL)
 		lg_h2_slots_fini(lc);
 	rte_free(lc->slots);

@@ -53,6 +53,9 @@
 #define LG_HEAD_MAX 2048      /* a response head longer than this: framing */
 #define LG_REQ_MAX 1024       /* request bytes (path and Host) */
 #define LG_BACKLOG (1u << 16) /* open-loop requests waiting for a slot */
+#define LG_KHEAD_MAX 512      /* a known response head this long at most */
+#define LG_KHEADS 2           /* known response heads per lcore */
+#define LG_FREE_BATCH 64      /* received chains freed together */
 
 /* Errors by kind: the JSON's "errors" is their sum. */
 #define LG_ERRORS(X)                                                        \
@@ -109,6 +112,7 @@ struct lg_stats {
 	uint64_t err_all;         /* errors over the whole run */
 	uint64_t connects;        /* connections established (whole run) */
 	uint64_t iters;           /* loop iterations in the window */
+	uint64_t loops;           /* loop iterations, whole run (poll calls) */
 	uint64_t busy_cycles;     /* cycles of iterations that did work */
 	uint64_t cycles;          /* cycles of the window */
 	uint64_t stalls;          /* iterations of LG_STALL_US or longer */
@@ -158,6 +162,20 @@ struct lg_slot {
 	char hbuf[LG_HEAD_MAX];
 };
 
+/*
+ * A response head the full parser accepted, kept with what it said. A
+ * response whose head is the same bytes (up to and with its blank line)
+ * says the same, so it is taken without parsing again: the parser runs
+ * once per distinct head (a new Date: once a second), not per response.
+ */
+struct lg_khead {
+	uint16_t len;        /* bytes; 0: empty */
+	uint8_t status_bad;  /* not 2xx */
+	uint8_t close_after; /* not keep-alive */
+	struct ewyk_http_body body; /* the decoder as the head leaves it */
+	char bytes[LG_KHEAD_MAX];
+};
+
 struct lg;
 
 /* The client's state on one shard of the runtime (one worker lcore). */
@@ -197,6 +215,12 @@ struct lg_lcore {
 	bool draining;       /* past the end: no new requests */
 	uint8_t marks;       /* --window-marks printed (shard 0): 0, 1, 2 */
 	uint64_t next_scan;  /* next timeout scan */
+	uint8_t khead_last;  /* the known head that matched last */
+	uint8_t khead_next;  /* the one a new head replaces */
+	uint64_t khead_hits; /* responses taken by a known head (whole run) */
+	struct lg_khead khead[LG_KHEADS];
+	struct rte_mbuf *free[LG_FREE_BATCH]; /* read, to free (on_recv) */
+	uint32_t nfree;
 	struct lg_stats st __rte_cache_aligned;
 	struct lg_hist hist;  /* measured window */
 	struct lg_hist live;  /* the current second (this lcore only) */
@@ -212,6 +236,7 @@ struct lg {
 	struct lg_idle *idle; /* idle.c */
 	struct ewyk_rt *rt;
 	uint64_t hz;
+	uint64_t ns_mult; /* TSC cycles to ns: (cycles * ns_mult) >> 32 */
 	/* Set by shard 0 in its first iteration, then published (started). */
 	uint64_t t_start;   /* TSC: the run starts (warm-up) */
 	uint64_t t_measure; /* the measured window starts */
@@ -277,6 +302,13 @@ lg_rand(struct lg_lcore *lc)
 	x ^= x >> 27;
 	lc->rng = x;
 	return (uint32_t)((x * 0x2545f4914f6cdd1dULL) >> 32);
+}
+
+/* TSC cycles to nanoseconds, in integers (no division per response). */
+static inline uint64_t
+lg_tsc_ns(const struct lg *g, uint64_t cycles)
+{
+	return (uint64_t)(((unsigned __int128)cycles * g->ns_mult) >> 32);
 }
 
 static inline bool

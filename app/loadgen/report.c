@@ -191,11 +191,13 @@ lg_report_final(struct lg *g)
 	 * retransmissions, timeouts and back-pressure stops, its frames
 	 * dropped at a full TX. */
 	{
-		uint64_t rtx = 0, rto = 0, blk = 0, full = 0;
+		uint64_t rtx = 0, rto = 0, blk = 0, full = 0, loops = 0, kh = 0;
 
 		for (i = 0; i < g->nb_lcores; i++) {
 			const struct lg_lcore *lc = &g->lc[i];
 
+			loops += lc->st.loops;
+			kh += lc->khead_hits;
 			if (lc->tcp == NULL)
 				continue;
 			rtx += ewyk_tcp_counter_get(lc->tcp,
@@ -210,6 +212,11 @@ lg_report_final(struct lg *g)
 		       ", \"rto\": %" PRIu64 ", \"tx_blocked\": %" PRIu64
 		       ", \"drop_tx_full\": %" PRIu64 "}",
 			rtx, rto, blk, full);
+		/* Iterations of the runtime's loop over the whole run, for
+		 * instruction counts per iteration and per request. */
+		printf(", \"loops_total\": %" PRIu64, loops);
+		/* Responses whose head was a known one (not parsed again). */
+		printf(", \"known_head_responses\": %" PRIu64, kh);
 	}
 	/* Where the open loop's latency comes from on the client's side: how
 	 * late requests left (from their intended time) and the time the
