@@ -179,23 +179,79 @@ out:
 	return sent;
 }
 
+/*
+ * Latencies are recorded once, into the histogram of the current
+ * interval (live): intervals end at each second (the live line's p99)
+ * and at the measured window's edges, so that an interval lies wholly
+ * inside the window or wholly outside it; one inside is added to the
+ * window's histogram (hist) as it ends. A response is one bucket
+ * increment, not two.
+ */
+
+/* The end of the interval that starts at @p start. */
+static uint64_t
+live_boundary(struct lg_lcore *lc, uint64_t start)
+{
+	const struct lg *g = lc->app;
+	uint64_t next;
+
+	while (lc->live_sec <= start)
+		lc->live_sec += g->hz;
+	next = lc->live_sec;
+	if (g->t_measure > start && g->t_measure < next)
+		next = g->t_measure;
+	if (g->t_end > start && g->t_end < next)
+		next = g->t_end;
+	return next;
+}
+
+/* The interval ended (at @p now or before): into the window's histogram
+ * when it lay in the window, its p99 to the live line, the next one. */
+static void
+live_roll(struct lg_lcore *lc, uint64_t now)
+{
+	struct lg *g = lc->app;
+
+	if (lc->live_sec == 0)
+		return; /* not started */
+	while (now >= lc->live_next) {
+		uint64_t start = lc->live_next;
+
+		__atomic_store_n(&lc->live_p99_ns,
+			lg_hist_quantile(&lc->live, 0.99), __ATOMIC_RELAXED);
+		if (lc->live.count != 0) {
+			if (lc->live_in)
+				lg_hist_merge(&lc->hist, &lc->live);
+			lg_hist_reset(&lc->live);
+		}
+		lc->live_in = lg_in_window(g, start);
+		lc->live_next = live_boundary(lc, start);
+	}
+}
+
+void
+lg_live_flush(struct lg_lcore *lc)
+{
+	if (lc->live_in && lc->live.count != 0)
+		lg_hist_merge(&lc->hist, &lc->live);
+	lg_hist_reset(&lc->live);
+	lc->live_in = false;
+}
+
 /* A valid response to a request started at @p t0: @p bad when not 2xx. */
 void
 lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad)
 {
-	struct lg *g = lc->app;
-
 	lg_stat_add(&lc->st.responses, 1);
 	if (bad) {
 		lg_err(lc, LG_ERR_STATUS, 1);
 		return;
 	}
-	if (lg_in_window(g, lc->now)) {
-		uint64_t ns = lg_tsc_ns(g, lc->now - t0);
-
+	if (unlikely(lc->now >= lc->live_next))
+		live_roll(lc, lc->now);
+	if (lc->live_in) {
 		lg_stat_add(&lc->st.ok, 1);
-		lg_hist_record(&lc->hist, ns);
-		lg_hist_record(&lc->live, ns);
+		lg_hist_record(&lc->live, lg_tsc_ns(lc->app, lc->now - t0));
 	}
 }
 
@@ -551,16 +607,23 @@ slot_connect(struct lg_slot *s, uint64_t t0)
 	return 0;
 }
 
-/* The target's link-layer address is known (ARP or ND). */
+/* The target's link-layer address is known (ARP or ND); once it was,
+ * the lookups stop (it only limits SYNs sent into an unresolved queue). */
 static bool
 target_resolved(struct lg_lcore *lc)
 {
 	const struct lg_conf *c = &lc->app->conf;
 	struct rte_ether_addr mac;
 
+	if (lc->resolved)
+		return true;
 	if (c->ipv6)
-		return ewyk_net_nd_lookup(lc->shard, c->dst_ip6, &mac) == 0;
-	return ewyk_net_arp_lookup(lc->shard, c->dst_ip, &mac) == 0;
+		lc->resolved =
+			ewyk_net_nd_lookup(lc->shard, c->dst_ip6, &mac) == 0;
+	else
+		lc->resolved =
+			ewyk_net_arp_lookup(lc->shard, c->dst_ip, &mac) == 0;
+	return lc->resolved;
 }
 
 /* Connect idle slots (keep-alive, or --new-conn closed loop). */
@@ -781,7 +844,9 @@ lg_start(struct lg_lcore *lc, uint64_t now)
 		return false;
 	if (lc->next_t == 0) {
 		lc->next_t = (double)g->t_start;
-		lc->live_next = g->t_start + g->hz;
+		lc->live_sec = g->t_start;
+		lc->live_in = lg_in_window(g, g->t_start);
+		lc->live_next = live_boundary(lc, g->t_start);
 	}
 	if (now < g->t_start)
 		return false;
@@ -868,13 +933,8 @@ lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
 	if (lc->did_work)
 		lc->prev_work = true;
 	lc->did_work = false;
-	if (now >= lc->live_next) {
-		/* This shard's p99 of the second, for the live line. */
-		__atomic_store_n(&lc->live_p99_ns,
-			lg_hist_quantile(&lc->live, 0.99), __ATOMIC_RELAXED);
-		lg_hist_reset(&lc->live);
-		lc->live_next += g->hz;
-	}
+	if (now >= lc->live_next)
+		live_roll(lc, now);
 	if (lc->id == 0 && now >= g->live_at)
 		lg_report_live(g, now);
 	if (lc->draining && (lc->inflight == 0 || now >= lc->drain_end)) {

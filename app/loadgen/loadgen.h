@@ -213,6 +213,7 @@ struct lg_lcore {
 	bool did_work;       /* a callback or the poll hook did something */
 	bool prev_work;      /* the previous iteration did work */
 	bool draining;       /* past the end: no new requests */
+	bool resolved;       /* the target's MAC was known once */
 	uint8_t marks;       /* --window-marks printed (shard 0): 0, 1, 2 */
 	uint64_t next_scan;  /* next timeout scan */
 	uint8_t khead_last;  /* the known head that matched last */
@@ -222,11 +223,13 @@ struct lg_lcore {
 	struct rte_mbuf *free[LG_FREE_BATCH]; /* read, to free (on_recv) */
 	uint32_t nfree;
 	struct lg_stats st __rte_cache_aligned;
-	struct lg_hist hist;  /* measured window */
-	struct lg_hist live;  /* the current second (this lcore only) */
+	struct lg_hist hist;  /* measured window (intervals added as they end) */
+	struct lg_hist live;  /* the current interval (client.c) */
 	struct lg_hist lag;   /* open loop: send time - intended time */
-	uint64_t live_next;   /* TSC: end of the current second */
-	uint64_t live_p99_ns; /* p99 of the last whole second */
+	uint64_t live_next;   /* TSC: end of the current interval */
+	uint64_t live_sec;    /* TSC: end of the current second */
+	bool live_in;         /* the current interval lies in the window */
+	uint64_t live_p99_ns; /* p99 of the last interval */
 } __rte_cache_aligned;
 
 struct lg_idle;
@@ -270,6 +273,8 @@ void lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad);
 void slot_fail(struct lg_slot *s, enum lg_err e);
 void slot_close(struct lg_slot *s);
 void slot_refill(struct lg_slot *s);
+/* After the run: the last interval's latencies into the window's. */
+void lg_live_flush(struct lg_lcore *lc);
 
 /* h2_slot.c: --h2 on the slots of client.c */
 int lg_h2_setup(struct lg *g);

@@ -112,6 +112,7 @@ lg_report_final(struct lg *g)
 	for (i = 0; i < g->nb_lcores; i++) {
 		struct lg_lcore *lc = &g->lc[i];
 
+		lg_live_flush(lc);
 		lg_hist_merge(&all, &lc->hist);
 		ok += lc->st.ok;
 		for (e = 0; e < LG_ERR_MAX; e++)
