@@ -618,11 +618,11 @@ target_resolved(struct lg_lcore *lc)
 	if (lc->resolved)
 		return true;
 	if (c->ipv6)
-		lc->resolved =
-			ewyk_net_nd_lookup(lc->shard, c->dst_ip6, &mac) == 0;
+		lc->resolved = ewyk_net_nd_lookup(lc->shard, c->dst_ip6,
+				       &mac) == 0;
 	else
-		lc->resolved =
-			ewyk_net_arp_lookup(lc->shard, c->dst_ip, &mac) == 0;
+		lc->resolved = ewyk_net_arp_lookup(lc->shard, c->dst_ip,
+				       &mac) == 0;
 	return lc->resolved;
 }
 
@@ -810,7 +810,7 @@ lg_account(struct lg_lcore *lc, uint64_t now)
 		lg_stat_add(&lc->st.iters, 1);
 		if (lc->prev_work)
 			lg_stat_add(&lc->st.busy_cycles, dt);
-		if (dt >= g->hz / 1000000 * LG_STALL_US) {
+		if (dt >= g->stall_tsc) {
 			lg_stat_add(&lc->st.stalls, 1);
 			lg_stat_add(&lc->st.stall_cycles, dt);
 		}

@@ -169,9 +169,9 @@ struct lg_slot {
  * once per distinct head (a new Date: once a second), not per response.
  */
 struct lg_khead {
-	uint16_t len;        /* bytes; 0: empty */
-	uint8_t status_bad;  /* not 2xx */
-	uint8_t close_after; /* not keep-alive */
+	uint16_t len;               /* bytes; 0: empty */
+	uint8_t status_bad;         /* not 2xx */
+	uint8_t close_after;        /* not keep-alive */
 	struct ewyk_http_body body; /* the decoder as the head leaves it */
 	char bytes[LG_KHEAD_MAX];
 };
@@ -223,12 +223,12 @@ struct lg_lcore {
 	struct rte_mbuf *free[LG_FREE_BATCH]; /* read, to free (on_recv) */
 	uint32_t nfree;
 	struct lg_stats st __rte_cache_aligned;
-	struct lg_hist hist;  /* measured window (intervals added as they end) */
-	struct lg_hist live;  /* the current interval (client.c) */
-	struct lg_hist lag;   /* open loop: send time - intended time */
-	uint64_t live_next;   /* TSC: end of the current interval */
-	uint64_t live_sec;    /* TSC: end of the current second */
-	bool live_in;         /* the current interval lies in the window */
+	struct lg_hist hist; /* measured window (intervals added as they end) */
+	struct lg_hist live; /* the current interval (client.c) */
+	struct lg_hist lag;  /* open loop: send time - intended time */
+	uint64_t live_next;  /* TSC: end of the current interval */
+	uint64_t live_sec;   /* TSC: end of the current second */
+	bool live_in;        /* the current interval lies in the window */
 	uint64_t live_p99_ns; /* p99 of the last interval */
 } __rte_cache_aligned;
 
@@ -239,7 +239,8 @@ struct lg {
 	struct lg_idle *idle; /* idle.c */
 	struct ewyk_rt *rt;
 	uint64_t hz;
-	uint64_t ns_mult; /* TSC cycles to ns: (cycles * ns_mult) >> 32 */
+	uint64_t ns_mult;   /* TSC cycles to ns: (cycles * ns_mult) >> 32 */
+	uint64_t stall_tsc; /* LG_STALL_US in TSC cycles */
 	/* Set by shard 0 in its first iteration, then published (started). */
 	uint64_t t_start;   /* TSC: the run starts (warm-up) */
 	uint64_t t_measure; /* the measured window starts */

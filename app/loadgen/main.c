@@ -546,6 +546,7 @@ main(int argc, char **argv)
 		4294967295.0);
 	g->hz = rte_get_tsc_hz();
 	g->ns_mult = (uint64_t)(((unsigned __int128)1000000000 << 32) / g->hz);
+	g->stall_tsc = g->hz / 1000000 * LG_STALL_US;
 	g->timeout_tsc = g->hz * g->conf.timeout_ms / 1000;
 	if (rte_eth_dev_count_avail() != 1) {
 		fprintf(stderr,
