@@ -169,7 +169,7 @@ ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	if (pt->tx_ip_cksum)
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
 	else
-		ip->hdr_checksum = (uint16_t)~rte_raw_cksum(ip, sizeof(*ip));
+		ip->hdr_checksum = (uint16_t)~net_cksum_raw(ip, sizeof(*ip));
 
 	if (cks_off != 0) {
 		uint16_t *ck = rte_pktmbuf_mtod_offset(m, uint16_t *,

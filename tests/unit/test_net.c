@@ -290,6 +290,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_msg_inbox),
 		cmocka_unit_test(test_shard_holder),
 		cmocka_unit_test(test_l4_cksum_matches_dpdk),
+		cmocka_unit_test(test_cksum_raw_matches_dpdk),
 		cmocka_unit_test(test_siphash_vectors),
 		cmocka_unit_test(test_arp_hash_keyed),
 		cmocka_unit_test(test_icmp_group_source),
