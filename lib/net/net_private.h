@@ -123,6 +123,31 @@ struct net_arp_entry {
 	uint64_t deadline; /* REACHABLE: stale after; INCOMPLETE: next retry */
 };
 
+/*
+ * IPv4 transmit template of one destination (net_output.c): the Ethernet
+ * (VLAN) and IPv4 headers every packet to it carries, prebuilt, so that
+ * a packet of an established flow is one copy and two patched fields
+ * instead of a route, an ARP lookup and a header built field by field.
+ * Checked on every use against what it was built from (addresses, the
+ * route's next hop, the ARP entry's state, address and port): a change of
+ * any of them makes it miss, and the slow path builds it again.
+ */
+#define NET_DC_ENTRIES 256 /* per shard, direct-mapped by destination */
+#define NET_DC_HDR_MAX (RTE_ETHER_HDR_LEN + 4 + 20)
+
+struct net_dc_entry {
+	rte_be32_t dst;
+	rte_be32_t src;
+	rte_be32_t nexthop;
+	uint16_t port;   /* the port routed to (MTU, offloads) */
+	uint16_t l2port; /* the ARP entry's port (MAC, VLAN): TX */
+	uint8_t proto;
+	uint8_t l2_len; /* 0: unused entry */
+	uint16_t ipsum; /* IPv4 header sum, length and checksum zero */
+	const struct net_arp_entry *arp;
+	uint8_t hdr[NET_DC_HDR_MAX]; /* Ethernet, VLAN, IPv4 */
+};
+
 enum net_nd_state {
 	NET_ND_FREE = 0,
 	NET_ND_INCOMPLETE, /* multicast NS sent, frames may be waiting */
@@ -202,6 +227,7 @@ struct ewyk_net_shard {
 	uint32_t pmtu_live; /* entries with an MTU (0: no lookup needed) */
 	struct net_l4_handler6 *l4_6; /* 256 handlers */
 	struct net_txb txb[EWYK_NET_MAX_PORTS];
+	struct net_dc_entry dc[NET_DC_ENTRIES]; /* IPv4 TX templates */
 	/* Counters: written by the token holder only, read by anyone. */
 	uint64_t ctr[EWYK_NET_COUNTER_MAX] __rte_cache_aligned;
 } __rte_cache_aligned;
@@ -241,6 +267,10 @@ int net_arp_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 	rte_be32_t nexthop, struct rte_mbuf *m, uint64_t now);
 void net_arp_housekeep(struct ewyk_net_shard *s, uint64_t now);
 int net_arp_request(struct ewyk_net_shard *s, uint16_t port, rte_be32_t tip);
+const struct net_arp_entry *net_arp_reachable(struct ewyk_net_shard *s,
+	rte_be32_t ip);
+void net_arp_refresh(struct ewyk_net_shard *s, const struct net_arp_entry *e,
+	uint64_t now);
 void net_arp_flush(struct ewyk_net_shard *s);
 
 /* net_ipv6.c */

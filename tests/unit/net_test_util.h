@@ -99,6 +99,7 @@ void test_l4_cksum_matches_dpdk(void **state);
 void test_cksum_raw_matches_dpdk(void **state);
 /* test_net_output.c */
 void test_ip_output_resolves_arp(void **state);
+void test_ip_output_template(void **state);
 void test_arp_gives_up(void **state);
 void test_output_errors(void **state);
 void test_ip_output_gateway(void **state);

@@ -282,6 +282,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_ip_options_skipped),
 		cmocka_unit_test(test_l4_delivery_trims_padding),
 		cmocka_unit_test(test_ip_output_resolves_arp),
+		cmocka_unit_test(test_ip_output_template),
 		cmocka_unit_test(test_arp_gives_up),
 		cmocka_unit_test(test_output_errors),
 		cmocka_unit_test(test_ip_output_gateway),
