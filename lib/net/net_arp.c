@@ -329,6 +329,29 @@ net_arp_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 	return 0;
 }
 
+/* The entry of @p ip when its MAC is known (for a TX template), or NULL. */
+const struct net_arp_entry *
+net_arp_reachable(struct ewyk_net_shard *s, rte_be32_t ip)
+{
+	const struct net_arp_entry *e = net_arp_find(s, ip);
+
+	return e != NULL && e->state == NET_ARP_REACHABLE ? e : NULL;
+}
+
+/* A REACHABLE entry in use past its deadline: keep using it and ask again
+ * (rate-limited by pushing the deadline one retry interval ahead). */
+void
+net_arp_refresh(struct ewyk_net_shard *s, const struct net_arp_entry *ce,
+	uint64_t now)
+{
+	struct net_arp_entry *e = &s->arp[ce - s->arp];
+
+	if (now >= e->deadline) {
+		e->deadline = now + s->net->arp_retry_cyc;
+		net_arp_request(s, e->port, e->ip);
+	}
+}
+
 void
 net_arp_housekeep(struct ewyk_net_shard *s, uint64_t now)
 {

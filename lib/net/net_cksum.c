@@ -13,7 +13,7 @@ bool
 net_ipv4_hdr_valid_cksum(const struct rte_ipv4_hdr *ip, uint16_t hlen)
 {
 	/* The sum over a valid header, checksum included, is 0xffff. */
-	return rte_raw_cksum(ip, hlen) == 0xffff;
+	return net_cksum_raw(ip, hlen) == 0xffff;
 }
 
 /*
@@ -33,7 +33,7 @@ net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len,
 	if ((uint64_t)off + len > rte_pktmbuf_pkt_len(m))
 		return -1;
 	if (off + len <= rte_pktmbuf_data_len(m)) {
-		*cksum = rte_raw_cksum(rte_pktmbuf_mtod_offset(m, const char *,
+		*cksum = net_cksum_raw(rte_pktmbuf_mtod_offset(m, const char *,
 					       off),
 			len);
 		return 0;
@@ -45,7 +45,7 @@ net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len,
 	while (done < len) {
 		uint32_t n = RTE_MIN((uint32_t)rte_pktmbuf_data_len(seg) - off,
 			len - done);
-		uint16_t part = rte_raw_cksum(rte_pktmbuf_mtod_offset(seg,
+		uint16_t part = net_cksum_raw(rte_pktmbuf_mtod_offset(seg,
 						      const char *, off),
 			n);
 
@@ -68,27 +68,17 @@ uint16_t
 ewyk_net_l4_cksum(const struct rte_mbuf *m, rte_be32_t src, rte_be32_t dst,
 	uint8_t proto)
 {
-	/* Pseudo-header (RFC 9293 3.1), summed as it would sit in memory. */
-	struct {
-		rte_be32_t src;
-		rte_be32_t dst;
-		uint8_t zero;
-		uint8_t proto;
-		rte_be16_t len;
-	} __rte_packed ph;
+	/* Pseudo-header (RFC 9293 3.1): the addresses as 32-bit words in
+	 * memory order, the zero byte and the protocol as one 16-bit word,
+	 * the length; their one's complement sum is that of its 16-bit
+	 * words, folded. */
 	uint32_t len = rte_pktmbuf_pkt_len(m);
-	uint32_t sum;
 	uint16_t raw = 0;
+	uint64_t sum;
 
-	ph.src = src;
-	ph.dst = dst;
-	ph.zero = 0;
-	ph.proto = proto;
-	ph.len = rte_cpu_to_be_16((uint16_t)len);
 	if (net_cksum_mbuf(m, 0, len, &raw) != 0)
 		return 0;
-	sum = (uint32_t)rte_raw_cksum(&ph, sizeof(ph)) + raw;
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
+	sum = (uint64_t)src + dst + rte_cpu_to_be_16((uint16_t)proto) +
+		rte_cpu_to_be_16((uint16_t)len) + raw;
+	return (uint16_t)~net_cksum_fold(sum);
 }

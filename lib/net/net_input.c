@@ -68,7 +68,7 @@ net_icmp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	ip->time_to_live = 64;
 	ip->fragment_offset = 0;
 	ip->hdr_checksum = 0;
-	ip->hdr_checksum = (uint16_t)~rte_raw_cksum(ip, hlen);
+	ip->hdr_checksum = (uint16_t)~net_cksum_raw(ip, hlen);
 
 	/* Back to the sender's MAC; a VLAN tag, if any, stays as it came. */
 	rte_ether_addr_copy(&eth->src_addr, &eth->dst_addr);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Transmit path: IPv4 header, checksums (NIC or software), Ethernet/VLAN
- * header, per-port TX buffering and the burst to the PMD.
+ * header (prebuilt per destination once its next hop is resolved),
+ * per-port TX buffering and the burst to the PMD.
  */
 
 #include <errno.h>
@@ -118,15 +119,94 @@ net_send_l2(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	net_tx_enqueue(s, port, m);
 }
 
+/* The fields of an IPv4 header that do not depend on the payload. */
+static void
+ip_hdr_fill(struct rte_ipv4_hdr *ip, rte_be32_t src, rte_be32_t dst,
+	uint8_t proto)
+{
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = 0;
+	ip->total_length = 0;
+	ip->packet_id = 0;
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = 64;
+	ip->next_proto_id = proto;
+	ip->hdr_checksum = 0;
+	ip->src_addr = src;
+	ip->dst_addr = dst;
+}
+
+static inline struct net_dc_entry *
+dc_slot(struct ewyk_net_shard *s, rte_be32_t dst)
+{
+	/* A collision only costs the slow path: no keyed hash needed. */
+	return &s->dc[(rte_be_to_cpu_32(dst) * 0x9e3779b1u) >> 24];
+}
+
+/* The template still describes this packet's path (see net_dc_entry). */
+static inline bool
+dc_valid(const struct net_dc_entry *d, uint16_t port, rte_be32_t src,
+	rte_be32_t dst, uint8_t proto, rte_be32_t nexthop)
+{
+	const struct net_arp_entry *e = d->arp;
+
+	return d->l2_len != 0 && d->dst == dst && d->src == src &&
+		d->proto == proto && d->port == port && d->nexthop == nexthop &&
+		e->state == NET_ARP_REACHABLE && e->ip == nexthop &&
+		e->port == d->l2port &&
+		rte_is_same_ether_addr(&e->mac,
+			(const struct rte_ether_addr *)d->hdr);
+}
+
+static void
+dc_fill(struct ewyk_net_shard *s, struct net_dc_entry *d, uint16_t port,
+	rte_be32_t src, rte_be32_t dst, uint8_t proto, rte_be32_t nexthop,
+	const struct net_arp_entry *e)
+{
+	const struct net_port *lp = &s->net->ports[e->port];
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)d->hdr;
+	uint8_t l2 = RTE_ETHER_HDR_LEN + (lp->vlan_id != 0 ? 4 : 0);
+	uint16_t etype = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d->hdr + l2);
+
+	rte_ether_addr_copy(&e->mac, &eth->dst_addr);
+	rte_ether_addr_copy(&lp->mac, &eth->src_addr);
+	if (lp->vlan_id != 0) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
+
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(lp->vlan_id);
+		vh->eth_proto = etype;
+	} else {
+		eth->ether_type = etype;
+	}
+	ip_hdr_fill(ip, src, dst, proto);
+	d->ipsum = net_cksum_raw(ip, sizeof(*ip));
+	d->dst = dst;
+	d->src = src;
+	d->nexthop = nexthop;
+	d->port = port;
+	d->l2port = e->port;
+	d->proto = proto;
+	d->l2_len = l2;
+	d->arp = e;
+}
+
 int
 ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	rte_be32_t src, rte_be32_t dst, uint8_t proto, bool l4_cksum)
 {
 	struct ewyk_net *net = s->net;
 	const struct net_port *pt;
+	const struct net_arp_entry *e;
+	struct net_dc_entry *d;
 	struct rte_ipv4_hdr *ip;
 	uint32_t l4_len = rte_pktmbuf_pkt_len(m);
-	uint16_t cks_off = 0;
+	uint16_t cks_off = 0, *ck = NULL;
+	rte_be16_t tlen;
+	rte_be32_t nexthop;
+	uint8_t *p;
+	bool hw = false;
 
 	NET_ASSERT_HOLDER(s);
 	if (port >= net->nb_ports) {
@@ -150,60 +230,82 @@ ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 		net_drop(s, m, EWYK_NET_DROP_NO_MBUF);
 		return -EINVAL;
 	}
-
-	ip = (struct rte_ipv4_hdr *)rte_pktmbuf_prepend(m, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->type_of_service = 0;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(l4_len + sizeof(*ip)));
-	ip->packet_id = 0;
-	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
-	ip->time_to_live = 64;
-	ip->next_proto_id = proto;
-	ip->hdr_checksum = 0;
-	ip->src_addr = src;
-	ip->dst_addr = dst;
-	m->l3_len = sizeof(*ip);
-	m->l2_len = RTE_ETHER_HDR_LEN + (pt->vlan_id != 0 ? 4 : 0);
-	m->ol_flags &= ~(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK);
-
-	if (pt->tx_ip_cksum)
-		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
-	else
-		ip->hdr_checksum = (uint16_t)~rte_raw_cksum(ip, sizeof(*ip));
-
-	if (cks_off != 0) {
-		uint16_t *ck = rte_pktmbuf_mtod_offset(m, uint16_t *,
-			sizeof(*ip) + cks_off);
-		bool hw = proto == IPPROTO_TCP ? pt->tx_tcp_cksum :
-						 pt->tx_udp_cksum;
-
-		if (hw) {
-			m->ol_flags |= RTE_MBUF_F_TX_IPV4 |
-				(proto == IPPROTO_TCP ?
-						RTE_MBUF_F_TX_TCP_CKSUM :
-						RTE_MBUF_F_TX_UDP_CKSUM);
-			*ck = rte_ipv4_phdr_cksum(ip, m->ol_flags);
-		} else {
-			uint16_t v;
-
-			*ck = 0;
-			rte_pktmbuf_adj(m, sizeof(*ip));
-			v = ewyk_net_l4_cksum(m, src, dst, proto);
-			if (v == 0 && proto == IPPROTO_UDP)
-				v = 0xffff;
-			rte_pktmbuf_prepend(m, sizeof(*ip));
-			*ck = v;
-		}
-	}
-
 	/* An on-link destination is its own next hop; any other goes to the
 	 * port's default gateway, when it has one. */
+	nexthop = dst;
 	if ((dst & pt->mask) != (pt->ip & pt->mask)) {
 		if (pt->gw == 0) {
 			net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
 			return -ENETUNREACH;
 		}
-		return net_arp_resolve_and_send(s, port, pt->gw, m, s->now);
+		nexthop = pt->gw;
 	}
-	return net_arp_resolve_and_send(s, port, dst, m, s->now);
+
+	/* The L4 checksum first, while the data starts at the L4 header. */
+	m->ol_flags &= ~(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK);
+	if (cks_off != 0) {
+		ck = rte_pktmbuf_mtod_offset(m, uint16_t *, cks_off);
+		hw = proto == IPPROTO_TCP ? pt->tx_tcp_cksum : pt->tx_udp_cksum;
+		if (hw) {
+			m->ol_flags |= RTE_MBUF_F_TX_IPV4 |
+				(proto == IPPROTO_TCP ?
+						RTE_MBUF_F_TX_TCP_CKSUM :
+						RTE_MBUF_F_TX_UDP_CKSUM);
+		} else {
+			uint16_t v;
+
+			*ck = 0;
+			v = ewyk_net_l4_cksum(m, src, dst, proto);
+			if (v == 0 && proto == IPPROTO_UDP)
+				v = 0xffff;
+			*ck = v;
+		}
+	}
+	if (pt->tx_ip_cksum)
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+	m->l3_len = sizeof(*ip);
+	tlen = rte_cpu_to_be_16((uint16_t)(l4_len + sizeof(*ip)));
+
+	d = dc_slot(s, dst);
+	if (unlikely(!dc_valid(d, port, src, dst, proto, nexthop))) {
+		e = net_arp_reachable(s, nexthop);
+		if (e == NULL) {
+			/* Not resolved yet: the frame waits with its IPv4
+			 * header; the Ethernet one comes when the MAC does. */
+			ip = (struct rte_ipv4_hdr *)rte_pktmbuf_prepend(m,
+				sizeof(*ip));
+			ip_hdr_fill(ip, src, dst, proto);
+			ip->total_length = tlen;
+			if (!pt->tx_ip_cksum)
+				ip->hdr_checksum = (uint16_t)~net_cksum_raw(ip,
+					sizeof(*ip));
+			if (hw)
+				*ck = rte_ipv4_phdr_cksum(ip, m->ol_flags);
+			m->l2_len = RTE_ETHER_HDR_LEN +
+				(pt->vlan_id != 0 ? 4 : 0);
+			return net_arp_resolve_and_send(s, port, nexthop, m,
+				s->now);
+		}
+		dc_fill(s, d, port, src, dst, proto, nexthop, e);
+	}
+
+	/* The template: one copy, then the length and the checksums. */
+	p = (uint8_t *)rte_pktmbuf_prepend(m,
+		(uint16_t)(d->l2_len + sizeof(*ip)));
+	memcpy(p, d->hdr, RTE_ETHER_HDR_LEN + sizeof(*ip));
+	if (d->l2_len > RTE_ETHER_HDR_LEN) /* a VLAN tag: 4 bytes more */
+		memcpy(p + RTE_ETHER_HDR_LEN + sizeof(*ip),
+			d->hdr + RTE_ETHER_HDR_LEN + sizeof(*ip), 4);
+	ip = (struct rte_ipv4_hdr *)(p + d->l2_len);
+	ip->total_length = tlen;
+	if (!pt->tx_ip_cksum)
+		ip->hdr_checksum = (uint16_t)~net_cksum_fold(
+			(uint32_t)d->ipsum + tlen);
+	if (hw)
+		*ck = rte_ipv4_phdr_cksum(ip, m->ol_flags);
+	m->l2_len = d->l2_len;
+	if (unlikely(s->now >= d->arp->deadline))
+		net_arp_refresh(s, d->arp, s->now);
+	net_tx_enqueue(s, d->l2port, m);
+	return 0;
 }

@@ -427,7 +427,7 @@ tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 			}
 		}
 		if (c->snd_una == c->snd_max)
-			tcp_timer_rtx_stop(c);
+			tcp_timer_rtx_park(c);
 		else if (!c->in_recovery || c->rtx_kind != TCP_RTX_RTO)
 			tcp_timer_xmit_arm(c);
 	} else {

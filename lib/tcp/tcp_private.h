@@ -516,6 +516,8 @@ void tcp_timer_rto_restart(struct ewyk_tcp_conn *c);
 void tcp_timer_xmit_arm(struct ewyk_tcp_conn *c);
 void tcp_timer_persist_arm(struct ewyk_tcp_conn *c);
 void tcp_timer_rtx_stop(struct ewyk_tcp_conn *c);
+/* All acknowledged: no timeout owed, the node stays on the wheel. */
+void tcp_timer_rtx_park(struct ewyk_tcp_conn *c);
 void tcp_timer_delack_arm(struct ewyk_tcp_conn *c);
 void tcp_timer_delack_stop(struct ewyk_tcp_conn *c);
 void tcp_timer_misc_arm(struct ewyk_tcp_conn *c, enum tcp_misc_kind k,

@@ -116,6 +116,20 @@ tcp_timer_rtx_stop(struct ewyk_tcp_conn *c)
 	tmr_stop(c, &c->rtx_tmr);
 }
 
+/*
+ * Everything sent is acknowledged: the timer has nothing to guard, but it
+ * stays on the wheel, due at its old expiry. The next send re-arms it to a
+ * later expiry, which the wheel only stores (taking it off and placing it
+ * again at every request-response exchange of a keep-alive connection cost
+ * more than the rest of the timer work); if it comes due first, rtx_cb()
+ * finds TCP_RTX_NONE and does nothing.
+ */
+void
+tcp_timer_rtx_park(struct ewyk_tcp_conn *c)
+{
+	c->rtx_kind = TCP_RTX_NONE;
+}
+
 void
 tcp_timer_delack_arm(struct ewyk_tcp_conn *c)
 {
@@ -379,6 +393,8 @@ rtx_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
 	uint8_t kind = c->rtx_kind;
 
 	c->tcp->now = ewyk_twheel_now(w);
+	if (kind == TCP_RTX_NONE)
+		return; /* parked (tcp_timer_rtx_park): nothing outstanding */
 	c->rtx_kind = TCP_RTX_NONE;
 	tcp_conn_hold(c);
 	switch (c->state) {

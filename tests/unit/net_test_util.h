@@ -96,8 +96,10 @@ void test_ip_options_skipped(void **state);
 /* test_net_l4.c */
 void test_l4_delivery_trims_padding(void **state);
 void test_l4_cksum_matches_dpdk(void **state);
+void test_cksum_raw_matches_dpdk(void **state);
 /* test_net_output.c */
 void test_ip_output_resolves_arp(void **state);
+void test_ip_output_template(void **state);
 void test_arp_gives_up(void **state);
 void test_output_errors(void **state);
 void test_ip_output_gateway(void **state);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/net output: ewyk_net_ip_output() resolving the next hop by ARP
- * (queued, retried, given up) and its refusals. Run by test_net.c's
+ * (queued, retried, given up), the per-destination header templates and
+ * their invalidation, and its refusals. Run by test_net.c's
  * main.
  */
 
@@ -94,6 +95,143 @@ test_ip_output_resolves_arp(void **state)
 		assert_int_equal(rte_ipv4_udptcp_cksum_verify(ip, ip + 1), 0);
 		rte_pktmbuf_free(out[i]);
 	}
+}
+
+static int set_gw(uint16_t port, uint32_t a);
+
+/* A TCP segment of @p len payload bytes (any length, odd ones included)
+ * from us to @p dst through ewyk_net_ip_output(). */
+static int
+send_tcp(uint32_t dst, uint16_t len)
+{
+	static uint8_t seg[sizeof(struct rte_tcp_hdr) + 1400];
+	struct rte_tcp_hdr *t = (struct rte_tcp_hdr *)seg;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	char *p;
+	uint16_t i;
+
+	assert_non_null(m);
+	memset(t, 0, sizeof(*t));
+	t->src_port = rte_cpu_to_be_16(80);
+	t->dst_port = rte_cpu_to_be_16(4242);
+	t->data_off = 5 << 4;
+	t->tcp_flags = RTE_TCP_ACK_FLAG;
+	for (i = 0; i < len; i++)
+		seg[sizeof(*t) + i] = (uint8_t)rte_rand();
+	p = rte_pktmbuf_append(m, (uint16_t)(sizeof(*t) + len));
+	assert_non_null(p);
+	memcpy(p, seg, sizeof(*t) + len);
+	return ewyk_net_ip_output(sh[0], m, 0, rte_cpu_to_be_32(OUR_IP),
+		rte_cpu_to_be_32(dst), IPPROTO_TCP, true);
+}
+
+/* The one frame sent: to @p mac, every header field and both checksums
+ * right, whether it was built field by field or from the template. */
+static void
+check_tcp_frame(uint32_t dst, uint16_t len, const struct rte_ether_addr *mac)
+{
+	struct rte_mbuf *out[4];
+	struct rte_ether_hdr *e;
+	struct rte_ipv4_hdr *ip;
+
+	ewyk_net_tx_flush(sh[0]);
+	assert_int_equal(sent(0, 0, out, 4), 1);
+	assert_int_equal(rte_pktmbuf_pkt_len(out[0]), 14 + 20 + 20 + len);
+	assert_int_equal(out[0]->l2_len, 14);
+	assert_int_equal(out[0]->l3_len, 20);
+	e = rte_pktmbuf_mtod(out[0], struct rte_ether_hdr *);
+	assert_true(rte_is_same_ether_addr(&e->dst_addr, mac));
+	assert_true(rte_is_same_ether_addr(&e->src_addr, &our_mac[0]));
+	assert_int_equal(e->ether_type, rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4));
+	ip = (struct rte_ipv4_hdr *)(e + 1);
+	assert_int_equal(ip->version_ihl, RTE_IPV4_VHL_DEF);
+	assert_int_equal(rte_be_to_cpu_16(ip->total_length), 20 + 20 + len);
+	assert_int_equal(ip->fragment_offset,
+		rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG));
+	assert_int_equal(ip->time_to_live, 64);
+	assert_int_equal(ip->next_proto_id, IPPROTO_TCP);
+	assert_int_equal(ip->src_addr, rte_cpu_to_be_32(OUR_IP));
+	assert_int_equal(ip->dst_addr, rte_cpu_to_be_32(dst));
+	assert_int_equal(rte_raw_cksum(ip, 20), 0xffff);
+	assert_int_equal(rte_ipv4_udptcp_cksum_verify(ip, ip + 1), 0);
+	rte_pktmbuf_free(out[0]);
+}
+
+/* The ARP reply of @p ip, from @p mac. */
+static void
+arp_reply_from(uint32_t ip, const struct rte_ether_addr *mac)
+{
+	struct rte_mbuf *m = arp_frame(0, RTE_ARP_OP_REPLY, ip, OUR_IP);
+	struct rte_ether_hdr *e = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(e + 1);
+
+	rte_ether_addr_copy(mac, &e->src_addr);
+	rte_ether_addr_copy(mac, &a->arp_data.arp_sha);
+	input(0, 0, m);
+}
+
+/*
+ * Template path: once the next hop is known, segments to a destination
+ * come from its prebuilt headers: lengths from 0 to an odd 1,333 bytes
+ * with right checksums each; a new MAC for the next hop, a forgotten
+ * entry and a new gateway each make the template miss and the frame
+ * follow the change.
+ */
+void
+test_ip_output_template(void **state)
+{
+	const uint32_t dst = RTE_IPV4(10, 0, 0, 19);
+	const uint32_t far = UINT32_C(0xc0000202) /* 192.0.2.2 */;
+	const uint32_t gw1 = RTE_IPV4(10, 0, 0, 78);
+	const uint32_t gw2 = RTE_IPV4(10, 0, 0, 79);
+	const struct rte_ether_addr mac2 = { .addr_bytes = { 0x02, 0, 0, 0,
+						     0x77, 0x01 } };
+	struct rte_mbuf *out[8];
+	struct rte_arp_hdr *a;
+	uint16_t lens[] = { 0, 1, 2, 7, 100, 128, 1333 };
+	unsigned int i;
+
+	(void)state;
+	drain_all();
+	assert_int_equal(send_tcp(dst, 5), 0); /* waits for ARP */
+	ewyk_net_tx_flush(sh[0]);
+	assert_int_equal(sent(0, 0, out, 8), 1); /* the request */
+	rte_pktmbuf_free(out[0]);
+	arp_reply_from(dst, &peer_mac);
+	check_tcp_frame(dst, 5, &peer_mac);
+	for (i = 0; i < RTE_DIM(lens); i++) {
+		assert_int_equal(send_tcp(dst, lens[i]), 0);
+		check_tcp_frame(dst, lens[i], &peer_mac);
+	}
+	/* The next hop moves to another MAC: the next frame goes there. */
+	arp_reply_from(dst, &mac2);
+	drain_all();
+	assert_int_equal(send_tcp(dst, 33), 0);
+	check_tcp_frame(dst, 33, &mac2);
+
+	/* Through a gateway, then another one that is not resolved yet: the
+	 * frame waits for the new gateway's MAC instead of following the
+	 * template to the old one. */
+	assert_int_equal(set_gw(0, gw1), 0);
+	assert_int_equal(send_tcp(far, 10), 0);
+	ewyk_net_tx_flush(sh[0]);
+	assert_int_equal(sent(0, 0, out, 8), 1);
+	rte_pktmbuf_free(out[0]);
+	arp_reply_from(gw1, &peer_mac);
+	check_tcp_frame(far, 10, &peer_mac);
+	assert_int_equal(send_tcp(far, 11), 0);
+	check_tcp_frame(far, 11, &peer_mac);
+	assert_int_equal(set_gw(0, gw2), 0);
+	assert_int_equal(send_tcp(far, 12), 0);
+	ewyk_net_tx_flush(sh[0]);
+	assert_int_equal(sent(0, 0, out, 8), 1);
+	a = rte_pktmbuf_mtod_offset(out[0], struct rte_arp_hdr *, 14);
+	assert_int_equal(rte_be_to_cpu_16(a->arp_opcode), RTE_ARP_OP_REQUEST);
+	assert_int_equal(a->arp_data.arp_tip, rte_cpu_to_be_32(gw2));
+	rte_pktmbuf_free(out[0]);
+	arp_reply_from(gw2, &mac2);
+	check_tcp_frame(far, 12, &mac2);
+	assert_int_equal(set_gw(0, 0), 0);
 }
 
 void
