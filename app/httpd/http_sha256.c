@@ -17,10 +17,12 @@
  * The hashing job touches the buffer and the digest context only; the
  * connection is the holder's business.
  *
- * HTTP/2 streams take the route's fn form: the runtime gathers the body
- * (up to SHA_FN_MAX, 413 beyond) as its DATA frames arrive, granting
- * flow control as it goes whatever the lcores do, then the digest runs
- * as an EITHER task.
+ * HTTP/2 streams take the route's fn form with a body consumer: the
+ * runtime hands the body over piece by piece as its DATA frames arrive
+ * (up to SHA_FN_MAX, 413 beyond), each piece hashed by an EITHER job
+ * (sha_piece) into a state of the same pool, and reopens the stream's
+ * window as each piece is hashed; fn (sha_fn) then makes the digest.
+ * Memory per stream: one window of body, whatever the body size.
  */
 
 #include <errno.h>
@@ -334,20 +336,58 @@ sha_fini(struct ewyk_rt_shard *rs, void *arg)
 	sh->sha_st = NULL;
 }
 
+/* The fn form's body consumer: each piece into the request's digest
+ * state, taken from the shard's pool at the first (any lcore: pool and
+ * quota are atomic). */
+static int
+sha_piece(struct ewyk_rt_req *req, enum ewyk_strategy_mode mode, void *arg)
+{
+	struct httpd *h = arg;
+	struct sha_st *s = req->state;
+
+	RTE_SET_USED(mode);
+	if (s == NULL) {
+		s = ewyk_pool_get(h->sh[req->shard].sha_st);
+		if (s == NULL)
+			return -ENOBUFS; /* 500 */
+		s->sh = &h->sh[req->shard];
+		s->qtok = -1;
+		s->c = NULL;
+		req->state = s;
+		if (EVP_DigestInit_ex(s->md, EVP_sha256(), NULL) != 1)
+			return -EIO;
+	}
+	if (EVP_DigestUpdate(s->md, req->body, req->body_len) != 1)
+		return -EIO;
+	return 0;
+}
+
+static void
+sha_state_free(void *state, void *arg)
+{
+	RTE_SET_USED(arg);
+	sha_put(state);
+}
+
 static int
 sha_fn(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
 	enum ewyk_strategy_mode mode, void *arg)
 {
 	static const char hex[] = "0123456789abcdef";
+	struct sha_st *s = req->state;
 	unsigned char d[EVP_MAX_MD_SIZE];
 	unsigned int n = 0, i;
 	char out[2 * EVP_MAX_MD_SIZE + 1];
 
 	RTE_SET_USED(mode);
 	RTE_SET_USED(arg);
-	if (EVP_Digest(req->body != NULL ? req->body : "", req->body_len, d, &n,
-		    EVP_sha256(), NULL) != 1)
-		return -EIO; /* 500 */
+	if (s == NULL) {
+		/* no body */
+		if (EVP_Digest("", 0, d, &n, EVP_sha256(), NULL) != 1)
+			return -EIO; /* 500 */
+	} else if (EVP_DigestFinal_ex(s->md, d, &n) != 1) {
+		return -EIO;
+	}
 	for (i = 0; i < n; i++) {
 		out[2 * i] = hex[d[i] >> 4];
 		out[2 * i + 1] = hex[d[i] & 15];
@@ -368,6 +408,8 @@ http_sha256_register(struct httpd *h)
 		.fn = sha_fn,
 		.arg = h,
 		.max_body = SHA_FN_MAX,
+		.body = sha_piece,
+		.state_free = sha_state_free,
 	};
 	const struct ewyk_rt_module m = {
 		.name = "http sha256",
