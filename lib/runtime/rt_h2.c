@@ -8,10 +8,11 @@
  *
  *  1. the request hook (holder, while the connection reads frames): the
  *     head is copied into a task; a body the route reads (max_body) is
- *     gathered as its DATA frames arrive, the connection granting flow
- *     control for each within the shard's body budget (lib/http2), so a
- *     slow upload never waits for any lcore, and uploads beyond the
- *     budget wait on a zero window, not in memory;
+ *     streamed to the route's body consumer piece by piece (below), or,
+ *     without one, gathered as its DATA frames arrive, the connection
+ *     granting flow control for each within the shard's body budget
+ *     (lib/http2), so a slow upload never waits for any lcore, and
+ *     uploads beyond the budget wait on a zero window, not in memory;
  *  2. the task becomes a job of the route's invocation type: run in
  *     place (NON_BLOCKING: PIC), here after production moved (EPC),
  *     queued (PEC), refused (503), past its deadline (504);
