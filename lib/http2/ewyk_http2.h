@@ -34,6 +34,8 @@ extern "C" {
 struct rte_mbuf;
 struct rte_mempool;
 struct ewyk_tcp_conn;
+struct ewyk_http_peer;
+struct ewyk_http_quota;
 struct ewyk_twheel;
 
 /**
@@ -380,6 +382,26 @@ uint32_t ewyk_http2_stream_window(const struct ewyk_http2_stream *st);
  */
 int ewyk_http2_on_done(struct ewyk_http2_stream *st, ewyk_http2_done_fn fn,
 	void *arg);
+
+/**
+ * The peer of @p st's connection (address and port), taken once when the
+ * connection opened: no call into lib/tcp per stream.
+ *
+ * @return 0, -EINVAL, or -ENOTCONN (no peer known: @p p zeroed)
+ */
+int ewyk_http2_stream_peer(const struct ewyk_http2_stream *st,
+	struct ewyk_http_peer *p);
+
+/**
+ * The source of @p st's peer in @p q (ewyk_http_quota_source()), for
+ * ewyk_http_quota_take_source(): computed once per connection for each
+ * of the last two quotas asked, not once per stream.
+ *
+ * @return the source (>= 0), -EINVAL, or -ENOTCONN (no peer known: the
+ *   stream is held to no share)
+ */
+int ewyk_http2_stream_source(struct ewyk_http2_stream *st,
+	const struct ewyk_http_quota *q);
 
 /** @return the stream's id (odd: the client's) */
 int32_t ewyk_http2_stream_id(const struct ewyk_http2_stream *st);

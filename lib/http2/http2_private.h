@@ -14,6 +14,7 @@
 #include <rte_log.h>
 
 #include <ewyk_ctr.h>
+#include <ewyk_http_server.h>
 #include <ewyk_twheel.h>
 
 #include "ewyk_http2.h"
@@ -139,6 +140,12 @@ struct h2_conn {
 	/* the peer's source in the stream share (-1: none), and the
 	 * connection's unit of the connection share */
 	int st_src, qtok;
+	/* the peer, taken once (has_peer: known), and its sources in the
+	 * application's last two quotas (ewyk_http2_stream_source()) */
+	uint8_t has_peer, src_next;
+	struct ewyk_http_peer peer;
+	const struct ewyk_http_quota *src_q[2];
+	int src_v[2];
 	struct ewyk_http_header *hdrs; /* max_header_fields + 1 */
 	char *hbuf;                    /* max_header_list bytes */
 };

@@ -501,16 +501,17 @@ h2_read(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
 	return 0;
 }
 
-/* One unit of @p q for the peer of @p ti (NULL: no peer known, no
- * share): a token, -1 for none, or < -1 refused. */
+/* One unit of @p q for the peer of @p st (its source computed once per
+ * connection; no peer known: no share): a token, -1 for none, or < -1
+ * refused. */
 static int
-h2_take(struct ewyk_http_quota *q, const struct ewyk_tcp_conn_info *ti)
+h2_take(struct ewyk_http_quota *q, struct ewyk_http2_stream *st)
 {
-	int rc;
+	int rc = ewyk_http2_stream_source(st, q);
 
-	if (ti == NULL)
+	if (rc == -ENOTCONN)
 		return -1;
-	rc = ewyk_http_quota_take_source(q, ewyk_http_quota_source(q, ti));
+	rc = ewyk_http_quota_take_source(q, rc);
 	return rc >= 0 ? rc : -2;
 }
 
@@ -518,7 +519,7 @@ h2_take(struct ewyk_http_quota *q, const struct ewyk_tcp_conn_info *ti)
  * share of them, as HTTP/1.1's. */
 static int
 h2_req(struct ewyk_rt_shard *sh, struct http_task *t,
-	const struct ewyk_http_request *q, const struct ewyk_tcp_conn_info *ti)
+	const struct ewyk_http_request *q, struct ewyk_http2_stream *st)
 {
 	struct rt_http_shard *ws = sh->hs;
 	struct ewyk_rt_req_header *hdr;
@@ -528,7 +529,7 @@ h2_req(struct ewyk_rt_shard *sh, struct http_task *t,
 	ret = rt_req_copy(&t->req, q, sh->id, t->hdr, RTE_DIM(t->hdr), t->buf,
 		sizeof(t->buf));
 	if (ret != 0) {
-		t->large_tok = h2_take(ws->q_heads, ti);
+		t->large_tok = h2_take(ws->q_heads, st);
 		hdr = t->large_tok >= -1 ? ewyk_pool_get(ws->heads) : NULL;
 		if (hdr == NULL)
 			return -ENOBUFS; /* rt_task_put() gives the unit back */
@@ -564,9 +565,6 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	struct ewyk_rt_shard *sh = arg;
 	const struct ewyk_http_route *route;
 	const struct ewyk_rt_route *rr;
-	const struct ewyk_tcp_conn_info *ti = NULL;
-	struct ewyk_tcp_conn_info info;
-	struct ewyk_tcp_conn *tc;
 	struct http_task *t;
 	uint32_t allow = 0;
 	int rc, tok;
@@ -586,13 +584,8 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 		respond_small(st, 501, "Not Implemented over HTTP/2\n");
 		return 0;
 	}
-	tc = ewyk_http2_stream_tcp(st);
-	if (tc != NULL) {
-		ewyk_tcp_conn_info(tc, &info);
-		ti = &info;
-	}
 	/* No source holds more than its share of the tasks. */
-	tok = h2_take(sh->hs->q_tasks, ti);
+	tok = h2_take(sh->hs->q_tasks, st);
 	t = tok >= -1 ? ewyk_pool_get(sh->hs->tasks) : NULL;
 	if (t == NULL) {
 		ewyk_http_quota_give(sh->hs->q_tasks, tok);
@@ -613,9 +606,9 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	t->ring_head = t->piece = 0;
 	t->body_total = 0;
 	t->req.state = NULL;
-	rc = h2_req(sh, t, q, ti);
+	rc = h2_req(sh, t, q, st);
 	if (rc == 0)
-		(void)ewyk_http_tcp_peer(tc, &t->req.peer);
+		(void)ewyk_http2_stream_peer(st, &t->req.peer);
 	if (rc != 0) {
 		rt_task_put(t);
 		if (rc == -ENOBUFS) {
