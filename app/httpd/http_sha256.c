@@ -20,13 +20,16 @@
  * HTTP/2 streams take the route's fn form with a body consumer: the
  * runtime hands the body over piece by piece as its DATA frames arrive
  * (up to SHA_FN_MAX, 413 beyond), each piece hashed by an EITHER job
- * (sha_piece) into a state of the same pool, and reopens the stream's
- * window as each piece is hashed; fn (sha_fn) then makes the digest.
- * Memory per stream: one window of body, whatever the body size.
+ * (sha_piece) into a digest context of the shard's (one per dispatched
+ * task the runtime may hold, so no source can take another's: the
+ * tasks carry the per-source shares), and reopens the stream's window as
+ * each piece is hashed; fn (sha_fn) then makes the digest. Memory per
+ * stream: one window of body, whatever the body size.
  */
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -44,6 +47,14 @@
 #define SHA_MAX 256
 /* Largest body of the fn form (HTTP/2). */
 #define SHA_FN_MAX (64u << 20)
+/* Digest contexts of the fn form: one per task the runtime may hold. */
+#define SHA_MD_MAX EWYK_RT_HTTP_MAX_TASKS
+
+/* A digest context of the fn form. */
+struct sha_md {
+	EVP_MD_CTX *md;
+	struct ewyk_pool *pool;
+};
 
 struct sha_st {
 	struct ewyk_rt_job job; /* the hashing job */
@@ -263,6 +274,60 @@ sha_take_all(struct ewyk_pool *p, struct sha_st **all)
 	return n;
 }
 
+/* The fn form's digest contexts, each made now: none in the loop. */
+static int
+sha_md_init(struct ewyk_rt_shard *rs, struct httpd_shard *sh)
+{
+	struct ewyk_pool_params pp;
+	struct sha_md *m;
+	char name[32];
+	void **all;
+	unsigned int i, n = 0;
+	int rc = 0;
+
+	snprintf(name, sizeof(name), "http_sha_md_%u", ewyk_rt_shard_id(rs));
+	memset(&pp, 0, sizeof(pp));
+	pp.name = name;
+	pp.capacity = SHA_MD_MAX;
+	pp.obj_size = sizeof(struct sha_md);
+	pp.socket_id = ewyk_rt_shard_socket(rs);
+	pp.cache_size = 4;
+	sh->sha_md = ewyk_pool_create(&pp);
+	all = calloc(SHA_MD_MAX, sizeof(*all));
+	if (sh->sha_md == NULL || all == NULL) {
+		free(all);
+		fprintf(stderr, "error: sha256 digests of shard %u: no memory\n",
+			ewyk_rt_shard_id(rs));
+		return -ENOMEM;
+	}
+	while (n < SHA_MD_MAX && (all[n] = ewyk_pool_get(sh->sha_md)) != NULL)
+		n++;
+	for (i = 0; i < n; i++) {
+		m = all[i];
+		m->pool = sh->sha_md;
+		m->md = EVP_MD_CTX_new();
+		if (m->md == NULL)
+			rc = -ENOMEM;
+		ewyk_pool_put(sh->sha_md, m);
+	}
+	free(all);
+	return rc;
+}
+
+/* After every job: nobody holds a context. */
+static void
+sha_md_fini(struct httpd_shard *sh)
+{
+	struct sha_md *m;
+
+	if (sh->sha_md == NULL)
+		return;
+	while ((m = ewyk_pool_get(sh->sha_md)) != NULL)
+		EVP_MD_CTX_free(m->md);
+	ewyk_pool_free(sh->sha_md);
+	sh->sha_md = NULL;
+}
+
 /* The module: the shard's states, each with its digest context. */
 static int
 sha_init(struct ewyk_rt_shard *rs, void *arg)
@@ -304,6 +369,8 @@ sha_init(struct ewyk_rt_shard *rs, void *arg)
 			rc = -ENOMEM;
 		ewyk_pool_put(sh->sha_st, all[i]);
 	}
+	if (rc == 0)
+		rc = sha_md_init(rs, sh);
 	if (rc != 0)
 		fprintf(stderr,
 			"error: sha256 contexts of shard %u: no memory\n",
@@ -315,6 +382,7 @@ static void
 sha_depart(struct ewyk_rt_shard *rs, void *arg)
 {
 	ewyk_pool_cache_flush(httpd_shard(arg, rs)->sha_st);
+	ewyk_pool_cache_flush(httpd_shard(arg, rs)->sha_md);
 }
 
 /* After the HTTP server and every job: nobody holds a state. */
@@ -327,6 +395,7 @@ sha_fini(struct ewyk_rt_shard *rs, void *arg)
 
 	ewyk_http_quota_free(sh->q_sha);
 	sh->q_sha = NULL;
+	sha_md_fini(sh);
 	if (sh->sha_st == NULL)
 		return;
 	n = sha_take_all(sh->sha_st, all);
@@ -337,22 +406,19 @@ sha_fini(struct ewyk_rt_shard *rs, void *arg)
 }
 
 /* The fn form's body consumer: each piece into the request's digest
- * state, taken from the shard's pool at the first (any lcore: pool and
- * quota are atomic). */
+ * context, taken from the shard's pool at the first (any lcore: the
+ * pool is atomic). */
 static int
 sha_piece(struct ewyk_rt_req *req, enum ewyk_strategy_mode mode, void *arg)
 {
 	struct httpd *h = arg;
-	struct sha_st *s = req->state;
+	struct sha_md *s = req->state;
 
 	RTE_SET_USED(mode);
 	if (s == NULL) {
-		s = ewyk_pool_get(h->sh[req->shard].sha_st);
+		s = ewyk_pool_get(h->sh[req->shard].sha_md);
 		if (s == NULL)
-			return -ENOBUFS; /* 500 */
-		s->sh = &h->sh[req->shard];
-		s->qtok = -1;
-		s->c = NULL;
+			return -ENOBUFS; /* 500: not while tasks are bounded */
 		req->state = s;
 		if (EVP_DigestInit_ex(s->md, EVP_sha256(), NULL) != 1)
 			return -EIO;
@@ -365,8 +431,10 @@ sha_piece(struct ewyk_rt_req *req, enum ewyk_strategy_mode mode, void *arg)
 static void
 sha_state_free(void *state, void *arg)
 {
+	struct sha_md *s = state;
+
 	RTE_SET_USED(arg);
-	sha_put(state);
+	ewyk_pool_put(s->pool, s);
 }
 
 static int
@@ -374,7 +442,7 @@ sha_fn(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
 	enum ewyk_strategy_mode mode, void *arg)
 {
 	static const char hex[] = "0123456789abcdef";
-	struct sha_st *s = req->state;
+	const struct sha_md *s = req->state;
 	unsigned char d[EVP_MAX_MD_SIZE];
 	unsigned int n = 0, i;
 	char out[2 * EVP_MAX_MD_SIZE + 1];
