@@ -296,7 +296,8 @@ sha_md_init(struct ewyk_rt_shard *rs, struct httpd_shard *sh)
 	all = calloc(SHA_MD_MAX, sizeof(*all));
 	if (sh->sha_md == NULL || all == NULL) {
 		free(all);
-		fprintf(stderr, "error: sha256 digests of shard %u: no memory\n",
+		fprintf(stderr,
+			"error: sha256 digests of shard %u: no memory\n",
 			ewyk_rt_shard_id(rs));
 		return -ENOMEM;
 	}
