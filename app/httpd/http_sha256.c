@@ -17,14 +17,19 @@
  * The hashing job touches the buffer and the digest context only; the
  * connection is the holder's business.
  *
- * HTTP/2 streams take the route's fn form: the runtime gathers the body
- * (up to SHA_FN_MAX, 413 beyond) as its DATA frames arrive, granting
- * flow control as it goes whatever the lcores do, then the digest runs
- * as an EITHER task.
+ * HTTP/2 streams take the route's fn form with a body consumer: the
+ * runtime hands the body over piece by piece as its DATA frames arrive
+ * (up to SHA_FN_MAX, 413 beyond), each piece hashed by an EITHER job
+ * (sha_piece) into a digest context of the shard's (one per dispatched
+ * task the runtime may hold, so no source can take another's: the
+ * tasks carry the per-source shares), and reopens the stream's window as
+ * each piece is hashed; fn (sha_fn) then makes the digest. Memory per
+ * stream: one window of body, whatever the body size.
  */
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -42,6 +47,14 @@
 #define SHA_MAX 256
 /* Largest body of the fn form (HTTP/2). */
 #define SHA_FN_MAX (64u << 20)
+/* Digest contexts of the fn form: one per task the runtime may hold. */
+#define SHA_MD_MAX EWYK_RT_HTTP_MAX_TASKS
+
+/* A digest context of the fn form. */
+struct sha_md {
+	EVP_MD_CTX *md;
+	struct ewyk_pool *pool;
+};
 
 struct sha_st {
 	struct ewyk_rt_job job; /* the hashing job */
@@ -261,6 +274,61 @@ sha_take_all(struct ewyk_pool *p, struct sha_st **all)
 	return n;
 }
 
+/* The fn form's digest contexts, each made now: none in the loop. */
+static int
+sha_md_init(struct ewyk_rt_shard *rs, struct httpd_shard *sh)
+{
+	struct ewyk_pool_params pp;
+	struct sha_md *m;
+	char name[32];
+	void **all;
+	unsigned int i, n = 0;
+	int rc = 0;
+
+	snprintf(name, sizeof(name), "http_sha_md_%u", ewyk_rt_shard_id(rs));
+	memset(&pp, 0, sizeof(pp));
+	pp.name = name;
+	pp.capacity = SHA_MD_MAX;
+	pp.obj_size = sizeof(struct sha_md);
+	pp.socket_id = ewyk_rt_shard_socket(rs);
+	pp.cache_size = 4;
+	sh->sha_md = ewyk_pool_create(&pp);
+	all = calloc(SHA_MD_MAX, sizeof(*all));
+	if (sh->sha_md == NULL || all == NULL) {
+		free(all);
+		fprintf(stderr,
+			"error: sha256 digests of shard %u: no memory\n",
+			ewyk_rt_shard_id(rs));
+		return -ENOMEM;
+	}
+	while (n < SHA_MD_MAX && (all[n] = ewyk_pool_get(sh->sha_md)) != NULL)
+		n++;
+	for (i = 0; i < n; i++) {
+		m = all[i];
+		m->pool = sh->sha_md;
+		m->md = EVP_MD_CTX_new();
+		if (m->md == NULL)
+			rc = -ENOMEM;
+		ewyk_pool_put(sh->sha_md, m);
+	}
+	free(all);
+	return rc;
+}
+
+/* After every job: nobody holds a context. */
+static void
+sha_md_fini(struct httpd_shard *sh)
+{
+	struct sha_md *m;
+
+	if (sh->sha_md == NULL)
+		return;
+	while ((m = ewyk_pool_get(sh->sha_md)) != NULL)
+		EVP_MD_CTX_free(m->md);
+	ewyk_pool_free(sh->sha_md);
+	sh->sha_md = NULL;
+}
+
 /* The module: the shard's states, each with its digest context. */
 static int
 sha_init(struct ewyk_rt_shard *rs, void *arg)
@@ -302,6 +370,8 @@ sha_init(struct ewyk_rt_shard *rs, void *arg)
 			rc = -ENOMEM;
 		ewyk_pool_put(sh->sha_st, all[i]);
 	}
+	if (rc == 0)
+		rc = sha_md_init(rs, sh);
 	if (rc != 0)
 		fprintf(stderr,
 			"error: sha256 contexts of shard %u: no memory\n",
@@ -313,6 +383,7 @@ static void
 sha_depart(struct ewyk_rt_shard *rs, void *arg)
 {
 	ewyk_pool_cache_flush(httpd_shard(arg, rs)->sha_st);
+	ewyk_pool_cache_flush(httpd_shard(arg, rs)->sha_md);
 }
 
 /* After the HTTP server and every job: nobody holds a state. */
@@ -325,6 +396,7 @@ sha_fini(struct ewyk_rt_shard *rs, void *arg)
 
 	ewyk_http_quota_free(sh->q_sha);
 	sh->q_sha = NULL;
+	sha_md_fini(sh);
 	if (sh->sha_st == NULL)
 		return;
 	n = sha_take_all(sh->sha_st, all);
@@ -334,20 +406,57 @@ sha_fini(struct ewyk_rt_shard *rs, void *arg)
 	sh->sha_st = NULL;
 }
 
+/* The fn form's body consumer: each piece into the request's digest
+ * context, taken from the shard's pool at the first (any lcore: the
+ * pool is atomic). */
+static int
+sha_piece(struct ewyk_rt_req *req, enum ewyk_strategy_mode mode, void *arg)
+{
+	struct httpd *h = arg;
+	struct sha_md *s = req->state;
+
+	RTE_SET_USED(mode);
+	if (s == NULL) {
+		s = ewyk_pool_get(h->sh[req->shard].sha_md);
+		if (s == NULL)
+			return -ENOBUFS; /* 500: not while tasks are bounded */
+		req->state = s;
+		if (EVP_DigestInit_ex(s->md, EVP_sha256(), NULL) != 1)
+			return -EIO;
+	}
+	if (EVP_DigestUpdate(s->md, req->body, req->body_len) != 1)
+		return -EIO;
+	return 0;
+}
+
+static void
+sha_state_free(void *state, void *arg)
+{
+	struct sha_md *s = state;
+
+	RTE_SET_USED(arg);
+	ewyk_pool_put(s->pool, s);
+}
+
 static int
 sha_fn(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
 	enum ewyk_strategy_mode mode, void *arg)
 {
 	static const char hex[] = "0123456789abcdef";
+	const struct sha_md *s = req->state;
 	unsigned char d[EVP_MAX_MD_SIZE];
 	unsigned int n = 0, i;
 	char out[2 * EVP_MAX_MD_SIZE + 1];
 
 	RTE_SET_USED(mode);
 	RTE_SET_USED(arg);
-	if (EVP_Digest(req->body != NULL ? req->body : "", req->body_len, d, &n,
-		    EVP_sha256(), NULL) != 1)
-		return -EIO; /* 500 */
+	if (s == NULL) {
+		/* no body */
+		if (EVP_Digest("", 0, d, &n, EVP_sha256(), NULL) != 1)
+			return -EIO; /* 500 */
+	} else if (EVP_DigestFinal_ex(s->md, d, &n) != 1) {
+		return -EIO;
+	}
 	for (i = 0; i < n; i++) {
 		out[2 * i] = hex[d[i] >> 4];
 		out[2 * i + 1] = hex[d[i] & 15];
@@ -368,6 +477,8 @@ http_sha256_register(struct httpd *h)
 		.fn = sha_fn,
 		.arg = h,
 		.max_body = SHA_FN_MAX,
+		.body = sha_piece,
+		.state_free = sha_state_free,
 	};
 	const struct ewyk_rt_module m = {
 		.name = "http sha256",

@@ -41,6 +41,7 @@ struct httpd_shard {
 	struct ewyk_pool *tasks;   /* slow-echo task objects */
 	struct ewyk_pool *echo_st; /* POST /echo buffers */
 	struct ewyk_pool *sha_st;  /* POST /sha256 buffers and digests */
+	struct ewyk_pool *sha_md;  /* ... digests of its fn form (HTTP/2) */
 	struct ewyk_http_quota *q_echo, *q_sha; /* per-source shares */
 };
 

@@ -200,22 +200,19 @@ def hdrs(path, method="GET", extra=()):
             (":authority", "ewyk"), (":path", path)] + list(extra)
 
 
-def case_trickle(host):
-    """POST /sha256, 3 MB in 16 kB pieces every 20 ms, as the windows
-    allow: the server must keep granting them."""
-    size, piece = 3 * 1024 * 1024, 16384
-    body = bytes((i * 7) & 0xff for i in range(size))
-    s, c = h2_open(host)
-    sid = c.get_next_available_stream_id()
-    c.send_headers(sid, hdrs("/sha256", "POST",
-                             [("content-length", str(size))]))
-    s.sendall(c.data_to_send())
+def _send_and_read(s, c, sid, body, piece=None, wait=0.05, limit=60):
+    """Send ``body`` on stream ``sid`` as the windows allow (at most
+    ``piece`` bytes a round, a round every ``wait`` seconds or as soon
+    as bytes come), ending the stream, and read its response. Returns a
+    dict: status, body, bytes sent, WINDOW_UPDATEs received, seconds."""
+    size = len(body)
     sent, got, status, wu, done = 0, b"", 0, 0, False
-    s.settimeout(0.02)
+    s.settimeout(wait)
     t0 = time.monotonic()
-    while not done and time.monotonic() - t0 < 50:
+    while not done and time.monotonic() - t0 < limit:
         if sent < size:
-            n = min(piece, size - sent, c.local_flow_control_window(sid),
+            n = min(piece or size, size - sent,
+                    c.local_flow_control_window(sid),
                     c.max_outbound_frame_size)
             if n > 0:
                 c.send_data(sid, body[sent:sent + n],
@@ -236,15 +233,29 @@ def case_trickle(host):
             elif isinstance(ev, h2.events.DataReceived):
                 got += ev.data
                 c.acknowledge_received_data(len(ev.data), ev.stream_id)
-            elif isinstance(ev, h2.events.StreamEnded):
-                done = True
-            elif isinstance(ev, h2.events.StreamReset):
+            elif isinstance(ev, (h2.events.StreamEnded,
+                                 h2.events.StreamReset)):
                 done = True
         s.sendall(c.data_to_send())
-    return {"status": status, "digest": got.decode().strip(),
-            "expect": hashlib.sha256(body).hexdigest(), "sent": sent,
-            "window_updates": wu,
-            "seconds": round(time.monotonic() - t0, 2)}
+    return {"status": status, "body": got, "sent": sent,
+            "window_updates": wu, "seconds": round(time.monotonic() - t0, 2)}
+
+
+def case_trickle(host):
+    """POST /sha256, 3 MB in 16 kB pieces every 20 ms, as the windows
+    allow: the server must keep granting them."""
+    size, piece = 3 * 1024 * 1024, 16384
+    body = bytes((i * 7) & 0xff for i in range(size))
+    s, c = h2_open(host)
+    sid = c.get_next_available_stream_id()
+    c.send_headers(sid, hdrs("/sha256", "POST",
+                             [("content-length", str(size))]))
+    s.sendall(c.data_to_send())
+    r = _send_and_read(s, c, sid, body, piece=piece, wait=0.02, limit=50)
+    return {"status": r["status"], "digest": r["body"].decode().strip(),
+            "expect": hashlib.sha256(body).hexdigest(), "sent": r["sent"],
+            "window_updates": r["window_updates"],
+            "seconds": r["seconds"]}
 
 
 def case_mixed(host):
@@ -371,20 +382,21 @@ def _upload(s, c, sids, body, each, stall=1.0, limit=60):
     return sum(sent.values()), wu_conn
 
 
-def case_budget(host, other_src, streams="8", each=str(2 << 20),
-                hold="3"):
-    """One source opens ``streams`` POST /sha256 of ``each`` bytes and
-    sends their bodies (all but the last byte) as the windows allow, past
-    its share of the shard's body budget: it stalls on a zero window.
-    Meanwhile a client from ``other_src`` uploads 3 MB to /sha256. The
-    first holds its streams ``hold`` seconds more, then resets."""
+def case_budget(host, other_src, streams="8", each=str(1 << 20),
+                hold="3", path="/echo"):
+    """One source opens ``streams`` POST ``path`` (a route whose body is
+    gathered) of ``each`` bytes and sends their bodies (all but the last
+    byte) as the windows allow, past its share of the shard's body
+    budget: it stalls on a zero window. Meanwhile a client from
+    ``other_src`` uploads 3 MB to /sha256 (streamed). The first holds its
+    streams ``hold`` seconds more, then resets."""
     streams, each = int(streams), int(each)
     body = b"y" * 16384
     s, c = h2_open(host)
     sids = []
     for _ in range(streams):
         sid = c.get_next_available_stream_id()
-        c.send_headers(sid, hdrs("/sha256", "POST",
+        c.send_headers(sid, hdrs(path, "POST",
                                  [("content-length", str(each))]))
         sids.append(sid)
     s.sendall(c.data_to_send())
@@ -401,32 +413,7 @@ def case_budget(host, other_src, streams="8", each=str(2 << 20),
     c2.send_headers(sid2, hdrs("/sha256", "POST",
                                [("content-length", str(size))]))
     s2.sendall(c2.data_to_send())
-    off, got, status, done = 0, b"", 0, False
-    s2.settimeout(0.05)
-    t0 = time.monotonic()
-    while not done and time.monotonic() - t0 < 60:
-        n = min(size - off, c2.local_flow_control_window(sid2),
-                c2.max_outbound_frame_size)
-        if n > 0:
-            c2.send_data(sid2, up[off:off + n], end_stream=off + n == size)
-            off += n
-        s2.sendall(c2.data_to_send())
-        try:
-            d = s2.recv(65536)
-        except socket.timeout:
-            continue
-        if not d:
-            break
-        for ev in c2.receive_data(d):
-            if isinstance(ev, h2.events.ResponseReceived):
-                status = int(dict(ev.headers)[":status"])
-            elif isinstance(ev, h2.events.DataReceived):
-                got += ev.data
-                c2.acknowledge_received_data(len(ev.data), ev.stream_id)
-            elif isinstance(ev, (h2.events.StreamEnded,
-                                 h2.events.StreamReset)):
-                done = True
-        s2.sendall(c2.data_to_send())
+    r = _send_and_read(s2, c2, sid2, up)
     s2.close()
     # still stalled: nothing more granted meanwhile
     sent2, wu2 = _upload(s, c, sids, body, each, stall=0.5)
@@ -434,9 +421,10 @@ def case_budget(host, other_src, streams="8", each=str(2 << 20),
     s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     s.close()
     return {"sent": sent + sent2, "conn_window": 65535 + wu_conn + wu2,
-            "other_status": status, "other_digest": got.decode().strip(),
+            "other_status": r["status"],
+            "other_digest": r["body"].decode().strip(),
             "other_expect": hashlib.sha256(up).hexdigest(),
-            "other_seconds": round(time.monotonic() - t0, 2)}
+            "other_seconds": r["seconds"]}
 
 
 def main():

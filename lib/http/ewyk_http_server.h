@@ -593,6 +593,17 @@ int ewyk_http_conn_peer(const struct ewyk_http_conn *c,
 int ewyk_http_tcp_peer(struct ewyk_tcp_conn *tc, struct ewyk_http_peer *p);
 
 /**
+ * The peer of a TCP connection from what lib/tcp told of it
+ * (ewyk_tcp_conn_info()), for a caller that keeps that.
+ *
+ * @param ti  the connection's information
+ * @param p   filled in
+ * @return 0, or -EINVAL
+ */
+int ewyk_http_peer_from_info(const struct ewyk_tcp_conn_info *ti,
+	struct ewyk_http_peer *p);
+
+/**
  * Write a peer's address as text (dotted quad, or RFC 5952 IPv6 without
  * brackets or port).
  *

@@ -353,12 +353,22 @@ ewyk_http_tcp_peer(struct ewyk_tcp_conn *tc, struct ewyk_http_peer *p)
 	if (tc == NULL)
 		return -ENOTCONN;
 	ewyk_tcp_conn_info(tc, &ti);
-	p->ipv6 = ti.ipv6;
-	p->port = ti.remote_port;
-	if (ti.ipv6)
-		memcpy(p->addr, ti.remote_ip6, 16);
+	return ewyk_http_peer_from_info(&ti, p);
+}
+
+int
+ewyk_http_peer_from_info(const struct ewyk_tcp_conn_info *ti,
+	struct ewyk_http_peer *p)
+{
+	if (ti == NULL || p == NULL)
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	p->ipv6 = ti->ipv6;
+	p->port = ti->remote_port;
+	if (ti->ipv6)
+		memcpy(p->addr, ti->remote_ip6, 16);
 	else
-		memcpy(p->addr, &ti.remote_ip, 4);
+		memcpy(p->addr, &ti->remote_ip, 4);
 	return 0;
 }
 

@@ -34,6 +34,8 @@ extern "C" {
 struct rte_mbuf;
 struct rte_mempool;
 struct ewyk_tcp_conn;
+struct ewyk_http_peer;
+struct ewyk_http_quota;
 struct ewyk_twheel;
 
 /**
@@ -334,12 +336,72 @@ int ewyk_http2_read_body(struct ewyk_http2_stream *st, ewyk_http2_body_fn cb,
 	void *arg);
 
 /**
+ * Read the request body streamed (during on_request): as
+ * ewyk_http2_read_body(), but what @p cb is given stays held until it is
+ * released (ewyk_http2_body_release()), and only then is the stream's
+ * window reopened for it. The connection's window reopens as bytes
+ * arrive, within the body budget (beyond it they are owed, as gathered
+ * bodies' are). So a consumer that keeps up takes the body at the
+ * peer's pace, one that falls behind holds at most the stream's window
+ * (ewyk_http2_stream_window()), whatever the body's size; while it holds
+ * bytes the body's pace rule (body_min_rate) waits for it, not for the
+ * peer.
+ *
+ * @return 0, -ENOENT (no body) or -EINVAL
+ */
+int ewyk_http2_read_body_stream(struct ewyk_http2_stream *st,
+	ewyk_http2_body_fn cb, void *arg);
+
+/**
+ * A streamed body's consumer is done with @p n more of the bytes it was
+ * given (in order): they leave the body budget and the stream's window
+ * reopens for them (a WINDOW_UPDATE once half a window is released).
+ *
+ * @return 0, or -EINVAL (no stream, or its body is not streamed)
+ */
+int ewyk_http2_body_release(struct ewyk_http2_stream *st, uint64_t n);
+
+/**
+ * Stop reading the request body: the consumer is called no more, what a
+ * streamed one holds is released, and the rest of the body is dropped
+ * with its window granted at once; once the stream's response is
+ * complete the peer is told to stop (RST_STREAM NO_ERROR).
+ *
+ * @return 0, or -EINVAL
+ */
+int ewyk_http2_body_stop(struct ewyk_http2_stream *st);
+
+/** @return the window a stream's peer may send without a WINDOW_UPDATE
+ *  (SETTINGS_INITIAL_WINDOW_SIZE: initial_window) */
+uint32_t ewyk_http2_stream_window(const struct ewyk_http2_stream *st);
+
+/**
  * Be told once when the stream ends (ewyk_http2_done_fn).
  *
  * @return 0, or -EINVAL
  */
 int ewyk_http2_on_done(struct ewyk_http2_stream *st, ewyk_http2_done_fn fn,
 	void *arg);
+
+/**
+ * The peer of @p st's connection (address and port), taken once when the
+ * connection opened: no call into lib/tcp per stream.
+ *
+ * @return 0, -EINVAL, or -ENOTCONN (no peer known: @p p zeroed)
+ */
+int ewyk_http2_stream_peer(const struct ewyk_http2_stream *st,
+	struct ewyk_http_peer *p);
+
+/**
+ * The source of @p st's peer in @p q (ewyk_http_quota_source()), for
+ * ewyk_http_quota_take_source(): computed once per connection for each
+ * of the last two quotas asked, not once per stream.
+ *
+ * @return the source (>= 0), -EINVAL, or -ENOTCONN (no peer known: the
+ *   stream is held to no share)
+ */
+int ewyk_http2_stream_source(struct ewyk_http2_stream *st,
+	const struct ewyk_http_quota *q);
 
 /** @return the stream's id (odd: the client's) */
 int32_t ewyk_http2_stream_id(const struct ewyk_http2_stream *st);

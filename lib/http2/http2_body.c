@@ -17,6 +17,13 @@
  * their way in.
  * Payloads nobody consumes (no consumer, a stream gone) are consumed at
  * once: they are not held.
+ *
+ * A streamed body (ewyk_http2_read_body_stream()) is held only until its
+ * consumer releases it (ewyk_http2_body_release()): within the budget its
+ * connection's window is reopened as bytes arrive, its stream's window
+ * only as they are released, so a consumer that falls behind holds at
+ * most one stream window, and the time it holds bytes is not the peer's
+ * slowness (the pace rule waits for the consumer to catch up).
  */
 
 #include <rte_cycles.h>
@@ -49,7 +56,12 @@ body_grant(struct ewyk_http2_stream *st, uint64_t n)
 	s->body_granted += n;
 	if (c->st_src >= 0)
 		s->body_src[c->st_src] += n;
-	if (c->sess != NULL && !c->gone)
+	if (c->sess == NULL || c->gone)
+		return;
+	/* a streamed body's stream window reopens as it is released */
+	if (st->body_stream)
+		(void)nghttp2_session_consume_connection(c->sess, n);
+	else
 		(void)nghttp2_session_consume(c->sess, st->id, n);
 }
 
@@ -58,20 +70,15 @@ wait_del(struct ewyk_http2_stream *st)
 {
 	struct ewyk_http2_server *s = st->c->srv;
 
-	if (st->wprev != NULL)
-		st->wprev->wnext = st->wnext;
-	else
-		s->wait_head = st->wnext;
-	if (st->wnext != NULL)
-		st->wnext->wprev = st->wprev;
-	else
-		s->wait_tail = st->wprev;
-	st->wprev = st->wnext = NULL;
+	TAILQ_REMOVE(&s->wait, st, wlink);
 	st->waiting = 0;
 	/* The window was ours to withhold: the wait is not the peer's
-	 * slowness, its gap clock starts again. */
-	st->body_last = rte_get_tsc_cycles();
-	st->body_waited += st->body_last - st->wait_since;
+	 * slowness, its gap clock starts again (a streamed body's runs
+	 * again when its consumer has released all: h2_body_release()). */
+	if (!st->body_stream) {
+		st->body_last = rte_get_tsc_cycles();
+		st->body_waited += st->body_last - st->wait_since;
+	}
 	ewyk_ctr_sub(&s->ctr[EWYK_HTTP2_C_BODY_WAITING], 1);
 }
 
@@ -87,6 +94,9 @@ h2_body_in(struct ewyk_http2_stream *st, uint32_t len)
 	st->body_last = rte_get_tsc_cycles();
 	if (st->body_first == 0)
 		st->body_first = st->body_last;
+	if (st->body_stream && st->body_granted + st->body_owed == 0)
+		st->hold_since = st->body_last;
+	st->body_rx += len;
 	if (!st->waiting) {
 		n = RTE_MIN((uint64_t)len, body_room(st, &src_full));
 		if (n > 0)
@@ -102,13 +112,7 @@ h2_body_in(struct ewyk_http2_stream *st, uint32_t len)
 		H2_CTR(s, BODY_WAITING, 1);
 		st->waiting = 1;
 		st->wait_since = rte_get_tsc_cycles();
-		st->wnext = NULL;
-		st->wprev = s->wait_tail;
-		if (s->wait_tail != NULL)
-			s->wait_tail->wnext = st;
-		else
-			s->wait_head = st;
-		s->wait_tail = st;
+		TAILQ_INSERT_TAIL(&s->wait, st, wlink);
 	}
 	st->body_owed += len;
 	H2_CTR(s, BODY_OWED, len);
@@ -132,8 +136,8 @@ body_regrant(struct ewyk_http2_server *s)
 	s->granting = 1;
 	do {
 		s->regrant = 0;
-		for (st = s->wait_head; st != NULL; st = next) {
-			next = st->wnext;
+		for (st = TAILQ_FIRST(&s->wait); st != NULL; st = next) {
+			next = TAILQ_NEXT(st, wlink);
 			n = RTE_MIN(st->body_owed, body_room(st, &src_full));
 			if (n == 0) {
 				if (!src_full)
@@ -183,7 +187,47 @@ h2_body_end(struct ewyk_http2_stream *st)
 	/* what was withheld goes back to the connection's window */
 	if (owed > 0 && c->sess != NULL && !c->gone)
 		(void)nghttp2_session_consume_connection(c->sess, owed);
-	if (granted > 0 && s->wait_head != NULL)
+	if (granted > 0 && !TAILQ_EMPTY(&s->wait))
+		body_regrant(s);
+}
+
+/* @p st's consumer released @p n of the bytes it holds (a streamed
+ * body): the owed ones first, their connection window reopened out of
+ * the budget, then granted ones back to the budget; the stream's window
+ * reopens for all @p n. */
+void
+h2_body_release(struct ewyk_http2_stream *st, uint64_t n)
+{
+	struct h2_conn *c = st->c;
+	struct ewyk_http2_server *s = c->srv;
+	uint64_t owed, granted, now;
+
+	n = RTE_MIN(n, st->body_granted + st->body_owed);
+	if (n == 0)
+		return;
+	owed = RTE_MIN(n, st->body_owed);
+	granted = n - owed;
+	st->body_owed -= owed;
+	st->body_granted -= granted;
+	ewyk_ctr_sub(&s->ctr[EWYK_HTTP2_C_BODY_HELD], n);
+	ewyk_ctr_sub(&s->ctr[EWYK_HTTP2_C_BODY_OWED], owed);
+	s->body_granted -= granted;
+	if (c->st_src >= 0)
+		s->body_src[c->st_src] -= granted;
+	if (st->waiting && st->body_owed == 0)
+		wait_del(st);
+	if (st->body_granted + st->body_owed == 0) {
+		/* caught up: from here a stall is the peer's */
+		now = rte_get_tsc_cycles();
+		st->body_waited += now - st->hold_since;
+		st->body_last = now;
+	}
+	if (c->sess != NULL && !c->gone) {
+		if (owed > 0)
+			(void)nghttp2_session_consume_connection(c->sess, owed);
+		(void)nghttp2_session_consume_stream(c->sess, st->id, n);
+	}
+	if (granted > 0 && !TAILQ_EMPTY(&s->wait))
 		body_regrant(s);
 }
 
@@ -194,9 +238,12 @@ static bool
 body_slow(const struct ewyk_http2_stream *st, uint64_t now, uint64_t lim)
 {
 	const struct ewyk_http2_server *s = st->c->srv;
-	uint64_t bytes = st->body_granted + st->body_owed, allow;
+	uint64_t bytes = st->body_rx, allow;
 
 	if (st->body_first == 0 || st->req_done || st->body_cut)
+		return false;
+	/* a streamed body's consumer is behind: the peer waits for us */
+	if (st->body_stream && st->body_granted + st->body_owed > 0)
 		return false;
 	if (now - st->body_last >= lim)
 		return true;

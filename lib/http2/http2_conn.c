@@ -431,6 +431,9 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 	}
 	i = s->conn_free;
 	c = &s->conns[i];
+	c->has_peer = tok >= 0 && ewyk_http_peer_from_info(&ti, &c->peer) == 0;
+	c->src_q[0] = c->src_q[1] = NULL;
+	c->src_next = 0;
 	if (nghttp2_session_server_new3(&c->sess, s->cbs, c, s->opt,
 		    H2_SESSION_MEM(s)) != 0) {
 		ewyk_http_quota_give(s->q_conns, tok);
@@ -544,4 +547,47 @@ h2_conn_gone(struct h2_conn *c)
 	c->next_free = s->conn_free;
 	s->conn_free = (uint32_t)(c - s->conns);
 	s->nconns--;
+}
+
+int
+ewyk_http2_stream_peer(const struct ewyk_http2_stream *st,
+	struct ewyk_http_peer *p)
+{
+	if (st == NULL || p == NULL || !st->used)
+		return -EINVAL;
+	if (!st->c->has_peer) {
+		memset(p, 0, sizeof(*p));
+		return -ENOTCONN;
+	}
+	*p = st->c->peer;
+	return 0;
+}
+
+int
+ewyk_http2_stream_source(struct ewyk_http2_stream *st,
+	const struct ewyk_http_quota *q)
+{
+	struct h2_conn *c;
+	struct ewyk_tcp_conn_info ti;
+	unsigned int i;
+	int src;
+
+	if (st == NULL || q == NULL || !st->used)
+		return -EINVAL;
+	c = st->c;
+	if (!c->has_peer)
+		return -ENOTCONN;
+	for (i = 0; i < RTE_DIM(c->src_q); i++)
+		if (c->src_q[i] == q)
+			return c->src_v[i];
+	if (c->io->peer == NULL || c->io->peer(c->io_arg, &ti) != 0)
+		return -ENOTCONN;
+	src = ewyk_http_quota_source(q, &ti);
+	if (src < 0)
+		return src;
+	i = c->src_next;
+	c->src_next = (uint8_t)((i + 1) % RTE_DIM(c->src_q));
+	c->src_q[i] = q;
+	c->src_v[i] = src;
+	return src;
 }

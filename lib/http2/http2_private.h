@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
 #include <nghttp2/nghttp2.h>
 
@@ -13,6 +14,7 @@
 #include <rte_log.h>
 
 #include <ewyk_ctr.h>
+#include <ewyk_http_server.h>
 #include <ewyk_twheel.h>
 
 #include "ewyk_http2.h"
@@ -93,15 +95,20 @@ struct ewyk_http2_stream {
 	uint32_t next_free;
 	int qtok; /* its unit of the source's stream share; -1: none */
 	/* its body in the budget (http2_body.c): bytes granted (consumed,
-	 * the window reopened) and held, bytes held but not granted yet;
-	 * the server's list of streams waiting for the budget */
+	 * the window reopened: the connection's only when streamed) and
+	 * held, bytes held but not granted yet; the server's list of
+	 * streams waiting for the budget */
 	uint64_t body_granted, body_owed;
+	uint64_t body_rx;    /* body bytes handed over in all */
 	uint64_t wait_since; /* TSC */
 	/* TSC of its body's first and latest DATA handed over; the time it
-	 * waited for the budget, not held against its rate */
-	uint64_t body_first, body_last, body_waited;
-	uint8_t body_cut; /* reset for its body's pace: not again */
-	struct ewyk_http2_stream *wprev, *wnext;
+	 * waited for the budget (or, streamed, for its consumer), not held
+	 * against its rate; since when a streamed body's consumer holds
+	 * bytes */
+	uint64_t body_first, body_last, body_waited, hold_since;
+	uint8_t body_cut;    /* reset for its body's pace: not again */
+	uint8_t body_stream; /* streamed: held until released */
+	TAILQ_ENTRY(ewyk_http2_stream) wlink;
 	uint8_t waiting;
 	uint32_t small_len;
 	char small[EWYK_HTTP2_RESPOND_MAX];
@@ -133,6 +140,12 @@ struct h2_conn {
 	/* the peer's source in the stream share (-1: none), and the
 	 * connection's unit of the connection share */
 	int st_src, qtok;
+	/* the peer, taken once (has_peer: known), and its sources in the
+	 * application's last two quotas (ewyk_http2_stream_source()) */
+	uint8_t has_peer, src_next;
+	struct ewyk_http_peer peer;
+	const struct ewyk_http_quota *src_q[2];
+	int src_v[2];
 	struct ewyk_http_header *hdrs; /* max_header_fields + 1 */
 	char *hbuf;                    /* max_header_list bytes */
 };
@@ -181,7 +194,7 @@ struct ewyk_http2_server {
 	 * stream share's sources), streams waiting, connections to flush */
 	uint64_t body_granted;
 	uint64_t *body_src;
-	struct ewyk_http2_stream *wait_head, *wait_tail;
+	TAILQ_HEAD(, ewyk_http2_stream) wait;
 	struct h2_conn *gflush;
 	uint8_t granting, regrant;
 	struct h2_mem mem;
@@ -215,6 +228,7 @@ int h2_upgrade_request(struct h2_conn *c, const struct ewyk_http_request *q);
 /* http2_body.c */
 void h2_body_in(struct ewyk_http2_stream *st, uint32_t len);
 void h2_body_end(struct ewyk_http2_stream *st);
+void h2_body_release(struct ewyk_http2_stream *st, uint64_t n);
 uint32_t h2_body_expire(struct h2_conn *c, uint64_t now);
 
 /* http2_mem.c */

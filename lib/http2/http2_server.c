@@ -415,6 +415,7 @@ ewyk_http2_server_create(const struct ewyk_http2_conf *conf)
 	conf_defaults(&s->conf);
 	h2_mem_init(&s->mem);
 	s->hz = rte_get_tsc_hz();
+	TAILQ_INIT(&s->wait);
 	s->conns = rte_zmalloc_socket("ewyk_http2_conns",
 		sizeof(*s->conns) * s->conf.max_conns, RTE_CACHE_LINE_SIZE, sk);
 	s->st = rte_zmalloc_socket("ewyk_http2_streams",

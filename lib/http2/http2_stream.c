@@ -332,6 +332,60 @@ ewyk_http2_read_body(struct ewyk_http2_stream *st, ewyk_http2_body_fn cb,
 }
 
 int
+ewyk_http2_read_body_stream(struct ewyk_http2_stream *st, ewyk_http2_body_fn cb,
+	void *arg)
+{
+	int rc = ewyk_http2_read_body(st, cb, arg);
+
+	if (rc == 0)
+		st->body_stream = 1;
+	return rc;
+}
+
+/* Send what a call from outside a receive pass left (WINDOW_UPDATE,
+ * RST_STREAM); a pass flushes at its end. */
+static void
+stream_flush(struct ewyk_http2_stream *st)
+{
+	if (!st->c->in_recv)
+		h2_conn_flush(st->c);
+}
+
+int
+ewyk_http2_body_release(struct ewyk_http2_stream *st, uint64_t n)
+{
+	if (st == NULL || !st->used || !st->body_stream)
+		return -EINVAL;
+	h2_body_release(st, n);
+	stream_flush(st);
+	return 0;
+}
+
+int
+ewyk_http2_body_stop(struct ewyk_http2_stream *st)
+{
+	struct h2_conn *c;
+
+	if (st == NULL || !st->used)
+		return -EINVAL;
+	c = st->c;
+	st->body_cb = NULL;
+	if (st->body_stream)
+		h2_body_release(st, st->body_granted + st->body_owed);
+	if (st->resp_done && !st->req_done && c->sess != NULL && !c->gone)
+		nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id,
+			NGHTTP2_NO_ERROR);
+	stream_flush(st);
+	return 0;
+}
+
+uint32_t
+ewyk_http2_stream_window(const struct ewyk_http2_stream *st)
+{
+	return st != NULL ? st->c->srv->conf.initial_window : 0;
+}
+
+int
 ewyk_http2_on_done(struct ewyk_http2_stream *st, ewyk_http2_done_fn fn,
 	void *arg)
 {
@@ -624,7 +678,25 @@ cb_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d,
 		(void)nghttp2_session_consume(sess, id, len);
 		return 0;
 	}
+	/* a streamed body's bytes are held before its consumer sees them:
+	 * it may release them at once */
+	if (st->body_stream)
+		h2_body_in(st, (uint32_t)len);
 	rc = st->body_cb(st, (const char *)d, (uint32_t)len, 0, st->body_arg);
+	if (rc != 0 && st->body_stream) {
+		/* released: the rest is dropped, the windows reopened */
+		st->body_cb = NULL;
+		h2_body_release(st, st->body_granted + st->body_owed);
+		if (rc < 0)
+			nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE, id,
+				NGHTTP2_CANCEL);
+		else if (st->resp_done && !st->req_done)
+			nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE, id,
+				NGHTTP2_NO_ERROR);
+		return 0;
+	}
+	if (st->body_stream)
+		return 0;
 	if (rc != 0) {
 		/* < 0: reset; 1: the rest is not kept (nor held) either */
 		st->body_cb = NULL;

@@ -646,9 +646,15 @@ struct ewyk_rt_req {
 	const char *query;     /**< after '?', "" when none */
 	const char *host;      /**< the request's host ("" when none) */
 	struct ewyk_rt_req_header *hdr; /**< fields */
-	/** The body the runtime read (the route's max_body), NULL: none. */
+	/** The body the runtime read (the route's max_body), NULL: none.
+	 *  For a route with a body consumer: the piece being consumed
+	 *  (ewyk_rt_http_body_fn), NULL when @p fn runs. */
 	const char *body;
 	uint32_t body_len; /**< its bytes */
+	/** A route's state for this request, set by its body consumer
+	 *  (NULL before), given to @p fn, released by the route's
+	 *  state_free when the request ends. */
+	void *state;
 	/** TSC of the deadline: past it the client has had its 504, so a
 	 *  function that waits should wait no longer. */
 	uint64_t deadline;
@@ -736,6 +742,30 @@ typedef int (*ewyk_rt_http_fn)(const struct ewyk_rt_req *req,
 	struct ewyk_rt_result *res, enum ewyk_strategy_mode mode, void *arg);
 
 /**
+ * A route's request body consumer: the body piece by piece, in order, as
+ * it arrives, before the route's fn runs (one piece at a time, never two
+ * at once, each where the route's invocation type says, as fn). HTTP/2
+ * streams hand each piece over as soon as its DATA frames are in and
+ * reopen the stream's window once the piece is consumed: the handler
+ * sees the start of a body before its end is sent, and a stream holds at
+ * most one window of body however large the body. HTTP/1.1 requests to
+ * an fn route hand the body over gathered, as one piece.
+ *
+ * @param req   the request: req->body and req->body_len the piece;
+ *              req->state is the route's to set (released by the
+ *              route's state_free when the request ends)
+ * @param mode  how it runs: PC, EPC or PEC may block, PIC must not
+ * @param arg   the route's argument
+ * @return 0, or a negative errno: the request is answered 500 and the
+ *   rest of its body dropped
+ */
+typedef int (*ewyk_rt_http_body_fn)(struct ewyk_rt_req *req,
+	enum ewyk_strategy_mode mode, void *arg);
+
+/** Release a request's route state (ewyk_rt_req.state); on any lcore. */
+typedef void (*ewyk_rt_http_state_free_fn)(void *state, void *arg);
+
+/**
  * A route. Either @p fn (the runtime's model: a copy of the request and
  * a result, anywhere) or @p raw (lib/http's handler, in place on the
  * holder with the connection itself, zero-copy: for hot routes and for
@@ -753,6 +783,12 @@ struct ewyk_rt_route {
 	/** Request body read for @p fn before it runs, at most (413
 	 *  beyond); 0: the body is read and dropped. */
 	uint32_t max_body;
+	/** Or, with @p max_body, the body handed to this consumer as it
+	 *  arrives (streamed over HTTP/2), @p fn running after its end
+	 *  with req->body NULL; NULL: the body is gathered for @p fn. */
+	ewyk_rt_http_body_fn body;
+	/** Releases req->state when the request ends (may be NULL). */
+	ewyk_rt_http_state_free_fn state_free;
 };
 
 /**

@@ -85,7 +85,7 @@ static const char std_usage[] =
 	"                          of --http-max-heads)\n"
 	"  --h2-body-budget N      HTTP/2 request body bytes a shard holds, a quarter per peer\n"
 	"                          address; beyond, WINDOW_UPDATEs wait (default: 64 MiB, or 4x\n"
-	"                          the largest route max_body)\n";
+	"                          the largest max_body a route gathers)\n";
 
 /* Options without a short form. */
 enum {

@@ -255,6 +255,9 @@ rt_task_put(struct http_task *t)
 	t->large = NULL;
 	rte_free(t->body);
 	t->body = NULL;
+	if (t->req.state != NULL && t->route->state_free != NULL)
+		t->route->state_free(t->req.state, t->route->arg);
+	t->req.state = NULL;
 	/* from any lcore: the quotas' counts are atomic */
 	ewyk_http_quota_give(ws->q_heads, t->large_tok);
 	ewyk_http_quota_give(ws->q_tasks, t->qtok);
@@ -277,6 +280,14 @@ rt_task_run(struct ewyk_rt_job *j, enum ewyk_strategy_mode mode)
 	struct http_task *t = container_of(j, struct http_task, job);
 	int rc;
 
+	/* a consumer takes a gathered body as one piece, then fn runs */
+	if (t->route->body != NULL && t->req.body_len > 0) {
+		rc = t->route->body(&t->req, mode, t->route->arg);
+		t->req.body = NULL;
+		t->req.body_len = 0;
+		if (rc != 0)
+			return rc < 0 ? rc : -EIO;
+	}
 	rc = t->route->fn(&t->req, &t->res, mode, t->route->arg);
 	if (rc != 0) {
 		ewyk_rt_result_release(&t->res);
@@ -510,6 +521,9 @@ rt_dispatch(void *arg, struct ewyk_http_conn *c,
 	t->body = NULL;
 	t->body_len = t->body_cap = 0;
 	t->refused = 0;
+	t->req.state = NULL;
+	t->req.body = NULL;
+	t->req.body_len = 0;
 	rc = task_req(sh, t, q, c);
 	if (rc != 0) {
 		t->large = NULL;

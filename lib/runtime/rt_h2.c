@@ -8,10 +8,11 @@
  *
  *  1. the request hook (holder, while the connection reads frames): the
  *     head is copied into a task; a body the route reads (max_body) is
- *     gathered as its DATA frames arrive, the connection granting flow
- *     control for each within the shard's body budget (lib/http2), so a
- *     slow upload never waits for any lcore, and uploads beyond the
- *     budget wait on a zero window, not in memory;
+ *     streamed to the route's body consumer piece by piece (below), or,
+ *     without one, gathered as its DATA frames arrive, the connection
+ *     granting flow control for each within the shard's body budget
+ *     (lib/http2), so a slow upload never waits for any lcore, and
+ *     uploads beyond the budget wait on a zero window, not in memory;
  *  2. the task becomes a job of the route's invocation type: run in
  *     place (NON_BLOCKING: PIC), here after production moved (EPC),
  *     queued (PEC), refused (503), past its deadline (504);
@@ -141,17 +142,8 @@ static const struct ewyk_rt_job_ops h2_ops[] = RT_TASK_OPS(h2_job_done);
 static void
 wait_unlink(struct http_task *t)
 {
-	struct rt_http_shard *ws = t->sh->hs;
-
-	if (t->wprev != NULL)
-		t->wprev->wnext = t->wnext;
-	else
-		ws->h2_wait_head = t->wnext;
-	if (t->wnext != NULL)
-		t->wnext->wprev = t->wprev;
-	else
-		ws->h2_wait_tail = t->wprev;
-	t->wprev = t->wnext = NULL;
+	TAILQ_REMOVE(&t->sh->hs->h2_wait, t, wlink);
+	t->waiting = 0;
 }
 
 /* The stream went while its task waited to start. */
@@ -166,16 +158,34 @@ h2_wait_end(struct ewyk_http2_stream *st, int aborted, void *arg)
 	rt_task_put(t);
 }
 
+/* This iteration's burst is full: the next ones start @p t's job. */
+static void
+wait_add(struct http_task *t)
+{
+	TAILQ_INSERT_TAIL(&t->sh->hs->h2_wait, t, wlink);
+	t->waiting = 1;
+	ewyk_http2_on_done(t->st, h2_wait_end, t);
+}
+
+/* The stream ended while its body was read (reset, refused). */
+static void
+h2_read_end(struct ewyk_http2_stream *st, int aborted, void *arg)
+{
+	RTE_SET_USED(st);
+	RTE_SET_USED(aborted);
+	rt_task_put(arg);
+}
+
 /* Step 2. 0, or -ENOBUFS (the task is freed; the caller answers 503). */
 static int
 h2_start(struct http_task *t)
 {
 	struct ewyk_rt_shard *sh = t->sh;
-	struct rt_http_shard *ws = sh->hs;
 	int rc;
 
-	t->req.body = t->body;
-	t->req.body_len = t->body_len;
+	/* a streamed body was consumed piece by piece: fn runs without */
+	t->req.body = t->streamed ? NULL : t->body;
+	t->req.body_len = t->streamed ? 0 : t->body_len;
 	t->req.deadline = ewyk_rt_task_deadline(sh);
 	if (t->route->invocation == EWYK_STRATEGY_INVOKE_NON_BLOCKING) {
 		/* in place, now: no job, counted as HTTP/1.1's job of the
@@ -191,15 +201,7 @@ h2_start(struct http_task *t)
 	rc = ewyk_rt_job_start(sh, &t->job, &h2_ops[t->route->invocation],
 		t->st, t->req.deadline);
 	if (rc == -ENOBUFS) {
-		/* this iteration's burst is full: the next ones start it */
-		t->wnext = NULL;
-		t->wprev = ws->h2_wait_tail;
-		if (ws->h2_wait_tail != NULL)
-			ws->h2_wait_tail->wnext = t;
-		else
-			ws->h2_wait_head = t;
-		ws->h2_wait_tail = t;
-		ewyk_http2_on_done(t->st, h2_wait_end, t);
+		wait_add(t);
 		return 0;
 	}
 	if (rc != 0) {
@@ -210,6 +212,217 @@ h2_start(struct http_task *t)
 	return 0;
 }
 
+/*
+ * A streamed body (a route with a body consumer): its DATA is copied
+ * into a ring of at most one stream window, the consumer is handed the
+ * oldest bytes as a piece (a job of the route's invocation type, one at
+ * a time), and when the piece is consumed its bytes are released: the
+ * stream's window reopens for them. So the handler sees the body as it
+ * arrives, and a consumer that falls behind (all reserved lcores busy)
+ * holds one window of it while the peer waits on a zero window; the
+ * connection goes on with its other streams. After the body's end the
+ * route's fn runs as for a gathered body, with req->body NULL.
+ */
+static void h2_pump(struct http_task *t);
+
+static int
+h2_piece_run(struct ewyk_rt_job *j, enum ewyk_strategy_mode mode)
+{
+	struct http_task *t = container_of(j, struct http_task, job);
+
+	return t->route->body(&t->req, mode, t->route->arg);
+}
+
+/* Answer a streamed body's request early: its task goes (a running
+ * piece's job is cancelled: it frees the task when it ends) and, with
+ * @p stop, the rest of the body is dropped. */
+static void
+h2_refuse(struct http_task *t, uint16_t status, const char *msg, int stop)
+{
+	struct ewyk_http2_stream *st = t->st;
+
+	ewyk_http2_on_done(st, NULL, NULL);
+	if (t->busy) {
+		ewyk_rt_job_cancel(&t->job);
+	} else {
+		if (t->waiting)
+			wait_unlink(t);
+		rt_task_put(t);
+	}
+	if (stop)
+		(void)ewyk_http2_body_stop(st);
+	respond_small(st, status, msg);
+}
+
+/* A piece was consumed (holder). @p j is NULL when the deadline came
+ * first: the job still runs, and frees the task when it ends. */
+static void
+h2_piece_done(void *ctx, struct ewyk_rt_job *j, enum ewyk_rt_outcome o, int ret)
+{
+	struct ewyk_http2_stream *st = ctx;
+	struct http_task *t = j != NULL ?
+		container_of(j, struct http_task, job) :
+		NULL;
+	uint32_t n;
+
+	if (t == NULL) {
+		ewyk_http2_on_done(st, NULL, NULL);
+		(void)ewyk_http2_body_stop(st);
+		respond_small(st, 504, "Gateway Timeout\n");
+		return;
+	}
+	t->busy = 0;
+	t->req.body = NULL;
+	t->req.body_len = 0;
+	if (o == EWYK_RT_REFUSED) {
+		h2_refuse(t, 503, "Service Unavailable\n", 1);
+		return;
+	}
+	if (o != EWYK_RT_DONE) {
+		h2_refuse(t, 504, "Gateway Timeout\n", 1);
+		return;
+	}
+	if (ret < 0) {
+		h2_refuse(t, 500, "Internal Server Error\n", 1);
+		return;
+	}
+	n = t->piece;
+	t->piece = 0;
+	t->ring_head += n;
+	if (t->ring_head == t->body_cap)
+		t->ring_head = 0;
+	t->body_len -= n;
+	ewyk_http2_on_done(st, h2_read_end, t);
+	(void)ewyk_http2_body_release(st, n);
+	h2_pump(t);
+}
+
+/* clang-format off */
+#define H2_PIECE_OP(inv)                                              \
+	[EWYK_STRATEGY_INVOKE_##inv] = {                              \
+		.invocation = EWYK_STRATEGY_INVOKE_##inv,             \
+		.run = h2_piece_run,                                  \
+		.done = h2_piece_done,                                \
+		.drop = rt_task_drop,                                 \
+	}
+/* clang-format on */
+static const struct ewyk_rt_job_ops h2_piece_ops[] = {
+	H2_PIECE_OP(NON_BLOCKING),
+	H2_PIECE_OP(BLOCKING),
+	H2_PIECE_OP(EITHER),
+};
+
+/* Hand the ring's oldest bytes to the consumer if none runs; the body
+ * consumed whole, start fn. */
+static void
+h2_pump(struct http_task *t)
+{
+	struct ewyk_http2_stream *st = t->st;
+	struct ewyk_rt_shard *sh = t->sh;
+	enum ewyk_strategy_invocation inv = t->route->invocation;
+	int rc;
+
+	if (t->busy || t->waiting)
+		return;
+	if (t->body_len == 0) {
+		if (t->body_end) {
+			ewyk_http2_on_done(st, NULL, NULL);
+			if (h2_start(t) != 0)
+				respond_small(st, 503, "Service Unavailable\n");
+		}
+		return;
+	}
+	t->piece = RTE_MIN(t->body_len, t->body_cap - t->ring_head);
+	t->req.body = t->body + t->ring_head;
+	t->req.body_len = t->piece;
+	t->busy = 1;
+	if (inv == EWYK_STRATEGY_INVOKE_NON_BLOCKING) {
+		/* in place, now, counted as h2_start() counts fn */
+		rt_task_count(sh, EWYK_RT_TASK_DISPATCHED);
+		rt_count_mode(sh->rt, EWYK_STRATEGY_MODE_PIC);
+		rc = h2_piece_run(&t->job, EWYK_STRATEGY_MODE_PIC);
+		rt_task_count(sh,
+			rc < 0 ? EWYK_RT_TASK_FAILED : EWYK_RT_TASK_DONE);
+		h2_piece_done(st, &t->job, EWYK_RT_DONE, rc);
+		return;
+	}
+	rc = ewyk_rt_job_start(sh, &t->job, &h2_piece_ops[inv], st,
+		ewyk_rt_task_deadline(sh));
+	if (rc == 0) {
+		ewyk_http2_on_done(st, h2_job_orphan, t);
+		return;
+	}
+	t->busy = 0;
+	if (rc == -ENOBUFS)
+		wait_add(t);
+	else
+		h2_refuse(t, 503, "Service Unavailable\n", 1);
+}
+
+/* A streamed body's DATA, as it arrives (holder): into the ring, and on
+ * to the consumer. */
+static int
+h2_sread(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
+	void *arg)
+{
+	struct http_task *t = arg;
+	uint32_t tail, first;
+
+	if (len > 0) {
+		if (len > t->route->max_body - t->body_total) {
+			h2_refuse(t, 413, "Content Too Large\n", 0);
+			return 1; /* the rest is dropped */
+		}
+		/* flow control keeps the peer within one window */
+		if (len > t->body_cap - t->body_len)
+			return -ENOSPC; /* reset: h2_read_end() frees t */
+		tail = t->ring_head + t->body_len;
+		if (tail >= t->body_cap)
+			tail -= t->body_cap;
+		first = RTE_MIN(len, t->body_cap - tail);
+		memcpy(t->body + tail, p, first);
+		memcpy(t->body, p + first, len - first);
+		t->body_len += len;
+		t->body_total += len;
+	}
+	if (last)
+		t->body_end = 1;
+	RTE_SET_USED(st);
+	h2_pump(t);
+	return 0;
+}
+
+/* Read @p t's body streamed, in a ring of one stream window (or the
+ * body's length if less). */
+static int
+h2_stream_body(struct http_task *t, uint64_t cl)
+{
+	struct ewyk_http2_stream *st = t->st;
+	uint64_t cap = ewyk_http2_stream_window(st);
+
+	if (cl > t->route->max_body) {
+		rt_task_put(t);
+		respond_small(st, 413, "Content Too Large\n");
+		return 0;
+	}
+	t->streamed = 1;
+	if (ewyk_http2_read_body_stream(st, h2_sread, t) != 0) {
+		t->body_end = 1; /* no body after all */
+		return h2_start(t);
+	}
+	if (cl > 0)
+		cap = RTE_MIN(cap, cl);
+	t->body = rte_malloc_socket("rt_h2_ring", cap, 0, t->sh->socket);
+	if (t->body == NULL) {
+		(void)ewyk_http2_body_stop(st);
+		rt_task_put(t);
+		return -ENOBUFS;
+	}
+	t->body_cap = (uint32_t)cap;
+	ewyk_http2_on_done(st, h2_read_end, t);
+	return 0;
+}
+
 /* In the loop, the shard's tasks open again: start what waits. */
 void
 rt_h2_poll(struct ewyk_rt_shard *sh)
@@ -217,11 +430,17 @@ rt_h2_poll(struct ewyk_rt_shard *sh)
 	struct rt_http_shard *ws = sh->hs;
 	struct http_task *t;
 
-	while ((t = ws->h2_wait_head) != NULL && sh->out != NULL &&
+	while ((t = TAILQ_FIRST(&ws->h2_wait)) != NULL && sh->out != NULL &&
 		sh->out_n < sh->out_max) {
 		struct ewyk_http2_stream *st = t->st;
 
 		wait_unlink(t);
+		if (t->streamed && t->body_len > 0) {
+			/* a piece of a streamed body */
+			ewyk_http2_on_done(st, h2_read_end, t);
+			h2_pump(t);
+			continue;
+		}
 		ewyk_http2_on_done(st, NULL, NULL);
 		if (h2_start(t) != 0)
 			respond_small(st, 503, "Service Unavailable\n");
@@ -282,25 +501,17 @@ h2_read(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
 	return 0;
 }
 
-/* The stream ended while its body was read (reset, refused). */
-static void
-h2_read_end(struct ewyk_http2_stream *st, int aborted, void *arg)
-{
-	RTE_SET_USED(st);
-	RTE_SET_USED(aborted);
-	rt_task_put(arg);
-}
-
-/* One unit of @p q for the peer of @p ti (NULL: no peer known, no
- * share): a token, -1 for none, or < -1 refused. */
+/* One unit of @p q for the peer of @p st (its source computed once per
+ * connection; no peer known: no share): a token, -1 for none, or < -1
+ * refused. */
 static int
-h2_take(struct ewyk_http_quota *q, const struct ewyk_tcp_conn_info *ti)
+h2_take(struct ewyk_http_quota *q, struct ewyk_http2_stream *st)
 {
-	int rc;
+	int rc = ewyk_http2_stream_source(st, q);
 
-	if (ti == NULL)
+	if (rc == -ENOTCONN)
 		return -1;
-	rc = ewyk_http_quota_take_source(q, ewyk_http_quota_source(q, ti));
+	rc = ewyk_http_quota_take_source(q, rc);
 	return rc >= 0 ? rc : -2;
 }
 
@@ -308,7 +519,7 @@ h2_take(struct ewyk_http_quota *q, const struct ewyk_tcp_conn_info *ti)
  * share of them, as HTTP/1.1's. */
 static int
 h2_req(struct ewyk_rt_shard *sh, struct http_task *t,
-	const struct ewyk_http_request *q, const struct ewyk_tcp_conn_info *ti)
+	const struct ewyk_http_request *q, struct ewyk_http2_stream *st)
 {
 	struct rt_http_shard *ws = sh->hs;
 	struct ewyk_rt_req_header *hdr;
@@ -318,7 +529,7 @@ h2_req(struct ewyk_rt_shard *sh, struct http_task *t,
 	ret = rt_req_copy(&t->req, q, sh->id, t->hdr, RTE_DIM(t->hdr), t->buf,
 		sizeof(t->buf));
 	if (ret != 0) {
-		t->large_tok = h2_take(ws->q_heads, ti);
+		t->large_tok = h2_take(ws->q_heads, st);
 		hdr = t->large_tok >= -1 ? ewyk_pool_get(ws->heads) : NULL;
 		if (hdr == NULL)
 			return -ENOBUFS; /* rt_task_put() gives the unit back */
@@ -354,9 +565,6 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	struct ewyk_rt_shard *sh = arg;
 	const struct ewyk_http_route *route;
 	const struct ewyk_rt_route *rr;
-	const struct ewyk_tcp_conn_info *ti = NULL;
-	struct ewyk_tcp_conn_info info;
-	struct ewyk_tcp_conn *tc;
 	struct http_task *t;
 	uint32_t allow = 0;
 	int rc, tok;
@@ -376,13 +584,8 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 		respond_small(st, 501, "Not Implemented over HTTP/2\n");
 		return 0;
 	}
-	tc = ewyk_http2_stream_tcp(st);
-	if (tc != NULL) {
-		ewyk_tcp_conn_info(tc, &info);
-		ti = &info;
-	}
 	/* No source holds more than its share of the tasks. */
-	tok = h2_take(sh->hs->q_tasks, ti);
+	tok = h2_take(sh->hs->q_tasks, st);
 	t = tok >= -1 ? ewyk_pool_get(sh->hs->tasks) : NULL;
 	if (t == NULL) {
 		ewyk_http_quota_give(sh->hs->q_tasks, tok);
@@ -394,15 +597,18 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	t->route = rr;
 	t->c = NULL;
 	t->st = st;
-	t->wprev = t->wnext = NULL;
 	t->qtok = tok;
 	t->large_tok = -1;
 	t->body = NULL;
 	t->body_len = t->body_cap = 0;
 	t->refused = 0;
-	rc = h2_req(sh, t, q, ti);
+	t->streamed = t->busy = t->waiting = t->body_end = 0;
+	t->ring_head = t->piece = 0;
+	t->body_total = 0;
+	t->req.state = NULL;
+	rc = h2_req(sh, t, q, st);
 	if (rc == 0)
-		(void)ewyk_http_tcp_peer(tc, &t->req.peer);
+		(void)ewyk_http2_stream_peer(st, &t->req.peer);
 	if (rc != 0) {
 		rt_task_put(t);
 		if (rc == -ENOBUFS) {
@@ -417,6 +623,8 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 			q->content_length :
 			0;
 
+		if (rr->body != NULL)
+			return h2_stream_body(t, cl);
 		if (cl > h2_body_max(t)) {
 			rt_task_put(t);
 			respond_small(st, 413, "Content Too Large\n");

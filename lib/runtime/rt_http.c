@@ -129,7 +129,8 @@ rt_h2_body_budget(const struct ewyk_rt *rt)
 	if (rt->conf.h2_body_budget != 0)
 		return rt->conf.h2_body_budget;
 	for (i = 0; i < rt->nb_routes; i++)
-		if (rt->routes[i].r.fn != NULL)
+		/* a streamed body holds one window, not max_body */
+		if (rt->routes[i].r.fn != NULL && rt->routes[i].r.body == NULL)
 			b = RTE_MAX(b, (uint64_t)rt->routes[i].r.max_body * 4);
 	return b;
 }
@@ -182,6 +183,7 @@ rt_http_shard_init(struct ewyk_rt_shard *sh)
 		RT_LOG(ERR, "error: HTTP of shard %u: no memory", sh->id);
 		return -1;
 	}
+	TAILQ_INIT(&sh->hs->h2_wait);
 	memset(&sc, 0, sizeof(sc));
 	sc.wheel = sh->wheel;
 	sc.pool = sh->pool;
@@ -242,7 +244,7 @@ rt_http_shard_init(struct ewyk_rt_shard *sh)
 void
 rt_http_shard_poll(struct ewyk_rt_shard *sh, uint64_t now)
 {
-	if (sh->hs->h2_wait_head != NULL)
+	if (!TAILQ_EMPTY(&sh->hs->h2_wait))
 		rt_h2_poll(sh);
 	if (now < sh->next_date)
 		return;

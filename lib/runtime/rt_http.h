@@ -4,6 +4,8 @@
 
 /* HTTP of the runtime (not installed): a shard's dispatch state. */
 
+#include <sys/queue.h>
+
 #include <ewyk_http.h>
 #include <ewyk_http_server.h>
 #include <ewyk_http2.h>
@@ -21,9 +23,10 @@ struct rt_http_shard {
 	struct ewyk_http_quota *q_tasks, *q_heads;
 	/* HTTP/2 tasks ready to start past the iteration's burst (rt_h2.c),
 	 * oldest first; each holds one of the tasks above */
-	struct http_task *h2_wait_head, *h2_wait_tail;
+	TAILQ_HEAD(, http_task) h2_wait;
 	/* largest body an HTTP/2 stream gathers: its source's share of the
-	 * body budget, or less (the route's max_body) */
+	 * body budget, or less (the route's max_body); a streamed body is
+	 * bounded by max_body only */
 	uint64_t h2_body_max;
 };
 
@@ -32,15 +35,21 @@ struct http_task {
 	struct ewyk_rt_job job;
 	struct ewyk_rt_shard *sh;
 	const struct ewyk_rt_route *route;
-	struct ewyk_http_conn *c;        /* while reading the body */
-	struct ewyk_http2_stream *st;    /* the HTTP/2 stream's, or NULL */
-	struct http_task *wprev, *wnext; /* on h2_wait */
+	struct ewyk_http_conn *c;     /* while reading the body */
+	struct ewyk_http2_stream *st; /* the HTTP/2 stream's, or NULL */
+	TAILQ_ENTRY(http_task) wlink; /* on h2_wait */
 	struct ewyk_rt_req req;
 	void *large;         /* req's large copy (the shard's heads), or NULL */
 	int qtok, large_tok; /* the source's shares (q_tasks, q_heads) */
-	char *body;          /* the body read for the handler, or NULL */
+	char *body;          /* the body read for the handler, or NULL; a
+			      * streamed one's ring of received bytes */
 	uint32_t body_len, body_cap;
 	uint8_t refused; /* body over max_body or no memory: answered */
+	/* a streamed HTTP/2 body (rt_h2.c): the ring's first byte, the
+	 * bytes of the piece being consumed, the body's bytes in all */
+	uint8_t streamed, busy, waiting, body_end;
+	uint32_t ring_head, piece;
+	uint64_t body_total;
 	struct ewyk_rt_result res;
 	struct ewyk_rt_req_header hdr[EWYK_RT_REQ_MAX_HEADERS]; /* small head */
 	char buf[EWYK_RT_REQ_BUF];

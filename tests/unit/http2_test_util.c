@@ -8,6 +8,9 @@
  *   /body       the request body's length, once it is all read
  *   /hold       its body read whole, then kept in w->later unanswered
  *               (the body stays held)
+ *   /stream     its body streamed (ewyk_http2_read_body_stream()): the
+ *               bytes counted in w->streamed and held until the test
+ *               releases them; the stream kept in w->stream_st
  *   else        404
  */
 
@@ -153,6 +156,30 @@ later_done(struct ewyk_http2_stream *st, int aborted, void *arg)
 }
 
 static int
+stream_cb(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
+	void *arg)
+{
+	struct h2t_world *w = arg;
+
+	RTE_SET_USED(st);
+	RTE_SET_USED(p);
+	w->streamed += len;
+	if (last)
+		w->stream_end = 1;
+	return 0;
+}
+
+static void
+stream_done(struct ewyk_http2_stream *st, int aborted, void *arg)
+{
+	struct h2t_world *w = arg;
+
+	RTE_SET_USED(st);
+	RTE_SET_USED(aborted);
+	w->stream_st = NULL;
+}
+
+static int
 on_request(void *arg, struct ewyk_http2_stream *st,
 	const struct ewyk_http_request *q)
 {
@@ -180,6 +207,12 @@ on_request(void *arg, struct ewyk_http2_stream *st,
 	}
 	if (q->path.len == 5 && memcmp(q->path.p, "/hold", 5) == 0)
 		return ewyk_http2_read_body(st, hold_cb, w);
+	if (q->path.len == 7 && memcmp(q->path.p, "/stream", 7) == 0) {
+		w->stream_st = st;
+		if (ewyk_http2_read_body_stream(st, stream_cb, w) != 0)
+			return -EINVAL;
+		return ewyk_http2_on_done(st, stream_done, w);
+	}
 	if (q->path.len == 5 && memcmp(q->path.p, "/body", 5) == 0) {
 		struct body_count *b = &body_counts[id % H2T_MAX_STREAMS];
 

@@ -46,6 +46,11 @@ struct h2t_world {
 	/* the server's later answers */
 	struct ewyk_http2_stream *later[H2T_MAX_STREAMS];
 	unsigned int nlater;
+	/* /stream: body bytes its consumer was given, its end seen, the
+	 * stream (NULL once ended) */
+	uint64_t streamed;
+	int stream_end;
+	struct ewyk_http2_stream *stream_st;
 };
 
 int h2t_init(struct h2t_world *w, const struct ewyk_http2_conf *conf);

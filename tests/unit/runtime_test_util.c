@@ -156,6 +156,44 @@ fn_body(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
 	return ewyk_rt_result_body(res, req->body, req->body_len);
 }
 
+/* POST /stream: its body streamed to body_piece(), then the bytes
+ * consumed, in decimal (BLOCKING). */
+static int
+body_piece(struct ewyk_rt_req *req, enum ewyk_strategy_mode mode, void *arg)
+{
+	RTE_SET_USED(mode);
+	RTE_SET_USED(arg);
+	RTW.pieces++;
+	RTW.piece_bytes += req->body_len;
+	req->state = &RTW.piece_bytes;
+	return 0;
+}
+
+static void
+piece_state_free(void *state, void *arg)
+{
+	RTE_SET_USED(arg);
+	assert_ptr_equal(state, &RTW.piece_bytes);
+	RTW.states_freed++;
+}
+
+static int
+fn_stream(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
+	enum ewyk_strategy_mode mode, void *arg)
+{
+	char out[24];
+	int n;
+
+	RTE_SET_USED(mode);
+	RTE_SET_USED(arg);
+	assert_null(req->body);
+	RTW.calls_stream++;
+	n = snprintf(out, sizeof(out), "%llu",
+		(unsigned long long)RTW.piece_bytes);
+	ewyk_rt_result_status(res, 200, "text/plain");
+	return ewyk_rt_result_body(res, out, (uint32_t)n);
+}
+
 /* ---- the runtime ---- */
 
 uint64_t rtw_h2_body_budget;
@@ -185,6 +223,13 @@ rtw_create(enum ewyk_strategy_kind kind, unsigned int pec_ring)
 			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING,
 			.fn = fn_body,
 			.max_body = RTW_MAX_BODY },
+		{ .path = "/stream",
+			.methods = EWYK_HTTP_M(EWYK_HTTP_POST),
+			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING,
+			.fn = fn_stream,
+			.body = body_piece,
+			.state_free = piece_state_free,
+			.max_body = 1u << 20 },
 	};
 	struct ewyk_rt_conf c;
 	char name[32];

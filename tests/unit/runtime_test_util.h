@@ -58,6 +58,10 @@ struct rtw {
 	struct rtw_cli cli[RTW_MAXCLI];
 	/* route handlers' record */
 	unsigned int calls_block, calls_nb, calls_body;
+	/* POST /stream: pieces and bytes its body consumer took, fn calls,
+	 * states released */
+	unsigned int pieces, calls_stream, states_freed;
+	uint64_t piece_bytes;
 	enum ewyk_strategy_mode last_mode;
 	/* what the BLOCKING handler was given */
 	char path[32], query[32], hdr[32];
@@ -118,6 +122,8 @@ void test_h2_deadline_refused(void **state);
 void test_h2_stream_reset(void **state);
 void test_h2_task_counters(void **state);
 void test_h2_body_share(void **state);
+void test_h2_body_streamed(void **state);
+void test_h2_body_streamed_reset(void **state);
 
 /* test_runtime_jobs.c */
 void test_modules_order(void **state);

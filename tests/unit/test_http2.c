@@ -415,6 +415,58 @@ test_body_budget(void **state)
 	h2t_fini(&W);
 }
 
+/* A streamed body: its consumer is handed the first bytes before the
+ * peer has sent the rest; while it releases nothing, the peer is held to
+ * one stream window (whatever the body size); each release reopens the
+ * window for as much, and the body completes with never more than a
+ * window held. */
+static void
+test_body_streamed(void **state)
+{
+	struct ewyk_http2_conf c = { .body_budget = 1 << 20,
+		.initial_window = 64 << 10 };
+	static char body[300 << 10];
+	uint64_t held, peak = 0, seen;
+	unsigned int rounds = 0;
+	int32_t x;
+
+	(void)state;
+	world(&c);
+	x = h2t_get(&W, "POST", "/stream", NULL, 0, body, sizeof(body));
+	h2t_pump(&W);
+	assert_non_null(W.stream_st);
+	/* the first bytes are the consumer's, the end not sent yet */
+	assert_true(W.streamed > 0);
+	assert_true(W.streamed <= (64 << 10));
+	assert_false(W.stream_end);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_HELD), W.streamed);
+	/* nothing released: nothing more comes */
+	seen = W.streamed;
+	h2t_pump(&W);
+	assert_int_equal(W.streamed, seen);
+	while (!W.stream_end && rounds++ < 100) {
+		held = h2t_ctr(&W, EWYK_HTTP2_C_BODY_HELD);
+		peak = RTE_MAX(peak, held);
+		assert_true(held <= (64 << 10));
+		assert_int_equal(ewyk_http2_body_release(W.stream_st, held), 0);
+		h2t_pump(&W);
+		assert_true(W.streamed > seen || W.stream_end);
+		seen = W.streamed;
+	}
+	assert_true(W.stream_end);
+	assert_int_equal(W.streamed, sizeof(body));
+	assert_true(peak <= (64 << 10));
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_OWED), 0);
+	assert_int_equal(ewyk_http2_respond(W.stream_st, 200, NULL, NULL, "ok",
+				 2),
+		0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, x)->status, 200);
+	assert_null(W.stream_st);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_HELD), 0);
+	h2t_fini(&W);
+}
+
 /* One address gets a quarter of the budget though the rest is free; a
  * stream left waiting is reset after body_timeout_ms. */
 static void
@@ -563,6 +615,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_zero_window_write_timeout),
 		cmocka_unit_test(test_max_concurrent),
 		cmocka_unit_test(test_body_budget),
+		cmocka_unit_test(test_body_streamed),
 		cmocka_unit_test(test_body_budget_per_source),
 		cmocka_unit_test(test_body_slow_reset),
 	};

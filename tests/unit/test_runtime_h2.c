@@ -351,3 +351,128 @@ test_h2_body_share(void **state)
 	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
 	h2_close();
 }
+
+/* Bytes a gated body may send now (p_gated). */
+static size_t gate;
+
+static ssize_t
+p_gated(nghttp2_session *s, int32_t id, uint8_t *buf, size_t len,
+	uint32_t *flags, nghttp2_data_source *src, void *u)
+{
+	size_t *left = src->ptr;
+	size_t n = RTE_MIN(RTE_MIN(len, *left), gate);
+
+	(void)s;
+	(void)id;
+	(void)u;
+	if (n == 0)
+		return NGHTTP2_ERR_DEFERRED;
+	memset(buf, 's', n);
+	*left -= n;
+	gate -= n;
+	if (*left == 0)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
+}
+
+static int32_t
+post_gated(const char *path, size_t *left)
+{
+	char cl[24];
+	nghttp2_data_provider dp = { .source.ptr = left,
+		.read_callback = p_gated };
+
+	snprintf(cl, sizeof(cl), "%zu", *left);
+#define NV(a, v)                                                            \
+	(nghttp2_nv){ (uint8_t *)(uintptr_t)(a), (uint8_t *)(uintptr_t)(v), \
+		strlen(a), strlen(v), NGHTTP2_NV_FLAG_NONE }
+	nghttp2_nv nva[] = { NV(":method", "POST"), NV(":scheme", "http"),
+		NV(":authority", "t"), NV(":path", path),
+		NV("content-length", cl) };
+#undef NV
+
+	return nghttp2_submit_request(P.s, NULL, nva, RTE_DIM(nva), &dp, NULL);
+}
+
+/* A route with a body consumer: its BLOCKING consumer gets the first
+ * piece while the client has not sent the rest, the rest piece by piece
+ * as it comes, and fn runs after the end, with the state the consumer
+ * set (released once). */
+void
+test_h2_body_streamed(void **state)
+{
+	size_t left = 5000;
+	int32_t a;
+	int i;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_PEC, 0);
+	gate = 1000;
+	a = post_gated("/stream", &left);
+	exchange();
+	/* queued (PEC) until a reserved lcore takes it */
+	assert_int_equal(RTW.pieces, 0);
+	assert_int_equal(rt_test_run_queued(RTW.rt, UINT32_MAX), 1);
+	exchange();
+	/* the frame came in two TCP segments: maybe two pieces */
+	for (i = 0; i < 8 && RTW.piece_bytes < 1000; i++) {
+		rt_test_run_queued(RTW.rt, UINT32_MAX);
+		exchange();
+	}
+	assert_true(RTW.pieces >= 1);
+	assert_int_equal(RTW.piece_bytes, 1000);
+	assert_int_equal(left, 4000); /* the rest not sent yet */
+	assert_int_equal(RTW.calls_stream, 0);
+	assert_int_equal(P.status[idx(a)], 0);
+	gate = 4000;
+	nghttp2_session_resume_data(P.s, a);
+	exchange();
+	for (i = 0; i < 16 && P.status[idx(a)] == 0; i++) {
+		rt_test_run_queued(RTW.rt, UINT32_MAX);
+		exchange();
+	}
+	assert_int_equal(P.status[idx(a)], 200);
+	assert_int_equal(P.body[idx(a)], 4); /* "5000" */
+	assert_int_equal(RTW.piece_bytes, 5000);
+	assert_true(RTW.pieces >= 2);
+	assert_int_equal(RTW.calls_stream, 1);
+	assert_int_equal(RTW.states_freed, 1);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	h2_close();
+}
+
+/* A stream reset while its body streams: the piece's job is orphaned,
+ * the state released, the task given back; the connection serves on. */
+void
+test_h2_body_streamed_reset(void **state)
+{
+	size_t left = 5000;
+	int32_t a, b;
+	int i;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_PEC, 0);
+	gate = 1000;
+	a = post_gated("/stream", &left);
+	exchange();
+	for (i = 0; i < 8 && RTW.piece_bytes < 1000; i++) {
+		rt_test_run_queued(RTW.rt, UINT32_MAX);
+		exchange();
+	}
+	assert_int_equal(RTW.piece_bytes, 1000);
+	gate = 1000;
+	nghttp2_session_resume_data(P.s, a);
+	exchange(); /* the second piece queued */
+	nghttp2_submit_rst_stream(P.s, NGHTTP2_FLAG_NONE, a, NGHTTP2_CANCEL);
+	exchange();
+	assert_int_equal(count(EWYK_RT_TASK_ORPHANED), 1);
+	rt_test_run_queued(RTW.rt, UINT32_MAX);
+	exchange();
+	assert_int_equal(RTW.calls_stream, 0);
+	assert_int_equal(RTW.states_freed, 1);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	b = get("/nb");
+	exchange();
+	assert_int_equal(P.status[idx(b)], 200);
+	h2_close();
+}
