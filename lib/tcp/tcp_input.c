@@ -166,6 +166,7 @@ tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
 void
 tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip)
 {
+	struct tcp_open_hint h = { .src_set = false };
 	struct ewyk_tcp_conn *c;
 	struct tcp_listener *l;
 	struct tcp_seg s;
@@ -178,9 +179,15 @@ tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	c = likely(!ip->v6) ?
-		tcp_table_lookup(t, ip->dst.v4, s.dport, ip->src.v4, s.sport) :
-		tcp_table_lookup6(t, &ip->dst, s.dport, &ip->src, s.sport);
+	if (likely(!ip->v6)) {
+		h.hash = tcp_hash(t, ip->dst.v4, s.dport, ip->src.v4, s.sport);
+		c = tcp_table_lookup_h(t, h.hash, ip->dst.v4, s.dport,
+			ip->src.v4, s.sport);
+	} else {
+		h.hash = tcp_hash6(t, &ip->dst, s.dport, &ip->src, s.sport);
+		c = tcp_table_lookup6_h(t, h.hash, &ip->dst, s.dport, &ip->src,
+			s.sport);
+	}
 	if (likely(c != NULL)) {
 		/* Strip the header: m now holds only the payload. */
 		m = tcp_mbuf_adj(m, s.hlen);
@@ -191,14 +198,14 @@ tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip)
 	if (l != NULL && !(s.flags & TH_RST)) {
 		m = tcp_mbuf_adj(m, s.hlen);
 		if ((s.flags & (TH_SYN | TH_ACK)) == TH_SYN) {
-			tcp_listen_input(t, l, &s, m, ip);
+			tcp_listen_input(t, l, &s, m, ip, &h);
 			return;
 		}
 		if ((s.flags & (TH_SYN | TH_ACK)) == TH_ACK &&
 			l->cookie_tsc != 0 &&
 			t->now - l->cookie_tsc <
 				2 * TCP_COOKIE_PERIOD_S * t->hz) {
-			tcp_cookie_input(t, l, &s, m, ip);
+			tcp_cookie_input(t, l, &s, m, ip, &h);
 			return;
 		}
 		/* A listener answers anything else with a RST. */
