@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <rte_ip.h>
+#include <rte_prefetch.h>
 
 #include "tcp_private.h"
 
@@ -115,8 +116,8 @@ flags_valid(uint8_t f)
  * the TCP header) and 0 is returned; otherwise the drop counter to use.
  */
 int
-tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
-	const struct tcp_ip *ip, struct tcp_seg *s)
+tcp_parse(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip,
+	struct tcp_seg *s)
 {
 	uint8_t buf[TCP_HDR_LEN + TCP_MAX_OPT_LEN];
 	const struct rte_tcp_hdr *th;
@@ -139,14 +140,23 @@ tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
 			return EWYK_TCP_DROP_DOFF;
 		th = (const struct rte_tcp_hdr *)hp;
 	}
+	s->sport = rte_be_to_cpu_16(th->src_port);
+	s->dport = rte_be_to_cpu_16(th->dst_port);
+	/*
+	 * The tuple's bucket is loaded while the checksum is summed: for a
+	 * new tuple (a SYN) it is a cache miss in a table as large as the
+	 * connection capacity, which the lookup would otherwise wait for.
+	 */
+	s->hash = likely(!ip->v6) ?
+		tcp_hash(t, ip->dst.v4, s->dport, ip->src.v4, s->sport) :
+		tcp_hash6(t, &ip->dst, s->dport, &ip->src, s->sport);
+	rte_prefetch0(&t->buckets[s->hash & t->hmask]);
 	if (!ip->cksum_good &&
 		(ip->v6 ? ewyk_net_l4_cksum6(m, ip->src.b, ip->dst.b,
 				  IPPROTO_TCP) :
 			  ewyk_net_l4_cksum(m, ip->src.v4, ip->dst.v4,
 				  IPPROTO_TCP)) != 0)
 		return EWYK_TCP_DROP_CKSUM;
-	s->sport = rte_be_to_cpu_16(th->src_port);
-	s->dport = rte_be_to_cpu_16(th->dst_port);
 	if (s->sport == 0 || s->dport == 0)
 		return EWYK_TCP_DROP_PORT;
 	/* RFC 1122 4.2.3.10: no SYN-ACK, RST or connection for a group
@@ -194,15 +204,11 @@ tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (likely(!ip->v6)) {
-		h.hash = tcp_hash(t, ip->dst.v4, s.dport, ip->src.v4, s.sport);
-		c = tcp_table_lookup_h(t, h.hash, ip->dst.v4, s.dport,
-			ip->src.v4, s.sport);
-	} else {
-		h.hash = tcp_hash6(t, &ip->dst, s.dport, &ip->src, s.sport);
-		c = tcp_table_lookup6_h(t, h.hash, &ip->dst, s.dport, &ip->src,
-			s.sport);
-	}
+	h.hash = s.hash;
+	c = likely(!ip->v6) ? tcp_table_lookup_h(t, s.hash, ip->dst.v4, s.dport,
+				      ip->src.v4, s.sport) :
+			      tcp_table_lookup6_h(t, s.hash, &ip->dst, s.dport,
+				      &ip->src, s.sport);
 	if (likely(c != NULL)) {
 		/* Strip the header: m now holds only the payload. */
 		m = tcp_mbuf_adj(m, s.hlen);

@@ -150,7 +150,8 @@ struct tcp_seg {
 	uint32_t wnd;          /* raw window field */
 	uint16_t sport, dport; /* host order */
 	uint8_t flags;
-	uint8_t hlen; /* header + options bytes */
+	uint8_t hlen;  /* header + options bytes */
+	uint32_t hash; /* tcp_hash() or tcp_hash6() of the tuple */
 	struct tcp_opts o;
 };
 
