@@ -92,21 +92,29 @@ tuple_hash(struct ewyk_tcp *t, uint32_t tag, const struct tcp_ip *ip,
 	return ewyk_siphash24(t->k0, t->k1, w, n);
 }
 
+/*
+ * One SipHash-2-4 of the 4-tuple gives a connection both of its secrets:
+ * the low half is F of the ISN (RFC 6528), the high half the timestamp
+ * offset (RFC 7323 5.4). The halves of a keyed hash's output tell nothing
+ * of each other, and a new connection hashes once instead of twice.
+ */
 uint32_t
-tcp_isn(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
-	uint16_t rport)
+tcp_isn_ts(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
+	uint16_t rport, uint32_t *ts_off)
 {
 	/* M: a 4 us clock; F: keyed hash of the 4-tuple. */
 	uint32_t m = (uint32_t)(t->now / (4 * t->cyc_us));
+	uint64_t h = tuple_hash(t, 1, ip, lport, rport, 0, 0);
 
-	return m + (uint32_t)tuple_hash(t, 1, ip, lport, rport, 0, 0);
+	*ts_off = (uint32_t)(h >> 32);
+	return m + (uint32_t)h;
 }
 
 uint32_t
 tcp_ts_offset(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
 	uint16_t rport)
 {
-	return (uint32_t)tuple_hash(t, 2, ip, lport, rport, 0, 0);
+	return (uint32_t)(tuple_hash(t, 1, ip, lport, rport, 0, 0) >> 32);
 }
 
 static const uint16_t cookie_mss[8] = { 536, 1024, 1220, 1360, 1400, 1440, 1460,

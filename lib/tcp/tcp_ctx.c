@@ -560,8 +560,7 @@ ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a)
 	c->ctx = a->ctx;
 	c->app_known = 1;
 	c->rcv_wscale = t->conf.no_wscale ? 0 : t->rcv_wscale;
-	c->ts_off = tcp_ts_offset(t, &ip, c->lport, c->rport);
-	c->iss = tcp_isn(t, &ip, c->lport, c->rport);
+	c->iss = tcp_isn_ts(t, &ip, c->lport, c->rport, &c->ts_off);
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = c->iss;
 	c->rtt_timing = 1;

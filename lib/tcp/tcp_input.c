@@ -9,8 +9,14 @@
 #include <string.h>
 
 #include <rte_ip.h>
+#include <rte_prefetch.h>
 
 #include "tcp_private.h"
+
+/* NOP, NOP, kind 8, length 10: the first word of an aligned TS option. */
+#define TCP_TS_OPT_WORD                                                \
+	(((uint32_t)TCPOPT_NOP << 24) | ((uint32_t)TCPOPT_NOP << 16) | \
+		((uint32_t)TCPOPT_TS << 8) | 10u)
 
 /* A big-endian 32-bit field at any alignment. */
 static inline uint32_t
@@ -110,8 +116,8 @@ flags_valid(uint8_t f)
  * the TCP header) and 0 is returned; otherwise the drop counter to use.
  */
 int
-tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
-	const struct tcp_ip *ip, struct tcp_seg *s)
+tcp_parse(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip,
+	struct tcp_seg *s)
 {
 	uint8_t buf[TCP_HDR_LEN + TCP_MAX_OPT_LEN];
 	const struct rte_tcp_hdr *th;
@@ -134,14 +140,23 @@ tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
 			return EWYK_TCP_DROP_DOFF;
 		th = (const struct rte_tcp_hdr *)hp;
 	}
+	s->sport = rte_be_to_cpu_16(th->src_port);
+	s->dport = rte_be_to_cpu_16(th->dst_port);
+	/*
+	 * The tuple's bucket is loaded while the checksum is summed: for a
+	 * new tuple (a SYN) it is a cache miss in a table as large as the
+	 * connection capacity, which the lookup would otherwise wait for.
+	 */
+	s->hash = likely(!ip->v6) ?
+		tcp_hash(t, ip->dst.v4, s->dport, ip->src.v4, s->sport) :
+		tcp_hash6(t, &ip->dst, s->dport, &ip->src, s->sport);
+	rte_prefetch0(&t->buckets[s->hash & t->hmask]);
 	if (!ip->cksum_good &&
 		(ip->v6 ? ewyk_net_l4_cksum6(m, ip->src.b, ip->dst.b,
 				  IPPROTO_TCP) :
 			  ewyk_net_l4_cksum(m, ip->src.v4, ip->dst.v4,
 				  IPPROTO_TCP)) != 0)
 		return EWYK_TCP_DROP_CKSUM;
-	s->sport = rte_be_to_cpu_16(th->src_port);
-	s->dport = rte_be_to_cpu_16(th->dst_port);
 	if (s->sport == 0 || s->dport == 0)
 		return EWYK_TCP_DROP_PORT;
 	/* RFC 1122 4.2.3.10: no SYN-ACK, RST or connection for a group
@@ -153,8 +168,18 @@ tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
 	if (!flags_valid(s->flags))
 		return EWYK_TCP_DROP_FLAGS;
 	memset(&s->o, 0, sizeof(s->o));
-	if (parse_options(hp + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &s->o) != 0)
+	if (likely(hlen == TCP_HDR_LEN + TCP_TS_OPT_LEN &&
+		    get32(hp + TCP_HDR_LEN) == TCP_TS_OPT_WORD)) {
+		/* NOP, NOP, TS: the layout of RFC 7323 appendix A, on every
+		 * segment of an established connection with timestamps (ours,
+		 * Linux's); what the loop below would find, in one compare. */
+		s->o.has_ts = 1;
+		s->o.tsval = get32(hp + TCP_HDR_LEN + 4);
+		s->o.tsecr = get32(hp + TCP_HDR_LEN + 8);
+	} else if (parse_options(hp + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &s->o) !=
+		0) {
 		return EWYK_TCP_DROP_OPTIONS;
+	}
 	s->seq = rte_be_to_cpu_32(th->sent_seq);
 	s->ack = rte_be_to_cpu_32(th->recv_ack);
 	s->wnd = rte_be_to_cpu_16(th->rx_win);
@@ -166,6 +191,7 @@ tcp_parse(struct ewyk_tcp *t __rte_unused, struct rte_mbuf *m,
 void
 tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip)
 {
+	struct tcp_open_hint h = { .src_set = false };
 	struct ewyk_tcp_conn *c;
 	struct tcp_listener *l;
 	struct tcp_seg s;
@@ -178,9 +204,11 @@ tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	c = likely(!ip->v6) ?
-		tcp_table_lookup(t, ip->dst.v4, s.dport, ip->src.v4, s.sport) :
-		tcp_table_lookup6(t, &ip->dst, s.dport, &ip->src, s.sport);
+	h.hash = s.hash;
+	c = likely(!ip->v6) ? tcp_table_lookup_h(t, s.hash, ip->dst.v4, s.dport,
+				      ip->src.v4, s.sport) :
+			      tcp_table_lookup6_h(t, s.hash, &ip->dst, s.dport,
+				      &ip->src, s.sport);
 	if (likely(c != NULL)) {
 		/* Strip the header: m now holds only the payload. */
 		m = tcp_mbuf_adj(m, s.hlen);
@@ -191,14 +219,14 @@ tcp_input(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip)
 	if (l != NULL && !(s.flags & TH_RST)) {
 		m = tcp_mbuf_adj(m, s.hlen);
 		if ((s.flags & (TH_SYN | TH_ACK)) == TH_SYN) {
-			tcp_listen_input(t, l, &s, m, ip);
+			tcp_listen_input(t, l, &s, m, ip, &h);
 			return;
 		}
 		if ((s.flags & (TH_SYN | TH_ACK)) == TH_ACK &&
 			l->cookie_tsc != 0 &&
 			t->now - l->cookie_tsc <
 				2 * TCP_COOKIE_PERIOD_S * t->hz) {
-			tcp_cookie_input(t, l, &s, m, ip);
+			tcp_cookie_input(t, l, &s, m, ip, &h);
 			return;
 		}
 		/* A listener answers anything else with a RST. */

@@ -76,28 +76,58 @@ net64_counts(const union tcp_addr *a)
  * with the others of its /64 (max_conns_per_net6), since one host is
  * routinely given a whole /64 and may pick any address in it.
  */
-bool
-tcp_src_full(struct ewyk_tcp *t, const struct tcp_ip *ip)
+/* The counts an address is limited by (NULL: none), each hashed once. */
+static void
+src_slots(struct ewyk_tcp *t, const union tcp_addr *a, bool v6,
+	struct tcp_open_hint *h)
 {
-	uint32_t lim = t->conf.max_conns_per_src;
-
+	h->src_set = true;
+	h->src = NULL;
+	h->net6 = NULL;
 	if (t->src_cnt == NULL)
-		return false;
-	if (lim != 0 && *src_slot(t, &ip->src, ip->v6, false) >= lim)
-		return true;
-	lim = t->conf.max_conns_per_net6;
-	return ip->v6 && lim != 0 && net64_counts(&ip->src) &&
-		*src_slot(t, &ip->src, true, true) >= lim;
+		return;
+	h->src = src_slot(t, a, v6, false);
+	if (v6 && net64_counts(a))
+		h->net6 = src_slot(t, a, true, true);
 }
 
-void
-tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
+/*
+ * An IPv6 peer is limited twice: as one address (max_conns_per_src), and
+ * with the others of its /64 (max_conns_per_net6), since one host is
+ * routinely given a whole /64 and may pick any address in it. The counts
+ * looked at are left in @p h for tcp_src_add().
+ */
+bool
+tcp_src_full(struct ewyk_tcp *t, const struct tcp_ip *ip,
+	struct tcp_open_hint *h)
 {
+	uint32_t lim = t->conf.max_conns_per_src;
+	uint32_t lim6 = t->conf.max_conns_per_net6;
+
+	src_slots(t, &ip->src, ip->v6, h);
+	if (h->src == NULL)
+		return false;
+	if (lim != 0 && *h->src >= lim)
+		return true;
+	return h->net6 != NULL && lim6 != 0 && *h->net6 >= lim6;
+}
+
+/* @p h: the counts tcp_src_full() found for the peer (NULL: look). */
+void
+tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c,
+	const struct tcp_open_hint *h)
+{
+	struct tcp_open_hint own;
+
 	if (t->src_cnt == NULL || c->src_counted)
 		return;
-	(*src_slot(t, &c->rip, c->v6, false))++;
-	if (c->v6 && net64_counts(&c->rip))
-		(*src_slot(t, &c->rip, true, true))++;
+	if (h == NULL || !h->src_set) {
+		src_slots(t, &c->rip, c->v6, &own);
+		h = &own;
+	}
+	(*h->src)++;
+	if (h->net6 != NULL)
+		(*h->net6)++;
 	c->src_counted = 1;
 }
 

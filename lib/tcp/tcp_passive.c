@@ -19,7 +19,7 @@ drop_seg(struct ewyk_tcp *t, struct rte_mbuf *m, enum ewyk_tcp_counter why)
 static void
 tcp_conn_passive_init(struct ewyk_tcp *t, struct ewyk_tcp_conn *c,
 	struct tcp_listener *l, const struct tcp_seg *s,
-	const struct tcp_ip *ip)
+	const struct tcp_ip *ip, const struct tcp_open_hint *h)
 {
 	c->lip = ip->dst;
 	c->lport = s->dport;
@@ -30,24 +30,26 @@ tcp_conn_passive_init(struct ewyk_tcp *t, struct ewyk_tcp_conn *c,
 	c->mss_cap = tcp_mss_cap(t, ip);
 	c->passive = 1;
 	c->listener = l;
-	c->ts_off = tcp_ts_offset(t, ip, c->lport, c->rport);
-	tcp_src_add(t, c);
+	tcp_src_add(t, c, h);
 }
 
 void
 tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
-	struct rte_mbuf *m, const struct tcp_ip *ip, bool has_iss, uint32_t iss)
+	struct rte_mbuf *m, const struct tcp_ip *ip,
+	const struct tcp_open_hint *h, bool has_iss, uint32_t iss)
 {
 	struct ewyk_tcp_conn *c;
+	uint32_t isn;
 
 	rte_pktmbuf_free(m); /* data on a SYN is not taken */
 	c = tcp_conn_alloc(t);
 	if (c == NULL)
 		return;
-	tcp_conn_passive_init(t, c, l, s, ip);
+	tcp_conn_passive_init(t, c, l, s, ip, h);
 	c->in_syn_count = 1;
 	l->syn_count++;
-	c->iss = has_iss ? iss : tcp_isn(t, ip, c->lport, c->rport);
+	isn = tcp_isn_ts(t, ip, c->lport, c->rport, &c->ts_off);
+	c->iss = has_iss ? iss : isn;
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = c->iss + 1;
 	c->irs = s->seq;
@@ -59,7 +61,10 @@ tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
 	c->rtt_timing = 1;
 	c->rtt_tsc = t->now;
 	tcp_set_state(c, EWYK_TCP_SYN_RECEIVED);
-	tcp_table_insert(t, c);
+	if (h != NULL)
+		tcp_table_insert_h(t, c, h->hash);
+	else
+		tcp_table_insert(t, c);
 	tcp_ctr_inc(t, EWYK_TCP_PASSIVE_OPENS);
 	tcp_send_syn(c);
 	tcp_timer_rto_arm(c);
@@ -67,9 +72,9 @@ tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
 
 void
 tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
-	struct rte_mbuf *m, const struct tcp_ip *ip)
+	struct rte_mbuf *m, const struct tcp_ip *ip, struct tcp_open_hint *h)
 {
-	if (tcp_src_full(t, ip)) {
+	if (tcp_src_full(t, ip, h)) {
 		drop_seg(t, m, EWYK_TCP_DROP_SRC_LIMIT);
 		return;
 	}
@@ -80,7 +85,7 @@ tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
 		return;
 	}
 	if (l->syn_count < l->backlog) {
-		tcp_passive_open(t, l, s, m, ip, false, 0);
+		tcp_passive_open(t, l, s, m, ip, h, false, 0);
 		return;
 	}
 	if (t->conf.no_syncookies) {
@@ -106,7 +111,7 @@ tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
 
 void
 tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
-	struct rte_mbuf *m, const struct tcp_ip *ip)
+	struct rte_mbuf *m, const struct tcp_ip *ip, struct tcp_open_hint *h)
 {
 	struct ewyk_tcp_conn *c;
 	int mss;
@@ -118,7 +123,7 @@ tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
 		drop_seg(t, m, EWYK_TCP_DROP_COOKIE);
 		return;
 	}
-	if (tcp_src_full(t, ip)) {
+	if (tcp_src_full(t, ip, h)) {
 		drop_seg(t, m, EWYK_TCP_DROP_SRC_LIMIT);
 		return;
 	}
@@ -132,7 +137,8 @@ tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
 		rte_pktmbuf_free(m);
 		return;
 	}
-	tcp_conn_passive_init(t, c, l, s, ip);
+	tcp_conn_passive_init(t, c, l, s, ip, h);
+	c->ts_off = tcp_ts_offset(t, ip, c->lport, c->rport);
 	c->iss = s->ack - 1;
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = s->ack;
@@ -157,7 +163,7 @@ tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
 	tcp_conn_set_mss(c);
 	tcp_cc_init(c);
 	tcp_set_state(c, EWYK_TCP_SYN_RECEIVED);
-	tcp_table_insert(t, c);
+	tcp_table_insert_h(t, c, h->hash);
 	tcp_ctr_inc(t, EWYK_TCP_SYNCOOKIES_OK);
 	tcp_ctr_inc(t, EWYK_TCP_PASSIVE_OPENS);
 	/* Handshake done: now the segment itself (data, FIN) as established. */

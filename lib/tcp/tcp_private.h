@@ -114,6 +114,19 @@ struct tcp_ip {
 	bool cksum_good; /* the NIC verified the checksum */
 };
 
+/*
+ * What the input path has already computed of a segment that may open a
+ * connection, so that the open does not compute it again: the tuple's
+ * bucket hash (from the lookup that found no connection) and the
+ * per-source counts tcp_src_full() looked at.
+ */
+struct tcp_open_hint {
+	uint32_t hash;  /* tcp_hash() or tcp_hash6() of the tuple */
+	bool src_set;   /* src and net6 are filled (tcp_src_full() ran) */
+	uint16_t *src;  /* the source's count (NULL: not counted) */
+	uint16_t *net6; /* an IPv6 source's /64 count (NULL: not counted) */
+};
+
 static inline bool
 tcp_addr_eq6(const union tcp_addr *a, const union tcp_addr *b)
 {
@@ -137,7 +150,8 @@ struct tcp_seg {
 	uint32_t wnd;          /* raw window field */
 	uint16_t sport, dport; /* host order */
 	uint8_t flags;
-	uint8_t hlen; /* header + options bytes */
+	uint8_t hlen;  /* header + options bytes */
+	uint32_t hash; /* tcp_hash() or tcp_hash6() of the tuple */
 	struct tcp_opts o;
 };
 
@@ -416,15 +430,24 @@ struct ewyk_tcp_conn *tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip,
 struct ewyk_tcp_conn *tcp_table_lookup6(struct ewyk_tcp *t,
 	const union tcp_addr *lip, uint16_t lport, const union tcp_addr *rip,
 	uint16_t rport);
+/* The same with the tuple's hash already computed (tcp_hash(), tcp_hash6()). */
+struct ewyk_tcp_conn *tcp_table_lookup_h(struct ewyk_tcp *t, uint32_t h,
+	rte_be32_t lip, uint16_t lport, rte_be32_t rip, uint16_t rport);
+struct ewyk_tcp_conn *tcp_table_lookup6_h(struct ewyk_tcp *t, uint32_t h,
+	const union tcp_addr *lip, uint16_t lport, const union tcp_addr *rip,
+	uint16_t rport);
+uint32_t tcp_conn_hash(const struct ewyk_tcp_conn *c);
 void tcp_table_insert(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
+void tcp_table_insert_h(struct ewyk_tcp *t, struct ewyk_tcp_conn *c,
+	uint32_t h);
 void tcp_table_remove(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 struct tcp_listener *tcp_listener_find(struct ewyk_tcp *t,
 	const struct tcp_ip *ip, uint16_t port);
 
 /* tcp_crypto.c: the tuple is (ip->dst, dport) local, (ip->src, sport)
  * remote, as a segment that arrived has it. */
-uint32_t tcp_isn(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
-	uint16_t rport);
+uint32_t tcp_isn_ts(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
+	uint16_t rport, uint32_t *ts_off);
 uint32_t tcp_ts_offset(struct ewyk_tcp *t, const struct tcp_ip *ip,
 	uint16_t lport, uint16_t rport);
 uint32_t tcp_cookie_make(struct ewyk_tcp *t, const struct tcp_ip *ip,
@@ -439,8 +462,10 @@ void tcp_cookie_ts_decode(uint32_t tsecr, int *wscale, bool *sack);
 
 /* tcp_limits.c (hardening: what one peer may hold) */
 int tcp_limits_init(struct ewyk_tcp *t);
-bool tcp_src_full(struct ewyk_tcp *t, const struct tcp_ip *ip);
-void tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
+bool tcp_src_full(struct ewyk_tcp *t, const struct tcp_ip *ip,
+	struct tcp_open_hint *h);
+void tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c,
+	const struct tcp_open_hint *h);
 void tcp_src_del(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
 bool tcp_send_fits(const struct ewyk_tcp_conn *c, uint32_t n);
 bool tcp_ooo_fits(const struct ewyk_tcp_conn *c, uint32_t n);
@@ -478,14 +503,16 @@ bool tcp_establish(struct ewyk_tcp_conn *c, const struct tcp_seg *s);
 void tcp_state_input(struct ewyk_tcp_conn *c, struct tcp_seg *s,
 	struct rte_mbuf *m);
 
-/* tcp_passive.c */
+/* tcp_passive.c; @p h: what tcp_input() computed (the hash). */
 void tcp_listen_input(struct ewyk_tcp *t, struct tcp_listener *l,
-	struct tcp_seg *s, struct rte_mbuf *m, const struct tcp_ip *ip);
+	struct tcp_seg *s, struct rte_mbuf *m, const struct tcp_ip *ip,
+	struct tcp_open_hint *h);
 void tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l,
 	struct tcp_seg *s, struct rte_mbuf *m, const struct tcp_ip *ip,
-	bool has_iss, uint32_t iss);
+	const struct tcp_open_hint *h, bool has_iss, uint32_t iss);
 void tcp_cookie_input(struct ewyk_tcp *t, struct tcp_listener *l,
-	struct tcp_seg *s, struct rte_mbuf *m, const struct tcp_ip *ip);
+	struct tcp_seg *s, struct rte_mbuf *m, const struct tcp_ip *ip,
+	struct tcp_open_hint *h);
 
 /* tcp_recv.c */
 struct rte_mbuf *tcp_mbuf_adj(struct rte_mbuf *m, uint32_t n);

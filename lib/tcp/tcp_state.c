@@ -245,7 +245,7 @@ time_wait_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m)
 	tcp_ctr_inc(t, EWYK_TCP_TW_REUSE);
 	tcp_ctr_inc(t, EWYK_TCP_CONN_CLOSED);
 	tcp_conn_destroy(c);
-	tcp_passive_open(t, l, s, m, &ip, true, iss);
+	tcp_passive_open(t, l, s, m, &ip, NULL, true, iss);
 	return true;
 }
 

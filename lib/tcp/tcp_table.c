@@ -48,12 +48,12 @@ tcp_hash6(const struct ewyk_tcp *t, const union tcp_addr *lip, uint16_t lport,
 }
 
 struct ewyk_tcp_conn *
-tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
-	rte_be32_t rip, uint16_t rport)
+tcp_table_lookup_h(struct ewyk_tcp *t, uint32_t h, rte_be32_t lip,
+	uint16_t lport, rte_be32_t rip, uint16_t rport)
 {
 	struct ewyk_tcp_conn *c;
 
-	c = t->buckets[tcp_hash(t, lip, lport, rip, rport) & t->hmask];
+	c = t->buckets[h & t->hmask];
 	for (; c != NULL; c = c->hnext) {
 		if (c->rport == rport && c->lport == lport &&
 			c->rip.v4 == rip && c->lip.v4 == lip && !c->v6)
@@ -63,12 +63,20 @@ tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
 }
 
 struct ewyk_tcp_conn *
-tcp_table_lookup6(struct ewyk_tcp *t, const union tcp_addr *lip, uint16_t lport,
-	const union tcp_addr *rip, uint16_t rport)
+tcp_table_lookup(struct ewyk_tcp *t, rte_be32_t lip, uint16_t lport,
+	rte_be32_t rip, uint16_t rport)
+{
+	return tcp_table_lookup_h(t, tcp_hash(t, lip, lport, rip, rport), lip,
+		lport, rip, rport);
+}
+
+struct ewyk_tcp_conn *
+tcp_table_lookup6_h(struct ewyk_tcp *t, uint32_t h, const union tcp_addr *lip,
+	uint16_t lport, const union tcp_addr *rip, uint16_t rport)
 {
 	struct ewyk_tcp_conn *c;
 
-	c = t->buckets[tcp_hash6(t, lip, lport, rip, rport) & t->hmask];
+	c = t->buckets[h & t->hmask];
 	for (; c != NULL; c = c->hnext) {
 		if (c->rport == rport && c->lport == lport && c->v6 &&
 			tcp_addr_eq6(&c->rip, rip) &&
@@ -78,22 +86,42 @@ tcp_table_lookup6(struct ewyk_tcp *t, const union tcp_addr *lip, uint16_t lport,
 	return NULL;
 }
 
-void
-tcp_table_insert(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
+struct ewyk_tcp_conn *
+tcp_table_lookup6(struct ewyk_tcp *t, const union tcp_addr *lip, uint16_t lport,
+	const union tcp_addr *rip, uint16_t rport)
 {
-	struct ewyk_tcp_conn **b;
+	return tcp_table_lookup6_h(t, tcp_hash6(t, lip, lport, rip, rport), lip,
+		lport, rip, rport);
+}
 
-	b = &t->buckets[(c->v6 ? tcp_hash6(t, &c->lip, c->lport, &c->rip,
-					 c->rport) :
-				 tcp_hash(t, c->lip.v4, c->lport, c->rip.v4,
-					 c->rport)) &
-		t->hmask];
+/* The connection's bucket hash, as the input path computes it. */
+uint32_t
+tcp_conn_hash(const struct ewyk_tcp_conn *c)
+{
+	return c->v6 ?
+		tcp_hash6(c->tcp, &c->lip, c->lport, &c->rip, c->rport) :
+		tcp_hash(c->tcp, c->lip.v4, c->lport, c->rip.v4, c->rport);
+}
+
+/* @p h is tcp_conn_hash(c): a passive open has it from the lookup that
+ * found no connection, and does not hash the tuple a second time. */
+void
+tcp_table_insert_h(struct ewyk_tcp *t, struct ewyk_tcp_conn *c, uint32_t h)
+{
+	struct ewyk_tcp_conn **b = &t->buckets[h & t->hmask];
+
 	c->hnext = *b;
 	if (*b != NULL)
 		(*b)->hpprev = &c->hnext;
 	c->hpprev = b;
 	*b = c;
 	c->in_table = 1;
+}
+
+void
+tcp_table_insert(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
+{
+	tcp_table_insert_h(t, c, tcp_conn_hash(c));
 }
 
 void
