@@ -156,6 +156,10 @@ enum ewyk_tcp_state {
 		"buffer was full (back-pressure)")                                \
 	X(TX_RESUMED, tx_resumed, COUNTER,                                        \
 		"Connections sent again once the port's TX room came back")       \
+	X(TX_DEFERRED, tx_deferred, COUNTER,                                      \
+		"Timer sends (RTO retransmission, loss, persist or keep-alive "   \
+		"probe) held back by a full TX: sent when the room came back "    \
+		"or at the next timer")                                           \
 	X(OOW_LIMITED, oow_limited, COUNTER,                                      \
 		"Answers to out-of-window/PAWS/SYN segments not sent: over "      \
 		"the per-connection rate (oow_ratelimit_ms)")                     \

@@ -185,10 +185,7 @@ tcp_ctx_alloc(struct ewyk_tcp *t, int socket)
 		return -ENOMEM;
 	if (tcp_limits_init(t) != 0)
 		return -ENOMEM;
-	t->txw = rte_zmalloc_socket("ewyk_tcp_txw",
-		sizeof(t->txw[0]) * t->conf.max_conns, RTE_CACHE_LINE_SIZE,
-		socket);
-	if (t->txw == NULL)
+	if (tcp_txw_init(t) != 0)
 		return -ENOMEM;
 
 	snprintf(name, sizeof(name), "tcp%" PRIxPTR,
