@@ -206,11 +206,11 @@ struct ewyk_tcp_conn {
 		out_pending : 1, /* data queued while busy: output on unhold */
 		/* timer sends a full TX held back (tcp_txw.c): run on resume */
 		tlp_owed : 1, persist_owed : 1, ka_owed : 1;
-	uint8_t rtx_kind;        /* enum tcp_rtx_kind */
-	uint8_t misc_kind;       /* enum tcp_misc_kind */
-	uint8_t tmr_used;        /* bit per timer: armed once on the wheel */
-	uint8_t retries;         /* RTO / probe expiries without progress */
-	uint8_t backoff;         /* RTO shift */
+	uint8_t rtx_kind;  /* enum tcp_rtx_kind */
+	uint8_t misc_kind; /* enum tcp_misc_kind */
+	uint8_t tmr_used;  /* bit per timer: armed once on the wheel */
+	uint8_t retries;   /* RTO / probe expiries without progress */
+	uint8_t backoff;   /* RTO shift */
 	uint8_t dupacks;
 	uint8_t quickack; /* segments still to ACK at once */
 	uint8_t ka_probes;
