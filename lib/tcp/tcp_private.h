@@ -328,7 +328,7 @@ struct ewyk_tcp {
 	uint64_t rst_sec;   /* second the RST count is for */
 	uint32_t rst_count; /* RSTs to segments of no connection in it */
 	uint32_t src_mask;  /* per-source counters: buckets - 1 */
-	uint16_t *src_cnt;  /* connections per keyed source bucket */
+	uint32_t *src_cnt;  /* connections per keyed source bucket */
 	uint32_t
 		held_mbufs; /* mbufs all send, OOO and application queues pin */
 	uint32_t ooo_held;  /* of which the OOO queues */
