@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/tcp's TX wait set (back-pressure, tcp_txw.c), run by test_tcp.c's
- * main: the timer sends a full TX holds back (nothing is dropped at the
- * port, everything goes once the room is back), the fairness of the
+ * main: the timer sends a full TX holds back, one by one and eight RTOs
+ * at once (nothing is dropped at the port, everything goes once the room
+ * is back), the fairness of the
  * resume under sustained saturation, and a delete in the middle of the
  * set. The port is the harness's model of lib/net's buffer (port_model):
  * a frame that finds no room there is dropped and counted as lib/net's
@@ -154,16 +155,6 @@ timers_fin_rst(void)
 	memset(&H, 0, sizeof(H));
 }
 
-void
-test_tx_timers_wait(void **state)
-{
-	RTE_SET_USED(state);
-	timers_tlp_rto();
-	timers_persist();
-	timers_keepalive();
-	timers_fin_rst();
-}
-
 #define NCONN 8
 
 /* Open NCONN connections from ports PPORT + i; their handles in @p c. */
@@ -218,6 +209,59 @@ loop_once(unsigned int *n)
 	}
 	H.ncap = H.rcap = 0;
 	return who;
+}
+
+/*
+ * Eight RTOs in one wheel step while the port has room for four frames
+ * (inside the reserve): none is sent (sending them would have dropped
+ * four at the port), each is counted, and all eight go, once each, when
+ * the room is back.
+ */
+static void
+timers_rto_storm(void)
+{
+	static const struct script sc = { .name = "tx_rto_storm" };
+	struct ewyk_tcp_conn *c[NCONN];
+	unsigned int i, seen[NCONN] = { 0 };
+
+	script_begin(&sc);
+	open_many(c);
+	for (i = 0; i < NCONN; i++)
+		send_on(c[i], 100);
+	H.ncap = H.rcap = 0;
+	port_set(4);
+	/* No loss probe: the RTO of 200 ms comes first with one segment. */
+	run_steps((const struct step[]){ WAIT(201), NOOUT,
+		CTR(EWYK_TCP_RTO, NCONN), CTR(EWYK_TCP_TX_DEFERRED, NCONN),
+		END });
+	assert_int_equal(H.t->txw_n, NCONN);
+	port_set(512);
+	run_steps((const struct step[]){ WAIT(1), END });
+	for (i = H.rcap; i < H.ncap; i++) {
+		int k = (int)H.caps[i].dport - PPORT;
+
+		assert_true(k >= 0 && k < NCONN);
+		assert_int_equal(H.caps[i].len, 100);
+		seen[k]++;
+	}
+	for (i = 0; i < NCONN; i++)
+		assert_int_equal(seen[i], 1);
+	H.ncap = H.rcap = 0;
+	assert_int_equal(H.t->txw_n, 0);
+	assert_int_equal(H.drop_tx_full, 0);
+	h_free();
+	memset(&H, 0, sizeof(H));
+}
+
+void
+test_tx_timers_wait(void **state)
+{
+	RTE_SET_USED(state);
+	timers_tlp_rto();
+	timers_persist();
+	timers_keepalive();
+	timers_fin_rst();
+	timers_rto_storm();
 }
 
 /*
