@@ -137,7 +137,7 @@ class TestSuite_hardening(TestSuite):
     # -- tests ------------------------------------------------------------
     def test_bad_options(self):
         for args, word in (
-                (["--tcp-max-per-src", "70000"], "--tcp-max-per-src"),
+                (["--tcp-max-per-src", "1048577"], "--tcp-max-per-src"),
                 (["--tcp-mbuf-budget", "9000"], "--tcp-mbuf-budget"),
                 (["--tcp-conn-mbufs", "5000"], "--tcp-conn-mbufs"),
                 (["--tcp-idle-ms", "soon"], "--tcp-idle-ms"),

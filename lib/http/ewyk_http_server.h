@@ -674,9 +674,9 @@ struct ewyk_http_quota;
  * @param socket_id
  *   NUMA node of its counts (SOCKET_ID_ANY ok).
  * @return
- *   The quota, or NULL with rte_errno EINVAL (capacity 0, or
- *   @p per_src_max above it or above 65535), ENOMEM, or getentropy()'s
- *   errno.
+ *   The quota, or NULL with rte_errno EINVAL (capacity 0 or above
+ *   2^30, or @p per_src_max above it; @p per_src_max equal to it is no
+ *   per-source limit), ENOMEM, or getentropy()'s errno.
  */
 struct ewyk_http_quota *ewyk_http_quota_create(uint32_t capacity,
 	uint32_t per_src_max, int socket_id);

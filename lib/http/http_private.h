@@ -576,8 +576,8 @@ struct ewyk_http_server {
 	uint32_t lease_free;  /* HTTP_NO_LEASE: none */
 	uint32_t leases;      /* leases taken */
 	uint16_t max_headers;
-	uint16_t *src_conns; /* per bucket of the peer address */
-	uint16_t *src_heads;
+	uint32_t *src_conns; /* per bucket of the peer address */
+	uint32_t *src_heads;
 	uint32_t src_mask;
 	uint64_t hk0, hk1; /* key of the per-source hash */
 	uint32_t lru_head; /* oldest idle connection (UINT32_MAX: none) */

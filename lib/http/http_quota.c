@@ -27,7 +27,7 @@ struct ewyk_http_quota {
 	uint32_t mask; /* buckets - 1 */
 	uint32_t used; /* atomic */
 	uint64_t refused;
-	uint16_t cnt[]; /* per bucket, atomic */
+	uint32_t cnt[]; /* per bucket, atomic (32-bit: any capacity) */
 };
 
 struct ewyk_http_quota *
@@ -39,8 +39,7 @@ ewyk_http_quota_create(uint32_t capacity, uint32_t per_src_max, int socket_id)
 
 	if (per_src_max == 0)
 		per_src_max = RTE_MAX(capacity / 4, 1u);
-	if (capacity == 0 || capacity > (1u << 30) || per_src_max > capacity ||
-		per_src_max > UINT16_MAX) {
+	if (capacity == 0 || capacity > (1u << 30) || per_src_max > capacity) {
 		rte_errno = EINVAL;
 		return NULL;
 	}

@@ -23,9 +23,11 @@
  *   max_conns_per_src a connection is refused (RST, conn_src_refused);
  *   beyond max_heads_per_src a head is answered 503 (head_src_refused).
  *   Two addresses sharing a bucket share its limit; without the key,
- *   nobody can choose to. A share of all the objects (or leases) is no
- *   limit: no address is refused for the bucket it happens to share. An IPv6 peer is counted by its /64: one host
- *   is routinely given a whole /64 and may pick any address in it.
+ *   nobody can choose to. A share of all the objects (or leases) or more is
+ *   no limit, for any number of them (the counts are 32-bit): no address
+ *   is refused for the bucket it happens to share. An IPv6 peer is
+ *   counted by its /64: one host is routinely given a whole /64 and may
+ *   pick any address in it.
  * - The idle list: the connections whose keep-alive timer runs, oldest
  *   first (intrusive, by object index), so that pressure takes the
  *   connections nobody uses first.
@@ -93,9 +95,8 @@ http_slots_init(struct ewyk_http_server *s)
 		cf->max_conns_per_src = RTE_MAX(cf->max_conns / 4, 1u);
 	if (cf->max_heads_per_src == 0)
 		cf->max_heads_per_src = RTE_MAX(cf->max_heads / 4, 1u);
-	/* counts are 16-bit: a larger share is no limit */
-	cf->max_conns_per_src = RTE_MIN(cf->max_conns_per_src, 65535u);
-	cf->max_heads_per_src = RTE_MIN(cf->max_heads_per_src, 65535u);
+	/* A share of all the objects (or leases) or more is no limit, for
+	 * any number of them: the counts are 32-bit, nothing is clamped. */
 	if (cf->secret != 0) {
 		uint32_t w[2] = { (uint32_t)cf->secret,
 			(uint32_t)(cf->secret >> 32) };

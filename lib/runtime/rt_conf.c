@@ -123,7 +123,7 @@ static const struct num_opt num_opts[] = {
 	NUM_OPT("task-timeout", 1, 3600000, task_timeout_ms),
 	NUM_OPT("pec-ring", 1, 1u << 20, pec_ring),
 	NUM_OPT("tcp-max-conns", 16, EWYK_RT_MAX_CONNS, tcp_max_conns),
-	NUM_OPT("tcp-max-per-src", 0, 65535, tcp_max_per_src),
+	NUM_OPT("tcp-max-per-src", 0, EWYK_RT_MAX_CONNS, tcp_max_per_src),
 	NUM_OPT("tcp-mbuf-budget", 0, 1u << 22, tcp_mbuf_budget),
 	NUM_OPT("tcp-conn-mbufs", 0, 1u << 22, tcp_conn_mbufs),
 	NUM_OPT("tcp-idle-ms", 0, 86400000, tcp_idle_ms),
@@ -138,8 +138,8 @@ static const struct num_opt num_opts[] = {
 	NUM_OPT("write-timeout", 1, 86400, write_timeout),
 	NUM_OPT("http-max-conns", 1, 1u << 20, http_max_conns),
 	NUM_OPT("http-max-heads", 1, 1u << 20, http_max_heads),
-	NUM_OPT("http-max-per-src", 1, 65535, http_max_per_src),
-	NUM_OPT("http-max-heads-per-src", 1, 65535, http_max_heads_per_src),
+	NUM_OPT("http-max-per-src", 1, 1u << 20, http_max_per_src),
+	NUM_OPT("http-max-heads-per-src", 1, 1u << 20, http_max_heads_per_src),
 	NUM_OPT("h2-body-budget", 65536, (unsigned long)INT64_MAX,
 		h2_body_budget),
 };
@@ -353,7 +353,7 @@ check_tcp_limits(struct ewyk_rt_conf *c)
 
 	/* tcp_max_conns 0: ewyk_rt_create() sizes it, then checks again */
 	if (c->tcp_max_per_src == UINT_MAX && c->tcp_max_conns != 0)
-		c->tcp_max_per_src = RTE_MIN(c->tcp_max_conns / 4, 65535u);
+		c->tcp_max_per_src = c->tcp_max_conns / 4;
 	if (c->tcp_max_conns != 0 && c->tcp_max_per_src != UINT_MAX &&
 		c->tcp_max_per_src > c->tcp_max_conns) {
 		fprintf(stderr,

@@ -156,6 +156,10 @@ enum ewyk_tcp_state {
 		"buffer was full (back-pressure)")                                \
 	X(TX_RESUMED, tx_resumed, COUNTER,                                        \
 		"Connections sent again once the port's TX room came back")       \
+	X(TX_DEFERRED, tx_deferred, COUNTER,                                      \
+		"Timer sends (RTO retransmission, loss, persist or keep-alive "   \
+		"probe) held back by a full TX: sent when the room came back "    \
+		"or at the next timer")                                           \
 	X(OOW_LIMITED, oow_limited, COUNTER,                                      \
 		"Answers to out-of-window/PAWS/SYN segments not sent: over "      \
 		"the per-connection rate (oow_ratelimit_ms)")                     \
@@ -367,9 +371,9 @@ struct ewyk_tcp_conf {
 	uint32_t
 		persist_max_ms; /**< give up a connection whose peer's window stayed zero this long while data waits; 0 = 300000, UINT32_MAX = never */
 	uint32_t
-		max_conns_per_src; /**< connections one peer address may hold (counted per keyed hash bucket); 0 = no limit */
+		max_conns_per_src; /**< connections one peer address may hold (counted per keyed hash bucket); 0 or max_conns and more = no limit */
 	uint32_t
-		max_conns_per_net6; /**< connections the IPv6 peers of one /64 may hold together (as max_conns_per_src); 0 = max_conns_per_src */
+		max_conns_per_net6; /**< connections the IPv6 peers of one /64 may hold together (as max_conns_per_src); 0 = max_conns_per_src; max_conns and more = no limit */
 	uint32_t
 		rst_limit; /**< RSTs a second to segments of no connection; 0 = 1000, UINT32_MAX = no limit */
 	uint32_t

@@ -88,15 +88,19 @@ conf_defaults(struct ewyk_tcp_conf *c)
 	DEF(ooo_max_segs,
 		(uint16_t)RTE_MIN(RTE_MAX(c->rcv_buf / 512, 64u), 4096u));
 #undef DEF
+	/* A share of all the connections or more is no limit, whatever
+	 * the table's size (the counts are 32-bit). */
+	if (c->max_conns_per_src >= c->max_conns)
+		c->max_conns_per_src = 0;
+	if (c->max_conns_per_net6 >= c->max_conns)
+		c->max_conns_per_net6 = 0;
 	if (c->hash_buckets == 0)
 		c->hash_buckets = rte_align32pow2(c->max_conns);
 	if (!rte_is_power_of_2(c->hash_buckets))
 		return -1;
 	if (c->mss < TCP_MIN_MSS || c->rto_min_ms > c->rto_max_ms ||
 		c->rto_init_ms > c->rto_max_ms ||
-		c->ephemeral_lo > c->ephemeral_hi ||
-		c->max_conns_per_src > UINT16_MAX ||
-		c->max_conns_per_net6 > UINT16_MAX || c->rcv_buf < c->mss ||
+		c->ephemeral_lo > c->ephemeral_hi || c->rcv_buf < c->mss ||
 		c->rcv_buf > (1u << 30) || c->snd_buf > (1u << 30))
 		return -1;
 	return 0;
@@ -185,10 +189,7 @@ tcp_ctx_alloc(struct ewyk_tcp *t, int socket)
 		return -ENOMEM;
 	if (tcp_limits_init(t) != 0)
 		return -ENOMEM;
-	t->txw = rte_zmalloc_socket("ewyk_tcp_txw",
-		sizeof(t->txw[0]) * t->conf.max_conns, RTE_CACHE_LINE_SIZE,
-		socket);
-	if (t->txw == NULL)
+	if (tcp_txw_init(t) != 0)
 		return -ENOMEM;
 
 	snprintf(name, sizeof(name), "tcp%" PRIxPTR,

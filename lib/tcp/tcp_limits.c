@@ -18,10 +18,13 @@
 #include "tcp_private.h"
 
 /*
- * Per-source connection counts (max_conns_per_src): one 16-bit count per
+ * Per-source connection counts (max_conns_per_src): one 32-bit count per
  * bucket of a keyed hash of the peer's address, as many buckets as
- * connections (rounded up to a power of 2). Two sources sharing a bucket
- * share its limit; without the key, nobody can choose to.
+ * connections (rounded up to a power of 2), so that a limit of any size
+ * below max_conns holds. A limit of max_conns or more is no limit
+ * (conf_defaults() makes it 0): without one, no table. Two sources
+ * sharing a bucket share its limit; without the key, nobody can choose
+ * to.
  */
 static int
 src_init(struct ewyk_tcp *t)
@@ -44,7 +47,7 @@ src_init(struct ewyk_tcp *t)
  * bytes) or an IPv6 /64 (tag 8: its first 8 bytes). The tags keep the
  * three kinds apart in the one table.
  */
-static uint16_t *
+static uint32_t *
 src_slot(struct ewyk_tcp *t, const union tcp_addr *a, bool v6, bool net64)
 {
 	uint32_t w[5];

@@ -535,72 +535,6 @@ tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len, bool fin)
 	return (int)sent;
 }
 
-/* Room for a data segment on the connection's port (back-pressure). */
-static inline bool
-tx_room_ok(const struct ewyk_tcp_conn *c)
-{
-	const struct ewyk_tcp *t = c->tcp;
-
-	return t->tx_room == NULL ||
-		t->tx_room(t->tx_room_arg, c->port) > EWYK_TCP_TX_RESERVE;
-}
-
-/* Put the connection in the context's TX wait set (once). */
-static void
-txw_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
-{
-	if (c->tx_wait)
-		return;
-	c->tx_wait = 1;
-	t->txw[t->txw_n++] = c;
-}
-
-/* A connection destroyed while it waits leaves the set (rare: a scan). */
-void
-tcp_txw_del(struct ewyk_tcp_conn *c)
-{
-	struct ewyk_tcp *t = c->tcp;
-	uint32_t i;
-
-	if (!c->tx_wait)
-		return;
-	c->tx_wait = 0;
-	for (i = 0; i < t->txw_n; i++)
-		if (t->txw[i] == c) {
-			t->txw[i] = t->txw[--t->txw_n];
-			return;
-		}
-}
-
-/*
- * Once per loop (ewyk_tcp_advance): the waiting connections whose port has
- * room again send; the others stay. One that runs out of room again while
- * it sends goes back into a slot already freed in this pass (the set never
- * holds more than max_conns) and waits for the next loop. tcp_output()
- * destroys no connection, so the pass's own slots stay valid.
- */
-void
-tcp_txw_resume(struct ewyk_tcp *t)
-{
-	uint32_t i, n = t->txw_n, k = 0;
-
-	for (i = 0; i < n; i++) {
-		struct ewyk_tcp_conn *c = t->txw[i];
-
-		if (!tx_room_ok(c)) {
-			t->txw[k++] = c; /* still full: not counted again */
-			continue;
-		}
-		c->tx_wait = 0;
-		tcp_ctr_inc(t, EWYK_TCP_TX_RESUMED);
-		t->txw_n =
-			k; /* slot i is free: txw_add() writes at most there */
-		tcp_output(c);
-		k = t->txw_n;
-	}
-	t->txw_n = k;
-}
-
 void
 tcp_output(struct ewyk_tcp_conn *c)
 {
@@ -656,11 +590,11 @@ tcp_output(struct ewyk_tcp_conn *c)
 			if (!c->nodelay && len < c->snd_mss && len == unsent &&
 				flight > 0 && !c->shut_wr)
 				break;
-			if (unlikely(!tx_room_ok(c))) {
+			if (unlikely(!tcp_tx_room_ok(c))) {
 				/* Back-pressure: the data waits in the send
 				 * queue, tcp_txw_resume() sends it. */
 				tcp_ctr_inc(t, EWYK_TCP_TX_BLOCKED);
-				txw_add(t, c);
+				tcp_txw_add(t, c);
 				break;
 			}
 			fin = c->shut_wr && c->snd_nxt + len == data_end;
@@ -672,6 +606,12 @@ tcp_output(struct ewyk_tcp_conn *c)
 			if (fin && (uint32_t)n == len)
 				c->snd_nxt++;
 		} else if (c->shut_wr && c->snd_nxt == data_end) {
+			if (unlikely(!tcp_tx_room_ok(c))) {
+				/* A FIN alone waits too (a close storm). */
+				tcp_ctr_inc(t, EWYK_TCP_TX_BLOCKED);
+				tcp_txw_add(t, c);
+				break;
+			}
 			if (tcp_send_segment(c, c->snd_nxt, 0, true) < 0)
 				break;
 			c->snd_nxt++;

@@ -167,6 +167,12 @@ struct tcp_sack_blk {
 	uint32_t start, end;
 };
 
+/* Links of the TX wait set, by connection pool index. */
+struct tcp_txw_link {
+	uint32_t next, prev;
+};
+#define TCP_TXW_NONE UINT32_MAX
+
 struct tcp_listener {
 	rte_be32_t ip; /* 0: any address of either family; else IPv4 only */
 	uint16_t port; /* 0: free slot */
@@ -211,12 +217,14 @@ struct ewyk_tcp_conn {
 		tlp_rexmit : 1,   /* ... and it was a retransmission */
 		tlp_dsack : 1,   /* ... that the peer reported as a duplicate */
 		tx_wait : 1,     /* in the context's TX wait set (txw) */
-		out_pending : 1; /* data queued while busy: output on unhold */
-	uint8_t rtx_kind;        /* enum tcp_rtx_kind */
-	uint8_t misc_kind;       /* enum tcp_misc_kind */
-	uint8_t tmr_used;        /* bit per timer: armed once on the wheel */
-	uint8_t retries;         /* RTO / probe expiries without progress */
-	uint8_t backoff;         /* RTO shift */
+		out_pending : 1, /* data queued while busy: output on unhold */
+		/* timer sends a full TX held back (tcp_txw.c): run on resume */
+		tlp_owed : 1, persist_owed : 1, ka_owed : 1;
+	uint8_t rtx_kind;  /* enum tcp_rtx_kind */
+	uint8_t misc_kind; /* enum tcp_misc_kind */
+	uint8_t tmr_used;  /* bit per timer: armed once on the wheel */
+	uint8_t retries;   /* RTO / probe expiries without progress */
+	uint8_t backoff;   /* RTO shift */
 	uint8_t dupacks;
 	uint8_t quickack; /* segments still to ACK at once */
 	uint8_t ka_probes;
@@ -303,9 +311,12 @@ struct ewyk_tcp {
 	ewyk_tcp_tx_room_t tx_room; /* NULL: no back-pressure */
 	void *tx_room_arg;
 	/* Connections whose data waits for TX room (back-pressure), each at
-	 * most once (tx_wait): max_conns slots, so it never overflows. */
-	struct ewyk_tcp_conn **txw;
+	 * most once (tx_wait), in FIFO order: a list linked through txw[],
+	 * indexed by the connection's pool index (tcp_txw.c). */
+	struct tcp_txw_link *txw;
 	uint32_t txw_n;
+	uint32_t txw_head, txw_tail; /* TCP_TXW_NONE: empty */
+	uint32_t txw_cur, txw_fresh; /* the resume pass in progress */
 	struct ewyk_net_shard *shard;
 	struct ewyk_net *net;
 	uint16_t shard_id;
@@ -331,7 +342,7 @@ struct ewyk_tcp {
 	uint64_t rst_sec;   /* second the RST count is for */
 	uint32_t rst_count; /* RSTs to segments of no connection in it */
 	uint32_t src_mask;  /* per-source counters: buckets - 1 */
-	uint16_t *src_cnt;  /* connections per keyed source bucket */
+	uint32_t *src_cnt;  /* connections per keyed source bucket */
 	uint32_t
 		held_mbufs; /* mbufs all send, OOO and application queues pin */
 	uint32_t ooo_held;  /* of which the OOO queues */
@@ -403,6 +414,20 @@ tcp_conn_hold(struct ewyk_tcp_conn *c)
 }
 
 void tcp_output(struct ewyk_tcp_conn *c);
+
+/*
+ * Room on the connection's port for a segment that may wait (data, FIN,
+ * probes): more than the reserve of EWYK_TCP_TX_RESERVE frames, which is
+ * for the segments that always go (back-pressure, tcp_txw.c).
+ */
+static inline bool
+tcp_tx_room_ok(const struct ewyk_tcp_conn *c)
+{
+	const struct ewyk_tcp *t = c->tcp;
+
+	return t->tx_room == NULL ||
+		t->tx_room(t->tx_room_arg, c->port) > EWYK_TCP_TX_RESERVE;
+}
 
 /*
  * Leave a frame. The outermost one sends what the application queued
@@ -486,10 +511,14 @@ int tcp_send_synack_cookie(struct ewyk_tcp *t, const struct tcp_seg *s,
 int tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len,
 	bool fin);
 void tcp_output(struct ewyk_tcp_conn *c);
-void tcp_txw_del(struct ewyk_tcp_conn *c);
-void tcp_txw_resume(struct ewyk_tcp *t);
 uint32_t tcp_rcv_wnd_field(struct ewyk_tcp_conn *c);
 uint32_t tcp_rcv_space(const struct ewyk_tcp_conn *c);
+
+/* tcp_txw.c */
+int tcp_txw_init(struct ewyk_tcp *t);
+void tcp_txw_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c);
+void tcp_txw_del(struct ewyk_tcp_conn *c);
+void tcp_txw_resume(struct ewyk_tcp *t);
 
 /* tcp_input.c */
 int tcp_parse(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip,
@@ -553,6 +582,7 @@ void tcp_timer_misc_stop(struct ewyk_tcp_conn *c);
 void tcp_timer_stop_all(struct ewyk_tcp_conn *c);
 void tcp_enter_time_wait(struct ewyk_tcp_conn *c);
 void tcp_keepalive_arm(struct ewyk_tcp_conn *c);
+void tcp_timer_owed(struct ewyk_tcp_conn *c);
 
 /* tcp_stats.c */
 int tcp_registry_add(struct ewyk_tcp *t);

@@ -52,6 +52,8 @@ static void misc_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm,
 void
 tcp_timer_rto_arm(struct ewyk_tcp_conn *c)
 {
+	c->tlp_owed = 0; /* re-armed: what was owed is superseded */
+	c->persist_owed = 0;
 	c->rtx_kind = TCP_RTX_RTO;
 	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, c->tcp->now + rto_cyc(c), rtx_cb);
 }
@@ -90,6 +92,8 @@ tcp_timer_xmit_arm(struct ewyk_tcp_conn *c)
 		tcp_timer_rto_arm(c);
 		return;
 	}
+	c->tlp_owed = 0;
+	c->persist_owed = 0;
 	c->rtx_kind = TCP_RTX_TLP;
 	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, t->now + pto_us * t->cyc_us,
 		rtx_cb);
@@ -104,6 +108,8 @@ tcp_timer_persist_arm(struct ewyk_tcp_conn *c)
 
 	if (ms > t->conf.rto_max_ms)
 		ms = t->conf.rto_max_ms;
+	c->tlp_owed = 0;
+	c->persist_owed = 0;
 	c->rtx_kind = TCP_RTX_PERSIST;
 	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, t->now + tcp_ms_to_cyc(t, ms),
 		rtx_cb);
@@ -112,6 +118,8 @@ tcp_timer_persist_arm(struct ewyk_tcp_conn *c)
 void
 tcp_timer_rtx_stop(struct ewyk_tcp_conn *c)
 {
+	c->tlp_owed = 0;
+	c->persist_owed = 0;
 	c->rtx_kind = TCP_RTX_NONE;
 	tmr_stop(c, &c->rtx_tmr);
 }
@@ -151,6 +159,7 @@ void
 tcp_timer_misc_arm(struct ewyk_tcp_conn *c, enum tcp_misc_kind k,
 	uint64_t expiry)
 {
+	c->ka_owed = 0;
 	c->misc_kind = (uint8_t)k;
 	tmr_set(c, &c->misc_tmr, TCP_TMR_MISC, expiry, misc_cb);
 }
@@ -158,6 +167,7 @@ tcp_timer_misc_arm(struct ewyk_tcp_conn *c, enum tcp_misc_kind k,
 void
 tcp_timer_misc_stop(struct ewyk_tcp_conn *c)
 {
+	c->ka_owed = 0;
 	c->misc_kind = TCP_MISC_NONE;
 	tmr_stop(c, &c->misc_tmr);
 }
@@ -278,6 +288,21 @@ rto_data(struct ewyk_tcp_conn *c)
 	c->retries++;
 	if (c->backoff < 16)
 		c->backoff++;
+	if (unlikely(!tcp_tx_room_ok(c))) {
+		/*
+		 * Back-pressure: go back without sending. The wait set's
+		 * tcp_output() sends the first segment (or the FIN) when the
+		 * room is back, the window now one MSS; a zero-window probe
+		 * waits for the next RTO.
+		 */
+		tcp_ctr_inc(t, EWYK_TCP_TX_DEFERRED);
+		c->snd_nxt = c->snd_una;
+		c->rexmit_nxt = c->snd_una;
+		if (c->snd_wnd != 0)
+			tcp_txw_add(t, c);
+		tcp_timer_rto_arm(c);
+		return;
+	}
 	/* Go back: resend from the first unacknowledged byte. */
 	c->snd_nxt = c->snd_una + tcp_retransmit(c, c->snd_una, maxlen);
 	c->rexmit_nxt = c->snd_nxt;
@@ -293,6 +318,15 @@ persist(struct ewyk_tcp_conn *c)
 
 	if (c->snd_wnd != 0 || c->snd_nxt != c->snd_una) {
 		tcp_output(c);
+		return;
+	}
+	if (SEQ_LT(c->snd_una, data_end) && unlikely(!tcp_tx_room_ok(c))) {
+		/* Back-pressure: the probe goes when the room is back (or at
+		 * the next persist timer), not counted, no backoff. */
+		tcp_ctr_inc(t, EWYK_TCP_TX_DEFERRED);
+		tcp_timer_persist_arm(c);
+		c->persist_owed = 1;
+		tcp_txw_add(t, c);
 		return;
 	}
 	tcp_ctr_inc(t, EWYK_TCP_PERSIST_PROBES);
@@ -322,6 +356,15 @@ tlp(struct ewyk_tcp_conn *c)
 
 	if (c->snd_nxt == c->snd_una || c->snd_nxt != c->snd_max) {
 		tcp_timer_rto_arm(c);
+		return;
+	}
+	if (unlikely(!tcp_tx_room_ok(c))) {
+		/* Back-pressure: the RTO stands in; the probe goes when the
+		 * room is back, if no ACK re-armed the timer by then. */
+		tcp_ctr_inc(t, EWYK_TCP_TX_DEFERRED);
+		tcp_timer_rto_arm(c);
+		c->tlp_owed = 1;
+		tcp_txw_add(t, c);
 		return;
 	}
 	tcp_ctr_inc(t, EWYK_TCP_TLP_PROBES);
@@ -465,14 +508,24 @@ keepalive(struct ewyk_tcp_conn *c)
 		tcp_conn_drop(c, -ETIMEDOUT);
 		return;
 	}
-	c->ka_probes++;
-	tcp_ctr_inc(t, EWYK_TCP_KEEPALIVE_PROBES);
-	tcp_send_probe(c, c->snd_una - 1);
 	next = t->now + tcp_ms_to_cyc(t, t->conf.keepalive_intvl_ms);
 	if (t->conf.idle_timeout_ms != 0)
 		next = RTE_MIN(next,
 			c->last_rx_tsc +
 				tcp_ms_to_cyc(t, t->conf.idle_timeout_ms));
+	if (unlikely(!tcp_tx_room_ok(c))) {
+		/* Back-pressure: our own TX is full, the peer is not silent.
+		 * The probe goes when the room is back (or at the next
+		 * timer), and is counted then. */
+		tcp_ctr_inc(t, EWYK_TCP_TX_DEFERRED);
+		tcp_timer_misc_arm(c, TCP_MISC_KEEPALIVE, next);
+		c->ka_owed = 1;
+		tcp_txw_add(t, c);
+		return;
+	}
+	c->ka_probes++;
+	tcp_ctr_inc(t, EWYK_TCP_KEEPALIVE_PROBES);
+	tcp_send_probe(c, c->snd_una - 1);
 	tcp_timer_misc_arm(c, TCP_MISC_KEEPALIVE, next);
 }
 
@@ -504,4 +557,32 @@ misc_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
 		break;
 	}
 	tcp_conn_unhold(c);
+}
+
+/*
+ * On resume from the TX wait set (tcp_txw_resume, the connection held):
+ * the timer sends a full TX held back. Each is still owed only while the
+ * timer armed in its place is untouched (any re-arm clears the bit): an
+ * ACK that came in the meantime made it moot.
+ */
+void
+tcp_timer_owed(struct ewyk_tcp_conn *c)
+{
+	if (c->tlp_owed) {
+		c->tlp_owed = 0;
+		if (c->rtx_kind == TCP_RTX_RTO && !c->in_recovery &&
+			(c->state == EWYK_TCP_ESTABLISHED ||
+				c->state == EWYK_TCP_CLOSE_WAIT))
+			tlp(c);
+	}
+	if (c->persist_owed) {
+		c->persist_owed = 0;
+		if (c->rtx_kind == TCP_RTX_PERSIST && !c->dead)
+			persist(c);
+	}
+	if (c->ka_owed) {
+		c->ka_owed = 0;
+		if (c->misc_kind == TCP_MISC_KEEPALIVE && !c->dead)
+			keepalive(c);
+	}
 }

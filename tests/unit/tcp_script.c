@@ -90,6 +90,8 @@ cap_tx_room(void *arg, uint16_t port)
 {
 	RTE_SET_USED(arg);
 	assert_int_equal(port, 0);
+	if (H.port_model)
+		return H.port_room;
 	return H.tx_room != 0 ? H.tx_room : 512;
 }
 
@@ -117,6 +119,14 @@ cap_seg(struct rte_mbuf *m)
 	struct cap *c;
 	unsigned int hlen;
 
+	if (H.port_model) {
+		if (H.port_room == 0) {
+			H.drop_tx_full++;
+			rte_pktmbuf_free(m);
+			return 0;
+		}
+		H.port_room--;
+	}
 	assert_true(H.ncap < MAXCAP);
 	c = &H.caps[H.ncap++];
 	memset(c, 0, sizeof(*c));

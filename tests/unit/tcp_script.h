@@ -86,6 +86,12 @@ struct tcp_harness {
 	bool v6;            /* the conversation is over IPv6 */
 	uint8_t dst6[16];   /* IPv6: where the last segment out went */
 	uint32_t tx_room;   /* the port's TX room (back-pressure); 0: 512 */
+	/* A model of lib/net's port buffer, when port_model is set: the
+	 * room is port_room, each frame out takes one, and a frame that
+	 * finds none is dropped and counted (as lib/net's drop_tx_full). */
+	bool port_model;
+	uint32_t port_room;
+	uint64_t drop_tx_full;
 };
 
 /* The harness's state, shared by the scripts and the other tests. */
@@ -307,5 +313,9 @@ void test_abort_all(void **state);
 void test_conn_own_ops(void **state);
 void test_shard_contexts(void **state);
 void test_tx_backpressure(void **state);
+void test_src_limit_big(void **state);
+void test_tx_timers_wait(void **state);
+void test_tx_resume_fair(void **state);
+void test_tx_wait_del_middle(void **state);
 
 #endif /* EWYK_TEST_TCP_SCRIPT_H */

@@ -24,6 +24,7 @@
 #include "ewyk_http.h"
 #include "ewyk_tcp.h"
 #include "http_conn_world.h"
+#include "http_private.h"
 #include "test_common.h"
 
 /* A second source; with the key below it is not in CIP's bucket. */
@@ -437,6 +438,59 @@ test_whole_share_no_limit(void **state)
 	assert_int_equal(ctr(EWYK_HTTP_C_IDLE_RECLAIMED), 1);
 }
 
+/* Add @p k to every bucket's count of objects (a stand-in for k
+ * connections in each, without making them). */
+static void
+src_conns_add(int64_t k)
+{
+	uint32_t b;
+
+	for (b = 0; b <= W.srv->src_mask; b++)
+		W.srv->src_conns[b] = (uint32_t)((int64_t)W.srv->src_conns[b] +
+			k);
+}
+
+/*
+ * Over 65,535 objects: a share of all of them is no limit, and a share
+ * between 65,535 and all of them holds where it says (the counts are
+ * 32-bit, the share is not clamped to 65,535).
+ */
+static void
+test_share_big_table(void **state)
+{
+	struct cli *cl;
+	size_t off = 0;
+
+	teardown(state);
+	slots_setup_with(70000, 70000, 16, 16);
+	assert_int_equal(slots().max_conns_per_src, 70000);
+	/* 65,535 in every bucket (the old clamp), and still served. */
+	src_conns_add(65535);
+	cl = cli_open(0);
+	assert_int_equal(request(cl, &off, GET), 200);
+	src_conns_add(-65535);
+	teardown(state);
+
+	slots_setup_with(70000, 66000, 16, 16);
+	assert_int_equal(slots().max_conns_per_src, 66000);
+	/* The address holds 65,999: one more is served... */
+	src_conns_add(65999);
+	cl = cli_open(0);
+	off = 0;
+	assert_int_equal(request(cl, &off, GET), 200);
+	/* ...and at 66,000 the next is refused. */
+	cl = cli_open(1);
+	cli_sends(cl, GET);
+	RUN_UNTIL(cl->closed, 1000);
+	assert_true(cl->closed);
+	assert_int_equal(ctr(EWYK_HTTP_C_CONN_SRC_REFUSED), 1);
+	src_conns_add(-65999);
+	/* ewyk_http_quota: a share of the whole capacity is accepted. */
+	ewyk_http_quota_free(
+		ewyk_http_quota_create(70000, 70000, SOCKET_ID_ANY));
+	assert_null(ewyk_http_quota_create(70000, 70001, SOCKET_ID_ANY));
+}
+
 /* ewyk_http_quota: a source's share, the capacity, tokens back. */
 static struct ewyk_http_quota *quota_one; /* capacity 1 */
 
@@ -569,6 +623,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_lru_reclaim, slots_setup,
 			slots_teardown),
 		cmocka_unit_test_setup_teardown(test_whole_share_no_limit,
+			slots_setup, slots_teardown),
+		cmocka_unit_test_setup_teardown(test_share_big_table,
 			slots_setup, slots_teardown),
 		cmocka_unit_test_setup_teardown(test_quota, slots_setup,
 			slots_teardown),

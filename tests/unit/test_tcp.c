@@ -690,15 +690,15 @@ main(int argc, char **argv)
 		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	if (mp == NULL)
 		return 1;
-	n = add_scripts(tests, n, RTE_DIM(tests) - 24, tcp_scripts,
+	n = add_scripts(tests, n, RTE_DIM(tests) - 32, tcp_scripts,
 		tcp_nscripts, NULL);
-	n = add_scripts(tests, n, RTE_DIM(tests) - 24, tcp_hard_scripts,
+	n = add_scripts(tests, n, RTE_DIM(tests) - 32, tcp_hard_scripts,
 		tcp_hard_nscripts, NULL);
-	n = add_scripts(tests, n, RTE_DIM(tests) - 24, tcp_scripts,
+	n = add_scripts(tests, n, RTE_DIM(tests) - 32, tcp_scripts,
 		tcp_nscripts, &ncopy);
-	n = add_scripts(tests, n, RTE_DIM(tests) - 24, tcp_hard_scripts,
+	n = add_scripts(tests, n, RTE_DIM(tests) - 32, tcp_hard_scripts,
 		tcp_hard_nscripts, &ncopy);
-	n = add_scripts(tests, n, RTE_DIM(tests) - 24, tcp_v6_scripts,
+	n = add_scripts(tests, n, RTE_DIM(tests) - 32, tcp_v6_scripts,
 		tcp_v6_nscripts, NULL);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_flow_shard6);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_api_errors);
@@ -715,6 +715,11 @@ main(int argc, char **argv)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_conn_own_ops);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_shard_contexts);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_backpressure);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_src_limit_big);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_timers_wait);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_resume_fair);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
+		test_tx_wait_del_middle);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_clean);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_loopback_lossy_sack);

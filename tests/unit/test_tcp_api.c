@@ -5,7 +5,8 @@
  * a connection's own callbacks and context (ewyk_tcp_conn_set_ops(),
  * ewyk_tcp_conn_ctx(), ewyk_tcp_conn_tcp()), and the contexts of a
  * network's shards (ewyk_tcp_shard(), ewyk_tcp_counter_sum()), and
- * back-pressure from a full TX (ewyk_tcp_conf.tx_room).
+ * back-pressure from a full TX (ewyk_tcp_conf.tx_room), and per-source
+ * limits in a table above 65,535 connections.
  */
 
 #include <setjmp.h>
@@ -259,6 +260,70 @@ test_tx_backpressure(void **state)
 	ewyk_tcp_abort(H.conn);
 	assert_int_equal(H.t->txw_n, 0);
 	H.tx_room = 0;
+	h_free();
+	memset(&H, 0, sizeof(H));
+}
+
+/* Add @p k to every per-source count (a stand-in for k connections in
+ * each bucket, without making them). */
+static void
+src_counts_add(struct ewyk_tcp *t, int64_t k)
+{
+	uint32_t b;
+
+	for (b = 0; b <= t->src_mask; b++)
+		t->src_cnt[b] = (uint32_t)((int64_t)t->src_cnt[b] + k);
+}
+
+/*
+ * Per-source limits in a table above 65,535 connections: a limit of the
+ * table's size (or more) is no limit (no count kept at all), and a limit
+ * between 65,535 and the table's size holds exactly where it says, the
+ * counts being 32-bit (16-bit ones could not count to it; clamping it to
+ * 65,535 made "no limit" a limit).
+ */
+void
+test_src_limit_big(void **state)
+{
+	static const struct script none = { .name = "src_limit_none",
+		.max_conns = 70000,
+		.per_src = 70000 };
+	static const struct script big = { .name = "src_limit_big",
+		.max_conns = 70000,
+		.per_src = 66000 };
+	static const struct step open2[] = { PASSIVE_OPEN_PLAIN,
+		IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460),
+		OUT(F_SYN | F_ACK, 0, 1, .learn = true),
+		IN(F_ACK, 1, 1, .sport = 40001), EV(EV_ACCEPT, 0),
+		CTR(EWYK_TCP_DROP_SRC_LIMIT, 0), END };
+	static const struct step under[] = { IN(F_SYN, 0, 0, .sport = 40002,
+						     .mss = 1460),
+		OUT(F_SYN | F_ACK, 0, 1, .learn = true),
+		IN(F_ACK, 1, 1, .sport = 40002), EV(EV_ACCEPT, 0), END };
+	static const struct step at[] = { IN(F_SYN, 0, 0, .sport = 40003,
+						  .mss = 1460),
+		NOOUT, CTR(EWYK_TCP_DROP_SRC_LIMIT, 1), END };
+
+	RTE_SET_USED(state);
+	script_begin(&none);
+	assert_int_equal(H.t->conf.max_conns_per_src, 0);
+	assert_int_equal(H.t->conf.max_conns_per_net6, 0);
+	assert_null(H.t->src_cnt);
+	run_steps(open2);
+	h_free();
+	memset(&H, 0, sizeof(H));
+
+	script_begin(&big);
+	assert_int_equal(H.t->conf.max_conns_per_src, 66000);
+	assert_non_null(H.t->src_cnt);
+	assert_true(H.t->src_mask >= 65535);
+	run_steps(open2);
+	/* 65,998 more in every bucket: this address holds 66,000 - 1. */
+	src_counts_add(H.t, 66000 - 2 - 1);
+	run_steps(under);
+	/* Now it holds 66,000: the next SYN is refused. */
+	run_steps(at);
+	src_counts_add(H.t, -(66000 - 2 - 1));
 	h_free();
 	memset(&H, 0, sizeof(H));
 }
