@@ -74,11 +74,6 @@ net64_counts(const union tcp_addr *a)
 	return !(a->b[0] == 0xfe && (a->b[1] & 0xc0) == 0x80);
 }
 
-/*
- * An IPv6 peer is limited twice: as one address (max_conns_per_src), and
- * with the others of its /64 (max_conns_per_net6), since one host is
- * routinely given a whole /64 and may pick any address in it.
- */
 /* The counts an address is limited by (NULL: none), each hashed once. */
 static void
 src_slots(struct ewyk_tcp *t, const union tcp_addr *a, bool v6,

@@ -123,8 +123,8 @@ struct tcp_ip {
 struct tcp_open_hint {
 	uint32_t hash;  /* tcp_hash() or tcp_hash6() of the tuple */
 	bool src_set;   /* src and net6 are filled (tcp_src_full() ran) */
-	uint16_t *src;  /* the source's count (NULL: not counted) */
-	uint16_t *net6; /* an IPv6 source's /64 count (NULL: not counted) */
+	uint32_t *src;  /* the source's count (NULL: not counted) */
+	uint32_t *net6; /* an IPv6 source's /64 count (NULL: not counted) */
 };
 
 static inline bool
