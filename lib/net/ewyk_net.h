@@ -730,18 +730,22 @@ const char *ewyk_net_counter_name(enum ewyk_net_counter c);
 int ewyk_net_prometheus(char *buf, size_t size);
 
 /**
- * Look up the ARP cache of a shard.
+ * Look up the ARP cache of a shard. Entries are per port: the same
+ * address may be a different host on each port's link.
  *
  * @param s
  *   shard (token holder only)
+ * @param port
+ *   port index the neighbour is on
  * @param ip
- *   address
+ *   the neighbour's address (the gateway, for an off-subnet destination)
  * @param mac
  *   filled when found
  * @return
- *   0 when resolved, -ENOENT when unknown or still resolving.
+ *   0 when resolved, -ENOENT when unknown or still resolving, -EINVAL
+ *   for no such port.
  */
-int ewyk_net_arp_lookup(struct ewyk_net_shard *s, rte_be32_t ip,
+int ewyk_net_arp_lookup(struct ewyk_net_shard *s, uint16_t port, rte_be32_t ip,
 	struct rte_ether_addr *mac);
 
 /**
@@ -1070,28 +1074,37 @@ uint16_t ewyk_net_l4_cksum6(const struct rte_mbuf *m, const uint8_t src[16],
 	const uint8_t dst[16], uint8_t proto);
 
 /**
- * Look up the neighbour cache of a shard.
+ * Look up the neighbour cache of a shard. Entries are per port: fe80::1
+ * may be a different router on each port's link.
  *
- * @param s    shard (token holder only)
- * @param ip   IPv6 address
- * @param mac  filled when known
+ * @param s     shard (token holder only)
+ * @param port  port index the neighbour is on
+ * @param ip    the neighbour's IPv6 address (the router, for an off-link
+ *   destination)
+ * @param mac   filled when known
  * @return 0 when the entry has a link-layer address (REACHABLE, STALE,
- *   DELAY or PROBE), -ENOENT when unknown or still INCOMPLETE.
+ *   DELAY or PROBE), -ENOENT when unknown or still INCOMPLETE, -EINVAL
+ *   for no such port.
  */
-int ewyk_net_nd_lookup(struct ewyk_net_shard *s, const uint8_t ip[16],
-	struct rte_ether_addr *mac);
+int ewyk_net_nd_lookup(struct ewyk_net_shard *s, uint16_t port,
+	const uint8_t ip[16], struct rte_ether_addr *mac);
 
 /**
  * Upper-layer reachability confirmation (RFC 4861 7.3.1): the layer above
- * saw forward progress with @p ip (e.g. TCP got new data acknowledged), so
- * its neighbour entry, if it has a link-layer address, becomes REACHABLE
- * again without a probe. Cheap: one keyed hash and a probe-window scan.
+ * saw forward progress with @p ip through port @p port (e.g. TCP got new
+ * data acknowledged), so the neighbour it is sent to — @p ip itself when
+ * on-link, the port's default router otherwise — becomes REACHABLE again
+ * without a probe, if its entry has a link-layer address. Cheap: one
+ * keyed hash and a probe-window scan.
  *
- * @param s   shard (token holder only)
- * @param ip  the neighbour
- * @return 0, or -ENOENT when there is no entry with a link-layer address.
+ * @param s     shard (token holder only)
+ * @param port  port index the traffic goes through
+ * @param ip    the peer
+ * @return 0, -ENOENT when there is no entry with a link-layer address
+ *   (or no route), -EINVAL for no such port.
  */
-int ewyk_net_nd_confirm(struct ewyk_net_shard *s, const uint8_t ip[16]);
+int ewyk_net_nd_confirm(struct ewyk_net_shard *s, uint16_t port,
+	const uint8_t ip[16]);
 
 /**
  * The path MTU towards @p dst through port index @p port, for the layer

@@ -225,6 +225,16 @@ net_ip6_src_for(const struct net_port *pt, const uint8_t dst[16])
 	return pt->ip6[0].a;
 }
 
+const uint8_t *
+net_ip6_nexthop(const struct net_port *pt, const uint8_t dst[16])
+{
+	if (ip6_is_mcast(dst))
+		return NULL;
+	if (net_ip6_onlink(pt, dst))
+		return dst;
+	return pt->has_gw6 ? pt->gw6 : NULL;
+}
+
 /* Copy a frame to every other shard's inbox (what one shard learns from
  * ARP, ND or packet-too-big, the others need too: they send as well). */
 void
@@ -833,12 +843,12 @@ ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 		return -EINVAL;
 	}
 	pt = &net->ports[port];
-	if (!ip6_is_mcast(dst) && !net_ip6_onlink(pt, dst)) {
-		if (!pt->has_gw6) {
+	if (!ip6_is_mcast(dst)) {
+		nexthop = net_ip6_nexthop(pt, dst);
+		if (nexthop == NULL) {
 			net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
 			return -ENETUNREACH;
 		}
-		nexthop = pt->gw6;
 	}
 	if (l4_len + sizeof(*ip) > ewyk_net_pmtu6(s, port, dst)) {
 		net_drop(s, m, EWYK_NET_DROP_TOO_BIG);
