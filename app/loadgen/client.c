@@ -613,16 +613,23 @@ static bool
 target_resolved(struct lg_lcore *lc)
 {
 	const struct lg_conf *c = &lc->app->conf;
+	const struct ewyk_net *net = ewyk_net_shard_net(lc->shard);
 	struct rte_ether_addr mac;
+	int port;
 
 	if (lc->resolved)
 		return true;
-	if (c->ipv6)
-		lc->resolved = ewyk_net_nd_lookup(lc->shard, c->dst_ip6,
-				       &mac) == 0;
-	else
-		lc->resolved = ewyk_net_arp_lookup(lc->shard, c->dst_ip,
-				       &mac) == 0;
+	if (c->ipv6) {
+		port = ewyk_net_route6(net, c->dst_ip6);
+		lc->resolved = port >= 0 &&
+			ewyk_net_nd_lookup(lc->shard, (uint16_t)port,
+				c->dst_ip6, &mac) == 0;
+	} else {
+		port = ewyk_net_route(net, c->dst_ip);
+		lc->resolved = port >= 0 &&
+			ewyk_net_arp_lookup(lc->shard, (uint16_t)port,
+				c->dst_ip, &mac) == 0;
+	}
 	return lc->resolved;
 }
 

@@ -18,7 +18,8 @@ with 2% loss both ways (nftables on the peer), the kernel's neighbour
 entry REACHABLE after TCP traffic, a packet-too-big in the middle of a
 keep-alive connection (the segments after it fit the new MTU, the
 answer is whole), and malformed TCP over IPv6 (bad checksum, SYN to a
-closed port: RST), each counted by lib/tcp.
+closed port: RST), each counted by lib/tcp. With ``--listen`` on the
+global address, the link-local and IPv4 addresses are refused (RST).
 
 test_ndisc6 needs ndisc6 (Debian package ndisc6) on the peer and is
 skipped without it; test_solicitation_answered solicits our address with
@@ -636,6 +637,48 @@ class TestSuite_ipv6(TestSuite):
                     (bad, p.stderr)
         finally:
             self.node.stop(nginx)
+            self._restart_app()
+
+    def test_z_listen_one_address(self):
+        """ewyk-httpd with ``--listen EWYK_IP6``: its HTTP listener takes
+        that address only (lib/tcp's ewyk_tcp_listen6()). curl to it is
+        served; to the port's link-local address and to its IPv4 address
+        the SYN gets a RST (curl: connection refused), counted as
+        drop_no_listener, and the server keeps serving."""
+        self.app.stop()
+        app = EwykHttpd(self.tb, lcores="0", log_name="ewyk-httpd-listen6",
+                        app_args=["--stats-interval", "0", "--ip6",
+                                  f"{EWYK_IP6}/{PREFIX6}", "--gw6", PEER_IP6,
+                                  "--listen", EWYK_IP6])
+        try:
+            app.start()
+            assert self._curl(f"http://[{EWYK_IP6}]:80") == \
+                ("200", "hello world"), app.log()[-2000:]
+            before = app.tcp_stats()
+            ll = f"http://[{self.ewyk_ll}%25{self.tb.if_peer}]:80"
+            r = self.tb.peer(f"curl -6 -g -s -m 10 '{ll}/'", check=False,
+                             timeout=20)
+            assert r.returncode == 7, (r.returncode, r.stdout, r.stderr)
+            r = self.tb.peer(f"curl -4 -s -m 10 http://{EWYK_IP}/",
+                             check=False, timeout=20)
+            assert r.returncode == 7, (r.returncode, r.stdout, r.stderr)
+            d = counter_delta(before, app.tcp_stats())
+            assert d.get("drop_no_listener", 0) >= 2, d
+            assert d.get("passive_opens", 0) == 0, d
+            assert self._curl(f"http://[{EWYK_IP6}]:80") == \
+                ("200", "hello world")
+            assert app.stop() == 0, app.log()[-2000:]
+            # Not an address of ours: refused at start.
+            bad = EwykHttpd(self.tb, lcores="0", log_name="ewyk-httpd-listen6",
+                            app_args=["--ip6", f"{EWYK_IP6}/{PREFIX6}",
+                                      "--listen", "2001:db8::99"])
+            with pytest.raises(RuntimeError):
+                bad.start(timeout=15)
+            bad.stop()
+            assert "--listen: not an address of a port" in bad.log(), \
+                bad.log()[-2000:]
+        finally:
+            app.stop()
             self._restart_app()
 
     # -- after all of it (pytest runs a class's tests in this order) ------

@@ -62,169 +62,7 @@ extern "C" {
 /** The IPv6 minimum link MTU (RFC 8200 5): the floor of every path MTU. */
 #define EWYK_NET_IP6_MIN_MTU 1280
 
-/**
- * Per-shard counters, declared once. Each entry X(SYM, name, type, help)
- * gives the enum value EWYK_NET_<SYM>, the name <name> (telemetry key,
- * @ref ewyk_net_counter_name, Prometheus metric ewyk_net_<name>_total),
- * its type (every one is a COUNTER: it only grows) and its help text.
- * Every drop has its own counter.
- */
-#define EWYK_NET_COUNTERS(X)                                                      \
-	X(RX_PKTS, rx_pkts, COUNTER, "Frames received")                           \
-	X(RX_BYTES, rx_bytes, COUNTER, "Bytes received (frame length)")           \
-	X(TX_PKTS, tx_pkts, COUNTER, "Frames handed to the PMD and accepted")     \
-	X(TX_BYTES, tx_bytes, COUNTER, "Bytes accepted by the PMD")               \
-	X(TX_HELD, tx_held, COUNTER,                                              \
-		"Frames the PMD's full queue refused, held for a later burst")    \
-	X(ARP_RX, arp_rx, COUNTER, "Valid ARP packets received")                  \
-	X(ARP_REPLY_TX, arp_reply_tx, COUNTER,                                    \
-		"ARP replies sent for our addresses")                             \
-	X(ARP_REQ_TX, arp_req_tx, COUNTER,                                        \
-		"ARP requests sent (resolution, gratuitous)")                     \
-	X(ARP_LEARNT, arp_learnt, COUNTER,                                        \
-		"ARP cache entries created or refreshed")                         \
-	X(ICMP_ECHO_RX, icmp_echo_rx, COUNTER, "Echo requests answered")          \
-	X(IP_OPTIONS, ip_options, COUNTER,                                        \
-		"IPv4 packets with options (skipped, not dropped)")               \
-	X(L4_DELIVERED, l4_delivered, COUNTER,                                    \
-		"IPv4 and IPv6 payloads handed to an L4 handler")                 \
-	X(INBOX_RX, inbox_rx, COUNTER, "Frames taken from this shard's inbox")    \
-	X(IP6_RX, ip6_rx, COUNTER, "Valid IPv6 packets for us")                   \
-	X(IP6_EXT, ip6_ext, COUNTER,                                              \
-		"IPv6 extension headers walked over (not dropped)")               \
-	X(ICMP6_ECHO_RX, icmp6_echo_rx, COUNTER,                                  \
-		"ICMPv6 echo requests answered")                                  \
-	X(ICMP6_ERR_TX, icmp6_err_tx, COUNTER,                                    \
-		"ICMPv6 errors sent (unreachable, parameter problem)")            \
-	X(ICMP6_ERR_LIMITED, icmp6_err_limited, COUNTER,                          \
-		"ICMPv6 errors not sent: over icmp6_err_limit")                   \
-	X(ICMP6_PTB_RX, icmp6_ptb_rx, COUNTER,                                    \
-		"Packet too big taken: a path MTU lowered")                       \
-	X(ND_NS_RX, nd_solicit_rx, COUNTER,                                       \
-		"Valid neighbour solicitations received")                         \
-	X(ND_NA_RX, nd_advert_rx, COUNTER,                                        \
-		"Valid neighbour advertisements received")                        \
-	X(ND_NS_TX, nd_solicit_tx, COUNTER,                                       \
-		"Neighbour solicitations sent (resolution, NUD probes, DAD)")     \
-	X(ND_NA_TX, nd_advert_tx, COUNTER,                                        \
-		"Neighbour advertisements sent (answers, unsolicited)")           \
-	X(ND_TX_LIMITED, nd_tx_limited, COUNTER,                                  \
-		"NS/NA not sent: over nd_tx_limit")                               \
-	X(ND_LEARNT, nd_learnt, COUNTER,                                          \
-		"Neighbour cache entries created or updated")                     \
-	X(ND_DAD_CONFLICT, nd_dad_conflict, COUNTER,                              \
-		"Another node claims one of our IPv6 addresses")                  \
-	/* drops, one reason each */                                              \
-	X(DROP_RUNT, drop_runt, COUNTER,                                          \
-		"Frame shorter than an Ethernet header")                          \
-	X(DROP_NOT_OURS, drop_not_ours, COUNTER, "Unicast to another MAC")        \
-	X(DROP_MULTICAST, drop_multicast, COUNTER,                                \
-		"Multicast (non-broadcast) destination")                          \
-	X(DROP_VLAN, drop_vlan, COUNTER,                                          \
-		"VLAN tag not configured on the port")                            \
-	X(DROP_ETHERTYPE, drop_ethertype, COUNTER,                                \
-		"EtherType we do not speak (LLDP..., IPv6 without address)")      \
-	X(DROP_ARP_MALFORMED, drop_arp_malformed, COUNTER,                        \
-		"Truncated ARP, wrong hw/proto type or sizes")                    \
-	X(DROP_ARP_NOT_OURS, drop_arp_not_ours, COUNTER,                          \
-		"ARP request for another host's address")                         \
-	X(DROP_ARP_OP, drop_arp_op, COUNTER,                                      \
-		"ARP opcode other than request/reply")                            \
-	X(DROP_IP_TRUNCATED, drop_ip_truncated, COUNTER,                          \
-		"Shorter than a minimal IPv4 header")                             \
-	X(DROP_IP_VERSION, drop_ip_version, COUNTER, "Version field not 4")       \
-	X(DROP_IP_IHL, drop_ip_ihl, COUNTER,                                      \
-		"IHL below 5 or header beyond the frame")                         \
-	X(DROP_IP_LEN, drop_ip_len, COUNTER,                                      \
-		"Total length beyond the frame or below IHL")                     \
-	X(DROP_IP_CKSUM, drop_ip_cksum, COUNTER, "Bad IPv4 header checksum")      \
-	X(DROP_IP_TTL, drop_ip_ttl, COUNTER, "TTL zero")                          \
-	X(DROP_IP_FRAG, drop_ip_frag, COUNTER, "Fragment (no reassembly yet)")    \
-	X(DROP_IP_NOT_OURS, drop_ip_not_ours, COUNTER,                            \
-		"Destination not one of our addresses")                           \
-	X(DROP_IP_SRC, drop_ip_src, COUNTER,                                      \
-		"Source is ours, a subnet broadcast, 0/8, 127/8, 224/4 or 240/4") \
-	X(DROP_IP_PROTO, drop_ip_proto, COUNTER,                                  \
-		"No handler for the protocol")                                    \
-	X(DROP_ICMP_TRUNCATED, drop_icmp_truncated, COUNTER,                      \
-		"ICMP shorter than its header")                                   \
-	X(DROP_ICMP_CKSUM, drop_icmp_cksum, COUNTER, "Bad ICMP checksum")         \
-	X(DROP_ICMP_TYPE, drop_icmp_type, COUNTER,                                \
-		"ICMP type we do not answer")                                     \
-	X(DROP_NO_ROUTE, drop_no_route, COUNTER,                                  \
-		"Destination off every subnet, no default gateway")               \
-	X(DROP_ARP_QUEUE, drop_arp_queue, COUNTER,                                \
-		"Waiting-for-ARP queue full")                                     \
-	X(DROP_ARP_UNRESOLVED, drop_arp_unresolved, COUNTER,                      \
-		"ARP never answered: queued frames freed")                        \
-	X(DROP_NO_MBUF, drop_no_mbuf, COUNTER,                                    \
-		"Mbuf pool empty when building a frame")                          \
-	X(DROP_TX_FULL, drop_tx_full, COUNTER,                                    \
-		"PMD TX queue full and the port's TX buffer too")                 \
-	X(DROP_INBOX_FULL, drop_inbox_full, COUNTER,                              \
-		"Another shard's inbox full")                                     \
-	X(DROP_TOO_BIG, drop_too_big, COUNTER,                                    \
-		"Frame to send larger than the MTU")                              \
-	X(DROP_ICMP_SRC, drop_icmp_src, COUNTER,                                  \
-		"Echo request from a broadcast or multicast Ethernet source")     \
-	X(DROP_RX_NOMBUF, drop_rx_nombuf, COUNTER,                                \
-		"The NIC had no mbuf to receive into (rx_nombuf, on shard 0)")    \
-	X(DROP_RX_MISSED, drop_rx_missed, COUNTER,                                \
-		"The NIC's RX queue overran (imissed, on shard 0)")               \
-	X(DROP_ARP_LIMITED, drop_arp_limited, COUNTER,                            \
-		"Frame not sent: new ARP resolutions over the per-second limit")  \
-	X(DROP_IP6_TRUNCATED, drop_ip6_truncated, COUNTER,                        \
-		"Shorter than an IPv6 header")                                    \
-	X(DROP_IP6_VERSION, drop_ip6_version, COUNTER, "Version field not 6")     \
-	X(DROP_IP6_LEN, drop_ip6_len, COUNTER,                                    \
-		"IPv6 payload length beyond the frame")                           \
-	X(DROP_IP6_HLIM, drop_ip6_hlim, COUNTER, "IPv6 hop limit zero")           \
-	X(DROP_IP6_SRC, drop_ip6_src, COUNTER,                                    \
-		"IPv6 source multicast, loopback, ours, or :: outside DAD")       \
-	X(DROP_IP6_NOT_OURS, drop_ip6_not_ours, COUNTER,                          \
-		"IPv6 destination not one of our addresses or groups")            \
-	X(DROP_IP6_EXT, drop_ip6_ext, COUNTER,                                    \
-		"Extension header truncated, out of place, or option: drop")      \
-	X(DROP_IP6_EXT_LIMIT, drop_ip6_ext_limit, COUNTER,                        \
-		"More extension headers than the walk takes")                     \
-	X(DROP_IP6_RH, drop_ip6_rh, COUNTER,                                      \
-		"Routing header with segments left (type 0 included)")            \
-	X(DROP_IP6_FRAG, drop_ip6_frag, COUNTER,                                  \
-		"IPv6 fragment header (no reassembly)")                           \
-	X(DROP_IP6_PROTO, drop_ip6_proto, COUNTER,                                \
-		"No IPv6 handler for the next header")                            \
-	X(DROP_IP6_NONXT, drop_ip6_nonxt, COUNTER, "No next header (59)")         \
-	X(DROP_ICMP6_TRUNCATED, drop_icmp6_truncated, COUNTER,                    \
-		"ICMPv6 shorter than its header")                                 \
-	X(DROP_ICMP6_CKSUM, drop_icmp6_cksum, COUNTER, "Bad ICMPv6 checksum")     \
-	X(DROP_ICMP6_TYPE, drop_icmp6_type, COUNTER,                              \
-		"ICMPv6 type not taken (RA, redirect, MLD, replies, errors)")     \
-	X(DROP_ICMP6_SRC, drop_icmp6_src, COUNTER,                                \
-		"Echo request to a group or from a multicast Ethernet source")    \
-	X(DROP_ICMP6_PTB, drop_icmp6_ptb, COUNTER,                                \
-		"Packet too big not about our packet or not lowering it")         \
-	X(DROP_ND_INVALID, drop_nd_invalid, COUNTER,                              \
-		"ND message failing RFC 4861 validation")                         \
-	X(DROP_ND_NOT_OURS, drop_nd_not_ours, COUNTER,                            \
-		"Neighbour solicitation for another target")                      \
-	X(DROP_ND_QUEUE, drop_nd_queue, COUNTER, "Waiting-for-ND queue full")     \
-	X(DROP_ND_UNRESOLVED, drop_nd_unresolved, COUNTER,                        \
-		"ND never answered: queued frames freed")                         \
-	X(DROP_ND_LIMITED, drop_nd_limited, COUNTER,                              \
-		"Frame not sent: new ND resolutions over the per-second limit")   \
-	X(DROP_ND_LOOP, drop_nd_loop, COUNTER,                                    \
-		"ND message from our own MAC (our multicast looped back)")
-
-/** Per-shard counters: one per entry of EWYK_NET_COUNTERS, in its order. */
-enum ewyk_net_counter {
-#define EWYK_NET_COUNTER_ENUM(sym, name, type, help) EWYK_NET_##sym,
-	EWYK_NET_COUNTERS(EWYK_NET_COUNTER_ENUM)
-#undef EWYK_NET_COUNTER_ENUM
-		EWYK_NET_COUNTER_MAX /**< number of counters */
-};
-
-/** First drop counter; every counter from here on is a drop reason. */
-#define EWYK_NET_DROP_FIRST EWYK_NET_DROP_RUNT
+#include "ewyk_net_counters.h"
 
 /** Port configuration given to @ref ewyk_net_port_add. */
 struct ewyk_net_port_conf {
@@ -730,18 +568,22 @@ const char *ewyk_net_counter_name(enum ewyk_net_counter c);
 int ewyk_net_prometheus(char *buf, size_t size);
 
 /**
- * Look up the ARP cache of a shard.
+ * Look up the ARP cache of a shard. Entries are per port: the same
+ * address may be a different host on each port's link.
  *
  * @param s
  *   shard (token holder only)
+ * @param port
+ *   port index the neighbour is on
  * @param ip
- *   address
+ *   the neighbour's address (the gateway, for an off-subnet destination)
  * @param mac
  *   filled when found
  * @return
- *   0 when resolved, -ENOENT when unknown or still resolving.
+ *   0 when resolved, -ENOENT when unknown or still resolving, -EINVAL
+ *   for no such port.
  */
-int ewyk_net_arp_lookup(struct ewyk_net_shard *s, rte_be32_t ip,
+int ewyk_net_arp_lookup(struct ewyk_net_shard *s, uint16_t port, rte_be32_t ip,
 	struct rte_ether_addr *mac);
 
 /**
@@ -921,207 +763,11 @@ unsigned int ewyk_net_msg_inbox_drain(struct ewyk_net_shard *s,
 int ewyk_net_inbox_stats_get(const struct ewyk_net_shard *s,
 	struct ewyk_net_inbox_stats *st);
 
-/*
- * IPv6 (net_ipv6.c, net_nd.c). docs/guides/net.md tells what is supported.
- */
-
-/**
- * IPv6 L4 input handler, as @ref ewyk_net_l4_input_t for IPv4: called on
- * the shard's lcore with the mbuf's data at the upper-layer header and
- * pkt_len its length; l3_len covers the IPv6 header and its extensions.
- *
- * @param arg  the pointer given at registration
- * @param s    the shard the packet arrived on
- * @param m    the packet; the handler owns it
- * @param ip   IPv6 facts
- */
-typedef void (*ewyk_net_l4_input6_t)(void *arg, struct ewyk_net_shard *s,
-	struct rte_mbuf *m, const struct ewyk_net_ip6_info *ip);
-
-/**
- * Give a port an IPv6 address. The first call turns IPv6 on for the port:
- * it also gets its link-local address fe80::/64 with the modified EUI-64
- * interface identifier of its MAC (RFC 4291 2.5.1, appendix A), and the
- * NIC's multicast filter is programmed with the all-nodes group and the
- * solicited-node group of every address (rte_eth_dev_set_mc_addr_list),
- * or all-multicast is turned on where the PMD has no such filter. Call at
- * start-up, before the lcores poll: the port's addresses are read without
- * locks afterwards.
- *
- * @param net
- *   context
- * @param port
- *   port index
- * @param addr
- *   the address (16 bytes, network order); unicast, not loopback,
- *   not unspecified, not link-local (the link-local address is made here)
- * @param prefix_len
- *   on-link prefix length, 1..128
- * @return
- *   0; -EINVAL (bad port, address or prefix), -EEXIST (the port has it),
- *   -ENOSPC (the port has EWYK_NET_MAX_IP6 addresses already).
- */
-int ewyk_net_port_add_ip6(struct ewyk_net *net, uint16_t port,
-	const uint8_t addr[16], uint8_t prefix_len);
-
-/**
- * Read an IPv6 address of a port. Index 0 is the link-local address; the
- * others are those added with ewyk_net_port_add_ip6(), in order.
- *
- * @param net         context
- * @param port        port index
- * @param idx         address index
- * @param addr        filled with the address
- * @param prefix_len  filled with its prefix length (may be NULL)
- * @return 0, or -ENOENT when the port has no such address.
- */
-int ewyk_net_port_ip6(const struct ewyk_net *net, uint16_t port,
-	unsigned int idx, uint8_t addr[16], uint8_t *prefix_len);
-
-/**
- * Give a port a default router for IPv6 (static; router advertisements are
- * not learnt). Off-link destinations (neither link-local nor on one of the
- * port's prefixes) are then sent to the router's MAC: its neighbour entry
- * is resolved, kept and probed like any other (RFC 4861 5.2, with the
- * default router as the next hop of every off-link destination). Without
- * one, ewyk_net_ip6_output() refuses them (-ENETUNREACH). Setting it again
- * replaces it.
- *
- * @param net   context
- * @param port  port index (with IPv6: ewyk_net_port_add_ip6() first)
- * @param addr  the router: a link-local address or one on the port's
- *   prefixes; not multicast, not one of ours
- * @return 0; -EINVAL (bad port, a port without IPv6, multicast,
- *   unspecified or our own address), -ENETUNREACH (not on-link).
- */
-int ewyk_net_port_set_gw6(struct ewyk_net *net, uint16_t port,
-	const uint8_t addr[16]);
-
-/**
- * Find the port whose on-link IPv6 prefixes hold @p dst, else the first
- * port with a default router (ewyk_net_port_set_gw6()). A link-local
- * destination (fe80::/10) is ambiguous with several IPv6 ports: the first
- * one is returned.
- *
- * @param net  context
- * @param dst  destination
- * @return the port index, or -ENETUNREACH.
- */
-int ewyk_net_route6(const struct ewyk_net *net, const uint8_t dst[16]);
-
-/**
- * Register the IPv6 handler of an upper-layer protocol on a shard (the
- * IPv4 ones of @ref ewyk_net_l4_register are apart). Without one, IPv6
- * packets of that protocol are dropped (drop_ip6_proto) and answered with
- * an ICMPv6 error: port unreachable for UDP, parameter problem
- * (unrecognised next header) for the others.
- *
- * @param s      shard
- * @param proto  next header value (IPPROTO_TCP, IPPROTO_UDP, ...)
- * @param fn     the handler
- * @param arg    its first argument
- * @return 0, or -EINVAL for ICMPv6 (owned by the layer), an extension
- *   header's number, or a NULL function.
- */
-int ewyk_net_l4_register6(struct ewyk_net_shard *s, uint8_t proto,
-	ewyk_net_l4_input6_t fn, void *arg);
-
-/**
- * Send an IPv6 packet, as ewyk_net_ip_output() does IPv4: the mbuf's data
- * starts at the upper-layer header, with at least 58 bytes of headroom. The
- * layer prepends the IPv6 header (hop limit 64, or 255 to a link-local
- * group), fills the TCP/UDP checksum when @p l4_cksum (NIC or software),
- * resolves the next hop by neighbour discovery (holding the frame while it
- * resolves, bounded) and buffers it for TX. The destination must be on one
- * of the port's prefixes, link-local, or a multicast group; any other is
- * sent through the port's default router (ewyk_net_port_set_gw6()) when it
- * has one.
- *
- * @param s         shard (token holder only)
- * @param m         packet, ownership passes in every case
- * @param port      port index
- * @param src       source (one of the port's addresses)
- * @param dst       destination
- * @param proto     next header
- * @param l4_cksum  fill the TCP/UDP checksum
- * @return 0 if buffered or held for ND, or a negative errno with the frame
- *   freed and a drop counted: -EINVAL (bad port, no IPv6 on it),
- *   -EMSGSIZE (larger than the path MTU), -ENETUNREACH (not on-link
- *   and no default router),
- *   -ENOBUFS (ND queue full or rate-limited), -ENOMEM (headroom).
- */
-int ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m,
-	uint16_t port, const uint8_t src[16], const uint8_t dst[16],
-	uint8_t proto, bool l4_cksum);
-
-/**
- * The TCP/UDP/ICMPv6 checksum of the segment in @p m (data at the
- * upper-layer header) with the IPv6 pseudo-header (RFC 8200 8.1). Works on
- * chained mbufs.
- *
- * @param m      the segment, pkt_len its length
- * @param src    IPv6 source
- * @param dst    IPv6 destination (the final one)
- * @param proto  upper-layer protocol
- * @return the checksum as it goes in the header (0 when checking a
- *   received segment whose checksum field is included and valid).
- */
-uint16_t ewyk_net_l4_cksum6(const struct rte_mbuf *m, const uint8_t src[16],
-	const uint8_t dst[16], uint8_t proto);
-
-/**
- * Look up the neighbour cache of a shard.
- *
- * @param s    shard (token holder only)
- * @param ip   IPv6 address
- * @param mac  filled when known
- * @return 0 when the entry has a link-layer address (REACHABLE, STALE,
- *   DELAY or PROBE), -ENOENT when unknown or still INCOMPLETE.
- */
-int ewyk_net_nd_lookup(struct ewyk_net_shard *s, const uint8_t ip[16],
-	struct rte_ether_addr *mac);
-
-/**
- * Upper-layer reachability confirmation (RFC 4861 7.3.1): the layer above
- * saw forward progress with @p ip (e.g. TCP got new data acknowledged), so
- * its neighbour entry, if it has a link-layer address, becomes REACHABLE
- * again without a probe. Cheap: one keyed hash and a probe-window scan.
- *
- * @param s   shard (token holder only)
- * @param ip  the neighbour
- * @return 0, or -ENOENT when there is no entry with a link-layer address.
- */
-int ewyk_net_nd_confirm(struct ewyk_net_shard *s, const uint8_t ip[16]);
-
-/**
- * The path MTU towards @p dst through port index @p port, for the layer
- * above (e.g. TCP's MSS): the port's MTU, lowered by packet-too-big
- * messages received for that destination (RFC 8201), never below 1280.
- * A lowered value is forgotten after 10 minutes.
- *
- * @param s     shard (token holder only)
- * @param port  port index
- * @param dst   destination
- * @return the MTU in bytes (IPv6 header included); 0 for a bad port.
- */
-uint16_t ewyk_net_pmtu6(struct ewyk_net_shard *s, uint16_t port,
-	const uint8_t dst[16]);
-
-/**
- * A number that changes whenever a packet-too-big lowers a path MTU on
- * this shard, and when lowered ones are forgotten (the housekeeping of
- * ewyk_net_poll(), within a second of their 10 minutes: the layer above
- * may raise its MSS again). The layer above caches what it derived from
- * ewyk_net_pmtu6() with it and asks again only when it moved (one load
- * per segment instead of a lookup).
- *
- * @param s  shard
- * @return the generation.
- */
-uint32_t ewyk_net_pmtu6_gen(const struct ewyk_net_shard *s);
-
 #ifdef __cplusplus
 }
 #endif
+
+/* The IPv6 API, declared in its own header. */
+#include "ewyk_net6.h"
 
 #endif /* EWYK_NET_H */

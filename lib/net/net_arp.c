@@ -5,7 +5,10 @@
  *
  * The cache is an open-addressed table probed over NET_ARP_PROBE slots
  * from the hashed one, scanned whole (no tombstones), so an entry can be
- * freed in place. What one shard learns it passes to the others through
+ * freed in place. An entry is keyed by (port, address): one address may
+ * be a different host on each port's link (a gateway 10.0.0.1 on two
+ * ports), and what a host on one link says never changes where another
+ * port's traffic goes. What one shard learns it passes to the others through
  * their inboxes: ARP traffic arrives on whichever queue the port picks, but
  * every shard sends.
  */
@@ -21,23 +24,23 @@
 /* Keyed (per-boot secret, ewyk_net_create): spoofed on-link sources
  * cannot be picked to fall into one probe window. */
 static inline uint32_t
-net_arp_hash(const struct ewyk_net_shard *s, rte_be32_t ip)
+net_arp_hash(const struct ewyk_net_shard *s, uint16_t port, rte_be32_t ip)
 {
-	uint32_t w = ip;
+	uint32_t w[2] = { ip, port };
 
-	return (uint32_t)ewyk_siphash13(s->net->arp_k0, s->net->arp_k1, &w, 1);
+	return (uint32_t)ewyk_siphash13(s->net->arp_k0, s->net->arp_k1, w, 2);
 }
 
 static struct net_arp_entry *
-net_arp_find(struct ewyk_net_shard *s, rte_be32_t ip)
+net_arp_find(struct ewyk_net_shard *s, uint16_t port, rte_be32_t ip)
 {
-	uint32_t h = net_arp_hash(s, ip);
+	uint32_t h = net_arp_hash(s, port, ip);
 	unsigned int i;
 
 	for (i = 0; i < NET_ARP_PROBE; i++) {
 		struct net_arp_entry *e = &s->arp[(h + i) & s->arp_mask];
 
-		if (e->state != NET_ARP_FREE && e->ip == ip)
+		if (e->state != NET_ARP_FREE && e->ip == ip && e->port == port)
 			return e;
 	}
 	return NULL;
@@ -64,7 +67,7 @@ net_arp_release(struct ewyk_net_shard *s, struct net_arp_entry *e)
 }
 
 /*
- * Take a slot for @ip: a free one in its probe window, else the resolving
+ * Take a slot for (@port, @ip): a free one in its probe window, else the resolving
  * (INCOMPLETE) entry asked longest ago, else the reachable one that goes
  * stale first. Resolving entries go first: anyone can create them (a reply
  * to a spoofed on-link source does), and a real peer's reachable entry must
@@ -72,9 +75,9 @@ net_arp_release(struct ewyk_net_shard *s, struct net_arp_entry *e)
  * victim is freed and counted (drop_arp_unresolved).
  */
 static struct net_arp_entry *
-net_arp_alloc(struct ewyk_net_shard *s, rte_be32_t ip)
+net_arp_alloc(struct ewyk_net_shard *s, uint16_t port, rte_be32_t ip)
 {
-	uint32_t h = net_arp_hash(s, ip);
+	uint32_t h = net_arp_hash(s, port, ip);
 	struct net_arp_entry *victim = NULL;
 	unsigned int i;
 
@@ -95,28 +98,28 @@ net_arp_alloc(struct ewyk_net_shard *s, rte_be32_t ip)
 	if (victim->state != NET_ARP_FREE)
 		net_arp_release(s, victim);
 	victim->ip = ip;
+	victim->port = port;
 	victim->nq = 0;
 	victim->retries = 0;
 	return victim;
 }
 
-/* Record ip -> mac; send whatever was waiting for it. */
+/* Record (port, ip) -> mac; send whatever was waiting for it. */
 static void
 net_arp_learn(struct ewyk_net_shard *s, uint16_t port, rte_be32_t ip,
 	const struct rte_ether_addr *mac, bool create)
 {
-	struct net_arp_entry *e = net_arp_find(s, ip);
+	struct net_arp_entry *e = net_arp_find(s, port, ip);
 	struct rte_mbuf **q;
 	uint16_t i;
 
 	if (e == NULL) {
 		if (!create)
 			return;
-		e = net_arp_alloc(s, ip);
+		e = net_arp_alloc(s, port, ip);
 	}
 	net_ctr_add(s, EWYK_NET_ARP_LEARNT, 1);
 	rte_ether_addr_copy(mac, &e->mac);
-	e->port = port;
 	e->state = NET_ARP_REACHABLE;
 	e->retries = 0;
 	e->deadline = s->now + s->net->arp_timeout_cyc;
@@ -225,9 +228,9 @@ net_arp_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	for_us = NET_PORT_IP_OURS(pt, tip) && !NET_PORT_IP_OURS(pt, sip);
 
 	/* RFC 826 merge: refresh a known sender; add it if we are the
-	 * target. A sender of 0.0.0.0 is a probe (RFC 5227): learn nothing;
-	 * nor from a sender outside this port's subnet (the cache is keyed by
-	 * address, and that address is reached through another port). */
+	 * target, for this port only. A sender of 0.0.0.0 is a probe (RFC
+	 * 5227): learn nothing; nor from a sender outside this port's subnet
+	 * (no next hop of this port is there). */
 	learn = sip != 0 && (sip & pt->mask) == (pt->ip & pt->mask);
 	if (learn)
 		net_arp_learn(s, port, sip, &sha, for_us);
@@ -297,7 +300,7 @@ int
 net_arp_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 	rte_be32_t nexthop, struct rte_mbuf *m, uint64_t now)
 {
-	struct net_arp_entry *e = net_arp_find(s, nexthop);
+	struct net_arp_entry *e = net_arp_find(s, port, nexthop);
 
 	if (e != NULL && e->state == NET_ARP_REACHABLE) {
 		/* Stale: keep using it, and ask again (rate-limited by pushing
@@ -314,9 +317,8 @@ net_arp_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 			net_drop(s, m, EWYK_NET_DROP_ARP_LIMITED);
 			return -ENOBUFS;
 		}
-		e = net_arp_alloc(s, nexthop);
+		e = net_arp_alloc(s, port, nexthop);
 		e->state = NET_ARP_INCOMPLETE;
-		e->port = port;
 		e->deadline = now + s->net->arp_retry_cyc;
 		e->retries = 1;
 		net_arp_request(s, port, nexthop);
@@ -385,12 +387,15 @@ net_arp_flush(struct ewyk_net_shard *s)
 }
 
 int
-ewyk_net_arp_lookup(struct ewyk_net_shard *s, rte_be32_t ip,
+ewyk_net_arp_lookup(struct ewyk_net_shard *s, uint16_t port, rte_be32_t ip,
 	struct rte_ether_addr *mac)
 {
-	struct net_arp_entry *e = net_arp_find(s, ip);
+	struct net_arp_entry *e;
 
 	NET_ASSERT_HOLDER(s);
+	if (port >= s->net->nb_ports)
+		return -EINVAL;
+	e = net_arp_find(s, port, ip);
 	if (e == NULL || e->state != NET_ARP_REACHABLE)
 		return -ENOENT;
 	rte_ether_addr_copy(&e->mac, mac);

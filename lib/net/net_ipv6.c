@@ -2,7 +2,8 @@
 /*
  * IPv6 (RFC 8200): input with a bounded walk of the extension headers,
  * ICMPv6 (RFC 4443): echo replies, the errors we send (rate-limited) and
- * packet-too-big with the per-destination path MTU (RFC 8201), and output.
+ * packet-too-big (the per-destination path MTU table is net_pmtu.c, RFC
+ * 8201), and output.
  * Neighbour discovery is in net_nd.c.
  *
  * IPv6 is off on a port until it has an address (ewyk_net_port_add_ip6()):
@@ -225,6 +226,16 @@ net_ip6_src_for(const struct net_port *pt, const uint8_t dst[16])
 	return pt->ip6[0].a;
 }
 
+const uint8_t *
+net_ip6_nexthop(const struct net_port *pt, const uint8_t dst[16])
+{
+	if (ip6_is_mcast(dst))
+		return NULL;
+	if (net_ip6_onlink(pt, dst))
+		return dst;
+	return pt->has_gw6 ? pt->gw6 : NULL;
+}
+
 /* Copy a frame to every other shard's inbox (what one shard learns from
  * ARP, ND or packet-too-big, the others need too: they send as well). */
 void
@@ -334,118 +345,6 @@ net_ip6_reject(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	if (!from_inbox)
 		net_icmp6_error(s, port, m, type, code, param, mcast_ok);
 	net_drop(s, m, c);
-}
-
-static inline uint32_t
-pmtu_hash(const struct ewyk_net_shard *s, const uint8_t a[16])
-{
-	uint32_t w[4];
-
-	memcpy(w, a, 16);
-	return (uint32_t)ewyk_siphash13(s->net->arp_k0, s->net->arp_k1, w, 4);
-}
-
-static struct net_pmtu_entry *
-pmtu_find(struct ewyk_net_shard *s, const uint8_t a[16], uint64_t now)
-{
-	uint32_t h = pmtu_hash(s, a);
-	unsigned int i;
-
-	for (i = 0; i < NET_PMTU_PROBE; i++) {
-		struct net_pmtu_entry *e = &s->pmtu[(h + i) % NET_PMTU_ENTRIES];
-
-		if (e->mtu != 0 && now < e->expire && memcmp(e->ip, a, 16) == 0)
-			return e;
-	}
-	return NULL;
-}
-
-/* Lower the path MTU towards dst (the caller floors mtu at 1280). When
- * the probe window is full, the entry that expires first makes room. */
-void
-net_pmtu_update(struct ewyk_net_shard *s, const uint8_t dst[16], uint32_t mtu,
-	uint64_t now)
-{
-	struct net_pmtu_entry *e = pmtu_find(s, dst, now);
-	uint32_t h;
-	unsigned int i;
-
-	if (e == NULL) {
-		h = pmtu_hash(s, dst);
-		for (i = 0; i < NET_PMTU_PROBE; i++) {
-			struct net_pmtu_entry *c =
-				&s->pmtu[(h + i) % NET_PMTU_ENTRIES];
-
-			if (c->mtu == 0 || now >= c->expire) {
-				e = c;
-				break;
-			}
-			if (e == NULL || c->expire < e->expire)
-				e = c;
-		}
-		memcpy(e->ip, dst, 16);
-	}
-	if (e->mtu == 0)
-		s->pmtu_live++;
-	e->mtu = (uint16_t)mtu;
-	e->expire = now + rte_get_tsc_hz() * NET_PMTU_EXPIRE_S;
-	/* 0 means "never lowered" (ewyk_net_pmtu6() skips its lookup) */
-	if (++s->pmtu_gen == 0)
-		s->pmtu_gen = 1;
-}
-
-/* Forget the path MTUs whose time is up (RFC 8201 4: the PMTU is raised
- * again after a while) and move the generation, so that connections
- * towards them recompute their MSS (ewyk_net_pmtu6_gen()). */
-void
-net_pmtu_housekeep(struct ewyk_net_shard *s, uint64_t now)
-{
-	uint32_t live = 0;
-	bool expired = false;
-	unsigned int i;
-
-	if (s->pmtu_live == 0)
-		return;
-	for (i = 0; i < NET_PMTU_ENTRIES; i++) {
-		struct net_pmtu_entry *e = &s->pmtu[i];
-
-		if (e->mtu == 0)
-			continue;
-		if (now >= e->expire) {
-			e->mtu = 0;
-			expired = true;
-		} else {
-			live++;
-		}
-	}
-	s->pmtu_live = live;
-	if (expired && ++s->pmtu_gen == 0)
-		s->pmtu_gen = 1;
-}
-
-uint32_t
-ewyk_net_pmtu6_gen(const struct ewyk_net_shard *s)
-{
-	return s->pmtu_gen;
-}
-
-uint16_t
-ewyk_net_pmtu6(struct ewyk_net_shard *s, uint16_t port, const uint8_t dst[16])
-{
-	const struct net_pmtu_entry *e;
-	uint16_t mtu;
-
-	if (port >= s->net->nb_ports)
-		return 0;
-	mtu = s->net->ports[port].mtu;
-	/* No path MTU is lowered here: no lookup (every segment of TCP
-	 * over IPv6 comes this way). */
-	if (likely(s->pmtu_live == 0))
-		return mtu;
-	e = pmtu_find(s, dst, s->now);
-	if (e != NULL && e->mtu < mtu)
-		mtu = e->mtu;
-	return mtu;
 }
 
 /* Packet too big (RFC 4443 3.2, RFC 8201 4): about a packet we sent (its
@@ -833,12 +732,12 @@ ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 		return -EINVAL;
 	}
 	pt = &net->ports[port];
-	if (!ip6_is_mcast(dst) && !net_ip6_onlink(pt, dst)) {
-		if (!pt->has_gw6) {
+	if (!ip6_is_mcast(dst)) {
+		nexthop = net_ip6_nexthop(pt, dst);
+		if (nexthop == NULL) {
 			net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
 			return -ENETUNREACH;
 		}
-		nexthop = pt->gw6;
 	}
 	if (l4_len + sizeof(*ip) > ewyk_net_pmtu6(s, port, dst)) {
 		net_drop(s, m, EWYK_NET_DROP_TOO_BIG);

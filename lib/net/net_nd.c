@@ -7,7 +7,9 @@
  * 5.4.2, and an unsolicited advertisement).
  *
  * The cache is built as the ARP cache is (net_arp.c): open-addressed,
- * keyed by the per-boot hash key, probed over NET_ARP_PROBE slots and
+ * an entry keyed by (port, address) — fe80::1 is a different router on
+ * each port's link, and an advertisement heard on one port never moves
+ * another port's traffic —, hashed with the per-boot key, probed over NET_ARP_PROBE slots and
  * scanned whole so entries free in place; a full window gives up an entry
  * being resolved first, then the stale one unused longest, then the entry
  * whose state ends first. Time comes from the loop's `now`, state changes
@@ -42,27 +44,35 @@ nd_has_lladdr(uint8_t state)
 }
 
 static inline uint32_t
-nd_hash(const struct ewyk_net_shard *s, const uint8_t ip[16])
+nd_hash(const struct ewyk_net_shard *s, uint16_t port, const uint8_t ip[16])
 {
-	uint32_t w[4];
+	uint32_t w[5];
 
 	memcpy(w, ip, 16);
-	return (uint32_t)ewyk_siphash13(s->net->arp_k0, s->net->arp_k1, w, 4);
+	w[4] = port;
+	return (uint32_t)ewyk_siphash13(s->net->arp_k0, s->net->arp_k1, w, 5);
+}
+
+static inline bool
+nd_is(const struct net_nd_entry *e, uint16_t port, const uint8_t ip[16])
+{
+	return e->state != NET_ND_FREE && e->port == port &&
+		net_ip6_eq(e->ip, ip);
 }
 
 static struct net_nd_entry *
-nd_find(struct ewyk_net_shard *s, const uint8_t ip[16])
+nd_find(struct ewyk_net_shard *s, uint16_t port, const uint8_t ip[16])
 {
 	struct net_nd_entry *e = s->nd_last;
 	uint32_t h;
 	unsigned int i;
 
-	if (e != NULL && e->state != NET_ND_FREE && net_ip6_eq(e->ip, ip))
+	if (e != NULL && nd_is(e, port, ip))
 		return e;
-	h = nd_hash(s, ip);
+	h = nd_hash(s, port, ip);
 	for (i = 0; i < NET_ARP_PROBE; i++) {
 		e = &s->nd[(h + i) & s->nd_mask];
-		if (e->state != NET_ND_FREE && net_ip6_eq(e->ip, ip)) {
+		if (nd_is(e, port, ip)) {
 			s->nd_last = e;
 			return e;
 		}
@@ -104,9 +114,9 @@ nd_rank(uint8_t state)
 }
 
 static struct net_nd_entry *
-nd_alloc(struct ewyk_net_shard *s, const uint8_t ip[16])
+nd_alloc(struct ewyk_net_shard *s, uint16_t port, const uint8_t ip[16])
 {
-	uint32_t h = nd_hash(s, ip);
+	uint32_t h = nd_hash(s, port, ip);
 	struct net_nd_entry *victim = NULL;
 	unsigned int i;
 
@@ -126,6 +136,7 @@ nd_alloc(struct ewyk_net_shard *s, const uint8_t ip[16])
 	if (victim->state != NET_ND_FREE)
 		nd_release(s, victim);
 	memcpy(victim->ip, ip, 16);
+	victim->port = port;
 	victim->nq = 0;
 	victim->retries = 0;
 	return victim;
@@ -298,11 +309,10 @@ static void
 nd_learn_ns(struct ewyk_net_shard *s, uint16_t port, const uint8_t ip[16],
 	const struct rte_ether_addr *mac)
 {
-	struct net_nd_entry *e = nd_find(s, ip);
+	struct net_nd_entry *e = nd_find(s, port, ip);
 
 	if (e == NULL) {
-		e = nd_alloc(s, ip);
-		e->port = port;
+		e = nd_alloc(s, port, ip);
 		rte_ether_addr_copy(mac, &e->mac);
 		nd_set_state(s, e, NET_ND_STALE);
 		net_ctr_add(s, EWYK_NET_ND_LEARNT, 1);
@@ -310,7 +320,6 @@ nd_learn_ns(struct ewyk_net_shard *s, uint16_t port, const uint8_t ip[16],
 	}
 	if (e->state == NET_ND_INCOMPLETE ||
 		!rte_is_same_ether_addr(&e->mac, mac)) {
-		e->port = port;
 		rte_ether_addr_copy(mac, &e->mac);
 		nd_set_state(s, e, NET_ND_STALE);
 		net_ctr_add(s, EWYK_NET_ND_LEARNT, 1);
@@ -318,12 +327,13 @@ nd_learn_ns(struct ewyk_net_shard *s, uint16_t port, const uint8_t ip[16],
 	}
 }
 
-/* RFC 4861 7.2.5: an advertisement for a target we have an entry for. */
+/* RFC 4861 7.2.5: an advertisement for a target we have an entry for on
+ * the port it came in on. */
 static void
 nd_learn_na(struct ewyk_net_shard *s, uint16_t port, const uint8_t target[16],
 	const struct rte_ether_addr *mac, uint8_t flags)
 {
-	struct net_nd_entry *e = nd_find(s, target);
+	struct net_nd_entry *e = nd_find(s, port, target);
 	bool same;
 
 	if (e == NULL)
@@ -331,7 +341,6 @@ nd_learn_na(struct ewyk_net_shard *s, uint16_t port, const uint8_t target[16],
 	if (e->state == NET_ND_INCOMPLETE) {
 		if (mac == NULL)
 			return;
-		e->port = port;
 		rte_ether_addr_copy(mac, &e->mac);
 		nd_set_state(s, e,
 			(flags & ND_NA_S) ? NET_ND_REACHABLE : NET_ND_STALE);
@@ -347,10 +356,8 @@ nd_learn_na(struct ewyk_net_shard *s, uint16_t port, const uint8_t target[16],
 			nd_set_state(s, e, NET_ND_STALE);
 		return;
 	}
-	if (!same) {
+	if (!same)
 		rte_ether_addr_copy(mac, &e->mac);
-		e->port = port;
-	}
 	if (flags & ND_NA_S)
 		nd_set_state(s, e, NET_ND_REACHABLE);
 	else if (!same)
@@ -496,7 +503,7 @@ int
 net_nd_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 	const uint8_t nexthop[16], struct rte_mbuf *m, uint64_t now)
 {
-	struct net_nd_entry *e = nd_find(s, nexthop);
+	struct net_nd_entry *e = nd_find(s, port, nexthop);
 
 	if (e != NULL && nd_has_lladdr(e->state)) {
 		if (unlikely(
@@ -516,9 +523,8 @@ net_nd_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 			net_drop(s, m, EWYK_NET_DROP_ND_LIMITED);
 			return -ENOBUFS;
 		}
-		e = nd_alloc(s, nexthop);
+		e = nd_alloc(s, port, nexthop);
 		e->state = NET_ND_INCOMPLETE;
-		e->port = port;
 		e->deadline = now + s->net->arp_retry_cyc;
 		e->retries = 1;
 		nd_send_ns(s, port, nexthop, NULL, false);
@@ -584,12 +590,15 @@ net_nd_flush(struct ewyk_net_shard *s)
 }
 
 int
-ewyk_net_nd_lookup(struct ewyk_net_shard *s, const uint8_t ip[16],
-	struct rte_ether_addr *mac)
+ewyk_net_nd_lookup(struct ewyk_net_shard *s, uint16_t port,
+	const uint8_t ip[16], struct rte_ether_addr *mac)
 {
-	struct net_nd_entry *e = nd_find(s, ip);
+	struct net_nd_entry *e;
 
 	NET_ASSERT_HOLDER(s);
+	if (port >= s->net->nb_ports)
+		return -EINVAL;
+	e = nd_find(s, port, ip);
 	if (e == NULL || !nd_has_lladdr(e->state))
 		return -ENOENT;
 	rte_ether_addr_copy(&e->mac, mac);
@@ -597,11 +606,19 @@ ewyk_net_nd_lookup(struct ewyk_net_shard *s, const uint8_t ip[16],
 }
 
 int
-ewyk_net_nd_confirm(struct ewyk_net_shard *s, const uint8_t ip[16])
+ewyk_net_nd_confirm(struct ewyk_net_shard *s, uint16_t port,
+	const uint8_t ip[16])
 {
-	struct net_nd_entry *e = nd_find(s, ip);
+	const uint8_t *nh;
+	struct net_nd_entry *e;
 
 	NET_ASSERT_HOLDER(s);
+	if (port >= s->net->nb_ports)
+		return -EINVAL;
+	/* The hint is about the next hop (7.3.1): the router for an
+	 * off-link peer. */
+	nh = net_ip6_nexthop(&s->net->ports[port], ip);
+	e = nh != NULL ? nd_find(s, port, nh) : NULL;
 	if (e == NULL || !nd_has_lladdr(e->state))
 		return -ENOENT;
 	nd_set_state(s, e, NET_ND_REACHABLE);

@@ -293,6 +293,10 @@ net_ip6_eq(const uint8_t a[16], const uint8_t b[16])
 
 int net_ip6_is_ours(const struct net_port *pt, const uint8_t a[16]);
 bool net_ip6_onlink(const struct net_port *pt, const uint8_t a[16]);
+/* The neighbour a unicast @dst is sent to through the port: itself when
+ * on-link, else the port's default router; NULL: no route (or a group). */
+const uint8_t *net_ip6_nexthop(const struct net_port *pt,
+	const uint8_t dst[16]);
 const uint8_t *net_ip6_src_for(const struct net_port *pt,
 	const uint8_t dst[16]);
 void net_ip6_solnode(const uint8_t a[16], uint8_t out[16]);

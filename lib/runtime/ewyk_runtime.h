@@ -151,7 +151,13 @@ struct ewyk_rt_conf {
 	 *  option; 0: lib/tcp's (half of tcp_max_conns) */
 	unsigned int tcp_max_time_wait;
 	/* HTTP (when the application listens: ewyk_rt_http_listen()) */
-	uint16_t http_port;             /**< --port; 0: as the app says */
+	uint16_t http_port; /**< --port; 0: as the app says */
+	/** --listen ADDR: the HTTP listener takes only this local address
+	 *  (an --ip or --ip6 of a port, or a port's link-local address);
+	 *  0: every address of both families (the default) */
+	uint8_t http_listen_family;     /**< 0, 4 or 6 */
+	rte_be32_t http_listen_ip;      /**< family 4 */
+	uint8_t http_listen_ip6[16];    /**< family 6 */
 	uint64_t max_body;              /**< --max-body bytes (1 GiB) */
 	unsigned int header_timeout;    /**< --header-timeout s (10) */
 	unsigned int keepalive_timeout; /**< --keepalive-timeout s (60) */

@@ -67,6 +67,8 @@ static const char std_usage[] =
 	"  --tcp-persist-ms MS     give up when the peer's window stays zero MS (default 300000)\n"
 	"HTTP (when the application serves it):\n"
 	"  --port N                HTTP on TCP port N (default: the application's; 0: no HTTP)\n"
+	"  --listen ADDR           HTTP on this local address only (IPv4 or IPv6, one of the\n"
+	"                          ports' addresses; default: all of them, both families)\n"
 	"  --max-body BYTES        request body limit, 413 beyond (default 1 GiB)\n"
 	"  --header-timeout S      request head read timeout, 408 (default 10)\n"
 	"  --keepalive-timeout S   idle keep-alive connection timeout (default 60)\n"
@@ -93,6 +95,7 @@ enum {
 	OPT_IP6,
 	OPT_GW,
 	OPT_GW6,
+	OPT_LISTEN,
 	OPT_MBUF_OPS,
 	OPT_STRATEGY,
 	OPT_NUM,       /* + index into num_opts */
@@ -495,6 +498,33 @@ opt_gw6(struct ewyk_rt_conf *c, const char *arg)
 	return 0;
 }
 
+/* --listen ADDR: an IPv4 or IPv6 unicast address, no /LEN. Whether it is
+ * one of ours is checked when the ports have their addresses
+ * (rt_http.c). */
+static int
+opt_listen(struct ewyk_rt_conf *c, const char *arg)
+{
+	static const uint8_t zero[16];
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, arg, &a) == 1 && a.s_addr != 0 &&
+		(rte_be_to_cpu_32(a.s_addr) >> 28) < 0xe) {
+		c->http_listen_family = 4;
+		c->http_listen_ip = a.s_addr;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, arg, c->http_listen_ip6) == 1 &&
+		memcmp(c->http_listen_ip6, zero, 16) != 0 &&
+		c->http_listen_ip6[0] != 0xff) {
+		c->http_listen_family = 6;
+		return 0;
+	}
+	fprintf(stderr,
+		"error: --listen '%s': expected a unicast IPv4 or IPv6 address (no /LEN)\n",
+		arg);
+	return -1;
+}
+
 int
 rt_conf_check(struct ewyk_rt_conf *c)
 {
@@ -561,6 +591,8 @@ ewyk_rt_parse_args(struct ewyk_rt_conf *c, int argc, char **argv,
 	lo[n++] = (struct option){ "ip6", required_argument, NULL, OPT_IP6 };
 	lo[n++] = (struct option){ "gw", required_argument, NULL, OPT_GW };
 	lo[n++] = (struct option){ "gw6", required_argument, NULL, OPT_GW6 };
+	lo[n++] = (struct option){ "listen", required_argument, NULL,
+		OPT_LISTEN };
 	lo[n++] = (struct option){ "mbuf-ops", required_argument, NULL,
 		OPT_MBUF_OPS };
 	lo[n++] = (struct option){ "strategy", required_argument, NULL,
@@ -589,6 +621,8 @@ ewyk_rt_parse_args(struct ewyk_rt_conf *c, int argc, char **argv,
 			ret = opt_gw(c, optarg);
 		else if (o == OPT_GW6)
 			ret = opt_gw6(c, optarg);
+		else if (o == OPT_LISTEN)
+			ret = opt_listen(c, optarg);
 		else if (o == OPT_MBUF_OPS)
 			ret = opt_mbuf_ops(c, optarg);
 		else if (o == OPT_STRATEGY)

@@ -43,6 +43,50 @@ rt_http_fini(struct ewyk_rt *rt)
 	rt->h2_router = NULL;
 }
 
+/* --listen ADDR is one of the ports' addresses (their IPv4 address, or
+ * one of their IPv6 ones, link-local included). */
+static bool
+rt_listen_addr_ours(const struct ewyk_rt *rt)
+{
+	const struct ewyk_rt_conf *c = &rt->conf;
+	uint16_t p, n = ewyk_net_nb_ports(rt->net);
+	unsigned int i;
+	uint8_t a[16];
+
+	for (p = 0; p < n; p++) {
+		if (c->http_listen_family == 4 &&
+			ewyk_net_port_ip(rt->net, p) == c->http_listen_ip)
+			return true;
+		for (i = 0; c->http_listen_family == 6 && i < EWYK_NET_MAX_IP6;
+			i++)
+			if (ewyk_net_port_ip6(rt->net, p, i, a, NULL) == 0 &&
+				memcmp(a, c->http_listen_ip6, 16) == 0)
+				return true;
+	}
+	return false;
+}
+
+/* The shard's HTTP listener: on every address, or on --listen's only. */
+static int
+rt_http_listen_addr(struct ewyk_rt_shard *sh)
+{
+	const struct ewyk_rt_conf *c = &sh->rt->conf;
+	const struct ewyk_tcp_ops *ops = ewyk_http_server_tcp_ops();
+
+	if (c->http_listen_family == 0)
+		return ewyk_tcp_listen(sh->tcp, 0, sh->rt->http_port, ops,
+			sh->http, 0);
+	if (!rt_listen_addr_ours(sh->rt)) {
+		RT_LOG(ERR, "error: --listen: not an address of a port");
+		return -EADDRNOTAVAIL;
+	}
+	if (c->http_listen_family == 4)
+		return ewyk_tcp_listen(sh->tcp, c->http_listen_ip,
+			sh->rt->http_port, ops, sh->http, 0);
+	return ewyk_tcp_listen6(sh->tcp, c->http_listen_ip6, sh->rt->http_port,
+		ops, sh->http, 0);
+}
+
 int
 ewyk_rt_http_listen(struct ewyk_rt *rt, uint16_t port)
 {
@@ -216,8 +260,7 @@ rt_http_shard_init(struct ewyk_rt_shard *sh)
 	ewyk_http_server_set_time(sh->http, (uint64_t)time(NULL));
 	if (rt_dispatch_shard_init(sh) != 0)
 		return -1;
-	rc = ewyk_tcp_listen(sh->tcp, 0, sh->rt->http_port,
-		ewyk_http_server_tcp_ops(), sh->http, 0);
+	rc = rt_http_listen_addr(sh);
 	if (rc != 0) {
 		RT_LOG(ERR, "error: cannot listen on HTTP port %u: %s",
 			sh->rt->http_port, strerror(-rc));

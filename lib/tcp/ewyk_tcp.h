@@ -489,7 +489,7 @@ void ewyk_tcp_free(struct ewyk_tcp *t);
  *   context
  * @param ip
  *   local address (0: any of ours, IPv4 and IPv6; another: that IPv4
- *   address only)
+ *   address only; an IPv6 one: @ref ewyk_tcp_listen6)
  * @param port
  *   local port (host order, not 0)
  * @param ops
@@ -520,6 +520,47 @@ int ewyk_tcp_listen(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port,
  *   0 or -ENOENT (no such listener).
  */
 int ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port);
+
+/**
+ * Listen on a local port of one IPv6 address: segments to the port on
+ * any other address (IPv6 or IPv4) do not reach this listener; they go to
+ * a listener on their own address, else to a wildcard listener of the
+ * port, else get a RST. A listener on the segment's address goes first.
+ *
+ * @param t
+ *   context
+ * @param ip
+ *   local IPv6 address (16 bytes, network order), normally one of the
+ *   addresses of a port (ewyk_net_port_ip6()); NULL or :: is the wildcard,
+ *   as @ref ewyk_tcp_listen with 0
+ * @param port
+ *   local port (host order, not 0)
+ * @param ops
+ *   events of the connections accepted (must outlive them)
+ * @param arg
+ *   first argument of ops->accept
+ * @param backlog
+ *   as @ref ewyk_tcp_listen
+ * @return
+ *   0, -EINVAL (port 0, NULL ops, a multicast address), -EADDRINUSE
+ *   (already listening there), -ENOSPC (too many listeners).
+ */
+int ewyk_tcp_listen6(struct ewyk_tcp *t, const uint8_t ip[16], uint16_t port,
+	const struct ewyk_tcp_ops *ops, void *arg, uint32_t backlog);
+
+/**
+ * Stop a listener of @ref ewyk_tcp_listen6, as @ref ewyk_tcp_unlisten.
+ *
+ * @param t
+ *   context
+ * @param ip
+ *   the address given to @ref ewyk_tcp_listen6 (NULL or ::: the wildcard)
+ * @param port
+ *   the port given to @ref ewyk_tcp_listen6
+ * @return
+ *   0 or -ENOENT (no such listener).
+ */
+int ewyk_tcp_unlisten6(struct ewyk_tcp *t, const uint8_t ip[16], uint16_t port);
 
 /**
  * Active open: send a SYN. The result comes through ops->connected.

@@ -204,7 +204,7 @@ tcp_nd_confirm(struct ewyk_tcp_conn *c)
 	if (t->shard == NULL || at - c->nd_at < (uint32_t)(t->hz >> 20))
 		return;
 	c->nd_at = at;
-	(void)ewyk_net_nd_confirm(t->shard, c->rip.b);
+	(void)ewyk_net_nd_confirm(t->shard, c->port, c->rip.b);
 }
 
 /*

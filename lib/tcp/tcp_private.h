@@ -174,8 +174,10 @@ struct tcp_txw_link {
 #define TCP_TXW_NONE UINT32_MAX
 
 struct tcp_listener {
-	rte_be32_t ip; /* 0: any address of either family; else IPv4 only */
-	uint16_t port; /* 0: free slot */
+	rte_be32_t ip;      /* 0 and !v6: any address of either family */
+	bool v6;            /* ip6 only (ewyk_tcp_listen6()) */
+	uint16_t port;      /* 0: free slot */
+	union tcp_addr ip6; /* v6: the IPv6 address */
 	uint32_t backlog;
 	uint32_t syn_count;  /* connections in SYN-RECEIVED */
 	uint64_t cookie_tsc; /* last time a cookie was sent */

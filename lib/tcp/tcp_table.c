@@ -137,7 +137,8 @@ tcp_table_remove(struct ewyk_tcp *t __rte_unused, struct ewyk_tcp_conn *c)
 	c->in_table = 0;
 }
 
-/* A wildcard listener takes both families; one with an address, IPv4. */
+/* A listener on the segment's destination address goes before a
+ * wildcard one, which takes both families. */
 struct tcp_listener *
 tcp_listener_find(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t port)
 {
@@ -149,10 +150,14 @@ tcp_listener_find(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t port)
 
 		if (l->port != port)
 			continue;
-		if (l->ip == ip->dst.v4 && l->ip != 0 && !ip->v6)
-			return l;
-		if (l->ip == 0)
+		if (l->v6) {
+			if (ip->v6 && tcp_addr_eq6(&l->ip6, &ip->dst))
+				return l;
+		} else if (l->ip == 0) {
 			any = l;
+		} else if (!ip->v6 && l->ip == ip->dst.v4) {
+			return l;
+		}
 	}
 	return any;
 }
@@ -180,8 +185,28 @@ ewyk_tcp_lookup6(struct ewyk_tcp *t, const uint8_t local_ip[16],
 	return tcp_table_lookup6(t, &l, local_port, &r, remote_port);
 }
 
-int
-ewyk_tcp_listen(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port,
+/* The listener's local address is (v6, ip, ip6)? */
+static bool
+tcp_listener_is(const struct tcp_listener *l, bool v6, rte_be32_t ip,
+	const union tcp_addr *ip6)
+{
+	if (l->v6 != v6)
+		return false;
+	return v6 ? tcp_addr_eq6(&l->ip6, ip6) : l->ip == ip;
+}
+
+/* An IPv6 address a listener may be bound to: :: is the wildcard. */
+static bool
+tcp_ip6_any(const uint8_t ip[16])
+{
+	static const uint8_t zero[16];
+
+	return memcmp(ip, zero, 16) == 0;
+}
+
+static int
+tcp_listen_add(struct ewyk_tcp *t, bool v6, rte_be32_t ip,
+	const union tcp_addr *ip6, uint16_t port,
 	const struct ewyk_tcp_ops *ops, void *arg, uint32_t backlog)
 {
 	struct tcp_listener *free_slot = NULL;
@@ -197,13 +222,16 @@ ewyk_tcp_listen(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port,
 				free_slot = l;
 			continue;
 		}
-		if (l->port == port && l->ip == ip)
+		if (l->port == port && tcp_listener_is(l, v6, ip, ip6))
 			return -EADDRINUSE;
 	}
 	if (free_slot == NULL)
 		return -ENOSPC;
 	memset(free_slot, 0, sizeof(*free_slot));
 	free_slot->ip = ip;
+	free_slot->v6 = v6;
+	if (v6)
+		free_slot->ip6 = *ip6;
 	free_slot->port = port;
 	free_slot->ops = ops;
 	free_slot->arg = arg;
@@ -212,7 +240,30 @@ ewyk_tcp_listen(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port,
 }
 
 int
-ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port)
+ewyk_tcp_listen(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port,
+	const struct ewyk_tcp_ops *ops, void *arg, uint32_t backlog)
+{
+	return tcp_listen_add(t, false, ip, NULL, port, ops, arg, backlog);
+}
+
+int
+ewyk_tcp_listen6(struct ewyk_tcp *t, const uint8_t ip[16], uint16_t port,
+	const struct ewyk_tcp_ops *ops, void *arg, uint32_t backlog)
+{
+	union tcp_addr a;
+
+	if (ip == NULL || tcp_ip6_any(ip))
+		return tcp_listen_add(t, false, 0, NULL, port, ops, arg,
+			backlog);
+	if (ip[0] == 0xff) /* a group is no local address */
+		return -EINVAL;
+	memcpy(a.b, ip, 16);
+	return tcp_listen_add(t, true, 0, &a, port, ops, arg, backlog);
+}
+
+static int
+tcp_unlisten_del(struct ewyk_tcp *t, bool v6, rte_be32_t ip,
+	const union tcp_addr *ip6, uint16_t port)
 {
 	unsigned int i, j;
 
@@ -221,7 +272,8 @@ ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port)
 	for (i = 0; i < TCP_MAX_LISTENERS; i++) {
 		struct tcp_listener *l = &t->listeners[i];
 
-		if (l->port != port || l->ip != ip || port == 0)
+		if (l->port != port || port == 0 ||
+			!tcp_listener_is(l, v6, ip, ip6))
 			continue;
 		/* Drop the half-open connections that point at it. */
 		for (j = 0; j <= t->hmask && l->syn_count > 0; j++) {
@@ -237,4 +289,21 @@ ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port)
 		return 0;
 	}
 	return -ENOENT;
+}
+
+int
+ewyk_tcp_unlisten(struct ewyk_tcp *t, rte_be32_t ip, uint16_t port)
+{
+	return tcp_unlisten_del(t, false, ip, NULL, port);
+}
+
+int
+ewyk_tcp_unlisten6(struct ewyk_tcp *t, const uint8_t ip[16], uint16_t port)
+{
+	union tcp_addr a;
+
+	if (ip == NULL || tcp_ip6_any(ip))
+		return tcp_unlisten_del(t, false, 0, NULL, port);
+	memcpy(a.b, ip, 16);
+	return tcp_unlisten_del(t, true, 0, &a, port);
 }

@@ -539,7 +539,7 @@ setup_net()
 	ewyk_net_input(g_sh, 0, &m, 1, rte_rdtsc());
 	ewyk_net_tx_flush(g_sh);
 	drain();
-	if (ewyk_net_arp_lookup(g_sh, rte_cpu_to_be_32(kPeer), &mac) != 0) {
+	if (ewyk_net_arp_lookup(g_sh, 0, rte_cpu_to_be_32(kPeer), &mac) != 0) {
 		fprintf(stderr,
 			"bench_tcp: ewyk did not learn the peer's "
 			"MAC from its ARP request\n");

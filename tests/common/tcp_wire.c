@@ -25,10 +25,48 @@ wire_output(void *arg, struct rte_mbuf *m, uint16_t port, rte_be32_t src,
 	wr->q[wr->nq].m = m;
 	wr->q[wr->nq].at_us = wr->now_us + 50;
 	wr->q[wr->nq].to = 1 - e->id;
+	wr->q[wr->nq].v6 = false;
 	wr->q[wr->nq].src = src != 0 ? src : wr->ip[e->id];
 	wr->q[wr->nq].dst = dst != 0 ? dst : wr->ip[1 - e->id];
 	wr->nq++;
 	return 0;
+}
+
+static int
+wire_output6(void *arg, struct rte_mbuf *m, uint16_t port,
+	const uint8_t src[16], const uint8_t dst[16])
+{
+	struct tcp_wire_end *e = arg;
+	struct tcp_wire *wr = e->wr;
+
+	RTE_SET_USED(port);
+	if (wr->nq == wr->cap) {
+		rte_pktmbuf_free(m);
+		return 0;
+	}
+	wr->q[wr->nq].m = m;
+	wr->q[wr->nq].at_us = wr->now_us + 50;
+	wr->q[wr->nq].to = 1 - e->id;
+	wr->q[wr->nq].v6 = true;
+	memcpy(wr->q[wr->nq].src6, src, 16);
+	memcpy(wr->q[wr->nq].dst6, dst, 16);
+	wr->nq++;
+	return 0;
+}
+
+static void
+wire_deliver6(struct tcp_wire *wr, const struct tcp_wire_pkt *p)
+{
+	struct ewyk_net_ip6_info ip = {
+		.proto = IPPROTO_TCP,
+		.hop_limit = 64,
+		.cksum_good = true,
+	};
+
+	memcpy(ip.src, p->src6, 16);
+	memcpy(ip.dst, p->dst6, 16);
+	ip.l4_len = (uint16_t)p->m->pkt_len;
+	ewyk_tcp_input6(wr->t[p->to], p->m, &ip);
 }
 
 void
@@ -53,6 +91,10 @@ tcp_wire_step(struct tcp_wire *wr, uint64_t us)
 		};
 		int to = wr->due[i].to;
 
+		if (wr->due[i].v6) {
+			wire_deliver6(wr, &wr->due[i]);
+			continue;
+		}
 		ip.src = wr->due[i].src;
 		ip.dst = wr->due[i].dst;
 		ip.l4_len = (uint16_t)wr->due[i].m->pkt_len;
@@ -96,6 +138,8 @@ tcp_wire_init(struct tcp_wire *wr, const char *name, struct rte_mempool *mp,
 		memset(&cf, 0, sizeof(cf));
 		cf.output = wire_output;
 		cf.output_arg = &wr->end[i];
+		cf.output6 = wire_output6;
+		cf.output6_arg = &wr->end[i];
 		cf.tx_pool = mp;
 		cf.socket_id = SOCKET_ID_ANY;
 		cf.max_conns = max_conns;

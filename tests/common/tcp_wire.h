@@ -3,7 +3,10 @@
  * Two lib/tcp endpoints joined by an in-memory wire on a virtual clock,
  * for tests and fuzz targets: endpoint 0 (the server, with a timer wheel)
  * and endpoint 1 (the clients, which may connect from other addresses
- * than ip[1]: a segment carries the addresses its sender gave). A segment one endpoint sends arrives at
+ * than ip[1]: a segment carries the addresses its sender gave). Both
+ * families: a client connecting over IPv6 gives its own address
+ * (ewyk_tcp_connect_args.src_ip6); its segments reach the server's
+ * ewyk_tcp_input6() with the addresses given. A segment one endpoint sends arrives at
  * the other 50 virtual microseconds later; tcp_wire_step() moves the clock,
  * delivers what is due and advances both endpoints and the wheel.
  */
@@ -24,6 +27,8 @@ struct tcp_wire_pkt {
 	uint64_t at_us;
 	int to;
 	rte_be32_t src, dst; /* as the sender's output gave them */
+	bool v6;             /* IPv6: src6 and dst6 instead */
+	uint8_t src6[16], dst6[16];
 };
 
 struct tcp_wire;

@@ -119,6 +119,28 @@ cli_open_from(unsigned int i, rte_be32_t src)
 	return cl;
 }
 
+struct cli *
+cli_open6_from(unsigned int i, const uint8_t src[16])
+{
+	struct cli *cl = &W.cli[i];
+	struct ewyk_tcp_connect_args a = {
+		.dst_port = SPORT,
+		.ipv6 = true,
+		.ops = &cli_ops,
+		.ctx = cl,
+	};
+
+	memcpy(a.dst_ip6, SIP6, 16);
+	memcpy(a.src_ip6, src, 16);
+	cl->cap = 2u << 20;
+	cl->rx = malloc(cl->cap);
+	assert_non_null(cl->rx);
+	cl->c = ewyk_tcp_connect(W.wire.t[1], &a);
+	assert_non_null(cl->c);
+	RUN_UNTIL(cl->connected || cl->refused, 100);
+	return cl;
+}
+
 void
 cli_send(struct cli *cl, const void *p, size_t len)
 {
@@ -537,6 +559,9 @@ setup_conf(struct ewyk_http_server_conf *hc)
 	/* Sun, 06 Nov 1994 08:49:37 GMT: response bytes are exact. */
 	ewyk_http_server_set_time(W.srv, 784111777);
 	assert_int_equal(ewyk_tcp_listen(W.wire.t[0], SIP, SPORT,
+				 ewyk_http_server_tcp_ops(), W.srv, 0),
+		0);
+	assert_int_equal(ewyk_tcp_listen6(W.wire.t[0], SIP6, SPORT,
 				 ewyk_http_server_tcp_ops(), W.srv, 0),
 		0);
 }

@@ -20,6 +20,8 @@
 #include "tcp_wire.h"
 
 #define SIP RTE_BE32(RTE_IPV4(10, 0, 0, 1))
+/* The server's IPv6 address (2001:db8::1), listened on beside SIP. */
+static const uint8_t SIP6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 #define CIP RTE_BE32(RTE_IPV4(10, 0, 0, 2))
 #define SPORT 80
 #define MAXQ 16384
@@ -80,6 +82,9 @@ void step(uint64_t us);
 struct cli *cli_open(unsigned int i);
 /* A client connecting from @p src (the wire carries any address). */
 struct cli *cli_open_from(unsigned int i, rte_be32_t src);
+/* A client connecting over IPv6 from @p src to the server's 2001:db8::1
+ * (the server's listener takes both families). */
+struct cli *cli_open6_from(unsigned int i, const uint8_t src[16]);
 void cli_send(struct cli *cl, const void *p, size_t len);
 void cli_sends(struct cli *cl, const char *s);
 /*

@@ -77,11 +77,17 @@ void test_ip6_ext_walk(void **state);
 void test_ip6_errors(void **state);
 void test_ip6_malformed(void **state);
 void test_l4_cksum6(void **state);
+void test_ip6_output_pmtu(void **state);
+/* test_net_nd.c */
 void test_nd_answer(void **state);
 void test_nd_state_machine(void **state);
 void test_nd_cache_bounds(void **state);
-void test_ip6_output_pmtu(void **state);
 void test_nd_announce(void **state);
+/* test_net_neigh.c (last: they re-address port 1) */
+void test_arp_per_port_output(void **state);
+void test_arp_per_port_claim(void **state);
+void test_nd_per_port_output(void **state);
+void test_nd_per_port_override(void **state);
 /* test_net_hardening.c */
 void test_siphash_vectors(void **state);
 void test_arp_hash_keyed(void **state);

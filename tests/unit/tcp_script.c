@@ -95,20 +95,25 @@ cap_tx_room(void *arg, uint16_t port)
 	return H.tx_room != 0 ? H.tx_room : 512;
 }
 
-/* Over IPv6: from our address, to the peer's /32 (the per-/64 scripts
- * talk to several peers), with room for the IPv6 header. */
+/* Over IPv6: from our /64 (the listener scripts use several addresses
+ * of it), to the peer's /32 (the per-/64 scripts talk to several peers),
+ * with room for the IPv6 header. */
 static int
 cap_output6(void *arg, struct rte_mbuf *m, uint16_t port, const uint8_t src[16],
 	const uint8_t dst[16])
 {
+	int rc;
+
 	RTE_SET_USED(arg);
 	assert_int_equal(port, 0);
 	assert_true(H.v6);
-	assert_memory_equal(src, LIP6, 16);
+	assert_memory_equal(src, LIP6, 8);
 	assert_memory_equal(dst, PIP6, 4);
 	memcpy(H.dst6, dst, 16);
 	assert_true(rte_pktmbuf_headroom(m) >= 58);
-	return cap_seg(m);
+	rc = cap_seg(m);
+	H.caps[H.ncap - 1].src6_last = src[15];
+	return rc;
 }
 
 static int
@@ -352,6 +357,8 @@ input_seg6(struct rte_mbuf *m, bool cksum_good, const struct step *s)
 
 	peer6(s, ip.src);
 	memcpy(ip.dst, LIP6, 16);
+	if (s != NULL && s->laddr != 0)
+		ip.dst[15] = s->laddr;
 	if (s != NULL && s->mcast6) {
 		static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
 
@@ -385,8 +392,14 @@ input_seg(struct rte_mbuf *m, bool cksum_good, const struct step *s)
 static uint16_t
 seg_cksum(struct rte_mbuf *m, bool other)
 {
-	if (H.v6 != other)
-		return ewyk_net_l4_cksum6(m, PIP6, LIP6, IPPROTO_TCP);
+	if (H.v6 != other) {
+		uint8_t l[16];
+
+		memcpy(l, LIP6, 16);
+		if (H.laddr != 0)
+			l[15] = H.laddr;
+		return ewyk_net_l4_cksum6(m, PIP6, l, IPPROTO_TCP);
+	}
 	return ewyk_net_l4_cksum(m, PIP, LIP, IPPROTO_TCP);
 }
 
@@ -411,6 +424,9 @@ check_out(const struct step *s, unsigned int idx)
 	if (c->flags != s->fl)
 		fail_msg("step %u: flags 0x%x, want 0x%x", idx, c->flags,
 			s->fl);
+	if (H.v6 && c->src6_last != (s->laddr != 0 ? s->laddr : LIP6[15]))
+		fail_msg("step %u: from ...:%x, want ...:%x", idx, c->src6_last,
+			s->laddr != 0 ? s->laddr : LIP6[15]);
 	if (!s->any_seq && c->seq != H.iss + (uint32_t)s->seq)
 		fail_msg("step %u: seq %d, want %d", idx, (int)(c->seq - H.iss),
 			(int)s->seq);
@@ -527,6 +543,16 @@ make_ctx(const struct script *sc)
 	H.base = rte_rdtsc() + rte_get_tsc_hz();
 	H.now_ms = 0;
 	h_advance();
+	if (sc->listen6 != 0) {
+		uint8_t a[16];
+
+		memcpy(a, LIP6, 16);
+		a[15] = sc->listen6;
+		assert_int_equal(ewyk_tcp_listen6(H.t, a, LPORT, &app_ops, NULL,
+					 sc->backlog),
+			0);
+		return;
+	}
 	assert_int_equal(ewyk_tcp_listen(H.t, 0, LPORT, &app_ops, NULL,
 				 sc->backlog),
 		0);
@@ -667,6 +693,7 @@ run_steps(const struct step *steps)
 				ts_on = s->ts;
 				ts_set = true;
 			}
+			H.laddr = s->laddr;
 			input_seg(build_seg(s,
 					  s->ts ||
 						  (ts_on && !(s->fl & F_SYN) &&

@@ -48,6 +48,7 @@ struct cap {
 	int nsack;
 	uint32_t sack[4][2];
 	uint8_t data[2048];
+	uint8_t src6_last; /* IPv6: our address's last byte */
 };
 
 enum ev_type {
@@ -85,6 +86,7 @@ struct tcp_harness {
 	bool ts_on, ts_set; /* the peer uses timestamps (from its SYN) */
 	bool v6;            /* the conversation is over IPv6 */
 	uint8_t dst6[16];   /* IPv6: where the last segment out went */
+	uint8_t laddr;      /* IPv6: our address of the segment being built */
 	uint32_t tx_room;   /* the port's TX room (back-pressure); 0: 512 */
 	/* A model of lib/net's port buffer, when port_model is set: the
 	 * room is port_room, each frame out takes one, and a frame that
@@ -143,7 +145,9 @@ struct step {
 	uint8_t paddr; /* IN over IPv6: the peer's last address byte (0: 2) */
 	uint8_t pnet; /* IN over IPv6: byte 7 of the peer's address (its /64) */
 	bool mcast6;  /* IN over IPv6: to ff02::1 (checksum taken as good) */
-	uint64_t ms;  /* WAIT */
+	uint8_t laddr; /* IN over IPv6: our address's last byte (0: LIP6's);
+			* OUT: the source's last byte expected (0: LIP6's) */
+	uint64_t ms;   /* WAIT */
 	enum ewyk_tcp_state state;
 	enum ev_type ev;
 	int val; /* EV: value; CTR: expected delta */
@@ -248,6 +252,8 @@ struct script {
 	uint16_t mss;       /* conf.mss; 0: 1460 over IPv4, 1480 over IPv6 (the
 			     * same MSS on the wire: the scripts run on both) */
 	uint32_t per_net6;  /* max_conns_per_net6 */
+	uint8_t listen6;    /* listen on LIP6 with this last byte only
+			     * (ewyk_tcp_listen6()); 0: the wildcard */
 	const struct step *steps;
 };
 
@@ -310,6 +316,7 @@ void test_echo_recv_budget(void **state);
 /* Per-connection knobs and accessors, shard contexts (test_tcp_api.c). */
 void test_nagle(void **state);
 void test_abort_all(void **state);
+void test_listen6_api(void **state);
 void test_conn_own_ops(void **state);
 void test_shard_contexts(void **state);
 void test_tx_backpressure(void **state);

@@ -71,6 +71,27 @@ static const struct step s_v6_mcast_dst[] = { IN(F_SYN, 0, 0, .mss = 1460,
 	CTR(EWYK_TCP_PASSIVE_OPENS, 0), CTR(EWYK_TCP_RST_OUT, 0),
 	CTR(EWYK_TCP_DROP_MCAST, 2), END };
 
+/*
+ * A listener on one IPv6 address (ewyk_tcp_listen6(), ...::9 of our /64):
+ * a SYN to it is answered from it; a SYN to another address of ours
+ * (LIP6, ...::1) on the same port gets a RST, counted as no listener.
+ */
+static const struct step s_v6_listen_addr[] = {
+	IN(F_SYN, 0, 0, .mss = 1460, .laddr = 9),
+	OUT(F_SYN | F_ACK, 0, 1, .mss = 1460, .laddr = 9),
+	IN(F_ACK, 1, 1, .laddr = 9), EV(EV_ACCEPT, 0),
+	IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460),
+	OUT(F_RST | F_ACK, 0, 1, .any_seq = true),
+	CTR(EWYK_TCP_DROP_NO_LISTENER, 1), CTR(EWYK_TCP_PASSIVE_OPENS, 1), END
+};
+
+/* Listening on ...::1 itself: its SYN is taken, ...::9's gets the RST. */
+static const struct step s_v6_listen_addr_own[] = { PASSIVE_OPEN_PLAIN,
+	IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460, .laddr = 9),
+	OUT(F_RST | F_ACK, 0, 1, .any_seq = true, .laddr = 9),
+	CTR(EWYK_TCP_DROP_NO_LISTENER, 1), CTR(EWYK_TCP_PASSIVE_OPENS, 1),
+	END };
+
 #define SC(n, ...)                                                  \
 	{                                                           \
 		.name = #n, .steps = s_##n, .v6 = true, __VA_ARGS__ \
@@ -81,6 +102,8 @@ const struct script tcp_v6_scripts[] = {
 	SC(v6_per_net64, .per_src = 2, .per_net6 = 3),
 	SC(v6_closed_port),
 	SC(v6_mcast_dst),
+	SC(v6_listen_addr, .listen6 = 9),
+	SC(v6_listen_addr_own, .listen6 = 1),
 };
 
 const unsigned int tcp_v6_nscripts = RTE_DIM(tcp_v6_scripts);

@@ -360,6 +360,41 @@ test_conn_per_src(void **state)
 	assert_int_equal(slots().conns, 3);
 }
 
+/*
+ * An IPv6 peer is counted by its /64: with a share of 2, two addresses of
+ * one /64 fill it between them (a third address of that /64 is refused,
+ * although it holds nothing), and an address of another /64 is not.
+ */
+static void
+test_conn_per_net64(void **state)
+{
+	uint8_t a[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1, [15] = 0xa };
+	struct cli *cl;
+	size_t off = 0;
+	unsigned int i;
+
+	teardown(state);
+	slots_setup_with(8, 0, 0, 0); /* a share of 2 */
+	for (i = 0; i < 2; i++) {
+		a[15] = (uint8_t)(0xa + i); /* ...:1::a, ...:1::b */
+		cl = cli_open6_from(i, a);
+		assert_true(cl->connected);
+		assert_int_equal(request(cl, &off, GET), 200);
+		off = 0;
+	}
+	a[15] = 0xc;
+	cl = cli_open6_from(2, a);
+	cli_sends(cl, GET);
+	RUN_UNTIL(cl->closed, 1000);
+	assert_true(cl->closed);
+	assert_int_equal(cl->nrx, 0);
+	assert_int_equal(ctr(EWYK_HTTP_C_CONN_SRC_REFUSED), 1);
+	a[7] = 2; /* 2001:db8:0:2::c: another /64 */
+	cl = cli_open6_from(3, a);
+	assert_int_equal(request(cl, &off, GET), 200);
+	assert_int_equal(slots().conns, 3);
+}
+
 /* No object free: the oldest idle keep-alive connection is closed (FIN)
  * for the new one; busy connections are not; with none idle, RST. */
 static void
@@ -618,6 +653,8 @@ main(int argc, char **argv)
 			slots_setup, slots_teardown),
 		cmocka_unit_test_setup_teardown(test_lease_per_src, slots_setup,
 			slots_teardown),
+		cmocka_unit_test_setup_teardown(test_conn_per_net64,
+			slots_setup, slots_teardown),
 		cmocka_unit_test_setup_teardown(test_conn_per_src, slots_setup,
 			slots_teardown),
 		cmocka_unit_test_setup_teardown(test_lru_reclaim, slots_setup,

@@ -127,14 +127,14 @@ test_arp_reply_and_sharing(void **state)
 	rte_pktmbuf_free(out[0]);
 
 	/* Shard 0 learnt the peer; shard 1 learns it through its inbox. */
-	assert_int_equal(ewyk_net_arp_lookup(sh[0], rte_cpu_to_be_32(PEER_IP),
-				 &mac),
+	assert_int_equal(ewyk_net_arp_lookup(sh[0], 0,
+				 rte_cpu_to_be_32(PEER_IP), &mac),
 		0);
 	assert_true(rte_is_same_ether_addr(&mac, &peer_mac));
 	ewyk_net_poll(sh[1], now);
 	assert_int_equal(ctr(1, EWYK_NET_ARP_LEARNT), learnt1 + 1);
-	assert_int_equal(ewyk_net_arp_lookup(sh[1], rte_cpu_to_be_32(PEER_IP),
-				 &mac),
+	assert_int_equal(ewyk_net_arp_lookup(sh[1], 0,
+				 rte_cpu_to_be_32(PEER_IP), &mac),
 		0);
 	/* ... and sends no reply of its own. */
 	assert_int_equal(sent(0, 1, out, 4), 0);
@@ -262,8 +262,8 @@ test_arp_off_subnet_not_learnt(void **state)
 	n = sent(0, 0, out, 4);
 	assert_int_equal(n, 1);
 	rte_pktmbuf_free(out[0]);
-	assert_int_equal(ewyk_net_arp_lookup(sh[0], rte_cpu_to_be_32(VLAN_PEER),
-				 &mac),
+	assert_int_equal(ewyk_net_arp_lookup(sh[0], 0,
+				 rte_cpu_to_be_32(VLAN_PEER), &mac),
 		-ENOENT);
 }
 
@@ -311,6 +311,10 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_nd_cache_bounds),
 		cmocka_unit_test(test_ip6_output_pmtu),
 		cmocka_unit_test(test_nd_announce),
+		cmocka_unit_test(test_arp_per_port_output),
+		cmocka_unit_test(test_arp_per_port_claim),
+		cmocka_unit_test(test_nd_per_port_output),
+		cmocka_unit_test(test_nd_per_port_override),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) != 0)

@@ -104,7 +104,7 @@ test_arp_hash_keyed(void **state)
 		drain_all();
 	}
 	for (i = 0; i < n; i++)
-		if (ewyk_net_arp_lookup(sh[0], rte_cpu_to_be_32(cand[i]),
+		if (ewyk_net_arp_lookup(sh[0], 0, rte_cpu_to_be_32(cand[i]),
 			    &mac) == 0)
 			found++;
 	assert_int_equal(found, n);
@@ -218,9 +218,9 @@ out_seg(uint32_t dst)
 static uint32_t
 arp_slot(uint32_t ip)
 {
-	uint32_t w = rte_cpu_to_be_32(ip);
+	uint32_t w[2] = { rte_cpu_to_be_32(ip), 0 }; /* (address, port 0) */
 
-	return (uint32_t)ewyk_siphash13(net->arp_k0, net->arp_k1, &w, 1) &
+	return (uint32_t)ewyk_siphash13(net->arp_k0, net->arp_k1, w, 2) &
 		sh[0]->arp_mask;
 }
 
@@ -266,7 +266,7 @@ test_arp_evicts_incomplete_first(void **state)
 	ewyk_net_tx_flush(sh[0]);
 	drain_all();
 	for (i = 0; i < 7; i++)
-		assert_int_equal(ewyk_net_arp_lookup(sh[0],
+		assert_int_equal(ewyk_net_arp_lookup(sh[0], 0,
 					 rte_cpu_to_be_32(cand[i]), &mac),
 			0);
 	assert_int_equal(ctr(0, EWYK_NET_DROP_ARP_UNRESOLVED), unres + 1);

@@ -712,6 +712,7 @@ main(int argc, char **argv)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_echo_recv_budget);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_nagle);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_abort_all);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_listen6_api);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_conn_own_ops);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_shard_contexts);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_backpressure);

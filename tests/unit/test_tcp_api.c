@@ -91,6 +91,55 @@ test_abort_all(void **state)
 	memset(&H, 0, sizeof(H));
 }
 
+/*
+ * ewyk_tcp_listen6(): one listener per (address, port), a group refused,
+ * :: the wildcard (the same listener as ewyk_tcp_listen() with 0); the
+ * listener on an address goes before the wildcard, and unlisten6 takes
+ * exactly the one named.
+ */
+void
+test_listen6_api(void **state)
+{
+	static const struct script sc = { .name = "listen6",
+		.v6 = true,
+		.listen6 = 9 };
+	static const uint8_t any[16];
+	static const uint8_t group[16] = { 0xff, 0x02, [15] = 1 };
+	/* A SYN to ...::9 is the address listener's, then to ...::1 the
+	 * wildcard's; without the address listener ...::9 goes to the
+	 * wildcard too. */
+	static const struct step both[] = { IN(F_SYN, 0, 0, .mss = 1460,
+						    .laddr = 9),
+		OUT(F_SYN | F_ACK, 0, 1, .mss = 1460, .laddr = 9),
+		IN(F_SYN, 0, 0, .sport = 40001, .mss = 1460),
+		OUT(F_SYN | F_ACK, 0, 1, .mss = 1460, .learn = true),
+		CTR(EWYK_TCP_PASSIVE_OPENS, 2), END };
+	uint8_t a[16];
+
+	RTE_SET_USED(state);
+	script_begin(&sc);
+	memcpy(a, LIP6, 16);
+	a[15] = 9;
+	assert_int_equal(ewyk_tcp_listen6(H.t, a, LPORT, &app_ops, NULL, 0),
+		-EADDRINUSE);
+	assert_int_equal(ewyk_tcp_listen6(H.t, group, LPORT, &app_ops, NULL, 0),
+		-EINVAL);
+	assert_int_equal(ewyk_tcp_listen6(H.t, a, 0, &app_ops, NULL, 0),
+		-EINVAL);
+	/* The wildcard beside it; :: and 0 name the same listener. */
+	assert_int_equal(ewyk_tcp_listen6(H.t, any, LPORT, &app_ops, NULL, 0),
+		0);
+	assert_int_equal(ewyk_tcp_listen(H.t, 0, LPORT, &app_ops, NULL, 0),
+		-EADDRINUSE);
+	run_steps(both);
+	assert_int_equal(ewyk_tcp_unlisten(H.t, 0, LPORT), 0);
+	assert_int_equal(ewyk_tcp_unlisten6(H.t, NULL, LPORT), -ENOENT);
+	assert_int_equal(ewyk_tcp_unlisten6(H.t, a, LPORT), 0);
+	assert_int_equal(ewyk_tcp_unlisten6(H.t, a, LPORT), -ENOENT);
+	h_free();
+	memset(&H, 0, sizeof(H));
+}
+
 /* The callbacks a connection is given after its accept. */
 static struct {
 	unsigned int recv, closed;
