@@ -331,11 +331,12 @@ net_arp_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 	return 0;
 }
 
-/* The entry of @p ip when its MAC is known (for a TX template), or NULL. */
+/* The entry of @p ip on @p port when its MAC is known (for a TX template),
+ * or NULL. */
 const struct net_arp_entry *
-net_arp_reachable(struct ewyk_net_shard *s, rte_be32_t ip)
+net_arp_reachable(struct ewyk_net_shard *s, uint16_t port, rte_be32_t ip)
 {
-	const struct net_arp_entry *e = net_arp_find(s, ip);
+	const struct net_arp_entry *e = net_arp_find(s, port, ip);
 
 	return e != NULL && e->state == NET_ARP_REACHABLE ? e : NULL;
 }

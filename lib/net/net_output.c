@@ -153,7 +153,7 @@ dc_valid(const struct net_dc_entry *d, uint16_t port, rte_be32_t src,
 	return d->l2_len != 0 && d->dst == dst && d->src == src &&
 		d->proto == proto && d->port == port && d->nexthop == nexthop &&
 		e->state == NET_ARP_REACHABLE && e->ip == nexthop &&
-		e->port == d->l2port &&
+		e->port == port &&
 		rte_is_same_ether_addr(&e->mac,
 			(const struct rte_ether_addr *)d->hdr);
 }
@@ -163,7 +163,7 @@ dc_fill(struct ewyk_net_shard *s, struct net_dc_entry *d, uint16_t port,
 	rte_be32_t src, rte_be32_t dst, uint8_t proto, rte_be32_t nexthop,
 	const struct net_arp_entry *e)
 {
-	const struct net_port *lp = &s->net->ports[e->port];
+	const struct net_port *lp = &s->net->ports[port];
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)d->hdr;
 	uint8_t l2 = RTE_ETHER_HDR_LEN + (lp->vlan_id != 0 ? 4 : 0);
 	uint16_t etype = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
@@ -186,7 +186,6 @@ dc_fill(struct ewyk_net_shard *s, struct net_dc_entry *d, uint16_t port,
 	d->src = src;
 	d->nexthop = nexthop;
 	d->port = port;
-	d->l2port = e->port;
 	d->proto = proto;
 	d->l2_len = l2;
 	d->arp = e;
@@ -268,7 +267,7 @@ ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 
 	d = dc_slot(s, dst);
 	if (unlikely(!dc_valid(d, port, src, dst, proto, nexthop))) {
-		e = net_arp_reachable(s, nexthop);
+		e = net_arp_reachable(s, port, nexthop);
 		if (e == NULL) {
 			/* Not resolved yet: the frame waits with its IPv4
 			 * header; the Ethernet one comes when the MAC does. */
@@ -306,6 +305,6 @@ ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	m->l2_len = d->l2_len;
 	if (unlikely(s->now >= d->arp->deadline))
 		net_arp_refresh(s, d->arp, s->now);
-	net_tx_enqueue(s, d->l2port, m);
+	net_tx_enqueue(s, d->port, m);
 	return 0;
 }

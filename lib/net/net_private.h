@@ -139,8 +139,7 @@ struct net_dc_entry {
 	rte_be32_t dst;
 	rte_be32_t src;
 	rte_be32_t nexthop;
-	uint16_t port;   /* the port routed to (MTU, offloads) */
-	uint16_t l2port; /* the ARP entry's port (MAC, VLAN): TX */
+	uint16_t port; /* the port routed to, and the ARP entry's: TX */
 	uint8_t proto;
 	uint8_t l2_len; /* 0: unused entry */
 	uint16_t ipsum; /* IPv4 header sum, length and checksum zero */
@@ -268,7 +267,7 @@ int net_arp_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 void net_arp_housekeep(struct ewyk_net_shard *s, uint64_t now);
 int net_arp_request(struct ewyk_net_shard *s, uint16_t port, rte_be32_t tip);
 const struct net_arp_entry *net_arp_reachable(struct ewyk_net_shard *s,
-	rte_be32_t ip);
+	uint16_t port, rte_be32_t ip);
 void net_arp_refresh(struct ewyk_net_shard *s, const struct net_arp_entry *e,
 	uint64_t now);
 void net_arp_flush(struct ewyk_net_shard *s);
