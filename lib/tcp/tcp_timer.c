@@ -135,6 +135,8 @@ tcp_timer_rtx_stop(struct ewyk_tcp_conn *c)
 void
 tcp_timer_rtx_park(struct ewyk_tcp_conn *c)
 {
+	c->tlp_owed = 0;
+	c->persist_owed = 0;
 	c->rtx_kind = TCP_RTX_NONE;
 }
 
@@ -570,9 +572,12 @@ tcp_timer_owed(struct ewyk_tcp_conn *c)
 {
 	if (c->tlp_owed) {
 		c->tlp_owed = 0;
+		/* Only a probe that can go: tlp()'s own refusal would arm
+		 * the RTO again from now, later than the one standing in. */
 		if (c->rtx_kind == TCP_RTX_RTO && !c->in_recovery &&
 			(c->state == EWYK_TCP_ESTABLISHED ||
-				c->state == EWYK_TCP_CLOSE_WAIT))
+				c->state == EWYK_TCP_CLOSE_WAIT) &&
+			c->snd_nxt != c->snd_una && c->snd_nxt == c->snd_max)
 			tlp(c);
 	}
 	if (c->persist_owed) {
