@@ -167,13 +167,22 @@ wait_add(struct http_task *t)
 	ewyk_http2_on_done(t->st, h2_wait_end, t);
 }
 
-/* The stream ended while its body was read (reset, refused). */
+/* The stream ended while its body was read (reset, refused). While
+ * h2_piece_done() releases a piece the task is its caller's: the
+ * release may flush the connection and end it under the caller, who
+ * puts the task once the release is over. */
 static void
 h2_read_end(struct ewyk_http2_stream *st, int aborted, void *arg)
 {
+	struct http_task *t = arg;
+
 	RTE_SET_USED(st);
 	RTE_SET_USED(aborted);
-	rt_task_put(arg);
+	if (t->releasing) {
+		t->ended = 1;
+		return;
+	}
+	rt_task_put(t);
 }
 
 /* Step 2. 0, or -ENOBUFS (the task is freed; the caller answers 503). */
@@ -229,8 +238,10 @@ static int
 h2_piece_run(struct ewyk_rt_job *j, enum ewyk_strategy_mode mode)
 {
 	struct http_task *t = container_of(j, struct http_task, job);
+	int rc = t->route->body(&t->req, mode, t->route->arg);
 
-	return t->route->body(&t->req, mode, t->route->arg);
+	/* not 0: an error, as HTTP/1.1's rt_task_run() takes it */
+	return rc > 0 ? -EIO : rc;
 }
 
 /* Answer a streamed body's request early: its task goes (a running
@@ -293,7 +304,15 @@ h2_piece_done(void *ctx, struct ewyk_rt_job *j, enum ewyk_rt_outcome o, int ret)
 		t->ring_head = 0;
 	t->body_len -= n;
 	ewyk_http2_on_done(st, h2_read_end, t);
+	/* the release may flush the connection, and a failed send ends
+	 * it and the stream: then t is ours to put, st is gone */
+	t->releasing = 1;
 	(void)ewyk_http2_body_release(st, n);
+	t->releasing = 0;
+	if (t->ended) {
+		rt_task_put(t);
+		return;
+	}
 	h2_pump(t);
 }
 
@@ -603,6 +622,7 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	t->body_len = t->body_cap = 0;
 	t->refused = 0;
 	t->streamed = t->busy = t->waiting = t->body_end = 0;
+	t->releasing = t->ended = 0;
 	t->ring_head = t->piece = 0;
 	t->body_total = 0;
 	t->req.state = NULL;

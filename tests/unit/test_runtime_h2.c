@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -474,5 +475,77 @@ test_h2_body_streamed_reset(void **state)
 	b = get("/nb");
 	exchange();
 	assert_int_equal(P.status[idx(b)], 200);
+	h2_close();
+}
+
+/* Feed @p n more bytes of stream @p a's gated body and run its pieces
+ * until the consumer has taken them all. */
+static void
+feed(int32_t a, size_t n)
+{
+	uint64_t want = RTW.piece_bytes + n;
+	int i;
+
+	gate = n;
+	nghttp2_session_resume_data(P.s, a);
+	exchange();
+	for (i = 0; i < 64 && RTW.piece_bytes < want; i++) {
+		rt_test_run_queued(RTW.rt, UINT32_MAX);
+		exchange();
+	}
+	assert_int_equal(RTW.piece_bytes, want);
+}
+
+/* Released bytes that reach half the stream's window bring a
+ * WINDOW_UPDATE: when it cannot be written (the shard's mbufs all
+ * taken) the connection ends inside the release. The task goes once,
+ * after the release; nothing more of its body runs. */
+void
+test_h2_body_release_fails(void **state)
+{
+	const size_t half = (1u << 20) / 2; /* the default initial window */
+	size_t left = half + 4000, fed = 0, n;
+	struct rte_mempool *mp;
+	struct rte_mbuf **held;
+	unsigned int nheld = 0, pieces;
+	int32_t a;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_PEC, 0);
+	gate = 0;
+	a = post_gated("/stream", &left);
+	exchange();
+	/* one byte short of half the window, consumed and released */
+	while (fed < half - 1) {
+		n = RTE_MIN((size_t)32768, half - 1 - fed);
+		feed(a, n);
+		fed += n;
+	}
+	/* the next piece crosses it; more waits in the ring behind it */
+	gate = 2000;
+	nghttp2_session_resume_data(P.s, a);
+	exchange();
+	assert_true(RTW.piece_bytes == half - 1);
+	mp = ewyk_rt_shard_mbufs(RTW.sh);
+	held = calloc(mp->size, sizeof(*held));
+	assert_non_null(held);
+	while (nheld < mp->size &&
+		(held[nheld] = rte_pktmbuf_alloc(mp)) != NULL)
+		nheld++;
+	pieces = RTW.pieces;
+	assert_int_equal(rt_test_run_queued(RTW.rt, UINT32_MAX), 1);
+	rtw_run();
+	while (nheld > 0)
+		rte_pktmbuf_free(held[--nheld]);
+	free(held);
+	rtw_run();
+	rt_test_run_queued(RTW.rt, UINT32_MAX);
+	rtw_run();
+	/* the connection went with the failed send: the piece that ran
+	 * was the last, the task and its state were given back */
+	assert_int_equal(RTW.pieces, pieces + 1);
+	assert_int_equal(RTW.calls_stream, 0);
+	assert_int_equal(RTW.states_freed, 1);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
 	h2_close();
 }
