@@ -52,6 +52,9 @@ struct http_task {
 	uint8_t streamed, busy, waiting, body_end, releasing, ended;
 	uint32_t ring_head, piece;
 	uint64_t body_total;
+	/* the ring the piece being consumed reads, when the ring grew
+	 * under it (freed when the piece is done), or NULL */
+	char *ring_old;
 	struct ewyk_rt_result res;
 	struct ewyk_rt_req_header hdr[EWYK_RT_REQ_MAX_HEADERS]; /* small head */
 	char buf[EWYK_RT_REQ_BUF];

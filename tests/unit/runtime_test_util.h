@@ -125,6 +125,7 @@ void test_h2_body_share(void **state);
 void test_h2_body_streamed(void **state);
 void test_h2_body_streamed_reset(void **state);
 void test_h2_body_release_fails(void **state);
+void test_h2_body_ring_lazy(void **state);
 
 /* test_runtime_jobs.c */
 void test_modules_order(void **state);

@@ -243,6 +243,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_h2_body_streamed),
 		cmocka_unit_test(test_h2_body_streamed_reset),
 		cmocka_unit_test(test_h2_body_release_fails),
+		cmocka_unit_test(test_h2_body_ring_lazy),
 	};
 
 	/* lcore 0: the one worker (the test steps its shard); lcore 1: a
