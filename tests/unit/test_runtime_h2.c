@@ -7,6 +7,7 @@
  * meanwhile is seen.
  */
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -618,5 +619,119 @@ test_h2_body_ring_lazy(void **state)
 	assert_int_equal(P.status[idx(a[0])], 200);
 	assert_int_equal(RTW.piece_bytes, 3000);
 	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	h2_close();
+}
+
+/* A body consumer that fails (a negative errno, or anything not 0, as
+ * HTTP/1.1 takes it) is answered 500: the rest of the body is dropped,
+ * fn never runs, the task and its state go. */
+void
+test_h2_body_consumer_fails(void **state)
+{
+	const int rets[] = { -EIO, 1 };
+	size_t left;
+	unsigned int k;
+	int32_t a;
+	int i;
+
+	(void)state;
+	for (k = 0; k < RTE_DIM(rets); k++) {
+		h2_open(EWYK_STRATEGY_PEC, 0);
+		RTW.piece_ret = rets[k];
+		left = 5000;
+		gate = 1000;
+		a = post_gated("/stream", &left);
+		exchange();
+		for (i = 0; i < 8 && P.status[idx(a)] == 0; i++) {
+			rt_test_run_queued(RTW.rt, UINT32_MAX);
+			exchange();
+		}
+		assert_int_equal(P.status[idx(a)], 500);
+		assert_int_equal(RTW.pieces, 1);
+		assert_int_equal(RTW.calls_stream, 0);
+		assert_int_equal(RTW.states_freed, 1);
+		assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+		/* the peer is told to stop: nothing more is taken */
+		gate = 4000;
+		nghttp2_session_resume_data(P.s, a);
+		exchange();
+		rt_test_run_queued(RTW.rt, UINT32_MAX);
+		exchange();
+		assert_int_equal(RTW.pieces, 1);
+		h2_close();
+	}
+}
+
+/* A piece whose job is not done by its deadline is answered 504 and the
+ * body stopped; the late job's task goes when it returns. */
+void
+test_h2_body_piece_deadline(void **state)
+{
+	size_t left = 5000;
+	int32_t a, b;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_PEC, 0);
+	gate = 1000;
+	a = post_gated("/stream", &left);
+	exchange();
+	assert_int_equal(RTW.pieces, 0); /* queued */
+	rtw_advance_ms(RTW_TIMEOUT_MS + RTW_SLACK_MS(RTW_TIMEOUT_MS));
+	exchange();
+	assert_int_equal(P.status[idx(a)], 504);
+	assert_int_equal(count(EWYK_RT_TASK_TIMED_OUT), 1);
+	assert_int_equal(rt_test_run_queued(RTW.rt, UINT32_MAX), 1);
+	exchange();
+	assert_int_equal(count(EWYK_RT_TASK_LATE), 1);
+	assert_int_equal(RTW.calls_stream, 0);
+	assert_int_equal(RTW.states_freed, 1);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	/* the body was stopped: what comes after is not consumed */
+	gate = 4000;
+	nghttp2_session_resume_data(P.s, a);
+	exchange();
+	rt_test_run_queued(RTW.rt, UINT32_MAX);
+	exchange();
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	b = get("/nb");
+	exchange();
+	assert_int_equal(P.status[idx(b)], 200);
+	h2_close();
+}
+
+/* A streamed body of unknown length (no content-length) that grows past
+ * the route's max_body is answered 413 mid-body: its task goes, the
+ * rest is dropped; the connection serves on. */
+void
+test_h2_body_too_large(void **state)
+{
+	size_t left = 1000;
+	int32_t a, b;
+	int i;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_PEC, 0);
+	gate = RTW_MAX_BODY / 2;
+	a = post_open("/streamsmall", &left);
+	exchange();
+	assert_int_equal(P.status[idx(a)], 0);
+	for (i = 0; i < 8 && RTW.pieces == 0; i++) {
+		rt_test_run_queued(RTW.rt, UINT32_MAX);
+		exchange();
+	}
+	assert_int_equal(RTW.piece_bytes, RTW_MAX_BODY / 2);
+	gate = 1000;
+	nghttp2_session_resume_data(P.s, a);
+	exchange();
+	assert_int_equal(P.status[idx(a)], 413);
+	rt_test_run_queued(RTW.rt, UINT32_MAX);
+	exchange();
+	assert_int_equal(RTW.piece_bytes, RTW_MAX_BODY / 2);
+	assert_int_equal(RTW.calls_stream, 0);
+	assert_int_equal(RTW.states_freed, 1);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	b = get("/nb");
+	exchange();
+	assert_int_equal(P.status[idx(b)], 200);
 	h2_close();
 }
