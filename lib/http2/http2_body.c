@@ -18,6 +18,10 @@
  * Payloads nobody consumes (no consumer, a stream gone) are consumed at
  * once: they are not held.
  *
+ * The body's clock starts when its consumer is set (at HEADERS): a body
+ * announced (no END_STREAM) whose first DATA never comes is reset after
+ * body_timeout_ms too, and counted as slow.
+ *
  * A streamed body (ewyk_http2_read_body_stream()) is held only until its
  * consumer releases it (ewyk_http2_body_release()): within the budget its
  * connection's window is reopened as bytes arrive, its stream's window
@@ -231,17 +235,20 @@ h2_body_release(struct ewyk_http2_stream *st, uint64_t n)
 		body_regrant(s);
 }
 
-/* Is @p st's body, still arriving, too slow: nothing for body_timeout_ms,
- * or longer than body_timeout_ms plus a second per body_min_rate bytes
- * (less the time it waited for the budget)? */
+/* Is @p st's body, still arriving, too slow: nothing for body_timeout_ms
+ * (from its consumer's start at HEADERS until the first DATA, from the
+ * latest DATA after), or longer than body_timeout_ms plus a second per
+ * body_min_rate bytes (less the time it waited for the budget)? */
 static bool
 body_slow(const struct ewyk_http2_stream *st, uint64_t now, uint64_t lim)
 {
 	const struct ewyk_http2_server *s = st->c->srv;
 	uint64_t bytes = st->body_rx, allow;
 
-	if (st->body_first == 0 || st->req_done || st->body_cut)
+	if (st->req_done || st->body_cut || st->body_last == 0)
 		return false;
+	if (st->body_first == 0)
+		return st->body_cb != NULL && now - st->body_last >= lim;
 	/* a streamed body's consumer is behind: the peer waits for us */
 	if (st->body_stream && st->body_granted + st->body_owed > 0)
 		return false;

@@ -328,6 +328,9 @@ ewyk_http2_read_body(struct ewyk_http2_stream *st, ewyk_http2_body_fn cb,
 		return -ENOENT;
 	st->body_cb = cb;
 	st->body_arg = arg;
+	/* the body's clock starts here: a body that never sends its first
+	 * DATA is as slow as one that stops (body_slow()) */
+	st->body_last = rte_get_tsc_cycles();
 	return 0;
 }
 

@@ -742,7 +742,8 @@ void ewyk_rt_result_release(struct ewyk_rt_result *res);
  * @param res   the answer to fill
  * @param mode  how it runs: PC, EPC or PEC may block, PIC must not
  * @param arg   the route's argument
- * @return 0 (res filled), or a negative errno (answered 500)
+ * @return 0 (res filled), or a negative errno (answered 500); any other
+ *   value (> 0) is an error too, taken as -EIO
  */
 typedef int (*ewyk_rt_http_fn)(const struct ewyk_rt_req *req,
 	struct ewyk_rt_result *res, enum ewyk_strategy_mode mode, void *arg);
@@ -763,7 +764,8 @@ typedef int (*ewyk_rt_http_fn)(const struct ewyk_rt_req *req,
  * @param mode  how it runs: PC, EPC or PEC may block, PIC must not
  * @param arg   the route's argument
  * @return 0, or a negative errno: the request is answered 500 and the
- *   rest of its body dropped
+ *   rest of its body dropped. Any other value (> 0) is an error too,
+ *   taken as -EIO, over HTTP/1.1 and HTTP/2 alike
  */
 typedef int (*ewyk_rt_http_body_fn)(struct ewyk_rt_req *req,
 	enum ewyk_strategy_mode mode, void *arg);

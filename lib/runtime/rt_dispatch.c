@@ -255,6 +255,8 @@ rt_task_put(struct http_task *t)
 	t->large = NULL;
 	rte_free(t->body);
 	t->body = NULL;
+	rte_free(t->ring_old);
+	t->ring_old = NULL;
 	if (t->req.state != NULL && t->route->state_free != NULL)
 		t->route->state_free(t->req.state, t->route->arg);
 	t->req.state = NULL;
@@ -519,6 +521,7 @@ rt_dispatch(void *arg, struct ewyk_http_conn *c,
 	t->qtok = rc;
 	t->large_tok = -1;
 	t->body = NULL;
+	t->ring_old = NULL;
 	t->body_len = t->body_cap = 0;
 	t->refused = 0;
 	t->req.state = NULL;

@@ -167,13 +167,22 @@ wait_add(struct http_task *t)
 	ewyk_http2_on_done(t->st, h2_wait_end, t);
 }
 
-/* The stream ended while its body was read (reset, refused). */
+/* The stream ended while its body was read (reset, refused). While
+ * h2_piece_done() releases a piece the task is its caller's: the
+ * release may flush the connection and end it under the caller, who
+ * puts the task once the release is over. */
 static void
 h2_read_end(struct ewyk_http2_stream *st, int aborted, void *arg)
 {
+	struct http_task *t = arg;
+
 	RTE_SET_USED(st);
 	RTE_SET_USED(aborted);
-	rt_task_put(arg);
+	if (t->releasing) {
+		t->ended = 1;
+		return;
+	}
+	rt_task_put(t);
 }
 
 /* Step 2. 0, or -ENOBUFS (the task is freed; the caller answers 503). */
@@ -214,7 +223,9 @@ h2_start(struct http_task *t)
 
 /*
  * A streamed body (a route with a body consumer): its DATA is copied
- * into a ring of at most one stream window, the consumer is handed the
+ * into a ring of at most one stream window (allocated at the first
+ * DATA, H2_RING_FIRST, doubling as the bytes not yet consumed need:
+ * a stream holds no ring before its body comes), the consumer is handed the
  * oldest bytes as a piece (a job of the route's invocation type, one at
  * a time), and when the piece is consumed its bytes are released: the
  * stream's window reopens for them. So the handler sees the body as it
@@ -229,8 +240,10 @@ static int
 h2_piece_run(struct ewyk_rt_job *j, enum ewyk_strategy_mode mode)
 {
 	struct http_task *t = container_of(j, struct http_task, job);
+	int rc = t->route->body(&t->req, mode, t->route->arg);
 
-	return t->route->body(&t->req, mode, t->route->arg);
+	/* not 0: an error, as HTTP/1.1's rt_task_run() takes it */
+	return rc > 0 ? -EIO : rc;
 }
 
 /* Answer a streamed body's request early: its task goes (a running
@@ -274,6 +287,8 @@ h2_piece_done(void *ctx, struct ewyk_rt_job *j, enum ewyk_rt_outcome o, int ret)
 	t->busy = 0;
 	t->req.body = NULL;
 	t->req.body_len = 0;
+	rte_free(t->ring_old);
+	t->ring_old = NULL;
 	if (o == EWYK_RT_REFUSED) {
 		h2_refuse(t, 503, "Service Unavailable\n", 1);
 		return;
@@ -293,7 +308,15 @@ h2_piece_done(void *ctx, struct ewyk_rt_job *j, enum ewyk_rt_outcome o, int ret)
 		t->ring_head = 0;
 	t->body_len -= n;
 	ewyk_http2_on_done(st, h2_read_end, t);
+	/* the release may flush the connection, and a failed send ends
+	 * it and the stream: then t is ours to put, st is gone */
+	t->releasing = 1;
 	(void)ewyk_http2_body_release(st, n);
+	t->releasing = 0;
+	if (t->ended) {
+		rt_task_put(t);
+		return;
+	}
 	h2_pump(t);
 }
 
@@ -359,6 +382,45 @@ h2_pump(struct http_task *t)
 		h2_refuse(t, 503, "Service Unavailable\n", 1);
 }
 
+/* First size of a streamed body's ring. */
+#define H2_RING_FIRST (16u << 10)
+
+/* Room in @p t's ring for @p len more bytes: it grows, doubling from
+ * H2_RING_FIRST, up to the stream's window (or the route's max_body if
+ * less). Its bytes keep their order, from 0; a piece being consumed
+ * reads the old ring, freed when the piece is done. 0, -ENOSPC (beyond
+ * the window: the peer broke flow control) or -ENOMEM. */
+static int
+ring_grow(struct http_task *t, uint32_t len)
+{
+	uint64_t max = RTE_MIN((uint64_t)ewyk_http2_stream_window(t->st),
+		t->route->max_body);
+	uint64_t need = (uint64_t)t->body_len + len, cap;
+	uint32_t first;
+	char *b;
+
+	if (need > max)
+		return -ENOSPC;
+	cap = RTE_MAX((uint64_t)t->body_cap * 2, (uint64_t)H2_RING_FIRST);
+	cap = RTE_MIN(RTE_MAX(cap, need), max);
+	b = rte_malloc_socket("rt_h2_ring", cap, 0, t->sh->socket);
+	if (b == NULL)
+		return -ENOMEM;
+	if (t->body_len > 0) {
+		first = RTE_MIN(t->body_len, t->body_cap - t->ring_head);
+		memcpy(b, t->body + t->ring_head, first);
+		memcpy(b + first, t->body, t->body_len - first);
+	}
+	if (t->busy && t->ring_old == NULL)
+		t->ring_old = t->body; /* the piece reads it */
+	else
+		rte_free(t->body);
+	t->body = b;
+	t->body_cap = (uint32_t)cap;
+	t->ring_head = 0;
+	return 0;
+}
+
 /* A streamed body's DATA, as it arrives (holder): into the ring, and on
  * to the consumer. */
 static int
@@ -367,6 +429,7 @@ h2_sread(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
 {
 	struct http_task *t = arg;
 	uint32_t tail, first;
+	int rc;
 
 	if (len > 0) {
 		if (len > t->route->max_body - t->body_total) {
@@ -374,8 +437,13 @@ h2_sread(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
 			return 1; /* the rest is dropped */
 		}
 		/* flow control keeps the peer within one window */
-		if (len > t->body_cap - t->body_len)
+		rc = len > t->body_cap - t->body_len ? ring_grow(t, len) : 0;
+		if (rc == -ENOSPC)
 			return -ENOSPC; /* reset: h2_read_end() frees t */
+		if (rc != 0) {
+			h2_refuse(t, 503, "Service Unavailable\n", 0);
+			return 1; /* the rest is dropped */
+		}
 		tail = t->ring_head + t->body_len;
 		if (tail >= t->body_cap)
 			tail -= t->body_cap;
@@ -392,13 +460,12 @@ h2_sread(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
 	return 0;
 }
 
-/* Read @p t's body streamed, in a ring of one stream window (or the
- * body's length if less). */
+/* Read @p t's body streamed, in a ring that grows as it arrives
+ * (ring_grow()). */
 static int
 h2_stream_body(struct http_task *t, uint64_t cl)
 {
 	struct ewyk_http2_stream *st = t->st;
-	uint64_t cap = ewyk_http2_stream_window(st);
 
 	if (cl > t->route->max_body) {
 		rt_task_put(t);
@@ -410,15 +477,6 @@ h2_stream_body(struct http_task *t, uint64_t cl)
 		t->body_end = 1; /* no body after all */
 		return h2_start(t);
 	}
-	if (cl > 0)
-		cap = RTE_MIN(cap, cl);
-	t->body = rte_malloc_socket("rt_h2_ring", cap, 0, t->sh->socket);
-	if (t->body == NULL) {
-		(void)ewyk_http2_body_stop(st);
-		rt_task_put(t);
-		return -ENOBUFS;
-	}
-	t->body_cap = (uint32_t)cap;
 	ewyk_http2_on_done(st, h2_read_end, t);
 	return 0;
 }
@@ -599,10 +657,11 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	t->st = st;
 	t->qtok = tok;
 	t->large_tok = -1;
-	t->body = NULL;
+	t->body = t->ring_old = NULL;
 	t->body_len = t->body_cap = 0;
 	t->refused = 0;
 	t->streamed = t->busy = t->waiting = t->body_end = 0;
+	t->releasing = t->ended = 0;
 	t->ring_head = t->piece = 0;
 	t->body_total = 0;
 	t->req.state = NULL;

@@ -46,10 +46,15 @@ struct http_task {
 	uint32_t body_len, body_cap;
 	uint8_t refused; /* body over max_body or no memory: answered */
 	/* a streamed HTTP/2 body (rt_h2.c): the ring's first byte, the
-	 * bytes of the piece being consumed, the body's bytes in all */
-	uint8_t streamed, busy, waiting, body_end;
+	 * bytes of the piece being consumed, the body's bytes in all;
+	 * releasing: a piece's bytes are being released (the stream's end
+	 * then only marks ended, the releaser puts the task) */
+	uint8_t streamed, busy, waiting, body_end, releasing, ended;
 	uint32_t ring_head, piece;
 	uint64_t body_total;
+	/* the ring the piece being consumed reads, when the ring grew
+	 * under it (freed when the piece is done), or NULL */
+	char *ring_old;
 	struct ewyk_rt_result res;
 	struct ewyk_rt_req_header hdr[EWYK_RT_REQ_MAX_HEADERS]; /* small head */
 	char buf[EWYK_RT_REQ_BUF];

@@ -166,7 +166,7 @@ body_piece(struct ewyk_rt_req *req, enum ewyk_strategy_mode mode, void *arg)
 	RTW.pieces++;
 	RTW.piece_bytes += req->body_len;
 	req->state = &RTW.piece_bytes;
-	return 0;
+	return RTW.piece_ret;
 }
 
 static void
@@ -230,6 +230,13 @@ rtw_create(enum ewyk_strategy_kind kind, unsigned int pec_ring)
 			.body = body_piece,
 			.state_free = piece_state_free,
 			.max_body = 1u << 20 },
+		{ .path = "/streamsmall",
+			.methods = EWYK_HTTP_M(EWYK_HTTP_POST),
+			.invocation = EWYK_STRATEGY_INVOKE_BLOCKING,
+			.fn = fn_stream,
+			.body = body_piece,
+			.state_free = piece_state_free,
+			.max_body = RTW_MAX_BODY },
 	};
 	struct ewyk_rt_conf c;
 	char name[32];

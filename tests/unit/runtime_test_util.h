@@ -58,10 +58,11 @@ struct rtw {
 	struct rtw_cli cli[RTW_MAXCLI];
 	/* route handlers' record */
 	unsigned int calls_block, calls_nb, calls_body;
-	/* POST /stream: pieces and bytes its body consumer took, fn calls,
-	 * states released */
+	/* POST /stream (and /streamsmall, max_body RTW_MAX_BODY): pieces
+	 * and bytes its body consumer took, fn calls, states released */
 	unsigned int pieces, calls_stream, states_freed;
 	uint64_t piece_bytes;
+	int piece_ret; /* what the body consumer returns */
 	enum ewyk_strategy_mode last_mode;
 	/* what the BLOCKING handler was given */
 	char path[32], query[32], hdr[32];
@@ -124,6 +125,11 @@ void test_h2_task_counters(void **state);
 void test_h2_body_share(void **state);
 void test_h2_body_streamed(void **state);
 void test_h2_body_streamed_reset(void **state);
+void test_h2_body_release_fails(void **state);
+void test_h2_body_ring_lazy(void **state);
+void test_h2_body_consumer_fails(void **state);
+void test_h2_body_piece_deadline(void **state);
+void test_h2_body_too_large(void **state);
 
 /* test_runtime_jobs.c */
 void test_modules_order(void **state);

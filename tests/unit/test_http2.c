@@ -598,6 +598,66 @@ test_body_slow_reset(void **state)
 	h2t_fini(&W);
 }
 
+/* Never any DATA: HEADERS announce a body (no END_STREAM) that never
+ * comes. */
+static ssize_t
+never_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
+	uint32_t *flags, nghttp2_data_source *src, void *ud)
+{
+	(void)sess;
+	(void)id;
+	(void)buf;
+	(void)length;
+	(void)flags;
+	(void)src;
+	(void)ud;
+	return NGHTTP2_ERR_DEFERRED;
+}
+
+/* A body announced by HEADERS whose first DATA never comes is reset
+ * after body_timeout_ms as a body that stops is (its clock starts at
+ * HEADERS), gathered or streamed, counted as slow, once. */
+static void
+test_body_never_sent(void **state)
+{
+	struct ewyk_http2_conf c = { .body_timeout_ms = 1000 };
+	const char *paths[] = { "/hold", "/stream" };
+	nghttp2_data_provider dp = { .read_callback = never_read };
+	uint64_t hz = rte_get_tsc_hz();
+	nghttp2_nv nva[4];
+	int32_t id[2];
+	int i, k;
+
+	(void)state;
+	world(&c);
+	nva[0] = nv(":method", "POST");
+	nva[1] = nv(":scheme", "http");
+	nva[2] = nv(":authority", "test");
+	for (i = 0; i < 2; i++) {
+		nva[3] = nv(":path", paths[i]);
+		id[i] = nghttp2_submit_request(W.cli, NULL, nva, 4, &dp, NULL);
+		assert_true(id[i] > 0);
+	}
+	for (k = 0; k < 4; k++) {
+		(void)nghttp2_session_send(W.cli);
+		h2t_pump(&W);
+	}
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_HELD), 0);
+	/* within body_timeout_ms: kept */
+	assert_int_equal(h2_body_expire(W.c, rte_get_tsc_cycles()), 0);
+	/* an hour later: both reset, counted, once */
+	assert_int_equal(h2_body_expire(W.c, rte_get_tsc_cycles() + hz * 3600),
+		2);
+	h2_conn_flush(W.c);
+	h2t_pump(&W);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(h2t_st(&W, id[i])->rst, NGHTTP2_CANCEL + 1);
+	assert_int_equal(h2t_ctr(&W, EWYK_HTTP2_C_BODY_SLOW), 2);
+	assert_int_equal(h2_body_expire(W.c, rte_get_tsc_cycles() + hz * 7200),
+		0);
+	h2t_fini(&W);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -618,6 +678,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_body_streamed),
 		cmocka_unit_test(test_body_budget_per_source),
 		cmocka_unit_test(test_body_slow_reset),
+		cmocka_unit_test(test_body_never_sent),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) < 0)

@@ -242,6 +242,11 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_h2_body_share),
 		cmocka_unit_test(test_h2_body_streamed),
 		cmocka_unit_test(test_h2_body_streamed_reset),
+		cmocka_unit_test(test_h2_body_release_fails),
+		cmocka_unit_test(test_h2_body_ring_lazy),
+		cmocka_unit_test(test_h2_body_consumer_fails),
+		cmocka_unit_test(test_h2_body_piece_deadline),
+		cmocka_unit_test(test_h2_body_too_large),
 	};
 
 	/* lcore 0: the one worker (the test steps its shard); lcore 1: a

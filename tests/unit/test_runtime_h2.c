@@ -7,16 +7,20 @@
  * meanwhile is seen.
  */
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include <nghttp2/nghttp2.h>
+
+#include <rte_malloc.h>
 
 #include "runtime_test_util.h"
 
@@ -468,6 +472,261 @@ test_h2_body_streamed_reset(void **state)
 	assert_int_equal(count(EWYK_RT_TASK_ORPHANED), 1);
 	rt_test_run_queued(RTW.rt, UINT32_MAX);
 	exchange();
+	assert_int_equal(RTW.calls_stream, 0);
+	assert_int_equal(RTW.states_freed, 1);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	b = get("/nb");
+	exchange();
+	assert_int_equal(P.status[idx(b)], 200);
+	h2_close();
+}
+
+/* Feed @p n more bytes of stream @p a's gated body and run its pieces
+ * until the consumer has taken them all. */
+static void
+feed(int32_t a, size_t n)
+{
+	uint64_t want = RTW.piece_bytes + n;
+	int i;
+
+	gate = n;
+	nghttp2_session_resume_data(P.s, a);
+	exchange();
+	for (i = 0; i < 64 && RTW.piece_bytes < want; i++) {
+		rt_test_run_queued(RTW.rt, UINT32_MAX);
+		exchange();
+	}
+	assert_int_equal(RTW.piece_bytes, want);
+}
+
+/* Released bytes that reach half the stream's window bring a
+ * WINDOW_UPDATE: when it cannot be written (the shard's mbufs all
+ * taken) the connection ends inside the release. The task goes once,
+ * after the release; nothing more of its body runs. */
+void
+test_h2_body_release_fails(void **state)
+{
+	const size_t half = (1u << 20) / 2; /* the default initial window */
+	size_t left = half + 4000, fed = 0, n;
+	struct rte_mempool *mp;
+	struct rte_mbuf **held;
+	unsigned int nheld = 0, pieces;
+	int32_t a;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_PEC, 0);
+	gate = 0;
+	a = post_gated("/stream", &left);
+	exchange();
+	/* one byte short of half the window, consumed and released */
+	while (fed < half - 1) {
+		n = RTE_MIN((size_t)32768, half - 1 - fed);
+		feed(a, n);
+		fed += n;
+	}
+	/* the next piece crosses it; more waits in the ring behind it */
+	gate = 2000;
+	nghttp2_session_resume_data(P.s, a);
+	exchange();
+	assert_true(RTW.piece_bytes == half - 1);
+	mp = ewyk_rt_shard_mbufs(RTW.sh);
+	held = calloc(mp->size, sizeof(*held));
+	assert_non_null(held);
+	while (nheld < mp->size &&
+		(held[nheld] = rte_pktmbuf_alloc(mp)) != NULL)
+		nheld++;
+	pieces = RTW.pieces;
+	assert_int_equal(rt_test_run_queued(RTW.rt, UINT32_MAX), 1);
+	rtw_run();
+	while (nheld > 0)
+		rte_pktmbuf_free(held[--nheld]);
+	free(held);
+	rtw_run();
+	rt_test_run_queued(RTW.rt, UINT32_MAX);
+	rtw_run();
+	/* the connection went with the failed send: the piece that ran
+	 * was the last, the task and its state were given back */
+	assert_int_equal(RTW.pieces, pieces + 1);
+	assert_int_equal(RTW.calls_stream, 0);
+	assert_int_equal(RTW.states_freed, 1);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	h2_close();
+}
+
+/* rte_malloc bytes in use, all sockets. */
+static uint64_t
+heap_used(void)
+{
+	struct rte_malloc_socket_stats ms;
+	uint64_t n = 0;
+	int s;
+
+	for (s = 0; s < RTE_MAX_NUMA_NODES; s++)
+		if (rte_malloc_get_socket_stats(s, &ms) == 0)
+			n += ms.heap_allocsz_bytes;
+	return n;
+}
+
+/* A POST of unknown length (no content-length) whose body is gated. */
+static int32_t
+post_open(const char *path, size_t *left)
+{
+	nghttp2_data_provider dp = { .source.ptr = left,
+		.read_callback = p_gated };
+#define NV(a, v)                                                            \
+	(nghttp2_nv){ (uint8_t *)(uintptr_t)(a), (uint8_t *)(uintptr_t)(v), \
+		strlen(a), strlen(v), NGHTTP2_NV_FLAG_NONE }
+	nghttp2_nv nva[] = { NV(":method", "POST"), NV(":scheme", "http"),
+		NV(":authority", "t"), NV(":path", path) };
+#undef NV
+
+	return nghttp2_submit_request(P.s, NULL, nva, RTE_DIM(nva), &dp, NULL);
+}
+
+/* Streams that announce a body (HEADERS, no END_STREAM, no length) and
+ * send no DATA hold no ring: its memory comes with the bytes. The one
+ * that then sends its body has it streamed whole. */
+void
+test_h2_body_ring_lazy(void **state)
+{
+	size_t left[8];
+	uint64_t before;
+	int32_t a[8];
+	int i;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_PEC, 0);
+	gate = 0;
+	before = heap_used();
+	for (i = 0; i < 8; i++) {
+		left[i] = 3000;
+		a[i] = post_open("/stream", &left[i]);
+	}
+	exchange();
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 8);
+	/* a window (1 MiB) each before: now less than one in all */
+	assert_true(heap_used() - before < (1u << 20));
+	for (i = 1; i < 8; i++)
+		nghttp2_submit_rst_stream(P.s, NGHTTP2_FLAG_NONE, a[i],
+			NGHTTP2_CANCEL);
+	exchange();
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 1);
+	feed(a[0], 3000);
+	for (i = 0; i < 16 && P.status[idx(a[0])] == 0; i++) {
+		rt_test_run_queued(RTW.rt, UINT32_MAX);
+		exchange();
+	}
+	assert_int_equal(P.status[idx(a[0])], 200);
+	assert_int_equal(RTW.piece_bytes, 3000);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	h2_close();
+}
+
+/* A body consumer that fails (a negative errno, or anything not 0, as
+ * HTTP/1.1 takes it) is answered 500: the rest of the body is dropped,
+ * fn never runs, the task and its state go. */
+void
+test_h2_body_consumer_fails(void **state)
+{
+	const int rets[] = { -EIO, 1 };
+	size_t left;
+	unsigned int k;
+	int32_t a;
+	int i;
+
+	(void)state;
+	for (k = 0; k < RTE_DIM(rets); k++) {
+		h2_open(EWYK_STRATEGY_PEC, 0);
+		RTW.piece_ret = rets[k];
+		left = 5000;
+		gate = 1000;
+		a = post_gated("/stream", &left);
+		exchange();
+		for (i = 0; i < 8 && P.status[idx(a)] == 0; i++) {
+			rt_test_run_queued(RTW.rt, UINT32_MAX);
+			exchange();
+		}
+		assert_int_equal(P.status[idx(a)], 500);
+		assert_int_equal(RTW.pieces, 1);
+		assert_int_equal(RTW.calls_stream, 0);
+		assert_int_equal(RTW.states_freed, 1);
+		assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+		/* the peer is told to stop: nothing more is taken */
+		gate = 4000;
+		nghttp2_session_resume_data(P.s, a);
+		exchange();
+		rt_test_run_queued(RTW.rt, UINT32_MAX);
+		exchange();
+		assert_int_equal(RTW.pieces, 1);
+		h2_close();
+	}
+}
+
+/* A piece whose job is not done by its deadline is answered 504 and the
+ * body stopped; the late job's task goes when it returns. */
+void
+test_h2_body_piece_deadline(void **state)
+{
+	size_t left = 5000;
+	int32_t a, b;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_PEC, 0);
+	gate = 1000;
+	a = post_gated("/stream", &left);
+	exchange();
+	assert_int_equal(RTW.pieces, 0); /* queued */
+	rtw_advance_ms(RTW_TIMEOUT_MS + RTW_SLACK_MS(RTW_TIMEOUT_MS));
+	exchange();
+	assert_int_equal(P.status[idx(a)], 504);
+	assert_int_equal(count(EWYK_RT_TASK_TIMED_OUT), 1);
+	assert_int_equal(rt_test_run_queued(RTW.rt, UINT32_MAX), 1);
+	exchange();
+	assert_int_equal(count(EWYK_RT_TASK_LATE), 1);
+	assert_int_equal(RTW.calls_stream, 0);
+	assert_int_equal(RTW.states_freed, 1);
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	/* the body was stopped: what comes after is not consumed */
+	gate = 4000;
+	nghttp2_session_resume_data(P.s, a);
+	exchange();
+	rt_test_run_queued(RTW.rt, UINT32_MAX);
+	exchange();
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	b = get("/nb");
+	exchange();
+	assert_int_equal(P.status[idx(b)], 200);
+	h2_close();
+}
+
+/* A streamed body of unknown length (no content-length) that grows past
+ * the route's max_body is answered 413 mid-body: its task goes, the
+ * rest is dropped; the connection serves on. */
+void
+test_h2_body_too_large(void **state)
+{
+	size_t left = 1000;
+	int32_t a, b;
+	int i;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_PEC, 0);
+	gate = RTW_MAX_BODY / 2;
+	a = post_open("/streamsmall", &left);
+	exchange();
+	assert_int_equal(P.status[idx(a)], 0);
+	for (i = 0; i < 8 && RTW.pieces == 0; i++) {
+		rt_test_run_queued(RTW.rt, UINT32_MAX);
+		exchange();
+	}
+	assert_int_equal(RTW.piece_bytes, RTW_MAX_BODY / 2);
+	gate = 1000;
+	nghttp2_session_resume_data(P.s, a);
+	exchange();
+	assert_int_equal(P.status[idx(a)], 413);
+	rt_test_run_queued(RTW.rt, UINT32_MAX);
+	exchange();
+	assert_int_equal(RTW.piece_bytes, RTW_MAX_BODY / 2);
 	assert_int_equal(RTW.calls_stream, 0);
 	assert_int_equal(RTW.states_freed, 1);
 	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
