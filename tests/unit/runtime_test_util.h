@@ -5,7 +5,8 @@
  * ring-backed port with one shard (lcore 0; lcore 1 is a reserved lcore
  * that never serves, so queued tasks stay queued until the test runs
  * them), driven one step at a time on a virtual clock (rt_test.h), and
- * raw TCP clients that speak to it through frames.
+ * raw TCP clients that speak to it through frames over IPv4 or IPv6 (the
+ * port has an address of each family).
  */
 
 #ifndef EWYK_TEST_RUNTIME_UTIL_H
