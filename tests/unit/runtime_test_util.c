@@ -31,6 +31,15 @@
 
 struct rtw RTW;
 
+const uint8_t rtw_sip6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+const uint8_t rtw_cip6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+/* a router on the way to the clients, which sends packet-too-bigs */
+static const uint8_t router6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0xfe };
+
+#define ICMP6_PTB 2
+#define ND_NS 135
+#define ND_NA 136
+
 static struct rte_mempool *cli_pool;
 static struct rte_ring *rxr, *txr;
 static uint16_t port_id;
@@ -194,9 +203,25 @@ fn_stream(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
 	return ewyk_rt_result_body(res, out, (uint32_t)n);
 }
 
+/* GET /big: RTW_BIG bytes, more than one segment holds. */
+static int
+fn_big(const struct ewyk_rt_req *req, struct ewyk_rt_result *res,
+	enum ewyk_strategy_mode mode, void *arg)
+{
+	static char big[RTW_BIG];
+
+	RTE_SET_USED(req);
+	RTE_SET_USED(mode);
+	RTE_SET_USED(arg);
+	memset(big, 'b', sizeof(big));
+	ewyk_rt_result_status(res, 200, "application/octet-stream");
+	return ewyk_rt_result_body(res, big, sizeof(big));
+}
+
 /* ---- the runtime ---- */
 
 uint64_t rtw_h2_body_budget;
+unsigned int rtw_idle_s;
 
 struct ewyk_rt *
 rtw_create(enum ewyk_strategy_kind kind, unsigned int pec_ring)
@@ -237,6 +262,10 @@ rtw_create(enum ewyk_strategy_kind kind, unsigned int pec_ring)
 			.body = body_piece,
 			.state_free = piece_state_free,
 			.max_body = RTW_MAX_BODY },
+		{ .path = "/big",
+			.methods = EWYK_HTTP_M(EWYK_HTTP_GET),
+			.invocation = EWYK_STRATEGY_INVOKE_NON_BLOCKING,
+			.fn = fn_big },
 	};
 	struct ewyk_rt_conf c;
 	char name[32];
@@ -268,6 +297,9 @@ rtw_create(enum ewyk_strategy_kind kind, unsigned int pec_ring)
 	c.nb_ips = 1;
 	c.ip[0] = RTE_BE32(RTW_SIP);
 	c.prefix[0] = 24;
+	c.nb_ip6s = 1;
+	memcpy(c.ip6[0], rtw_sip6, 16);
+	c.prefix6[0] = 64;
 	c.reserved = 1; /* lcore 1: reserved, never launched */
 	c.shared_reserved = 0;
 	c.strategy = kind;
@@ -278,6 +310,11 @@ rtw_create(enum ewyk_strategy_kind kind, unsigned int pec_ring)
 	c.tcp_max_conns = 64;
 	c.http_max_heads = 64;
 	c.h2_body_budget = rtw_h2_body_budget;
+	if (rtw_idle_s != 0) {
+		c.keepalive_timeout = rtw_idle_s;
+		c.tcp_idle_ms = rtw_idle_s * 1000;
+		rtw_idle_s = 0;
+	}
 	RTW.rt = ewyk_rt_create(&c);
 	assert_non_null(RTW.rt);
 	assert_int_equal(ewyk_rt_nb_shards(RTW.rt), 1);
@@ -319,6 +356,87 @@ frame_in(struct rte_mbuf *m)
 	assert_int_equal(rte_ring_enqueue(rxr, m), 0);
 }
 
+/* An IPv6 packet to the runtime's MAC: header, then @p l4len bytes of
+ * protocol @p proto, returned to be filled. */
+static void *
+ip6_frame(struct rte_mbuf **mp, const uint8_t src[16], const uint8_t dst[16],
+	uint8_t proto, uint8_t hl, uint16_t l4len)
+{
+	struct rte_ipv6_hdr *ip;
+
+	*mp = frame_alloc(RTE_ETHER_TYPE_IPV6, false,
+		(uint16_t)(sizeof(*ip) + l4len), (void **)&ip);
+	memset(ip, 0, sizeof(*ip) + l4len);
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16(l4len);
+	ip->proto = proto;
+	ip->hop_limits = hl;
+	memcpy(ip->src_addr, src, 16);
+	memcpy(ip->dst_addr, dst, 16);
+	return ip + 1;
+}
+
+/* The checksum of the ICMPv6 message that follows @p ip. */
+static void
+icmp6_sum(uint8_t *icmp)
+{
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)icmp - 1;
+	uint16_t sum;
+
+	icmp[2] = icmp[3] = 0;
+	sum = rte_ipv6_udptcp_cksum(ip, icmp);
+	memcpy(icmp + 2, &sum, 2);
+}
+
+/* A neighbour solicitation (from the client, to learn it: RFC 4861 7.2.3)
+ * or advertisement (solicited, override) of rtw_cip6, with the client's
+ * MAC in a link-layer option. */
+static void
+nd_send(uint8_t type, const uint8_t dst[16], const uint8_t target[16])
+{
+	struct rte_mbuf *m;
+	uint8_t *icmp = ip6_frame(&m, rtw_cip6, dst, IPPROTO_ICMPV6, 255, 32);
+
+	icmp[0] = type;
+	if (type == ND_NA)
+		icmp[4] = 0x60; /* solicited, override */
+	memcpy(icmp + 8, target, 16);
+	icmp[24] = type == ND_NA ? 2 : 1; /* target / source link-layer */
+	icmp[25] = 1;
+	memcpy(icmp + 26, peer_mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+	icmp6_sum(icmp);
+	frame_in(m);
+}
+
+void
+rtw_ptb6(const struct rtw_cli *c, uint32_t mtu)
+{
+	struct rte_ipv6_hdr *in;
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+	uint8_t *icmp;
+	rte_be32_t v = rte_cpu_to_be_32(mtu);
+
+	icmp = ip6_frame(&m, router6, rtw_sip6, IPPROTO_ICMPV6, 64,
+		(uint16_t)(8 + sizeof(*in) + sizeof(*th)));
+	icmp[0] = ICMP6_PTB;
+	memcpy(icmp + 4, &v, 4);
+	/* the start of the segment that did not fit */
+	in = (struct rte_ipv6_hdr *)(icmp + 8);
+	in->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	in->payload_len = rte_cpu_to_be_16(1440 + sizeof(*th));
+	in->proto = IPPROTO_TCP;
+	in->hop_limits = 64;
+	memcpy(in->src_addr, rtw_sip6, 16);
+	memcpy(in->dst_addr, rtw_cip6, 16);
+	th = (struct rte_tcp_hdr *)(in + 1);
+	th->src_port = rte_cpu_to_be_16(RTW_PORT);
+	th->dst_port = rte_cpu_to_be_16(c->sport);
+	th->sent_seq = rte_cpu_to_be_32(c->rcv_nxt);
+	icmp6_sum(icmp);
+	frame_in(m);
+}
+
 void
 rtw_start(void)
 {
@@ -338,6 +456,8 @@ rtw_start(void)
 	a->arp_data.arp_sip = RTE_BE32(RTW_CIP);
 	a->arp_data.arp_tip = RTE_BE32(RTW_SIP);
 	frame_in(m);
+	/* ... and solicits us over IPv6: the shard learns it STALE */
+	nd_send(ND_NS, rtw_sip6, rtw_sip6);
 	rtw_run();
 }
 
@@ -357,22 +477,29 @@ cli_seg(struct rtw_cli *c, uint8_t flags, const void *data, uint16_t len)
 {
 	uint16_t opt = (flags & RTE_TCP_SYN_FLAG) ? 4 : 0;
 	uint16_t l4 = (uint16_t)(sizeof(struct rte_tcp_hdr) + opt + len);
-	struct rte_ipv4_hdr *ip;
+	/* the MSS of a 1500-byte MTU */
+	uint16_t mss = c->v6 ? 1440 : 1460;
+	struct rte_ipv4_hdr *ip = NULL;
 	struct rte_tcp_hdr *th;
 	struct rte_mbuf *m;
 	uint8_t *o;
 
-	m = frame_alloc(RTE_ETHER_TYPE_IPV4, false,
-		(uint16_t)(sizeof(*ip) + l4), (void **)&ip);
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + l4));
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_TCP;
-	ip->src_addr = RTE_BE32(RTW_CIP);
-	ip->dst_addr = RTE_BE32(RTW_SIP);
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	th = (struct rte_tcp_hdr *)(ip + 1);
+	if (c->v6) {
+		th = ip6_frame(&m, rtw_cip6, rtw_sip6, IPPROTO_TCP, 64, l4);
+	} else {
+		m = frame_alloc(RTE_ETHER_TYPE_IPV4, false,
+			(uint16_t)(sizeof(*ip) + l4), (void **)&ip);
+		memset(ip, 0, sizeof(*ip));
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->total_length = rte_cpu_to_be_16(
+			(uint16_t)(sizeof(*ip) + l4));
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_TCP;
+		ip->src_addr = RTE_BE32(RTW_CIP);
+		ip->dst_addr = RTE_BE32(RTW_SIP);
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		th = (struct rte_tcp_hdr *)(ip + 1);
+	}
 	memset(th, 0, sizeof(*th));
 	th->src_port = rte_cpu_to_be_16(c->sport);
 	th->dst_port = rte_cpu_to_be_16(RTW_PORT);
@@ -384,15 +511,18 @@ cli_seg(struct rtw_cli *c, uint8_t flags, const void *data, uint16_t len)
 	th->rx_win = rte_cpu_to_be_16(65535);
 	o = (uint8_t *)(th + 1);
 	if (opt != 0) {
-		/* MSS 1460 */
 		o[0] = 2;
 		o[1] = 4;
-		o[2] = 1460 >> 8;
-		o[3] = 1460 & 0xff;
+		o[2] = (uint8_t)(mss >> 8);
+		o[3] = (uint8_t)(mss & 0xff);
 	}
 	if (len > 0)
 		memcpy(o + opt, data, len);
-	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	if (c->v6)
+		th->cksum = rte_ipv6_udptcp_cksum((struct rte_ipv6_hdr *)th - 1,
+			th);
+	else
+		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
 	frame_in(m);
 	if (flags & (RTE_TCP_SYN_FLAG | RTE_TCP_FIN_FLAG))
 		c->snd_nxt++;
@@ -400,14 +530,38 @@ cli_seg(struct rtw_cli *c, uint8_t flags, const void *data, uint16_t len)
 }
 
 static struct rtw_cli *
-cli_of(uint16_t dport)
+cli_of(bool v6, uint16_t dport)
 {
 	unsigned int i;
 
 	for (i = 0; i < RTW_MAXCLI; i++)
-		if (RTW.cli[i].used && RTW.cli[i].sport == dport)
+		if (RTW.cli[i].used && RTW.cli[i].v6 == v6 &&
+			RTW.cli[i].sport == dport)
 			return &RTW.cli[i];
 	return NULL;
+}
+
+/* A TCP segment of @p plen IP bytes (headers included) to a client. */
+static void pump_tcp(bool v6, const struct rte_tcp_hdr *th, uint32_t l4,
+	uint32_t plen);
+
+/* An IPv6 packet the runtime sent: TCP to a client, or a neighbour
+ * solicitation for rtw_cip6, which the client answers. */
+static void
+pump_ip6(const struct rte_ipv6_hdr *ip, uint32_t len)
+{
+	const uint8_t *l4 = (const uint8_t *)(ip + 1);
+	uint32_t plen = rte_be_to_cpu_16(ip->payload_len);
+
+	if (len < sizeof(*ip) + plen)
+		return;
+	if (ip->proto == IPPROTO_TCP && plen >= sizeof(struct rte_tcp_hdr) &&
+		memcmp(ip->dst_addr, rtw_cip6, 16) == 0)
+		pump_tcp(true, (const struct rte_tcp_hdr *)l4, plen,
+			(uint32_t)sizeof(*ip) + plen);
+	else if (ip->proto == IPPROTO_ICMPV6 && plen >= 24 && l4[0] == ND_NS &&
+		memcmp(l4 + 8, rtw_cip6, 16) == 0 && RTW.rt != NULL)
+		nd_send(ND_NA, ip->src_addr, rtw_cip6);
 }
 
 /* One frame the runtime sent. */
@@ -417,26 +571,46 @@ pump_one(struct rte_mbuf *m)
 	static uint8_t f[16384];
 	const struct rte_ether_hdr *e;
 	const struct rte_ipv4_hdr *ip;
-	const struct rte_tcp_hdr *th;
-	uint32_t len = rte_pktmbuf_pkt_len(m), ihl, thl, dlen, seq;
-	struct rtw_cli *c;
-	bool ack = false;
+	uint32_t len = rte_pktmbuf_pkt_len(m), ihl, tot;
 
-	if (len < sizeof(*e) + sizeof(*ip) + sizeof(*th) || len > sizeof(f))
+	if (len < sizeof(*e) + sizeof(struct rte_ipv6_hdr) || len > sizeof(f))
 		return;
 	e = rte_pktmbuf_read(m, 0, len, f);
+	len -= (uint32_t)sizeof(*e);
+	if (e->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
+		pump_ip6((const struct rte_ipv6_hdr *)(e + 1), len);
+		return;
+	}
 	if (e->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
 		return;
 	ip = (const struct rte_ipv4_hdr *)(e + 1);
 	if (ip->next_proto_id != IPPROTO_TCP)
 		return;
 	ihl = (ip->version_ihl & 0xf) * 4u;
-	th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + ihl);
-	thl = (th->data_off >> 4) * 4u;
-	dlen = rte_be_to_cpu_16(ip->total_length) - ihl - thl;
-	c = cli_of(rte_be_to_cpu_16(th->dst_port));
+	tot = rte_be_to_cpu_16(ip->total_length);
+	if (tot > len || tot < ihl + sizeof(struct rte_tcp_hdr))
+		return;
+	pump_tcp(false, (const struct rte_tcp_hdr *)((const uint8_t *)ip + ihl),
+		tot - ihl, tot);
+}
+
+static void
+pump_tcp(bool v6, const struct rte_tcp_hdr *th, uint32_t l4, uint32_t plen)
+{
+	uint32_t thl = (th->data_off >> 4) * 4u, dlen, seq;
+	struct rtw_cli *c;
+	bool ack = false;
+
+	if (thl > l4)
+		return;
+	dlen = l4 - thl;
+	c = cli_of(v6, rte_be_to_cpu_16(th->dst_port));
 	if (c == NULL)
 		return;
+	if (dlen > c->seg_max)
+		c->seg_max = dlen;
+	if (plen > c->pkt_max)
+		c->pkt_max = plen;
 	seq = rte_be_to_cpu_32(th->sent_seq);
 	if (th->tcp_flags & RTE_TCP_RST_FLAG) {
 		c->rst = true;
@@ -497,19 +671,32 @@ rtw_run(void)
 	fail_msg("the world does not settle");
 }
 
-struct rtw_cli *
-rtw_connect(unsigned int i)
+static struct rtw_cli *
+cli_connect(unsigned int i, bool v6)
 {
 	struct rtw_cli *c = &RTW.cli[i];
 
 	memset(c, 0, sizeof(*c));
 	c->used = true;
+	c->v6 = v6;
 	c->sport = (uint16_t)(40000 + i);
 	c->snd_nxt = 1000 + i * 100000;
 	cli_seg(c, RTE_TCP_SYN_FLAG, NULL, 0);
 	rtw_run();
 	assert_true(c->established);
 	return c;
+}
+
+struct rtw_cli *
+rtw_connect(unsigned int i)
+{
+	return cli_connect(i, false);
+}
+
+struct rtw_cli *
+rtw_connect6(unsigned int i)
+{
+	return cli_connect(i, true);
 }
 
 void

@@ -5,7 +5,8 @@
  * ring-backed port with one shard (lcore 0; lcore 1 is a reserved lcore
  * that never serves, so queued tasks stay queued until the test runs
  * them), driven one step at a time on a virtual clock (rt_test.h), and
- * raw TCP clients that speak to it through frames.
+ * raw TCP clients that speak to it through frames over IPv4 or IPv6 (the
+ * port has an address of each family).
  */
 
 #ifndef EWYK_TEST_RUNTIME_UTIL_H
@@ -23,9 +24,14 @@
 
 #define RTW_SIP RTE_IPV4(10, 0, 0, 1)
 #define RTW_CIP RTE_IPV4(10, 0, 0, 2)
+/* The port's IPv6 address and the clients' (on-link, 2001:db8::/64). */
+extern const uint8_t rtw_sip6[16];
+extern const uint8_t rtw_cip6[16];
 #define RTW_PORT 80
 #define RTW_MAXCLI 8
-#define RTW_RX 8192
+#define RTW_RX 16384
+/* Body bytes of the world's GET /big (NON_BLOCKING): more than an MSS. */
+#define RTW_BIG 3000
 /* Request body the world's POST /body route reads, at most. */
 #define RTW_MAX_BODY 64
 /* Task timeout of the world's runtime (virtual time). */
@@ -34,12 +40,15 @@
  * slack: at most an eighth of the delay) and a millisecond more. */
 #define RTW_SLACK_MS(ms) ((ms) / 8 + 1)
 
-/* A raw TCP client. */
+/* A raw TCP client, over IPv4 (RTW_CIP) or IPv6 (rtw_cip6). */
 struct rtw_cli {
+	bool v6;
 	uint16_t sport;
 	uint32_t snd_nxt, rcv_nxt;
 	bool used, established, rst, fin;
 	size_t nrx, off; /* received bytes; parsed up to off */
+	/* the largest TCP payload and IP packet the runtime sent it */
+	uint32_t seg_max, pkt_max;
 	char rx[RTW_RX];
 };
 
@@ -74,18 +83,24 @@ struct rtw {
 extern struct rtw RTW;
 /* --h2-body-budget of the next rtw_create() (0: the runtime's default) */
 extern uint64_t rtw_h2_body_budget;
+/* --keepalive-timeout and --tcp-idle-ms (in seconds) of the next
+ * rtw_create(), which sets it back to 0 (the runtime's defaults) */
+extern unsigned int rtw_idle_s;
 
 /* Once, after the EAL: rings, the clients' mbuf pool. 0 or -1. */
 int rtw_global_init(void);
 
 /*
  * A runtime on a fresh ring port: strategy @p kind, PEC ring @p pec_ring
- * (0: default), the routes /block (BLOCKING), /nb (NON_BLOCKING) and
- * /fail (BLOCKING, fails), HTTP on RTW_PORT; not started. The virtual
- * clock is set.
+ * (0: default), the routes /block (BLOCKING), /nb (NON_BLOCKING),
+ * /fail (BLOCKING, fails) and /big (NON_BLOCKING, RTW_BIG bytes), HTTP
+ * on RTW_PORT of both families (RTW_SIP and rtw_sip6); not started. The
+ * virtual clock is set.
  */
 struct ewyk_rt *rtw_create(enum ewyk_strategy_kind kind, unsigned int pec_ring);
-/* rt_test_start(), and the peer's ARP so that the shard knows its MAC. */
+/* rt_test_start(), and the peer's ARP and neighbour solicitation so that
+ * the shard knows its MAC in both families (the peer answers the shard's
+ * solicitations for rtw_cip6 from then on). */
 void rtw_start(void);
 /* ewyk_rt_free(), the clock back to the TSC; what was sent is kept for
  * rtw_pump(). */
@@ -97,8 +112,13 @@ void rtw_run(void);
 /* Read what the runtime sent; the clients answer. Frames read. */
 unsigned int rtw_pump(void);
 
-/* A client connected (the handshake run). */
+/* A client connected (the handshake run); rtw_connect6() over IPv6. Both
+ * offer the MSS of a 1500-byte MTU. */
 struct rtw_cli *rtw_connect(unsigned int i);
+struct rtw_cli *rtw_connect6(unsigned int i);
+/* An ICMPv6 packet too big from a router on the way to @p c: @p mtu, about
+ * a full-sized segment the runtime sent it. */
+void rtw_ptb6(const struct rtw_cli *c, uint32_t mtu);
 void rtw_send(struct rtw_cli *c, const char *s);
 void rtw_rst(struct rtw_cli *c);
 /* Bytes as one segment (at most an MSS). */
@@ -130,6 +150,10 @@ void test_h2_body_ring_lazy(void **state);
 void test_h2_body_consumer_fails(void **state);
 void test_h2_body_piece_deadline(void **state);
 void test_h2_body_too_large(void **state);
+
+/* test_runtime_v6.c */
+void test_v6_request(void **state);
+void test_v6_pmtu_expiry(void **state);
 
 /* test_runtime_jobs.c */
 void test_modules_order(void **state);
