@@ -110,7 +110,7 @@ arp_from(uint16_t port, uint16_t op, const struct rte_ether_addr *sha,
 	return m;
 }
 
-#define FAR4 RTE_IPV4(192, 0, 2, 9)
+#define FAR4 RTE_IPV4(192u, 0, 2, 9) /* unsigned: 192 << 24 overflows int */
 #define GW4 RTE_IPV4(10, 0, 0, 254)
 #define IP1 RTE_IPV4(10, 0, 1, 2)
 
