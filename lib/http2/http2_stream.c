@@ -686,10 +686,14 @@ cb_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d,
 	if (st->body_stream)
 		h2_body_in(st, (uint32_t)len);
 	rc = st->body_cb(st, (const char *)d, (uint32_t)len, 0, st->body_arg);
-	if (rc != 0 && st->body_stream) {
-		/* released: the rest is dropped, the windows reopened */
+	if (rc != 0) {
+		/* < 0: reset; 1: the rest is not kept (nor held) either. A
+		 * streamed body gives back what it held, the windows reopen. */
 		st->body_cb = NULL;
-		h2_body_release(st, st->body_granted + st->body_owed);
+		if (st->body_stream)
+			h2_body_release(st, st->body_granted + st->body_owed);
+		else
+			(void)nghttp2_session_consume(sess, id, len);
 		if (rc < 0)
 			nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE, id,
 				NGHTTP2_CANCEL);
@@ -700,18 +704,6 @@ cb_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d,
 	}
 	if (st->body_stream)
 		return 0;
-	if (rc != 0) {
-		/* < 0: reset; 1: the rest is not kept (nor held) either */
-		st->body_cb = NULL;
-		(void)nghttp2_session_consume(sess, id, len);
-		if (rc < 0)
-			nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE, id,
-				NGHTTP2_CANCEL);
-		else if (st->resp_done && !st->req_done)
-			nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE, id,
-				NGHTTP2_NO_ERROR);
-		return 0;
-	}
 	/* held by the consumer: granted within the body budget */
 	h2_body_in(st, (uint32_t)len);
 	return 0;
