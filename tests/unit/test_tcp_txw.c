@@ -30,6 +30,23 @@ port_set(uint32_t room)
 	H.port_room = room;
 }
 
+/* Open a connection, run @p held with no room at the port, then @p sent
+ * with room again: nothing may have been dropped at the port. */
+static void
+held_then_sent(const struct script *sc, const struct step *open,
+	const struct step *held, const struct step *sent)
+{
+	script_begin(sc);
+	run_steps(open);
+	port_set(0);
+	run_steps(held);
+	port_set(512);
+	run_steps(sent);
+	assert_int_equal(H.drop_tx_full, 0);
+	h_free();
+	memset(&H, 0, sizeof(H));
+}
+
 /*
  * A loss probe and an RTO that fire while the port has no room at all:
  * nothing is made (no frame reaches the full port), each is counted as
@@ -94,15 +111,7 @@ timers_persist(void)
 		OUT(F_ACK | F_PSH, 2, 1, .len = 99), IN(F_ACK, 1, 101), NOOUT,
 		END };
 
-	script_begin(&sc);
-	run_steps(open);
-	port_set(0);
-	run_steps(held);
-	port_set(512);
-	run_steps(sent);
-	assert_int_equal(H.drop_tx_full, 0);
-	h_free();
-	memset(&H, 0, sizeof(H));
+	held_then_sent(&sc, open, held, sent);
 }
 
 /* A keep-alive probe: our own TX is full, the peer is not silent: held,
@@ -120,15 +129,7 @@ timers_keepalive(void)
 		CTR(EWYK_TCP_KEEPALIVE_PROBES, 1), IN(F_ACK, 1, 1), NOOUT,
 		STATE(ES), END };
 
-	script_begin(&sc);
-	run_steps(open);
-	port_set(0);
-	run_steps(held);
-	port_set(512);
-	run_steps(sent);
-	assert_int_equal(H.drop_tx_full, 0);
-	h_free();
-	memset(&H, 0, sizeof(H));
+	held_then_sent(&sc, open, held, sent);
 }
 
 /* A FIN alone (the application closes with nothing queued): it waits
@@ -144,15 +145,7 @@ timers_fin_rst(void)
 	static const struct step sent[] = { WAIT(1), OUT(F_FIN | F_ACK, 1, 1),
 		IN(F_FIN | F_ACK, 1, 2), OUT(F_ACK, 2, 2), END };
 
-	script_begin(&sc);
-	run_steps(open);
-	port_set(0);
-	run_steps(held);
-	port_set(512);
-	run_steps(sent);
-	assert_int_equal(H.drop_tx_full, 0);
-	h_free();
-	memset(&H, 0, sizeof(H));
+	held_then_sent(&sc, open, held, sent);
 }
 
 #define NCONN 8
