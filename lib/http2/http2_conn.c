@@ -8,8 +8,11 @@
  * Output: nghttp2_session_send() calls send() for frame bytes it owns
  * (headers, control frames), copied into the tail of the chain being
  * built, and send_data() for a DATA frame we provide with
- * NGHTTP2_DATA_FLAG_NO_COPY: its 9-byte header is copied and its payload
- * written by the stream's producer straight into fresh mbufs. Both stop
+ * NGHTTP2_DATA_FLAG_NO_COPY: its 9-byte header and its payload go into
+ * the same chain, the payload written by the stream's producer (or
+ * copied from the stream's small body) straight into the mbufs, never
+ * through nghttp2's buffer. What one flush round builds leaves in one
+ * TCP send. Both stop
  * (NGHTTP2_ERR_WOULDBLOCK) once TCP could not take more, and writable()
  * resumes them, so a peer that does not read pins at most TCP's send
  * buffer.
@@ -106,7 +109,39 @@ h2_cb_send(nghttp2_session *sess, const uint8_t *data, size_t len, int flags,
 	return (ssize_t)n;
 }
 
-/* A DATA frame: its header copied, its payload produced in place. */
+/* Cut the chain being built back to @p tail holding @p tail_len bytes
+ * (NULL: to nothing), @p pkt_len and @p segs in all. */
+static void
+out_cut(struct h2_conn *c, struct rte_mbuf *tail, uint16_t tail_len,
+	uint32_t pkt_len, uint16_t segs)
+{
+	struct rte_mbuf *m, *nx;
+
+	if (tail == NULL) {
+		rte_pktmbuf_free(c->out);
+		c->out = c->out_tail = NULL;
+		return;
+	}
+	for (m = tail->next; m != NULL; m = nx) {
+		nx = m->next;
+		m->next = NULL;
+		rte_pktmbuf_free_seg(m);
+	}
+	tail->next = NULL;
+	tail->data_len = tail_len;
+	c->out->pkt_len = pkt_len;
+	c->out->nb_segs = segs;
+	c->out_tail = tail;
+}
+
+/*
+ * A DATA frame (NGHTTP2_DATA_FLAG_NO_COPY): its 9-byte header and its
+ * payload go straight into the chain being built, behind the frames
+ * before it in the same mbuf while it has room: a small body (the
+ * stream's copy) is copied once, from the stream into the mbuf; a
+ * producer writes its bytes in place. One chain, one TCP send, for
+ * every frame of a flush.
+ */
 int
 h2_cb_send_data(nghttp2_session *sess, nghttp2_frame *frame,
 	const uint8_t *framehd, size_t length, nghttp2_data_source *src,
@@ -114,61 +149,55 @@ h2_cb_send_data(nghttp2_session *sess, nghttp2_frame *frame,
 {
 	struct h2_conn *c = user;
 	struct ewyk_http2_stream *st = src->ptr;
-	struct rte_mbuf *head = NULL, *tail = NULL, *m;
+	struct rte_mbuf *tail = c->out_tail, *m;
+	uint16_t tail_len = tail != NULL ? tail->data_len : 0;
+	uint32_t pkt_len = c->out != NULL ? c->out->pkt_len : 0;
+	uint16_t segs = c->out != NULL ? c->out->nb_segs : 0;
+	uint64_t off0 = st->off;
 	size_t left = length;
+	uint32_t cap;
 	int n;
 
 	RTE_SET_USED(sess);
 	if (frame->data.padlen != 0 || 9 + length > c->budget)
 		return NGHTTP2_ERR_WOULDBLOCK;
+	if (h2_out_put(c, framehd, 9) != 0)
+		goto fail;
 	while (left > 0) {
-		m = rte_pktmbuf_alloc(c->srv->conf.pool);
-		if (m == NULL)
-			goto fail;
-		if (head == NULL)
-			head = m;
-		else
-			tail->next = m;
-		tail = m;
-		while (left > 0 && rte_pktmbuf_tailroom(m) > 0) {
-			uint32_t cap = (uint32_t)RTE_MIN(left,
-				(size_t)rte_pktmbuf_tailroom(m));
-
+		m = c->out_tail;
+		if (rte_pktmbuf_tailroom(m) == 0) {
+			m = rte_pktmbuf_alloc(c->srv->conf.pool);
+			if (m == NULL)
+				goto fail;
+			c->out_tail->next = m;
+			c->out->nb_segs++;
+			c->out_tail = m;
+		}
+		cap = (uint32_t)RTE_MIN(left, (size_t)rte_pktmbuf_tailroom(m));
+		if (st->prod == NULL) {
+			/* the small body: off + cap <= small_len (read_known
+			 * gave no more than it holds) */
+			memcpy(rte_pktmbuf_mtod_offset(m, char *, m->data_len),
+				st->small + st->off, cap);
+			n = (int)cap;
+		} else {
 			n = st->prod(st,
 				rte_pktmbuf_mtod_offset(m, char *, m->data_len),
 				cap, st->off, st->prod_arg);
 			if (n <= 0 || (uint32_t)n > cap)
 				goto fail;
-			m->data_len += (uint16_t)n;
-			st->off += (uint32_t)n;
-			left -= (size_t)n;
 		}
-	}
-	if (h2_out_put(c, framehd, 9) != 0)
-		goto fail;
-	/* link the payload behind the frame header */
-	for (m = head; m != NULL; m = m->next) {
-		c->out->pkt_len += m->data_len;
-		if (m != head)
-			head->nb_segs++;
-	}
-	if (head != NULL) {
-		c->out_tail->next = head;
-		c->out->nb_segs += head->nb_segs;
-		c->out_tail = tail;
-		head->nb_segs = 1;
-		head->pkt_len = head->data_len;
+		m->data_len += (uint16_t)n;
+		c->out->pkt_len += (uint32_t)n;
+		st->off += (uint32_t)n;
+		left -= (size_t)n;
 	}
 	c->budget -= (uint32_t)(9 + length);
 	return 0;
 fail:
-	/* nothing of this frame went into the chain */
-	while (head != NULL) {
-		m = head->next;
-		head->next = NULL;
-		rte_pktmbuf_free_seg(head);
-		head = m;
-	}
+	/* nothing of this frame stays in the chain */
+	out_cut(c, tail, tail_len, pkt_len, segs);
+	st->off = off0;
 	return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 }
 
@@ -465,6 +494,7 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 	c->streams = NULL;
 	c->nstreams = c->nresp = 0;
 	c->hbytes = 0;
+	c->hst = NULL;
 	c->nh = 0;
 	c->used = 1;
 	c->in_recv = c->in_send = c->eof = c->ending = c->gone = 0;

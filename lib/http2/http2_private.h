@@ -110,6 +110,11 @@ struct ewyk_http2_stream {
 	uint8_t body_stream; /* streamed: held until released */
 	TAILQ_ENTRY(ewyk_http2_stream) wlink;
 	uint8_t waiting;
+	/* the response's :status and content-length values: nghttp2 packs
+	 * them from here (NGHTTP2_NV_FLAG_NO_COPY_VALUE), once the stream
+	 * is writable, and never after it closed */
+	char hv_stat[4];
+	char hv_clen[20];
 	uint32_t small_len;
 	char small[EWYK_HTTP2_RESPOND_MAX];
 };
@@ -127,7 +132,10 @@ struct h2_conn {
 	struct h2_bucket rst, ctrl;
 	struct ewyk_http2_stream *streams; /* open ones */
 	uint32_t nstreams;
-	uint32_t nresp;  /* responses started, body not all sent */
+	uint32_t nresp; /* responses started, body not all sent */
+	/* the stream whose header block is being read (NULL: refused, or
+	 * none): no lookup per field */
+	struct ewyk_http2_stream *hst;
 	uint32_t hbytes; /* header list bytes of the block being read */
 	uint16_t nh;     /* its fields */
 	uint8_t used, in_recv, in_send, eof, ending, gone, lingering;

@@ -80,6 +80,8 @@ h2_stream_end(struct ewyk_http2_stream *st, int aborted)
 	if (fn != NULL)
 		fn(st, aborted, st->done_arg);
 	h2_body_end(st); /* its owner freed the body: the budget back */
+	if (c->hst == st)
+		c->hst = NULL;
 	if (st->prev != NULL)
 		st->prev->next = st->next;
 	else
@@ -132,12 +134,19 @@ conn_specific(const char *n, size_t len)
 #define H2_MAX_RESP_FIELDS 16
 
 static nghttp2_nv
-nv(const char *n, size_t nl, const char *v, size_t vl)
+nv(const char *n, size_t nl, const char *v, size_t vl, uint8_t flags)
 {
 	return (nghttp2_nv){ (uint8_t *)(uintptr_t)n, (uint8_t *)(uintptr_t)v,
-		nl, vl, NGHTTP2_NV_FLAG_NONE };
+		nl, vl, flags };
 }
 
+/* A field whose name is a lowercase literal and whose value lives in
+ * the stream: nghttp2 keeps pointers, copies nothing. */
+#define H2_NV_STATIC \
+	(NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE)
+
+/* Bodies of known length, a small one or a producer's: nghttp2 only
+ * sizes the frames, h2_cb_send_data() writes them (NO_COPY). */
 static ssize_t
 read_known(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	uint32_t *flags, nghttp2_data_source *src, void *user)
@@ -157,8 +166,8 @@ read_known(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	return (ssize_t)n;
 }
 
-/* Small bodies and bodies of unknown length are written into nghttp2's
- * buffer (copied once more on their way out). */
+/* Bodies of unknown length are written into nghttp2's buffer (copied
+ * once more on their way out): only the producer knows where they end. */
 static ssize_t
 read_copy(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	uint32_t *flags, nghttp2_data_source *src, void *user)
@@ -169,14 +178,6 @@ read_copy(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	RTE_SET_USED(sess);
 	RTE_SET_USED(id);
 	RTE_SET_USED(user);
-	if (st->prod == NULL) {
-		n = (int)RTE_MIN((size_t)(st->small_len - st->off), length);
-		memcpy(buf, st->small + st->off, (size_t)n);
-		st->off += (uint64_t)n;
-		if (st->off == st->small_len)
-			*flags |= NGHTTP2_DATA_FLAG_EOF;
-		return n;
-	}
 	n = st->prod(st, (char *)buf, (uint32_t)RTE_MIN(length, (size_t)65536),
 		st->off, st->prod_arg);
 	if (n == -EAGAIN) {
@@ -215,7 +216,7 @@ submit(struct ewyk_http2_stream *st, uint16_t status, const char *ctype,
 {
 	struct h2_conn *c;
 	nghttp2_nv hv[H2_MAX_RESP_FIELDS + 3];
-	char stat[24], clen[24], lc[H2_MAX_RESP_FIELDS][64];
+	char lc[H2_MAX_RESP_FIELDS][64];
 	nghttp2_data_provider dp;
 	size_t n = 0, k = 0;
 	const char *e = extra;
@@ -226,11 +227,15 @@ submit(struct ewyk_http2_stream *st, uint16_t status, const char *ctype,
 	if (st->responded)
 		return -EALREADY;
 	c = st->c;
-	hv[n++] = nv(":status", 7, stat, u64_dec(stat, status));
+	hv[n++] = nv(":status", 7, st->hv_stat, u64_dec(st->hv_stat, status),
+		H2_NV_STATIC);
+	/* the caller's value may not outlive the call: copied */
 	if (ctype != NULL)
-		hv[n++] = nv("content-type", 12, ctype, strlen(ctype));
+		hv[n++] = nv("content-type", 12, ctype, strlen(ctype),
+			NGHTTP2_NV_FLAG_NO_COPY_NAME);
 	if (len != EWYK_HTTP_LEN_CHUNKED)
-		hv[n++] = nv("content-length", 14, clen, u64_dec(clen, len));
+		hv[n++] = nv("content-length", 14, st->hv_clen,
+			u64_dec(st->hv_clen, len), H2_NV_STATIC);
 	/* "Name: value\r\n" lines; names lowercased (RFC 9113 8.2.1) */
 	while (e != NULL && *e != '\0' && k < H2_MAX_RESP_FIELDS) {
 		const char *colon = strchr(e, ':'), *eol = strstr(e, "\r\n");
@@ -248,7 +253,8 @@ submit(struct ewyk_http2_stream *st, uint16_t status, const char *ctype,
 				lc[k][i] = (char)((e[i] >= 'A' && e[i] <= 'Z') ?
 						e[i] + 32 :
 						e[i]);
-			hv[n++] = nv(lc[k], nl, v, (size_t)(eol - v));
+			hv[n++] = nv(lc[k], nl, v, (size_t)(eol - v),
+				NGHTTP2_NV_FLAG_NONE);
 			k++;
 		}
 		e = eol + 2;
@@ -256,10 +262,8 @@ submit(struct ewyk_http2_stream *st, uint16_t status, const char *ctype,
 	st->status = status;
 	if (has_body && !st->head && len != 0) {
 		dp.source.ptr = st;
-		dp.read_callback = (st->prod != NULL &&
-					   len != EWYK_HTTP_LEN_CHUNKED) ?
-			read_known :
-			read_copy;
+		dp.read_callback = len != EWYK_HTTP_LEN_CHUNKED ? read_known :
+								  read_copy;
 		st->left = len;
 		st->chunked = len == EWYK_HTTP_LEN_CHUNKED;
 		rc = nghttp2_submit_response(c->sess, st->id, hv, n, &dp);
@@ -495,6 +499,7 @@ cb_begin_headers(nghttp2_session *sess, const nghttp2_frame *f, void *user)
 	c->nh = 0;
 	H2_CTR(c->srv, STREAMS, 1);
 	st = h2_stream_new(c, f->hd.stream_id);
+	c->hst = st;
 	if (st == NULL) {
 		H2_CTR(c->srv, STREAM_REFUSED, 1);
 		nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE,
@@ -545,7 +550,10 @@ cb_header(nghttp2_session *sess, const nghttp2_frame *f, const uint8_t *name,
 	if (f->hd.type != NGHTTP2_HEADERS ||
 		f->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0; /* trailers: not kept */
-	st = nghttp2_session_get_stream_user_data(sess, f->hd.stream_id);
+	st = c->hst;
+	if (st == NULL || st->id != f->hd.stream_id)
+		st = nghttp2_session_get_stream_user_data(sess,
+			f->hd.stream_id);
 	if (st == NULL || st->too_large || st->too_many)
 		return 0; /* counted once, at the block's end */
 	/* RFC 9113 6.5.2: each field counts its name, value and 32. The
@@ -593,6 +601,7 @@ cb_frame_recv(nghttp2_session *sess, const nghttp2_frame *f, void *user)
 		if (f->hd.flags & NGHTTP2_FLAG_END_STREAM)
 			st->req_done = 1;
 		if (f->headers.cat == NGHTTP2_HCAT_REQUEST) {
+			c->hst = NULL;
 			h2_stream_request(st);
 			c->hbytes = 0;
 			c->nh = 0;

@@ -451,6 +451,11 @@ struct ewyk_rt_job_ops {
 	/** A job whose result nobody takes (late, cancelled): free it. On
 	 *  any lcore. */
 	void (*drop)(struct ewyk_rt_job *j);
+	/** 1: a piece of a request's body, not a request: counted as
+	 *  EWYK_RT_TASK_BODY_PIECES when started, never as dispatched or
+	 *  done, nor in the strategy's mode counters (its request's
+	 *  handler job counts there). */
+	uint8_t body_piece;
 };
 
 /**
@@ -517,6 +522,12 @@ enum ewyk_rt_task_ctr {
 	EWYK_RT_TASK_ORPHANED,       /**< context gone while it ran */
 	EWYK_RT_TASK_HEAD_BUSY,      /**< HTTP head too large to copy: 503 */
 	EWYK_RT_TASK_FAILED,         /**< run() or the route failed */
+	/** request-body pieces handed to a route's body consumer (streamed
+	 *  HTTP/2 bodies), in place or as jobs: counted here alone, not as
+	 *  dispatched or done, so that those count requests; a piece that
+	 *  fails, times out or is refused still counts there (it ends its
+	 *  request) */
+	EWYK_RT_TASK_BODY_PIECES,
 	EWYK_RT_TASK_CTR_MAX,
 };
 

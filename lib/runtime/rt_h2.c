@@ -327,6 +327,7 @@ h2_piece_done(void *ctx, struct ewyk_rt_job *j, enum ewyk_rt_outcome o, int ret)
 		.run = h2_piece_run,                                  \
 		.done = h2_piece_done,                                \
 		.drop = rt_task_drop,                                 \
+		.body_piece = 1,                                      \
 	}
 /* clang-format on */
 static const struct ewyk_rt_job_ops h2_piece_ops[] = {
@@ -360,12 +361,12 @@ h2_pump(struct http_task *t)
 	t->req.body_len = t->piece;
 	t->busy = 1;
 	if (inv == EWYK_STRATEGY_INVOKE_NON_BLOCKING) {
-		/* in place, now, counted as h2_start() counts fn */
-		rt_task_count(sh, EWYK_RT_TASK_DISPATCHED);
-		rt_count_mode(sh->rt, EWYK_STRATEGY_MODE_PIC);
+		/* in place, now, counted as a job of h2_piece_ops is: a
+		 * body piece, not a request (only its failure counts) */
+		rt_task_count(sh, EWYK_RT_TASK_BODY_PIECES);
 		rc = h2_piece_run(&t->job, EWYK_STRATEGY_MODE_PIC);
-		rt_task_count(sh,
-			rc < 0 ? EWYK_RT_TASK_FAILED : EWYK_RT_TASK_DONE);
+		if (rc < 0)
+			rt_task_count(sh, EWYK_RT_TASK_FAILED);
 		h2_piece_done(st, &t->job, EWYK_RT_DONE, rc);
 		return;
 	}

@@ -42,6 +42,7 @@ static const char *const task_ctr_names[EWYK_RT_TASK_CTR_MAX] = {
 	[EWYK_RT_TASK_ORPHANED] = "orphaned",
 	[EWYK_RT_TASK_HEAD_BUSY] = "head_busy",
 	[EWYK_RT_TASK_FAILED] = "failed",
+	[EWYK_RT_TASK_BODY_PIECES] = "body_pieces",
 };
 
 const char *
@@ -73,7 +74,8 @@ job_task(void *arg, enum ewyk_strategy_mode mode)
 	struct ewyk_rt_job *j = arg;
 	struct ewyk_rt_shard *sh = j->sh;
 
-	rt_count_mode(sh->rt, mode);
+	if (!j->ops->body_piece)
+		rt_count_mode(sh->rt, mode);
 	if (mode == EWYK_STRATEGY_MODE_REJECTED) {
 		j->outcome = EWYK_RT_REFUSED;
 	} else if (mode == EWYK_STRATEGY_MODE_DROPPED) {
@@ -118,8 +120,10 @@ job_apply(void *arg, struct ewyk_net_shard *s, uint64_t ticket, void *result)
 		rt_task_count(sh, EWYK_RT_TASK_DROPPED);
 		break;
 	default:
-		rt_task_count(sh,
-			j->ret < 0 ? EWYK_RT_TASK_FAILED : EWYK_RT_TASK_DONE);
+		if (j->ret < 0)
+			rt_task_count(sh, EWYK_RT_TASK_FAILED);
+		else if (!j->ops->body_piece)
+			rt_task_count(sh, EWYK_RT_TASK_DONE);
 		break;
 	}
 	j->ops->done(j->ctx, j, (enum ewyk_rt_outcome)j->outcome, j->ret);
@@ -191,7 +195,9 @@ ewyk_rt_job_start(struct ewyk_rt_shard *sh, struct ewyk_rt_job *j,
 		.invocation = ops->invocation,
 		.deadline = deadline };
 	sh->out[sh->out_n++] = t;
-	rt_task_count(sh, EWYK_RT_TASK_DISPATCHED);
+	rt_task_count(sh,
+		ops->body_piece ? EWYK_RT_TASK_BODY_PIECES :
+				  EWYK_RT_TASK_DISPATCHED);
 	return 0;
 }
 

@@ -100,6 +100,20 @@ pattern_prod(struct ewyk_http2_stream *st, char *buf, uint32_t cap,
 	return (int)cap;
 }
 
+/* The pattern up to byte (uintptr_t)arg, then a failure: the DATA frame
+ * being written is cut back out and the stream reset. */
+static int
+failing_prod(struct ewyk_http2_stream *st, char *buf, uint32_t cap,
+	uint64_t off, void *arg)
+{
+	uint64_t at = (uintptr_t)arg;
+
+	if (off >= at)
+		return -EIO;
+	return pattern_prod(st, buf, (uint32_t)RTE_MIN((uint64_t)cap, at - off),
+		off, NULL);
+}
+
 struct body_count {
 	uint64_t n;
 };
@@ -198,6 +212,17 @@ on_request(void *arg, struct ewyk_http2_stream *st,
 		num[n] = '\0';
 		return ewyk_http2_respond_stream(st, 200, NULL, NULL,
 			strtoull(num, NULL, 10), pattern_prod, NULL);
+	}
+	if (q->path.len > 8 && memcmp(q->path.p, "/failat/", 8) == 0) {
+		char num[24];
+		uint32_t n = RTE_MIN(q->path.len - 8,
+			(uint32_t)sizeof(num) - 1);
+
+		memcpy(num, q->path.p + 8, n);
+		num[n] = '\0';
+		return ewyk_http2_respond_stream(st, 200, NULL, NULL, 100000,
+			failing_prod,
+			(void *)(uintptr_t)strtoull(num, NULL, 10));
 	}
 	if (q->path.len == 6 && memcmp(q->path.p, "/later", 6) == 0) {
 		if (w->nlater == H2T_MAX_STREAMS)

@@ -144,6 +144,7 @@ void test_h2_stream_reset(void **state);
 void test_h2_task_counters(void **state);
 void test_h2_body_share(void **state);
 void test_h2_body_streamed(void **state);
+void test_h2_body_pieces_counted(void **state);
 void test_h2_body_streamed_reset(void **state);
 void test_h2_body_release_fails(void **state);
 void test_h2_body_ring_lazy(void **state);

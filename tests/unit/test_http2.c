@@ -80,6 +80,44 @@ test_many_streams_and_big_bodies(void **state)
 	h2t_fini(&W);
 }
 
+/* A producer that fails inside a DATA frame whose payload shares an mbuf
+ * with the frames before it (the HEADERS of its own and of other
+ * streams): that frame is cut back out whole, its stream reset, and
+ * every other stream of the chain arrives intact; the connection goes
+ * on serving. */
+static void
+test_producer_fails_mid_frame(void **state)
+{
+	int32_t a, b, c, d, e;
+
+	(void)state;
+	world(NULL);
+	a = h2t_get(&W, "GET", "/hello", NULL, 0, NULL, 0);
+	b = h2t_get(&W, "GET", "/failat/100", NULL, 0, NULL, 0);
+	c = h2t_get(&W, "GET", "/hello", NULL, 0, NULL, 0);
+	d = h2t_get(&W, "GET", "/failat/20000", NULL, 0, NULL, 0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, a)->status, 200);
+	assert_int_equal(h2t_st(&W, a)->body, 6);
+	assert_int_equal(h2t_st(&W, c)->status, 200);
+	assert_int_equal(h2t_st(&W, c)->body, 6);
+	/* the headers went, no byte of the failed frame */
+	assert_int_equal(h2t_st(&W, b)->status, 200);
+	assert_int_equal(h2t_st(&W, b)->body, 0);
+	assert_int_equal(h2t_st(&W, b)->rst, NGHTTP2_INTERNAL_ERROR + 1);
+	/* one whole DATA frame (16,384 bytes), then the cut one */
+	assert_int_equal(h2t_st(&W, d)->body, 16384);
+	assert_int_equal(h2t_st(&W, d)->bad, 0);
+	assert_int_equal(h2t_st(&W, d)->rst, NGHTTP2_INTERNAL_ERROR + 1);
+	e = h2t_get(&W, "GET", "/bytes/100000", NULL, 0, NULL, 0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, e)->status, 200);
+	assert_int_equal(h2t_st(&W, e)->body, 100000);
+	assert_int_equal(h2t_st(&W, e)->bad, 0);
+	assert_int_equal(ewyk_http2_server_streams(W.srv), 0);
+	h2t_fini(&W);
+}
+
 /* TCP takes a little at a time: frames wait (WOULDBLOCK) and resume. */
 static void
 test_small_send_space(void **state)
@@ -664,6 +702,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_get),
 		cmocka_unit_test(test_many_streams_and_big_bodies),
+		cmocka_unit_test(test_producer_fails_mid_frame),
 		cmocka_unit_test(test_small_send_space),
 		cmocka_unit_test(test_body_and_later),
 		cmocka_unit_test(test_header_limits),

@@ -445,6 +445,48 @@ test_h2_body_streamed(void **state)
 	h2_close();
 }
 
+/* A streamed body's pieces are counted as body_pieces, not as jobs: the
+ * request counts one dispatched and one done however many pieces its
+ * body came in. */
+void
+test_h2_body_pieces_counted(void **state)
+{
+	uint64_t d0, n0, p0;
+	size_t left = 5000;
+	int32_t a;
+	int i;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_PEC, 0);
+	d0 = count(EWYK_RT_TASK_DISPATCHED);
+	n0 = count(EWYK_RT_TASK_DONE);
+	p0 = count(EWYK_RT_TASK_BODY_PIECES);
+	gate = 1000;
+	a = post_gated("/stream", &left);
+	exchange();
+	for (i = 0; i < 8 && RTW.piece_bytes < 1000; i++) {
+		rt_test_run_queued(RTW.rt, UINT32_MAX);
+		exchange();
+	}
+	assert_int_equal(RTW.piece_bytes, 1000);
+	gate = 4000;
+	nghttp2_session_resume_data(P.s, a);
+	exchange();
+	for (i = 0; i < 16 && P.status[idx(a)] == 0; i++) {
+		rt_test_run_queued(RTW.rt, UINT32_MAX);
+		exchange();
+	}
+	assert_int_equal(P.status[idx(a)], 200);
+	assert_true(RTW.pieces >= 2);
+	assert_int_equal(count(EWYK_RT_TASK_BODY_PIECES) - p0, RTW.pieces);
+	assert_int_equal(count(EWYK_RT_TASK_DISPATCHED) - d0, 1);
+	assert_int_equal(count(EWYK_RT_TASK_DONE) - n0, 1);
+	assert_int_equal(count(EWYK_RT_TASK_FAILED), 0);
+	assert_string_equal(ewyk_rt_task_ctr_name(EWYK_RT_TASK_BODY_PIECES),
+		"body_pieces");
+	h2_close();
+}
+
 /* A stream reset while its body streams: the piece's job is orphaned,
  * the state released, the task given back; the connection serves on. */
 void
