@@ -238,10 +238,44 @@ lg_live_flush(struct lg_lcore *lc)
 	lc->live_in = false;
 }
 
+/*
+ * A response is counted: the clock is the start of this iteration of the
+ * loop, when its frames were received (the poll hook's time is the
+ * previous iteration's until the hook runs: a response that came after a
+ * stall of the loop would be timed before it). The first response of an
+ * iteration also notes a stall that ended at its start: one of this
+ * loop (the iteration before it took LG_STALL_US or longer), or a gap
+ * of the peer (the loop ran, requests were in flight, and nothing was
+ * answered for LG_STALL_US).
+ */
+static void
+lg_clock(struct lg_lcore *lc)
+{
+	const struct lg *g = lc->app;
+	uint64_t now = ewyk_rt_shard_now(lc->sh);
+
+	if (now == lc->now)
+		return;
+	lc->now = now;
+	if (now - lc->prev >= g->stall_tsc) {
+		lc->stall_end = now;
+		lc->gap_end = now;
+	} else if (now - lc->quiet_since >= g->stall_tsc) {
+		lc->gap_end = now;
+		if (lg_in_window(g, now)) {
+			lg_stat_add(&lc->st.peer_gaps, 1);
+			lg_stat_add(&lc->st.peer_gap_cycles,
+				now - lc->quiet_since);
+		}
+	}
+	lc->quiet_since = now;
+}
+
 /* A valid response to a request started at @p t0: @p bad when not 2xx. */
 void
 lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad)
 {
+	lg_clock(lc);
 	lg_stat_add(&lc->st.responses, 1);
 	if (bad) {
 		lg_err(lc, LG_ERR_STATUS, 1);
@@ -250,8 +284,16 @@ lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad)
 	if (unlikely(lc->now >= lc->live_next))
 		live_roll(lc, lc->now);
 	if (lc->live_in) {
+		uint64_t ns = lg_tsc_ns(lc->app, lc->now - t0);
+
 		lg_stat_add(&lc->st.ok, 1);
-		lg_hist_record(&lc->live, lg_tsc_ns(lc->app, lc->now - t0));
+		lg_hist_record(&lc->live, ns);
+		/* It was in flight (or due) while a stall held it. */
+		if (unlikely(t0 < lc->gap_end)) {
+			lg_hist_record(&lc->gapped, ns);
+			if (t0 < lc->stall_end)
+				lg_hist_record(&lc->spanned, ns);
+		}
 	}
 }
 
@@ -820,8 +862,18 @@ lg_account(struct lg_lcore *lc, uint64_t now)
 		if (dt >= g->stall_tsc) {
 			lg_stat_add(&lc->st.stalls, 1);
 			lg_stat_add(&lc->st.stall_cycles, dt);
+			if (dt > lc->st.stall_max)
+				__atomic_store_n(&lc->st.stall_max, dt,
+					__ATOMIC_RELAXED);
 		}
 	}
+	if (now - lc->prev >= g->stall_tsc) {
+		lc->stall_end = now;
+		lc->gap_end = now;
+	}
+	/* Nothing in flight: nothing is waited for (the peer's gaps). */
+	if (lc->inflight == 0)
+		lc->quiet_since = now;
 	lc->prev = now;
 	/* Frames of this iteration, or what its callbacks did (they ran
 	 * before this hook); what the hook itself does is added at its end. */
@@ -976,6 +1028,8 @@ lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
 	lg_hist_reset(&lc->hist);
 	lg_hist_reset(&lc->live);
 	lg_hist_reset(&lc->lag);
+	lg_hist_reset(&lc->spanned);
+	lg_hist_reset(&lc->gapped);
 	if (nslots == 0)
 		return 0;
 	lc->slots = rte_zmalloc_socket("lg_slots", sizeof(*lc->slots) * nslots,
