@@ -709,14 +709,16 @@ open_some(struct lg_lcore *lc, unsigned int budget)
 	}
 }
 
+/* Open loop: sends refused in one iteration before it gives up. */
+#define LG_SEND_REFUSALS 4
+
 /* Open loop: due requests into the backlog, the backlog onto slots. */
 static void
 schedule(struct lg_lcore *lc)
 {
 	struct lg *g = lc->app;
 	unsigned int budget = LG_CONNECT_BURST;
-
-	unsigned int due = 0;
+	unsigned int due = 0, refused = 0;
 
 	/* Bounded per iteration: the rest is due in the next one. */
 	while (lc->next_t <= (double)lc->now && due++ < 4096) {
@@ -758,8 +760,20 @@ schedule(struct lg_lcore *lc)
 				lc->nready--;
 				continue;
 			}
-			if (slot_send(s, 1, t0) != 1)
-				return;
+			if (slot_send(s, 1, t0) != 1) {
+				/* Refused (its connection is closing, or no
+				 * buffer now): to the bottom of the stack, so
+				 * that one stuck connection does not hold the
+				 * others' sends; a few refusals end the
+				 * iteration (no buffer for any). */
+				lg_stat_add(&lc->st.send_refused, 1);
+				if (++refused >= LG_SEND_REFUSALS ||
+					lc->nready == 1)
+					return;
+				lc->ready[lc->nready - 1] = lc->ready[0];
+				lc->ready[0] = s->idx;
+				continue;
+			}
 			/* How late the loop sent it: the loadgen's own share
 			 * of the latency counted from t0. */
 			if (lg_in_window(g, lc->now))

@@ -122,6 +122,8 @@ struct lg_stats {
 				   * requests in flight and no response
 				   * while the loop ran (in the window) */
 	uint64_t peer_gap_cycles; /* their cycles */
+	uint64_t send_refused;    /* open loop: sends a slot refused (whole
+				   * run) */
 };
 
 /* An iteration this long is a stall: the loop's own work on a burst

@@ -101,7 +101,7 @@ lg_report_final(struct lg *g)
 {
 	static struct lg_hist all, lag, spanned, gapped, clean, ungapped;
 	uint64_t stalls = 0, stall_cyc = 0, stall_max = 0;
-	uint64_t gaps = 0, gap_cyc = 0;
+	uint64_t gaps = 0, gap_cyc = 0, refused = 0;
 	uint64_t ok = 0, err[LG_ERR_MAX] = { 0 }, errors = 0;
 	uint64_t sent = 0, resp = 0, connects = 0, busy = 0, cycles = 0;
 	uint64_t err_all = 0;
@@ -132,6 +132,7 @@ lg_report_final(struct lg *g)
 		stall_cyc += lc->st.stall_cycles;
 		stall_max = RTE_MAX(stall_max, lc->st.stall_max);
 		gaps += lc->st.peer_gaps;
+		refused += lc->st.send_refused;
 		gap_cyc += lc->st.peer_gap_cycles;
 		lg_hist_merge(&lag, &lc->lag);
 		lg_hist_merge(&spanned, &lc->spanned);
@@ -255,9 +256,10 @@ lg_report_final(struct lg *g)
 		us(lg_hist_quantile(&lag, 0.999)), us(lag.max), stalls,
 		cycles == 0 ? 0.0 : 100.0 * (double)stall_cyc / (double)cycles);
 	printf(", \"send_lag_p50_us\": %.1f, \"send_lag_p90_us\": %.1f, "
-	       "\"loop_stall_max_us\": %.1f",
+	       "\"loop_stall_max_us\": %.1f, \"send_refused\": %" PRIu64,
 		us(lg_hist_quantile(&lag, 0.5)),
-		us(lg_hist_quantile(&lag, 0.9)), us(lg_tsc_ns(g, stall_max)));
+		us(lg_hist_quantile(&lag, 0.9)), us(lg_tsc_ns(g, stall_max)),
+		refused);
 	/* The tail with and without the host's share. A response is
 	 * stall-spanned when its request was due or in flight while this
 	 * loop stalled (the kernel ran something else: exact); gap-spanned
