@@ -230,35 +230,63 @@ def iter_quantile(hist, q):
 
 
 def open_loop_table(results, order):
-    """Where the open loop's latency comes from, run by run: the loadgen's
-    lateness in sending and the share of time the kernel took either
-    loop, against what the server's loop itself held a packet."""
-    rows = [n for n in order if n.startswith("ewyk open loop")]
+    """Where the tail comes from, run by run: the loadgen's lateness in
+    sending and the share of time the kernel took either loop, against
+    what the server's loop itself held a packet; and the tail of the
+    responses whose request no stall held. Every open-loop row, and every
+    other ewyk row whose loadgen split its tail by stalls."""
+    rows = [n for n in order if n.startswith("ewyk open loop") or (
+        n.startswith("ewyk") and any("stall_spanned" in r for r in
+                                     results[n].get("runs", [])))]
     if not rows:
         return ""
-    out = ("\n### Where the open loop's latency comes from\n\n"
-           "Per run: the latency counted from the intended send time; how "
-           "late ewyk-loadgen sent (its own loop, from the intended time); "
-           "the share of each loop's time in stalls (iterations of 200 µs "
-           "or more: the kernel ran something else on that core); and the "
-           "server's packets by the length of the loop iteration that took "
-           "them (poll to next poll: RX to TX in the loop, the stalls "
-           "included), as the bucket bound at p99 and the share of packets "
-           "in iterations of 256 µs or more.\n\n"
-           "| case | run | p99 µs | p99.9 µs | loadgen send lag p99 µs | "
-           "loadgen stalled % | server stalled ms | server in-loop p99 "
-           "≤ µs | server pkts in ≥ 256 µs iterations % |\n"
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+    out = ("\n### Where the tail comes from\n\n"
+           "Per run: the latency (open loop: counted from the intended "
+           "send time); how late ewyk-loadgen sent (its own loop, from the "
+           "intended time); the share of each loop's time in stalls "
+           "(iterations of 200 µs or more: the kernel ran something else "
+           "on that core) and the loadgen's longest; the server's packets "
+           "by the length of the loop iteration that took them (poll to "
+           "next poll: RX to TX in the loop, the stalls included), as the "
+           "bucket bound at p99 and the share of packets in iterations of "
+           "256 µs or more. Then the tail split by stalls: the share of "
+           "responses whose request was due or in flight while the "
+           "loadgen's loop stalled, and the percentiles of the others; "
+           "the same with the peer's gaps too (200 µs or more with "
+           "requests in flight and nothing answered while the loadgen's "
+           "loop ran: the server descheduled, or holding every request), "
+           "their count beside. What is left without them is what the two "
+           "programs do, the recovery from a stall's backlog included.\n\n"
+           "| case | run | p99 µs | p99.9 µs | loadgen send lag p50 / p99 "
+           "µs | loadgen stalled % (longest µs) | server stalled ms | "
+           "server in-loop p99 ≤ µs | server pkts in ≥ 256 µs iterations "
+           "% | spanned a loadgen stall % | p99 / p99.9 µs without | "
+           "spanned a stall or peer gap % (gaps) | p99 / p99.9 µs "
+           "without |\n"
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+           "---:|\n")
     for n in rows:
         for i, r in enumerate(results[n].get("runs", [])):
             h = r.get("server_pkts_by_iter_log2_us") or []
             long_ = (100.0 * sum(h[9:]) / sum(h)) if sum(h) else None
+            req = max(r.get("requests") or 0, 1)
+            sp = r.get("stall_spanned")
+            gp = r.get("gap_spanned")
             out += (f"| {n} | {i + 1} | {fmt(r.get('p99_us'), 1)} | "
                     f"{fmt(r.get('p999_us'), 1)} | "
+                    f"{fmt(r.get('send_lag_p50_us'), 1)} / "
                     f"{fmt(r.get('send_lag_p99_us'), 1)} | "
-                    f"{fmt(r.get('loop_stall_pct'), 1)} | "
+                    f"{fmt(r.get('loop_stall_pct'), 1)} "
+                    f"({fmt(r.get('loop_stall_max_us'))}) | "
                     f"{fmt(r.get('server_loop_stall_ms'), 1)} | "
-                    f"{fmt(iter_quantile(h, 0.99))} | {fmt(long_, 2)} |\n")
+                    f"{fmt(iter_quantile(h, 0.99))} | {fmt(long_, 2)} | "
+                    f"{fmt(None if sp is None else 100.0 * sp / req, 2)} | "
+                    f"{fmt(r.get('p99_nostall_us'), 1)} / "
+                    f"{fmt(r.get('p999_nostall_us'), 1)} | "
+                    f"{fmt(None if gp is None else 100.0 * gp / req, 2)} "
+                    f"({fmt(r.get('peer_gaps'))}) | "
+                    f"{fmt(r.get('p99_nogap_us'), 1)} / "
+                    f"{fmt(r.get('p999_nogap_us'), 1)} |\n")
     return out + "\n"
 
 

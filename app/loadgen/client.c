@@ -238,10 +238,44 @@ lg_live_flush(struct lg_lcore *lc)
 	lc->live_in = false;
 }
 
+/*
+ * A response is counted: the clock is the start of this iteration of the
+ * loop, when its frames were received (the poll hook's time is the
+ * previous iteration's until the hook runs: a response that came after a
+ * stall of the loop would be timed before it). The first response of an
+ * iteration also notes a stall that ended at its start: one of this
+ * loop (the iteration before it took LG_STALL_US or longer), or a gap
+ * of the peer (the loop ran, requests were in flight, and nothing was
+ * answered for LG_STALL_US).
+ */
+static void
+lg_clock(struct lg_lcore *lc)
+{
+	const struct lg *g = lc->app;
+	uint64_t now = ewyk_rt_shard_now(lc->sh);
+
+	if (now == lc->now)
+		return;
+	lc->now = now;
+	if (now - lc->prev >= g->stall_tsc) {
+		lc->stall_end = now;
+		lc->gap_end = now;
+	} else if (now - lc->quiet_since >= g->stall_tsc) {
+		lc->gap_end = now;
+		if (lg_in_window(g, now)) {
+			lg_stat_add(&lc->st.peer_gaps, 1);
+			lg_stat_add(&lc->st.peer_gap_cycles,
+				now - lc->quiet_since);
+		}
+	}
+	lc->quiet_since = now;
+}
+
 /* A valid response to a request started at @p t0: @p bad when not 2xx. */
 void
 lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad)
 {
+	lg_clock(lc);
 	lg_stat_add(&lc->st.responses, 1);
 	if (bad) {
 		lg_err(lc, LG_ERR_STATUS, 1);
@@ -250,8 +284,16 @@ lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad)
 	if (unlikely(lc->now >= lc->live_next))
 		live_roll(lc, lc->now);
 	if (lc->live_in) {
+		uint64_t ns = lg_tsc_ns(lc->app, lc->now - t0);
+
 		lg_stat_add(&lc->st.ok, 1);
-		lg_hist_record(&lc->live, lg_tsc_ns(lc->app, lc->now - t0));
+		lg_hist_record(&lc->live, ns);
+		/* It was in flight (or due) while a stall held it. */
+		if (unlikely(t0 < lc->gap_end)) {
+			lg_hist_record(&lc->gapped, ns);
+			if (t0 < lc->stall_end)
+				lg_hist_record(&lc->spanned, ns);
+		}
 	}
 }
 
@@ -667,14 +709,16 @@ open_some(struct lg_lcore *lc, unsigned int budget)
 	}
 }
 
+/* Open loop: sends refused in one iteration before it gives up. */
+#define LG_SEND_REFUSALS 4
+
 /* Open loop: due requests into the backlog, the backlog onto slots. */
 static void
 schedule(struct lg_lcore *lc)
 {
 	struct lg *g = lc->app;
 	unsigned int budget = LG_CONNECT_BURST;
-
-	unsigned int due = 0;
+	unsigned int due = 0, refused = 0;
 
 	/* Bounded per iteration: the rest is due in the next one. */
 	while (lc->next_t <= (double)lc->now && due++ < 4096) {
@@ -716,8 +760,20 @@ schedule(struct lg_lcore *lc)
 				lc->nready--;
 				continue;
 			}
-			if (slot_send(s, 1, t0) != 1)
-				return;
+			if (slot_send(s, 1, t0) != 1) {
+				/* Refused (its connection is closing, or no
+				 * buffer now): to the bottom of the stack, so
+				 * that one stuck connection does not hold the
+				 * others' sends; a few refusals end the
+				 * iteration (no buffer for any). */
+				lg_stat_add(&lc->st.send_refused, 1);
+				if (++refused >= LG_SEND_REFUSALS ||
+					lc->nready == 1)
+					return;
+				lc->ready[lc->nready - 1] = lc->ready[0];
+				lc->ready[0] = s->idx;
+				continue;
+			}
 			/* How late the loop sent it: the loadgen's own share
 			 * of the latency counted from t0. */
 			if (lg_in_window(g, lc->now))
@@ -820,8 +876,18 @@ lg_account(struct lg_lcore *lc, uint64_t now)
 		if (dt >= g->stall_tsc) {
 			lg_stat_add(&lc->st.stalls, 1);
 			lg_stat_add(&lc->st.stall_cycles, dt);
+			if (dt > lc->st.stall_max)
+				__atomic_store_n(&lc->st.stall_max, dt,
+					__ATOMIC_RELAXED);
 		}
 	}
+	if (now - lc->prev >= g->stall_tsc) {
+		lc->stall_end = now;
+		lc->gap_end = now;
+	}
+	/* Nothing in flight: nothing is waited for (the peer's gaps). */
+	if (lc->inflight == 0)
+		lc->quiet_since = now;
 	lc->prev = now;
 	/* Frames of this iteration, or what its callbacks did (they ran
 	 * before this hook); what the hook itself does is added at its end. */
@@ -976,6 +1042,8 @@ lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
 	lg_hist_reset(&lc->hist);
 	lg_hist_reset(&lc->live);
 	lg_hist_reset(&lc->lag);
+	lg_hist_reset(&lc->spanned);
+	lg_hist_reset(&lc->gapped);
 	if (nslots == 0)
 		return 0;
 	lc->slots = rte_zmalloc_socket("lg_slots", sizeof(*lc->slots) * nslots,

@@ -54,6 +54,35 @@ lg_hist_merge(struct lg_hist *dst, const struct lg_hist *src)
 		dst->max = src->max;
 }
 
+void
+lg_hist_sub(struct lg_hist *dst, const struct lg_hist *part)
+{
+	unsigned int i, top = 0;
+
+	if (part->count == 0)
+		return;
+	for (i = 0; i < LG_HIST_BUCKETS; i++) {
+		uint64_t n = part->b[i];
+
+		dst->b[i] = dst->b[i] >= n ? dst->b[i] - n : 0;
+		if (dst->b[i] != 0)
+			top = i;
+	}
+	dst->count = dst->count >= part->count ? dst->count - part->count : 0;
+	dst->sum = dst->sum >= part->sum ? dst->sum - part->sum : 0;
+	if (dst->count == 0) {
+		lg_hist_reset(dst);
+		return;
+	}
+	if (top < LG_HIST_BUCKETS - 1) {
+		uint64_t last = lg_hist_bucket_low(top) +
+			lg_hist_bucket_width(top) - 1;
+
+		if (last < dst->max)
+			dst->max = last;
+	}
+}
+
 uint64_t
 lg_hist_quantile(const struct lg_hist *h, double q)
 {

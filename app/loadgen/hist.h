@@ -70,6 +70,14 @@ uint64_t lg_hist_bucket_width(unsigned int i);
 void lg_hist_merge(struct lg_hist *dst, const struct lg_hist *src);
 
 /*
+ * Take @p part, values recorded into @p dst too, out of @p dst again: the
+ * rest's buckets, count and sum are exact; its min stays (a lower bound),
+ * its max becomes the last value of its highest bucket that is not empty
+ * (at most the old max): exact to that bucket's width.
+ */
+void lg_hist_sub(struct lg_hist *dst, const struct lg_hist *part);
+
+/*
  * The value at quantile @p q (0..1): the midpoint of the bucket holding
  * the ceil(q * count)-th smallest value, clamped to [min, max]; q = 1
  * gives max exactly. 0 when empty.

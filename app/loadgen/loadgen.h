@@ -117,6 +117,13 @@ struct lg_stats {
 	uint64_t cycles;          /* cycles of the window */
 	uint64_t stalls;          /* iterations of LG_STALL_US or longer */
 	uint64_t stall_cycles;    /* their cycles (in the window) */
+	uint64_t stall_max;       /* cycles of the longest (in the window) */
+	uint64_t peer_gaps;       /* gaps of LG_STALL_US or longer with
+				   * requests in flight and no response
+				   * while the loop ran (in the window) */
+	uint64_t peer_gap_cycles; /* their cycles */
+	uint64_t send_refused;    /* open loop: sends a slot refused (whole
+				   * run) */
 };
 
 /* An iteration this long is a stall: the loop's own work on a burst
@@ -226,9 +233,18 @@ struct lg_lcore {
 	struct lg_hist hist; /* measured window (intervals added as they end) */
 	struct lg_hist live; /* the current interval (client.c) */
 	struct lg_hist lag;  /* open loop: send time - intended time */
-	uint64_t live_next;  /* TSC: end of the current interval */
-	uint64_t live_sec;   /* TSC: end of the current second */
-	bool live_in;        /* the current interval lies in the window */
+	/* Stalls: a request whose time (from its start) overlapped a stall
+	 * of this loop is also counted in spanned; one that overlapped such
+	 * a stall or a peer gap, in gapped. */
+	uint64_t stall_end;     /* TSC: the latest stall of this loop ended */
+	uint64_t gap_end;       /* TSC: ... the latest stall or peer gap */
+	uint64_t quiet_since;   /* TSC: the last response, or nothing in
+				 * flight */
+	struct lg_hist spanned; /* measured window, as hist */
+	struct lg_hist gapped;
+	uint64_t live_next;   /* TSC: end of the current interval */
+	uint64_t live_sec;    /* TSC: end of the current second */
+	bool live_in;         /* the current interval lies in the window */
 	uint64_t live_p99_ns; /* p99 of the last interval */
 } __rte_cache_aligned;
 

@@ -20,6 +20,8 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
+import time
 
 import pytest
 
@@ -160,6 +162,56 @@ class TestSuite_loadgen(TestSuite):
         assert r["errors"] == 0, r
         # Open loop: what was asked for, not what the server could do.
         assert 1000 <= r["requests"] <= 2100, r
+        self.check_against_nginx(r)
+
+    def test_peer_stall_counted(self):
+        """A peer that answers nothing for a while, twice (nginx stopped
+        for 300 ms during an open-loop run): the loadgen counts the gaps,
+        the responses that spanned them, and the tail without them."""
+        pids = [self.nginx.pid]
+        with open(f"/proc/{self.nginx.pid}/task/{self.nginx.pid}/"
+                  "children") as f:
+            pids += [int(p) for p in f.read().split()]
+        stopped = []
+
+        def conns():
+            return len(self.tb.peer(
+                "ss -Htn state established "
+                f"'( sport = :{NGINX_PORT} )'", check=False)
+                .stdout.splitlines())
+
+        def pause():
+            # Once the run's connections are up (the loadgen's start
+            # takes a while on a loaded machine).
+            if not wait_for(lambda: conns() >= 8, timeout=30):
+                return
+            for _ in range(2):
+                time.sleep(0.3)
+                for p in pids:
+                    os.kill(p, signal.SIGSTOP)
+                time.sleep(0.3)
+                for p in pids:
+                    os.kill(p, signal.SIGCONT)
+                stopped.append(1)
+
+        t = threading.Thread(target=pause)
+        t.start()
+        try:
+            r, _ = self.nginx_run("--conns 8 --rate 2000 --duration 3")
+        finally:
+            t.join()
+            for p in pids:
+                os.kill(p, signal.SIGCONT)
+        assert len(stopped) == 2
+        assert r["errors"] == 0, r
+        # Every gap held requests for at least the stop's 300 ms.
+        assert r["max_us"] >= 250000, r
+        assert r["peer_gaps"] + r["loop_stalls"] >= 2, r
+        assert 1 <= r["stall_spanned"] + r["gap_spanned"], r
+        assert r["stall_spanned"] <= r["gap_spanned"] <= r["requests"], r
+        # What the gaps held is the tail; without them it is shorter.
+        assert r["max_nogap_us"] < r["max_us"], r
+        assert r["max_nostall_us"] <= r["max_us"], r
         self.check_against_nginx(r)
 
     def test_nginx_two_lcores(self):

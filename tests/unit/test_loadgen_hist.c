@@ -148,6 +148,55 @@ test_merge(void **state)
 	assert_int_equal(h1.count, hall.count);
 }
 
+/* Taking a part out leaves what recording the rest alone gives: the
+ * buckets, count and sum exactly, max to its bucket. */
+static void
+test_sub(void **state)
+{
+	static struct lg_hist rest;
+	unsigned int i, top;
+
+	(void)state;
+	lg_hist_reset(&h1);
+	lg_hist_reset(&h2);
+	lg_hist_reset(&rest);
+	for (i = 0; i < NSAMPLES; i++) {
+		uint64_t v = next_rand() >> (20 + next_rand() % 40);
+
+		/* The part: 2 % large values (requests that spanned a
+		 * stall); the rest small. */
+		if (i % 50 == 0) {
+			v = 1000000 + next_rand() % 1000000;
+			lg_hist_record(&h2, v);
+		} else {
+			v %= 100000;
+			lg_hist_record(&rest, v);
+		}
+		lg_hist_record(&h1, v);
+	}
+	lg_hist_sub(&h1, &h2);
+	assert_int_equal(h1.count, rest.count);
+	assert_int_equal(h1.sum, rest.sum);
+	assert_memory_equal(h1.b, rest.b, sizeof(h1.b));
+	top = lg_hist_index(rest.max);
+	assert_true(h1.max >= rest.max);
+	assert_true(
+		h1.max < lg_hist_bucket_low(top) + lg_hist_bucket_width(top));
+	/* Its quantiles are the rest's (to the top bucket's width). */
+	assert_int_equal(lg_hist_quantile(&h1, 0.5),
+		lg_hist_quantile(&rest, 0.5));
+	assert_int_equal(lg_hist_quantile(&h1, 0.99),
+		lg_hist_quantile(&rest, 0.99));
+	assert_true(lg_hist_quantile(&h1, 0.999) < 101000);
+	/* Taking an empty part changes nothing; taking all leaves none. */
+	lg_hist_reset(&h2);
+	lg_hist_sub(&h1, &h2);
+	assert_int_equal(h1.count, rest.count);
+	lg_hist_sub(&h1, &rest);
+	assert_int_equal(h1.count, 0);
+	assert_int_equal(lg_hist_quantile(&h1, 0.99), 0);
+}
+
 static void
 test_edges(void **state)
 {
@@ -173,6 +222,7 @@ main(void)
 		cmocka_unit_test(test_buckets_tile),
 		cmocka_unit_test(test_quantiles),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_sub),
 		cmocka_unit_test(test_edges),
 	};
 
