@@ -649,8 +649,10 @@ slot_connect(struct lg_slot *s, uint64_t t0)
 	return 0;
 }
 
-/* The target's link-layer address is known (ARP or ND); once it was,
- * the lookups stop (it only limits SYNs sent into an unresolved queue). */
+/* The next hop's link-layer address is known (ARP or ND): the target's
+ * own when it is on-link, the gateway's (--gw, --gw6) when it is not.
+ * Once it was, the lookups stop (it only limits SYNs sent into an
+ * unresolved queue). */
 static bool
 target_resolved(struct lg_lcore *lc)
 {
@@ -662,15 +664,25 @@ target_resolved(struct lg_lcore *lc)
 	if (lc->resolved)
 		return true;
 	if (c->ipv6) {
+		uint8_t nh[16];
+
 		port = ewyk_net_route6(net, c->dst_ip6);
-		lc->resolved = port >= 0 &&
-			ewyk_net_nd_lookup(lc->shard, (uint16_t)port,
-				c->dst_ip6, &mac) == 0;
+		if (port < 0)
+			return false;
+		if (ewyk_net_nexthop6(net, (uint16_t)port, c->dst_ip6, nh) < 0)
+			return false;
+		lc->resolved = ewyk_net_nd_lookup(lc->shard, (uint16_t)port, nh,
+				       &mac) == 0;
 	} else {
+		rte_be32_t nh;
+
 		port = ewyk_net_route(net, c->dst_ip);
-		lc->resolved = port >= 0 &&
-			ewyk_net_arp_lookup(lc->shard, (uint16_t)port,
-				c->dst_ip, &mac) == 0;
+		if (port < 0)
+			return false;
+		if (ewyk_net_nexthop(net, (uint16_t)port, c->dst_ip, &nh) < 0)
+			return false;
+		lc->resolved = ewyk_net_arp_lookup(lc->shard, (uint16_t)port,
+				       nh, &mac) == 0;
 	}
 	return lc->resolved;
 }

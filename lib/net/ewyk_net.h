@@ -289,6 +289,28 @@ int ewyk_net_port_set_gw(struct ewyk_net *net, uint16_t port, rte_be32_t gw);
 int ewyk_net_route(const struct ewyk_net *net, rte_be32_t dst);
 
 /**
+ * The next hop of @p dst through port @p port, as ewyk_net_ip_output()
+ * chooses it: @p dst itself when it is on the port's subnet, else the
+ * port's default gateway (ewyk_net_port_set_gw()). With
+ * ewyk_net_arp_lookup() on the result, a layer asks whether frames to
+ * @p dst can leave now.
+ *
+ * @param net
+ *   context
+ * @param port
+ *   port index (ewyk_net_route())
+ * @param dst
+ *   destination address (network order)
+ * @param nexthop
+ *   set to the next hop (network order) when found
+ * @return
+ *   0; -EINVAL for no such port or a NULL argument; -ENETUNREACH when
+ *   @p dst is off the port's subnet and the port has no gateway.
+ */
+int ewyk_net_nexthop(const struct ewyk_net *net, uint16_t port, rte_be32_t dst,
+	rte_be32_t *nexthop);
+
+/**
  * The RSS key in use on RSS-capable ports (40 bytes, symmetric), so that a
  * layer opening connections can compute which queue the return traffic of a
  * 4-tuple lands on (rte_softrss).

@@ -109,6 +109,24 @@ int ewyk_net_port_set_gw6(struct ewyk_net *net, uint16_t port,
 int ewyk_net_route6(const struct ewyk_net *net, const uint8_t dst[16]);
 
 /**
+ * The next hop of @p dst through port @p port, as ewyk_net_ip6_output()
+ * chooses it: @p dst itself when it is on-link (one of the port's
+ * prefixes, or link-local), else the port's default router
+ * (ewyk_net_port_set_gw6()). With ewyk_net_nd_lookup() on the result, a
+ * layer asks whether frames to @p dst can leave now.
+ *
+ * @param net      context
+ * @param port     port index (ewyk_net_route6())
+ * @param dst      destination (unicast)
+ * @param nexthop  set to the next hop when found
+ * @return 0; -EINVAL for no such port, a NULL argument or a multicast
+ *   @p dst (no neighbour to resolve); -ENETUNREACH when @p dst is
+ *   off-link and the port has no default router.
+ */
+int ewyk_net_nexthop6(const struct ewyk_net *net, uint16_t port,
+	const uint8_t dst[16], uint8_t nexthop[16]);
+
+/**
  * Register the IPv6 handler of an upper-layer protocol on a shard (the
  * IPv4 ones of @ref ewyk_net_l4_register are apart). Without one, IPv6
  * packets of that protocol are dropped (drop_ip6_proto) and answered with

@@ -796,6 +796,22 @@ ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 }
 
 int
+ewyk_net_nexthop6(const struct ewyk_net *net, uint16_t port,
+	const uint8_t dst[16], uint8_t nexthop[16])
+{
+	const uint8_t *nh;
+
+	if (net == NULL || dst == NULL || nexthop == NULL ||
+		port >= net->nb_ports || ip6_is_mcast(dst))
+		return -EINVAL;
+	nh = net_ip6_nexthop(&net->ports[port], dst);
+	if (nh == NULL)
+		return -ENETUNREACH;
+	memcpy(nexthop, nh, 16);
+	return 0;
+}
+
+int
 ewyk_net_route6(const struct ewyk_net *net, const uint8_t dst[16])
 {
 	uint16_t i;

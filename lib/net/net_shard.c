@@ -180,6 +180,25 @@ ewyk_net_route(const struct ewyk_net *net, rte_be32_t dst)
 	return -ENETUNREACH;
 }
 
+int
+ewyk_net_nexthop(const struct ewyk_net *net, uint16_t port, rte_be32_t dst,
+	rte_be32_t *nexthop)
+{
+	const struct net_port *p;
+
+	if (net == NULL || nexthop == NULL || port >= net->nb_ports)
+		return -EINVAL;
+	p = &net->ports[port];
+	if ((dst & p->mask) == (p->ip & p->mask)) {
+		*nexthop = dst;
+		return 0;
+	}
+	if (p->gw == 0)
+		return -ENETUNREACH;
+	*nexthop = p->gw;
+	return 0;
+}
+
 struct ewyk_net_shard *
 ewyk_net_shard_create(struct ewyk_net *net, uint16_t shard_id, int socket_id,
 	struct rte_mempool *tx_pool)

@@ -421,13 +421,25 @@ flow_shard(const struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
 		t->nb_shards);
 }
 
-static struct ewyk_tcp_conn *
-tuple_lookup(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
+/* The tuple's bucket hash, as the input path computes it. */
+static uint32_t
+tuple_hash(const struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t lport,
 	uint16_t rport)
 {
 	if (ip->v6)
-		return tcp_table_lookup6(t, &ip->dst, lport, &ip->src, rport);
-	return tcp_table_lookup(t, ip->dst.v4, lport, ip->src.v4, rport);
+		return tcp_hash6(t, &ip->dst, lport, &ip->src, rport);
+	return tcp_hash(t, ip->dst.v4, lport, ip->src.v4, rport);
+}
+
+/* The connection of a tuple whose bucket hash is @p h, if any. */
+static struct ewyk_tcp_conn *
+tuple_lookup(struct ewyk_tcp *t, const struct tcp_ip *ip, uint32_t h,
+	uint16_t lport, uint16_t rport)
+{
+	if (ip->v6)
+		return tcp_table_lookup6_h(t, h, &ip->dst, lport, &ip->src,
+			rport);
+	return tcp_table_lookup_h(t, h, ip->dst.v4, lport, ip->src.v4, rport);
 }
 
 static bool
@@ -505,6 +517,7 @@ ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a)
 	struct ewyk_tcp_conn *c;
 	struct tcp_ip ip;
 	uint16_t sport = 0;
+	uint32_t h = 0;
 	int err;
 
 	RTE_ASSERT(t == NULL || ewyk_net_shard_held_here(t->shard));
@@ -518,7 +531,8 @@ ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a)
 		return NULL;
 	}
 	if (a->src_port != 0) {
-		if (tuple_lookup(t, &ip, a->src_port, a->dst_port) != NULL) {
+		h = tuple_hash(t, &ip, a->src_port, a->dst_port);
+		if (tuple_lookup(t, &ip, h, a->src_port, a->dst_port) != NULL) {
 			rte_errno = EADDRINUSE;
 			return NULL;
 		}
@@ -534,7 +548,8 @@ ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a)
 
 			if (flow_shard(t, &ip, p, a->dst_port) != t->shard_id)
 				continue;
-			if (tuple_lookup(t, &ip, p, a->dst_port) != NULL)
+			h = tuple_hash(t, &ip, p, a->dst_port);
+			if (tuple_lookup(t, &ip, h, p, a->dst_port) != NULL)
 				continue;
 			sport = p;
 			t->eph_next = (uint16_t)(t->eph_next + i + 1);
@@ -567,7 +582,8 @@ ewyk_tcp_connect(struct ewyk_tcp *t, const struct ewyk_tcp_connect_args *a)
 	c->rtt_timing = 1;
 	c->rtt_tsc = t->now;
 	tcp_set_state(c, EWYK_TCP_SYN_SENT);
-	tcp_table_insert(t, c);
+	/* The hash of the lookup that found the tuple free: not again. */
+	tcp_table_insert_h(t, c, h);
 	tcp_ctr_inc(t, EWYK_TCP_ACTIVE_OPENS);
 	tcp_send_syn(c);
 	tcp_timer_rto_arm(c);

@@ -561,7 +561,10 @@ test_ip6_output_pmtu(void **state)
 	{
 		static const uint8_t unspec[16];
 		struct rte_ether_addr gw_mac;
+		uint8_t nh[16];
 
+		assert_int_equal(ewyk_net_nexthop6(net, 0, far, nh),
+			-ENETUNREACH);
 		assert_int_equal(ewyk_net_port_set_gw6(net, 0, far),
 			-ENETUNREACH);
 		assert_int_equal(ewyk_net_port_set_gw6(net, 0, our6), -EINVAL);
@@ -572,6 +575,15 @@ test_ip6_output_pmtu(void **state)
 		assert_int_equal(ewyk_net_port_set_gw6(net, 9, peer4), -EINVAL);
 		assert_int_equal(ewyk_net_port_set_gw6(net, 0, peer4), 0);
 		assert_int_equal(ewyk_net_route6(net, far), 0);
+		/* The next hop: the router off-link, the host itself on-link;
+		 * none for a group. */
+		assert_int_equal(ewyk_net_nexthop6(net, 0, far, nh), 0);
+		assert_memory_equal(nh, peer4, 16);
+		assert_int_equal(ewyk_net_nexthop6(net, 0, our6, nh), 0);
+		assert_memory_equal(nh, our6, 16);
+		assert_int_equal(ewyk_net_nexthop6(net, 0, all_nodes, nh),
+			-EINVAL);
+		assert_int_equal(ewyk_net_nexthop6(net, 9, far, nh), -EINVAL);
 		assert_int_equal(ewyk_net_nd_lookup(sh[0], 0, peer4, &gw_mac),
 			0);
 		assert_int_equal(out6(far, 10), 0);

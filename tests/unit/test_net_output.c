@@ -317,6 +317,7 @@ test_ip_output_gateway(void **state)
 	struct rte_ether_hdr *e;
 	struct rte_ipv4_hdr *ip;
 	uint64_t nr = ctr(0, EWYK_NET_DROP_NO_ROUTE);
+	rte_be32_t nh;
 
 	(void)state;
 	drain_all();
@@ -331,8 +332,20 @@ test_ip_output_gateway(void **state)
 	assert_int_equal(set_gw(0, RTE_IPV4(10, 1, 0, 1)), -ENETUNREACH);
 	assert_int_equal(ewyk_net_route(net, rte_cpu_to_be_32(far)),
 		-ENETUNREACH);
+	assert_int_equal(ewyk_net_nexthop(net, 0, rte_cpu_to_be_32(far), &nh),
+		-ENETUNREACH);
 
 	assert_int_equal(set_gw(0, gw), 0);
+	/* the next hop: the gateway off the subnet, the host itself on it */
+	assert_int_equal(ewyk_net_nexthop(net, 0, rte_cpu_to_be_32(far), &nh),
+		0);
+	assert_int_equal(nh, rte_cpu_to_be_32(gw));
+	assert_int_equal(ewyk_net_nexthop(net, 0, rte_cpu_to_be_32(PEER_IP),
+				 &nh),
+		0);
+	assert_int_equal(nh, rte_cpu_to_be_32(PEER_IP));
+	assert_int_equal(ewyk_net_nexthop(net, 7, rte_cpu_to_be_32(far), &nh),
+		-EINVAL);
 	assert_int_equal(ewyk_net_route(net, rte_cpu_to_be_32(far)), 0);
 	/* on-link destinations still go to their own port */
 	assert_int_equal(ewyk_net_route(net, rte_cpu_to_be_32(PEER_IP)), 0);
