@@ -176,33 +176,50 @@ net_ip6_hdr_fill(struct rte_ipv6_hdr *ip, uint16_t plen, uint8_t proto,
 	memcpy(ip->dst_addr, dst, 16);
 }
 
-uint16_t
-net_cksum6(const struct rte_mbuf *m, uint32_t off, uint32_t len,
-	const uint8_t src[16], const uint8_t dst[16], uint8_t proto)
+uint32_t
+net_ip6_psum(const uint8_t src[16], const uint8_t dst[16], uint8_t proto)
 {
-	/* Pseudo-header (RFC 8200 8.1): source, destination, the 32-bit
-	 * length and the next header as the low byte of a zero word. The
-	 * one's complement sum of 16-bit words in memory order is that of
-	 * the 32-bit words in memory order, folded: ten adds, no copy. */
+	/* Pseudo-header (RFC 8200 8.1): source, destination and the next
+	 * header as the low byte of a zero word. The one's complement sum of
+	 * 16-bit words in memory order is that of the 32-bit words in memory
+	 * order, folded: nine adds, no copy. */
 	uint32_t w[8];
-	uint64_t sum;
-	uint16_t raw = 0;
+	uint64_t sum = rte_cpu_to_be_32(proto);
 	unsigned int i;
+
+	memcpy(w, src, 16);
+	memcpy(w + 4, dst, 16);
+	for (i = 0; i < 8; i++)
+		sum += w[i];
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	return (uint32_t)sum;
+}
+
+uint16_t
+net_cksum6_psum(const struct rte_mbuf *m, uint32_t off, uint32_t len,
+	uint32_t psum)
+{
+	uint16_t raw = 0;
+	uint64_t sum;
 
 	/* 0xffff never comes out of a real sum: the pseudo-header's next
 	 * header is not zero, so the folded sum is never 0. */
 	if (net_cksum_mbuf(m, off, len, &raw) != 0)
 		return 0xffff;
-	memcpy(w, src, 16);
-	memcpy(w + 4, dst, 16);
-	sum = (uint64_t)rte_cpu_to_be_32(len) + rte_cpu_to_be_32(proto) + raw;
-	for (i = 0; i < 8; i++)
-		sum += w[i];
+	sum = (uint64_t)psum + rte_cpu_to_be_32(len) + raw;
 	sum = (sum & 0xffffffff) + (sum >> 32);
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)~sum;
+}
+
+uint16_t
+net_cksum6(const struct rte_mbuf *m, uint32_t off, uint32_t len,
+	const uint8_t src[16], const uint8_t dst[16], uint8_t proto)
+{
+	return net_cksum6_psum(m, off, len, net_ip6_psum(src, dst, proto));
 }
 
 uint16_t
@@ -712,87 +729,6 @@ ewyk_net_l4_register6(struct ewyk_net_shard *s, uint8_t proto,
 	s->l4_6[proto].arg = arg;
 	s->l4_6[proto].fn = fn;
 	return 0;
-}
-
-int
-ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
-	const uint8_t src[16], const uint8_t dst[16], uint8_t proto,
-	bool l4_cksum)
-{
-	struct ewyk_net *net = s->net;
-	const struct net_port *pt;
-	struct rte_ipv6_hdr *ip;
-	uint32_t l4_len = rte_pktmbuf_pkt_len(m);
-	const uint8_t *nexthop = dst;
-	uint16_t cks_off = 0;
-
-	NET_ASSERT_HOLDER(s);
-	if (port >= net->nb_ports || net->ports[port].nb_ip6 == 0) {
-		net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
-		return -EINVAL;
-	}
-	pt = &net->ports[port];
-	if (!ip6_is_mcast(dst)) {
-		nexthop = net_ip6_nexthop(pt, dst);
-		if (nexthop == NULL) {
-			net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
-			return -ENETUNREACH;
-		}
-	}
-	if (l4_len + sizeof(*ip) > ewyk_net_pmtu6(s, port, dst)) {
-		net_drop(s, m, EWYK_NET_DROP_TOO_BIG);
-		return -EMSGSIZE;
-	}
-	if (rte_pktmbuf_headroom(m) < NET_HDR_ROOM6) {
-		net_drop(s, m, EWYK_NET_DROP_NO_MBUF);
-		return -ENOMEM;
-	}
-	if (l4_cksum && proto == IPPROTO_TCP)
-		cks_off = 16;
-	else if (l4_cksum && proto == IPPROTO_UDP)
-		cks_off = 6;
-	if (cks_off != 0 && rte_pktmbuf_data_len(m) < cks_off + 2) {
-		net_drop(s, m, EWYK_NET_DROP_NO_MBUF);
-		return -EINVAL;
-	}
-	ip = (struct rte_ipv6_hdr *)rte_pktmbuf_prepend(m, sizeof(*ip));
-	net_ip6_hdr_fill(ip, (uint16_t)l4_len, proto, 64, src, dst);
-	m->l3_len = sizeof(*ip);
-	m->l2_len = RTE_ETHER_HDR_LEN + (pt->vlan_id != 0 ? 4 : 0);
-	m->ol_flags &= ~(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK |
-		RTE_MBUF_F_TX_IPV4);
-	if (cks_off != 0) {
-		uint16_t *ck = rte_pktmbuf_mtod_offset(m, uint16_t *,
-			sizeof(*ip) + cks_off);
-		bool hw = proto == IPPROTO_TCP ? pt->tx_tcp_cksum :
-						 pt->tx_udp_cksum;
-
-		if (hw) {
-			m->ol_flags |= RTE_MBUF_F_TX_IPV6 |
-				(proto == IPPROTO_TCP ?
-						RTE_MBUF_F_TX_TCP_CKSUM :
-						RTE_MBUF_F_TX_UDP_CKSUM);
-			*ck = rte_ipv6_phdr_cksum(ip, m->ol_flags);
-		} else {
-			uint16_t v;
-
-			*ck = 0;
-			v = net_cksum6(m, sizeof(*ip), l4_len, src, dst, proto);
-			/* UDP over IPv6 must carry a checksum (RFC 8200
-			 * 8.1): a computed zero is sent as all ones. */
-			if (v == 0 && proto == IPPROTO_UDP)
-				v = 0xffff;
-			*ck = v;
-		}
-	}
-	if (ip6_is_mcast(dst)) {
-		struct rte_ether_addr mac;
-
-		net_ip6_mcast_mac(dst, &mac);
-		net_send_l2(s, port, m, &mac, RTE_ETHER_TYPE_IPV6);
-		return 0;
-	}
-	return net_nd_resolve_and_send(s, port, nexthop, m, s->now);
 }
 
 int

@@ -499,6 +499,17 @@ net_nd_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	rte_pktmbuf_free(m);
 }
 
+const struct net_nd_entry *
+net_nd_reachable(struct ewyk_net_shard *s, uint16_t port, const uint8_t ip[16],
+	uint64_t now)
+{
+	const struct net_nd_entry *e = nd_find(s, port, ip);
+
+	return e != NULL && e->state == NET_ND_REACHABLE && now < e->deadline ?
+		e :
+		NULL;
+}
+
 int
 net_nd_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 	const uint8_t nexthop[16], struct rte_mbuf *m, uint64_t now)

@@ -396,6 +396,7 @@ ewyk_net_port_add_ip6(struct ewyk_net *net, uint16_t port,
 	memcpy(pt->ip6[pt->nb_ip6].a, addr, 16);
 	pt->ip6[pt->nb_ip6].plen = prefix_len;
 	pt->nb_ip6++;
+	pt->ip6_gen++;
 	net->has_ip6 = true;
 	port_ip6_groups(pt);
 	return 0;
@@ -442,6 +443,7 @@ ewyk_net_port_set_gw6(struct ewyk_net *net, uint16_t port,
 		return -ENETUNREACH;
 	memcpy(pt->gw6, addr, 16);
 	pt->has_gw6 = true;
+	pt->ip6_gen++;
 	return 0;
 }
 

@@ -87,6 +87,9 @@ struct net_port {
 	bool allmulti; /* no multicast filter: all-multicast on */
 	bool has_gw6;  /* gw6 is the next hop of off-link destinations */
 	uint8_t gw6[16];
+	/* Bumped by every change of the IPv6 addresses or router: the IPv6
+	 * TX templates filled before are refilled. */
+	uint32_t ip6_gen;
 	struct net_ip6_addr ip6[EWYK_NET_MAX_IP6];
 };
 
@@ -145,6 +148,35 @@ struct net_dc_entry {
 	uint16_t ipsum; /* IPv4 header sum, length and checksum zero */
 	const struct net_arp_entry *arp;
 	uint8_t hdr[NET_DC_HDR_MAX]; /* Ethernet, VLAN, IPv4 */
+};
+
+#define NET_DC6_ENTRIES 256 /* per shard, direct-mapped by destination */
+#define NET_DC6_HDR_MAX (RTE_ETHER_HDR_LEN + 4 + 40)
+
+/*
+ * Prebuilt Ethernet (+VLAN) + IPv6 header towards one unicast destination
+ * (net_output6.c), the counterpart of net_dc_entry. It is used only while
+ * everything it was built from still holds, checked on every use: the
+ * same source, destination, protocol and port, the port's IPv6
+ * configuration (ip6_gen) and path MTUs (the shard's pmtu_gen) unchanged,
+ * and its neighbour entry still the next hop's, REACHABLE before its
+ * deadline and with the MAC the header carries. Anything else (a MAC
+ * learnt anew, a neighbour gone STALE or being probed, a lowered path MTU)
+ * sends the frame through the full path, which refills the template.
+ */
+struct net_dc6_entry {
+	uint8_t dst[16];
+	uint8_t src[16];
+	uint8_t nexthop[16];
+	const struct net_nd_entry *nd;
+	uint32_t gen;      /* the port's ip6_gen when filled */
+	uint32_t pmtu_gen; /* the shard's pmtu_gen when filled */
+	uint32_t psum;     /* pseudo-header sum: addresses, next header */
+	uint16_t port;
+	uint16_t mtu; /* path MTU towards dst when filled */
+	uint8_t proto;
+	uint8_t l2_len;               /* 0: unused entry */
+	uint8_t hdr[NET_DC6_HDR_MAX]; /* Ethernet, VLAN, IPv6 */
 };
 
 enum net_nd_state {
@@ -226,7 +258,8 @@ struct ewyk_net_shard {
 	uint32_t pmtu_live; /* entries with an MTU (0: no lookup needed) */
 	struct net_l4_handler6 *l4_6; /* 256 handlers */
 	struct net_txb txb[EWYK_NET_MAX_PORTS];
-	struct net_dc_entry dc[NET_DC_ENTRIES]; /* IPv4 TX templates */
+	struct net_dc_entry dc[NET_DC_ENTRIES];    /* IPv4 TX templates */
+	struct net_dc6_entry dc6[NET_DC6_ENTRIES]; /* IPv6 TX templates */
 	/* Counters: written by the token holder only, read by anyone. */
 	uint64_t ctr[EWYK_NET_COUNTER_MAX] __rte_cache_aligned;
 } __rte_cache_aligned;
@@ -279,6 +312,13 @@ bool net_rate_ok(struct net_rate *r, uint32_t limit, uint32_t dflt,
 	uint64_t now);
 uint16_t net_cksum6(const struct rte_mbuf *m, uint32_t off, uint32_t len,
 	const uint8_t src[16], const uint8_t dst[16], uint8_t proto);
+/* Pseudo-header sum of the addresses and next header (RFC 8200 8.1),
+ * unfolded to 32 bits: what net_cksum6_psum() takes. */
+uint32_t net_ip6_psum(const uint8_t src[16], const uint8_t dst[16],
+	uint8_t proto);
+/* net_cksum6() with the addresses' part summed before. */
+uint16_t net_cksum6_psum(const struct rte_mbuf *m, uint32_t off, uint32_t len,
+	uint32_t psum);
 /* Two IPv6 addresses equal: two 64-bit compares, no call. */
 static inline bool
 net_ip6_eq(const uint8_t a[16], const uint8_t b[16])
@@ -308,6 +348,10 @@ void net_pmtu_update(struct ewyk_net_shard *s, const uint8_t dst[16],
 /* net_nd.c */
 void net_nd_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	bool from_inbox, uint32_t off, uint16_t len);
+/* The neighbour entry of @ip on @port when REACHABLE before its deadline
+ * (what an IPv6 TX template may be built on); NULL otherwise. */
+const struct net_nd_entry *net_nd_reachable(struct ewyk_net_shard *s,
+	uint16_t port, const uint8_t ip[16], uint64_t now);
 int net_nd_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 	const uint8_t nexthop[16], struct rte_mbuf *m, uint64_t now);
 void net_nd_housekeep(struct ewyk_net_shard *s, uint64_t now);
