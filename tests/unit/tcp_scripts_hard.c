@@ -165,16 +165,16 @@ static const struct step s_keepalive_forged[] = { PASSIVE_OPEN, WAIT(900),
  * the SYN-ACK) and is armed on its own only when that one comes up: the
  * probe still goes at keepalive_ms (here 3 s), not before.
  */
-static const struct step s_keepalive_lazy[] = { PASSIVE_OPEN, WAIT(2999),
-	NOOUT, CTR(EWYK_TCP_KEEPALIVE_PROBES, 0), WAIT(2), OUT(F_ACK, 0, 1),
+static const struct step s_keepalive_lazy[] = { PASSIVE_OPEN, WAIT(2999), NOOUT,
+	CTR(EWYK_TCP_KEEPALIVE_PROBES, 0), WAIT(2), OUT(F_ACK, 0, 1),
 	CTR(EWYK_TCP_KEEPALIVE_PROBES, 1), END };
 
 /* ... and when data moves that timer past the idle deadline (here
  * keepalive_ms 1.1 s, the RTO 200 ms from 950 ms), the idle timer is armed
  * then: the probe goes at 1.1 s, not at the RTO. */
-static const struct step s_keepalive_lazy_moved[] = { PASSIVE_OPEN,
-	WAIT(950), SEND(100), OUT(F_ACK | F_PSH, 1, 1, .len = 100), WAIT(149),
-	NOOUT, WAIT(2), OUT(F_ACK, 0, 1), CTR(EWYK_TCP_KEEPALIVE_PROBES, 1),
+static const struct step s_keepalive_lazy_moved[] = { PASSIVE_OPEN, WAIT(950),
+	SEND(100), OUT(F_ACK | F_PSH, 1, 1, .len = 100), WAIT(149), NOOUT,
+	WAIT(2), OUT(F_ACK, 0, 1), CTR(EWYK_TCP_KEEPALIVE_PROBES, 1),
 	CTR(EWYK_TCP_RTO, 0), END };
 
 /*
