@@ -42,7 +42,9 @@ http_conn_release(struct ewyk_http_conn *c)
 		0; /* a respond() from the callback: -EINVAL, no 2nd release */
 	http_conn_done(c, 1);
 
-	ewyk_twheel_cancel(s->conf.wheel, &c->tmr);
+	/* The node stays on the wheel, parked (tmo_cb() ignores it): the
+	 * next connection of this slot moves it instead of arming it
+	 * afresh; ewyk_http_server_free() takes off what is left. */
 	c->tmo = HT_NONE;
 	/* TCP has let go of the connection: its budgets no longer count rx */
 	rte_pktmbuf_free(c->rx);
@@ -134,10 +136,15 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 	struct ewyk_http_conn *c = arg;
 	uint8_t kind = c->tmo;
 
-	RTE_SET_USED(t);
 	/* Stopped since it was armed (timer_stop() leaves it pending). */
 	if (kind == HT_NONE)
 		return;
+	/* Armed for a later deadline while pending for this earlier one
+	 * (timer_at()): go on to the deadline. */
+	if (ewyk_twheel_now(w) < c->tmo_due) {
+		ewyk_twheel_rearm(w, t, c->tmo_due);
+		return;
+	}
 	c->tmo = HT_NONE;
 	http_slots_busy(c);
 	switch (kind) {
@@ -174,15 +181,28 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 	}
 }
 
+/*
+ * One wheel node per connection carries whichever timeout runs. A node
+ * still pending (parked by timer_stop() or by the slot's previous
+ * connection) that comes up no later than the new deadline is left where
+ * it is: tmo_cb() moves it on to tmo_due when it fires early. So the idle
+ * timer after a response, the header timer of a connection that follows
+ * another on its slot, cost no wheel operation; an earlier deadline moves
+ * the node, and arm() runs only the first time.
+ */
 static void
 timer_at(struct ewyk_http_conn *c, enum http_tmo kind, uint64_t when)
 {
+	struct ewyk_twheel *w = c->srv->conf.wheel;
+
 	http_slots_timer(c, kind); /* idle or not */
 	c->tmo = (uint8_t)kind;
-	/* O(1) for a later expiry than the pending one (the usual case: an
-	 * idle timer after a request); arm() only the first time. */
-	if (ewyk_twheel_rearm(c->srv->conf.wheel, &c->tmr, when) != 0)
-		ewyk_twheel_arm(c->srv->conf.wheel, &c->tmr, when, tmo_cb, c);
+	c->tmo_due = when;
+	if (ewyk_twheel_pending(&c->tmr) &&
+		ewyk_twheel_due_by(w, &c->tmr) <= when)
+		return;
+	if (ewyk_twheel_rearm(w, &c->tmr, when) != 0)
+		ewyk_twheel_arm(w, &c->tmr, when, tmo_cb, c);
 }
 
 void

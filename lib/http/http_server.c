@@ -92,10 +92,14 @@ ewyk_http_server_free(struct ewyk_http_server *s)
 		uint32_t i;
 
 		for (i = 0; i < s->conf.max_conns; i++) {
-			if (!s->conns[i].used)
-				continue;
-			http_conn_abort(&s->conns[i]);
-			http_conn_release(&s->conns[i]);
+			if (s->conns[i].used) {
+				http_conn_abort(&s->conns[i]);
+				http_conn_release(&s->conns[i]);
+			}
+			/* Released slots leave their node parked. */
+			if (ewyk_twheel_pending(&s->conns[i].tmr))
+				ewyk_twheel_cancel(s->conf.wheel,
+					&s->conns[i].tmr);
 		}
 	}
 	http_slots_free(s);

@@ -454,7 +454,7 @@ tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 		if (wnd > c->max_snd_wnd)
 			c->max_snd_wnd = wnd;
 		if (wnd > 0 && c->rtx_kind == TCP_RTX_PERSIST)
-			tcp_timer_rtx_stop(c);
+			tcp_timer_rtx_park(c);
 	}
 	if (c->snd_wnd == 0) {
 		c->retries = 0;       /* the peer is alive, just full */

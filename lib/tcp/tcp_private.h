@@ -221,7 +221,10 @@ struct ewyk_tcp_conn {
 		tx_wait : 1,     /* in the context's TX wait set (txw) */
 		out_pending : 1, /* data queued while busy: output on unhold */
 		/* timer sends a full TX held back (tcp_txw.c): run on resume */
-		tlp_owed : 1, persist_owed : 1, ka_owed : 1;
+		tlp_owed : 1, persist_owed : 1, ka_owed : 1,
+		/* the idle timer rides on the parked rtx timer: armed on
+		 * misc when that one comes up (tcp_keepalive_start) */
+		ka_lazy : 1;
 	uint8_t rtx_kind;  /* enum tcp_rtx_kind */
 	uint8_t misc_kind; /* enum tcp_misc_kind */
 	uint8_t tmr_used;  /* bit per timer: armed once on the wheel */
@@ -584,6 +587,8 @@ void tcp_timer_misc_stop(struct ewyk_tcp_conn *c);
 void tcp_timer_stop_all(struct ewyk_tcp_conn *c);
 void tcp_enter_time_wait(struct ewyk_tcp_conn *c);
 void tcp_keepalive_arm(struct ewyk_tcp_conn *c);
+/* At establishment: the idle timer, armed now or left to the rtx timer. */
+void tcp_keepalive_start(struct ewyk_tcp_conn *c);
 void tcp_timer_owed(struct ewyk_tcp_conn *c);
 
 /* tcp_stats.c */

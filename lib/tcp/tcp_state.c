@@ -142,7 +142,9 @@ tcp_establish(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 	c->rtt_timing = 0;
 	c->retries = 0;
 	c->backoff = 0;
-	tcp_timer_rtx_stop(c);
+	/* Parked, not cancelled: the first send moves it on in O(1), and
+	 * meanwhile it carries the idle timer (tcp_keepalive_start). */
+	tcp_timer_rtx_park(c);
 	if (c->in_syn_count && c->listener != NULL)
 		c->listener->syn_count--;
 	c->in_syn_count = 0;
@@ -150,7 +152,7 @@ tcp_establish(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 	c->est_once = 1;
 	tcp_ctr_inc(t, EWYK_TCP_ESTABLISHED_CONNS);
 	rx_alive(c);
-	tcp_keepalive_arm(c);
+	tcp_keepalive_start(c);
 	return tcp_notify_established(c);
 }
 

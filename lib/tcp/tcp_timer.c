@@ -6,6 +6,13 @@
  *           zero-window persist (RFC 9293 3.8.6.1);
  *   delack  delayed ACK (RFC 9293 3.8.6.3);
  *   misc    TIME-WAIT (2MSL), FIN-WAIT-2 limit, keep-alive (RFC 9293 3.8.4).
+ *
+ * From establishment the rtx node stays on the wheel (parked when nothing
+ * is outstanding) until TIME-WAIT or the end. While it is due no later
+ * than the idle deadline, it carries the idle timer (ka_lazy): the misc
+ * node is armed for keep-alive only when rtx comes up, or is moved past
+ * that deadline. A connection that carries one request and closes within
+ * its first RTO never arms the misc node.
  */
 
 #include "tcp_private.h"
@@ -49,13 +56,25 @@ static void delack_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm,
 static void misc_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm,
 	void *arg);
 
+static uint64_t idle_deadline(const struct ewyk_tcp_conn *c);
+
+/* The rtx node moves to @p expiry, its callback rtx_cb(). */
+static void
+rtx_set(struct ewyk_tcp_conn *c, uint64_t expiry)
+{
+	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, expiry, rtx_cb);
+	/* Past the idle deadline it no longer carries the idle timer. */
+	if (unlikely(c->ka_lazy) && expiry > idle_deadline(c))
+		tcp_keepalive_arm(c);
+}
+
 void
 tcp_timer_rto_arm(struct ewyk_tcp_conn *c)
 {
 	c->tlp_owed = 0; /* re-armed: what was owed is superseded */
 	c->persist_owed = 0;
 	c->rtx_kind = TCP_RTX_RTO;
-	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, c->tcp->now + rto_cyc(c), rtx_cb);
+	rtx_set(c, c->tcp->now + rto_cyc(c));
 }
 
 void
@@ -95,8 +114,7 @@ tcp_timer_xmit_arm(struct ewyk_tcp_conn *c)
 	c->tlp_owed = 0;
 	c->persist_owed = 0;
 	c->rtx_kind = TCP_RTX_TLP;
-	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, t->now + pto_us * t->cyc_us,
-		rtx_cb);
+	rtx_set(c, t->now + pto_us * t->cyc_us);
 }
 
 void
@@ -111,8 +129,7 @@ tcp_timer_persist_arm(struct ewyk_tcp_conn *c)
 	c->tlp_owed = 0;
 	c->persist_owed = 0;
 	c->rtx_kind = TCP_RTX_PERSIST;
-	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, t->now + tcp_ms_to_cyc(t, ms),
-		rtx_cb);
+	rtx_set(c, t->now + tcp_ms_to_cyc(t, ms));
 }
 
 void
@@ -121,6 +138,8 @@ tcp_timer_rtx_stop(struct ewyk_tcp_conn *c)
 	c->tlp_owed = 0;
 	c->persist_owed = 0;
 	c->rtx_kind = TCP_RTX_NONE;
+	/* Only TIME-WAIT and the end stop it: no idle timer there. */
+	c->ka_lazy = 0;
 	tmr_stop(c, &c->rtx_tmr);
 }
 
@@ -162,6 +181,7 @@ tcp_timer_misc_arm(struct ewyk_tcp_conn *c, enum tcp_misc_kind k,
 	uint64_t expiry)
 {
 	c->ka_owed = 0;
+	c->ka_lazy = 0; /* misc armed: keep-alive or what replaces it */
 	c->misc_kind = (uint8_t)k;
 	tmr_set(c, &c->misc_tmr, TCP_TMR_MISC, expiry, misc_cb);
 }
@@ -207,8 +227,31 @@ tcp_keepalive_arm(struct ewyk_tcp_conn *c)
 {
 	uint64_t d = idle_deadline(c);
 
+	c->ka_lazy = 0;
 	if (d != UINT64_MAX)
 		tcp_timer_misc_arm(c, TCP_MISC_KEEPALIVE, d);
+}
+
+/*
+ * Established (rtx parked): the idle timer is armed on misc only if the
+ * rtx node, when it comes up, would be too late for it (or is not on the
+ * wheel: a SYN cookie's connection). Otherwise rtx_cb() arms it then, or
+ * rtx_set() when the node moves past the deadline; the idle deadline only
+ * moves later (last_rx_tsc grows), so the check made now stays safe.
+ */
+void
+tcp_keepalive_start(struct ewyk_tcp_conn *c)
+{
+	uint64_t d = idle_deadline(c);
+
+	if (d == UINT64_MAX)
+		return;
+	if (ewyk_twheel_pending(&c->rtx_tmr) &&
+		ewyk_twheel_due_by(c->tcp->wheel, &c->rtx_tmr) <= d) {
+		c->ka_lazy = 1;
+		return;
+	}
+	tcp_timer_misc_arm(c, TCP_MISC_KEEPALIVE, d);
 }
 
 void
@@ -438,6 +481,8 @@ rtx_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
 	uint8_t kind = c->rtx_kind;
 
 	c->tcp->now = ewyk_twheel_now(w);
+	if (c->ka_lazy)
+		tcp_keepalive_arm(c); /* the node leaves: misc takes over */
 	if (kind == TCP_RTX_NONE)
 		return; /* parked (tcp_timer_rtx_park): nothing outstanding */
 	c->rtx_kind = TCP_RTX_NONE;

@@ -282,6 +282,23 @@ int ewyk_twheel_arm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 	uint64_t expiry_tsc, ewyk_twheel_cb_t cb, void *arg);
 
 /**
+ * Latest time at which a pending timer comes up: its expiry rounded up to
+ * a tick, or, for a node that slack placed in a later slot, that slot's
+ * start. A caller that multiplexes several deadlines over one node can
+ * leave the node where it is for any deadline at or after this time, and
+ * move it on when it comes up early.
+ *
+ * @param w
+ *   The wheel.
+ * @param t
+ *   A pending node (ewyk_twheel_pending()).
+ * @return
+ *   TSC cycles; UINT64_MAX for a node that is not pending.
+ */
+uint64_t ewyk_twheel_due_by(const struct ewyk_twheel *w,
+	const struct ewyk_twheel_timer *t);
+
+/**
  * Change a timer's expiry, keeping its callback and argument. If the timer
  * is idle (it fired or was cancelled) it is armed again. O(1): a later
  * expiry is only stored (the timer is re-placed lazily when the slot it

@@ -351,6 +351,26 @@ ewyk_twheel_rearm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 	return 0;
 }
 
+uint64_t
+ewyk_twheel_due_by(const struct ewyk_twheel *w,
+	const struct ewyk_twheel_timer *t)
+{
+	uint64_t tick;
+	unsigned int rl;
+
+	if (w == NULL || t == NULL || t->pprev == NULL)
+		return UINT64_MAX;
+	tick = tw_tick(t);
+	rl = (t->word & TW_RLVL_MASK) >> TW_RLVL_SHIFT;
+	if (rl != 0) {
+		/* Placed with slack in the slot starting just after it. */
+		uint64_t g = UINT64_C(1) << (rl * LVL_BITS);
+
+		tick = (tick + g - 1) & ~(g - 1);
+	}
+	return tw_tick_to_tsc(w, tick);
+}
+
 int
 ewyk_twheel_cancel(struct ewyk_twheel *w, struct ewyk_twheel_timer *t)
 {

@@ -161,6 +161,23 @@ static const struct step s_keepalive_forged[] = { PASSIVE_OPEN, WAIT(900),
 	OUT(F_ACK, 0, 1), CTR(EWYK_TCP_KEEPALIVE_PROBES, 1), END };
 
 /*
+ * The idle timer rides on the parked retransmission timer (due 1 s after
+ * the SYN-ACK) and is armed on its own only when that one comes up: the
+ * probe still goes at keepalive_ms (here 3 s), not before.
+ */
+static const struct step s_keepalive_lazy[] = { PASSIVE_OPEN, WAIT(2999), NOOUT,
+	CTR(EWYK_TCP_KEEPALIVE_PROBES, 0), WAIT(2), OUT(F_ACK, 0, 1),
+	CTR(EWYK_TCP_KEEPALIVE_PROBES, 1), END };
+
+/* ... and when data moves that timer past the idle deadline (here
+ * keepalive_ms 1.1 s, the RTO 200 ms from 950 ms), the idle timer is armed
+ * then: the probe goes at 1.1 s, not at the RTO. */
+static const struct step s_keepalive_lazy_moved[] = { PASSIVE_OPEN, WAIT(950),
+	SEND(100), OUT(F_ACK | F_PSH, 1, 1, .len = 100), WAIT(149), NOOUT,
+	WAIT(2), OUT(F_ACK, 0, 1), CTR(EWYK_TCP_KEEPALIVE_PROBES, 1),
+	CTR(EWYK_TCP_RTO, 0), END };
+
+/*
  * orphan_timeout_ms (here 3 s): the application closed with data queued
  * and the peer answers every probe with a zero window. Its ACKs reset
  * the retry count; the orphan limit still gives the connection up.
@@ -488,6 +505,8 @@ const struct script tcp_hard_scripts[] = {
 	SC(cookie_wrap, .backlog = 1),
 	SC(idle_timeout, .idle_ms = 5000),
 	SC(keepalive_forged, .keepalive_ms = 1000),
+	SC(keepalive_lazy, .keepalive_ms = 3000),
+	SC(keepalive_lazy_moved, .keepalive_ms = 1100),
 	SC(orphan_zero_window, .orphan_ms = 3000),
 	SC(persist_give_up, .persist_ms = 2000),
 	SC(per_source_limit, .per_src = 2),

@@ -391,6 +391,62 @@ test_timeouts(void **state)
 	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
 }
 
+/*
+ * One wheel node per connection slot carries its timeouts, and stays on
+ * the wheel when the slot is released: a node due before the deadline
+ * now wanted is left in place and moved on when it comes up. Each
+ * timeout still fires at its own deadline, not before.
+ */
+static void
+test_timeouts_reused_slot(void **state)
+{
+	struct cli *cl;
+	size_t off = 0;
+	struct resp r;
+
+	RTE_SET_USED(state);
+	/* Answered and closed: the slot's node stays parked, due at the
+	 * first connection's header deadline. */
+	cl = cli_open(0);
+	cli_sends(cl, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+	r = wait_resp(cl, &off, false);
+	assert_int_equal(r.status, 200);
+	ewyk_tcp_close(cl->c);
+	RUN_UNTIL(ewyk_http_server_conns(W.srv) == 0, 300);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
+	RUN_UNTIL(false, 500);
+	/* The next connection takes the slot: its header timer fires 1 s
+	 * after its accept, after the parked node came up. */
+	cl = cli_open(1);
+	off = 0;
+	cli_sends(cl, "GET / HTTP/1.1\r\nHo");
+	RUN_UNTIL(cl->eof, 850);
+	assert_false(cl->eof);
+	assert_int_equal(ctr(EWYK_HTTP_C_TIMEOUT_HEADER), 0);
+	RUN_UNTIL(cl->eof, 500);
+	assert_true(cl->eof);
+	r = wait_resp(cl, &off, false);
+	assert_int_equal(r.status, 408);
+	assert_int_equal(ctr(EWYK_HTTP_C_TIMEOUT_HEADER), 1);
+	ewyk_tcp_close(cl->c);
+	RUN_UNTIL(ewyk_http_server_conns(W.srv) == 0, 300);
+	/* Answered: the idle timer (2 s) rides on the node armed for the
+	 * header deadline (1 s) and fires at 2 s. */
+	cl = cli_open(2);
+	off = 0;
+	cli_sends(cl, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+	r = wait_resp(cl, &off, false);
+	assert_int_equal(r.status, 200);
+	RUN_UNTIL(cl->eof, 1500);
+	assert_false(cl->eof);
+	assert_int_equal(ctr(EWYK_HTTP_C_TIMEOUT_IDLE), 0);
+	RUN_UNTIL(cl->eof, 1000);
+	assert_true(cl->eof);
+	assert_int_equal(ctr(EWYK_HTTP_C_TIMEOUT_IDLE), 1);
+	RUN_UNTIL(false, 300);
+	assert_int_equal(ewyk_http_server_conns(W.srv), 0);
+}
+
 static void
 test_exhaustion(void **state)
 {
@@ -567,6 +623,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_malformed, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_timeouts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeouts_reused_slot,
+			setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exhaustion, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_prometheus, setup,

@@ -113,10 +113,15 @@ test_arm_cancel_errors(void **state)
 		-EINVAL);
 	assert_int_equal(ewyk_twheel_rearm(w, &t, START + T), -EINVAL);
 	assert_int_equal(ewyk_twheel_cancel(w, &t), -ENOENT);
+	assert_true(ewyk_twheel_due_by(w, &t) == UINT64_MAX);
 	assert_int_equal(ewyk_twheel_arm(w, &t, START + 10 * T, rec_cb, &x), 0);
 	assert_true(ewyk_twheel_pending(&t));
 	assert_int_equal(ewyk_twheel_count(w), 1);
 	assert_int_equal(ewyk_twheel_timer_expiry(w, &t), START + 10 * T);
+	/* it comes up at its expiry at the latest, also once moved later */
+	assert_int_equal(ewyk_twheel_due_by(w, &t), START + 10 * T);
+	assert_int_equal(ewyk_twheel_rearm(w, &t, START + 12 * T), 0);
+	assert_int_equal(ewyk_twheel_due_by(w, &t), START + 12 * T);
 	/* arm on a pending timer moves it */
 	assert_int_equal(ewyk_twheel_arm(w, &t, START + 5 * T, rec_cb, &x), 0);
 	assert_int_equal(ewyk_twheel_count(w), 1);
@@ -124,13 +129,14 @@ test_arm_cancel_errors(void **state)
 	assert_int_equal(ewyk_twheel_cancel(w, &t), 0);
 	assert_int_equal(ewyk_twheel_cancel(w, &t), -ENOENT);
 	assert_false(ewyk_twheel_pending(&t));
+	assert_true(ewyk_twheel_due_by(w, &t) == UINT64_MAX);
 	assert_int_equal(ewyk_twheel_count(w), 0);
 	/* rearm of an idle, once-armed timer arms it again */
 	assert_int_equal(ewyk_twheel_rearm(w, &t, START + 3 * T), 0);
 	assert_true(ewyk_twheel_pending(&t));
 	assert_int_equal(ewyk_twheel_stats_get(w, &st), 0);
 	assert_int_equal(st.armed, 2);
-	assert_int_equal(st.rearmed, 1);
+	assert_int_equal(st.rearmed, 2);
 	assert_int_equal(st.cancelled, 1);
 	assert_int_equal(st.pending, 1);
 	assert_int_equal(ewyk_twheel_stats_get(w, NULL), -EINVAL);
