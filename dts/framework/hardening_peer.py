@@ -278,11 +278,16 @@ elif mode in ("blind", "ooo"):
         # (RFC 5961 3.2: in the window but not RCV.NXT: challenged, never
         # obeyed). The sweep below alone may miss a window that is small or
         # moving on a loaded machine; these make the challenge certain.
-        aimed, deadline = 0, time.monotonic() + 5
+        # The caller starts the flow once this tool says "ready" (its
+        # imports and capture socket done: on a loaded machine they took
+        # longer than a whole paced transfer), so the wait for the flow's
+        # first segment has a generous deadline.
+        aimed, deadline = 0, time.monotonic() + 60
         sniff = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
                               socket.htons(0x0003))  # ETH_P_ALL
         sniff.bind((iface, 0x0003))
         sniff.settimeout(0.5)
+        print(json.dumps({"ready": True}), flush=True)
         while not aimed and time.monotonic() < deadline:
             try:
                 b = sniff.recv(2048)
@@ -298,6 +303,10 @@ elif mode in ("blind", "ooo"):
             seq = struct.unpack("!I", b[t + 4:t + 8])[0]
             plen = (struct.unpack("!H", b[16:18])[0] - ihl -
                     (b[t + 12] >> 4) * 4)
+            # A data segment only: after the SYN (or a bare ACK) seq + 1
+            # may be RCV.NXT itself, where a RST is obeyed (RFC 5961 3.2).
+            if plen <= 0 or b[t + 13] & 0x02:
+                continue
             for off in (1, 1001):
                 raw.send(frame(0x04, (seq + plen + off) & 0xffffffff, 0))
                 aimed += 1

@@ -115,6 +115,21 @@ class TestSuite_hardening(TestSuite):
              PY, self.peer_py] + [str(a) for a in args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
+    def _spawn_blind(self, port, sport):
+        """The blind injector against (port, sport), started and ready
+        (imported, its capture socket open) before the flow it aims at is:
+        it waits for the flow's first segment, then injects."""
+        # Not pinned beside the flow's client (_spawn): unpinned, as when
+        # it ran in the foreground.
+        p = subprocess.Popen(
+            ["ip", "netns", "exec", self.tb.ns_peer, PY, self.peer_py,
+             "blind", self.tb.if_peer, self.ewyk_mac, self.peer_mac,
+             EWYK_IP, PEER_IP, str(port), str(sport), "5000"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = p.stdout.readline()
+        assert json.loads(line).get("ready"), (line, p.stderr.read())
+        return p
+
     @staticmethod
     def _join(p, timeout=180):
         out, err = p.communicate(timeout=timeout)
@@ -216,11 +231,10 @@ class TestSuite_hardening(TestSuite):
         app = self.app
         t0 = app.tcp_stats()
         sport = 45123
+        inj = self._spawn_blind(PORT, sport)
         xfer = self._spawn("transfer", EWYK_IP, PORT, sport, 4000000, 8)
-        time.sleep(0.5)
-        inj = self._peer("blind", self.tb.if_peer, self.ewyk_mac,
-                         self.peer_mac, EWYK_IP, PEER_IP, PORT, sport, 5000)
         r = self._join(xfer)
+        inj = self._join(inj)
         t1 = app.tcp_stats()
         d = counter_delta(t0, t1)
         print(f"blind: injected {inj}, transfer {r}, counters {d}")
@@ -323,12 +337,10 @@ class TestSuite_hardening(TestSuite):
         app = self.app
         t0 = app.tcp_stats()
         sport = 45124
+        inj = self._spawn_blind(HTTP_PORT, sport)
         dl = self._spawn("download", EWYK_IP, HTTP_PORT, sport, 40000000, 8)
-        time.sleep(0.5)
-        inj = self._peer("blind", self.tb.if_peer, self.ewyk_mac,
-                         self.peer_mac, EWYK_IP, PEER_IP, HTTP_PORT, sport,
-                         5000)
         r = self._join(dl)
+        inj = self._join(inj)
         t1 = app.tcp_stats()
         d = counter_delta(t0, t1)
         print(f"blind at HTTP: injected {inj}, download {r}, counters {d}")

@@ -410,11 +410,15 @@ class TestSuite_l3_vlan(TestSuite):
         self.ewyk_mac = m.group(1).lower()
         self.peer_mac = self.tb.peer_mac()
 
-    def _send(self, frames, bpf):
+    def _send(self, frames, bpf, expect=None):
+        # expect: the number of answers awaited (up to scapy_peer's
+        # deadline), then 0.7 s more in which any extra one is counted.
         hexes = " ".join(bytes(f).hex() for f in frames)
+        opt = "" if expect is None else f"--expect {expect} "
         out = self.tb.node.run(
-            f"{sys.executable} {SCAPY_PEER} {self.tb.if_peer} 0.7 '{bpf}' {hexes}",
-            ns=self.tb.ns_peer, timeout=60).stdout
+            f"{sys.executable} {SCAPY_PEER} {opt}{self.tb.if_peer} 0.7 "
+            f"'{bpf}' {hexes}",
+            ns=self.tb.ns_peer, timeout=90).stdout
         return json.loads(out)
 
     def test_tagged_arp_and_ping(self):
@@ -423,12 +427,12 @@ class TestSuite_l3_vlan(TestSuite):
             op=1, hwsrc=self.peer_mac, psrc=PEER_IP, pdst=EWYK_IP)
         # (A BPF "vlan 100" misses tags the receiving kernel moved to
         # metadata; match on the source and read the tag from the decode.)
-        res = self._send([arp], f"ether src {self.ewyk_mac}")
+        res = self._send([arp], f"ether src {self.ewyk_mac}", expect=1)
         assert res["matched"] == 1, res
         assert res["summaries"][0].startswith("Ether / Dot1Q / ARP is at"), res
         echoes = [eth / Dot1Q(vlan=100) / IP(src=PEER_IP, dst=EWYK_IP) /
                   ICMP(id=TEST_ID, seq=i) / Raw(b"v" * 100) for i in range(5)]
-        res = self._send(echoes, f"ether src {self.ewyk_mac}")
+        res = self._send(echoes, f"ether src {self.ewyk_mac}", expect=5)
         assert res["matched"] == 5, res
         assert all(x.startswith("Ether / Dot1Q / IP / ICMP 198.18.0.2 > 198.18.0.1 echo-reply")
                    for x in res["summaries"]), res

@@ -222,8 +222,11 @@ int ewyk_net_nd_confirm(struct ewyk_net_shard *s, uint16_t port,
 /**
  * The path MTU towards @p dst through port index @p port, for the layer
  * above (e.g. TCP's MSS): the port's MTU, lowered by packet-too-big
- * messages received for that destination (RFC 8201), never below 1280.
- * A lowered value is forgotten after 10 minutes.
+ * messages received on that port for that destination (RFC 8201), never
+ * below 1280. The table is keyed by (port, destination) like the
+ * neighbour cache: a packet-too-big received on one port leaves the path
+ * through another port to the same destination alone. A lowered value is
+ * forgotten after 10 minutes.
  *
  * @param s     shard (token holder only)
  * @param port  port index

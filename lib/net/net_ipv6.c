@@ -2,8 +2,8 @@
 /*
  * IPv6 (RFC 8200): input with a bounded walk of the extension headers,
  * ICMPv6 (RFC 4443): echo replies, the errors we send (rate-limited) and
- * packet-too-big (the per-destination path MTU table is net_pmtu.c, RFC
- * 8201), and output.
+ * packet-too-big (the path MTU table, per port and destination, is
+ * net_pmtu.c, RFC 8201), and output.
  * Neighbour discovery is in net_nd.c.
  *
  * IPv6 is off on a port until it has an address (ewyk_net_port_add_ip6()):
@@ -394,7 +394,7 @@ net_icmp6_ptb(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 		net_drop(s, m, EWYK_NET_DROP_ICMP6_PTB);
 		return;
 	}
-	net_pmtu_update(s, in->dst_addr, mtu, s->now);
+	net_pmtu_update(s, port, in->dst_addr, mtu, s->now);
 	if (!from_inbox) {
 		net_ctr_add(s, EWYK_NET_ICMP6_PTB_RX, 1);
 		net_share(s, port, m);

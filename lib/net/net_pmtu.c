@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The IPv6 path MTU table (RFC 8201): per shard, NET_PMTU_ENTRIES
- * destinations whose MTU a packet-too-big lowered (net_ipv6.c takes the
- * message), open-addressed under the per-boot key over NET_PMTU_PROBE
- * slots, each forgotten NET_PMTU_EXPIRE_S after its last lowering. A
- * generation moves with every change so that TCP looks again only then.
+ * (port, destination) pairs whose MTU a packet-too-big lowered (net_ipv6.c
+ * takes the message), open-addressed under the per-boot key over
+ * NET_PMTU_PROBE slots, each forgotten NET_PMTU_EXPIRE_S after its last
+ * lowering. Keyed by port like the neighbour cache: a destination reached
+ * through two ports has two paths, and a packet-too-big received on one
+ * port says nothing about the other. A generation moves with every change
+ * so that TCP looks again only then.
  */
 
 #include <string.h>
@@ -15,41 +18,45 @@
 #include "net_private.h"
 
 static inline uint32_t
-pmtu_hash(const struct ewyk_net_shard *s, const uint8_t a[16])
+pmtu_hash(const struct ewyk_net_shard *s, uint16_t port, const uint8_t a[16])
 {
-	uint32_t w[4];
+	uint32_t w[5];
 
 	memcpy(w, a, 16);
-	return (uint32_t)ewyk_siphash13(s->net->arp_k0, s->net->arp_k1, w, 4);
+	w[4] = port;
+	return (uint32_t)ewyk_siphash13(s->net->arp_k0, s->net->arp_k1, w, 5);
 }
 
 static struct net_pmtu_entry *
-pmtu_find(struct ewyk_net_shard *s, const uint8_t a[16], uint64_t now)
+pmtu_find(struct ewyk_net_shard *s, uint16_t port, const uint8_t a[16],
+	uint64_t now)
 {
-	uint32_t h = pmtu_hash(s, a);
+	uint32_t h = pmtu_hash(s, port, a);
 	unsigned int i;
 
 	for (i = 0; i < NET_PMTU_PROBE; i++) {
 		struct net_pmtu_entry *e = &s->pmtu[(h + i) % NET_PMTU_ENTRIES];
 
-		if (e->mtu != 0 && now < e->expire && memcmp(e->ip, a, 16) == 0)
+		if (e->mtu != 0 && now < e->expire && e->port == port &&
+			memcmp(e->ip, a, 16) == 0)
 			return e;
 	}
 	return NULL;
 }
 
-/* Lower the path MTU towards dst (the caller floors mtu at 1280). When
- * the probe window is full, the entry that expires first makes room. */
+/* Lower the path MTU towards dst through port (the caller floors mtu at
+ * 1280). When the probe window is full, the entry that expires first
+ * makes room. */
 void
-net_pmtu_update(struct ewyk_net_shard *s, const uint8_t dst[16], uint32_t mtu,
-	uint64_t now)
+net_pmtu_update(struct ewyk_net_shard *s, uint16_t port, const uint8_t dst[16],
+	uint32_t mtu, uint64_t now)
 {
-	struct net_pmtu_entry *e = pmtu_find(s, dst, now);
+	struct net_pmtu_entry *e = pmtu_find(s, port, dst, now);
 	uint32_t h;
 	unsigned int i;
 
 	if (e == NULL) {
-		h = pmtu_hash(s, dst);
+		h = pmtu_hash(s, port, dst);
 		for (i = 0; i < NET_PMTU_PROBE; i++) {
 			struct net_pmtu_entry *c =
 				&s->pmtu[(h + i) % NET_PMTU_ENTRIES];
@@ -62,6 +69,7 @@ net_pmtu_update(struct ewyk_net_shard *s, const uint8_t dst[16], uint32_t mtu,
 				e = c;
 		}
 		memcpy(e->ip, dst, 16);
+		e->port = port;
 	}
 	if (e->mtu == 0)
 		s->pmtu_live++;
@@ -120,7 +128,7 @@ ewyk_net_pmtu6(struct ewyk_net_shard *s, uint16_t port, const uint8_t dst[16])
 	 * over IPv6 comes this way). */
 	if (likely(s->pmtu_live == 0))
 		return mtu;
-	e = pmtu_find(s, dst, s->now);
+	e = pmtu_find(s, port, dst, s->now);
 	if (e != NULL && e->mtu < mtu)
 		mtu = e->mtu;
 	return mtu;

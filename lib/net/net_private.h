@@ -199,9 +199,11 @@ struct net_nd_entry {
 	uint64_t deadline; /* see enum net_nd_state */
 };
 
-/** Path MTU entry: a destination whose MTU a packet-too-big lowered. */
+/** Path MTU entry: a destination, through one port, whose MTU a
+ * packet-too-big received on that port lowered. */
 struct net_pmtu_entry {
 	uint8_t ip[16];
+	uint16_t port;
 	uint16_t mtu; /* 0: free */
 	uint64_t expire;
 };
@@ -342,8 +344,8 @@ void net_ip6_solnode(const uint8_t a[16], uint8_t out[16]);
 void net_ip6_mcast_mac(const uint8_t a[16], struct rte_ether_addr *mac);
 void net_ip6_hdr_fill(struct rte_ipv6_hdr *ip, uint16_t plen, uint8_t proto,
 	uint8_t hlim, const uint8_t src[16], const uint8_t dst[16]);
-void net_pmtu_update(struct ewyk_net_shard *s, const uint8_t dst[16],
-	uint32_t mtu, uint64_t now);
+void net_pmtu_update(struct ewyk_net_shard *s, uint16_t port,
+	const uint8_t dst[16], uint32_t mtu, uint64_t now);
 
 /* net_nd.c */
 void net_nd_input(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,

@@ -88,6 +88,8 @@ void test_arp_per_port_output(void **state);
 void test_arp_per_port_claim(void **state);
 void test_nd_per_port_output(void **state);
 void test_nd_per_port_override(void **state);
+void test_pmtu_per_port(void **state);
+void test_pmtu_bound(void **state);
 /* test_net_output6.c (after them: it sets port 0's router) */
 void test_ip6_output_template(void **state);
 /* test_net_hardening.c */

@@ -315,6 +315,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_arp_per_port_claim),
 		cmocka_unit_test(test_nd_per_port_output),
 		cmocka_unit_test(test_nd_per_port_override),
+		cmocka_unit_test(test_pmtu_per_port),
+		cmocka_unit_test(test_pmtu_bound),
 		cmocka_unit_test(test_ip6_output_template),
 	};
 

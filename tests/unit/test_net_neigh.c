@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Neighbours are per port, run by test_net.c's main (last: they give
- * port 1 an IPv6 address and re-address it for IPv4). Both ports are made
- * to share a default router address — 10.0.0.254 on one /16 for IPv4,
- * fe80::1 for IPv6 — behind which sit two different routers, one per
- * link. Each port's off-link traffic must leave on that port for its own
+ * Neighbours and path MTUs are per port, run by test_net.c's main (last:
+ * they give port 1 an IPv6 address and re-address it for IPv4). Both
+ * ports are made to share a default router address — 10.0.0.254 on one
+ * /16 for IPv4, fe80::1 for IPv6 — behind which sit two different routers,
+ * one per link. Each port's off-link traffic must leave on that port for its own
  * router, and what a host on one link says (a gratuitous ARP, an
  * overriding NA, an NS) must not move the other port's traffic.
  */
@@ -25,6 +25,7 @@
 #include <rte_udp.h>
 
 #include <ewyk_net.h>
+#include "ewyk_siphash.h"
 #include "net_private.h"
 
 #include "test_common.h"
@@ -383,5 +384,240 @@ test_nd_per_port_override(void **state)
 	assert_int_equal(ewyk_net_nd_lookup(sh[1], 1, gw6, &mac), 0);
 	assert_true(rte_is_same_ether_addr(&mac, &rogue));
 	assert_int_equal(ewyk_net_nd_lookup(sh[1], 0, gw6, &mac), -ENOENT);
+	drain_all();
+}
+
+/* A packet-too-big from @from, received on @port, about a datagram we sent
+ * from @src to @dst: the path MTU is @mtu. */
+static void
+ptb_on(uint16_t port, const uint8_t from[16], const uint8_t to[16],
+	const uint8_t src[16], const uint8_t dst[16], uint16_t mtu)
+{
+	uint8_t inner[64], icmp[128], pkt[256], udp[8] = { 0 };
+	uint16_t il, n;
+
+	il = ip6_build(inner, src, dst, IPPROTO_UDP, 64, NULL, 0, udp, 8);
+	memset(icmp, 0, 8);
+	icmp[0] = 2;
+	icmp[6] = (uint8_t)(mtu >> 8);
+	icmp[7] = (uint8_t)(mtu & 0xff);
+	memcpy(icmp + 8, inner, il);
+	n = ip6_build(pkt, from, to, 58, 64, NULL, 0, icmp, 8 + il);
+	icmp6_fix((struct rte_ipv6_hdr *)pkt);
+	input(0, port, frame6_on(port, pkt, n));
+}
+
+/* Forget every path MTU (their 10 minutes pass) and check the table is
+ * empty on both shards. */
+static void
+pmtu_forget(void)
+{
+	unsigned int i;
+
+	advance_ms(NET_PMTU_EXPIRE_S * 1000ull + 2000);
+	for (i = 0; i < NB_SHARDS; i++)
+		assert_int_equal(sh[i]->pmtu_live, 0);
+}
+
+/*
+ * The path MTU is per (port, destination), like the neighbour cache: far6
+ * is reached through both ports (each through its own fe80::1), and a
+ * packet-too-big received on one port lowers that port's path only — on
+ * the shard that took it and on the other (its copy keeps the port) —,
+ * never the other port's path MTU nor its traffic.
+ */
+void
+test_pmtu_per_port(void **state)
+{
+	uint16_t mtu0 = net->ports[0].mtu, mtu1 = net->ports[1].mtu;
+	uint64_t b[EWYK_NET_COUNTER_MAX];
+	unsigned int i;
+
+	(void)state;
+	nd_world();
+	assert_int_equal(out6_on(1, ip6_1, far6), 0);
+	ns_for(one_sent(1), 1, gw6);
+	assert_int_equal(ewyk_net_pmtu6(sh[0], 0, far6), mtu0);
+	assert_int_equal(ewyk_net_pmtu6(sh[0], 1, far6), mtu1);
+
+	/* Port 1's router says 1300: port 1's path only, on both shards. */
+	ptb_on(1, gw6, ip6_1, ip6_1, far6, 1300);
+	ewyk_net_poll(sh[1], now);
+	for (i = 0; i < NB_SHARDS; i++) {
+		assert_int_equal(ewyk_net_pmtu6(sh[i], 1, far6), 1300);
+		assert_int_equal(ewyk_net_pmtu6(sh[i], 0, far6), mtu0);
+	}
+	/* Port 0's router says 1400: port 0's path, port 1's stays 1300. */
+	ptb_on(0, gw6, our6, our6, far6, 1400);
+	ewyk_net_poll(sh[1], now);
+	for (i = 0; i < NB_SHARDS; i++) {
+		assert_int_equal(ewyk_net_pmtu6(sh[i], 0, far6), 1400);
+		assert_int_equal(ewyk_net_pmtu6(sh[i], 1, far6), 1300);
+	}
+	/* 1350 on port 1 would lower port 0's path, not port 1's: it is
+	 * compared with the receiving port's path MTU, and dropped. */
+	snap(b);
+	ptb_on(1, gw6, ip6_1, ip6_1, far6, 1350);
+	one_drop(b, EWYK_NET_DROP_ICMP6_PTB, "not lower on its port");
+	assert_int_equal(ewyk_net_pmtu6(sh[0], 0, far6), 1400);
+	assert_int_equal(ewyk_net_pmtu6(sh[0], 1, far6), 1300);
+	/* Each port's output is held to its own path MTU. */
+	{
+		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+		struct rte_udp_hdr *u;
+		uint16_t len = 1400 - 40;
+
+		assert_non_null(m);
+		u = (struct rte_udp_hdr *)rte_pktmbuf_append(m, len);
+		assert_non_null(u);
+		memset(u, 0, len);
+		u->dgram_len = rte_cpu_to_be_16(len);
+		assert_int_equal(ewyk_net_ip6_output(sh[0], m, 0, our6, far6,
+					 IPPROTO_UDP, true),
+			0);
+		sent_to(one_sent(0), &router0);
+		m = rte_pktmbuf_alloc(mp);
+		assert_non_null(m);
+		u = (struct rte_udp_hdr *)rte_pktmbuf_append(m, len);
+		assert_non_null(u);
+		memset(u, 0, len);
+		u->dgram_len = rte_cpu_to_be_16(len);
+		assert_int_equal(ewyk_net_ip6_output(sh[0], m, 1, ip6_1, far6,
+					 IPPROTO_UDP, true),
+			-EMSGSIZE);
+	}
+	none_sent(1);
+	pmtu_forget();
+	assert_int_equal(ewyk_net_pmtu6(sh[0], 0, far6), mtu0);
+	assert_int_equal(ewyk_net_pmtu6(sh[0], 1, far6), mtu1);
+	drain_all();
+}
+
+/* The slot a (port, destination) hashes to first: the table's own hash
+ * (the per-boot key over the address and the port), to fill one probe
+ * window on purpose. */
+static unsigned int
+pmtu_home(uint16_t port, const uint8_t a[16])
+{
+	uint32_t w[5];
+
+	memcpy(w, a, 16);
+	w[4] = port;
+	return (uint32_t)ewyk_siphash13(net->arp_k0, net->arp_k1, w, 5) %
+		NET_PMTU_ENTRIES;
+}
+
+/* Destinations 2001:db8:77::<k> from *k on whose (port, destination)
+ * hashes to @slot; *k moves past the one returned in @a. */
+static void
+pmtu_dst_at(unsigned int slot, uint16_t port, uint8_t a[16], uint32_t *k)
+{
+	static const uint8_t pfx[6] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x77 };
+
+	for (;; (*k)++) {
+		memset(a, 0, 16);
+		memcpy(a, pfx, sizeof(pfx));
+		a[12] = (uint8_t)(*k >> 24);
+		a[13] = (uint8_t)(*k >> 16);
+		a[14] = (uint8_t)(*k >> 8);
+		a[15] = (uint8_t)*k;
+		if (pmtu_home(port, a) == slot) {
+			(*k)++;
+			return;
+		}
+	}
+}
+
+/*
+ * Bound and eviction, with the port in the key: the same destination
+ * through two ports takes two entries; a probe window full of live entries
+ * gives up the one expiring first (and only it) to a new pair; lowering
+ * an entry again takes no new slot; eight times as many pairs as entries
+ * never hold more than the table's entries, and every pair that answers
+ * answers its own value.
+ */
+void
+test_pmtu_bound(void **state)
+{
+	struct ewyk_net_shard *s;
+	uint16_t mtu0 = net->ports[0].mtu, mtu1 = net->ports[1].mtu;
+	uint8_t win[NET_PMTU_PROBE][16], a[16], extra[16];
+	uint16_t pw[NET_PMTU_PROBE];
+	unsigned int i, slot, live;
+	uint32_t k = 1;
+
+	(void)state;
+	drain_all();
+	s = sh[0];
+	pmtu_forget();
+	/* One destination, both ports: two entries, two values. */
+	pmtu_dst_at(5, 0, a, &k);
+	net_pmtu_update(s, 0, a, 1300, s->now);
+	net_pmtu_update(s, 1, a, 1400, s->now);
+	assert_int_equal(s->pmtu_live, 2);
+	assert_int_equal(ewyk_net_pmtu6(s, 0, a), 1300);
+	assert_int_equal(ewyk_net_pmtu6(s, 1, a), 1400);
+	/* Lowered again: the same entry. */
+	net_pmtu_update(s, 1, a, 1350, s->now);
+	assert_int_equal(s->pmtu_live, 2);
+	assert_int_equal(ewyk_net_pmtu6(s, 1, a), 1350);
+	assert_int_equal(ewyk_net_pmtu6(s, 0, a), 1300);
+	pmtu_forget();
+
+	/* A full probe window (pairs of both ports homed on one slot, each
+	 * lowered a tick later than the one before), then one more pair:
+	 * the oldest gives its slot up, the others stay. */
+	slot = 17;
+	for (i = 0; i < NET_PMTU_PROBE; i++) {
+		pw[i] = (uint16_t)(i % 2);
+		pmtu_dst_at(slot, pw[i], win[i], &k);
+		net_pmtu_update(s, pw[i], win[i], 1300 + i, s->now + i);
+	}
+	assert_int_equal(s->pmtu_live, NET_PMTU_PROBE);
+	for (i = 0; i < NET_PMTU_PROBE; i++)
+		assert_int_equal(ewyk_net_pmtu6(s, pw[i], win[i]), 1300 + i);
+	pmtu_dst_at(slot, 1, extra, &k);
+	net_pmtu_update(s, 1, extra, 1290, s->now + NET_PMTU_PROBE);
+	assert_int_equal(ewyk_net_pmtu6(s, 1, extra), 1290);
+	assert_int_equal(ewyk_net_pmtu6(s, pw[0], win[0]),
+		pw[0] == 0 ? mtu0 : mtu1);
+	for (i = 1; i < NET_PMTU_PROBE; i++)
+		assert_int_equal(ewyk_net_pmtu6(s, pw[i], win[i]), 1300 + i);
+	assert_true(s->pmtu_live <= NET_PMTU_ENTRIES);
+	pmtu_forget();
+
+	/* Many more pairs than entries: bounded, and whatever is still
+	 * there is the pair's own value (the MTU encodes the pair). */
+	for (i = 0; i < 8 * NET_PMTU_ENTRIES; i++) {
+		uint16_t port = (uint16_t)(i % 2);
+
+		memset(a, 0, 16);
+		a[0] = 0x20;
+		a[1] = 0x01;
+		a[14] = (uint8_t)((i / 2) >> 8);
+		a[15] = (uint8_t)(i / 2);
+		net_pmtu_update(s, port, a, 1280 + (i % 200), s->now + i);
+		assert_true(s->pmtu_live <= NET_PMTU_ENTRIES);
+		assert_int_equal(ewyk_net_pmtu6(s, port, a), 1280 + (i % 200));
+	}
+	live = 0;
+	for (i = 0; i < 8 * NET_PMTU_ENTRIES; i++) {
+		uint16_t port = (uint16_t)(i % 2);
+		uint16_t got;
+
+		memset(a, 0, 16);
+		a[0] = 0x20;
+		a[1] = 0x01;
+		a[14] = (uint8_t)((i / 2) >> 8);
+		a[15] = (uint8_t)(i / 2);
+		got = ewyk_net_pmtu6(s, port, a);
+		if (got != (port == 0 ? mtu0 : mtu1)) {
+			assert_int_equal(got, 1280 + (i % 200));
+			live++;
+		}
+	}
+	assert_true(live > 0);
+	assert_true(live <= NET_PMTU_ENTRIES);
+	pmtu_forget();
 	drain_all();
 }
