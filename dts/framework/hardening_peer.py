@@ -10,6 +10,14 @@ See TestSuite_hardening's _peer() calls for the modes and their arguments.
 import json, os, random, socket, struct, sys, time
 mode = sys.argv[1]
 
+def progress(stop, tried):
+    # How many tries so far, for a test that waits for enough of them
+    # (STOP.tried; written whole, then renamed).
+    tmp = stop + ".tried.tmp"
+    with open(tmp, "w") as f:
+        f.write(str(tried))
+    os.replace(tmp, stop + ".tried")
+
 def echo_once(host, port, size, timeout):
     data = os.urandom(size)
     try:
@@ -33,6 +41,7 @@ if mode == "client":
     while tried < n and not os.path.exists(stop):
         tried += 1
         ok += echo_once(host, port, 2000, 3.0)
+        progress(stop, tried)
         time.sleep(0.02)
     print(json.dumps({"tried": tried, "ok": ok}))
 
@@ -87,6 +96,7 @@ elif mode == "curl":
                            capture_output=True, text=True)
         codes[r.stdout] = codes.get(r.stdout, 0) + 1
         ok += r.stdout == "200"
+        progress(stop, tried)
         time.sleep(0.02)
     print(json.dumps({"tried": tried, "ok": ok, "codes": codes}))
 
