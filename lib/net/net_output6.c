@@ -16,12 +16,14 @@
 static inline struct net_dc6_entry *
 dc6_slot(struct ewyk_net_shard *s, const uint8_t dst[16])
 {
-	uint32_t w;
+	uint32_t w, x;
 
-	/* The interface identifier's low word: a collision only costs the
+	/* The interface identifier's two words mixed (hosts ::1 of many
+	 * /64s, or many hosts of one, spread): a collision only costs the
 	 * full path, no keyed hash needed. */
-	memcpy(&w, dst + 12, 4);
-	return &s->dc6[(w * 0x9e3779b1u) >> 24];
+	memcpy(&w, dst + 8, 4);
+	memcpy(&x, dst + 12, 4);
+	return &s->dc6[((w ^ x) * 0x9e3779b1u) >> 24];
 }
 
 /* The template still describes this packet's path (see net_dc6_entry). */
@@ -34,7 +36,8 @@ dc6_valid(const struct ewyk_net_shard *s, const struct net_dc6_entry *d,
 
 	return d->l2_len != 0 && net_ip6_eq(d->dst, dst) &&
 		net_ip6_eq(d->src, src) && d->proto == proto &&
-		d->port == port && d->gen == pt->ip6_gen &&
+		d->port == port &&
+		d->gen == __atomic_load_n(&pt->ip6_gen, __ATOMIC_ACQUIRE) &&
 		d->pmtu_gen == s->pmtu_gen && e->state == NET_ND_REACHABLE &&
 		s->now < e->deadline && e->port == port &&
 		net_ip6_eq(e->ip, d->nexthop) &&
@@ -45,7 +48,8 @@ dc6_valid(const struct ewyk_net_shard *s, const struct net_dc6_entry *d,
 static void
 dc6_fill(struct ewyk_net_shard *s, struct net_dc6_entry *d, uint16_t port,
 	const uint8_t src[16], const uint8_t dst[16], uint8_t proto,
-	const uint8_t nexthop[16], const struct net_nd_entry *e, uint16_t mtu)
+	const uint8_t nexthop[16], const struct net_nd_entry *e, uint16_t mtu,
+	uint32_t gen)
 {
 	const struct net_port *pt = &s->net->ports[port];
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)d->hdr;
@@ -69,7 +73,7 @@ dc6_fill(struct ewyk_net_shard *s, struct net_dc6_entry *d, uint16_t port,
 	memcpy(d->src, src, 16);
 	memcpy(d->nexthop, nexthop, 16);
 	d->nd = e;
-	d->gen = pt->ip6_gen;
+	d->gen = gen;
 	d->pmtu_gen = s->pmtu_gen;
 	d->psum = net_ip6_psum(src, dst, proto);
 	d->port = port;
@@ -122,6 +126,7 @@ ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	uint32_t l4_len = rte_pktmbuf_pkt_len(m);
 	const uint8_t *nexthop = dst;
 	uint16_t cks_off = 0, mtu;
+	uint32_t gen = 0;
 	uint8_t *p;
 
 	NET_ASSERT_HOLDER(s);
@@ -169,6 +174,11 @@ ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 			net_tx_enqueue(s, port, m);
 			return 0;
 		}
+		/* The configuration's generation before the next hop is
+		 * read from it: a template never pairs a newer generation
+		 * with an older router (ewyk_net_port_set_gw6() may run on
+		 * another thread). */
+		gen = __atomic_load_n(&pt->ip6_gen, __ATOMIC_ACQUIRE);
 		nexthop = net_ip6_nexthop(pt, dst);
 		if (nexthop == NULL) {
 			net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
@@ -196,6 +206,6 @@ ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	 * frames; any other state goes through neighbour discovery. */
 	e = net_nd_reachable(s, port, nexthop, s->now);
 	if (e != NULL)
-		dc6_fill(s, d, port, src, dst, proto, nexthop, e, mtu);
+		dc6_fill(s, d, port, src, dst, proto, nexthop, e, mtu, gen);
 	return net_nd_resolve_and_send(s, port, nexthop, m, s->now);
 }

@@ -396,7 +396,8 @@ ewyk_net_port_add_ip6(struct ewyk_net *net, uint16_t port,
 	memcpy(pt->ip6[pt->nb_ip6].a, addr, 16);
 	pt->ip6[pt->nb_ip6].plen = prefix_len;
 	pt->nb_ip6++;
-	pt->ip6_gen++;
+	/* after the change: output templates of the old one lapse */
+	__atomic_store_n(&pt->ip6_gen, pt->ip6_gen + 1, __ATOMIC_RELEASE);
 	net->has_ip6 = true;
 	port_ip6_groups(pt);
 	return 0;
@@ -443,7 +444,8 @@ ewyk_net_port_set_gw6(struct ewyk_net *net, uint16_t port,
 		return -ENETUNREACH;
 	memcpy(pt->gw6, addr, 16);
 	pt->has_gw6 = true;
-	pt->ip6_gen++;
+	/* after the change: output templates of the old one lapse */
+	__atomic_store_n(&pt->ip6_gen, pt->ip6_gen + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 

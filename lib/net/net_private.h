@@ -154,7 +154,8 @@ struct net_dc_entry {
 #define NET_DC6_HDR_MAX (RTE_ETHER_HDR_LEN + 4 + 40)
 
 /*
- * Prebuilt Ethernet (+VLAN) + IPv6 header towards one unicast destination
+ * A destination cache entry ("dc6"): the prebuilt Ethernet (+VLAN) + IPv6
+ * header towards one unicast destination
  * (net_output6.c), the counterpart of net_dc_entry. It is used only while
  * everything it was built from still holds, checked on every use: the
  * same source, destination, protocol and port, the port's IPv6

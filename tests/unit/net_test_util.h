@@ -92,6 +92,7 @@ void test_pmtu_per_port(void **state);
 void test_pmtu_bound(void **state);
 /* test_net_output6.c (after them: it sets port 0's router) */
 void test_ip6_output_template(void **state);
+void test_ip6_output_offload(void **state);
 /* test_net_hardening.c */
 void test_siphash_vectors(void **state);
 void test_arp_hash_keyed(void **state);

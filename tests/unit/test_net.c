@@ -318,6 +318,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_pmtu_per_port),
 		cmocka_unit_test(test_pmtu_bound),
 		cmocka_unit_test(test_ip6_output_template),
+		cmocka_unit_test(test_ip6_output_offload),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) != 0)

@@ -21,6 +21,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
+#include <rte_udp.h>
 
 #include <ewyk_net.h>
 #include <ewyk_net6.h>
@@ -269,5 +270,94 @@ test_ip6_output_template(void **state)
 	assert_int_equal(send_tcp6(far, 14), 0);
 	check_tcp6(only_frame(), far, 14, &mac2);
 	assert_memory_equal(dc6_of(far)->nexthop, gw2, 16);
+	drain_all();
+}
+
+/* A UDP datagram of @p len payload bytes to @p dst, port 0. */
+static int
+send_udp6(const uint8_t dst[16], uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct rte_udp_hdr *u;
+
+	assert_non_null(m);
+	u = (struct rte_udp_hdr *)rte_pktmbuf_append(m,
+		(uint16_t)(sizeof(*u) + len));
+	assert_non_null(u);
+	u->src_port = rte_cpu_to_be_16(53);
+	u->dst_port = rte_cpu_to_be_16(5353);
+	u->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*u) + len));
+	u->dgram_cksum = 0;
+	memset(u + 1, 0x5a, len);
+	return ewyk_net_ip6_output(sh[0], m, 0, our6, dst, IPPROTO_UDP, true);
+}
+
+/* A frame sent with the transport checksum offloaded: the flags a NIC
+ * needs, and the checksum field seeded with the pseudo-header sum
+ * exactly as DPDK's rte_ipv6_phdr_cksum() gives it. */
+static void
+check_offload6(struct rte_mbuf *m, uint8_t proto)
+{
+	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m,
+		struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
+	uint16_t off = proto == IPPROTO_TCP ? 16 : 6;
+	uint16_t ck;
+
+	assert_int_equal(ip->proto, proto);
+	assert_true(m->ol_flags & RTE_MBUF_F_TX_IPV6);
+	assert_int_equal(m->ol_flags & RTE_MBUF_F_TX_L4_MASK,
+		proto == IPPROTO_TCP ? RTE_MBUF_F_TX_TCP_CKSUM :
+				       RTE_MBUF_F_TX_UDP_CKSUM);
+	assert_int_equal(m->l2_len, RTE_ETHER_HDR_LEN);
+	assert_int_equal(m->l3_len, sizeof(*ip));
+	memcpy(&ck, (uint8_t *)(ip + 1) + off, 2);
+	assert_int_equal(ck, rte_ipv6_phdr_cksum(ip, 0));
+	rte_pktmbuf_free(m);
+}
+
+void
+test_ip6_output_offload(void **state)
+{
+	const struct rte_ether_addr mac = { .addr_bytes = { 2, 0, 0, 0, 0x55,
+						    8 } };
+	const uint16_t lens[] = { 0, 1, 100, 1333 };
+	struct net_port *pt = &net->ports[0];
+	uint8_t pkt[256], dst[16];
+	unsigned int i, k;
+	uint16_t n;
+
+	(void)state;
+	drain_all();
+	memcpy(dst, our6, 16);
+	dst[15] = 0x58;
+	/* Resolve the neighbour, software checksums (the frame that waited
+	 * for the NA was summed before the port changed). */
+	assert_int_equal(send_tcp6(dst, 3), 0);
+	ns_for_target(only_frame(), dst);
+	n = nd_msg(pkt, 136, 0x60, dst, our6, dst, 2, &mac, 255);
+	input(0, 0, frame6(pkt, n));
+	check_tcp6(only_frame(), dst, 3, &mac);
+	pt->tx_tcp_cksum = true;
+	pt->tx_udp_cksum = true;
+	/* The first of each protocol goes the full path and builds the
+	 * template (one per destination and protocol: they take turns);
+	 * the next ones use it. */
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < RTE_DIM(lens); i++) {
+			assert_int_equal(send_tcp6(dst, lens[i]), 0);
+			check_offload6(only_frame(), IPPROTO_TCP);
+			assert_int_equal(send_tcp6(dst, lens[i]), 0);
+			check_offload6(only_frame(), IPPROTO_TCP);
+			assert_non_null(dc6_of(dst));
+		}
+		for (i = 0; i < RTE_DIM(lens); i++) {
+			assert_int_equal(send_udp6(dst, lens[i]), 0);
+			check_offload6(only_frame(), IPPROTO_UDP);
+			assert_int_equal(send_udp6(dst, lens[i]), 0);
+			check_offload6(only_frame(), IPPROTO_UDP);
+		}
+	}
+	pt->tx_tcp_cksum = false;
+	pt->tx_udp_cksum = false;
 	drain_all();
 }
