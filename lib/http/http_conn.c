@@ -257,7 +257,8 @@ body_allow(struct ewyk_http_conn *c)
  * No timeout runs. The wheel's node stays pending (tmo_cb() ignores it
  * when it comes up) so that the next timer_at(), most often a later
  * one, moves it in O(1) instead of a cancel and an arm per request;
- * releasing the connection cancels it.
+ * releasing the connection leaves it parked for the slot's next
+ * connection (ewyk_http_server_free() takes the parked nodes off).
  */
 static void
 timer_stop(struct ewyk_http_conn *c)

@@ -224,7 +224,7 @@ struct ewyk_tcp_conn {
 		tlp_owed : 1, persist_owed : 1, ka_owed : 1,
 		/* the idle timer rides on the parked rtx timer: armed on
 		 * misc when that one comes up (tcp_keepalive_start) */
-		ka_lazy : 1;
+		idle_on_rtx : 1;
 	uint8_t rtx_kind;  /* enum tcp_rtx_kind */
 	uint8_t misc_kind; /* enum tcp_misc_kind */
 	uint8_t tmr_used;  /* bit per timer: armed once on the wheel */

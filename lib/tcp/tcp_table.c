@@ -110,6 +110,8 @@ tcp_table_insert_h(struct ewyk_tcp *t, struct ewyk_tcp_conn *c, uint32_t h)
 {
 	struct ewyk_tcp_conn **b = &t->buckets[h & t->hmask];
 
+	/* The caller's hash is the one lookups compute (debug builds). */
+	RTE_ASSERT(h == tcp_conn_hash(c));
 	c->hnext = *b;
 	if (*b != NULL)
 		(*b)->hpprev = &c->hnext;

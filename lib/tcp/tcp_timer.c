@@ -9,10 +9,11 @@
  *
  * From establishment the rtx node stays on the wheel (parked when nothing
  * is outstanding) until TIME-WAIT or the end. While it is due no later
- * than the idle deadline, it carries the idle timer (ka_lazy): the misc
+ * than the idle deadline, it carries the idle timer (idle_on_rtx): the misc
  * node is armed for keep-alive only when rtx comes up, or is moved past
  * that deadline. A connection that carries one request and closes within
- * its first RTO never arms the misc node.
+ * its first RTO never arms the misc node for keep-alive (the side that
+ * closes first arms it for TIME-WAIT).
  */
 
 #include "tcp_private.h"
@@ -63,8 +64,12 @@ static void
 rtx_set(struct ewyk_tcp_conn *c, uint64_t expiry)
 {
 	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, expiry, rtx_cb);
-	/* Past the idle deadline it no longer carries the idle timer. */
-	if (unlikely(c->ka_lazy) && expiry > idle_deadline(c))
+	/* Past the idle deadline it no longer carries the idle timer. The
+	 * wheel may fire a re-armed node after @p expiry (a slack-placed slot
+	 * is kept): what counts is when it will come up. */
+	if (unlikely(c->idle_on_rtx) &&
+		ewyk_twheel_due_by(c->tcp->wheel, &c->rtx_tmr) >
+			idle_deadline(c))
 		tcp_keepalive_arm(c);
 }
 
@@ -139,7 +144,7 @@ tcp_timer_rtx_stop(struct ewyk_tcp_conn *c)
 	c->persist_owed = 0;
 	c->rtx_kind = TCP_RTX_NONE;
 	/* Only TIME-WAIT and the end stop it: no idle timer there. */
-	c->ka_lazy = 0;
+	c->idle_on_rtx = 0;
 	tmr_stop(c, &c->rtx_tmr);
 }
 
@@ -181,7 +186,7 @@ tcp_timer_misc_arm(struct ewyk_tcp_conn *c, enum tcp_misc_kind k,
 	uint64_t expiry)
 {
 	c->ka_owed = 0;
-	c->ka_lazy = 0; /* misc armed: keep-alive or what replaces it */
+	c->idle_on_rtx = 0; /* misc armed: keep-alive or what replaces it */
 	c->misc_kind = (uint8_t)k;
 	tmr_set(c, &c->misc_tmr, TCP_TMR_MISC, expiry, misc_cb);
 }
@@ -227,7 +232,7 @@ tcp_keepalive_arm(struct ewyk_tcp_conn *c)
 {
 	uint64_t d = idle_deadline(c);
 
-	c->ka_lazy = 0;
+	c->idle_on_rtx = 0;
 	if (d != UINT64_MAX)
 		tcp_timer_misc_arm(c, TCP_MISC_KEEPALIVE, d);
 }
@@ -248,7 +253,7 @@ tcp_keepalive_start(struct ewyk_tcp_conn *c)
 		return;
 	if (ewyk_twheel_pending(&c->rtx_tmr) &&
 		ewyk_twheel_due_by(c->tcp->wheel, &c->rtx_tmr) <= d) {
-		c->ka_lazy = 1;
+		c->idle_on_rtx = 1;
 		return;
 	}
 	tcp_timer_misc_arm(c, TCP_MISC_KEEPALIVE, d);
@@ -481,7 +486,7 @@ rtx_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm __rte_unused,
 	uint8_t kind = c->rtx_kind;
 
 	c->tcp->now = ewyk_twheel_now(w);
-	if (c->ka_lazy)
+	if (c->idle_on_rtx)
 		tcp_keepalive_arm(c); /* the node leaves: misc takes over */
 	if (kind == TCP_RTX_NONE)
 		return; /* parked (tcp_timer_rtx_park): nothing outstanding */

@@ -139,6 +139,55 @@ test_slack_bound(void **state)
 		(unsigned int)(1000 * RTE_DIM(ks)));
 }
 
+/*
+ * ewyk_twheel_due_by() on nodes slack placed in a later slot, moved later
+ * (rearm keeps the slot) or not: never before the expiry, never past the
+ * slack bound, and the node has come up once the wheel reaches it.
+ */
+void
+test_due_by_slack(void **state)
+{
+	static const unsigned int ks[] = { 1, 3, 6 };
+	unsigned int i, j, placed = 0;
+
+	(void)state;
+	for (j = 0; j < RTE_DIM(ks); j++) {
+		for (i = 0; i < 1000; i++) {
+			struct ewyk_twheel *w = mk_wheel_slack("tw_dueby",
+				ks[j]);
+			struct rec r = { .fired = 0 };
+			uint64_t d = ((((uint64_t)rand() << 31) | rand()) %
+					     (UINT64_C(1) << (10 + i % 32))) +
+				1;
+			uint64_t e = START + d, due;
+			uint64_t x = RTE_MAX((e + T - 1) / T, START / T + 1);
+			uint64_t late = (x - START / T) >> ks[j];
+
+			ewyk_twheel_timer_init(&r.tm);
+			assert_int_equal(ewyk_twheel_arm(w, &r.tm, e, rec_cb,
+						 &r),
+				0);
+			if (i % 2 == 1) {
+				/* later within the slack: rearm only stores */
+				e += d / 4;
+				x = RTE_MAX((e + T - 1) / T, START / T + 1);
+				assert_int_equal(ewyk_twheel_rearm(w, &r.tm, e),
+					0);
+			}
+			due = ewyk_twheel_due_by(w, &r.tm);
+			assert_true(due >= e);
+			assert_true(due <= (x + late) * T);
+			placed += due > x * T;
+			ewyk_twheel_advance(w, due, 0);
+			assert_int_equal(r.fired, 1);
+			assert_true(r.fired_at >= e);
+			ewyk_twheel_free(w);
+		}
+	}
+	/* the slack placement was exercised, not only exact slots */
+	assert_true(placed > 0);
+}
+
 /* Callbacks that re-arm themselves, cancel and re-arm others. */
 struct chain {
 	struct ewyk_twheel_timer tm[4];
