@@ -244,9 +244,8 @@ lg_live_flush(struct lg_lcore *lc)
  * previous iteration's until the hook runs: a response that came after a
  * stall of the loop would be timed before it). The first response of an
  * iteration also notes a stall that ended at its start: one of this
- * loop (the iteration before it took LG_STALL_US or longer), or a gap
- * of the peer (the loop ran, requests were in flight, and nothing was
- * answered for LG_STALL_US).
+ * loop (the iteration before it took LG_STALL_US or longer), or a peer
+ * gap (docs/guides/runtime.md, "peer gap"; LG_STALL_US here).
  */
 static void
 lg_clock(struct lg_lcore *lc)
@@ -774,11 +773,12 @@ schedule(struct lg_lcore *lc)
 			}
 			if (slot_send(s, 1, t0) != 1) {
 				/* Refused (its connection is closing, or no
-				 * buffer now): to the bottom of the stack, so
-				 * that one stuck connection does not hold the
-				 * others' sends; a few refusals end the
-				 * iteration (no buffer for any). */
-				lg_stat_add(&lc->st.send_refused, 1);
+				 * buffer now): the refused slot (the top) is
+				 * swapped with the bottom one of the ready
+				 * stack, so that one stuck connection does not
+				 * hold the others' sends; a few refusals end
+				 * the iteration (no buffer for any). */
+				lg_stat_add(&lc->st.send_refused_total, 1);
 				if (++refused >= LG_SEND_REFUSALS ||
 					lc->nready == 1)
 					return;
@@ -897,7 +897,8 @@ lg_account(struct lg_lcore *lc, uint64_t now)
 		lc->stall_end = now;
 		lc->gap_end = now;
 	}
-	/* Nothing in flight: nothing is waited for (the peer's gaps). */
+	/* Nothing in flight: nothing is waited for (a peer gap needs
+	 * requests in flight, docs/guides/runtime.md). */
 	if (lc->inflight == 0)
 		lc->quiet_since = now;
 	lc->prev = now;

@@ -118,12 +118,11 @@ struct lg_stats {
 	uint64_t stalls;          /* iterations of LG_STALL_US or longer */
 	uint64_t stall_cycles;    /* their cycles (in the window) */
 	uint64_t stall_max;       /* cycles of the longest (in the window) */
-	uint64_t peer_gaps;       /* gaps of LG_STALL_US or longer with
-				   * requests in flight and no response
-				   * while the loop ran (in the window) */
+	uint64_t peer_gaps;       /* peer gaps (docs/guides/runtime.md) in
+				   * the window */
 	uint64_t peer_gap_cycles; /* their cycles */
-	uint64_t send_refused;    /* open loop: sends a slot refused (whole
-				   * run) */
+	uint64_t send_refused_total; /* open loop: sends a slot refused
+				      * (whole run, not the window) */
 };
 
 /* An iteration this long is a stall: the loop's own work on a burst
@@ -235,7 +234,7 @@ struct lg_lcore {
 	struct lg_hist lag;  /* open loop: send time - intended time */
 	/* Stalls: a request whose time (from its start) overlapped a stall
 	 * of this loop is also counted in spanned; one that overlapped such
-	 * a stall or a peer gap, in gapped. */
+	 * a stall or a peer gap (docs/guides/runtime.md), in gapped. */
 	uint64_t stall_end;     /* TSC: the latest stall of this loop ended */
 	uint64_t gap_end;       /* TSC: ... the latest stall or peer gap */
 	uint64_t quiet_since;   /* TSC: the last response, or nothing in
