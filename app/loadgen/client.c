@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The client side of ewyk-loadgen: connection slots over lib/tcp's
- * active open, requests out, responses in and validated with lib/http's
- * response parser, and the client's module of the runtime: per shard, its
- * slots (init), its work in each iteration of the runtime's loop (poll)
- * and their release (fini).
+ * The client side of ewyk-loadgen: responses in and validated with
+ * lib/http's response parser, and the client's module of the runtime: per
+ * shard, its slots (init), its work in each iteration of the runtime's
+ * loop (poll) and their release (fini). Its connections are opened and
+ * closed in conn.c; its requests are sent, scheduled (open loop) and
+ * their latencies accounted in sched.c (client.h).
  *
  * Time: the runtime reads the TSC once per loop iteration, before the RX
  * burst, and hands it to the poll hook; a response completes at the time
@@ -30,13 +31,10 @@
 #include <rte_mbuf.h>
 #include <rte_memcpy.h>
 
+#include "client.h"
 #include "idle.h"
 #include "loadgen.h"
 
-/* Connects started per iteration, at most; while the peer's MAC is not
- * known yet (the ARP queue holds 8 frames), connections in SYN-SENT. */
-#define LG_CONNECT_BURST 64
-#define LG_CONNECT_UNRESOLVED 4
 /* After the end: how long in-flight requests may still be answered, and
  * how long closes are given to go out. */
 #define LG_DRAIN_MS 1000
@@ -49,252 +47,6 @@ lg_err(struct lg_lcore *lc, enum lg_err e, uint64_t n)
 	if (lg_in_window(lc->app, lc->now))
 		lg_stat_add(&lc->st.err[e], n);
 	lg_stat_add(&lc->st.err_all, n);
-}
-
-static void
-idle_push(struct lg_lcore *lc, struct lg_slot *s)
-{
-	if (s->on_list & 1)
-		return;
-	s->on_list |= 1;
-	lc->idle[lc->nidle++] = s->idx;
-}
-
-static void
-ready_push(struct lg_lcore *lc, struct lg_slot *s)
-{
-	if (s->on_list & 2)
-		return;
-	s->on_list |= 2;
-	lc->ready[lc->nready++] = s->idx;
-}
-
-/* The slot lost its connection (already gone or closed by us). */
-static void
-slot_detach(struct lg_slot *s)
-{
-	struct lg_lcore *lc = s->lc;
-
-	if (s->state == LG_SLOT_CONNECTING)
-		lc->syn_sent--;
-	lc->inflight -= s->inflight;
-	s->c = NULL;
-	s->state = LG_SLOT_IDLE;
-	s->inflight = 0;
-	s->head = 0;
-	s->hlen = 0;
-	s->in_head = 1;
-	s->close_after = 0;
-	if (s->h2 != NULL)
-		lg_h2_slot_stop(s);
-	if (!lc->draining)
-		idle_push(lc, s);
-}
-
-/* Give up the connection: @p n errors of kind @p e (at least one). */
-void
-slot_fail(struct lg_slot *s, enum lg_err e)
-{
-	lg_err(s->lc, e, s->inflight > 1 ? s->inflight : 1);
-	ewyk_tcp_abort(s->c);
-	slot_detach(s);
-}
-
-/* Close after a last response; requests still in flight are lost. */
-void
-slot_close(struct lg_slot *s)
-{
-	if (s->inflight != 0)
-		lg_err(s->lc, LG_ERR_RESET, s->inflight);
-	ewyk_tcp_close(s->c);
-	slot_detach(s);
-}
-
-/*
- * Send @p k requests on an open slot, all started at @p t0. They go in
- * as few mbufs as fit. Returns how many were sent.
- */
-static unsigned int
-slot_send(struct lg_slot *s, unsigned int k, uint64_t t0)
-{
-	struct lg_lcore *lc = s->lc;
-	struct lg *g = lc->app;
-	unsigned int sent = 0, depth = g->conf.pipeline;
-
-	if (s->h2 != NULL)
-		return lg_h2_slot_send(s, k, t0);
-	if (k == 1 && g->mreq_len == 0) {
-		/* The common case: one request, the one kind. */
-		struct rte_mbuf *m = rte_pktmbuf_alloc(lc->pool);
-
-		if (m == NULL)
-			return 0;
-		rte_memcpy(rte_pktmbuf_mtod(m, char *), g->req, g->req_len);
-		m->data_len = (uint16_t)g->req_len;
-		m->pkt_len = g->req_len;
-		if (ewyk_tcp_send(s->c, m) != 0) {
-			rte_pktmbuf_free(m);
-			return 0;
-		}
-		s->t[(s->head + s->inflight++) % depth] = t0;
-		sent = 1;
-		goto out;
-	}
-	while (sent < k) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(lc->pool);
-		unsigned int in_m = 0;
-		int rc;
-
-		if (m == NULL)
-			break;
-		while (sent + in_m < k) {
-			bool mix = g->mreq_len != 0 &&
-				lg_rand(lc) < g->mix_threshold;
-			const char *r = mix ? g->mreq : g->req;
-			uint32_t len = mix ? g->mreq_len : g->req_len;
-			char *p;
-
-			if (rte_pktmbuf_tailroom(m) < len)
-				break;
-			p = rte_pktmbuf_append(m, (uint16_t)len);
-			memcpy(p, r, len);
-			in_m++;
-		}
-		rc = ewyk_tcp_send(s->c, m);
-		if (rc != 0) {
-			rte_pktmbuf_free(m);
-			break;
-		}
-		for (; in_m > 0; in_m--, sent++)
-			s->t[(s->head + s->inflight++) % depth] = t0;
-	}
-out:
-	if (sent != 0) {
-		if (s->inflight == sent) /* nothing was in flight */
-			s->since = lc->now;
-		lc->inflight += sent;
-		lg_stat_add(&lc->st.sent, sent);
-		lc->did_work = true;
-	}
-	return sent;
-}
-
-/*
- * Latencies are recorded once, into the histogram of the current
- * interval (live): intervals end at each second (the live line's p99)
- * and at the measured window's edges, so that an interval lies wholly
- * inside the window or wholly outside it; one inside is added to the
- * window's histogram (hist) as it ends. A response is one bucket
- * increment, not two.
- */
-
-/* The end of the interval that starts at @p start. */
-static uint64_t
-live_boundary(struct lg_lcore *lc, uint64_t start)
-{
-	const struct lg *g = lc->app;
-	uint64_t next;
-
-	while (lc->live_sec <= start)
-		lc->live_sec += g->hz;
-	next = lc->live_sec;
-	if (g->t_measure > start && g->t_measure < next)
-		next = g->t_measure;
-	if (g->t_end > start && g->t_end < next)
-		next = g->t_end;
-	return next;
-}
-
-/* The interval ended (at @p now or before): into the window's histogram
- * when it lay in the window, its p99 to the live line, the next one. */
-static void
-live_roll(struct lg_lcore *lc, uint64_t now)
-{
-	struct lg *g = lc->app;
-
-	if (lc->live_sec == 0)
-		return; /* not started */
-	while (now >= lc->live_next) {
-		uint64_t start = lc->live_next;
-
-		__atomic_store_n(&lc->live_p99_ns,
-			lg_hist_quantile(&lc->live, 0.99), __ATOMIC_RELAXED);
-		if (lc->live.count != 0) {
-			if (lc->live_in)
-				lg_hist_merge(&lc->hist, &lc->live);
-			lg_hist_reset(&lc->live);
-		}
-		lc->live_in = lg_in_window(g, start);
-		lc->live_next = live_boundary(lc, start);
-	}
-}
-
-void
-lg_live_flush(struct lg_lcore *lc)
-{
-	if (lc->live_in && lc->live.count != 0)
-		lg_hist_merge(&lc->hist, &lc->live);
-	lg_hist_reset(&lc->live);
-	lc->live_in = false;
-}
-
-/*
- * A response is counted: the clock is the start of this iteration of the
- * loop, when its frames were received (the poll hook's time is the
- * previous iteration's until the hook runs: a response that came after a
- * stall of the loop would be timed before it). The first response of an
- * iteration also notes a stall that ended at its start: one of this
- * loop (the iteration before it took LG_STALL_US or longer), or a gap
- * of the peer (the loop ran, requests were in flight, and nothing was
- * answered for LG_STALL_US).
- */
-static void
-lg_clock(struct lg_lcore *lc)
-{
-	const struct lg *g = lc->app;
-	uint64_t now = ewyk_rt_shard_now(lc->sh);
-
-	if (now == lc->now)
-		return;
-	lc->now = now;
-	if (now - lc->prev >= g->stall_tsc) {
-		lc->stall_end = now;
-		lc->gap_end = now;
-	} else if (now - lc->quiet_since >= g->stall_tsc) {
-		lc->gap_end = now;
-		if (lg_in_window(g, now)) {
-			lg_stat_add(&lc->st.peer_gaps, 1);
-			lg_stat_add(&lc->st.peer_gap_cycles,
-				now - lc->quiet_since);
-		}
-	}
-	lc->quiet_since = now;
-}
-
-/* A valid response to a request started at @p t0: @p bad when not 2xx. */
-void
-lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad)
-{
-	lg_clock(lc);
-	lg_stat_add(&lc->st.responses, 1);
-	if (bad) {
-		lg_err(lc, LG_ERR_STATUS, 1);
-		return;
-	}
-	if (unlikely(lc->now >= lc->live_next))
-		live_roll(lc, lc->now);
-	if (lc->live_in) {
-		uint64_t ns = lg_tsc_ns(lc->app, lc->now - t0);
-
-		lg_stat_add(&lc->st.ok, 1);
-		lg_hist_record(&lc->live, ns);
-		/* It was in flight (or due) while a stall held it. */
-		if (unlikely(t0 < lc->gap_end)) {
-			lg_hist_record(&lc->gapped, ns);
-			if (t0 < lc->stall_end)
-				lg_hist_record(&lc->spanned, ns);
-		}
-	}
 }
 
 /* A response is complete and valid in its framing. */
@@ -468,15 +220,6 @@ slot_consume(struct lg_slot *s, const char *p, uint32_t n)
 	return ACT_NONE;
 }
 
-/* Requests an open slot may have in flight now. */
-static unsigned int
-slot_depth(const struct lg_slot *s)
-{
-	if (s->h2 != NULL)
-		return s->inflight + lg_h2_slot_room(s);
-	return s->lc->app->conf.pipeline;
-}
-
 /* What a slot does once it may send again: closed loop, keep-alive. */
 void
 slot_refill(struct lg_slot *s)
@@ -489,7 +232,7 @@ slot_refill(struct lg_slot *s)
 		return;
 	if (g->conf.rate > 0) {
 		if (s->inflight < depth)
-			ready_push(lc, s);
+			lg_push_ready(lc, s);
 		return;
 	}
 	if (s->inflight < depth)
@@ -515,8 +258,8 @@ lg_free_later(struct lg_lcore *lc, struct rte_mbuf *m)
 	lc->free[lc->nfree++] = m;
 }
 
-static void
-on_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
+void
+lg_on_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 {
 	struct lg_slot *s = ctx;
 	const struct rte_mbuf *seg;
@@ -544,315 +287,6 @@ on_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 	slot_refill(s);
 }
 
-static void
-on_connected(void *ctx, struct ewyk_tcp_conn *c, int err)
-{
-	struct lg_slot *s = ctx;
-	struct lg_lcore *lc = s->lc;
-	struct lg *g = lc->app;
-
-	lc->did_work = true;
-	if (err != 0) {
-		/* The connection is gone already. */
-		lg_err(lc, LG_ERR_CONNECT, 1);
-		slot_detach(s);
-		return;
-	}
-	lc->syn_sent--;
-	s->state = LG_SLOT_OPEN;
-	s->since = lc->now;
-	lg_stat_add(&lc->st.connects, 1);
-	RTE_SET_USED(c);
-	if (lc->draining) {
-		slot_close(s);
-		return;
-	}
-	if (g->conf.new_conn) {
-		/* Its one request, timed from the connect. */
-		if (slot_send(s, 1, s->t[0]) != 1)
-			slot_fail(s, LG_ERR_RESET);
-		return;
-	}
-	if (s->h2 != NULL) {
-		/* Requests follow the server's SETTINGS. */
-		lg_h2_slot_start(s);
-		return;
-	}
-	slot_refill(s);
-}
-
-static void
-on_eof(void *ctx, struct ewyk_tcp_conn *c)
-{
-	struct lg_slot *s = ctx;
-
-	RTE_SET_USED(c);
-	s->lc->did_work = true;
-	slot_close(s);
-}
-
-static void
-on_closed(void *ctx, struct ewyk_tcp_conn *c, int err)
-{
-	struct lg_slot *s = ctx;
-
-	RTE_SET_USED(c);
-	RTE_SET_USED(err);
-	s->lc->did_work = true;
-	/* Reset or timed out under us; the handle is gone. */
-	lg_err(s->lc, LG_ERR_RESET, s->inflight > 1 ? s->inflight : 1);
-	slot_detach(s);
-}
-
-static void
-on_writable(void *ctx, struct ewyk_tcp_conn *c)
-{
-	struct lg_slot *s = ctx;
-
-	RTE_SET_USED(c);
-	if (s->h2 != NULL)
-		lg_h2_slot_writable(s);
-}
-
-static const struct ewyk_tcp_ops lg_ops = {
-	.connected = on_connected,
-	.recv = on_recv,
-	.eof = on_eof,
-	.writable = on_writable,
-	.closed = on_closed,
-};
-
-/* Start a connection on an idle slot; @p t0 times a --new-conn request. */
-static int
-slot_connect(struct lg_slot *s, uint64_t t0)
-{
-	struct lg_lcore *lc = s->lc;
-	struct lg *g = lc->app;
-	struct ewyk_tcp_connect_args a = {
-		.dst_ip = g->conf.dst_ip,
-		.dst_port = g->conf.dst_port,
-		.ops = &lg_ops,
-		.ctx = s,
-		.ipv6 = g->conf.ipv6,
-	};
-
-	memcpy(a.dst_ip6, g->conf.dst_ip6, 16);
-	s->c = ewyk_tcp_connect(lc->tcp, &a);
-	if (s->c == NULL)
-		return -rte_errno;
-	s->state = LG_SLOT_CONNECTING;
-	s->since = lc->now;
-	s->in_head = 1;
-	s->t[0] = t0;
-	lc->syn_sent++;
-	lc->did_work = true;
-	return 0;
-}
-
-/* The next hop's link-layer address is known (ARP or ND): the target's
- * own when it is on-link, the gateway's (--gw, --gw6) when it is not.
- * Once it was, the lookups stop (it only limits SYNs sent into an
- * unresolved queue). */
-static bool
-target_resolved(struct lg_lcore *lc)
-{
-	const struct lg_conf *c = &lc->app->conf;
-	const struct ewyk_net *net = ewyk_net_shard_net(lc->shard);
-	struct rte_ether_addr mac;
-	int port;
-
-	if (lc->resolved)
-		return true;
-	if (c->ipv6) {
-		uint8_t nh[16];
-
-		port = ewyk_net_route6(net, c->dst_ip6);
-		if (port < 0)
-			return false;
-		if (ewyk_net_nexthop6(net, (uint16_t)port, c->dst_ip6, nh) < 0)
-			return false;
-		lc->resolved = ewyk_net_nd_lookup(lc->shard, (uint16_t)port, nh,
-				       &mac) == 0;
-	} else {
-		rte_be32_t nh;
-
-		port = ewyk_net_route(net, c->dst_ip);
-		if (port < 0)
-			return false;
-		if (ewyk_net_nexthop(net, (uint16_t)port, c->dst_ip, &nh) < 0)
-			return false;
-		lc->resolved = ewyk_net_arp_lookup(lc->shard, (uint16_t)port,
-				       nh, &mac) == 0;
-	}
-	return lc->resolved;
-}
-
-/* Connect idle slots (keep-alive, or --new-conn closed loop). */
-static void
-open_some(struct lg_lcore *lc, unsigned int budget)
-{
-	struct lg *g = lc->app;
-
-	if (lc->nidle == 0 || lc->now < lc->open_after)
-		return;
-	if (!target_resolved(lc) && lc->syn_sent >= LG_CONNECT_UNRESOLVED)
-		return;
-	while (budget > 0 && lc->nidle > 0) {
-		struct lg_slot *s = &lc->slots[lc->idle[lc->nidle - 1]];
-
-		if (s->state != LG_SLOT_IDLE) {
-			s->on_list &= (uint8_t)~1;
-			lc->nidle--;
-			continue;
-		}
-		if (slot_connect(s, lc->now) != 0) {
-			/* No local port or connection object yet (TIME_WAIT):
-			 * count it, and wait a millisecond. */
-			lg_err(lc, LG_ERR_CONNECT, 1);
-			lc->open_after = lc->now + g->hz / 1000;
-			return;
-		}
-		s->on_list &= (uint8_t)~1;
-		lc->nidle--;
-		budget--;
-		if (!target_resolved(lc) &&
-			lc->syn_sent >= LG_CONNECT_UNRESOLVED)
-			return;
-	}
-}
-
-/* Open loop: sends refused in one iteration before it gives up. */
-#define LG_SEND_REFUSALS 4
-
-/* Open loop: due requests into the backlog, the backlog onto slots. */
-static void
-schedule(struct lg_lcore *lc)
-{
-	struct lg *g = lc->app;
-	unsigned int budget = LG_CONNECT_BURST;
-	unsigned int due = 0, refused = 0;
-
-	/* Bounded per iteration: the rest is due in the next one. */
-	while (lc->next_t <= (double)lc->now && due++ < 4096) {
-		if (lc->bl_n == LG_BACKLOG) {
-			lg_err(lc, LG_ERR_MISSED, 1);
-		} else {
-			lc->backlog[(lc->bl_head + lc->bl_n) % LG_BACKLOG] =
-				(uint64_t)lc->next_t;
-			lc->bl_n++;
-		}
-		lc->next_t += lc->interval;
-	}
-	while (lc->bl_n > 0) {
-		uint64_t t0 = lc->backlog[lc->bl_head];
-		struct lg_slot *s;
-
-		if (g->conf.new_conn) {
-			if (lc->nidle == 0 || budget == 0 ||
-				lc->now < lc->open_after)
-				return;
-			s = &lc->slots[lc->idle[--lc->nidle]];
-			s->on_list &= (uint8_t)~1;
-			if (s->state != LG_SLOT_IDLE)
-				continue;
-			if (slot_connect(s, t0) != 0) {
-				lg_err(lc, LG_ERR_CONNECT, 1);
-				idle_push(lc, s);
-				lc->open_after = lc->now + g->hz / 1000;
-				return;
-			}
-			budget--;
-		} else {
-			if (lc->nready == 0)
-				return;
-			s = &lc->slots[lc->ready[lc->nready - 1]];
-			if (s->state != LG_SLOT_OPEN ||
-				s->inflight >= slot_depth(s)) {
-				s->on_list &= (uint8_t)~2;
-				lc->nready--;
-				continue;
-			}
-			if (slot_send(s, 1, t0) != 1) {
-				/* Refused (its connection is closing, or no
-				 * buffer now): to the bottom of the stack, so
-				 * that one stuck connection does not hold the
-				 * others' sends; a few refusals end the
-				 * iteration (no buffer for any). */
-				lg_stat_add(&lc->st.send_refused, 1);
-				if (++refused >= LG_SEND_REFUSALS ||
-					lc->nready == 1)
-					return;
-				lc->ready[lc->nready - 1] = lc->ready[0];
-				lc->ready[0] = s->idx;
-				continue;
-			}
-			/* How late the loop sent it: the loadgen's own share
-			 * of the latency counted from t0. */
-			if (lg_in_window(g, lc->now))
-				lg_hist_record(&lc->lag,
-					lg_tsc_ns(g, lc->now - t0));
-		}
-		lc->bl_head = (lc->bl_head + 1) % LG_BACKLOG;
-		lc->bl_n--;
-	}
-}
-
-/* Since when the slot waits: its last progress; with h2, when its oldest
- * open stream was sent (streams end out of order, each on its own clock). */
-static uint64_t
-slot_since(const struct lg_slot *s)
-{
-	if (s->h2 != NULL && s->inflight != 0)
-		return lg_h2_slot_since(s);
-	return s->since;
-}
-
-/* Every 10 ms: requests and connects that took longer than --timeout. */
-static void
-scan_timeouts(struct lg_lcore *lc)
-{
-	struct lg *g = lc->app;
-	uint32_t i;
-
-	lc->next_scan = lc->now + g->hz / 100;
-	for (i = 0; i < lc->nslots; i++) {
-		struct lg_slot *s = &lc->slots[i];
-
-		if (s->state == LG_SLOT_IDLE ||
-			lc->now - slot_since(s) < g->timeout_tsc)
-			continue;
-		if (s->state == LG_SLOT_CONNECTING) {
-			lg_err(lc, LG_ERR_CONNECT, 1);
-			ewyk_tcp_abort(s->c);
-			slot_detach(s);
-		} else if (s->inflight != 0 || lg_h2_slot_waiting(s)) {
-			slot_fail(s, LG_ERR_TIMEOUT);
-		}
-	}
-}
-
-/* The end: close every connection (no more callbacks after this). */
-static void
-close_all(struct lg_lcore *lc)
-{
-	uint32_t i;
-
-	for (i = 0; i < lc->nslots; i++) {
-		struct lg_slot *s = &lc->slots[i];
-
-		if (s->state == LG_SLOT_CONNECTING)
-			ewyk_tcp_abort(s->c);
-		else if (s->state == LG_SLOT_OPEN)
-			ewyk_tcp_close(s->c);
-		else
-			continue;
-		lc->inflight -= s->inflight;
-		s->inflight = 0;
-		s->c = NULL;
-		s->state = LG_SLOT_IDLE;
-	}
-}
-
 /* The shard is finished; the last one stops the runtime. */
 static void
 lg_done(struct lg_lcore *lc)
@@ -869,97 +303,6 @@ bool
 lg_finished(const struct lg *g)
 {
 	return __atomic_load_n(&g->nb_done, __ATOMIC_ACQUIRE) == g->nb_lcores;
-}
-
-/* The iteration that ended at @p now: into the window's counters. */
-static void
-lg_account(struct lg_lcore *lc, uint64_t now)
-{
-	struct lg *g = lc->app;
-	uint64_t rx = ewyk_net_counter_get(lc->shard, EWYK_NET_RX_PKTS);
-
-	if (lg_in_window(g, lc->prev)) {
-		uint64_t dt = RTE_MIN(now, g->t_end) - lc->prev;
-
-		lg_stat_add(&lc->st.cycles, dt);
-		lg_stat_add(&lc->st.iters, 1);
-		if (lc->prev_work)
-			lg_stat_add(&lc->st.busy_cycles, dt);
-		if (dt >= g->stall_tsc) {
-			lg_stat_add(&lc->st.stalls, 1);
-			lg_stat_add(&lc->st.stall_cycles, dt);
-			if (dt > lc->st.stall_max)
-				__atomic_store_n(&lc->st.stall_max, dt,
-					__ATOMIC_RELAXED);
-		}
-	}
-	if (now - lc->prev >= g->stall_tsc) {
-		lc->stall_end = now;
-		lc->gap_end = now;
-	}
-	/* Nothing in flight: nothing is waited for (the peer's gaps). */
-	if (lc->inflight == 0)
-		lc->quiet_since = now;
-	lc->prev = now;
-	/* Frames of this iteration, or what its callbacks did (they ran
-	 * before this hook); what the hook itself does is added at its end. */
-	lc->prev_work = rx != lc->rx_seen || lc->did_work;
-	lc->rx_seen = rx;
-	lc->did_work = false;
-}
-
-/* The start: shard 0 sets the times in its first iteration (every loop
- * is running then, and the link was waited for); the others wait for
- * them. Returns false while the run has not started on this shard. */
-static bool
-lg_start(struct lg_lcore *lc, uint64_t now)
-{
-	struct lg *g = lc->app;
-
-	if (lc->id == 0 && !__atomic_load_n(&g->started, __ATOMIC_RELAXED) &&
-		lg_idle_ready(g)) {
-		g->t_start = now + g->hz / 100;
-		g->t_measure = g->t_start +
-			(uint64_t)(g->conf.warmup_s * (double)g->hz);
-		g->t_end = g->t_measure +
-			(uint64_t)(g->conf.duration_s * (double)g->hz);
-		__atomic_store_n(&g->started, 1, __ATOMIC_RELEASE);
-	}
-	if (!__atomic_load_n(&g->started, __ATOMIC_ACQUIRE))
-		return false;
-	if (lc->next_t == 0) {
-		lc->next_t = (double)g->t_start;
-		lc->live_sec = g->t_start;
-		lc->live_in = lg_in_window(g, g->t_start);
-		lc->live_next = live_boundary(lc, g->t_start);
-	}
-	if (now < g->t_start)
-		return false;
-	lc->phase = LG_RUN;
-	return true;
-}
-
-/*
- * --window-marks: shard 0 prints a line as the measured window opens and
- * as it closes (its end, or a stop), so that a caller can read the
- * server's own counters over the window alone: not over the idle set's
- * opening or the drain.
- */
-static void
-window_mark(struct lg_lcore *lc, uint64_t now)
-{
-	struct lg *g = lc->app;
-
-	if (lc->marks == 0 && now >= g->t_measure) {
-		printf("{\"window\": \"open\"}\n");
-		fflush(stdout);
-		lc->marks = 1;
-	}
-	if (lc->marks == 1 && (now >= g->t_end || lc->draining)) {
-		printf("{\"window\": \"closed\"}\n");
-		fflush(stdout);
-		lc->marks = 2;
-	}
 }
 
 /*
@@ -998,7 +341,7 @@ lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
 	}
 	lg_account(lc, now);
 	if (lc->id == 0 && g->conf.window_marks)
-		window_mark(lc, now);
+		lg_window_mark(lc, now);
 	if (!lc->draining && (now >= g->t_end || ewyk_rt_stopping(g->rt))) {
 		lc->draining = true;
 		lc->phase = LG_DRAIN;
@@ -1008,22 +351,22 @@ lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
 	}
 	if (!lc->draining) {
 		if (g->conf.rate > 0)
-			schedule(lc);
+			lg_schedule(lc);
 		if (g->conf.rate == 0 || !g->conf.new_conn)
-			open_some(lc, LG_CONNECT_BURST);
+			lg_open_some(lc, LG_CONNECT_BURST);
 	}
 	if (now >= lc->next_scan)
-		scan_timeouts(lc);
+		lg_scan_timeouts(lc);
 	/* What this hook did belongs to this iteration too. */
 	if (lc->did_work)
 		lc->prev_work = true;
 	lc->did_work = false;
 	if (now >= lc->live_next)
-		live_roll(lc, now);
+		lg_live_roll(lc, now);
 	if (lc->id == 0 && now >= g->live_at)
 		lg_report_live(g, now);
 	if (lc->draining && (lc->inflight == 0 || now >= lc->drain_end)) {
-		close_all(lc);
+		lg_close_all(lc);
 		lc->phase = LG_LINGER;
 		lc->linger_end = now + g->hz * LG_LINGER_MS / 1000;
 	}
@@ -1094,7 +437,7 @@ lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
 	}
 	/* Pushed in reverse so that slot 0 connects first. */
 	for (i = nslots; i > 0; i--)
-		idle_push(lc, &lc->slots[i - 1]);
+		lg_push_idle(lc, &lc->slots[i - 1]);
 	/* The rate is shared in proportion to the connections. */
 	if (g->conf.rate > 0)
 		lc->interval = (double)g->hz * g->conf.conns /

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * --h2 on the connection slots of client.c: each slot holds one HTTP/2
+ * --h2 on the client's connection slots: each slot holds one HTTP/2
  * connection state (h2.c) for the whole run, and a session for each TCP
- * connection it makes. client.c calls in here where a slot connects,
+ * connection it makes. The client (client.c, conn.c, sched.c) calls in
+ * here where a slot connects,
  * receives, may send, becomes writable and loses its connection.
  *
  * Output: nghttp2's frames are copied into an mbuf chain of at most

@@ -118,12 +118,11 @@ struct lg_stats {
 	uint64_t stalls;          /* iterations of LG_STALL_US or longer */
 	uint64_t stall_cycles;    /* their cycles (in the window) */
 	uint64_t stall_max;       /* cycles of the longest (in the window) */
-	uint64_t peer_gaps;       /* gaps of LG_STALL_US or longer with
-				   * requests in flight and no response
-				   * while the loop ran (in the window) */
+	uint64_t peer_gaps;       /* peer gaps (docs/guides/runtime.md) in
+				   * the window */
 	uint64_t peer_gap_cycles; /* their cycles */
-	uint64_t send_refused;    /* open loop: sends a slot refused (whole
-				   * run) */
+	uint64_t send_refused_total; /* open loop: sends a slot refused
+				      * (whole run, not the window) */
 };
 
 /* An iteration this long is a stall: the loop's own work on a burst
@@ -227,15 +226,15 @@ struct lg_lcore {
 	uint8_t khead_next;  /* the one a new head replaces */
 	uint64_t khead_hits; /* responses taken by a known head (whole run) */
 	struct lg_khead khead[LG_KHEADS];
-	struct rte_mbuf *free[LG_FREE_BATCH]; /* read, to free (on_recv) */
+	struct rte_mbuf *free[LG_FREE_BATCH]; /* read, to free (lg_on_recv) */
 	uint32_t nfree;
 	struct lg_stats st __rte_cache_aligned;
 	struct lg_hist hist; /* measured window (intervals added as they end) */
-	struct lg_hist live; /* the current interval (client.c) */
+	struct lg_hist live; /* the current interval (sched.c) */
 	struct lg_hist lag;  /* open loop: send time - intended time */
 	/* Stalls: a request whose time (from its start) overlapped a stall
 	 * of this loop is also counted in spanned; one that overlapped such
-	 * a stall or a peer gap, in gapped. */
+	 * a stall or a peer gap (docs/guides/runtime.md), in gapped. */
 	uint64_t stall_end;     /* TSC: the latest stall of this loop ended */
 	uint64_t gap_end;       /* TSC: ... the latest stall or peer gap */
 	uint64_t quiet_since;   /* TSC: the last response, or nothing in
@@ -284,16 +283,19 @@ int lg_shard_init(struct ewyk_rt_shard *sh, void *arg);
 void lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg);
 void lg_shard_fini(struct ewyk_rt_shard *sh, void *arg);
 bool lg_finished(const struct lg *g);
-/* client.c, for h2_slot.c too */
+/* The client (client.c, conn.c, sched.c; client.h has what they alone
+ * share), for h2_slot.c too. client.c: */
 void lg_err(struct lg_lcore *lc, enum lg_err e, uint64_t n);
-void lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad);
+void slot_refill(struct lg_slot *s);
+/* conn.c */
 void slot_fail(struct lg_slot *s, enum lg_err e);
 void slot_close(struct lg_slot *s);
-void slot_refill(struct lg_slot *s);
+/* sched.c */
+void lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad);
 /* After the run: the last interval's latencies into the window's. */
 void lg_live_flush(struct lg_lcore *lc);
 
-/* h2_slot.c: --h2 on the slots of client.c */
+/* h2_slot.c: --h2 on the slots of the client */
 int lg_h2_setup(struct lg *g);
 void lg_h2_teardown(struct lg *g);
 int lg_h2_slots_init(struct lg_lcore *lc);

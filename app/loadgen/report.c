@@ -99,7 +99,8 @@ us(uint64_t ns)
 int
 lg_report_final(struct lg *g)
 {
-	static struct lg_hist all, lag, spanned, gapped, clean, ungapped;
+	static struct lg_hist all, lag, stall_spanned, gap_spanned, nostall,
+		nogap;
 	uint64_t stalls = 0, stall_cyc = 0, stall_max = 0;
 	uint64_t gaps = 0, gap_cyc = 0, refused = 0;
 	uint64_t ok = 0, err[LG_ERR_MAX] = { 0 }, errors = 0;
@@ -110,10 +111,10 @@ lg_report_final(struct lg *g)
 
 	lg_hist_reset(&all);
 	lg_hist_reset(&lag);
-	lg_hist_reset(&spanned);
-	lg_hist_reset(&gapped);
-	lg_hist_reset(&clean);
-	lg_hist_reset(&ungapped);
+	lg_hist_reset(&stall_spanned);
+	lg_hist_reset(&gap_spanned);
+	lg_hist_reset(&nostall);
+	lg_hist_reset(&nogap);
 	for (i = 0; i < g->nb_lcores; i++) {
 		struct lg_lcore *lc = &g->lc[i];
 
@@ -132,18 +133,19 @@ lg_report_final(struct lg *g)
 		stall_cyc += lc->st.stall_cycles;
 		stall_max = RTE_MAX(stall_max, lc->st.stall_max);
 		gaps += lc->st.peer_gaps;
-		refused += lc->st.send_refused;
+		refused += lc->st.send_refused_total;
 		gap_cyc += lc->st.peer_gap_cycles;
 		lg_hist_merge(&lag, &lc->lag);
-		lg_hist_merge(&spanned, &lc->spanned);
-		lg_hist_merge(&gapped, &lc->gapped);
+		lg_hist_merge(&stall_spanned, &lc->spanned);
+		lg_hist_merge(&gap_spanned, &lc->gapped);
 	}
 	/* The responses whose time overlapped no stall of this loop, and
-	 * those that overlapped no peer gap either. */
-	lg_hist_merge(&clean, &all);
-	lg_hist_sub(&clean, &spanned);
-	lg_hist_merge(&ungapped, &all);
-	lg_hist_sub(&ungapped, &gapped);
+	 * those that overlapped no peer gap either (their max: the upper
+	 * bound of their highest bucket, lg_hist_sub()). */
+	lg_hist_merge(&nostall, &all);
+	lg_hist_sub(&nostall, &stall_spanned);
+	lg_hist_merge(&nogap, &all);
+	lg_hist_sub(&nogap, &gap_spanned);
 	for (e = 0; e < LG_ERR_MAX; e++)
 		errors += err[e];
 	/* The measured window as lcore 0 lived it (shorter when stopped). */
@@ -162,11 +164,11 @@ lg_report_final(struct lg *g)
 		"(%" PRIu64 ", longest %.1f us), the others p99 %.1f p99.9 "
 		"%.1f; %" PRIu64 " spanned it or a peer gap (%" PRIu64
 		"), the others p99 %.1f p99.9 %.1f\n",
-		spanned.count, stalls, us(lg_tsc_ns(g, stall_max)),
-		us(lg_hist_quantile(&clean, 0.99)),
-		us(lg_hist_quantile(&clean, 0.999)), gapped.count, gaps,
-		us(lg_hist_quantile(&ungapped, 0.99)),
-		us(lg_hist_quantile(&ungapped, 0.999)));
+		stall_spanned.count, stalls, us(lg_tsc_ns(g, stall_max)),
+		us(lg_hist_quantile(&nostall, 0.99)),
+		us(lg_hist_quantile(&nostall, 0.999)), gap_spanned.count, gaps,
+		us(lg_hist_quantile(&nogap, 0.99)),
+		us(lg_hist_quantile(&nogap, 0.999)));
 	fprintf(stderr, "loadgen: errors %" PRIu64, errors);
 	for (e = 0; e < LG_ERR_MAX; e++)
 		fprintf(stderr, " %s=%" PRIu64, err_names[e], err[e]);
@@ -256,31 +258,30 @@ lg_report_final(struct lg *g)
 		us(lg_hist_quantile(&lag, 0.999)), us(lag.max), stalls,
 		cycles == 0 ? 0.0 : 100.0 * (double)stall_cyc / (double)cycles);
 	printf(", \"send_lag_p50_us\": %.1f, \"send_lag_p90_us\": %.1f, "
-	       "\"loop_stall_max_us\": %.1f, \"send_refused\": %" PRIu64,
+	       "\"loop_stall_max_us\": %.1f, \"send_refused_total\": %" PRIu64,
 		us(lg_hist_quantile(&lag, 0.5)),
 		us(lg_hist_quantile(&lag, 0.9)), us(lg_tsc_ns(g, stall_max)),
 		refused);
 	/* The tail with and without the host's share. A response is
 	 * stall-spanned when its request was due or in flight while this
 	 * loop stalled (the kernel ran something else: exact); gap-spanned
-	 * when it was stall-spanned or in flight while the peer answered
-	 * nothing for LG_STALL_US with requests in flight (the peer's loop
-	 * descheduled, or the peer holding them all: at a rate where it
-	 * answers every few microseconds, its stall). */
+	 * when it was stall-spanned or in flight during a peer gap (defined
+	 * in docs/guides/runtime.md, "peer gap"). The max of those without
+	 * is a bucket's upper bound, not an exact maximum. */
 	printf(", \"stall_spanned\": %" PRIu64
 	       ", \"p50_nostall_us\": %.1f, \"p99_nostall_us\": %.1f"
 	       ", \"p999_nostall_us\": %.1f, \"max_nostall_us\": %.1f",
-		spanned.count, us(lg_hist_quantile(&clean, 0.5)),
-		us(lg_hist_quantile(&clean, 0.99)),
-		us(lg_hist_quantile(&clean, 0.999)), us(clean.max));
+		stall_spanned.count, us(lg_hist_quantile(&nostall, 0.5)),
+		us(lg_hist_quantile(&nostall, 0.99)),
+		us(lg_hist_quantile(&nostall, 0.999)), us(nostall.max));
 	printf(", \"peer_gaps\": %" PRIu64 ", \"peer_gap_pct\": %.2f"
 	       ", \"gap_spanned\": %" PRIu64
 	       ", \"p99_nogap_us\": %.1f, \"p999_nogap_us\": %.1f"
 	       ", \"max_nogap_us\": %.1f",
 		gaps,
 		cycles == 0 ? 0.0 : 100.0 * (double)gap_cyc / (double)cycles,
-		gapped.count, us(lg_hist_quantile(&ungapped, 0.99)),
-		us(lg_hist_quantile(&ungapped, 0.999)), us(ungapped.max));
+		gap_spanned.count, us(lg_hist_quantile(&nogap, 0.99)),
+		us(lg_hist_quantile(&nogap, 0.999)), us(nogap.max));
 	lg_idle_json(g);
 	printf("}\n");
 	fflush(stdout);

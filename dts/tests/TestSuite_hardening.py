@@ -39,6 +39,7 @@ No timing is asserted: rates and durations only size the load.
 
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -54,6 +55,7 @@ PORT = 7  # the attacked TCP echo
 HTTP_PORT = 80  # ewyk-httpd's HTTP (its default --port)
 WRITE_TIMEOUT_S = 3  # --write-timeout: ends the zero-window readers
 PY = "/usr/bin/python3"
+READY_TIMEOUT_S = 60  # the blind injector up and listening (its "ready" line)
 NB_MBUFS = 8191
 # A flood lasts until its client made this many attempts (10 s at least).
 FLOOD_MIN_TRIES = 10
@@ -129,9 +131,36 @@ class TestSuite_hardening(TestSuite):
              "blind", self.tb.if_peer, self.ewyk_mac, self.peer_mac,
              EWYK_IP, PEER_IP, str(port), str(sport), "5000"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = p.stdout.readline()
+        line = self._ready_line(p, READY_TIMEOUT_S)
         assert json.loads(line).get("ready"), (line, p.stderr.read())
         return p
+
+    @staticmethod
+    def _ready_line(p, timeout):
+        """The first line P writes, read with a deadline (select on the
+        pipe, a byte at a time so that nothing after it is taken from
+        _join): P killed and its stderr shown when it writes none, hung
+        or crashed."""
+        fd = p.stdout.fileno()
+        end = time.monotonic() + timeout
+        buf = b""
+        while not buf.endswith(b"\n"):
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                break
+            b = os.read(fd, 1)
+            if not b:
+                break  # EOF: it exited
+            buf += b
+        line = buf.decode(errors="replace")
+        if not line.endswith("\n"):
+            p.kill()
+            _, err = p.communicate(timeout=30)
+            assert line, ("no ready line from the blind injector in "
+                          f"{timeout} s (rc {p.returncode})", err[-2000:])
+            assert False, ("a partial ready line from the blind injector",
+                           line, err[-2000:])
+        return line
 
     @staticmethod
     def _join(p, timeout=180):

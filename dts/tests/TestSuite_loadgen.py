@@ -175,15 +175,23 @@ class TestSuite_loadgen(TestSuite):
         stopped = []
 
         def conns():
-            return len(self.tb.peer(
-                "ss -Htn state established "
-                f"'( sport = :{NGINX_PORT} )'", check=False)
-                .stdout.splitlines())
+            """nginx's established connections, as (local, peer)
+            address:port pairs."""
+            out = self.tb.peer("ss -Htn state established "
+                               f"'( sport = :{NGINX_PORT} )'",
+                               check=False).stdout
+            return {tuple(ln.split()[2:4]) for ln in out.splitlines()
+                    if len(ln.split()) >= 4}
+
+        # Connections an earlier run left established (the loadgen
+        # ends without closing them all) are not this run's.
+        before = conns()
 
         def pause():
-            # Once the run's connections are up (the loadgen's start
+            # Once this run's connections are up (the loadgen's start
             # takes a while on a loaded machine).
-            if not wait_for(lambda: conns() >= 8, timeout=30):
+            if not wait_for(lambda: len(conns() - before) >= 8,
+                            timeout=30):
                 return
             for _ in range(2):
                 time.sleep(0.3)

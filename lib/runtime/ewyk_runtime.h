@@ -452,9 +452,11 @@ struct ewyk_rt_job_ops {
 	 *  any lcore. */
 	void (*drop)(struct ewyk_rt_job *j);
 	/** 1: a piece of a request's body, not a request: counted as
-	 *  EWYK_RT_TASK_BODY_PIECES when started, never as dispatched or
-	 *  done, nor in the strategy's mode counters (its request's
-	 *  handler job counts there). */
+	 *  EWYK_RT_TASK_BODY_PIECES when started, never as done, nor in
+	 *  the strategy's mode counters (its request's handler job counts
+	 *  there). A piece that ends its request (failed, timed out,
+	 *  refused, dropped, orphaned) counts that outcome and, then, its
+	 *  request's dispatched, which no handler job will count. */
 	uint8_t body_piece;
 };
 
@@ -523,10 +525,11 @@ enum ewyk_rt_task_ctr {
 	EWYK_RT_TASK_HEAD_BUSY,      /**< HTTP head too large to copy: 503 */
 	EWYK_RT_TASK_FAILED,         /**< run() or the route failed */
 	/** request-body pieces handed to a route's body consumer (streamed
-	 *  HTTP/2 bodies), in place or as jobs: counted here alone, not as
+	 *  HTTP/2 bodies), in place or as jobs: counted here, not as
 	 *  dispatched or done, so that those count requests; a piece that
-	 *  fails, times out or is refused still counts there (it ends its
-	 *  request) */
+	 *  fails, times out, is refused or dropped or orphaned ends its
+	 *  request: it counts that outcome and the request's dispatched,
+	 *  once (its fn never runs) */
 	EWYK_RT_TASK_BODY_PIECES,
 	EWYK_RT_TASK_CTR_MAX,
 };

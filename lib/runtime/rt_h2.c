@@ -362,11 +362,14 @@ h2_pump(struct http_task *t)
 	t->busy = 1;
 	if (inv == EWYK_STRATEGY_INVOKE_NON_BLOCKING) {
 		/* in place, now, counted as a job of h2_piece_ops is: a
-		 * body piece, not a request (only its failure counts) */
+		 * body piece, not a request; one that fails ends its
+		 * request, whose dispatched is counted then (rt_job.c) */
 		rt_task_count(sh, EWYK_RT_TASK_BODY_PIECES);
 		rc = h2_piece_run(&t->job, EWYK_STRATEGY_MODE_PIC);
-		if (rc < 0)
+		if (rc < 0) {
+			rt_task_count(sh, EWYK_RT_TASK_DISPATCHED);
 			rt_task_count(sh, EWYK_RT_TASK_FAILED);
+		}
 		h2_piece_done(st, &t->job, EWYK_RT_DONE, rc);
 		return;
 	}

@@ -96,6 +96,19 @@ job_task(void *arg, enum ewyk_strategy_mode mode)
 	j->ops->drop(j);
 }
 
+/* Count @p c, an outcome that ends @p j's work. A body piece that ends
+ * its request that way also counts the request's dispatched, here and
+ * only here: its fn never runs, and every request that counts an
+ * outcome counts dispatched once (docs/guides/runtime.md). */
+static void
+job_end_count(struct ewyk_rt_shard *sh, const struct ewyk_rt_job *j,
+	enum ewyk_rt_task_ctr c)
+{
+	if (j->ops->body_piece)
+		rt_task_count(sh, EWYK_RT_TASK_DISPATCHED);
+	rt_task_count(sh, c);
+}
+
 /* Step 3: the holder applies a result from the inbox. */
 static void
 job_apply(void *arg, struct ewyk_net_shard *s, uint64_t ticket, void *result)
@@ -108,20 +121,20 @@ job_apply(void *arg, struct ewyk_net_shard *s, uint64_t ticket, void *result)
 	ewyk_purgatory_finish(sh->purg, j->ticket);
 	if (j->orphaned) {
 		/* Cancelled while its result was on its way. */
-		rt_task_count(sh, EWYK_RT_TASK_ORPHANED);
+		job_end_count(sh, j, EWYK_RT_TASK_ORPHANED);
 		j->ops->drop(j);
 		return;
 	}
 	switch (j->outcome) {
 	case EWYK_RT_REFUSED:
-		rt_task_count(sh, EWYK_RT_TASK_REJECTED);
+		job_end_count(sh, j, EWYK_RT_TASK_REJECTED);
 		break;
 	case EWYK_RT_DROPPED:
-		rt_task_count(sh, EWYK_RT_TASK_DROPPED);
+		job_end_count(sh, j, EWYK_RT_TASK_DROPPED);
 		break;
 	default:
 		if (j->ret < 0)
-			rt_task_count(sh, EWYK_RT_TASK_FAILED);
+			job_end_count(sh, j, EWYK_RT_TASK_FAILED);
 		else if (!j->ops->body_piece)
 			rt_task_count(sh, EWYK_RT_TASK_DONE);
 		break;
@@ -143,7 +156,7 @@ op_expire(struct ewyk_purgatory_op *op, void *ctx)
 	struct ewyk_rt_job *j = ctx;
 
 	RTE_SET_USED(op);
-	rt_task_count(j->sh, EWYK_RT_TASK_TIMED_OUT);
+	job_end_count(j->sh, j, EWYK_RT_TASK_TIMED_OUT);
 	/* ops and ctx were written before the job was yielded and are never
 	 * written again: reading them beside the running job is safe. */
 	j->ops->done(j->ctx, NULL, EWYK_RT_TIMED_OUT, 0);
@@ -207,7 +220,7 @@ ewyk_rt_job_cancel(struct ewyk_rt_job *j)
 	struct ewyk_rt_shard *sh = j->sh;
 
 	if (ewyk_purgatory_cancel(sh->purg, j->ticket.op) == 0)
-		rt_task_count(sh,
+		job_end_count(sh, j,
 			EWYK_RT_TASK_ORPHANED); /* drop() at its end */
 	else
 		j->orphaned = 1; /* claimed: job_apply() drops it */

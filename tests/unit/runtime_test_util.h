@@ -67,7 +67,8 @@ struct rtw {
 	struct rtw_cli cli[RTW_MAXCLI];
 	/* route handlers' record */
 	unsigned int calls_block, calls_nb, calls_body;
-	/* POST /stream (and /streamsmall, max_body RTW_MAX_BODY): pieces
+	/* POST /stream (and /streamsmall, max_body RTW_MAX_BODY, and
+	 * /nbstream, its consumer and fn NON_BLOCKING): pieces
 	 * and bytes its body consumer took, fn calls, states released */
 	unsigned int pieces, calls_stream, states_freed;
 	uint64_t piece_bytes;
@@ -145,6 +146,7 @@ void test_h2_task_counters(void **state);
 void test_h2_body_share(void **state);
 void test_h2_body_streamed(void **state);
 void test_h2_body_pieces_counted(void **state);
+void test_h2_body_piece_fail_counted(void **state);
 void test_h2_body_streamed_reset(void **state);
 void test_h2_body_release_fails(void **state);
 void test_h2_body_ring_lazy(void **state);

@@ -244,6 +244,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_h2_body_share),
 		cmocka_unit_test(test_h2_body_streamed),
 		cmocka_unit_test(test_h2_body_pieces_counted),
+		cmocka_unit_test(test_h2_body_piece_fail_counted),
 		cmocka_unit_test(test_h2_body_streamed_reset),
 		cmocka_unit_test(test_h2_body_release_fails),
 		cmocka_unit_test(test_h2_body_ring_lazy),

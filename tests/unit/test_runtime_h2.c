@@ -487,6 +487,47 @@ test_h2_body_pieces_counted(void **state)
 	h2_close();
 }
 
+/* A piece that fails ends its request before fn runs: the request
+ * still counts one dispatched (then) and one failed, no done, whether
+ * the piece ran as a job (BLOCKING) or in place (NON_BLOCKING). */
+void
+test_h2_body_piece_fail_counted(void **state)
+{
+	const char *const paths[] = { "/stream", "/nbstream" };
+	uint64_t d0, n0, f0, p0;
+	size_t left;
+	unsigned int k;
+	int32_t a;
+	int i;
+
+	(void)state;
+	for (k = 0; k < RTE_DIM(paths); k++) {
+		h2_open(EWYK_STRATEGY_PEC, 0);
+		RTW.piece_ret = -EIO;
+		d0 = count(EWYK_RT_TASK_DISPATCHED);
+		n0 = count(EWYK_RT_TASK_DONE);
+		f0 = count(EWYK_RT_TASK_FAILED);
+		p0 = count(EWYK_RT_TASK_BODY_PIECES);
+		left = 5000;
+		gate = 1000;
+		a = post_gated(paths[k], &left);
+		exchange();
+		for (i = 0; i < 8 && P.status[idx(a)] == 0; i++) {
+			rt_test_run_queued(RTW.rt, UINT32_MAX);
+			exchange();
+		}
+		assert_int_equal(P.status[idx(a)], 500);
+		assert_int_equal(RTW.pieces, 1);
+		assert_int_equal(RTW.calls_stream, 0);
+		assert_int_equal(count(EWYK_RT_TASK_BODY_PIECES) - p0, 1);
+		assert_int_equal(count(EWYK_RT_TASK_DISPATCHED) - d0, 1);
+		assert_int_equal(count(EWYK_RT_TASK_FAILED) - f0, 1);
+		assert_int_equal(count(EWYK_RT_TASK_DONE) - n0, 0);
+		assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+		h2_close();
+	}
+}
+
 /* A stream reset while its body streams: the piece's job is orphaned,
  * the state released, the task given back; the connection serves on. */
 void
@@ -722,9 +763,13 @@ test_h2_body_piece_deadline(void **state)
 	exchange();
 	assert_int_equal(P.status[idx(a)], 504);
 	assert_int_equal(count(EWYK_RT_TASK_TIMED_OUT), 1);
+	/* the request its piece ended counts dispatched, once */
+	assert_int_equal(count(EWYK_RT_TASK_DISPATCHED), 1);
 	assert_int_equal(rt_test_run_queued(RTW.rt, UINT32_MAX), 1);
 	exchange();
 	assert_int_equal(count(EWYK_RT_TASK_LATE), 1);
+	assert_int_equal(count(EWYK_RT_TASK_DISPATCHED), 1);
+	assert_int_equal(count(EWYK_RT_TASK_DONE), 0);
 	assert_int_equal(RTW.calls_stream, 0);
 	assert_int_equal(RTW.states_freed, 1);
 	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
