@@ -168,6 +168,20 @@ count(enum ewyk_rt_task_ctr c)
 	return ewyk_rt_task_count(RTW.sh, c);
 }
 
+/* The end of a test that stopped a stream: nothing of it is left in the
+ * runtime, and the connection answers the next request. */
+static void
+serves_on_then_close(void)
+{
+	int32_t b;
+
+	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	b = get("/nb");
+	exchange();
+	assert_int_equal(P.status[idx(b)], 200);
+	h2_close();
+}
+
 /* A queued BLOCKING stream does not hold the connection: a NON_BLOCKING
  * one after it is answered at once, in place, with no job; the blocking
  * one when its task runs. */
@@ -237,7 +251,7 @@ test_h2_deadline_refused(void **state)
 void
 test_h2_stream_reset(void **state)
 {
-	int32_t a, b;
+	int32_t a;
 
 	(void)state;
 	h2_open(EWYK_STRATEGY_PEC, 0);
@@ -249,11 +263,7 @@ test_h2_stream_reset(void **state)
 	assert_int_equal(rt_test_run_queued(RTW.rt, UINT32_MAX), 1);
 	exchange();
 	assert_int_equal(P.status[idx(a)], 0);
-	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
-	b = get("/nb");
-	exchange();
-	assert_int_equal(P.status[idx(b)], 200);
-	h2_close();
+	serves_on_then_close();
 }
 
 /* The task counters agree across protocols: a NON_BLOCKING fn route
@@ -534,7 +544,7 @@ void
 test_h2_body_streamed_reset(void **state)
 {
 	size_t left = 5000;
-	int32_t a, b;
+	int32_t a;
 	int i;
 
 	(void)state;
@@ -557,11 +567,7 @@ test_h2_body_streamed_reset(void **state)
 	exchange();
 	assert_int_equal(RTW.calls_stream, 0);
 	assert_int_equal(RTW.states_freed, 1);
-	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
-	b = get("/nb");
-	exchange();
-	assert_int_equal(P.status[idx(b)], 200);
-	h2_close();
+	serves_on_then_close();
 }
 
 /* Feed @p n more bytes of stream @p a's gated body and run its pieces
@@ -751,7 +757,7 @@ void
 test_h2_body_piece_deadline(void **state)
 {
 	size_t left = 5000;
-	int32_t a, b;
+	int32_t a;
 
 	(void)state;
 	h2_open(EWYK_STRATEGY_PEC, 0);
@@ -779,11 +785,7 @@ test_h2_body_piece_deadline(void **state)
 	exchange();
 	rt_test_run_queued(RTW.rt, UINT32_MAX);
 	exchange();
-	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
-	b = get("/nb");
-	exchange();
-	assert_int_equal(P.status[idx(b)], 200);
-	h2_close();
+	serves_on_then_close();
 }
 
 /* A streamed body of unknown length (no content-length) that grows past
@@ -793,7 +795,7 @@ void
 test_h2_body_too_large(void **state)
 {
 	size_t left = 1000;
-	int32_t a, b;
+	int32_t a;
 	int i;
 
 	(void)state;
@@ -816,9 +818,5 @@ test_h2_body_too_large(void **state)
 	assert_int_equal(RTW.piece_bytes, RTW_MAX_BODY / 2);
 	assert_int_equal(RTW.calls_stream, 0);
 	assert_int_equal(RTW.states_freed, 1);
-	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
-	b = get("/nb");
-	exchange();
-	assert_int_equal(P.status[idx(b)], 200);
-	h2_close();
+	serves_on_then_close();
 }
