@@ -231,13 +231,9 @@ ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	}
 	/* An on-link destination is its own next hop; any other goes to the
 	 * port's default gateway, when it has one. */
-	nexthop = dst;
-	if ((dst & pt->mask) != (pt->ip & pt->mask)) {
-		if (pt->gw == 0) {
-			net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
-			return -ENETUNREACH;
-		}
-		nexthop = pt->gw;
+	if (!net_ip4_nexthop(pt, dst, &nexthop)) {
+		net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
+		return -ENETUNREACH;
 	}
 
 	/* The L4 checksum first, while the data starts at the L4 header. */

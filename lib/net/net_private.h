@@ -93,6 +93,22 @@ struct net_port {
 	struct net_ip6_addr ip6[EWYK_NET_MAX_IP6];
 };
 
+/* The next hop of IPv4 @p dst through port @p pt: itself when on the
+ * port's subnet, else the port's default gateway; false (@p nh left as
+ * it was) when it has none (ewyk_net_ip_output(), ewyk_net_nexthop()). */
+static inline bool
+net_ip4_nexthop(const struct net_port *pt, rte_be32_t dst, rte_be32_t *nh)
+{
+	if ((dst & pt->mask) == (pt->ip & pt->mask)) {
+		*nh = dst;
+		return true;
+	}
+	if (pt->gw == 0)
+		return false;
+	*nh = pt->gw;
+	return true;
+}
+
 struct ewyk_net {
 	struct ewyk_net_conf conf; /* with defaults filled in */
 	uint16_t nb_ports;

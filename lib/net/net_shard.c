@@ -189,14 +189,7 @@ ewyk_net_nexthop(const struct ewyk_net *net, uint16_t port, rte_be32_t dst,
 	if (net == NULL || nexthop == NULL || port >= net->nb_ports)
 		return -EINVAL;
 	p = &net->ports[port];
-	if ((dst & p->mask) == (p->ip & p->mask)) {
-		*nexthop = dst;
-		return 0;
-	}
-	if (p->gw == 0)
-		return -ENETUNREACH;
-	*nexthop = p->gw;
-	return 0;
+	return net_ip4_nexthop(p, dst, nexthop) ? 0 : -ENETUNREACH;
 }
 
 struct ewyk_net_shard *
