@@ -112,6 +112,9 @@ struct ewyk_twheel;
 	X(BODY_SLOW, body_slow, COUNTER,                                       \
 		"Streams reset (CANCEL): request body slower than "            \
 		"body_min_rate, or nothing for body_timeout_ms")               \
+	X(BODY_SPARE, body_spare, GAUGE,                                       \
+		"Bytes of body consumers' buffers beyond the bytes they hold " \
+		"(ewyk_http2_body_buffer()), charged to the body budget")      \
 	X(BYTES_IN, bytes_in, COUNTER, "Bytes received")                       \
 	X(BYTES_OUT, bytes_out, COUNTER, "Bytes handed to TCP")
 
@@ -360,6 +363,21 @@ int ewyk_http2_read_body_stream(struct ewyk_http2_stream *st,
  * @return 0, or -EINVAL (no stream, or its body is not streamed)
  */
 int ewyk_http2_body_release(struct ewyk_http2_stream *st, uint64_t n);
+
+/**
+ * The memory @p st's body consumer keeps for the body is @p bytes now (a
+ * streamed body's ring, a gathered body's buffer; 0 once freed): what of
+ * it is beyond the bytes the stream holds (spare room the buffer grew
+ * into) is charged to the body budget, the shard's and the source's, as
+ * held bytes are, until the stream ends or a smaller size is given. A
+ * buffer that grew past the budget is charged all the same: the streams
+ * that come after wait for their window instead, so the memory a source
+ * makes the shard allocate for its bodies stays within its share, not
+ * its bytes alone.
+ *
+ * @return 0, or -EINVAL (no stream)
+ */
+int ewyk_http2_body_buffer(struct ewyk_http2_stream *st, uint64_t bytes);
 
 /**
  * Stop reading the request body: the consumer is called no more, what a

@@ -30,24 +30,61 @@
  * slowness (the pace rule waits for the consumer to catch up).
  */
 
+#include <errno.h>
+
 #include <rte_cycles.h>
 
 #include "http2_private.h"
+
+/* What is left of @p lim once @p used is taken (a spare buffer may have
+ * taken more than the budget: none). */
+static uint64_t
+left_of(uint64_t lim, uint64_t used)
+{
+	return used < lim ? lim - used : 0;
+}
 
 /* Bytes @p st may be granted now. */
 static uint64_t
 body_room(const struct ewyk_http2_stream *st, bool *src_full)
 {
 	const struct ewyk_http2_server *s = st->c->srv;
-	uint64_t room = s->conf.body_budget - s->body_granted;
+	uint64_t room = left_of(s->conf.body_budget, s->body_granted), r;
 	int src = st->c->st_src;
 
 	*src_full = false;
-	if (src >= 0 && s->conf.body_budget_per_src - s->body_src[src] < room) {
-		room = s->conf.body_budget_per_src - s->body_src[src];
-		*src_full = true;
+	if (src >= 0) {
+		r = left_of(s->conf.body_budget_per_src, s->body_src[src]);
+		if (r < room || r == 0) {
+			room = r;
+			*src_full = true;
+		}
 	}
 	return room;
+}
+
+/* Charge @p st's spare buffer (its consumer's buffer beyond @p held
+ * bytes) to the budget, the shard's and its source's. @return true
+ * when the charge went down (room came back). */
+static bool
+spare_set(struct ewyk_http2_stream *st, uint64_t held)
+{
+	struct ewyk_http2_server *s = st->c->srv;
+	int src = st->c->st_src;
+	uint64_t want = st->body_buf > held ? st->body_buf - held : 0;
+	uint64_t was = st->body_spare;
+
+	if (want == was)
+		return false;
+	st->body_spare = want;
+	s->body_granted = s->body_granted - was + want;
+	if (src >= 0)
+		s->body_src[src] = s->body_src[src] - was + want;
+	if (want > was)
+		H2_CTR(s, BODY_SPARE, want - was);
+	else
+		ewyk_ctr_sub(&s->ctr[EWYK_HTTP2_C_BODY_SPARE], was - want);
+	return want < was;
 }
 
 static void
@@ -68,6 +105,8 @@ body_grant(struct ewyk_http2_stream *st, uint64_t n)
 	else
 		(void)nghttp2_session_consume(c->sess, st->id, n);
 }
+
+static void body_regrant(struct ewyk_http2_server *s);
 
 static void
 wait_del(struct ewyk_http2_stream *st)
@@ -94,6 +133,8 @@ h2_body_in(struct ewyk_http2_stream *st, uint32_t len)
 	bool src_full;
 	uint64_t n;
 
+	bool back;
+
 	H2_CTR(s, BODY_HELD, len);
 	st->body_last = rte_get_tsc_cycles();
 	if (st->body_first == 0)
@@ -101,13 +142,15 @@ h2_body_in(struct ewyk_http2_stream *st, uint32_t len)
 	if (st->body_stream && st->body_granted + st->body_owed == 0)
 		st->hold_since = st->body_last;
 	st->body_rx += len;
+	/* the bytes fill the buffer's spare room: its charge is theirs */
+	back = spare_set(st, st->body_granted + st->body_owed + len);
 	if (!st->waiting) {
 		n = RTE_MIN((uint64_t)len, body_room(st, &src_full));
 		if (n > 0)
 			body_grant(st, n);
 		len -= (uint32_t)n;
 		if (len == 0)
-			return;
+			goto out;
 		/* over the budget: the window stays shut, the stream waits */
 		if (src_full)
 			H2_CTR(s, BODY_SRC_WAIT, 1);
@@ -120,6 +163,9 @@ h2_body_in(struct ewyk_http2_stream *st, uint32_t len)
 	}
 	st->body_owed += len;
 	H2_CTR(s, BODY_OWED, len);
+out:
+	if (back && !TAILQ_EMPTY(&s->wait))
+		body_regrant(s);
 }
 
 /* The budget came back: grant the waiting streams, in order, then send
@@ -177,9 +223,15 @@ h2_body_end(struct ewyk_http2_stream *st)
 	struct h2_conn *c = st->c;
 	struct ewyk_http2_server *s = c->srv;
 	uint64_t granted = st->body_granted, owed = st->body_owed;
+	bool back;
 
-	if (granted == 0 && owed == 0)
+	st->body_buf = 0;
+	back = spare_set(st, 0);
+	if (granted == 0 && owed == 0) {
+		if (back && !TAILQ_EMPTY(&s->wait))
+			body_regrant(s);
 		return;
+	}
 	if (st->waiting)
 		wait_del(st);
 	ewyk_ctr_sub(&s->ctr[EWYK_HTTP2_C_BODY_HELD], granted + owed);
@@ -191,7 +243,7 @@ h2_body_end(struct ewyk_http2_stream *st)
 	/* what was withheld goes back to the connection's window */
 	if (owed > 0 && c->sess != NULL && !c->gone)
 		(void)nghttp2_session_consume_connection(c->sess, owed);
-	if (granted > 0 && !TAILQ_EMPTY(&s->wait))
+	if ((granted > 0 || back) && !TAILQ_EMPTY(&s->wait))
 		body_regrant(s);
 }
 
@@ -205,10 +257,13 @@ h2_body_release(struct ewyk_http2_stream *st, uint64_t n)
 	struct h2_conn *c = st->c;
 	struct ewyk_http2_server *s = c->srv;
 	uint64_t owed, granted, now;
+	bool back;
 
 	n = RTE_MIN(n, st->body_granted + st->body_owed);
 	if (n == 0)
 		return;
+	/* the room they leave in the buffer is spare: charged */
+	back = spare_set(st, st->body_granted + st->body_owed - n);
 	owed = RTE_MIN(n, st->body_owed);
 	granted = n - owed;
 	st->body_owed -= owed;
@@ -231,8 +286,23 @@ h2_body_release(struct ewyk_http2_stream *st, uint64_t n)
 			(void)nghttp2_session_consume_connection(c->sess, owed);
 		(void)nghttp2_session_consume_stream(c->sess, st->id, n);
 	}
-	if (granted > 0 && !TAILQ_EMPTY(&s->wait))
+	if ((granted > 0 || back) && !TAILQ_EMPTY(&s->wait))
 		body_regrant(s);
+}
+
+int
+ewyk_http2_body_buffer(struct ewyk_http2_stream *st, uint64_t bytes)
+{
+	struct ewyk_http2_server *s;
+
+	if (st == NULL || !st->used)
+		return -EINVAL;
+	s = st->c->srv;
+	st->body_buf = bytes;
+	if (spare_set(st, st->body_granted + st->body_owed) &&
+		!TAILQ_EMPTY(&s->wait))
+		body_regrant(s);
+	return 0;
 }
 
 /* Is @p st's body, still arriving, too slow: nothing for body_timeout_ms

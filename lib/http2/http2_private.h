@@ -99,6 +99,9 @@ struct ewyk_http2_stream {
 	 * held, bytes held but not granted yet; the server's list of
 	 * streams waiting for the budget */
 	uint64_t body_granted, body_owed;
+	/* its consumer's buffer (ewyk_http2_body_buffer()), and what of it
+	 * beyond the bytes held is charged to the budget (body_spare) */
+	uint64_t body_buf, body_spare;
 	uint64_t body_rx;    /* body bytes handed over in all */
 	uint64_t wait_since; /* TSC */
 	/* TSC of its body's first and latest DATA handed over; the time it

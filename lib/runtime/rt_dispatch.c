@@ -257,6 +257,7 @@ rt_task_put(struct http_task *t)
 	t->body = NULL;
 	rte_free(t->ring_old);
 	t->ring_old = NULL;
+	t->ring_old_cap = 0;
 	if (t->req.state != NULL && t->route->state_free != NULL)
 		t->route->state_free(t->req.state, t->route->arg);
 	t->req.state = NULL;

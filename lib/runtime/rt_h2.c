@@ -287,8 +287,12 @@ h2_piece_done(void *ctx, struct ewyk_rt_job *j, enum ewyk_rt_outcome o, int ret)
 	t->busy = 0;
 	t->req.body = NULL;
 	t->req.body_len = 0;
-	rte_free(t->ring_old);
-	t->ring_old = NULL;
+	if (t->ring_old != NULL) {
+		rte_free(t->ring_old);
+		t->ring_old = NULL;
+		t->ring_old_cap = 0;
+		(void)ewyk_http2_body_buffer(st, t->body_cap);
+	}
 	if (o == EWYK_RT_REFUSED) {
 		h2_refuse(t, 503, "Service Unavailable\n", 1);
 		return;
@@ -415,13 +419,17 @@ ring_grow(struct http_task *t, uint32_t len)
 		memcpy(b, t->body + t->ring_head, first);
 		memcpy(b + first, t->body, t->body_len - first);
 	}
-	if (t->busy && t->ring_old == NULL)
+	if (t->busy && t->ring_old == NULL) {
 		t->ring_old = t->body; /* the piece reads it */
-	else
+		t->ring_old_cap = t->body_cap;
+	} else {
 		rte_free(t->body);
+	}
 	t->body = b;
 	t->body_cap = (uint32_t)cap;
 	t->ring_head = 0;
+	/* the ring's room beyond the bytes held is in the body budget */
+	(void)ewyk_http2_body_buffer(t->st, cap + t->ring_old_cap);
 	return 0;
 }
 
@@ -551,6 +559,7 @@ h2_read(struct ewyk_http2_stream *st, const char *p, uint32_t len, int last,
 		}
 		t->body = b;
 		t->body_cap = (uint32_t)cap;
+		(void)ewyk_http2_body_buffer(st, cap);
 	}
 	if (len > 0)
 		memcpy(t->body + t->body_len, p, len);
@@ -662,7 +671,7 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	t->qtok = tok;
 	t->large_tok = -1;
 	t->body = t->ring_old = NULL;
-	t->body_len = t->body_cap = 0;
+	t->body_len = t->body_cap = t->ring_old_cap = 0;
 	t->refused = 0;
 	t->streamed = t->busy = t->waiting = t->body_end = 0;
 	t->releasing = t->ended = 0;
@@ -704,6 +713,8 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 			t->body_cap = (uint32_t)cl;
 		}
 		if (ewyk_http2_read_body(st, h2_read, t) == 0) {
+			/* its room is in the body budget before any DATA */
+			(void)ewyk_http2_body_buffer(st, t->body_cap);
 			ewyk_http2_on_done(st, h2_read_end, t);
 			return 0;
 		}

@@ -53,8 +53,9 @@ struct http_task {
 	uint32_t ring_head, piece;
 	uint64_t body_total;
 	/* the ring the piece being consumed reads, when the ring grew
-	 * under it (freed when the piece is done), or NULL */
+	 * under it (freed when the piece is done), or NULL; its size */
 	char *ring_old;
+	uint32_t ring_old_cap;
 	struct ewyk_rt_result res;
 	struct ewyk_rt_req_header hdr[EWYK_RT_REQ_MAX_HEADERS]; /* small head */
 	char buf[EWYK_RT_REQ_BUF];

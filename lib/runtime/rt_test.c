@@ -67,3 +67,11 @@ rt_test_http_tasks(struct ewyk_rt *rt, unsigned int shard)
 		return -1;
 	return (int)(info.n_in_use - info.n_cached);
 }
+
+struct ewyk_http2_server *
+rt_test_h2_server(struct ewyk_rt *rt, unsigned int shard)
+{
+	if (rt == NULL || shard >= rt->nb_shards)
+		return NULL;
+	return rt->sh[shard].h2;
+}

@@ -22,6 +22,8 @@
 extern "C" {
 #endif
 
+struct ewyk_http2_server;
+
 /**
  * Read time from @p now instead of the TSC: every loop iteration, the
  * default deadline of a job and a job's late check. NULL: the TSC again.
@@ -64,6 +66,14 @@ unsigned int rt_test_run_queued(struct ewyk_rt *rt, unsigned int max);
  * @return the count, or -1 without HTTP
  */
 int rt_test_http_tasks(struct ewyk_rt *rt, unsigned int shard);
+
+/**
+ * The shard's HTTP/2 server (its counters: ewyk_http2_server_counter()).
+ *
+ * @return the server, or NULL without one
+ */
+struct ewyk_http2_server *rt_test_h2_server(struct ewyk_rt *rt,
+	unsigned int shard);
 
 #ifdef __cplusplus
 }

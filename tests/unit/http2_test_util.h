@@ -77,4 +77,8 @@ h2t_pattern(uint64_t off)
 	return (char)('a' + off % 26);
 }
 
+/* test_http2_body.c */
+void test_body_buffer_charged(void **state);
+void test_body_buffer_filled(void **state);
+
 #endif /* HTTP2_TEST_UTIL_H */

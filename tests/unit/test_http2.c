@@ -718,6 +718,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_body_budget_per_source),
 		cmocka_unit_test(test_body_slow_reset),
 		cmocka_unit_test(test_body_never_sent),
+		cmocka_unit_test(test_body_buffer_charged),
+		cmocka_unit_test(test_body_buffer_filled),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) < 0)

@@ -20,6 +20,8 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include <ewyk_http2.h>
+
 #include <rte_malloc.h>
 
 #include "runtime_test_util.h"
@@ -656,6 +658,14 @@ heap_used(void)
 	return n;
 }
 
+/* Body buffer bytes beyond those held, in the shard's body budget. */
+static uint64_t
+spare(void)
+{
+	return ewyk_http2_server_counter(rt_test_h2_server(RTW.rt, 0),
+		EWYK_HTTP2_C_BODY_SPARE);
+}
+
 /* A POST of unknown length (no content-length) whose body is gated. */
 static int32_t
 post_open(const char *path, size_t *left)
@@ -700,7 +710,11 @@ test_h2_body_ring_lazy(void **state)
 			NGHTTP2_CANCEL);
 	exchange();
 	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 1);
+	assert_int_equal(spare(), 0);
 	feed(a[0], 3000);
+	/* consumed and released: the ring's first 16 KiB, empty, are
+	 * charged to the body budget until the stream ends */
+	assert_int_equal(spare(), 16u << 10);
 	for (i = 0; i < 16 && P.status[idx(a[0])] == 0; i++) {
 		rt_test_run_queued(RTW.rt, UINT32_MAX);
 		exchange();
@@ -708,6 +722,7 @@ test_h2_body_ring_lazy(void **state)
 	assert_int_equal(P.status[idx(a[0])], 200);
 	assert_int_equal(RTW.piece_bytes, 3000);
 	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
+	assert_int_equal(spare(), 0);
 	h2_close();
 }
 
