@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -193,6 +194,7 @@ h2_cb_send_data(nghttp2_session *sess, nghttp2_frame *frame,
 		left -= (size_t)n;
 	}
 	c->budget -= (uint32_t)(9 + length);
+	c->dst = st;
 	return 0;
 fail:
 	/* nothing of this frame stays in the chain */
@@ -352,11 +354,84 @@ input_error(struct h2_conn *c, ssize_t rc)
 	conn_end(c, 0);
 }
 
+/* ---- closed streams ---- */
+
+/* A new client stream @p id: the window of remembered closes moves up
+ * to it, what falls out is forgotten (frames on those are ignored, as
+ * nghttp2 ignores them on the closed streams it no longer keeps). */
+void
+h2_closed_slide_far(struct h2_conn *c, uint32_t i)
+{
+	uint32_t k;
+
+	if (i - c->closed_hi >= H2_CLOSED_WIN) {
+		memset(c->closed, 0, sizeof(c->closed));
+	} else {
+		for (k = c->closed_hi + 1; k <= i; k++)
+			c->closed[k / 64 % H2_CLOSED_WORDS] &=
+				~(1ull << (k % 64));
+	}
+	c->closed_hi = i;
+}
+
+/*
+ * Follow the frame heads of @p len input bytes (nghttp2 parses the
+ * frames; this only reads their 9-byte heads): the bytes up to the end
+ * of the head of a DATA or HEADERS frame on a stream that closed after
+ * the peer's END_STREAM (@p hit set), or all of them.
+ */
+static size_t
+frames_scan(struct h2_conn *c, const uint8_t *p, size_t len, bool *hit)
+{
+	const uint8_t *h;
+	size_t off = 0, n;
+	uint32_t id;
+
+	if (c->fhn > 0) {
+		/* a head split between two segments */
+		n = RTE_MIN((size_t)(9 - c->fhn), len);
+		memcpy(c->fhd + c->fhn, p, n);
+		c->fhn += (uint8_t)n;
+		if (c->fhn < 9)
+			return len;
+		c->fhn = 0;
+		off = n;
+		h = c->fhd;
+		goto head;
+	}
+	for (;;) {
+		if (c->fskip >= len - off) {
+			c->fskip -= (uint32_t)(len - off);
+			return len;
+		}
+		off += c->fskip;
+		if (len - off < 9) {
+			c->fskip = 0;
+			c->fhn = (uint8_t)(len - off);
+			memcpy(c->fhd, p + off, c->fhn);
+			return len;
+		}
+		h = p + off;
+		off += 9;
+head:
+		c->fskip = (uint32_t)h[0] << 16 | (uint32_t)h[1] << 8 | h[2];
+		if (h[3] > NGHTTP2_HEADERS)
+			continue;
+		memcpy(&id, h + 5, 4);
+		if (h2_closed_ended(c, rte_be_to_cpu_32(id) & 0x7fffffff)) {
+			*hit = true;
+			return off;
+		}
+	}
+}
+
 /* Bytes in. 0, or -ECONNRESET: the connection ended. */
 int
 h2_conn_input(struct h2_conn *c, const uint8_t *p, size_t len)
 {
-	ssize_t rc;
+	ssize_t rc = 0;
+	size_t n;
+	bool hit = false;
 
 	if (c->gone)
 		return -ECONNRESET;
@@ -372,7 +447,16 @@ h2_conn_input(struct h2_conn *c, const uint8_t *p, size_t len)
 		c->hbytes = 0;
 		c->nh = 0;
 	}
-	rc = nghttp2_session_mem_recv(c->sess, p, len);
+	while (len > 0 && rc >= 0 && !c->gone) {
+		n = c->ending ? len : frames_scan(c, p, len, &hit);
+		rc = nghttp2_session_mem_recv(c->sess, p, n);
+		p += n;
+		len -= n;
+		if (!c->ending && hit && rc >= 0 && !c->gone) {
+			/* frames after the peer's END_STREAM (RFC 9113 5.1) */
+			h2_conn_kill(c, NGHTTP2_STREAM_CLOSED);
+		}
+	}
 	c->in_recv = 0;
 	if (c->gone) {
 		h2_conn_gone(c);
@@ -437,7 +521,7 @@ struct h2_conn *
 h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 {
 	const struct ewyk_http2_conf *cf = &s->conf;
-	nghttp2_settings_entry iv[4];
+	nghttp2_settings_entry iv[5];
 	struct ewyk_tcp_conn_info ti;
 	int tok = -1, st_src = -1;
 	struct h2_conn *c;
@@ -477,7 +561,14 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 	iv[2] = (nghttp2_settings_entry){ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE,
 		cf->max_header_list };
 	iv[3] = (nghttp2_settings_entry){ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 };
-	if (nghttp2_submit_settings(c->sess, NGHTTP2_FLAG_NONE, iv, 4) != 0) {
+	/* RFC 9218: no RFC 7540 priority tree. nghttp2 then schedules by
+	 * urgency (all the same: round robin), frees a stream as it closes
+	 * instead of keeping it in the tree, and ignores PRIORITY frames
+	 * (still counted as control frames: cb_begin_frame()) */
+	iv[4] = (nghttp2_settings_entry){
+		NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1
+	};
+	if (nghttp2_submit_settings(c->sess, NGHTTP2_FLAG_NONE, iv, 5) != 0) {
 		nghttp2_session_del(c->sess);
 		c->sess = NULL;
 		ewyk_http_quota_give(s->q_conns, tok);
@@ -494,7 +585,11 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 	c->streams = NULL;
 	c->nstreams = c->nresp = 0;
 	c->hbytes = 0;
-	c->hst = NULL;
+	c->hst = c->dst = c->lst = NULL;
+	memset(c->closed, 0, sizeof(c->closed));
+	c->closed_hi = 0;
+	c->fskip = EWYK_HTTP2_PREFACE_LEN; /* the client's magic first */
+	c->fhn = 0;
 	c->nh = 0;
 	c->used = 1;
 	c->in_recv = c->in_send = c->eof = c->ending = c->gone = 0;

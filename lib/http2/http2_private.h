@@ -67,16 +67,17 @@ struct ewyk_http2_stream {
 	struct h2_conn *c;
 	int32_t id;
 	uint8_t used;
-	uint8_t responded;  /* a response was submitted */
-	uint8_t resp_done;  /* ... and its last DATA (or HEADERS) sent */
-	uint8_t req_done;   /* the peer's END_STREAM */
-	uint8_t too_large;  /* header list over the limits: 431 */
-	uint8_t too_many;   /* ... over the field count */
-	uint8_t refused;    /* no object: REFUSED_STREAM */
-	uint8_t deferred;   /* producer said -EAGAIN */
-	uint8_t chunked;    /* body of unknown length */
-	uint8_t head;       /* HEAD: no body */
-	uint8_t in_request; /* on_request running */
+	uint8_t responded;   /* a response was submitted */
+	uint8_t resp_done;   /* ... and its last DATA (or HEADERS) sent */
+	uint8_t req_done;    /* the peer's END_STREAM */
+	uint8_t too_large;   /* header list over the limits: 431 */
+	uint8_t too_many;    /* ... over the field count */
+	uint8_t refused;     /* no object: REFUSED_STREAM */
+	uint8_t deferred;    /* producer said -EAGAIN */
+	uint8_t chunked;     /* body of unknown length */
+	uint8_t head;        /* HEAD: no body */
+	uint8_t in_request;  /* on_request running */
+	uint8_t ngh_closing; /* nghttp2 closes it: its map entry goes */
 	uint16_t status;
 	ewyk_http2_body_fn body_cb;
 	void *body_arg;
@@ -122,6 +123,12 @@ struct ewyk_http2_stream {
 	char small[EWYK_HTTP2_RESPOND_MAX];
 };
 
+/* Closed streams a connection remembers (h2_conn.closed): nghttp2 kept
+ * as many as the concurrent streams it allows (100) in its RFC 7540
+ * priority tree. */
+#define H2_CLOSED_WIN 256
+#define H2_CLOSED_WORDS (H2_CLOSED_WIN / 64)
+
 struct h2_conn {
 	struct ewyk_http2_server *srv;
 	const struct h2_io *io;
@@ -139,6 +146,21 @@ struct h2_conn {
 	/* the stream whose header block is being read (NULL: refused, or
 	 * none): no lookup per field */
 	struct ewyk_http2_stream *hst;
+	/* the stream of the DATA frame send_data() wrote last, and the one
+	 * whose response just ended (its close comes next): no lookup in
+	 * nghttp2's map for either */
+	struct ewyk_http2_stream *dst, *lst;
+	/* the client's streams (by id >> 1) among the last H2_CLOSED_WIN
+	 * that closed after the peer's END_STREAM, and the highest id >> 1
+	 * seen: a DATA or HEADERS frame on one is a connection error
+	 * STREAM_CLOSED (RFC 9113 5.1) that nghttp2 no longer finds (it
+	 * frees a stream as it closes). The frame heads of the input are
+	 * followed for it: bytes of the preface or frame still to skip, a
+	 * head split between two segments */
+	uint64_t closed[H2_CLOSED_WORDS];
+	uint32_t closed_hi;
+	uint32_t fskip;
+	uint8_t fhd[9], fhn;
 	uint32_t hbytes; /* header list bytes of the block being read */
 	uint16_t nh;     /* its fields */
 	uint8_t used, in_recv, in_send, eof, ending, gone, lingering;
@@ -160,6 +182,51 @@ struct h2_conn {
 	struct ewyk_http_header *hdrs; /* max_header_fields + 1 */
 	char *hbuf;                    /* max_header_list bytes */
 };
+
+void h2_closed_slide_far(struct h2_conn *c, uint32_t i);
+
+/* A new client stream @p id (odd, above those before): the window of
+ * remembered closes (h2_conn.closed) moves up to it. */
+static inline void
+h2_closed_slide(struct h2_conn *c, int32_t id)
+{
+	uint32_t i = (uint32_t)id >> 1;
+
+	if (i == c->closed_hi + 1) {
+		c->closed[i / 64 % H2_CLOSED_WORDS] &= ~(1ull << (i % 64));
+		c->closed_hi = i;
+	} else if (i > c->closed_hi) {
+		h2_closed_slide_far(c, i);
+	}
+}
+
+/* Is the client stream @p id in the window of remembered closes? */
+static inline bool
+h2_closed_known(const struct h2_conn *c, uint32_t id)
+{
+	/* one compare: an id above the window wraps */
+	return (id & 1) && c->closed_hi - (id >> 1) < H2_CLOSED_WIN;
+}
+
+/* @p id closed after the peer's END_STREAM. */
+static inline void
+h2_closed_mark(struct h2_conn *c, int32_t id)
+{
+	uint32_t i = (uint32_t)id >> 1;
+
+	if (h2_closed_known(c, (uint32_t)id))
+		c->closed[i / 64 % H2_CLOSED_WORDS] |= 1ull << (i % 64);
+}
+
+/* Did @p id close after the peer's END_STREAM (as far as remembered)? */
+static inline bool
+h2_closed_ended(const struct h2_conn *c, uint32_t id)
+{
+	uint32_t i = id >> 1;
+
+	return h2_closed_known(c, id) &&
+		(c->closed[i / 64 % H2_CLOSED_WORDS] >> (i % 64) & 1);
+}
 
 /* nghttp2's memory of a shard's sessions (http2_mem.c): free lists of
  * blocks of 64 B to 4 KiB, each list keeping at most H2_MEM_KEEP. */

@@ -66,8 +66,14 @@ h2_stream_end(struct ewyk_http2_stream *st, int aborted)
 
 	if (!st->used)
 		return;
-	if (c->sess != NULL && !c->gone)
+	/* nghttp2's stream keeps no pointer to ours (unless it closes it
+	 * itself now: it forgets it then) */
+	if (c->sess != NULL && !c->gone && !st->ngh_closing)
 		nghttp2_session_set_stream_user_data(c->sess, st->id, NULL);
+	if (c->lst == st)
+		c->lst = NULL;
+	if (c->dst == st)
+		c->dst = NULL;
 	if (st->responded && !st->resp_done)
 		c->nresp--;
 	if (aborted)
@@ -93,9 +99,15 @@ h2_stream_end(struct ewyk_http2_stream *st, int aborted)
 	s->nst--;
 }
 
+/* The stream @p id of @p c: the one the connection last wrote the end
+ * of a response for (its close follows), or nghttp2's map. */
 static struct ewyk_http2_stream *
 stream_of(struct h2_conn *c, int32_t id)
 {
+	struct ewyk_http2_stream *st = c->lst;
+
+	if (st != NULL && st->id == id && st->used && st->c == c)
+		return st;
 	return nghttp2_session_get_stream_user_data(c->sess, id);
 }
 
@@ -277,6 +289,7 @@ cb_begin_headers(nghttp2_session *sess, const nghttp2_frame *f, void *user)
 	c->hbytes = 0;
 	c->nh = 0;
 	H2_CTR(c->srv, STREAMS, 1);
+	h2_closed_slide(c, f->hd.stream_id);
 	st = h2_stream_new(c, f->hd.stream_id);
 	c->hst = st;
 	if (st == NULL) {
@@ -374,7 +387,10 @@ cb_frame_recv(nghttp2_session *sess, const nghttp2_frame *f, void *user)
 
 	switch (f->hd.type) {
 	case NGHTTP2_HEADERS:
-		st = stream_of(c, f->hd.stream_id);
+		/* the block just read: its stream is at hand */
+		st = c->hst;
+		if (st == NULL || st->id != f->hd.stream_id)
+			st = stream_of(c, f->hd.stream_id);
 		if (st == NULL)
 			return 0;
 		if (f->hd.flags & NGHTTP2_FLAG_END_STREAM)
@@ -429,6 +445,12 @@ cb_begin_frame(nghttp2_session *sess, const nghttp2_frame_hd *hd, void *user)
 		cheap = !(hd->flags & NGHTTP2_FLAG_ACK);
 		break;
 	case NGHTTP2_PRIORITY:
+		/* nghttp2 ignores PRIORITY (no RFC 7540 priorities) and
+		 * with it this check of RFC 9113 6.3 */
+		if (hd->stream_id == 0) {
+			h2_conn_kill(c, NGHTTP2_PROTOCOL_ERROR);
+			return 0;
+		}
 		cheap = 1;
 		break;
 	case NGHTTP2_DATA:
@@ -514,8 +536,13 @@ cb_frame_send(nghttp2_session *sess, const nghttp2_frame *f, void *user)
 	if ((f->hd.type != NGHTTP2_DATA && f->hd.type != NGHTTP2_HEADERS) ||
 		!(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
 		return 0;
-	st = nghttp2_session_get_stream_user_data(sess, f->hd.stream_id);
+	/* send_data() just wrote this DATA frame: its stream is at hand */
+	st = f->hd.type == NGHTTP2_DATA ? c->dst : NULL;
+	if (st == NULL || st->id != f->hd.stream_id || !st->used || st->c != c)
+		st = nghttp2_session_get_stream_user_data(sess,
+			f->hd.stream_id);
 	if (st != NULL && st->responded && !st->resp_done) {
+		c->lst = st; /* its close is next */
 		st->resp_done = 1;
 		c->nresp--;
 		/* the peer may still be sending a body nobody waits for */
@@ -533,8 +560,12 @@ cb_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, void *user)
 	struct ewyk_http2_stream *st = stream_of(c, id);
 
 	RTE_SET_USED(sess);
-	if (st != NULL)
+	if (st != NULL) {
+		if (st->req_done)
+			h2_closed_mark(c, id);
+		st->ngh_closing = 1;
 		h2_stream_end(st, !(st->resp_done && code == NGHTTP2_NO_ERROR));
+	}
 	return 0;
 }
 

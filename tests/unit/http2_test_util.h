@@ -80,5 +80,10 @@ h2t_pattern(uint64_t off)
 /* test_http2_body.c */
 void test_body_buffer_charged(void **state);
 void test_body_buffer_filled(void **state);
+/* test_http2_frames.c */
+void test_data_on_closed_stream(void **state);
+void test_data_after_our_reset(void **state);
+void test_closed_window(void **state);
+void test_priority_frames(void **state);
 
 #endif /* HTTP2_TEST_UTIL_H */
