@@ -223,10 +223,12 @@ h2_body_end(struct ewyk_http2_stream *st)
 	struct h2_conn *c = st->c;
 	struct ewyk_http2_server *s = c->srv;
 	uint64_t granted = st->body_granted, owed = st->body_owed;
-	bool back;
+	bool back = false;
 
-	st->body_buf = 0;
-	back = spare_set(st, 0);
+	if (st->body_buf != 0 || st->body_spare != 0) {
+		st->body_buf = 0;
+		back = spare_set(st, 0);
+	}
 	if (granted == 0 && owed == 0) {
 		if (back && !TAILQ_EMPTY(&s->wait))
 			body_regrant(s);

@@ -42,13 +42,15 @@ static inline uint32_t
 cls_of(size_t size)
 {
 	size_t need = size + H2_MEM_HDR;
-	uint32_t c = 0;
 
 	if (need > ((size_t)1 << (H2_MEM_MIN_SHIFT + H2_MEM_CLASSES - 1)))
 		return H2_MEM_BIG;
-	while (((size_t)1 << (H2_MEM_MIN_SHIFT + c)) < need)
-		c++;
-	return c;
+	if (need <= ((size_t)1 << H2_MEM_MIN_SHIFT))
+		return 0;
+	/* the smallest power of two >= need, by its bit: no loop (nghttp2
+	 * allocates several times a stream) */
+	return (uint32_t)(64 - __builtin_clzll((unsigned long long)need - 1)) -
+		H2_MEM_MIN_SHIFT;
 }
 
 static void *
