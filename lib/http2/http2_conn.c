@@ -368,8 +368,8 @@ h2_closed_slide_far(struct h2_conn *c, uint32_t i)
 		memset(c->closed, 0, sizeof(c->closed));
 	} else {
 		for (k = c->closed_hi + 1; k <= i; k++)
-			c->closed[k / 64 % H2_CLOSED_WORDS] &=
-				~(1ull << (k % 64));
+			c->closed[k / 64 % H2_CLOSED_WORDS] &= ~(
+				1ull << (k % 64));
 	}
 	c->closed_hi = i;
 }
@@ -413,7 +413,7 @@ frames_scan(struct h2_conn *c, const uint8_t *p, size_t len, bool *hit)
 		}
 		h = p + off;
 		off += 9;
-head:
+	head:
 		c->fskip = (uint32_t)h[0] << 16 | (uint32_t)h[1] << 8 | h[2];
 		if (h[3] > NGHTTP2_HEADERS)
 			continue;
