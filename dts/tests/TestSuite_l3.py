@@ -11,7 +11,7 @@ import re
 import subprocess
 import sys
 
-from scapy.all import ARP, ICMP, IP, Dot1Q, Ether, Raw, fragment  # noqa: E402
+from scapy.all import ARP, ICMP, IP, TCP, Dot1Q, Ether, Raw, fragment  # noqa: E402
 
 from framework.ewyk import (EWYK_IP, PEER_IP, EwykHttpd, Testbed, httpd_binary,
                             parse_ping, settle)
@@ -436,6 +436,74 @@ class TestSuite_l3_vlan(TestSuite):
         assert res["matched"] == 5, res
         assert all(x.startswith("Ether / Dot1Q / IP / ICMP 198.18.0.2 > 198.18.0.1 echo-reply")
                    for x in res["summaries"]), res
+
+    @staticmethod
+    def _tagged_tcp(raw):
+        """A frame ewyk sent on the VLAN, decoded: tagged with 100, and
+        its IPv4 and TCP checksums the ones scapy computes afresh."""
+        p = Ether(bytes.fromhex(raw))
+        assert p.haslayer(Dot1Q) and p[Dot1Q].vlan == 100, p.summary()
+        assert p[Ether].type == 0x8100 and p[Dot1Q].type == 0x0800, p.summary()
+        ip, tcp = p[IP], p[TCP]
+        got = (ip.chksum, tcp.chksum)
+        q = p.copy()
+        del q[IP].chksum
+        del q[TCP].chksum
+        q = Ether(bytes(q))
+        assert (q[IP].chksum, q[TCP].chksum) == got, (p.summary(), got)
+        assert ip.src == EWYK_IP and ip.dst == PEER_IP and ip.ttl == 64
+        return p
+
+    def test_tagged_tcp_from_template(self):
+        """TCP on the VLAN: the SYN-ACKs and the HTTP response come from
+        the destination's prebuilt header (the peer's MAC is known from
+        its ARP request), tagged, with right checksums and the
+        timestamps option written in place."""
+        eth = Ether(src=self.peer_mac, dst=self.ewyk_mac) / Dot1Q(vlan=100)
+        arp = Ether(src=self.peer_mac, dst="ff:ff:ff:ff:ff:ff") / Dot1Q(vlan=100) / ARP(
+            op=1, hwsrc=self.peer_mac, psrc=PEER_IP, pdst=EWYK_IP)
+        res = self._send([arp], f"ether src {self.ewyk_mac}", expect=1)
+        assert res["matched"] == 1, res
+        opts = [("MSS", 1460), ("SAckOK", b""), ("Timestamp", (1000, 0)),
+                ("WScale", 7)]
+        syns = [eth / IP(src=PEER_IP, dst=EWYK_IP) /
+                TCP(sport=41000 + i, dport=80, flags="S", seq=7000 * (i + 1),
+                    options=opts) for i in range(2)]
+        res = self._send(syns, f"ether src {self.ewyk_mac} and tcp", expect=2)
+        assert res["matched"] == 2, res
+        isn = {}
+        for raw in res["frames"]:
+            p = self._tagged_tcp(raw)
+            tcp = p[TCP]
+            assert tcp.flags == "SA" and tcp.sport == 80, p.summary()
+            assert tcp.ack == 7000 * (tcp.dport - 41000 + 1) + 1, p.summary()
+            isn[tcp.dport] = (tcp.seq, dict(tcp.options)["Timestamp"][0])
+        assert set(isn) == {41000, 41001}, isn
+        # The handshake's last ACK carries the request on the first
+        # connection; the second is reset.
+        seq0, ts0 = isn[41000]
+        req = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+        get = eth / IP(src=PEER_IP, dst=EWYK_IP) / TCP(
+            sport=41000, dport=80, flags="PA", seq=7001, ack=seq0 + 1,
+            window=4096, options=[("NOP", None), ("NOP", None),
+                                  ("Timestamp", (1001, ts0))]) / Raw(req)
+        rst = eth / IP(src=PEER_IP, dst=EWYK_IP) / TCP(
+            sport=41001, dport=80, flags="R", seq=14001)
+        res = self._send([get, rst], f"ether src {self.ewyk_mac} and tcp",
+                         expect=1)
+        data = [self._tagged_tcp(raw) for raw in res["frames"]]
+        data = [p for p in data if len(p[TCP].payload) > 0]
+        assert len(data) >= 1, res
+        tcp = data[0][TCP]
+        assert tcp.dport == 41000 and tcp.seq == seq0 + 1, data[0].summary()
+        assert tcp.ack == 7001 + len(req), data[0].summary()
+        assert tcp.options[:2] == [("NOP", None), ("NOP", None)], tcp.options
+        assert dict(tcp.options)["Timestamp"][1] == 1001, tcp.options
+        assert bytes(tcp.payload).startswith(b"HTTP/1.1 200"), bytes(tcp.payload)
+        end = eth / IP(src=PEER_IP, dst=EWYK_IP) / TCP(
+            sport=41000, dport=80, flags="R", seq=7001 + len(req))
+        self._send([end], f"ether src {self.ewyk_mac}")
+        assert self.app.alive()
 
     def test_untagged_and_other_vlan_dropped(self):
         before = self.app.net_stats()["drop_vlan"]

@@ -475,6 +475,25 @@ int ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m,
 	bool l4_cksum);
 
 /**
+ * ewyk_net_ip_output() of a TCP segment with its checksum (proto
+ * IPPROTO_TCP, l4_cksum true): the same frame, the same answers, from a
+ * copy of the function specialised for TCP (lib/tcp's output). A segment
+ * to a destination whose template is valid (docs/guides/net.md,
+ * Transmit) costs a template check, the checksum seeded with the
+ * template's pseudo-header sum (or the offload), one copy of the
+ * Ethernet and IPv4 headers and two patched fields.
+ *
+ * @param s    shard (token holder only)
+ * @param m    segment, data at the TCP header; ownership passes
+ * @param port port index to send through
+ * @param src  source address
+ * @param dst  destination address
+ * @return as ewyk_net_ip_output().
+ */
+int ewyk_net_tcp_output(struct ewyk_net_shard *s, struct rte_mbuf *m,
+	uint16_t port, rte_be32_t src, rte_be32_t dst);
+
+/**
  * Hand all buffered frames of the shard to the PMDs. Frames a full PMD
  * queue does not take stay buffered, in order, for the next flush
  * (EWYK_NET_TX_HELD counts them once); a port's buffer holds up to 512,

@@ -172,6 +172,21 @@ int ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m,
 	uint8_t proto, bool l4_cksum);
 
 /**
+ * ewyk_net_ip6_output() of a TCP segment with its checksum (proto
+ * IPPROTO_TCP, l4_cksum true), from a copy of the function specialised
+ * for TCP (lib/tcp's output): the same frame and the same answers.
+ *
+ * @param s    shard (token holder only)
+ * @param m    segment, data at the TCP header; ownership passes
+ * @param port port index to send through
+ * @param src  source address (16 bytes)
+ * @param dst  destination address (16 bytes)
+ * @return as ewyk_net_ip6_output().
+ */
+int ewyk_net_tcp_output6(struct ewyk_net_shard *s, struct rte_mbuf *m,
+	uint16_t port, const uint8_t src[16], const uint8_t dst[16]);
+
+/**
  * The TCP/UDP/ICMPv6 checksum of the segment in @p m (data at the
  * upper-layer header) with the IPv6 pseudo-header (RFC 8200 8.1). Works on
  * chained mbufs.
@@ -238,16 +253,17 @@ uint16_t ewyk_net_pmtu6(struct ewyk_net_shard *s, uint16_t port,
 
 /**
  * A number that changes whenever a packet-too-big lowers a path MTU on
- * this shard, and when lowered ones are forgotten (the housekeeping of
- * ewyk_net_poll(), within a second of their 10 minutes: the layer above
- * may raise its MSS again). The layer above caches what it derived from
- * ewyk_net_pmtu6() with it and asks again only when it moved (one load
- * per segment instead of a lookup).
+ * this shard, and when lowered ones are forgotten (at the end of their 10
+ * minutes on the shard's clock: the first call, lookup or send after it
+ * forgets them, so the layer above may raise its MSS again at once). The
+ * layer above caches what it derived from ewyk_net_pmtu6() with it and
+ * asks again only when it moved (a load and a compare per segment instead
+ * of a lookup).
  *
- * @param s  shard
+ * @param s  shard (token holder only)
  * @return the generation.
  */
-uint32_t ewyk_net_pmtu6_gen(const struct ewyk_net_shard *s);
+uint32_t ewyk_net_pmtu6_gen(struct ewyk_net_shard *s);
 
 #ifdef __cplusplus
 }

@@ -75,8 +75,9 @@ ewyk_net_tx_room(const struct ewyk_net_shard *s, uint16_t port)
 	return b->stalled ? (uint32_t)(NET_TXB_HOLD - b->n) : NET_TXB_HOLD;
 }
 
-void
-net_tx_enqueue(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m)
+/* net_tx_enqueue(), inlined into the IPv4 output's template path. */
+static __rte_always_inline void
+txb_enqueue(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m)
 {
 	struct net_txb *b = &s->txb[port];
 
@@ -89,6 +90,12 @@ net_tx_enqueue(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m)
 		return;
 	}
 	b->pkts[b->n++] = m;
+}
+
+void
+net_tx_enqueue(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m)
+{
+	txb_enqueue(s, port, m);
 }
 
 void
@@ -143,16 +150,19 @@ dc_slot(struct ewyk_net_shard *s, rte_be32_t dst)
 	return &s->dc[(rte_be_to_cpu_32(dst) * 0x9e3779b1u) >> 24];
 }
 
-/* The template still describes this packet's path (see net_dc_entry). */
+/* The template still describes this packet's path (see net_dc_entry):
+ * the port's gateway generation stands for the next hop, so that a hit
+ * computes no route. */
 static inline bool
-dc_valid(const struct net_dc_entry *d, uint16_t port, rte_be32_t src,
-	rte_be32_t dst, uint8_t proto, rte_be32_t nexthop)
+dc_valid(const struct net_dc_entry *d, const struct net_port *pt, uint16_t port,
+	rte_be32_t src, rte_be32_t dst, uint8_t proto)
 {
 	const struct net_arp_entry *e = d->arp;
 
 	return d->l2_len != 0 && d->dst == dst && d->src == src &&
-		d->proto == proto && d->port == port && d->nexthop == nexthop &&
-		e->state == NET_ARP_REACHABLE && e->ip == nexthop &&
+		d->proto == proto && d->port == port &&
+		d->gen == __atomic_load_n(&pt->ip4_gen, __ATOMIC_ACQUIRE) &&
+		e->state == NET_ARP_REACHABLE && e->ip == d->nexthop &&
 		e->port == port &&
 		rte_is_same_ether_addr(&e->mac,
 			(const struct rte_ether_addr *)d->hdr);
@@ -161,7 +171,7 @@ dc_valid(const struct net_dc_entry *d, uint16_t port, rte_be32_t src,
 static void
 dc_fill(struct ewyk_net_shard *s, struct net_dc_entry *d, uint16_t port,
 	rte_be32_t src, rte_be32_t dst, uint8_t proto, rte_be32_t nexthop,
-	const struct net_arp_entry *e)
+	const struct net_arp_entry *e, uint32_t gen)
 {
 	const struct net_port *lp = &s->net->ports[port];
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)d->hdr;
@@ -182,17 +192,59 @@ dc_fill(struct ewyk_net_shard *s, struct net_dc_entry *d, uint16_t port,
 	}
 	ip_hdr_fill(ip, src, dst, proto);
 	d->ipsum = net_cksum_raw(ip, sizeof(*ip));
+	/* The pseudo-header (RFC 9293 3.1) but its length: the addresses as
+	 * 32-bit words in memory order, the zero byte and the protocol as
+	 * one 16-bit word. */
+	d->psum = net_cksum_fold(
+		(uint64_t)src + dst + rte_cpu_to_be_16((uint16_t)proto));
 	d->dst = dst;
 	d->src = src;
 	d->nexthop = nexthop;
 	d->port = port;
 	d->proto = proto;
 	d->l2_len = l2;
+	d->gen = gen;
 	d->arp = e;
 }
 
-int
-ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
+/* The L4 checksum of @p m (data at the L4 header, checksum field at
+ * @p ck): the offload asked for, or the sum written from @p psum, the
+ * pseudo-header's part without the length. */
+static inline void
+l4_cksum4(struct rte_mbuf *m, const struct net_port *pt, uint8_t proto,
+	uint16_t *ck, uint32_t psum, uint32_t l4_len)
+{
+	uint64_t sum = (uint64_t)psum + rte_cpu_to_be_16((uint16_t)l4_len);
+	uint16_t raw, v;
+
+	if (proto == IPPROTO_TCP ? pt->tx_tcp_cksum : pt->tx_udp_cksum) {
+		/* The pseudo-header sum, not complemented, as
+		 * rte_ipv4_phdr_cksum() gives it. */
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4 |
+			(proto == IPPROTO_TCP ? RTE_MBUF_F_TX_TCP_CKSUM :
+						RTE_MBUF_F_TX_UDP_CKSUM);
+		*ck = net_cksum_fold(sum);
+		return;
+	}
+	*ck = 0;
+	if (likely(rte_pktmbuf_data_len(m) == l4_len))
+		raw = net_cksum_raw(rte_pktmbuf_mtod(m, const void *), l4_len);
+	else if (net_cksum_mbuf(m, 0, l4_len, &raw) != 0)
+		raw = 0; /* not reached: the range is the packet */
+	v = (uint16_t)~net_cksum_fold(sum + raw);
+	if (v == 0 && proto == IPPROTO_UDP)
+		v = 0xffff;
+	*ck = v;
+}
+
+/*
+ * ewyk_net_ip_output() and ewyk_net_tcp_output(): one body, inlined into
+ * each so that TCP's constant protocol and checksum flag take their
+ * branches out. A hit of the destination's template costs no route, no
+ * ARP lookup and no header field by field.
+ */
+static __rte_always_inline int
+ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	rte_be32_t src, rte_be32_t dst, uint8_t proto, bool l4_cksum)
 {
 	struct ewyk_net *net = s->net;
@@ -204,103 +256,119 @@ ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	uint16_t cks_off = 0, *ck = NULL;
 	rte_be16_t tlen;
 	rte_be32_t nexthop;
+	uint32_t gen;
 	uint8_t *p;
-	bool hw = false;
 
 	NET_ASSERT_HOLDER(s);
-	if (port >= net->nb_ports) {
+	if (unlikely(port >= net->nb_ports)) {
 		net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
 		return -EINVAL;
 	}
 	pt = &net->ports[port];
-	if (l4_len + sizeof(*ip) > pt->mtu) {
+	if (unlikely(l4_len + sizeof(*ip) > pt->mtu)) {
 		net_drop(s, m, EWYK_NET_DROP_TOO_BIG);
 		return -EMSGSIZE;
-	}
-	if (rte_pktmbuf_headroom(m) < NET_HDR_ROOM) {
-		net_drop(s, m, EWYK_NET_DROP_NO_MBUF);
-		return -ENOMEM;
 	}
 	if (l4_cksum && proto == IPPROTO_TCP)
 		cks_off = 16;
 	else if (l4_cksum && proto == IPPROTO_UDP)
 		cks_off = 6;
-	if (cks_off != 0 && rte_pktmbuf_data_len(m) < cks_off + 2) {
+	if (unlikely(rte_pktmbuf_headroom(m) < NET_HDR_ROOM ||
+		    (cks_off != 0 && rte_pktmbuf_data_len(m) < cks_off + 2))) {
 		net_drop(s, m, EWYK_NET_DROP_NO_MBUF);
-		return -EINVAL;
+		return rte_pktmbuf_headroom(m) < NET_HDR_ROOM ? -ENOMEM :
+								-EINVAL;
 	}
-	/* An on-link destination is its own next hop; any other goes to the
-	 * port's default gateway, when it has one. */
-	if (!net_ip4_nexthop(pt, dst, &nexthop)) {
-		net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
-		return -ENETUNREACH;
-	}
-
-	/* The L4 checksum first, while the data starts at the L4 header. */
-	m->ol_flags &= ~(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK);
-	if (cks_off != 0) {
-		ck = rte_pktmbuf_mtod_offset(m, uint16_t *, cks_off);
-		hw = proto == IPPROTO_TCP ? pt->tx_tcp_cksum : pt->tx_udp_cksum;
-		if (hw) {
-			m->ol_flags |= RTE_MBUF_F_TX_IPV4 |
-				(proto == IPPROTO_TCP ?
-						RTE_MBUF_F_TX_TCP_CKSUM :
-						RTE_MBUF_F_TX_UDP_CKSUM);
-		} else {
-			uint16_t v;
-
-			*ck = 0;
-			v = ewyk_net_l4_cksum(m, src, dst, proto);
-			if (v == 0 && proto == IPPROTO_UDP)
-				v = 0xffff;
-			*ck = v;
-		}
-	}
+	m->ol_flags &= ~(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK |
+		RTE_MBUF_F_TX_IPV6);
 	if (pt->tx_ip_cksum)
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
 	m->l3_len = sizeof(*ip);
 	tlen = rte_cpu_to_be_16((uint16_t)(l4_len + sizeof(*ip)));
+	if (cks_off != 0)
+		ck = rte_pktmbuf_mtod_offset(m, uint16_t *, cks_off);
 
 	d = dc_slot(s, dst);
-	if (unlikely(!dc_valid(d, port, src, dst, proto, nexthop))) {
-		e = net_arp_reachable(s, port, nexthop);
-		if (e == NULL) {
-			/* Not resolved yet: the frame waits with its IPv4
-			 * header; the Ethernet one comes when the MAC does. */
-			ip = (struct rte_ipv4_hdr *)rte_pktmbuf_prepend(m,
-				sizeof(*ip));
-			ip_hdr_fill(ip, src, dst, proto);
-			ip->total_length = tlen;
-			if (!pt->tx_ip_cksum)
-				ip->hdr_checksum = (uint16_t)~net_cksum_raw(ip,
-					sizeof(*ip));
-			if (hw)
-				*ck = rte_ipv4_phdr_cksum(ip, m->ol_flags);
-			m->l2_len = RTE_ETHER_HDR_LEN +
-				(pt->vlan_id != 0 ? 4 : 0);
-			return net_arp_resolve_and_send(s, port, nexthop, m,
-				s->now);
-		}
-		dc_fill(s, d, port, src, dst, proto, nexthop, e);
+	if (likely(dc_valid(d, pt, port, src, dst, proto))) {
+		/* The template: the L4 checksum from its pseudo-header sum
+		 * while the data starts at the L4 header, one copy, then
+		 * the length and the IPv4 checksum from its sum. */
+		if (ck != NULL)
+			l4_cksum4(m, pt, proto, ck, d->psum, l4_len);
+		p = (uint8_t *)rte_pktmbuf_prepend(m,
+			(uint16_t)(d->l2_len + sizeof(*ip)));
+		memcpy(p, d->hdr, RTE_ETHER_HDR_LEN + sizeof(*ip));
+		if (d->l2_len > RTE_ETHER_HDR_LEN) /* a VLAN tag: 4 more */
+			memcpy(p + RTE_ETHER_HDR_LEN + sizeof(*ip),
+				d->hdr + RTE_ETHER_HDR_LEN + sizeof(*ip), 4);
+		ip = (struct rte_ipv4_hdr *)(p + d->l2_len);
+		ip->total_length = tlen;
+		if (!pt->tx_ip_cksum)
+			ip->hdr_checksum = (uint16_t)~net_cksum_fold(
+				(uint32_t)d->ipsum + tlen);
+		m->l2_len = d->l2_len;
+		if (unlikely(s->now >= d->arp->deadline))
+			net_arp_refresh(s, d->arp, s->now);
+		txb_enqueue(s, port, m);
+		return 0;
 	}
 
-	/* The template: one copy, then the length and the checksums. */
-	p = (uint8_t *)rte_pktmbuf_prepend(m,
-		(uint16_t)(d->l2_len + sizeof(*ip)));
-	memcpy(p, d->hdr, RTE_ETHER_HDR_LEN + sizeof(*ip));
-	if (d->l2_len > RTE_ETHER_HDR_LEN) /* a VLAN tag: 4 bytes more */
-		memcpy(p + RTE_ETHER_HDR_LEN + sizeof(*ip),
-			d->hdr + RTE_ETHER_HDR_LEN + sizeof(*ip), 4);
-	ip = (struct rte_ipv4_hdr *)(p + d->l2_len);
+	/* The port's gateway generation before its gateway is read: a
+	 * template never pairs a newer generation with an older gateway
+	 * (ewyk_net_port_set_gw() may run on another thread). An on-link
+	 * destination is its own next hop; any other goes to the port's
+	 * default gateway, when it has one. */
+	gen = __atomic_load_n(&pt->ip4_gen, __ATOMIC_ACQUIRE);
+	if (!net_ip4_nexthop(pt, dst, &nexthop)) {
+		net_drop(s, m, EWYK_NET_DROP_NO_ROUTE);
+		return -ENETUNREACH;
+	}
+	e = net_arp_reachable(s, port, nexthop);
+	if (e != NULL) {
+		/* Resolved: a template for this frame and the next ones. */
+		dc_fill(s, d, port, src, dst, proto, nexthop, e, gen);
+		if (ck != NULL)
+			l4_cksum4(m, pt, proto, ck, d->psum, l4_len);
+		p = (uint8_t *)rte_pktmbuf_prepend(m,
+			(uint16_t)(d->l2_len + sizeof(*ip)));
+		memcpy(p, d->hdr, d->l2_len + sizeof(*ip));
+		ip = (struct rte_ipv4_hdr *)(p + d->l2_len);
+		ip->total_length = tlen;
+		if (!pt->tx_ip_cksum)
+			ip->hdr_checksum = (uint16_t)~net_cksum_fold(
+				(uint32_t)d->ipsum + tlen);
+		m->l2_len = d->l2_len;
+		if (unlikely(s->now >= e->deadline))
+			net_arp_refresh(s, e, s->now);
+		net_tx_enqueue(s, port, m);
+		return 0;
+	}
+	/* Not resolved yet: the frame waits with its IPv4 header; the
+	 * Ethernet one comes when the MAC does. */
+	if (ck != NULL)
+		l4_cksum4(m, pt, proto, ck,
+			net_cksum_fold((uint64_t)src + dst +
+				rte_cpu_to_be_16((uint16_t)proto)),
+			l4_len);
+	ip = (struct rte_ipv4_hdr *)rte_pktmbuf_prepend(m, sizeof(*ip));
+	ip_hdr_fill(ip, src, dst, proto);
 	ip->total_length = tlen;
 	if (!pt->tx_ip_cksum)
-		ip->hdr_checksum = (uint16_t)~net_cksum_fold(
-			(uint32_t)d->ipsum + tlen);
-	if (hw)
-		*ck = rte_ipv4_phdr_cksum(ip, m->ol_flags);
-	m->l2_len = d->l2_len;
-	if (unlikely(s->now >= d->arp->deadline))
-		net_arp_refresh(s, d->arp, s->now);
-	net_tx_enqueue(s, d->port, m);
-	return 0;
+		ip->hdr_checksum = (uint16_t)~net_cksum_raw(ip, sizeof(*ip));
+	m->l2_len = RTE_ETHER_HDR_LEN + (pt->vlan_id != 0 ? 4 : 0);
+	return net_arp_resolve_and_send(s, port, nexthop, m, s->now);
+}
+
+int
+ewyk_net_ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
+	rte_be32_t src, rte_be32_t dst, uint8_t proto, bool l4_cksum)
+{
+	return ip_output(s, m, port, src, dst, proto, l4_cksum);
+}
+
+int
+ewyk_net_tcp_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
+	rte_be32_t src, rte_be32_t dst)
+{
+	return ip_output(s, m, port, src, dst, IPPROTO_TCP, true);
 }

@@ -84,7 +84,7 @@ dc6_fill(struct ewyk_net_shard *s, struct net_dc6_entry *d, uint16_t port,
 
 /* The transport checksum of @p m (data at the L4 header): the offload
  * asked for, or the sum written; psum is the pseudo-header's part. */
-static void
+static __rte_always_inline void
 l4_cksum6(struct rte_mbuf *m, const struct net_port *pt, uint8_t proto,
 	uint16_t cks_off, uint32_t psum)
 {
@@ -105,7 +105,17 @@ l4_cksum6(struct rte_mbuf *m, const struct net_port *pt, uint8_t proto,
 		return;
 	}
 	*ck = 0;
-	v = net_cksum6_psum(m, 0, rte_pktmbuf_pkt_len(m), psum);
+	if (likely(rte_pktmbuf_data_len(m) == rte_pktmbuf_pkt_len(m))) {
+		/* One segment: summed here, no call (a TCP segment with a
+		 * copied payload, every ACK). */
+		uint32_t len = rte_pktmbuf_pkt_len(m);
+		uint64_t sum = (uint64_t)psum + rte_cpu_to_be_32(len) +
+			net_cksum_raw(rte_pktmbuf_mtod(m, const void *), len);
+
+		v = (uint16_t)~net_cksum_fold(sum);
+	} else {
+		v = net_cksum6_psum(m, 0, rte_pktmbuf_pkt_len(m), psum);
+	}
 	/* UDP over IPv6 must carry a checksum (RFC 8200 8.1): a computed
 	 * zero is sent as all ones. */
 	if (v == 0 && proto == IPPROTO_UDP)
@@ -113,8 +123,10 @@ l4_cksum6(struct rte_mbuf *m, const struct net_port *pt, uint8_t proto,
 	*ck = v;
 }
 
-int
-ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
+/* ewyk_net_ip6_output() and ewyk_net_tcp_output6(): one body, inlined
+ * into each so that TCP's constant protocol takes its branches out. */
+static __rte_always_inline int
+ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	const uint8_t src[16], const uint8_t dst[16], uint8_t proto,
 	bool l4_cksum)
 {
@@ -148,6 +160,9 @@ ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	m->ol_flags &= ~(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK |
 		RTE_MBUF_F_TX_IPV4);
 	m->l3_len = sizeof(*ip);
+	/* A lowered path MTU whose time is up moves pmtu_gen now: the
+	 * template below then misses instead of keeping the old MTU. */
+	net_pmtu_expire_due(s);
 
 	if (dst[0] != 0xff) {
 		d = dc6_slot(s, dst);
@@ -208,4 +223,19 @@ ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	if (e != NULL)
 		dc6_fill(s, d, port, src, dst, proto, nexthop, e, mtu, gen);
 	return net_nd_resolve_and_send(s, port, nexthop, m, s->now);
+}
+
+int
+ewyk_net_ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
+	const uint8_t src[16], const uint8_t dst[16], uint8_t proto,
+	bool l4_cksum)
+{
+	return ip6_output(s, m, port, src, dst, proto, l4_cksum);
+}
+
+int
+ewyk_net_tcp_output6(struct ewyk_net_shard *s, struct rte_mbuf *m,
+	uint16_t port, const uint8_t src[16], const uint8_t dst[16])
+{
+	return ip6_output(s, m, port, src, dst, IPPROTO_TCP, true);
 }

@@ -75,6 +75,8 @@ net_pmtu_update(struct ewyk_net_shard *s, uint16_t port, const uint8_t dst[16],
 		s->pmtu_live++;
 	e->mtu = (uint16_t)mtu;
 	e->expire = now + rte_get_tsc_hz() * NET_PMTU_EXPIRE_S;
+	if (e->expire < s->pmtu_next)
+		s->pmtu_next = e->expire;
 	/* 0 means "never lowered" (ewyk_net_pmtu6() skips its lookup) */
 	if (++s->pmtu_gen == 0)
 		s->pmtu_gen = 1;
@@ -82,16 +84,21 @@ net_pmtu_update(struct ewyk_net_shard *s, uint16_t port, const uint8_t dst[16],
 
 /* Forget the path MTUs whose time is up (RFC 8201 4: the PMTU is raised
  * again after a while) and move the generation, so that connections
- * towards them recompute their MSS (ewyk_net_pmtu6_gen()). */
+ * towards them recompute their MSS (ewyk_net_pmtu6_gen()) and the TX
+ * templates built with them miss. Run by the housekeeping and, the moment
+ * the first one is due, by net_pmtu_expire_due(). */
 void
 net_pmtu_housekeep(struct ewyk_net_shard *s, uint64_t now)
 {
+	uint64_t next = UINT64_MAX;
 	uint32_t live = 0;
 	bool expired = false;
 	unsigned int i;
 
-	if (s->pmtu_live == 0)
+	if (s->pmtu_live == 0) {
+		s->pmtu_next = UINT64_MAX;
 		return;
+	}
 	for (i = 0; i < NET_PMTU_ENTRIES; i++) {
 		struct net_pmtu_entry *e = &s->pmtu[i];
 
@@ -102,16 +109,20 @@ net_pmtu_housekeep(struct ewyk_net_shard *s, uint64_t now)
 			expired = true;
 		} else {
 			live++;
+			if (e->expire < next)
+				next = e->expire;
 		}
 	}
 	s->pmtu_live = live;
+	s->pmtu_next = next;
 	if (expired && ++s->pmtu_gen == 0)
 		s->pmtu_gen = 1;
 }
 
 uint32_t
-ewyk_net_pmtu6_gen(const struct ewyk_net_shard *s)
+ewyk_net_pmtu6_gen(struct ewyk_net_shard *s)
 {
+	net_pmtu_expire_due(s);
 	return s->pmtu_gen;
 }
 
@@ -124,6 +135,7 @@ ewyk_net_pmtu6(struct ewyk_net_shard *s, uint16_t port, const uint8_t dst[16])
 	if (port >= s->net->nb_ports)
 		return 0;
 	mtu = s->net->ports[port].mtu;
+	net_pmtu_expire_due(s);
 	/* No path MTU is lowered here: no lookup (every segment of TCP
 	 * over IPv6 comes this way). */
 	if (likely(s->pmtu_live == 0))

@@ -413,6 +413,9 @@ ewyk_net_port_set_gw(struct ewyk_net *net, uint16_t port, rte_be32_t gw)
 	pt = &net->ports[port];
 	if (gw == 0) {
 		pt->gw = 0;
+		/* after the change: output templates of the old one lapse */
+		__atomic_store_n(&pt->ip4_gen, pt->ip4_gen + 1,
+			__ATOMIC_RELEASE);
 		return 0;
 	}
 	/* A unicast host no source may be either (net_ip_src_bad()), and
@@ -424,6 +427,7 @@ ewyk_net_port_set_gw(struct ewyk_net *net, uint16_t port, rte_be32_t gw)
 	if (pt->prefix_len <= 30 && (gw & ~pt->mask) == 0)
 		return -EINVAL;
 	pt->gw = gw;
+	__atomic_store_n(&pt->ip4_gen, pt->ip4_gen + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 

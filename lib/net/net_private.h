@@ -80,6 +80,9 @@ struct net_port {
 	uint32_t ip_h;     /* ip, host order */
 	uint32_t nb_ips;   /* ip and the nb_extra_ips after it */
 	struct rte_ether_addr mac;
+	/* Bumped (release) by every change of the IPv4 default gateway: the
+	 * IPv4 TX templates filled before miss and are refilled. */
+	uint32_t ip4_gen;
 	uint64_t rx_nombuf_seen; /* hardening: NIC drops already counted */
 	uint64_t rx_missed_seen;
 	/* IPv6: ip6[0] is the link-local address; nb_ip6 == 0: IPv6 off. */
@@ -144,12 +147,16 @@ struct net_arp_entry {
 
 /*
  * IPv4 transmit template of one destination (net_output.c): the Ethernet
- * (VLAN) and IPv4 headers every packet to it carries, prebuilt, so that
- * a packet of an established flow is one copy and two patched fields
- * instead of a route, an ARP lookup and a header built field by field.
- * Checked on every use against what it was built from (addresses, the
- * route's next hop, the ARP entry's state, address and port): a change of
- * any of them makes it miss, and the slow path builds it again.
+ * (VLAN) and IPv4 headers every packet to it carries, prebuilt, with the
+ * sums of the IPv4 header and of the transport pseudo-header's fixed part,
+ * so that a packet of an established flow is one copy, two patched fields
+ * and a checksum seeded from the template instead of a route, an ARP
+ * lookup and headers built field by field. Checked on every use against
+ * what it was built from (addresses, protocol and port; the port's
+ * gateway generation ip4_gen, which stands for the route's next hop; the
+ * ARP entry's state, address, port and MAC): a change of any of them
+ * makes it miss, and the slow path builds it again. The VLAN tag and the
+ * MTU are the port's, fixed once it is added.
  */
 #define NET_DC_ENTRIES 256 /* per shard, direct-mapped by destination */
 #define NET_DC_HDR_MAX (RTE_ETHER_HDR_LEN + 4 + 20)
@@ -162,6 +169,8 @@ struct net_dc_entry {
 	uint8_t proto;
 	uint8_t l2_len; /* 0: unused entry */
 	uint16_t ipsum; /* IPv4 header sum, length and checksum zero */
+	uint32_t gen;   /* the port's ip4_gen when filled */
+	uint32_t psum;  /* pseudo-header sum: addresses, protocol */
 	const struct net_arp_entry *arp;
 	uint8_t hdr[NET_DC_HDR_MAX]; /* Ethernet, VLAN, IPv4 */
 };
@@ -178,8 +187,9 @@ struct net_dc_entry {
  * configuration (ip6_gen) and path MTUs (the shard's pmtu_gen) unchanged,
  * and its neighbour entry still the next hop's, REACHABLE before its
  * deadline and with the MAC the header carries. Anything else (a MAC
- * learnt anew, a neighbour gone STALE or being probed, a lowered path MTU)
- * sends the frame through the full path, which refills the template.
+ * learnt anew, a neighbour gone STALE or being probed, a path MTU lowered,
+ * or forgotten when its time is up: net_pmtu_expire_due()) sends the frame
+ * through the full path, which refills the template.
  */
 struct net_dc6_entry {
 	uint8_t dst[16];
@@ -275,6 +285,7 @@ struct ewyk_net_shard {
 	struct net_pmtu_entry pmtu[NET_PMTU_ENTRIES];
 	uint32_t pmtu_gen;  /* bumped by every path MTU update and expiry */
 	uint32_t pmtu_live; /* entries with an MTU (0: no lookup needed) */
+	uint64_t pmtu_next; /* earliest expiry of a live entry (UINT64_MAX) */
 	struct net_l4_handler6 *l4_6; /* 256 handlers */
 	struct net_txb txb[EWYK_NET_MAX_PORTS];
 	struct net_dc_entry dc[NET_DC_ENTRIES];    /* IPv4 TX templates */
@@ -375,6 +386,16 @@ int net_nd_resolve_and_send(struct ewyk_net_shard *s, uint16_t port,
 	const uint8_t nexthop[16], struct rte_mbuf *m, uint64_t now);
 void net_nd_housekeep(struct ewyk_net_shard *s, uint64_t now);
 void net_pmtu_housekeep(struct ewyk_net_shard *s, uint64_t now);
+
+/* A lowered path MTU whose time is up is forgotten at once, not at the
+ * next housekeeping: the generation moves before anyone uses it (the TX
+ * templates, the MSS of TCP). One compare while none is due. */
+static inline void
+net_pmtu_expire_due(struct ewyk_net_shard *s)
+{
+	if (unlikely(s->now >= s->pmtu_next))
+		net_pmtu_housekeep(s, s->now);
+}
 int net_nd_announce(struct ewyk_net_shard *s, uint16_t port);
 void net_nd_flush(struct ewyk_net_shard *s);
 void net_share(struct ewyk_net_shard *s, uint16_t port,

@@ -216,6 +216,7 @@ ewyk_net_shard_create(struct ewyk_net *net, uint16_t shard_id, int socket_id,
 	s->net = net;
 	s->id = shard_id;
 	s->pool = tx_pool;
+	s->pmtu_next = UINT64_MAX; /* no lowered path MTU to forget */
 	s->arp_mask = net->conf.arp_entries - 1;
 	s->arp = rte_zmalloc_socket("ewyk_net_arp",
 		sizeof(*s->arp) * net->conf.arp_entries, RTE_CACHE_LINE_SIZE,

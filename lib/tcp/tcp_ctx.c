@@ -147,6 +147,8 @@ tcp_ctx_init(struct ewyk_tcp *t, const struct ewyk_tcp_conf *conf)
 						     net_output6;
 		t->output6_arg = conf->output6 != NULL ? conf->output6_arg :
 							 t->shard;
+		t->out_net = conf->output == NULL;
+		t->out_net6 = conf->output6 == NULL;
 		if (conf->tx_room != NULL) {
 			t->tx_room = conf->tx_room;
 			t->tx_room_arg = conf->tx_room_arg;

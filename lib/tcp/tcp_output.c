@@ -74,8 +74,14 @@ seg_xmit(struct ewyk_tcp *t, struct rte_mbuf *m, uint16_t port, bool v6,
 				      4) *
 		4);
 	tcp_ctr_inc(t, EWYK_TCP_SEG_OUT);
-	if (likely(!v6))
+	if (likely(!v6)) {
+		if (likely(t->out_net))
+			return ewyk_net_tcp_output(t->shard, m, port, src->v4,
+				dst->v4);
 		return t->output(t->output_arg, m, port, src->v4, dst->v4);
+	}
+	if (likely(t->out_net6))
+		return ewyk_net_tcp_output6(t->shard, m, port, src->b, dst->b);
 	if (unlikely(t->output6 == NULL)) {
 		tcp_ctr_inc(t, EWYK_TCP_DROP_NO_MBUF);
 		rte_pktmbuf_free(m);
@@ -101,7 +107,7 @@ reply_xmit(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip)
 	seg_xmit(t, m, ip->port, ip->v6, &ip->dst, &ip->src);
 }
 
-static void
+static __rte_always_inline void
 fill_hdr(struct rte_tcp_hdr *th, uint16_t sport, uint16_t dport, uint32_t seq,
 	uint32_t ack, uint8_t flags, unsigned int hlen, uint16_t wnd)
 {
@@ -165,6 +171,34 @@ static inline uint32_t
 conn_tsval(const struct ewyk_tcp_conn *c)
 {
 	return tcp_ts_now(c->tcp) + c->ts_off;
+}
+
+/*
+ * The options of a synchronized segment, written in place behind the
+ * header when they are the usual ones (timestamps alone, or none): their
+ * length, or -1 when SACK blocks go too (opts_est() then builds them). The
+ * first word of the timestamp option (NOP, NOP, kind, length) is a
+ * constant; TSval and TSecr follow.
+ */
+static __rte_always_inline int
+opts_est_fixed_len(const struct ewyk_tcp_conn *c)
+{
+	if (unlikely(c->sack_ok && c->ooo_head != NULL))
+		return -1;
+	return c->ts_ok ? TCP_TS_OPT_LEN : 0;
+}
+
+static __rte_always_inline void
+opts_est_fixed(const struct ewyk_tcp_conn *c, uint8_t *p)
+{
+	static const uint8_t ts_word[4] = { TCPOPT_NOP, TCPOPT_NOP, TCPOPT_TS,
+		10 };
+
+	if (c->ts_ok) {
+		memcpy(p, ts_word, 4);
+		p = put32(p + 4, conn_tsval(c));
+		put32(p, c->ts_recent);
+	}
 }
 
 /* Options of a synchronized segment: timestamps, SACK blocks. */
@@ -291,17 +325,22 @@ send_bare(struct ewyk_tcp_conn *c, uint32_t seq, uint8_t flags)
 	struct rte_tcp_hdr *th;
 	unsigned int olen = 0;
 	uint16_t wnd = 0;
+	int fixed = 0;
 
 	if (m == NULL)
 		return -ENOBUFS;
 	if (!(flags & TH_RST)) {
-		olen = opts_est(c, opts);
+		fixed = opts_est_fixed_len(c);
+		olen = fixed >= 0 ? (unsigned int)fixed : opts_est(c, opts);
 		wnd = (uint16_t)tcp_rcv_wnd_field(c);
 	}
 	th = (struct rte_tcp_hdr *)rte_pktmbuf_append(m, TCP_HDR_LEN + olen);
 	fill_hdr(th, c->lport, c->rport, seq, (flags & TH_ACK) ? c->rcv_nxt : 0,
 		flags, TCP_HDR_LEN + olen, wnd);
-	memcpy(th + 1, opts, olen);
+	if (fixed > 0)
+		opts_est_fixed(c, (uint8_t *)(th + 1));
+	else if (fixed < 0)
+		memcpy(th + 1, opts, olen);
 	if (flags & TH_ACK)
 		ack_sent(c);
 	conn_xmit(c, m);
@@ -487,12 +526,16 @@ tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len, bool fin)
 	unsigned int olen, hlen;
 	uint32_t sent = 0, end, maxlen, asked = len;
 	uint8_t flags = TH_ACK;
+	int fixed;
 
 	if (m == NULL)
 		return -ENOBUFS;
 	if (unlikely(c->v6))
 		tcp_pmtu_check(c);
-	olen = opts_est(c, opts);
+	/* The usual options are written in place below; only SACK blocks
+	 * take the buffer. */
+	fixed = opts_est_fixed_len(c);
+	olen = fixed >= 0 ? (unsigned int)fixed : opts_est(c, opts);
 	hlen = TCP_HDR_LEN + olen;
 	/* SACK blocks take room from the payload: stay within the MSS. */
 	maxlen = (uint32_t)c->snd_mss + (c->ts_ok ? TCP_TS_OPT_LEN : 0) - olen;
@@ -515,7 +558,10 @@ tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len, bool fin)
 		flags |= TH_PSH;
 	fill_hdr(th, c->lport, c->rport, seq, c->rcv_nxt, flags, hlen,
 		(uint16_t)tcp_rcv_wnd_field(c));
-	memcpy(th + 1, opts, olen);
+	if (fixed > 0)
+		opts_est_fixed(c, (uint8_t *)(th + 1));
+	else if (fixed < 0)
+		memcpy(th + 1, opts, olen);
 	ack_sent(c);
 	tcp_ctr_add(t, EWYK_TCP_BYTES_OUT, sent);
 	if (SEQ_LT(seq, c->snd_max)) {

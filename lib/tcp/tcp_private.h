@@ -313,6 +313,9 @@ struct ewyk_tcp {
 	void *output_arg;
 	ewyk_tcp_output6_t output6;
 	void *output6_arg;
+	/* output / output6 are lib/net's own on the shard: segments go to
+	 * ewyk_net_tcp_output() / ewyk_net_tcp_output6() directly */
+	bool out_net, out_net6;
 	ewyk_tcp_tx_room_t tx_room; /* NULL: no back-pressure */
 	void *tx_room_arg;
 	/* Connections whose data waits for TX room (back-pressure), each at

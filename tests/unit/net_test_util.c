@@ -146,6 +146,16 @@ sent(uint16_t port, unsigned int q, struct rte_mbuf **out, unsigned int n)
 }
 
 void
+frames_equal(const struct rte_mbuf *a, const struct rte_mbuf *b)
+{
+	assert_int_equal(rte_pktmbuf_pkt_len(a), rte_pktmbuf_pkt_len(b));
+	assert_int_equal(rte_pktmbuf_data_len(a), rte_pktmbuf_pkt_len(a));
+	assert_int_equal(rte_pktmbuf_data_len(b), rte_pktmbuf_pkt_len(b));
+	assert_memory_equal(rte_pktmbuf_mtod(a, const void *),
+		rte_pktmbuf_mtod(b, const void *), rte_pktmbuf_pkt_len(a));
+}
+
+void
 drain_all(void)
 {
 	struct rte_mbuf *m[64];

@@ -58,6 +58,8 @@ void input(unsigned int shard, uint16_t port, struct rte_mbuf *m);
 /* Take what shard 'q' sent on 'port'; at most n. */
 unsigned int sent(uint16_t port, unsigned int q, struct rte_mbuf **out,
 	unsigned int n);
+/* Two one-segment frames, byte for byte the same. */
+void frames_equal(const struct rte_mbuf *a, const struct rte_mbuf *b);
 /* Free whatever any shard sent on any port. */
 void drain_all(void);
 /* A shard's counter. */
@@ -93,6 +95,7 @@ void test_pmtu_bound(void **state);
 /* test_net_output6.c (after them: it sets port 0's router) */
 void test_ip6_output_template(void **state);
 void test_ip6_output_offload(void **state);
+void test_ip6_output_template_vlan(void **state);
 /* test_net_hardening.c */
 void test_siphash_vectors(void **state);
 void test_arp_hash_keyed(void **state);
@@ -111,6 +114,7 @@ void test_cksum_raw_matches_dpdk(void **state);
 /* test_net_output.c */
 void test_ip_output_resolves_arp(void **state);
 void test_ip_output_template(void **state);
+void test_ip_output_template_vlan(void **state);
 void test_arp_gives_up(void **state);
 void test_output_errors(void **state);
 void test_ip_output_gateway(void **state);

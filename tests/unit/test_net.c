@@ -283,6 +283,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_l4_delivery_trims_padding),
 		cmocka_unit_test(test_ip_output_resolves_arp),
 		cmocka_unit_test(test_ip_output_template),
+		cmocka_unit_test(test_ip_output_template_vlan),
 		cmocka_unit_test(test_arp_gives_up),
 		cmocka_unit_test(test_output_errors),
 		cmocka_unit_test(test_ip_output_gateway),
@@ -319,6 +320,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_pmtu_bound),
 		cmocka_unit_test(test_ip6_output_template),
 		cmocka_unit_test(test_ip6_output_offload),
+		cmocka_unit_test(test_ip6_output_template_vlan),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) != 0)
