@@ -15,6 +15,7 @@ HTTP and the handler) is printed beside them. Run as root:
 
   devtools/callgrind_ab.py build [/path/to/other/build] [--short 3 --long 12]
       [--new-conn | --pipeline N | --h2 [--streams 16] [--conns 8]]
+      [--rate R]
       [--v6 | --family 4|6|both]
       [--server-args '--tcp-max-conns 16384'] [--mem MiB]
 
@@ -27,6 +28,12 @@ With --v6 each build is measured over IPv4 and then over IPv6 on the same
 veth (--ip6 on both ends, --target [fd00:9::1]:80) and the difference per
 request is printed: what the second family costs, on one build. --family 6
 measures IPv6 only.
+
+--rate R drives an open loop (ewyk-loadgen --rate): the short run at R
+requests/s, the long one at 2R, so that requests and loop iterations
+(about the same number per second at either rate, the loops mostly idle
+under callgrind) are independent enough for the fit. R must be far
+below what the slower side does under callgrind (a few thousand).
 
 --side loadgen measures ewyk-loadgen instead: each build's ewyk-loadgen
 runs under callgrind and drives ewyk-httpd (native, from the first build);
@@ -147,6 +154,10 @@ def main():
     ap.add_argument("--pipeline", type=int, default=1,
                     help="requests in flight per connection (ewyk-loadgen "
                     "--pipeline N)")
+    ap.add_argument("--rate", type=float, default=0,
+                    help="open loop: the short run at RATE requests/s, "
+                    "the long one at twice that (ewyk-loadgen --rate; "
+                    "with --new-conn or --pipeline too)")
     ap.add_argument("--h2", action="store_true",
                     help="HTTP/2 streams (ewyk-loadgen --h2) instead of "
                     "HTTP/1.1")
@@ -204,10 +215,13 @@ def main():
                 srv_b = b if a.side == "server" else a.builds[0]
                 lg_bin = (os.path.join(b, "app/loadgen/ewyk-loadgen")
                           if a.side != "server" else loadgen)
+                rs_, rl_ = ((["--rate", str(a.rate)],
+                             ["--rate", str(2 * a.rate)]) if a.rate > 0
+                            else ([], []))
                 s = one_run(srv_b, lg_bin, a.short, tmp, f"{i}s{fam}",
-                            extra, **kw)
+                            extra + rs_, **kw)
                 lo = one_run(srv_b, lg_bin, a.long, tmp, f"{i}l{fam}",
-                             extra, **kw)
+                             extra + rl_, **kw)
                 for r in (s, lo):
                     if r["requests"] != r["loadgen_responses"]:
                         raise RuntimeError(f"counts disagree: {r}")

@@ -55,8 +55,10 @@ slot_response(struct lg_slot *s)
 {
 	struct lg_lcore *lc = s->lc;
 	uint64_t t0 = s->t[s->head];
+	unsigned int next = s->head + 1u;
 
-	s->head = (uint16_t)((s->head + 1) % lc->app->conf.pipeline);
+	/* The ring of start times wraps without a division. */
+	s->head = (uint16_t)(next == lc->app->conf.pipeline ? 0 : next);
 	s->inflight--;
 	lc->inflight--;
 	s->since = lc->now;
@@ -342,7 +344,11 @@ lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
 	lg_account(lc, now);
 	if (lc->id == 0 && g->conf.window_marks)
 		lg_window_mark(lc, now);
-	if (!lc->draining && (now >= g->t_end || ewyk_rt_stopping(g->rt))) {
+	/* A stop (a signal) is looked for with the timeouts, every 10 ms:
+	 * not an atomic load and a call in every iteration. */
+	if (!lc->draining &&
+		(now >= g->t_end ||
+			(now >= lc->next_scan && ewyk_rt_stopping(g->rt)))) {
 		lc->draining = true;
 		lc->phase = LG_DRAIN;
 		lc->drain_end = now + g->hz * LG_DRAIN_MS / 1000;
@@ -352,7 +358,7 @@ lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
 	if (!lc->draining) {
 		if (g->conf.rate > 0)
 			lg_schedule(lc);
-		if (g->conf.rate == 0 || !g->conf.new_conn)
+		if (lc->nidle != 0 && (g->conf.rate == 0 || !g->conf.new_conn))
 			lg_open_some(lc, LG_CONNECT_BURST);
 	}
 	if (now >= lc->next_scan)
@@ -393,6 +399,8 @@ lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
 	lc->shard = ewyk_rt_shard_net(sh);
 	lc->tcp = ewyk_rt_shard_tcp(sh);
 	lc->nslots = nslots;
+	/* Prebuilt request buffers (sched.c) pin at most an eighth. */
+	lc->rq_max = lc->pool->size / 8;
 	lc->rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)lc->id << 32 | 1);
 	lg_hist_reset(&lc->hist);
 	lg_hist_reset(&lc->live);
@@ -452,8 +460,11 @@ lg_shard_fini(struct ewyk_rt_shard *sh, void *arg)
 {
 	struct lg *g = arg;
 	struct lg_lcore *lc = &g->lc[ewyk_rt_shard_id(sh)];
+	uint32_t i;
 
 	lg_free_flush(lc);
+	for (i = 0; lc->slots != NULL && i < lc->nslots; i++)
+		slot_rq_free(&lc->slots[i]);
 	if (lc->slots != NULL)
 		lg_h2_slots_fini(lc);
 	rte_free(lc->slots);

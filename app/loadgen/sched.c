@@ -24,6 +24,75 @@
 #include "loadgen.h"
 
 /*
+ * A slot's request buffer (one kind, no --mix-path): built once, as many
+ * copies of the request as --pipeline asks (or as fit), and sent again
+ * and again by reference. Each send takes a reference for the send queue
+ * of lib/tcp, which drops it when the server has acknowledged the bytes
+ * (a segment of more than lib/tcp copies refers to it too, until the port
+ * has sent it). The buffer is the slot's to send again only while the
+ * slot's reference is the only one (refcnt 1): nothing queued or in
+ * flight reads it then, and its chain and lengths, which a queue sets,
+ * are reset. Otherwise, or beyond the lcore's share of buffers (an
+ * eighth of the pool: the rest receives and carries segments), the
+ * request is copied into a fresh buffer as before.
+ */
+static struct rte_mbuf *
+slot_rq(struct lg_slot *s, unsigned int k)
+{
+	struct lg_lcore *lc = s->lc;
+	const struct lg *g = lc->app;
+	struct rte_mbuf *m = s->rq;
+
+	if (unlikely(m == NULL)) {
+		unsigned int n, i;
+
+		if (lc->nrq >= lc->rq_max)
+			return NULL;
+		m = rte_pktmbuf_alloc(lc->pool);
+		if (m == NULL)
+			return NULL;
+		n = RTE_MIN(g->conf.pipeline,
+			rte_pktmbuf_tailroom(m) / g->req_len);
+		for (i = 0; i < n; i++)
+			memcpy(rte_pktmbuf_mtod_offset(m, char *,
+				       i * g->req_len),
+				g->req, g->req_len);
+		s->rq = m;
+		s->rq_n = (uint16_t)n;
+		lc->nrq++;
+	}
+	if (k > s->rq_n || rte_mbuf_refcnt_read(m) != 1)
+		return NULL;
+	m->next = NULL;
+	m->nb_segs = 1;
+	m->data_len = (uint16_t)(k * g->req_len);
+	m->pkt_len = k * g->req_len;
+	rte_mbuf_refcnt_update(m, 1);
+	return m;
+}
+
+/* The slot's request buffer back (at the end of the run): the slot's
+ * reference; a send queue still holding it drops its own. One segment:
+ * a queue may have chained buffers behind it. */
+void
+slot_rq_free(struct lg_slot *s)
+{
+	if (s->rq == NULL)
+		return;
+	rte_pktmbuf_free_seg(s->rq);
+	s->rq = NULL;
+	s->lc->nrq--;
+}
+
+/* Entry @p i of a slot's ring of start times (i < 2 * depth): no
+ * division per request. */
+static inline unsigned int
+slot_ring(unsigned int i, unsigned int depth)
+{
+	return i >= depth ? i - depth : i;
+}
+
+/*
  * Send @p k requests on an open slot, all started at @p t0. They go in
  * as few mbufs as fit. Returns how many were sent.
  */
@@ -33,31 +102,25 @@ slot_send(struct lg_slot *s, unsigned int k, uint64_t t0)
 	struct lg_lcore *lc = s->lc;
 	struct lg *g = lc->app;
 	unsigned int sent = 0, depth = g->conf.pipeline;
+	struct rte_mbuf *m;
 
 	if (s->h2 != NULL)
 		return lg_h2_slot_send(s, k, t0);
-	if (k == 1 && g->mreq_len == 0) {
-		/* The common case: one request, the one kind. */
-		struct rte_mbuf *m = rte_pktmbuf_alloc(lc->pool);
-
-		if (m == NULL)
-			return 0;
-		rte_memcpy(rte_pktmbuf_mtod(m, char *), g->req, g->req_len);
-		m->data_len = (uint16_t)g->req_len;
-		m->pkt_len = g->req_len;
+	if (g->mreq_len == 0 && (m = slot_rq(s, k)) != NULL) {
+		/* The common case: the one kind, from the slot's buffer. */
 		if (ewyk_tcp_send(s->c, m) != 0) {
-			rte_pktmbuf_free(m);
+			rte_mbuf_refcnt_update(m, -1);
 			return 0;
 		}
-		s->t[(s->head + s->inflight++) % depth] = t0;
-		sent = 1;
+		for (; sent < k; sent++)
+			s->t[slot_ring(s->head + s->inflight++, depth)] = t0;
 		goto out;
 	}
 	while (sent < k) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(lc->pool);
 		unsigned int in_m = 0;
 		int rc;
 
+		m = rte_pktmbuf_alloc(lc->pool);
 		if (m == NULL)
 			break;
 		while (sent + in_m < k) {
@@ -79,7 +142,7 @@ slot_send(struct lg_slot *s, unsigned int k, uint64_t t0)
 			break;
 		}
 		for (; in_m > 0; in_m--, sent++)
-			s->t[(s->head + s->inflight++) % depth] = t0;
+			s->t[slot_ring(s->head + s->inflight++, depth)] = t0;
 	}
 out:
 	if (sent != 0) {

@@ -56,6 +56,8 @@ struct lb_conn {
 	bool eof, closed, shut, bad;
 	struct rte_mbuf *pend[512];
 	unsigned int npend;
+	struct rte_mbuf *buf; /* L.shared: the client's buffer, resent */
+	uint64_t reused;      /* sends of buf by reference */
 };
 
 static struct {
@@ -64,6 +66,7 @@ static struct {
 	unsigned int nq;
 	uint64_t now_us, base;
 	uint32_t loss_pm, reorder_pm; /* per mille */
+	bool shared; /* the client resends one buffer by reference */
 	struct lb_conn srv[LB_MAXC], cli[LB_MAXC];
 	unsigned int nsrv, ncli;
 	uint64_t dropped;
@@ -180,22 +183,70 @@ static const struct ewyk_tcp_ops srv_ops = {
 	.closed = lb_closed,
 };
 
+/* The byte at offset @p x of the stream; with L.shared it repeats
+ * every LB_CHUNK bytes, so that one buffer carries every chunk. */
+#define LB_CHUNK 1999
+static uint8_t
+lb_byte(uint64_t x)
+{
+	if (L.shared)
+		x %= LB_CHUNK;
+	return (uint8_t)(x * 7 + x / 251);
+}
+
+/*
+ * L.shared: the client's buffer is sent by reference, as ewyk-loadgen
+ * sends its prebuilt requests: one more reference per send, which lib/tcp
+ * drops once the bytes are acknowledged (and the frames that referred to
+ * it are gone); the buffer is sent again only while its holder's
+ * reference is the only one, else a copy goes.
+ */
+static struct rte_mbuf *
+cli_shared(struct lb_conn *lc, uint16_t n)
+{
+	struct rte_mbuf *b = lc->buf;
+
+	if (b == NULL) {
+		b = rte_pktmbuf_alloc(mp);
+		assert_non_null(b);
+		for (uint16_t i = 0; i < LB_CHUNK; i++)
+			rte_pktmbuf_mtod(b, uint8_t *)[i] = lb_byte(i);
+		lc->buf = b;
+	}
+	if (rte_mbuf_refcnt_read(b) != 1)
+		return NULL;
+	b->next = NULL;
+	b->nb_segs = 1;
+	b->data_len = n;
+	b->pkt_len = n;
+	rte_mbuf_refcnt_update(b, 1);
+	lc->reused++;
+	return b;
+}
+
 static void
 cli_push(struct lb_conn *lc)
 {
 	while (lc->sent < lc->total && !lc->closed) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
 		uint16_t n = (uint16_t)RTE_MIN(lc->total - lc->sent,
-			(uint64_t)1999);
+			(uint64_t)LB_CHUNK);
+		struct rte_mbuf *m = L.shared ? cli_shared(lc, n) : NULL;
 		uint8_t *d;
 
-		assert_non_null(m);
-		d = (uint8_t *)rte_pktmbuf_append(m, n);
-		for (uint16_t i = 0; i < n; i++)
-			d[i] = (uint8_t)((lc->sent + i) * 7 +
-				(lc->sent + i) / 251);
+		if (m == NULL) {
+			m = rte_pktmbuf_alloc(mp);
+			assert_non_null(m);
+			d = (uint8_t *)rte_pktmbuf_append(m, n);
+			for (uint16_t i = 0; i < n; i++)
+				d[i] = lb_byte(lc->sent + i);
+		}
 		if (ewyk_tcp_send(lc->c, m) != 0) {
-			rte_pktmbuf_free(m);
+			if (m == lc->buf) {
+				rte_mbuf_refcnt_update(m, -1);
+				lc->reused--;
+			} else {
+				rte_pktmbuf_free(m);
+			}
 			return;
 		}
 		lc->sent += n;
@@ -224,7 +275,7 @@ cli_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 		const uint8_t *d = rte_pktmbuf_mtod(s, const uint8_t *);
 
 		for (uint16_t i = 0; i < s->data_len; i++, lc->rcvd++)
-			if (d[i] != (uint8_t)(lc->rcvd * 7 + lc->rcvd / 251))
+			if (d[i] != lb_byte(lc->rcvd))
 				lc->bad = true;
 	}
 	ewyk_tcp_recvd(c, m->pkt_len);
@@ -347,13 +398,15 @@ lb_dump(void)
 }
 
 static void
-run_loopback(bool plain, uint32_t loss_pm, unsigned int nconn, uint64_t bytes)
+run_loopback(bool plain, uint32_t loss_pm, unsigned int nconn, uint64_t bytes,
+	bool shared)
 {
 	uint64_t hz = rte_get_tsc_hz(), limit_us = 600ULL * 1000000;
-	unsigned int i;
+	unsigned int i, avail = rte_mempool_avail_count(mp);
 	bool done = false;
 
 	memset(&L, 0, sizeof(L));
+	L.shared = shared;
 	L.loss_pm = loss_pm;
 	L.reorder_pm = loss_pm > 0 ? 100 : 0;
 	L.base = rte_rdtsc() + hz;
@@ -446,6 +499,18 @@ run_loopback(bool plain, uint32_t loss_pm, unsigned int nconn, uint64_t bytes)
 		rte_pktmbuf_free(L.q[--L.nq].m);
 	ewyk_tcp_free(L.t[0]);
 	ewyk_tcp_free(L.t[1]);
+	if (shared) {
+		/* Every reference lib/tcp took was dropped (none twice: the
+		 * buffer is still ours), it was sent by reference, and every
+		 * buffer is back in the pool. */
+		for (i = 0; i < L.ncli; i++) {
+			assert_non_null(L.cli[i].buf);
+			assert_int_equal(rte_mbuf_refcnt_read(L.cli[i].buf), 1);
+			assert_true(L.cli[i].reused > 0);
+			rte_pktmbuf_free_seg(L.cli[i].buf);
+		}
+		assert_int_equal(rte_mempool_avail_count(mp), avail);
+	}
 }
 
 static uint64_t
@@ -458,28 +523,40 @@ static void
 test_loopback_clean(void **state)
 {
 	RTE_SET_USED(state);
-	run_loopback(false, 0, 1, lb_bytes(2 << 20));
+	run_loopback(false, 0, 1, lb_bytes(2 << 20), false);
 }
 
 static void
 test_loopback_lossy_sack(void **state)
 {
 	RTE_SET_USED(state);
-	run_loopback(false, 30, 1, lb_bytes(1 << 20));
+	run_loopback(false, 30, 1, lb_bytes(1 << 20), false);
 }
 
 static void
 test_loopback_lossy_plain(void **state)
 {
 	RTE_SET_USED(state);
-	run_loopback(true, 30, 1, lb_bytes(1 << 20));
+	run_loopback(true, 30, 1, lb_bytes(1 << 20), false);
 }
 
 static void
 test_loopback_many(void **state)
 {
 	RTE_SET_USED(state);
-	run_loopback(false, 10, 20, lb_bytes(2 << 20));
+	run_loopback(false, 10, 20, lb_bytes(2 << 20), false);
+}
+
+/* Buffers sent by reference and sent again once lib/tcp dropped its
+ * references (ewyk-loadgen's prebuilt requests), over a clean and over a
+ * lossy, reordering wire: the stream intact, every reference dropped
+ * once, every buffer back in the pool. */
+static void
+test_loopback_shared_buf(void **state)
+{
+	RTE_SET_USED(state);
+	run_loopback(false, 0, 1, lb_bytes(1 << 20), true);
+	run_loopback(false, 30, 4, lb_bytes(1 << 20), true);
 }
 
 static void
@@ -727,5 +804,7 @@ main(int argc, char **argv)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_loopback_lossy_plain);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopback_many);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
+		test_loopback_shared_buf);
 	return _cmocka_run_group_tests("tcp", tests, n, NULL, NULL);
 }
