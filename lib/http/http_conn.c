@@ -49,9 +49,11 @@ http_conn_release(struct ewyk_http_conn *c)
 	/* TCP has let go of the connection: its budgets no longer count rx */
 	rte_pktmbuf_free(c->rx);
 	rte_pktmbuf_free(c->tx);
+	rte_pktmbuf_free(c->stage);
 	c->rx = NULL;
 	c->rx_pos = NULL;
 	c->tx = NULL;
+	c->stage = NULL;
 	http_slots_release(c);
 	c->next_free = s->free_head;
 	s->free_head = (uint32_t)(c - s->conns);
@@ -95,6 +97,28 @@ conn_consume(struct ewyk_http_conn *c)
 	HTTP_CTR(c->srv, BYTES_IN, c->rx_off);
 	ewyk_tcp_recv_consume(c->tcp, &c->rx, c->rx_off);
 	c->rx_off = 0;
+	c->rx_done = 0;
+	c->rx_pos = c->rx;
+	c->rx_pos_off = 0;
+}
+
+/*
+ * At the end of a run: the bytes of the requests done with go back to
+ * TCP in one step, once for all the requests of a pipelined burst. A
+ * head still being read stays: the parser's views of it may point into
+ * its buffers.
+ */
+static void
+conn_consume_done(struct ewyk_http_conn *c)
+{
+	uint32_t n = c->rx_done;
+
+	if (n == 0)
+		return;
+	HTTP_CTR(c->srv, BYTES_IN, n);
+	ewyk_tcp_recv_consume(c->tcp, &c->rx, n);
+	c->rx_off -= n;
+	c->rx_done = 0;
 	c->rx_pos = c->rx;
 	c->rx_pos_off = 0;
 }
@@ -281,6 +305,8 @@ http_conn_abort(struct ewyk_http_conn *c)
 static int
 conn_close(struct ewyk_http_conn *c)
 {
+	if (c->stage != NULL && http_conn_send(c, NULL) != 0)
+		http_conn_abort(c);
 	if (c->tcp != NULL && c->tx != NULL) {
 		c->closing = 1;
 		timer_stop(c);
@@ -461,9 +487,9 @@ head_step(struct ewyk_http_conn *c)
 		c->st = HC_WAIT;
 	}
 	request_route(c);
-	/* The request's views die here. */
-	if (c->tcp != NULL)
-		conn_consume(c);
+	/* The request's views die here; its bytes go back to TCP when the
+	 * run ends (conn_consume_done()). */
+	c->rx_done = c->rx_off;
 	return 1;
 }
 
@@ -591,10 +617,11 @@ http_conn_run(struct ewyk_http_conn *c)
 			if (c->close_after || !c->req.keep_alive ||
 				(c->eof && rx_avail(c) == 0)) {
 				c->in_run = 0;
+				conn_consume(c);
 				conn_close(c);
 				return;
 			}
-			conn_consume(c);
+			c->rx_done = c->rx_off;
 			conn_reset_request(c);
 			if (rx_avail(c) == 0 && c->tx == NULL)
 				http_conn_timer(c, HT_IDLE,
@@ -602,6 +629,17 @@ http_conn_run(struct ewyk_http_conn *c)
 		}
 	}
 	c->in_run = 0;
+	/* The requests done with in this run go back to TCP (and the window
+	 * opens by as much) in one step, and the responses made in it go to
+	 * TCP in one buffer; the segment that carries them carries the
+	 * ACK. */
+	if (c->tcp != NULL)
+		conn_consume_done(c);
+	if (c->stage != NULL && http_conn_send(c, NULL) != 0) {
+		http_conn_abort(c);
+		conn_gone_pending(c);
+		http_conn_release(c);
+	}
 }
 
 int
@@ -679,9 +717,11 @@ ev_accept(void *listen_arg, struct ewyk_tcp_conn *tc)
 	c->tcp = tc;
 	c->rx = NULL;
 	c->rx_off = 0;
+	c->rx_done = 0;
 	c->rx_pos = NULL;
 	c->rx_pos_off = 0;
 	c->tx = NULL;
+	c->stage = NULL;
 	c->eof = 0;
 	c->closing = 0;
 	c->in_run = 0;

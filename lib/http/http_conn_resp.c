@@ -83,28 +83,45 @@ http_conn_count_status(struct ewyk_http_server *s, uint16_t status)
 	}
 }
 
+/* Queue @p m behind what waits in c->tx. 0, or -ENOBUFS (m freed). */
+static int
+tx_queue(struct ewyk_http_conn *c, struct rte_mbuf *m)
+{
+	HTTP_CTR(c->srv, BYTES_OUT, m->pkt_len);
+	if (c->tx == NULL) {
+		c->tx = m;
+		return 0;
+	}
+	if (rte_pktmbuf_chain(c->tx, m) != 0) {
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
 /*
  * Hand bytes to TCP, after whatever it refused before (kept in c->tx, in
- * order). Returns 0 (sent or queued) or -ENOTCONN.
+ * order) and the responses of this run not handed over yet (c->stage).
+ * Returns 0 (sent or queued) or -ENOTCONN, -ENOBUFS.
  */
 int
 http_conn_send(struct ewyk_http_conn *c, struct rte_mbuf *m)
 {
+	struct rte_mbuf *st = c->stage;
 	int ret;
 
+	c->stage = NULL;
 	if (c->tcp == NULL) {
+		rte_pktmbuf_free(st);
 		rte_pktmbuf_free(m);
 		return -ENOTCONN;
 	}
-	if (m != NULL) {
-		HTTP_CTR(c->srv, BYTES_OUT, m->pkt_len);
-		if (c->tx == NULL)
-			c->tx = m;
-		else if (rte_pktmbuf_chain(c->tx, m) != 0) {
-			rte_pktmbuf_free(m);
-			return -ENOBUFS;
-		}
+	if (st != NULL && tx_queue(c, st) != 0) {
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
 	}
+	if (m != NULL && tx_queue(c, m) != 0)
+		return -ENOBUFS;
 	if (c->tx == NULL)
 		return 0;
 	ret = ewyk_tcp_send(c->tcp, c->tx);
@@ -142,15 +159,17 @@ head_cached(struct ewyk_http_server *s, const struct ewyk_http_response *r,
 	return true;
 }
 
-/* Keep the head just built in the empty-before @p m for the next. */
+/* Keep the head just built at @p off in the one-buffer @p m for the
+ * next. */
 static void
 head_cache_put(struct ewyk_http_server *s, const struct ewyk_http_response *r,
-	const struct rte_mbuf *m)
+	const struct rte_mbuf *m, uint16_t off)
 {
 	struct http_head_cache *hc = &s->head_cache;
 	size_t cl = r->content_type != NULL ? strlen(r->content_type) : 0;
+	uint16_t len = (uint16_t)(m->data_len - off);
 
-	if (m->data_len > sizeof(hc->head) || cl >= sizeof(hc->ctype)) {
+	if (len > sizeof(hc->head) || cl >= sizeof(hc->ctype)) {
 		hc->len = 0;
 		return;
 	}
@@ -163,21 +182,23 @@ head_cache_put(struct ewyk_http_server *s, const struct ewyk_http_response *r,
 	if (cl > 0)
 		memcpy(hc->ctype, r->content_type, cl);
 	hc->ctype[cl] = '\0';
-	memcpy(hc->head, rte_pktmbuf_mtod(m, const char *), m->data_len);
-	hc->len = m->data_len;
+	memcpy(hc->head, rte_pktmbuf_mtod_offset(m, const char *, off), len);
+	hc->len = len;
 }
 
-/* Response head in a fresh mbuf. */
-static struct rte_mbuf *
-head_mbuf(struct ewyk_http_conn *c, uint16_t status, const char *ctype,
-	const char *extra, int framing, uint64_t len)
+/*
+ * The response head, appended to the one-buffer @p m (a fresh buffer or
+ * this run's staged responses). 0, or -ENOSPC (no room: @p m unchanged),
+ * -EINVAL.
+ */
+static int
+head_put(struct ewyk_http_conn *c, struct rte_mbuf *m, uint16_t status,
+	const char *ctype, const char *extra, int framing, uint64_t len)
 {
 	struct ewyk_http_response r;
-	struct rte_mbuf *m;
+	uint16_t off = m->data_len;
+	int ret;
 
-	m = rte_pktmbuf_alloc(c->srv->conf.pool);
-	if (m == NULL)
-		return NULL;
 	memset(&r, 0, sizeof(r));
 	r.status = status;
 	r.framing = (uint8_t)framing;
@@ -191,14 +212,60 @@ head_mbuf(struct ewyk_http_conn *c, uint16_t status, const char *ctype,
 	else if (c->req.version_minor == 0)
 		r.connection = EWYK_HTTP_CONN_KEEP_ALIVE;
 	if (extra == NULL && head_cached(c->srv, &r, m))
-		return m;
-	if (ewyk_http_response_head_mbuf(m, &r, &c->srv->date) != 0) {
+		return 0;
+	ret = ewyk_http_response_head_mbuf(m, &r, &c->srv->date);
+	if (ret != 0)
+		return ret;
+	if (extra == NULL)
+		head_cache_put(c->srv, &r, m, off);
+	return 0;
+}
+
+/* Response head in a fresh mbuf. */
+static struct rte_mbuf *
+head_mbuf(struct ewyk_http_conn *c, uint16_t status, const char *ctype,
+	const char *extra, int framing, uint64_t len)
+{
+	struct rte_mbuf *m;
+
+	m = rte_pktmbuf_alloc(c->srv->conf.pool);
+	if (m == NULL)
+		return NULL;
+	if (head_put(c, m, status, ctype, extra, framing, len) != 0) {
 		rte_pktmbuf_free(m);
 		return NULL;
 	}
-	if (extra == NULL)
-		head_cache_put(c->srv, &r, m);
 	return m;
+}
+
+/*
+ * A whole response of @p blen body bytes made inside the connection's
+ * run (the handler's, for each request of a pipelined burst) goes after
+ * the run's earlier ones, in the same buffer, when it fits there: one
+ * buffer and one ewyk_tcp_send() per burst, not one of each per
+ * response. Returns that buffer with the head appended, or NULL when it
+ * does not fit (the staged responses were handed to TCP then, to stay
+ * ahead of this one: *err < 0 if that failed).
+ */
+static struct rte_mbuf *
+head_staged(struct ewyk_http_conn *c, uint16_t status, const char *ctype,
+	const char *extra, uint32_t len, uint32_t blen, int *err)
+{
+	struct rte_mbuf *m = c->stage;
+	uint16_t dl;
+
+	*err = 0;
+	if (m == NULL)
+		return NULL;
+	dl = m->data_len;
+	if (head_put(c, m, status, ctype, extra, EWYK_HTTP_BODY_LENGTH, len) ==
+			0 &&
+		rte_pktmbuf_tailroom(m) >= blen)
+		return m;
+	m->data_len = dl;
+	m->pkt_len = dl;
+	*err = http_conn_send(c, NULL);
+	return NULL;
 }
 
 /* Responses that carry no content whatever the handler gives: HEAD
@@ -248,6 +315,7 @@ ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
 {
 	struct rte_mbuf *m, *last;
 	const char *p = body;
+	uint32_t blen;
 	int ret;
 
 	if (body == NULL && len > 0)
@@ -263,13 +331,17 @@ ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
 		resp_finished(c);
 		return 0;
 	}
-	m = head_mbuf(c, status, content_type, extra, EWYK_HTTP_BODY_LENGTH,
-		len);
+	blen = resp_bodiless(c, status) ? 0 : len;
+	m = head_staged(c, status, content_type, extra, len, blen, &ret);
+	if (ret != 0)
+		goto nomem;
+	if (m == NULL)
+		m = head_mbuf(c, status, content_type, extra,
+			EWYK_HTTP_BODY_LENGTH, len);
 	if (m == NULL)
 		goto nomem;
 	last = m;
-	if (resp_bodiless(c, status))
-		len = 0;
+	len = blen;
 	while (len > 0) {
 		uint32_t n = RTE_MIN(len, (uint32_t)rte_pktmbuf_tailroom(last));
 		char *d;
@@ -297,8 +369,16 @@ ewyk_http_respond(struct ewyk_http_conn *c, uint16_t status,
 		p += n;
 		len -= n;
 	}
-	if (http_conn_send(c, m) != 0)
+	if (m == c->stage) {
+		/* after the run's earlier responses: goes with them */
+	} else if (c->in_run && m->nb_segs == 1 && c->tx == NULL &&
+		c->rx != NULL && c->rx_off < c->rx->pkt_len) {
+		/* more requests wait behind this one: the run's end hands
+		 * their responses to TCP with it */
+		c->stage = m;
+	} else if (http_conn_send(c, m) != 0) {
 		goto nomem;
+	}
 	resp_finished(c);
 	return 0;
 nomem:

@@ -503,6 +503,9 @@ struct ewyk_http_conn {
 	uint32_t rx_pos_off;
 	struct rte_mbuf *rx_pos;
 	struct rte_mbuf *tx; /* refused by ewyk_tcp_send, retried */
+	/* responses made in this run, one after another, not yet handed
+	 * to TCP (http_conn_resp.c); NULL outside a run */
+	struct rte_mbuf *stage;
 	struct ewyk_twheel_timer tmr;
 	uint8_t tmo;          /* enum http_tmo armed */
 	uint8_t st;           /* enum http_conn_state */
@@ -519,7 +522,13 @@ struct ewyk_http_conn {
 	uint8_t body_paused;  /* consumer asked for a pause */
 	uint8_t closing;      /* closing once c->tx is sent */
 	uint8_t prod_wait;    /* producer said -EAGAIN: stream_resume next */
-	uint16_t status;      /* status of the response */
+	uint8_t idle;         /* on the idle list: keep-alive timer armed */
+	uint8_t h2_maybe; /* first bytes not checked for the HTTP/2 preface */
+	uint8_t rip_kind; /* HTTP_SRC_V4, _NET6 or _LL6 */
+	uint16_t status;  /* status of the response */
+	/* bytes of rx, from its start, of requests done with (their views
+	 * dead): given back to TCP when the run ends */
+	uint32_t rx_done;
 	ewyk_http_body_cb_t body_cb;
 	void *body_arg;
 	ewyk_http_producer_t prod;
@@ -537,9 +546,6 @@ struct ewyk_http_conn {
 	uint64_t rip;      /* peer's source key (http_src_key), of rip_kind */
 	uint32_t lru_prev; /* idle list (UINT32_MAX: end), while idle */
 	uint32_t lru_next;
-	uint8_t idle;     /* on the idle list: keep-alive timer armed */
-	uint8_t h2_maybe; /* first bytes not checked for the HTTP/2 preface */
-	uint8_t rip_kind; /* HTTP_SRC_V4, _NET6 or _LL6 */
 	struct http_lease *ls; /* the lease's parser and decoder; NULL: none */
 	struct ewyk_http_request req;
 };

@@ -24,6 +24,7 @@ detach(struct ewyk_http_conn *c)
 	c->rx = NULL;
 	c->rx_pos = NULL;
 	c->rx_off = 0;
+	c->rx_done = 0;
 	c->rx_pos_off = 0;
 }
 
@@ -98,6 +99,11 @@ http_switch_upgrade(struct ewyk_http_conn *c)
 			set++;
 	}
 	if (!up || set != 1)
+		return 0;
+	/* The responses to the requests before it (this run's) go out
+	 * first; if TCP does not take them now, the request is served as
+	 * HTTP/1.1 (Upgrade is optional, RFC 9110 7.8). */
+	if (c->stage != NULL && (http_conn_send(c, NULL) != 0 || c->tx != NULL))
 		return 0;
 	if (s->conf.h2c(s->conf.h2c_arg, c->tcp, c->rx, c->rx_off, q) != 0)
 		return 0;

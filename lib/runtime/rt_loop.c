@@ -95,8 +95,9 @@ loop_produce(void *ctx, struct ewyk_strategy_task *tasks, unsigned int max)
 {
 	struct ewyk_rt_shard *sh = ctx;
 	struct ewyk_rt *rt = sh->rt;
-	struct rt_lcore *lc = rt_lcore_self(rt);
+	unsigned int self = rte_lcore_id() + 1;
 	uint64_t now = rt_now();
+	struct rt_lcore *lc;
 	unsigned int k;
 	uint16_t n;
 
@@ -104,9 +105,15 @@ loop_produce(void *ctx, struct ewyk_strategy_task *tasks, unsigned int max)
 	RTE_ASSERT(
 		ewyk_strategy_producer_holder(sh->producer) == rte_lcore_id());
 	/* lib/net, lib/tcp, lib/twheel and lib/purgatory assert it in their
-	 * holder-only calls. */
-	ewyk_net_shard_hold(sh->net);
-	ewyk_twheel_hold(sh->wheel);
+	 * holder-only calls. Recorded once per stay on this lcore (the
+	 * departure forgets it), not at every iteration. */
+	if (unlikely(sh->held_by != self)) {
+		ewyk_net_shard_hold(sh->net);
+		ewyk_twheel_hold(sh->wheel);
+		sh->held_lc = rt_lcore_self(rt);
+		sh->held_by = self;
+	}
+	lc = sh->held_lc;
 	if (unlikely(ewyk_rt_stopping(rt)))
 		loop_stop(sh);
 	/* The previous iteration ends where this one starts: one TSC read
@@ -177,6 +184,7 @@ loop_depart(void *ctx, uint32_t why)
 	/* From here until the next holder's iteration nobody holds it. */
 	ewyk_net_shard_release(sh->net);
 	ewyk_twheel_release(sh->wheel);
+	sh->held_by = 0;
 }
 
 int

@@ -85,6 +85,10 @@ struct ewyk_rt_shard {
 	uint64_t now;  /* TSC of the current iteration */
 	uint64_t prev; /* ...of the previous one */
 	uint16_t prev_n;
+	/* lcore id + 1 of the holder that recorded itself in the shard's
+	 * net and wheel (0: none since the last departure), and its lcore */
+	unsigned int held_by;
+	struct rt_lcore *held_lc;
 	/* outcomes of dispatched work, written by the holder (and LATE by
 	 * any lcore, atomically) */
 	uint64_t task[EWYK_RT_TASK_CTR_MAX] __rte_cache_aligned;

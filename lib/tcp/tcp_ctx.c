@@ -131,6 +131,12 @@ tcp_ctx_init(struct ewyk_tcp *t, const struct ewyk_tcp_conf *conf)
 	t->hz = rte_get_tsc_hz();
 	t->cyc_ms = RTE_MAX(t->hz / 1000, (uint64_t)1);
 	t->cyc_us = RTE_MAX(t->hz / 1000000, (uint64_t)1);
+	t->idle_cyc = UINT64_MAX;
+	if (t->conf.keepalive_ms != 0)
+		t->idle_cyc = tcp_ms_to_cyc(t, t->conf.keepalive_ms);
+	if (t->conf.idle_timeout_ms != 0)
+		t->idle_cyc = RTE_MIN(t->idle_cyc,
+			tcp_ms_to_cyc(t, t->conf.idle_timeout_ms));
 	t->now = rte_rdtsc();
 	t->shard = conf->shard;
 	if (t->shard != NULL) {

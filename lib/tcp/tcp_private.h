@@ -337,6 +337,7 @@ struct ewyk_tcp {
 	uint64_t hz;        /* TSC cycles per second */
 	uint64_t cyc_ms;    /* TSC cycles per millisecond */
 	uint64_t cyc_us;    /* TSC cycles per microsecond (>= 1) */
+	uint64_t idle_cyc;  /* idle period (tcp_timer.c), UINT64_MAX: off */
 	uint8_t rcv_wscale; /* window scale we offer */
 	uint16_t eph_next;  /* next ephemeral port to try */
 	uint64_t k0, k1;    /* SipHash key */

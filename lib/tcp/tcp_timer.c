@@ -57,19 +57,26 @@ static void delack_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm,
 static void misc_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *tm,
 	void *arg);
 
-static uint64_t idle_deadline(const struct ewyk_tcp_conn *c);
+static inline uint64_t idle_deadline(const struct ewyk_tcp_conn *c);
 
 /* The rtx node moves to @p expiry, its callback rtx_cb(). */
-static void
+static inline void
 rtx_set(struct ewyk_tcp_conn *c, uint64_t expiry)
 {
-	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, expiry, rtx_cb);
+	struct ewyk_twheel *w = c->tcp->wheel;
+	uint64_t bound = 0;
+
 	/* Past the idle deadline it no longer carries the idle timer. The
 	 * wheel may fire a re-armed node after @p expiry (a slack-placed slot
-	 * is kept): what counts is when it will come up. */
-	if (unlikely(c->idle_on_rtx) &&
-		ewyk_twheel_due_by(c->tcp->wheel, &c->rtx_tmr) >
-			idle_deadline(c))
+	 * is kept, a cascade rounds up): what counts is when it will come
+	 * up. The wheel's bound for this re-arm, taken before it, settles
+	 * it on nearly every send (the deadline is an idle period away);
+	 * only within about an RTO of the deadline is the wheel asked. */
+	if (unlikely(c->idle_on_rtx))
+		bound = ewyk_twheel_due_bound(w, expiry);
+	tmr_set(c, &c->rtx_tmr, TCP_TMR_RTX, expiry, rtx_cb);
+	if (unlikely(c->idle_on_rtx) && bound > idle_deadline(c) &&
+		ewyk_twheel_due_by(w, &c->rtx_tmr) > idle_deadline(c))
 		tcp_keepalive_arm(c);
 }
 
@@ -212,19 +219,12 @@ tcp_timer_stop_all(struct ewyk_tcp_conn *c)
  * (idle_timeout_ms) a reset after that long, whichever comes first; both
  * count from the last segment that passed the checks (last_rx_tsc).
  */
-static uint64_t
+static inline uint64_t
 idle_deadline(const struct ewyk_tcp_conn *c)
 {
-	const struct ewyk_tcp *t = c->tcp;
-	uint64_t d = UINT64_MAX;
+	uint64_t idle = c->tcp->idle_cyc;
 
-	if (t->conf.keepalive_ms != 0)
-		d = c->last_rx_tsc + tcp_ms_to_cyc(t, t->conf.keepalive_ms);
-	if (t->conf.idle_timeout_ms != 0)
-		d = RTE_MIN(d,
-			c->last_rx_tsc +
-				tcp_ms_to_cyc(t, t->conf.idle_timeout_ms));
-	return d;
+	return idle == UINT64_MAX ? UINT64_MAX : c->last_rx_tsc + idle;
 }
 
 void

@@ -282,11 +282,14 @@ int ewyk_twheel_arm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
 	uint64_t expiry_tsc, ewyk_twheel_cb_t cb, void *arg);
 
 /**
- * Latest time at which a pending timer comes up: its expiry rounded up to
- * a tick, or, for a node that slack placed in a later slot, that slot's
- * start. A caller that multiplexes several deadlines over one node can
- * leave the node where it is for any deadline at or after this time, and
- * move it on when it comes up early.
+ * Latest time at which a pending timer comes up as it is placed now: its
+ * expiry rounded up to a tick, or, for a node that slack placed in a later
+ * slot, that slot's start. A caller that multiplexes several deadlines over
+ * one node can leave the node where it is for any deadline at or after
+ * this time, and move it on when it comes up early. A node still in a
+ * coarse slot that starts before its expiry is placed again when that slot
+ * comes up, and slack may then round it up, within the timing guarantee
+ * (see ewyk_twheel_due_bound()).
  *
  * @param w
  *   The wheel.
@@ -297,6 +300,40 @@ int ewyk_twheel_arm(struct ewyk_twheel *w, struct ewyk_twheel_timer *t,
  */
 uint64_t ewyk_twheel_due_by(const struct ewyk_twheel *w,
 	const struct ewyk_twheel_timer *t);
+
+/**
+ * Upper bound, computed before the call, of when a timer armed or
+ * re-armed now (ewyk_twheel_arm() or ewyk_twheel_rearm() before the next
+ * advance()) for @p expiry_tsc will come up: the timing guarantee's
+ * (x + L) * T of the file comment, rounded up in TSC. It bounds
+ * ewyk_twheel_due_by() of the node right after that call, whatever slot
+ * the node keeps (a node moved later keeps its first slot only within the
+ * new delay's slack), and every later cascade of it too (each rounds by
+ * the slack of a shorter remaining delay). Inline, a few instructions: a
+ * caller that only needs "comes up by D" compares this with D and asks
+ * ewyk_twheel_due_by() only when it is larger.
+ *
+ * @param w
+ *   The wheel.
+ * @param expiry_tsc
+ *   The expiry about to be armed, TSC cycles.
+ * @return
+ *   TSC cycles; UINT64_MAX when the sum would overflow.
+ */
+static inline uint64_t
+ewyk_twheel_due_bound(const struct ewyk_twheel *w, uint64_t expiry_tsc)
+{
+	uint64_t n = w->now;
+	uint64_t e = expiry_tsc > n ? expiry_tsc : n;
+	uint64_t tk = UINT64_C(1) << w->shift;
+
+	if (unlikely(e > (UINT64_MAX >> 2)))
+		return UINT64_MAX;
+	/* x * T < e + T and (x - c) * T < e - n + 2T (c * T > n - T) */
+	if (w->slack == 0)
+		return e + tk;
+	return e + tk + ((e - n + 2 * tk) >> w->slack);
+}
 
 /**
  * Change a timer's expiry, keeping its callback and argument. If the timer

@@ -207,6 +207,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_never_early_one_tick_late),
 		cmocka_unit_test(test_slack_bound),
 		cmocka_unit_test(test_due_by_slack),
+		cmocka_unit_test(test_due_bound),
 		cmocka_unit_test(test_callbacks_touch_timers),
 		cmocka_unit_test(test_long_stall),
 		cmocka_unit_test(test_far_future),

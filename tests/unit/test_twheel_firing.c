@@ -188,6 +188,120 @@ test_due_by_slack(void **state)
 	assert_true(placed > 0);
 }
 
+/*
+ * ewyk_twheel_due_bound(), taken before an arm or re-arm, bounds
+ * ewyk_twheel_due_by() of the node after it and after every later
+ * cascade: the check lib/tcp makes on each send while its parked
+ * retransmission node carries the idle timer. Two edges by
+ * construction, then random walks.
+ */
+static uint64_t
+bound_rearm(struct ewyk_twheel *w, struct rec *r, uint64_t e)
+{
+	uint64_t b = ewyk_twheel_due_bound(w, e);
+
+	assert_int_equal(ewyk_twheel_rearm(w, &r->tm, e), 0);
+	r->expiry = e;
+	assert_true(ewyk_twheel_due_by(w, &r->tm) <= b);
+	assert_true(ewyk_twheel_due_by(w, &r->tm) >= e);
+	return b;
+}
+
+void
+test_due_bound(void **state)
+{
+	static const unsigned int ks[] = { EWYK_TWHEEL_SLACK_EXACT, 1, 3, 6 };
+	const uint64_t c = START / T; /* a multiple of 2^30 ticks */
+	struct ewyk_twheel *w;
+	struct rec r = { .fired = 0 };
+	uint64_t b, due, s;
+	unsigned int i, j, kept = 0;
+
+	(void)state;
+	/* 1: a node slack put in a later slot, moved later within that
+	 * slot's rounding, keeps it: due_by is the first slot's start. */
+	w = mk_wheel_slack("tw_bound1", 3);
+	ewyk_twheel_timer_init(&r.tm);
+	b = ewyk_twheel_due_bound(w, (c + 8096) * T);
+	assert_int_equal(ewyk_twheel_arm(w, &r.tm, (c + 8096) * T, rec_cb, &r),
+		0);
+	s = ewyk_twheel_due_by(w, &r.tm);
+	assert_true(s == (c + 8192) * T && s <= b);
+	ewyk_twheel_advance(w, (c + 4096) * T, 0);
+	bound_rearm(w, &r, (c + 8100) * T);
+	assert_int_equal(ewyk_twheel_due_by(w, &r.tm), s); /* kept */
+	ewyk_twheel_free(w);
+
+	/* 2: a node moved later in a slot that starts before its expiry
+	 * (only the new tick is stored) is placed again when that slot
+	 * comes up, then with slack: later than due_by said at the re-arm,
+	 * within the bound taken then. */
+	w = mk_wheel_slack("tw_bound2", 3);
+	ewyk_twheel_timer_init(&r.tm);
+	assert_int_equal(ewyk_twheel_arm(w, &r.tm, (c + 100) * T, rec_cb, &r),
+		0);
+	b = bound_rearm(w, &r, (c + 4000) * T);
+	due = ewyk_twheel_due_by(w, &r.tm);
+	assert_int_equal(due, (c + 4000) * T);
+	ewyk_twheel_advance(w, (c + 64) * T, 0);
+	assert_int_equal(r.fired, 0);
+	assert_true(ewyk_twheel_due_by(w, &r.tm) > due);
+	assert_true(ewyk_twheel_due_by(w, &r.tm) <= b);
+	ewyk_twheel_free(w);
+
+	/* 3: random walks of arms, re-arms (later, earlier) and advances on
+	 * exact and slack wheels; after each advance the node, if it has
+	 * not come up, is still due within the last bound. */
+	for (j = 0; j < RTE_DIM(ks); j++) {
+		uint64_t now = START;
+
+		w = mk_wheel_slack("tw_bound3", ks[j]);
+		r.fired = 0;
+		ewyk_twheel_timer_init(&r.tm);
+		b = ewyk_twheel_due_bound(w, now + 1000 * T);
+		r.expiry = now + 1000 * T;
+		assert_int_equal(ewyk_twheel_arm(w, &r.tm, now + 1000 * T,
+					 rec_cb, &r),
+			0);
+		for (i = 0; i < 20000; i++) {
+			uint64_t d = ((((uint64_t)rand() << 31) | rand()) %
+					     (UINT64_C(1) << (4 + i % 28))) +
+				1;
+
+			switch (rand() % 4) {
+			case 0: /* advance a little or a lot */
+				now += d / (1 + rand() % 16);
+				ewyk_twheel_advance(w, now, 0);
+				break;
+			case 1: /* later than the node's expiry */
+				b = bound_rearm(w, &r,
+					RTE_MAX(ewyk_twheel_timer_expiry(w,
+							&r.tm),
+						now) +
+						d / 8);
+				break;
+			default: /* anywhere from now */
+				b = bound_rearm(w, &r, now + d);
+				break;
+			}
+			if (!ewyk_twheel_pending(&r.tm)) {
+				/* it came up: never before its expiry */
+				assert_true(r.fired_at >= r.expiry);
+				b = bound_rearm(w, &r, now + d);
+				continue;
+			}
+			due = ewyk_twheel_due_by(w, &r.tm);
+			assert_true(due <= b);
+			if (ks[j] != EWYK_TWHEEL_SLACK_EXACT &&
+				due > ewyk_twheel_timer_expiry(w, &r.tm))
+				kept++;
+		}
+		ewyk_twheel_free(w);
+	}
+	/* slots rounded up by slack were met, not only exact ones */
+	assert_true(kept > 0);
+}
+
 /* Callbacks that re-arm themselves, cancel and re-arm others. */
 struct chain {
 	struct ewyk_twheel_timer tm[4];

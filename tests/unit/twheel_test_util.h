@@ -37,6 +37,7 @@ void rec_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg);
 void test_never_early_one_tick_late(void **state);
 void test_slack_bound(void **state);
 void test_due_by_slack(void **state);
+void test_due_bound(void **state);
 void test_callbacks_touch_timers(void **state);
 void test_long_stall(void **state);
 void test_far_future(void **state);
