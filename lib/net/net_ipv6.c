@@ -105,17 +105,6 @@ ip6_prefix_eq(const uint8_t a[16], const uint8_t b[16], uint8_t plen)
 	return ((a[bytes] ^ b[bytes]) & (uint8_t)(0xff << (8 - bits))) == 0;
 }
 
-int
-net_ip6_is_ours(const struct net_port *pt, const uint8_t a[16])
-{
-	uint8_t i;
-
-	for (i = 0; i < pt->nb_ip6; i++)
-		if (net_ip6_eq(pt->ip6[i].a, a))
-			return i;
-	return -1;
-}
-
 bool
 net_ip6_onlink(const struct net_port *pt, const uint8_t a[16])
 {
