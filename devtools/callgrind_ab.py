@@ -70,8 +70,10 @@ def sh(cmd, check=True):
 
 def cg_ir(out, fn):
     """Inclusive instructions of function fn in a callgrind output."""
-    incl = sh(f"callgrind_annotate --inclusive=yes {out}")
-    m = re.search(r"^\s*([\d,]+) .*\?\?\?:" + fn + r" \[", incl, re.M)
+    incl = sh(f"callgrind_annotate --inclusive=yes --auto=no {out}")
+    # "???:fn" without debug information, "path/file.c:fn" with it.
+    m = re.search(r"^\s*([\d,]+) \([^)]*\)\s+\S*:" + fn + r" \[", incl,
+                  re.M)
     return int(m.group(1).replace(",", "")) if m else 0
 
 

@@ -309,7 +309,7 @@ http_slots_accept(struct ewyk_http_server *s, struct ewyk_tcp_conn *tc)
 	uint8_t kind;
 	uint32_t b;
 
-	ewyk_tcp_conn_info(tc, &ti);
+	ewyk_tcp_conn_addrs(tc, &ti); /* all http_src_key() reads */
 	key = http_src_key(&ti, &kind);
 	b = src_bucket(s, key, kind);
 	/* A share of every object is no share: an address sharing a

@@ -632,6 +632,12 @@ ewyk_net_nd_confirm(struct ewyk_net_shard *s, uint16_t port,
 	e = nh != NULL ? nd_find(s, port, nh) : NULL;
 	if (e == NULL || !nd_has_lladdr(e->state))
 		return -ENOENT;
+	/* REACHABLE for half a base ReachableTime more: left as it is
+	 * (confirmations of a busy neighbour come far more often than that,
+	 * and each would draw a new time). */
+	if (e->state == NET_ND_REACHABLE &&
+		e->deadline > s->now + s->net->nd_reachable_cyc / 2)
+		return 0;
 	nd_set_state(s, e, NET_ND_REACHABLE);
 	return 0;
 }

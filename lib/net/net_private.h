@@ -360,7 +360,19 @@ net_ip6_eq(const uint8_t a[16], const uint8_t b[16])
 	return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
 }
 
-int net_ip6_is_ours(const struct net_port *pt, const uint8_t a[16]);
+/* The index of @a among the port's addresses, or -1. Inline: every IPv6
+ * packet asks it of both its addresses. */
+static inline int
+net_ip6_is_ours(const struct net_port *pt, const uint8_t a[16])
+{
+	uint8_t i;
+
+	for (i = 0; i < pt->nb_ip6; i++)
+		if (net_ip6_eq(pt->ip6[i].a, a))
+			return i;
+	return -1;
+}
+
 bool net_ip6_onlink(const struct net_port *pt, const uint8_t a[16]);
 /* The neighbour a unicast @dst is sent to through the port: itself when
  * on-link, else the port's default router; NULL: no route (or a group). */

@@ -879,6 +879,21 @@ void ewyk_tcp_conn_info(const struct ewyk_tcp_conn *c,
 	struct ewyk_tcp_conn_info *info);
 
 /**
+ * The connection's addresses alone: of @p info, only state, ipv6,
+ * local_ip/remote_ip, local_ip6/remote_ip6, local_port/remote_port and
+ * port are written (the address fields of the other family zeroed), the
+ * rest left as it was. What an accept needs of ewyk_tcp_conn_info(), at a
+ * fraction of its cost.
+ *
+ * @param c
+ *   connection
+ * @param info
+ *   partly filled in (left alone when either is NULL)
+ */
+void ewyk_tcp_conn_addrs(const struct ewyk_tcp_conn *c,
+	struct ewyk_tcp_conn_info *info);
+
+/**
  * Find a connection by its 4-tuple (tests, debugging). Token holder only.
  *
  * @param t
@@ -1006,7 +1021,8 @@ struct ewyk_tcp_mem_info {
 	uint32_t conn_bytes;  /**< per connection of the capacity: pool and
 			       *  table over max_conns, rounded up */
 	uint64_t pool_bytes;  /**< the connection pool (ewyk_pool_mem_bytes) */
-	uint64_t table_bytes; /**< hash buckets and per-source counts */
+	uint64_t table_bytes; /**< hash buckets, per-source counts and
+			       *  each connection's per-source buckets */
 };
 
 /**

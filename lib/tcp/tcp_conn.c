@@ -193,17 +193,26 @@ tcp_mss_cap(struct ewyk_tcp *t, const struct tcp_ip *ip)
 /*
  * New data acknowledged by an IPv6 peer proves it reachable (RFC 4861
  * 7.3.1): its neighbour entry goes back to REACHABLE without a probe. At
- * most once a second per connection: the entry's ReachableTime is 30 s.
+ * most once a second per connection, and per peer address as well: short
+ * connections from one peer (a new one per request) would otherwise each
+ * confirm the same entry once. The entry's ReachableTime is 30 s.
  */
 void
 tcp_nd_confirm(struct ewyk_tcp_conn *c)
 {
 	struct ewyk_tcp *t = c->tcp;
 	uint32_t at = (uint32_t)(t->now >> 20);
+	uint32_t sec = (uint32_t)(t->hz >> 20);
 
-	if (t->shard == NULL || at - c->nd_at < (uint32_t)(t->hz >> 20))
+	if (t->shard == NULL || at - c->nd_at < sec)
 		return;
 	c->nd_at = at;
+	if (at - t->nd_at < sec && t->nd_port == c->port &&
+		tcp_addr_eq6(&t->nd_ip, &c->rip))
+		return;
+	t->nd_at = at;
+	t->nd_port = c->port;
+	t->nd_ip = c->rip;
 	(void)ewyk_net_nd_confirm(t->shard, c->port, c->rip.b);
 }
 
@@ -470,23 +479,35 @@ ewyk_tcp_conn_tcp(const struct ewyk_tcp_conn *c)
 }
 
 void
-ewyk_tcp_conn_info(const struct ewyk_tcp_conn *c, struct ewyk_tcp_conn_info *i)
+ewyk_tcp_conn_addrs(const struct ewyk_tcp_conn *c, struct ewyk_tcp_conn_info *i)
 {
 	if (c == NULL || i == NULL)
 		return;
-	memset(i, 0, sizeof(*i));
 	i->state = (enum ewyk_tcp_state)c->state;
 	i->ipv6 = c->v6;
 	if (c->v6) {
+		i->local_ip = 0;
+		i->remote_ip = 0;
 		memcpy(i->local_ip6, c->lip.b, 16);
 		memcpy(i->remote_ip6, c->rip.b, 16);
 	} else {
 		i->local_ip = c->lip.v4;
 		i->remote_ip = c->rip.v4;
+		memset(i->local_ip6, 0, 16);
+		memset(i->remote_ip6, 0, 16);
 	}
 	i->local_port = c->lport;
 	i->remote_port = c->rport;
 	i->port = c->port;
+}
+
+void
+ewyk_tcp_conn_info(const struct ewyk_tcp_conn *c, struct ewyk_tcp_conn_info *i)
+{
+	if (c == NULL || i == NULL)
+		return;
+	memset(i, 0, sizeof(*i));
+	ewyk_tcp_conn_addrs(c, i);
 	i->snd_mss = c->snd_mss;
 	i->snd_wscale = c->ws_ok ? c->snd_wscale : 0xff;
 	i->rcv_wscale = c->ws_ok ? c->rcv_wscale : 0xff;

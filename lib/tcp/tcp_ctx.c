@@ -260,6 +260,7 @@ tcp_ctx_release(struct ewyk_tcp *t)
 	ewyk_pool_free(t->conn_pool);
 	rte_free(t->buckets);
 	rte_free(t->src_cnt);
+	rte_free(t->src_of);
 	rte_free(t->txw);
 	rte_free(t);
 }

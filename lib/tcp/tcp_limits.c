@@ -24,7 +24,8 @@
  * below max_conns holds. A limit of max_conns or more is no limit
  * (conf_defaults() makes it 0): without one, no table. Two sources
  * sharing a bucket share its limit; without the key, nobody can choose
- * to.
+ * to. Beside it, per connection object (by pool index), the buckets it
+ * was counted in: a close gives them back without hashing again.
  */
 static int
 src_init(struct ewyk_tcp *t)
@@ -38,32 +39,59 @@ src_init(struct ewyk_tcp *t)
 		RTE_CACHE_LINE_SIZE, t->conf.socket_id);
 	if (t->src_cnt == NULL)
 		return -1;
+	t->src_of = rte_malloc_socket("ewyk_tcp_src_of",
+		(size_t)t->conf.max_conns * sizeof(*t->src_of),
+		RTE_CACHE_LINE_SIZE, t->conf.socket_id);
+	if (t->src_of == NULL) {
+		rte_free(t->src_cnt);
+		t->src_cnt = NULL;
+		return -1;
+	}
 	t->src_mask = n - 1;
 	return 0;
 }
 
 /*
- * The count of an IPv4 address (tag 5), an IPv6 address (tag 7: the 16
- * bytes) or an IPv6 /64 (tag 8: its first 8 bytes). The tags keep the
- * three kinds apart in the one table.
+ * SipHash-1-3 (ewyk_siphash.h) in steps, so that an IPv6 address and its
+ * /64 share the compression of their first eight bytes: the /64 is the
+ * hash of those 8 bytes, the address the hash of all 16, and the IPv4
+ * address the hash of its 4. The lengths, which SipHash's last block
+ * carries, keep the three kinds apart in the one table (the same values
+ * as ewyk_siphash13() of 1, 2 and 4 words: debug builds check it).
  */
-static uint32_t *
-src_slot(struct ewyk_tcp *t, const union tcp_addr *a, bool v6, bool net64)
-{
-	uint32_t w[5];
-	unsigned int n;
+struct src_sip {
+	uint64_t v0, v1, v2, v3;
+};
 
-	if (!v6) {
-		w[0] = 5;
-		w[1] = a->v4;
-		n = 2;
-	} else {
-		w[0] = net64 ? 8 : 7;
-		memcpy(&w[1], a->b, net64 ? 8 : 16);
-		n = net64 ? 3 : 5;
-	}
-	return &t->src_cnt[(uint32_t)ewyk_siphash13(t->hk0, t->hk1, w, n) &
-		t->src_mask];
+static inline void
+src_sip_init(const struct ewyk_tcp *t, struct src_sip *h)
+{
+	h->v0 = t->hk0 ^ UINT64_C(0x736f6d6570736575);
+	h->v1 = t->hk1 ^ UINT64_C(0x646f72616e646f6d);
+	h->v2 = t->hk0 ^ UINT64_C(0x6c7967656e657261);
+	h->v3 = t->hk1 ^ UINT64_C(0x7465646279746573);
+}
+
+static inline void
+src_sip_block(struct src_sip *h, uint64_t m)
+{
+	h->v3 ^= m;
+	EWYK_SIPROUND(h->v0, h->v1, h->v2, h->v3);
+	h->v0 ^= m;
+}
+
+/* The last block @p b (length byte and any tail), three final rounds. */
+static inline uint32_t
+src_sip_end(struct src_sip h, uint64_t b)
+{
+	h.v3 ^= b;
+	EWYK_SIPROUND(h.v0, h.v1, h.v2, h.v3);
+	h.v0 ^= b;
+	h.v2 ^= 0xff;
+	EWYK_SIPROUND(h.v0, h.v1, h.v2, h.v3);
+	EWYK_SIPROUND(h.v0, h.v1, h.v2, h.v3);
+	EWYK_SIPROUND(h.v0, h.v1, h.v2, h.v3);
+	return (uint32_t)(h.v0 ^ h.v1 ^ h.v2 ^ h.v3);
 }
 
 /* Link-local peers (fe80::/10) all share fe80::/64: each is counted as
@@ -74,19 +102,43 @@ net64_counts(const union tcp_addr *a)
 	return !(a->b[0] == 0xfe && (a->b[1] & 0xc0) == 0x80);
 }
 
-/* The counts an address is limited by (NULL: none), each hashed once. */
+/* The buckets an address is counted in (TCP_SRC_NONE: not counted). */
 static void
 src_slots(struct ewyk_tcp *t, const union tcp_addr *a, bool v6,
 	struct tcp_open_hint *h)
 {
+	struct src_sip sh, sa;
+	uint32_t hs, hn;
+
 	h->src_set = true;
-	h->src = NULL;
-	h->net6 = NULL;
+	h->src = TCP_SRC_NONE;
+	h->net6 = TCP_SRC_NONE;
 	if (t->src_cnt == NULL)
 		return;
-	h->src = src_slot(t, a, v6, false);
-	if (v6 && net64_counts(a))
-		h->net6 = src_slot(t, a, true, true);
+	src_sip_init(t, &sh);
+	if (!v6) {
+		hs = src_sip_end(sh, (UINT64_C(4) << 56) | a->v4);
+		RTE_ASSERT(hs ==
+			(uint32_t)ewyk_siphash13(t->hk0, t->hk1,
+				(const uint32_t *)&a->v4, 1));
+		h->src = hs & t->src_mask;
+		return;
+	}
+	src_sip_block(&sh, a->q[0]); /* the /64: shared */
+	sa = sh;
+	src_sip_block(&sa, a->q[1]);
+	hs = src_sip_end(sa, UINT64_C(16) << 56);
+	RTE_ASSERT(hs ==
+		(uint32_t)ewyk_siphash13(t->hk0, t->hk1, (const uint32_t *)a->b,
+			4));
+	h->src = hs & t->src_mask;
+	if (net64_counts(a)) {
+		hn = src_sip_end(sh, UINT64_C(8) << 56);
+		RTE_ASSERT(hn ==
+			(uint32_t)ewyk_siphash13(t->hk0, t->hk1,
+				(const uint32_t *)a->b, 2));
+		h->net6 = hn & t->src_mask;
+	}
 }
 
 /*
@@ -103,11 +155,12 @@ tcp_src_full(struct ewyk_tcp *t, const struct tcp_ip *ip,
 	uint32_t lim6 = t->conf.max_conns_per_net6;
 
 	src_slots(t, &ip->src, ip->v6, h);
-	if (h->src == NULL)
+	if (h->src == TCP_SRC_NONE)
 		return false;
-	if (lim != 0 && *h->src >= lim)
+	if (lim != 0 && t->src_cnt[h->src] >= lim)
 		return true;
-	return h->net6 != NULL && lim6 != 0 && *h->net6 >= lim6;
+	return h->net6 != TCP_SRC_NONE && lim6 != 0 &&
+		t->src_cnt[h->net6] >= lim6;
 }
 
 /* @p h: the counts tcp_src_full() found for the peer (NULL: look). */
@@ -116,6 +169,7 @@ tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c,
 	const struct tcp_open_hint *h)
 {
 	struct tcp_open_hint own;
+	struct tcp_src_ref *r;
 
 	if (t->src_cnt == NULL || c->src_counted)
 		return;
@@ -123,20 +177,26 @@ tcp_src_add(struct ewyk_tcp *t, struct ewyk_tcp_conn *c,
 		src_slots(t, &c->rip, c->v6, &own);
 		h = &own;
 	}
-	(*h->src)++;
-	if (h->net6 != NULL)
-		(*h->net6)++;
+	r = &t->src_of[ewyk_pool_obj_index(t->conn_pool, c)];
+	r->src = h->src;
+	r->net6 = h->net6;
+	t->src_cnt[h->src]++;
+	if (h->net6 != TCP_SRC_NONE)
+		t->src_cnt[h->net6]++;
 	c->src_counted = 1;
 }
 
 void
 tcp_src_del(struct ewyk_tcp *t, struct ewyk_tcp_conn *c)
 {
+	const struct tcp_src_ref *r;
+
 	if (!c->src_counted)
 		return;
-	(*src_slot(t, &c->rip, c->v6, false))--;
-	if (c->v6 && net64_counts(&c->rip))
-		(*src_slot(t, &c->rip, true, true))--;
+	r = &t->src_of[ewyk_pool_obj_index(t->conn_pool, c)];
+	t->src_cnt[r->src]--;
+	if (r->net6 != TCP_SRC_NONE)
+		t->src_cnt[r->net6]--;
 	c->src_counted = 0;
 }
 

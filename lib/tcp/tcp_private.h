@@ -121,10 +121,19 @@ struct tcp_ip {
  * per-source counts tcp_src_full() looked at.
  */
 struct tcp_open_hint {
-	uint32_t hash;  /* tcp_hash() or tcp_hash6() of the tuple */
-	bool src_set;   /* src and net6 are filled (tcp_src_full() ran) */
-	uint32_t *src;  /* the source's count (NULL: not counted) */
-	uint32_t *net6; /* an IPv6 source's /64 count (NULL: not counted) */
+	uint32_t hash; /* tcp_hash() or tcp_hash6() of the tuple */
+	bool src_set;  /* src and net6 are filled (tcp_src_full() ran) */
+	uint32_t src;  /* the source's bucket in src_cnt (TCP_SRC_NONE: none) */
+	uint32_t net6; /* an IPv6 source's /64 bucket (TCP_SRC_NONE: none) */
+};
+
+#define TCP_SRC_NONE UINT32_MAX
+
+/* The per-source buckets a connection is counted in (src_counted), kept
+ * beside the connection object (by pool index), not in it: it stays 512
+ * bytes. */
+struct tcp_src_ref {
+	uint32_t src, net6;
 };
 
 static inline bool
@@ -352,12 +361,19 @@ struct ewyk_tcp {
 	uint32_t rst_count; /* RSTs to segments of no connection in it */
 	uint32_t src_mask;  /* per-source counters: buckets - 1 */
 	uint32_t *src_cnt;  /* connections per keyed source bucket */
+	struct tcp_src_ref *src_of; /* per connection object: its buckets */
 	uint32_t
 		held_mbufs; /* mbufs all send, OOO and application queues pin */
 	uint32_t ooo_held;  /* of which the OOO queues */
-	uint32_t app_held;  /* of which the applications' received chains */
+	/* The IPv6 peer whose neighbour entry was confirmed last, and when
+	 * (TSC >> 20): tcp_nd_confirm() once a second per peer. */
+	union tcp_addr nd_ip;
+	uint32_t nd_at;
+	uint16_t nd_port;
+	uint32_t app_held; /* of which the applications' received chains */
 
 	struct tcp_listener listeners[TCP_MAX_LISTENERS];
+	uint8_t listen_end; /* listeners[] used below it (a slot freed stays) */
 
 	/* Counters: single writer (the token holder), any reader. */
 	uint64_t ctr[EWYK_TCP_COUNTER_MAX] __rte_cache_aligned;

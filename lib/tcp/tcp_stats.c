@@ -79,7 +79,8 @@ ewyk_tcp_mem(const struct ewyk_tcp *t, struct ewyk_tcp_mem_info *m)
 	m->table_bytes = (uint64_t)t->conf.hash_buckets * sizeof(t->buckets[0]);
 	if (t->src_cnt != NULL)
 		m->table_bytes += ((uint64_t)t->src_mask + 1) *
-			sizeof(*t->src_cnt);
+				sizeof(*t->src_cnt) +
+			(uint64_t)t->conf.max_conns * sizeof(*t->src_of);
 	all = m->pool_bytes + m->table_bytes;
 	m->conn_bytes = (uint32_t)((all + m->max_conns - 1) / m->max_conns);
 	return 0;

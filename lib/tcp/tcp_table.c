@@ -147,7 +147,7 @@ tcp_listener_find(struct ewyk_tcp *t, const struct tcp_ip *ip, uint16_t port)
 	struct tcp_listener *any = NULL;
 	unsigned int i;
 
-	for (i = 0; i < TCP_MAX_LISTENERS; i++) {
+	for (i = 0; i < t->listen_end; i++) {
 		struct tcp_listener *l = &t->listeners[i];
 
 		if (l->port != port)
@@ -238,6 +238,9 @@ tcp_listen_add(struct ewyk_tcp *t, bool v6, rte_be32_t ip,
 	free_slot->ops = ops;
 	free_slot->arg = arg;
 	free_slot->backlog = backlog != 0 ? backlog : 1024;
+	i = (unsigned int)(free_slot - t->listeners) + 1;
+	if (i > t->listen_end)
+		t->listen_end = (uint8_t)i;
 	return 0;
 }
 

@@ -173,6 +173,7 @@ test_nd_state_machine(void **state)
 	uint64_t un0 = ctr(0, EWYK_NET_DROP_ND_UNRESOLVED);
 	uint8_t *r;
 	unsigned int i, k;
+	uint64_t d, ms_left;
 	uint16_t n;
 
 	(void)state;
@@ -260,6 +261,18 @@ test_nd_state_machine(void **state)
 	assert_int_equal(ewyk_net_nd_confirm(sh[0], 0, peer2), 0);
 	assert_int_equal(e->state, NET_ND_REACHABLE);
 	assert_int_equal(ewyk_net_nd_confirm(sh[0], 0, peer3), -ENOENT);
+	/* Confirmed again with more than half of ReachableTime (15 s of
+	 * 30) left: the deadline stays; with 14 s left it moves on. */
+	d = e->deadline;
+	assert_int_equal(ewyk_net_nd_confirm(sh[0], 0, peer2), 0);
+	assert_true(e->deadline == d);
+	ms_left = (d - now) / (rte_get_tsc_hz() / 1000);
+	assert_true(ms_left >= 15000);
+	advance_ms(ms_left - 14000);
+	assert_int_equal(e->state, NET_ND_REACHABLE);
+	assert_true(e->deadline == d);
+	assert_int_equal(ewyk_net_nd_confirm(sh[0], 0, peer2), 0);
+	assert_true(e->deadline > d);
 	advance_ms(46000);
 	assert_int_equal(e->state, NET_ND_STALE);
 	assert_int_equal(out6(peer2, 10), 0);
