@@ -1,85 +1,100 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Run inside the peer namespace by TestSuite_hello_http: one keep-alive
-connection asks GET /hello back to back for SECS seconds and times every
-answer, while N_SLOW other keep-alive connections ask GET /slow back to
-back (the blocking route loaded). One JSON line: the fast route's count,
-p50 and p99 in seconds, the slow route's answers by status, and errors.
+"""Run inside the peer namespace by TestSuite_hello_http: does the server
+answer its fast route while a blocking call runs?
 
-    python3 hello_http_load.py HOST PORT SECS N_SLOW
+One thread, two keep-alive connections. For SECS seconds: GET /slow on
+the first, then GET /hello back to back on the second until the /slow
+answer is readable (select() looks at the /slow connection first, so an
+answer that came first is seen first). The count of /hello round trips
+completed in that time is the run's measure for that /slow request: a
+server whose only poller holds the blocking call completes none (the
+/slow request left first on the same path, so it reached the worker
+first); one that moves production to a reserved lcore completes several.
+One client thread does both, so its own descheduling stops both sides
+alike and cannot add round trips to a window.
+
+One JSON line: "during_slow" (the count per /slow request), the slow
+route's answers by status, the fast route's count, p50 and p99 in seconds
+(for the log: nothing asserts a time), bad answers and errors.
+
+    python3 hello_http_load.py HOST PORT SECS
 """
-import json, socket, sys, threading, time
+import json, select, socket, sys, time
 
-host, port, secs, n_slow = (sys.argv[1], int(sys.argv[2]),
-                            float(sys.argv[3]), int(sys.argv[4]))
+host, port, secs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 
 
-def request(s, path, buf):
-    """One GET on a keep-alive socket: (status, body, leftover bytes)."""
-    s.sendall(b"GET %s HTTP/1.1\r\nHost: t\r\n\r\n" % path.encode())
-    while b"\r\n\r\n" not in buf:
-        d = s.recv(65536)
+class Conn:
+    """A keep-alive connection that frames one response at a time."""
+
+    def __init__(self):
+        self.s = socket.create_connection((host, port), timeout=10)
+        self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buf = b""
+
+    def send(self, path):
+        self.s.sendall(b"GET %s HTTP/1.1\r\nHost: t\r\n\r\n" % path.encode())
+
+    def response(self):
+        """Read one whole response: (status, body)."""
+        while b"\r\n\r\n" not in self.buf:
+            self._more()
+        head, _, rest = self.buf.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        status = int(lines[0].split()[1])
+        n = 0
+        for ln in lines[1:]:
+            k, _, v = ln.partition(b":")
+            if k.strip().lower() == b"content-length":
+                n = int(v)
+        self.buf = rest
+        while len(self.buf) < n:
+            self._more()
+        body, self.buf = self.buf[:n], self.buf[n:]
+        return status, body
+
+    def _more(self):
+        d = self.s.recv(65536)
         if not d:
             raise ConnectionError("closed")
-        buf += d
-    head, _, rest = buf.partition(b"\r\n\r\n")
-    lines = head.split(b"\r\n")
-    status = int(lines[0].split()[1])
-    n = 0
-    for ln in lines[1:]:
-        k, _, v = ln.partition(b":")
-        if k.strip().lower() == b"content-length":
-            n = int(v)
-    while len(rest) < n:
-        d = s.recv(65536)
-        if not d:
-            raise ConnectionError("closed in body")
-        rest += d
-    return status, rest[:n], rest[n:]
+        self.buf += d
 
 
-def connect():
-    s = socket.create_connection((host, port), timeout=10)
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return s
-
-
-end = time.monotonic() + secs
-slow = {"status": {}, "errors": []}
-lock = threading.Lock()
-
-
-def slow_loop():
-    try:
-        s, buf = connect(), b""
-        while time.monotonic() < end:
-            st, _, buf = request(s, "/slow", buf)
-            with lock:
-                slow["status"][st] = slow["status"].get(st, 0) + 1
-        s.close()
-    except OSError as e:
-        with lock:
-            slow["errors"].append(repr(e))
-
-
-threads = [threading.Thread(target=slow_loop) for _ in range(n_slow)]
-for t in threads:
-    t.start()
-lat, errors, bad = [], [], 0
+during, lat, errors, bad = [], [], [], 0
+slow = {"status": {}}
 try:
-    s, buf = connect(), b""
-    time.sleep(0.2)  # the slow load runs first
+    a, b = Conn(), Conn()
+    end = time.monotonic() + secs
     while time.monotonic() < end:
-        t0 = time.perf_counter()
-        st, body, buf = request(s, "/hello", buf)
-        lat.append(time.perf_counter() - t0)
-        if st != 200 or body != b"hello\n":
-            bad += 1
-    s.close()
+        a.send("/slow")
+        n, pending = 0, False
+        while True:
+            if not pending:
+                t0 = time.perf_counter()
+                b.send("/hello")
+                pending = True
+            r, _, _ = select.select([a.s, b.s], [], [], 10)
+            if not r:
+                raise TimeoutError("no answer in 10 s")
+            if a.s in r:
+                break
+            st, body = b.response()
+            lat.append(time.perf_counter() - t0)
+            pending = False
+            if st != 200 or body != b"hello\n":
+                bad += 1
+            n += 1
+        st, _ = a.response()
+        slow["status"][st] = slow["status"].get(st, 0) + 1
+        during.append(n)
+        if pending:  # its answer comes after /slow's: not counted
+            st, body = b.response()
+            if st != 200 or body != b"hello\n":
+                bad += 1
 except OSError as e:
     errors.append(repr(e))
-for t in threads:
-    t.join()
 lat.sort()
 q = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] if lat else None
-print(json.dumps({"fast": len(lat), "p50": q(0.50), "p99": q(0.99),
-                  "bad": bad, "errors": errors, "slow": slow}))
+print(json.dumps({"during_slow": during, "slow": slow, "fast": len(lat),
+                  "p50": q(0.50), "p99": q(0.99), "bad": bad,
+                  "errors": errors}))

@@ -4,11 +4,12 @@ runtime over af_packet, with the kernel peer's clients on core 1:
 
 - GET /hello (NON_BLOCKING), GET /slow (BLOCKING, 50 ms) and /metrics
   answer;
-- with /slow loaded back to back, the fast route's p99 stays within 2x of
-  its p99 without that load under ``--strategy adaptive`` with one
-  reserved lcore (production moves to it while the worker runs the
-  blocking call), and shows the stall (tens of ms) under ``pc``, where
-  the blocking call holds the only poller;
+- with /slow loaded back to back, the fast route is answered while a
+  /slow call runs under ``--strategy adaptive`` with one reserved lcore
+  (production moves to it while the worker runs the blocking call), and
+  is not under ``pc``, where the blocking call holds the only poller.
+  What is asserted is a count of answers between two events (the /slow
+  request sent, its answer back), not a time;
 - a handler past its deadline (``--task-timeout`` 20 ms) gets 504;
 - Ctrl-C with requests in flight: exit 0, and every client has its answer
   or its connection reset within a second or two: none hangs.
@@ -61,18 +62,21 @@ class TestSuite_hello_http(TestSuite):
         body, _, code = r.stdout.rpartition(" ")
         return code, body
 
-    def _load(self, secs, n_slow):
-        r = self.tb.peer(f"{PY} {LOAD} {EWYK_IP} {PORT} {secs} {n_slow}",
+    def _load(self, secs):
+        r = self.tb.peer(f"{PY} {LOAD} {EWYK_IP} {PORT} {secs}",
                          timeout=secs + 30)
         res = json.loads(r.stdout.strip().splitlines()[-1])
         assert res["errors"] == [] and res["bad"] == 0, res
-        assert res["slow"]["errors"] == [], res
         return res
 
-    def _p99(self, secs, n_slow):
-        """The median of three runs' fast-route p99 (a noisy machine)."""
-        runs = [self._load(secs, n_slow) for _ in range(3)]
-        return sorted(r["p99"] for r in runs)[1], runs
+    def _during_slow(self, secs):
+        """The median, over every /slow request of a run, of the /hello
+        requests sent and answered while it was outstanding."""
+        r = self._load(secs)
+        during = sorted(r["during_slow"])
+        assert len(during) >= 10, r  # 50 ms calls back to back
+        assert r["slow"]["status"] == {"200": len(during)}, r
+        return during[len(during) // 2], r
 
     def test_routes(self):
         app = self._start("hello_http_routes")
@@ -92,21 +96,26 @@ class TestSuite_hello_http(TestSuite):
         app = self._start("hello_http_adaptive", lcores="0,1",
                           extra=["--strategy", "adaptive", "--reserved", "1"])
         try:
-            base, b_runs = self._p99(3, 0)
-            loaded, l_runs = self._p99(3, 1)
-            for r in l_runs:
-                assert r["slow"]["status"].get("200", 0) >= 10, r
+            served, r = self._during_slow(3)
         finally:
             assert app.stop() == 0, app.log()
-        assert loaded <= 2 * base, (base, loaded, b_runs, l_runs)
-        # ...where a run-to-completion server stalls behind the call.
+        print("adaptive: /hello answered during a /slow call, median",
+              served, r["during_slow"])
+        # A 50 ms call: a client asking back to back completes tens to
+        # hundreds of round trips while it runs on a quiet machine, a
+        # few when other load takes the reserved lcore's core for
+        # milliseconds at a time.
+        assert served >= 2, r
+        # ...where a run-to-completion server answers nothing while the
+        # call holds its only poller.
         app = self._start("hello_http_pc", extra=["--strategy", "pc"])
         try:
-            stalled, s_runs = self._p99(3, 1)
+            stalled, r = self._during_slow(3)
         finally:
             assert app.stop() == 0, app.log()
-        assert stalled >= 0.030, (stalled, s_runs)
-        assert stalled > 2 * base, (base, stalled, s_runs)
+        print("pc: /hello answered during a /slow call, median", stalled,
+              r["during_slow"])
+        assert stalled == 0, r
 
     def test_deadline_504(self):
         app = self._start("hello_http_deadline",
