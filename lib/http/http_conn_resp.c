@@ -136,8 +136,9 @@ http_conn_send(struct ewyk_http_conn *c, struct rte_mbuf *m)
 	return ret;
 }
 
-/* The head @p r asks for, copied from the cache into the empty @p m;
- * false when the cache holds another. */
+/* The head @p r asks for, appended from the cache to @p m (a fresh
+ * mbuf or the run's staged one); false when the cache holds another or
+ * it does not fit. */
 static bool
 head_cached(struct ewyk_http_server *s, const struct ewyk_http_response *r,
 	struct rte_mbuf *m)

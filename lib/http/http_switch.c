@@ -16,10 +16,15 @@
 
 static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
-/* Let go of the connection: its TCP side and received bytes are gone. */
+/* Let go of the connection: its TCP side and received bytes are gone.
+ * The bytes of the requests this run finished before the switch are
+ * counted in, as the end of the run would have (the switch hands them
+ * to the new protocol, which releases them to TCP). */
 static void
 detach(struct ewyk_http_conn *c)
 {
+	if (c->rx_done != 0)
+		HTTP_CTR(c->srv, BYTES_IN, c->rx_done);
 	c->tcp = NULL;
 	c->rx = NULL;
 	c->rx_pos = NULL;

@@ -369,11 +369,13 @@ int ewyk_http2_body_release(struct ewyk_http2_stream *st, uint64_t n);
  * streamed body's ring, a gathered body's buffer; 0 once freed): what of
  * it is beyond the bytes the stream holds (spare room the buffer grew
  * into) is charged to the body budget, the shard's and the source's, as
- * held bytes are, until the stream ends or a smaller size is given. A
- * buffer that grew past the budget is charged all the same: the streams
- * that come after wait for their window instead, so the memory a source
- * makes the shard allocate for its bodies stays within its share, not
- * its bytes alone.
+ * held bytes are, until the stream ends or a smaller size is given: the
+ * streams that come after wait for their window instead, so the memory a
+ * source makes the shard allocate for its bodies counts against its
+ * share, not its bytes alone. The charge stops where the source's share
+ * or the shard's budget is full (a source's buffers never hold back
+ * other sources' bodies); what is beyond is bounded by the consumer's
+ * own limits on its buffers and the stream limits.
  *
  * @return 0, or -EINVAL (no stream)
  */

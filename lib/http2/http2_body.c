@@ -64,7 +64,9 @@ body_room(const struct ewyk_http2_stream *st, bool *src_full)
 }
 
 /* Charge @p st's spare buffer (its consumer's buffer beyond @p held
- * bytes) to the budget, the shard's and its source's. @return true
+ * bytes) to the budget, the shard's and its source's, as far as both
+ * have room: a charge that took the shard past its budget would make
+ * every source's bodies wait for one source's buffers. @return true
  * when the charge went down (room came back). */
 static bool
 spare_set(struct ewyk_http2_stream *st, uint64_t held)
@@ -72,8 +74,16 @@ spare_set(struct ewyk_http2_stream *st, uint64_t held)
 	struct ewyk_http2_server *s = st->c->srv;
 	int src = st->c->st_src;
 	uint64_t want = st->body_buf > held ? st->body_buf - held : 0;
-	uint64_t was = st->body_spare;
+	uint64_t was = st->body_spare, room;
 
+	if (want > was) {
+		room = left_of(s->conf.body_budget, s->body_granted);
+		if (src >= 0)
+			room = RTE_MIN(room,
+				left_of(s->conf.body_budget_per_src,
+					s->body_src[src]));
+		want = RTE_MIN(want, was + room);
+	}
 	if (want == was)
 		return false;
 	st->body_spare = want;
@@ -264,8 +274,6 @@ h2_body_release(struct ewyk_http2_stream *st, uint64_t n)
 	n = RTE_MIN(n, st->body_granted + st->body_owed);
 	if (n == 0)
 		return;
-	/* the room they leave in the buffer is spare: charged */
-	back = spare_set(st, st->body_granted + st->body_owed - n);
 	owed = RTE_MIN(n, st->body_owed);
 	granted = n - owed;
 	st->body_owed -= owed;
@@ -275,6 +283,9 @@ h2_body_release(struct ewyk_http2_stream *st, uint64_t n)
 	s->body_granted -= granted;
 	if (c->st_src >= 0)
 		s->body_src[c->st_src] -= granted;
+	/* the room they leave in the buffer is spare: charged (their own
+	 * charge just left, so there is room for it) */
+	back = spare_set(st, st->body_granted + st->body_owed);
 	if (st->waiting && st->body_owed == 0)
 		wait_del(st);
 	if (st->body_granted + st->body_owed == 0) {

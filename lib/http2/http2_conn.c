@@ -356,22 +356,23 @@ input_error(struct h2_conn *c, ssize_t rc)
 
 /* ---- closed streams ---- */
 
-/* A new client stream @p id: the window of remembered closes moves up
- * to it, what falls out is forgotten (frames on those are ignored, as
- * nghttp2 ignores them on the closed streams it no longer keeps). */
+/* A new client stream, @p idx its index (id >> 1): the window of
+ * remembered closes moves up to it, what falls out is forgotten (frames
+ * on those are ignored, as nghttp2 ignores them on the closed streams
+ * it no longer keeps). */
 void
-h2_closed_slide_far(struct h2_conn *c, uint32_t i)
+h2_closed_slide_far(struct h2_conn *c, uint32_t idx)
 {
 	uint32_t k;
 
-	if (i - c->closed_hi >= H2_CLOSED_WIN) {
+	if (idx - c->closed_hi >= H2_CLOSED_WIN) {
 		memset(c->closed, 0, sizeof(c->closed));
 	} else {
-		for (k = c->closed_hi + 1; k <= i; k++)
+		for (k = c->closed_hi + 1; k <= idx; k++)
 			c->closed[k / 64 % H2_CLOSED_WORDS] &= ~(
 				1ull << (k % 64));
 	}
-	c->closed_hi = i;
+	c->closed_hi = idx;
 }
 
 /*

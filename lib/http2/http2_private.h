@@ -183,7 +183,7 @@ struct h2_conn {
 	char *hbuf;                    /* max_header_list bytes */
 };
 
-void h2_closed_slide_far(struct h2_conn *c, uint32_t i);
+void h2_closed_slide_far(struct h2_conn *c, uint32_t idx);
 
 /* A new client stream @p id (odd, above those before): the window of
  * remembered closes (h2_conn.closed) moves up to it. */

@@ -100,7 +100,10 @@ h2_stream_end(struct ewyk_http2_stream *st, int aborted)
 }
 
 /* The stream @p id of @p c: the one the connection last wrote the end
- * of a response for (its close follows), or nghttp2's map. */
+ * of a response for (its close follows), or nghttp2's map. A closed
+ * stream's map entry is not cleared (nghttp2 frees closed streams when
+ * it keeps no priority tree), so what the map gives is checked the same
+ * way: a recycled stream object is not this one. */
 static struct ewyk_http2_stream *
 stream_of(struct h2_conn *c, int32_t id)
 {
@@ -108,7 +111,10 @@ stream_of(struct h2_conn *c, int32_t id)
 
 	if (st != NULL && st->id == id && st->used && st->c == c)
 		return st;
-	return nghttp2_session_get_stream_user_data(c->sess, id);
+	st = nghttp2_session_get_stream_user_data(c->sess, id);
+	if (st != NULL && st->id == id && st->used && st->c == c)
+		return st;
+	return NULL;
 }
 
 /* ---- request bodies ---- */

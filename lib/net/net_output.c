@@ -275,9 +275,13 @@ ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 		cks_off = 6;
 	if (unlikely(rte_pktmbuf_headroom(m) < NET_HDR_ROOM ||
 		    (cks_off != 0 && rte_pktmbuf_data_len(m) < cks_off + 2))) {
+		/* the answer before the drop frees @p m; both are a caller's
+		 * mbuf that cannot carry the frame, counted as no mbuf */
+		int rc = rte_pktmbuf_headroom(m) < NET_HDR_ROOM ? -ENOMEM :
+								  -EINVAL;
+
 		net_drop(s, m, EWYK_NET_DROP_NO_MBUF);
-		return rte_pktmbuf_headroom(m) < NET_HDR_ROOM ? -ENOMEM :
-								-EINVAL;
+		return rc;
 	}
 	m->ol_flags &= ~(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK |
 		RTE_MBUF_F_TX_IPV6);

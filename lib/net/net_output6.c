@@ -153,9 +153,12 @@ ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 		cks_off = 6;
 	if (rte_pktmbuf_headroom(m) < NET_HDR_ROOM6 ||
 		(cks_off != 0 && rte_pktmbuf_data_len(m) < cks_off + 2)) {
+		/* the answer before the drop frees @p m */
+		int rc = rte_pktmbuf_headroom(m) < NET_HDR_ROOM6 ? -ENOMEM :
+								   -EINVAL;
+
 		net_drop(s, m, EWYK_NET_DROP_NO_MBUF);
-		return rte_pktmbuf_headroom(m) < NET_HDR_ROOM6 ? -ENOMEM :
-								 -EINVAL;
+		return rc;
 	}
 	m->ol_flags &= ~(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK |
 		RTE_MBUF_F_TX_IPV4);

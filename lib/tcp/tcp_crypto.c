@@ -63,10 +63,10 @@ tcp_crypto_init(struct ewyk_tcp *t)
  * ports and the addresses (36 bytes); a SYN cookie adds @p x and @p y
  * (the peer's ISN, the time slot) after them. Under one key the lengths
  * keep the families apart (and apart from tcp_keyed_rand()'s 12 bytes),
- * so no IPv6 tuple collides with an IPv4 one by construction. An ISN
- * hashes no x and y: three SipHash-2-4 compressions over IPv4, five over
- * IPv6, where the 24 and 48 bytes of tag, tuple and two zero words took
- * four and seven.
+ * so no IPv6 tuple collides with an IPv4 one by construction. What
+ * must go in, for the ISN (RFC 6528) and the cookie to stay unguessable
+ * off-path: both addresses, both ports, and the secret key; an ISN
+ * hashes no x and y.
  */
 static uint64_t
 tuple_hash(struct ewyk_tcp *t, uint32_t tag, const struct tcp_ip *ip,

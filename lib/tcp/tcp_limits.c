@@ -14,7 +14,7 @@
 #include <rte_malloc.h>
 #include <rte_memcpy.h>
 
-#include "ewyk_siphash.h"
+#include "tcp_src_hash.h"
 #include "tcp_private.h"
 
 /*
@@ -51,49 +51,6 @@ src_init(struct ewyk_tcp *t)
 	return 0;
 }
 
-/*
- * SipHash-1-3 (ewyk_siphash.h) in steps, so that an IPv6 address and its
- * /64 share the compression of their first eight bytes: the /64 is the
- * hash of those 8 bytes, the address the hash of all 16, and the IPv4
- * address the hash of its 4. The lengths, which SipHash's last block
- * carries, keep the three kinds apart in the one table (the same values
- * as ewyk_siphash13() of 1, 2 and 4 words: debug builds check it).
- */
-struct src_sip {
-	uint64_t v0, v1, v2, v3;
-};
-
-static inline void
-src_sip_init(const struct ewyk_tcp *t, struct src_sip *h)
-{
-	h->v0 = t->hk0 ^ UINT64_C(0x736f6d6570736575);
-	h->v1 = t->hk1 ^ UINT64_C(0x646f72616e646f6d);
-	h->v2 = t->hk0 ^ UINT64_C(0x6c7967656e657261);
-	h->v3 = t->hk1 ^ UINT64_C(0x7465646279746573);
-}
-
-static inline void
-src_sip_block(struct src_sip *h, uint64_t m)
-{
-	h->v3 ^= m;
-	EWYK_SIPROUND(h->v0, h->v1, h->v2, h->v3);
-	h->v0 ^= m;
-}
-
-/* The last block @p b (length byte and any tail), three final rounds. */
-static inline uint32_t
-src_sip_end(struct src_sip h, uint64_t b)
-{
-	h.v3 ^= b;
-	EWYK_SIPROUND(h.v0, h.v1, h.v2, h.v3);
-	h.v0 ^= b;
-	h.v2 ^= 0xff;
-	EWYK_SIPROUND(h.v0, h.v1, h.v2, h.v3);
-	EWYK_SIPROUND(h.v0, h.v1, h.v2, h.v3);
-	EWYK_SIPROUND(h.v0, h.v1, h.v2, h.v3);
-	return (uint32_t)(h.v0 ^ h.v1 ^ h.v2 ^ h.v3);
-}
-
 /* Link-local peers (fe80::/10) all share fe80::/64: each is counted as
  * its own address only. */
 static bool
@@ -107,38 +64,19 @@ static void
 src_slots(struct ewyk_tcp *t, const union tcp_addr *a, bool v6,
 	struct tcp_open_hint *h)
 {
-	struct src_sip sh, sa;
-	uint32_t hs, hn;
+	uint32_t hs, hn = 0;
+	bool net64;
 
 	h->src_set = true;
 	h->src = TCP_SRC_NONE;
 	h->net6 = TCP_SRC_NONE;
 	if (t->src_cnt == NULL)
 		return;
-	src_sip_init(t, &sh);
-	if (!v6) {
-		hs = src_sip_end(sh, (UINT64_C(4) << 56) | a->v4);
-		RTE_ASSERT(hs ==
-			(uint32_t)ewyk_siphash13(t->hk0, t->hk1,
-				(const uint32_t *)&a->v4, 1));
-		h->src = hs & t->src_mask;
-		return;
-	}
-	src_sip_block(&sh, a->q[0]); /* the /64: shared */
-	sa = sh;
-	src_sip_block(&sa, a->q[1]);
-	hs = src_sip_end(sa, UINT64_C(16) << 56);
-	RTE_ASSERT(hs ==
-		(uint32_t)ewyk_siphash13(t->hk0, t->hk1, (const uint32_t *)a->b,
-			4));
+	net64 = v6 && net64_counts(a);
+	tcp_src_hash(t->hk0, t->hk1, a, v6, net64, &hs, &hn);
 	h->src = hs & t->src_mask;
-	if (net64_counts(a)) {
-		hn = src_sip_end(sh, UINT64_C(8) << 56);
-		RTE_ASSERT(hn ==
-			(uint32_t)ewyk_siphash13(t->hk0, t->hk1,
-				(const uint32_t *)a->b, 2));
+	if (net64)
 		h->net6 = hn & t->src_mask;
-	}
 }
 
 /*

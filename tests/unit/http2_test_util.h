@@ -80,6 +80,7 @@ h2t_pattern(uint64_t off)
 /* test_http2_body.c */
 void test_body_buffer_charged(void **state);
 void test_body_buffer_filled(void **state);
+void test_body_buffer_capped(void **state);
 /* test_http2_frames.c */
 void test_data_on_closed_stream(void **state);
 void test_data_after_our_reset(void **state);

@@ -321,6 +321,7 @@ void test_conn_own_ops(void **state);
 void test_shard_contexts(void **state);
 void test_tx_backpressure(void **state);
 void test_src_limit_big(void **state);
+void test_tcp_src_hash(void **state);
 void test_tx_timers_wait(void **state);
 void test_tx_resume_fair(void **state);
 void test_tx_wait_del_middle(void **state);

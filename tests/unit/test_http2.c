@@ -720,6 +720,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_body_never_sent),
 		cmocka_unit_test(test_body_buffer_charged),
 		cmocka_unit_test(test_body_buffer_filled),
+		cmocka_unit_test(test_body_buffer_capped),
 		cmocka_unit_test(test_data_on_closed_stream),
 		cmocka_unit_test(test_data_after_our_reset),
 		cmocka_unit_test(test_closed_window),

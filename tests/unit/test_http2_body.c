@@ -150,3 +150,47 @@ test_body_buffer_filled(void **state)
 	assert_int_equal(ctr(EWYK_HTTP2_C_BODY_HELD), 0);
 	h2t_fini(&W);
 }
+
+/* The charge stops at the source's share: a streamed body that holds
+ * 1,000 bytes and says its buffer is the whole 1 MiB budget is charged
+ * the 255 KiB its source's 256 KiB share has left, so the shard keeps
+ * three quarters of its budget for other sources' bodies. Given back
+ * whole when the stream ends. */
+void
+test_body_buffer_capped(void **state)
+{
+	struct ewyk_http2_conf c = { .body_budget = 1 << 20,
+		.initial_window = 64 << 10 };
+	static char body[1000];
+	int32_t x;
+
+	(void)state;
+	assert_int_equal(h2t_init(&W, &c), 0);
+	W.peer_ip = 0x0a000001;
+	assert_int_equal(h2t_connect(&W, NULL, 0), 0);
+	assert_int_equal(nghttp2_session_send(W.cli), 0);
+	h2t_pump(&W);
+	x = h2t_get(&W, "POST", "/stream", NULL, 0, body, sizeof(body));
+	h2t_pump(&W);
+	assert_non_null(W.stream_st);
+	assert_int_equal(W.streamed, sizeof(body));
+	assert_int_equal(ewyk_http2_body_buffer(W.stream_st, 1 << 20), 0);
+	assert_int_equal(ctr(EWYK_HTTP2_C_BODY_SPARE),
+		(256 << 10) - sizeof(body));
+	/* a smaller buffer, still past the share: the same charge */
+	assert_int_equal(ewyk_http2_body_buffer(W.stream_st, 512 << 10), 0);
+	assert_int_equal(ctr(EWYK_HTTP2_C_BODY_SPARE),
+		(256 << 10) - sizeof(body));
+	/* one within it: charged whole */
+	assert_int_equal(ewyk_http2_body_buffer(W.stream_st, 100 << 10), 0);
+	assert_int_equal(ctr(EWYK_HTTP2_C_BODY_SPARE),
+		(100 << 10) - sizeof(body));
+	assert_int_equal(ewyk_http2_respond(W.stream_st, 200, NULL, NULL, "ok",
+				 2),
+		0);
+	h2t_pump(&W);
+	assert_int_equal(h2t_st(&W, x)->status, 200);
+	assert_int_equal(ctr(EWYK_HTTP2_C_BODY_SPARE), 0);
+	assert_int_equal(ctr(EWYK_HTTP2_C_BODY_HELD), 0);
+	h2t_fini(&W);
+}

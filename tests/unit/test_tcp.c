@@ -794,6 +794,7 @@ main(int argc, char **argv)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_shard_contexts);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_backpressure);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_src_limit_big);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tcp_src_hash);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_timers_wait);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_resume_fair);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(

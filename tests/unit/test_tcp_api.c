@@ -22,6 +22,7 @@
 
 #include "tcp_private.h"
 #include "tcp_script.h"
+#include "tcp_src_hash.h"
 
 /*
  * Nagle (RFC 9293 3.7.4), asked for with ewyk_tcp_set_nodelay(c, false):
@@ -375,4 +376,42 @@ test_src_limit_big(void **state)
 	src_counts_add(H.t, -(66000 - 2 - 1));
 	h_free();
 	memset(&H, 0, sizeof(H));
+}
+
+/* The per-source limit's hashes, computed in steps so that an IPv6
+ * address and its /64 share a compression, are SipHash-1-3 of the
+ * address (1 word for IPv4, 4 for IPv6) and of the /64 (2 words), as
+ * ewyk_siphash13() computes them, over random keys and addresses. */
+void
+test_tcp_src_hash(void **state)
+{
+	uint64_t x = UINT64_C(0x9e3779b97f4a7c15);
+	unsigned int i, k;
+
+	RTE_SET_USED(state);
+	for (i = 0; i < 1000; i++) {
+		union tcp_addr a;
+		uint64_t k0, k1;
+		uint32_t w[4], h, n = 0xdeadbeef;
+
+		/* xorshift64: keys and addresses */
+		for (k = 0; k < 4; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			w[k] = (uint32_t)x;
+		}
+		k0 = x * 3;
+		k1 = x ^ UINT64_C(0x5bd1e995);
+		memcpy(a.b, w, sizeof(a.b));
+		tcp_src_hash(k0, k1, &a, false, false, &h, &n);
+		assert_int_equal(h, (uint32_t)ewyk_siphash13(k0, k1, w, 1));
+		assert_int_equal(n, 0xdeadbeef);
+		tcp_src_hash(k0, k1, &a, true, false, &h, &n);
+		assert_int_equal(h, (uint32_t)ewyk_siphash13(k0, k1, w, 4));
+		assert_int_equal(n, 0xdeadbeef);
+		tcp_src_hash(k0, k1, &a, true, true, &h, &n);
+		assert_int_equal(h, (uint32_t)ewyk_siphash13(k0, k1, w, 4));
+		assert_int_equal(n, (uint32_t)ewyk_siphash13(k0, k1, w, 2));
+	}
 }
