@@ -292,16 +292,24 @@ elif mode in ("blind", "ooo"):
         # imports and capture socket done: on a loaded machine they took
         # longer than a whole paced transfer), so the wait for the flow's
         # first segment has a generous deadline.
-        aimed, deadline = 0, time.monotonic() + 60
+        # Three rounds, 0.6 s apart: the server answers at most one
+        # out-of-window segment a connection per 500 ms (oow_ratelimit_ms,
+        # challenge ACKs included), and on a loaded machine a stray answer
+        # (a duplicate from a retransmission) can take a round's slot;
+        # the later rounds wait at most 2.5 s after the first.
+        aimed, rounds, deadline = 0, 0, time.monotonic() + 60
+        next_aim = 0.0
         sniff = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
                               socket.htons(0x0003))  # ETH_P_ALL
         sniff.bind((iface, 0x0003))
-        sniff.settimeout(0.5)
+        sniff.settimeout(0.2)
         print(json.dumps({"ready": True}), flush=True)
-        while not aimed and time.monotonic() < deadline:
+        while rounds < 3 and time.monotonic() < deadline:
             try:
                 b = sniff.recv(2048)
             except socket.timeout:
+                continue
+            if time.monotonic() < next_aim:
                 continue
             if len(b) < 54 or b[12:14] != b"\x08\x00" or b[23] != 6:
                 continue
@@ -320,6 +328,10 @@ elif mode in ("blind", "ooo"):
             for off in (1, 1001):
                 raw.send(frame(0x04, (seq + plen + off) & 0xffffffff, 0))
                 aimed += 1
+            rounds += 1
+            next_aim = time.monotonic() + 0.6
+            if rounds == 1:
+                deadline = time.monotonic() + 2.5
         sniff.close()
         sent += aimed
         r = random.Random(1)
