@@ -17,11 +17,17 @@ One JSON line: "during_slow" (the count per /slow request), the slow
 route's answers by status, the fast route's count, p50 and p99 in seconds
 (for the log: nothing asserts a time), bad answers and errors.
 
-    python3 hello_http_load.py HOST PORT SECS
+    python3 hello_http_load.py HOST PORT SECS [SLOW FAST FAST_BODY]
+
+SLOW, FAST and FAST_BODY (the paths, and the fast route's exact body)
+default to /slow, /hello and "hello\\n"; a FAST_BODY's "\\n" is a newline.
 """
 import json, select, socket, sys, time
 
 host, port, secs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+slow_path, fast_path, fast_body = (sys.argv[4:7] if len(sys.argv) > 6
+                                   else ("/slow", "/hello", "hello\\n"))
+fast_body = fast_body.replace("\\n", "\n").encode()
 
 
 class Conn:
@@ -66,12 +72,12 @@ try:
     a, b = Conn(), Conn()
     end = time.monotonic() + secs
     while time.monotonic() < end:
-        a.send("/slow")
+        a.send(slow_path)
         n, pending = 0, False
         while True:
             if not pending:
                 t0 = time.perf_counter()
-                b.send("/hello")
+                b.send(fast_path)
                 pending = True
             r, _, _ = select.select([a.s, b.s], [], [], 10)
             if not r:
@@ -81,7 +87,7 @@ try:
             st, body = b.response()
             lat.append(time.perf_counter() - t0)
             pending = False
-            if st != 200 or body != b"hello\n":
+            if st != 200 or body != fast_body:
                 bad += 1
             n += 1
         st, _ = a.response()
@@ -89,7 +95,7 @@ try:
         during.append(n)
         if pending:  # its answer comes after /slow's: not counted
             st, body = b.response()
-            if st != 200 or body != b"hello\n":
+            if st != 200 or body != fast_body:
                 bad += 1
 except OSError as e:
     errors.append(repr(e))
