@@ -643,31 +643,6 @@ http_conn_run(struct ewyk_http_conn *c)
 }
 
 int
-ewyk_http_read_body(struct ewyk_http_conn *c, ewyk_http_body_cb_t cb, void *arg)
-{
-	struct rte_mbuf *m;
-	static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
-
-	if (c == NULL || cb == NULL || !c->in_handler)
-		return -EINVAL;
-	if (c->st != HC_BODY)
-		return -ENOENT;
-	c->body_cb = cb;
-	c->body_arg = arg;
-	if (c->req.expect_continue && !c->responded && c->tcp != NULL) {
-		m = rte_pktmbuf_alloc(c->srv->conf.pool);
-		if (m == NULL)
-			return -ENOMEM;
-		memcpy(rte_pktmbuf_append(m, sizeof(cont) - 1), cont,
-			sizeof(cont) - 1);
-		HTTP_CTR(c->srv, CONTINUE_SENT, 1);
-		http_conn_count_status(c->srv, 100);
-		http_conn_send(c, m);
-	}
-	return 0;
-}
-
-int
 ewyk_http_body_resume(struct ewyk_http_conn *c)
 {
 	if (c == NULL || !c->used || !c->body_paused)
@@ -677,30 +652,6 @@ ewyk_http_body_resume(struct ewyk_http_conn *c)
 	body_allow(c);
 	http_conn_run(c);
 	return 0;
-}
-
-int
-ewyk_http_on_done(struct ewyk_http_conn *c, ewyk_http_done_t fn, void *arg)
-{
-	if (c == NULL || !c->used)
-		return -EINVAL;
-	c->done = fn;
-	c->done_arg = arg;
-	return 0;
-}
-
-const struct ewyk_http_request *
-ewyk_http_conn_request(const struct ewyk_http_conn *c)
-{
-	if (c == NULL || !c->used || c->st == HC_HEAD)
-		return NULL;
-	return &c->req;
-}
-
-int
-ewyk_http_conn_alive(const struct ewyk_http_conn *c)
-{
-	return c != NULL && c->tcp != NULL;
 }
 
 /* ---- lib/tcp events ---- */

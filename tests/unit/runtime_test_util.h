@@ -138,11 +138,36 @@ void test_dispatch_pipelined_order(void **state);
 void test_dispatch_stop_in_flight(void **state);
 void test_dispatch_body(void **state);
 
-/* test_runtime_h2.c */
+/* test_runtime_h2.c: an nghttp2 client session (prior knowledge) on a
+ * connection of the world, shared with test_runtime_h2_body.c */
+#define H2C_STREAMS 16
+struct h2_peer {
+	struct nghttp2_session *s;
+	struct rtw_cli *c;
+	int status[H2C_STREAMS];
+	uint32_t rst[H2C_STREAMS]; /* code + 1 */
+	size_t body[H2C_STREAMS];
+	int order[H2C_STREAMS], nend;
+};
+extern struct h2_peer H2P;
+/* slot of stream @p id in H2P's arrays */
+int h2_idx(int32_t id);
+/* frames both ways until quiet */
+void h2_exchange(void);
+/* a world (rtw_create()) with a connection and the client session on it */
+void h2_open(enum ewyk_strategy_kind kind, unsigned int pec_ring);
+void h2_close(void);
+/* a GET of @p path: its stream id */
+int32_t h2_get(const char *path);
+uint64_t h2_count(enum ewyk_rt_task_ctr c);
+/* nothing of a stopped stream left, the next request answered; closes */
+void h2_serves_on_then_close(void);
 void test_h2_streams(void **state);
 void test_h2_deadline_refused(void **state);
 void test_h2_stream_reset(void **state);
 void test_h2_task_counters(void **state);
+
+/* test_runtime_h2_body.c */
 void test_h2_body_share(void **state);
 void test_h2_body_streamed(void **state);
 void test_h2_body_pieces_counted(void **state);

@@ -325,5 +325,11 @@ void test_tcp_src_hash(void **state);
 void test_tx_timers_wait(void **state);
 void test_tx_resume_fair(void **state);
 void test_tx_wait_del_middle(void **state);
+/* Loopback transfers over a lossy, reordering wire (test_tcp_loopback.c). */
+void test_loopback_clean(void **state);
+void test_loopback_lossy_sack(void **state);
+void test_loopback_lossy_plain(void **state);
+void test_loopback_many(void **state);
+void test_loopback_shared_buf(void **state);
 
 #endif /* EWYK_TEST_TCP_SCRIPT_H */
