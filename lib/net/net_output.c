@@ -150,6 +150,16 @@ dc_slot(struct ewyk_net_shard *s, rte_be32_t dst)
 	return &s->dc[(rte_be_to_cpu_32(dst) * 0x9e3779b1u) >> 24];
 }
 
+/* The pseudo-header's sum (RFC 9293 3.1) but its length: the addresses
+ * as 32-bit words in memory order, the zero byte and the protocol as one
+ * 16-bit word. */
+static inline uint32_t
+ip4_psum(rte_be32_t src, rte_be32_t dst, uint8_t proto)
+{
+	return net_cksum_fold(
+		(uint64_t)src + dst + rte_cpu_to_be_16((uint16_t)proto));
+}
+
 /* The template still describes this packet's path (see net_dc_entry):
  * the port's gateway generation stands for the next hop, so that a hit
  * computes no route. */
@@ -192,11 +202,7 @@ dc_fill(struct ewyk_net_shard *s, struct net_dc_entry *d, uint16_t port,
 	}
 	ip_hdr_fill(ip, src, dst, proto);
 	d->ipsum = net_cksum_raw(ip, sizeof(*ip));
-	/* The pseudo-header (RFC 9293 3.1) but its length: the addresses as
-	 * 32-bit words in memory order, the zero byte and the protocol as
-	 * one 16-bit word. */
-	d->psum = net_cksum_fold(
-		(uint64_t)src + dst + rte_cpu_to_be_16((uint16_t)proto));
+	d->psum = ip4_psum(src, dst, proto);
 	d->dst = dst;
 	d->src = src;
 	d->nexthop = nexthop;
@@ -238,6 +244,39 @@ l4_cksum4(struct rte_mbuf *m, const struct net_port *pt, uint8_t proto,
 }
 
 /*
+ * @p m out through the valid template @p d: the @p proto checksum from its
+ * pseudo-header sum while the data starts at the L4 header (@p ck: the
+ * checksum field, NULL for none), one copy of the headers, then the
+ * length @p tlen and the IPv4 checksum from its sum.
+ */
+static __rte_always_inline void
+dc_send(struct ewyk_net_shard *s, const struct net_dc_entry *d,
+	const struct net_port *pt, struct rte_mbuf *m, uint8_t proto,
+	uint16_t *ck, uint32_t l4_len, rte_be16_t tlen)
+{
+	struct rte_ipv4_hdr *ip;
+	uint8_t *p;
+
+	if (ck != NULL)
+		l4_cksum4(m, pt, proto, ck, d->psum, l4_len);
+	p = (uint8_t *)rte_pktmbuf_prepend(m,
+		(uint16_t)(d->l2_len + sizeof(*ip)));
+	memcpy(p, d->hdr, RTE_ETHER_HDR_LEN + sizeof(*ip));
+	if (d->l2_len > RTE_ETHER_HDR_LEN) /* a VLAN tag: 4 more */
+		memcpy(p + RTE_ETHER_HDR_LEN + sizeof(*ip),
+			d->hdr + RTE_ETHER_HDR_LEN + sizeof(*ip), 4);
+	ip = (struct rte_ipv4_hdr *)(p + d->l2_len);
+	ip->total_length = tlen;
+	if (!pt->tx_ip_cksum)
+		ip->hdr_checksum = (uint16_t)~net_cksum_fold(
+			(uint32_t)d->ipsum + tlen);
+	m->l2_len = d->l2_len;
+	if (unlikely(s->now >= d->arp->deadline))
+		net_arp_refresh(s, d->arp, s->now);
+	txb_enqueue(s, d->port, m);
+}
+
+/*
  * ewyk_net_ip_output() and ewyk_net_tcp_output(): one body, inlined into
  * each so that TCP's constant protocol and checksum flag take their
  * branches out. A hit of the destination's template costs no route, no
@@ -257,7 +296,6 @@ ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	rte_be16_t tlen;
 	rte_be32_t nexthop;
 	uint32_t gen;
-	uint8_t *p;
 
 	NET_ASSERT_HOLDER(s);
 	if (unlikely(port >= net->nb_ports)) {
@@ -294,26 +332,7 @@ ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 
 	d = dc_slot(s, dst);
 	if (likely(dc_valid(d, pt, port, src, dst, proto))) {
-		/* The template: the L4 checksum from its pseudo-header sum
-		 * while the data starts at the L4 header, one copy, then
-		 * the length and the IPv4 checksum from its sum. */
-		if (ck != NULL)
-			l4_cksum4(m, pt, proto, ck, d->psum, l4_len);
-		p = (uint8_t *)rte_pktmbuf_prepend(m,
-			(uint16_t)(d->l2_len + sizeof(*ip)));
-		memcpy(p, d->hdr, RTE_ETHER_HDR_LEN + sizeof(*ip));
-		if (d->l2_len > RTE_ETHER_HDR_LEN) /* a VLAN tag: 4 more */
-			memcpy(p + RTE_ETHER_HDR_LEN + sizeof(*ip),
-				d->hdr + RTE_ETHER_HDR_LEN + sizeof(*ip), 4);
-		ip = (struct rte_ipv4_hdr *)(p + d->l2_len);
-		ip->total_length = tlen;
-		if (!pt->tx_ip_cksum)
-			ip->hdr_checksum = (uint16_t)~net_cksum_fold(
-				(uint32_t)d->ipsum + tlen);
-		m->l2_len = d->l2_len;
-		if (unlikely(s->now >= d->arp->deadline))
-			net_arp_refresh(s, d->arp, s->now);
-		txb_enqueue(s, port, m);
+		dc_send(s, d, pt, m, proto, ck, l4_len, tlen);
 		return 0;
 	}
 
@@ -331,29 +350,13 @@ ip_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 	if (e != NULL) {
 		/* Resolved: a template for this frame and the next ones. */
 		dc_fill(s, d, port, src, dst, proto, nexthop, e, gen);
-		if (ck != NULL)
-			l4_cksum4(m, pt, proto, ck, d->psum, l4_len);
-		p = (uint8_t *)rte_pktmbuf_prepend(m,
-			(uint16_t)(d->l2_len + sizeof(*ip)));
-		memcpy(p, d->hdr, d->l2_len + sizeof(*ip));
-		ip = (struct rte_ipv4_hdr *)(p + d->l2_len);
-		ip->total_length = tlen;
-		if (!pt->tx_ip_cksum)
-			ip->hdr_checksum = (uint16_t)~net_cksum_fold(
-				(uint32_t)d->ipsum + tlen);
-		m->l2_len = d->l2_len;
-		if (unlikely(s->now >= e->deadline))
-			net_arp_refresh(s, e, s->now);
-		net_tx_enqueue(s, port, m);
+		dc_send(s, d, pt, m, proto, ck, l4_len, tlen);
 		return 0;
 	}
 	/* Not resolved yet: the frame waits with its IPv4 header; the
 	 * Ethernet one comes when the MAC does. */
 	if (ck != NULL)
-		l4_cksum4(m, pt, proto, ck,
-			net_cksum_fold((uint64_t)src + dst +
-				rte_cpu_to_be_16((uint16_t)proto)),
-			l4_len);
+		l4_cksum4(m, pt, proto, ck, ip4_psum(src, dst, proto), l4_len);
 	ip = (struct rte_ipv4_hdr *)rte_pktmbuf_prepend(m, sizeof(*ip));
 	ip_hdr_fill(ip, src, dst, proto);
 	ip->total_length = tlen;

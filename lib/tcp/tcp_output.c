@@ -208,12 +208,8 @@ opts_est(struct ewyk_tcp_conn *c, uint8_t *p0)
 	uint8_t *p = p0;
 
 	if (c->ts_ok) {
-		*p++ = TCPOPT_NOP;
-		*p++ = TCPOPT_NOP;
-		*p++ = TCPOPT_TS;
-		*p++ = 10;
-		p = put32(p, conn_tsval(c));
-		p = put32(p, c->ts_recent);
+		opts_est_fixed(c, p);
+		p += TCP_TS_OPT_LEN;
 	}
 	if (c->sack_ok && c->ooo_head != NULL) {
 		struct tcp_sack_blk blk[TCP_SACK_OUT_MAX];
