@@ -143,13 +143,15 @@ class TestSuite_http_blocking(TestSuite):
         st, body, dt = self._timed("/sleep/3600000", max_time=30)
         print(f"/sleep/3600000 with --task-timeout {TASK_TIMEOUT_MS}: {st} "
               f"in {dt:.2f} s")
+        # The 504 is the deadline's answer (curl's own limit, 30 s, is
+        # far off), and never before the deadline.
         assert st == 504, (st, body)
-        assert TASK_TIMEOUT_MS / 1000 - 0.5 <= dt < TASK_TIMEOUT_MS / 1000 + 4
+        assert dt >= TASK_TIMEOUT_MS / 1000 - 0.5, dt
         # The task itself woke at the deadline: its late result was
         # dropped (counted) right after the 504, not an hour later.
         assert wait_for(lambda: self._shard_stats()["task_late"] > late0,
-                        timeout=3), self._shard_stats()
-        assert time.monotonic() - t0 < TASK_TIMEOUT_MS / 1000 + 6
+                        timeout=30), (time.monotonic() - t0,
+                                      self._shard_stats())
         # An absurd duration is a 400 that says what is allowed.
         for path in ("/sleep/3600001", "/sleep/99999999999999999999999",
                      "/sleep/-1", "/sleep/1e3"):
@@ -176,9 +178,12 @@ class TestSuite_http_blocking(TestSuite):
             st2, body2, dt2 = self._timed("/sleep/100", max_time=30)
             print(f"--reserved 1, --task-timeout 2000: /sleep/3600000 {st} "
                   f"in {dt:.2f} s, then /sleep/100 {st2} in {dt2:.2f} s")
-            assert st == 504 and dt < 6, (st, dt)
+            # The first sleep's 504 comes from its deadline. Had its lcore
+            # stayed in the hour-long sleep, the second would have waited
+            # for a free one until its own deadline and been a 504 too:
+            # its 200 says it found the lcore free.
+            assert st == 504, (st, dt)
             assert st2 == 200 and body2 == "slept 100 ms\n", (st2, body2)
-            assert dt2 < 1.5, dt2
         finally:
             app.stop()
             type(self).app = self._start("ewyk-httpd-blocking-3")
@@ -254,37 +259,37 @@ class TestSuite_http_blocking(TestSuite):
                     pass
 
     # -- 3: /metrics is rendered at most once a second ---------------------
-    def _two_reads(self):
-        """Two /metrics pages read back to back on one connection, and
-        the seconds the pair took."""
-        a = os.path.join(self.dir, f"http_blocking_m1_{self.node.tag}")
-        b = os.path.join(self.dir, f"http_blocking_m2_{self.node.tag}")
+    def _reads(self, n):
+        """n /metrics pages read back to back on one connection, and the
+        seconds the n took."""
+        names = [os.path.join(self.dir, f"http_blocking_m{i}_{self.node.tag}")
+                 for i in range(n)]
+        args = " ".join(f"-o {x} '{URL}/metrics'" for x in names)
         t0 = time.monotonic()
-        self.tb.peer(f"curl -sS --max-time 10 -o {a} '{URL}/metrics' "
-                     f"-o {b} '{URL}/metrics'", timeout=20)
+        self.tb.peer(f"curl -sS --max-time 20 {args}", timeout=30)
         dt = time.monotonic() - t0
-        with open(a) as f:
-            pa = f.read()
-        with open(b) as f:
-            pb = f.read()
-        os.unlink(a)
-        os.unlink(b)
-        return pa, pb, dt
+        pages = []
+        for x in names:
+            with open(x) as f:
+                pages.append(f.read())
+            os.unlink(x)
+        return pages, dt
 
     def test_metrics_rendered_once_per_interval(self):
-        for _ in range(5):
-            pa, pb, dt = self._two_reads()
-            if dt < 0.8:
-                break
+        # Eight reads back to back: the page is rendered at most once a
+        # second, so the eight span at most 1 + (their seconds) renders,
+        # whatever the host's speed; pages of one render are the same
+        # bytes although each read is itself one more HTTP request.
         renders = "ewyk_rt_metrics_renders_total"
-        ra, rb = _metric(pa, renders), _metric(pb, renders)
-        print(f"two /metrics reads in {dt:.2f} s: renders {ra:.0f}, "
-              f"{rb:.0f}; same page: {pa == pb}")
-        assert dt < 0.8, "the machine is too slow for two reads in 0.8 s"
-        assert ra >= 1, pa[:2000]
-        # The second read shares the first one's render: the same page,
-        # although it is itself one more HTTP request.
-        assert rb == ra and pb == pa
+        pages, dt = self._reads(8)
+        counts = [_metric(p, renders) for p in pages]
+        print(f"eight /metrics reads in {dt:.2f} s: renders {counts}")
+        assert counts[0] >= 1, pages[0][:2000]
+        assert counts == sorted(counts), counts
+        assert counts[-1] - counts[0] <= int(dt) + 1, (counts, dt)
+        for p, c in zip(pages, counts):
+            assert p == pages[counts.index(c)], counts
+        pa, ra = pages[-1], counts[-1]
         # After the interval: a new render, with the counters of now.
         req_a = _metric(pa, "ewyk_http_requests_total")
         self._timed("/")
@@ -296,8 +301,9 @@ class TestSuite_http_blocking(TestSuite):
         print(f"after 1.2 s: renders {rc:.0f}, requests {req_a:.0f} -> "
               f"{req_c:.0f}")
         assert rc == ra + 1, (ra, rc)
-        # The second /metrics, the / and this one.
-        assert req_c >= req_a + 3, (req_a, req_c)
+        # At least the / and this one (and any of the eight reads that
+        # came after the last page's render).
+        assert req_c >= req_a + 2, (req_a, req_c)
         if shutil.which("promtool"):
             p = subprocess.run(["promtool", "check", "metrics"], input=pc,
                                capture_output=True, text=True, timeout=30)

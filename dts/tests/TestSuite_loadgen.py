@@ -123,7 +123,12 @@ class TestSuite_loadgen(TestSuite):
         assert r["connects"] == 8, r
         assert 0 < r["p50_us"] <= r["p90_us"] <= r["p99_us"] <= \
             r["p999_us"] <= r["max_us"], r
-        assert abs(r["duration_s"] - 1.0) < 0.05, r
+        # The timed window is never cut short (it ends at the first loop
+        # after its end: how late depends on the host, so no upper
+        # bound), and the rate is the requests over that window.
+        assert r["duration_s"] >= 0.99, r
+        assert abs(r["rps"] * r["duration_s"] - r["requests"]) <= \
+            max(1.0, r["requests"] * 1e-3), r
         # nginx's heads change only with their Date: most responses were
         # taken by comparison with a head the parser accepted.
         assert r["responses_total"] // 2 <= r["known_head_responses"] <= \
