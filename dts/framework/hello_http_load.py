@@ -2,16 +2,9 @@
 """Run inside the peer namespace by TestSuite_hello_http: does the server
 answer its fast route while a blocking call runs?
 
-One thread, two keep-alive connections. For SECS seconds: GET /slow on
-the first, then GET /hello back to back on the second until the /slow
-answer is readable (select() looks at the /slow connection first, so an
-answer that came first is seen first). The count of /hello round trips
-completed in that time is the run's measure for that /slow request: a
-server whose only poller holds the blocking call completes none (the
-/slow request left first on the same path, so it reached the worker
-first); one that moves production to a reserved lcore completes several.
-One client thread does both, so its own descheduling stops both sides
-alike and cannot add round trips to a window.
+Two keep-alive connections: GET SLOW on the first, GET FAST back to back
+on the second; count_during.py says how the fast round trips per slow
+request are counted and why they are the measure.
 
 One JSON line: "during_slow" (the count per /slow request), the slow
 route's answers by status, the fast route's count, p50 and p99 in seconds
@@ -22,7 +15,9 @@ route's answers by status, the fast route's count, p50 and p99 in seconds
 SLOW, FAST and FAST_BODY (the paths, and the fast route's exact body)
 default to /slow, /hello and "hello\\n"; a FAST_BODY's "\\n" is a newline.
 """
-import json, select, socket, sys, time
+import json, socket, sys, time
+
+from count_during import count_during
 
 host, port, secs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 slow_path, fast_path, fast_body = (sys.argv[4:7] if len(sys.argv) > 6
@@ -38,7 +33,7 @@ class Conn:
         self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.buf = b""
 
-    def send(self, path):
+    def send_get(self, path):
         self.s.sendall(b"GET %s HTTP/1.1\r\nHost: t\r\n\r\n" % path.encode())
 
     def response(self):
@@ -66,41 +61,39 @@ class Conn:
         self.buf += d
 
 
-during, lat, errors, bad = [], [], [], 0
+during, lat, errors = [], [], []
 slow = {"status": {}}
-try:
-    a, b = Conn(), Conn()
-    end = time.monotonic() + secs
-    while time.monotonic() < end:
-        a.send(slow_path)
-        n, pending = 0, False
-        while True:
-            if not pending:
-                t0 = time.perf_counter()
-                b.send(fast_path)
-                pending = True
-            r, _, _ = select.select([a.s, b.s], [], [], 10)
-            if not r:
-                raise TimeoutError("no answer in 10 s")
-            if a.s in r:
-                break
-            st, body = b.response()
-            lat.append(time.perf_counter() - t0)
-            pending = False
-            if st != 200 or body != fast_body:
-                bad += 1
-            n += 1
-        st, _ = a.response()
+
+
+class Slow(Conn):
+    def send(self):
+        self.send_get(slow_path)
+
+    def read(self):
+        st, _ = self.response()
         slow["status"][st] = slow["status"].get(st, 0) + 1
-        during.append(n)
-        if pending:  # its answer comes after /slow's: not counted
-            st, body = b.response()
-            if st != 200 or body != fast_body:
-                bad += 1
+
+
+class Fast(Conn):
+    bad = 0
+
+    def send(self):
+        self.t0 = time.perf_counter()
+        self.send_get(fast_path)
+
+    def read(self):
+        st, body = self.response()
+        lat.append(time.perf_counter() - self.t0)
+        if st != 200 or body != fast_body:
+            Fast.bad += 1
+
+
+try:
+    during = count_during(Slow(), Fast(), secs)
 except OSError as e:
     errors.append(repr(e))
 lat.sort()
 q = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] if lat else None
 print(json.dumps({"during_slow": during, "slow": slow, "fast": len(lat),
-                  "p50": q(0.50), "p99": q(0.99), "bad": bad,
+                  "p50": q(0.50), "p99": q(0.99), "bad": Fast.bad,
                   "errors": errors}))

@@ -2,17 +2,10 @@
 """Run inside the peer namespace by TestSuite_strategy: is the fast echo
 served while a slow (BLOCKING) echo chunk runs?
 
-One thread, two connections: one to the slow echo port, one to the fast
-echo port. For SECS seconds: send one 64-byte chunk on the slow
-connection, then ping-pong 64 bytes on the fast one until the slow echo
-is readable (select() looks at the slow socket first, so an echo that
-came first is seen first). The count of fast round trips completed in
-that time is the measure for that slow chunk: a server whose only poller
-runs the blocking task completes none (the slow chunk left first on the
-same path, so it reached the worker first); one that moves production to
-a reserved lcore completes several. One client thread does both, so its
-own descheduling stops both sides alike and cannot add round trips to a
-window.
+Two connections, one to the slow echo port, one to the fast echo port,
+each with one 64-byte chunk outstanding at a time; count_during.py says
+how the fast round trips per slow chunk are counted and why they are the
+measure.
 
 Every echo is checked byte for byte. One JSON line: "during_slow" (the
 count per slow chunk), per kind the round trips, their p50 and p99 in
@@ -20,7 +13,9 @@ seconds (for the log: nothing asserts a time), bad echoes, and errors.
 
     python3 strategy_count.py HOST FAST_PORT SLOW_PORT SECS
 """
-import json, os, select, socket, sys, time
+import json, os, socket, sys, time
+
+from count_during import count_during
 
 host, fast_port, slow_port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 secs = float(sys.argv[4])
@@ -42,7 +37,7 @@ class Conn:
         self.t0 = time.perf_counter()
         self.s.sendall(self.want)
 
-    def echo(self):
+    def read(self):
         """Read the whole echo of the outstanding message and check it."""
         got = b""
         while len(got) < len(self.want):
@@ -59,26 +54,7 @@ during, errors = [], []
 slow = fast = None
 try:
     slow, fast = Conn(slow_port, "slow"), Conn(fast_port, "fast")
-    end = time.monotonic() + secs
-    while time.monotonic() < end:
-        slow.send()
-        n, pending = 0, False
-        while True:
-            if not pending:
-                fast.send()
-                pending = True
-            r, _, _ = select.select([slow.s, fast.s], [], [], 10)
-            if not r:
-                raise TimeoutError("no echo in 10 s")
-            if slow.s in r:
-                break
-            fast.echo()
-            pending = False
-            n += 1
-        slow.echo()
-        during.append(n)
-        if pending:  # its echo comes after the slow one's: not counted
-            fast.echo()
+    during = count_during(slow, fast, secs)
 except OSError as e:
     errors.append(repr(e))
 
