@@ -20,6 +20,9 @@ Steps (--steps, in this order):
   strategy  GET /sleep/0 (a BLOCKING route doing no work), one reserved
             lcore on a core of its own, each --strategies, --new
   rows      pipeline 16, a new connection per request, h2 (16 x 64), once
+  cross     (not by default) every server with every loadgen of --base and
+            --new, --cross-rounds rounds, the order of the four rotated
+            by one each round: which side a difference follows
 Every run but scale uses one server core and one loadgen core (the first
 two of --first-core...), the reserved lcore the third (--reserved-core). The machine needs
 --first-core + 2 x max(--scale) cores.
@@ -45,7 +48,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import perf  # noqa: E402
 
-STEPS = ("ab", "servers", "v6", "scale", "openloop", "strategy", "rows")
+STEPS = ("ab", "servers", "v6", "scale", "openloop", "strategy", "rows",
+         "cross")
 
 # Fields of a run kept in results.jsonl beside perf.py's flat numbers.
 KEEP_NESTED = ("server_loss", "loss", "errors_by_kind")
@@ -212,6 +216,16 @@ class Matrix:
             self.run("scale", f"{n} + {n} lcores", a.new, lcores=n,
                      conns=a.conns * n)
 
+    def step_cross(self):
+        a = self.a
+        combos = [(a.base, a.base), (a.base, a.new), (a.new, a.new),
+                  (a.new, a.base)]
+        for i in range(a.cross_rounds):
+            k = i % len(combos)
+            for srv, lg in combos[k:] + combos[:k]:
+                self.run("cross", f"round {i + 1}: server {srv}, loadgen "
+                         f"{lg}", srv, lg=lg)
+
     def ka_max(self):
         """The keep-alive maximum of --new, one lcore, IPv4: the median of
         this invocation's runs of it, else --max-rps."""
@@ -304,10 +318,12 @@ def main():
     ap.add_argument("--base", help="the build A/B'd against --new")
     ap.add_argument("--new", required=True,
                     help="the build every other step runs")
-    ap.add_argument("--steps", default=",".join(STEPS))
+    ap.add_argument("--steps", default=",".join(STEPS),
+                    help="default: all but cross")
     ap.add_argument("--pairs", type=int, default=4)
     ap.add_argument("--server-pairs", type=int, default=3)
     ap.add_argument("--v6-pairs", type=int, default=4)
+    ap.add_argument("--cross-rounds", type=int, default=3)
     ap.add_argument("--scale", default="1,2,4,7")
     ap.add_argument("--rates", default="0.5,0.25",
                     help="open-loop rates, fractions of the keep-alive "
@@ -340,11 +356,13 @@ def main():
     a.rates = [float(x) for x in a.rates.split(",") if x]
     a.strategies = [x for x in a.strategies.split(",") if x]
     steps = [s for s in a.steps.split(",") if s]
+    if a.steps == ",".join(STEPS):
+        steps.remove("cross")
     for s in steps:
         if s not in STEPS:
             ap.error(f"unknown step {s} (steps: {', '.join(STEPS)})")
-    if ({"ab", "servers"} & set(steps)) and not a.base:
-        ap.error("steps ab and servers need --base")
+    if ({"ab", "servers", "cross"} & set(steps)) and not a.base:
+        ap.error("steps ab, servers and cross need --base")
     m = Matrix(a)
     for name, path in m.builds.items():
         for prog in ("app/httpd/ewyk-httpd", "app/loadgen/ewyk-loadgen"):
