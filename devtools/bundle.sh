@@ -29,16 +29,20 @@
 #                  util-linux is missing)
 #   MANIFEST       what went in, with the build's git commit when known
 #
-# On the target, as root (RESULTS gets machine.txt, results.jsonl,
-# summary.md; bundle_run.sh --help says more):
+# On the target, as root, the bundle in a path without a world-writable
+# folder (not under /tmp: EAL refuses plugins there; RESULTS gets
+# machine.txt, results.jsonl, summary.md; bundle_run.sh --help says more):
 #   OUT/devtools/bundle_run.sh RESULTS [perf_matrix.py options]
 # or by hand:
 #   . OUT/env.sh && python3 OUT/devtools/perf.py --build OUT/builds/NAME ...
-# No hugepages are needed (--huge no: --no-huge -m 1024 per process).
+# Hugepages are used where bundle_run.sh can reserve them, else each
+# process runs --no-huge -m 1024. On a machine where DPDK is installed,
+# env.sh leaves the bundle's libraries and plugins out and that DPDK is
+# used (EAL loads its own plugin folder anyway, and two copies abort).
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
-	sed -n '4,37p' "$0" | sed 's/^# \{0,1\}//'
+	awk 'NR > 3 && !/^#/ { exit } NR > 3 { sub(/^# ?/, ""); print }' "$0"
 	exit 2
 fi
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -9,13 +9,14 @@
 # Writes RESULTS/machine.txt first (cores and their topology, CPU model,
 # kernel, memory, hugepages, /dev/shm, the C library, whether every
 # program finds its libraries), then reserves hugepages if it can
-# (EWYK_HUGEPAGES pages of 2 MiB, default 2048; 0: none) and runs
+# (raises vm.nr_hugepages to EWYK_HUGEPAGES pages of 2 MiB, default 2048,
+# never lowers it and leaves it so; 0: touches nothing) and runs
 # perf_matrix.py with every build of the bundle (--build NAME=builds/NAME),
 # --huge yes when the pages are there and no otherwise, --out RESULTS, and
 # the options given (--new, --base, --steps, ...: perf_matrix.py --help).
 set -uo pipefail
 if [ $# -lt 1 ] || [ "$1" = "--help" ]; then
-	sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//'
+	awk 'NR > 3 && !/^#/ { exit } NR > 3 { sub(/^# ?/, ""); print }' "$0"
 	exit 2
 fi
 BUNDLE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,10 +26,27 @@ mkdir -p "$RESULTS"
 # shellcheck source=/dev/null
 . "$BUNDLE/env.sh"
 
+# EAL loads no plugin from a path with a world-writable folder in it
+# (/tmp, say): say so now rather than in every run's log.
+if [ -n "${EWYK_EAL_ARGS:-}" ]; then
+	d=$BUNDLE/pmds
+	while [ "$d" != / ]; do
+		if [ -n "$(find "$d" -maxdepth 0 -perm -o+w)" ]; then
+			echo "bundle_run: $d is world-writable: EAL refuses" \
+				"plugins below it; move the bundle elsewhere" >&2
+			exit 1
+		fi
+		d=$(dirname "$d")
+	done
+fi
+
 pages=${EWYK_HUGEPAGES:-2048}
 huge=no
 if [ "$pages" -gt 0 ] && [ -w /proc/sys/vm/nr_hugepages ]; then
-	echo "$pages" >/proc/sys/vm/nr_hugepages 2>/dev/null
+	# Only ever raised: the machine may hold pages for other work.
+	if [ "$(cat /proc/sys/vm/nr_hugepages)" -lt "$pages" ]; then
+		echo "$pages" >/proc/sys/vm/nr_hugepages 2>/dev/null
+	fi
 	if ! grep -q hugetlbfs /proc/mounts; then
 		mkdir -p /dev/hugepages &&
 			mount -t hugetlbfs nodev /dev/hugepages 2>/dev/null

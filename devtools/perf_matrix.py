@@ -340,7 +340,7 @@ def main():
                     help="connections (per server lcore in scale)")
     ap.add_argument("--duration", type=int, default=5)
     ap.add_argument("--warmup", type=float, default=1)
-    ap.add_argument("--run-timeout", type=float, default=40,
+    ap.add_argument("--run-timeout", type=float, default=90,
                     help="seconds a run may take beyond its duration and "
                     "warm-up before it is killed and recorded as failed")
     ap.add_argument("--budget", type=float, default=3600,
