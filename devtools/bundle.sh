@@ -8,7 +8,7 @@
 #
 #   devtools/bundle.sh OUT NAME=BUILD [NAME=BUILD...]
 #
-#   e.g. devtools/bundle.sh /tmp/bundle base=/tmp/b-base new=build
+#   e.g. devtools/bundle.sh ~/ewyk-bundle base=/tmp/b-base new=build
 #
 # OUT gets:
 #   builds/NAME/app/{httpd/ewyk-httpd,loadgen/ewyk-loadgen}  each build's
