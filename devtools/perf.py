@@ -12,6 +12,10 @@ docs/perf/perf.png. Run as root from the repository (devtools/perf.sh).
 Cores: the server gets --server-lcores cores starting at --first-core,
 the client the --client-lcores cores after them (defaults: server core 0,
 client core 1).
+
+On a machine without DPDK installed, run it from a bundle made by
+devtools/bundle.sh (its env.sh sets EWYK_EAL_ARGS, the EAL options both
+processes get beside perf.py's own, e.g. `-d DIR` for the PMD plugins).
 """
 
 import argparse
@@ -44,6 +48,10 @@ class Bench:
     def __init__(self, a):
         self.a = a
         self.build = a.build
+        # ewyk-loadgen may come from another build (A/B of the servers
+        # with one load generator).
+        self.loadgen_build = a.loadgen_build or a.build
+        self.eal_extra = a.eal_args.split()
         self.tmp = tempfile.mkdtemp(prefix="ewyk-perf-")
         os.chmod(self.tmp, 0o755)  # h2o drops to nobody
         self.tag = str(os.getpid())
@@ -124,6 +132,7 @@ class Bench:
                  f"--vdev=net_memif0,role=server,socket={self.sock},"
                  "socket-abstract=no,rsize=12",
                  "--log-level=lib.eal:warning"] + self.mem(mem) +
+                self.eal_extra +
                 ["--", "--ip", f"{IP_SRV}/24", "--port", "80",
                  "--stats-interval", "0"] +
                 (["--ip6", f"{IP6_SRV}/64"] if v6 else []) +
@@ -212,13 +221,14 @@ class Bench:
         measured window opens and closes (r["_busy_window"])."""
         cores = ",".join(map(str, self.cli_cores))
         argv = (["taskset", "-c", cores,
-                 os.path.join(self.build, "app/loadgen/ewyk-loadgen"),
+                 os.path.join(self.loadgen_build,
+                              "app/loadgen/ewyk-loadgen"),
                  "-l", cores, "--no-pci",
                  f"--file-prefix=ewyk-perf-{self.tag}-loadgen",
                  f"--vdev=net_memif0,role=client,socket={self.sock},"
                  "socket-abstract=no,rsize=12",
                  "--log-level=lib.eal:warning"] + self.mem(mem) +
-                ["--", "--ip", f"{IP_CLI}/24"] +
+                self.eal_extra + ["--", "--ip", f"{IP_CLI}/24"] +
                 (["--ip6", f"{IP6_CLI}/64", "--target", f"[{IP6_SRV}]:80"]
                  if v6 else ["--target", f"{IP_SRV}:80"]) +
                 ["--conns", str(conns or self.a.conns), "--duration",
@@ -621,6 +631,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
+    ap.add_argument("--loadgen-build", default=None,
+                    help="build whose ewyk-loadgen drives the ewyk rows "
+                    "(default: --build's)")
+    ap.add_argument("--eal-args", default=os.environ.get("EWYK_EAL_ARGS",
+                                                          ""),
+                    help="more EAL options for ewyk-httpd and "
+                    "ewyk-loadgen, one string (default: $EWYK_EAL_ARGS), "
+                    "e.g. '-d DIR' to load PMD plugins from DIR")
     ap.add_argument("--server-lcores", type=int, default=1)
     ap.add_argument("--client-lcores", type=int, default=1)
     ap.add_argument("--first-core", type=int, default=0)
