@@ -378,6 +378,29 @@ lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
 	}
 }
 
+/* The lcore's run of request copies (sched.c, slot_send()): as many as
+ * --pipeline asks, or as fit in one of its pool's buffers; none when not
+ * even one fits (the general path then refuses the send as before). */
+static int
+lg_reqs_init(struct lg_lcore *lc, int socket)
+{
+	const struct lg *g = lc->app;
+	uint32_t room = rte_pktmbuf_data_room_size(lc->pool) -
+		RTE_PKTMBUF_HEADROOM;
+	uint32_t n = RTE_MIN(g->conf.pipeline, room / g->req_len), i;
+
+	if (n == 0)
+		return 0;
+	lc->reqs = rte_malloc_socket("lg_reqs", (size_t)n * g->req_len,
+		RTE_CACHE_LINE_SIZE, socket);
+	if (lc->reqs == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		memcpy(lc->reqs + (size_t)i * g->req_len, g->req, g->req_len);
+	lc->reqs_n = n;
+	return 0;
+}
+
 /* The init hook: this shard's share of the connections, as slots. */
 int
 lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
@@ -399,8 +422,6 @@ lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
 	lc->shard = ewyk_rt_shard_net(sh);
 	lc->tcp = ewyk_rt_shard_tcp(sh);
 	lc->nslots = nslots;
-	/* Prebuilt request buffers (sched.c) pin at most an eighth. */
-	lc->rq_max = lc->pool->size / 8;
 	lc->rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)lc->id << 32 | 1);
 	lg_hist_reset(&lc->hist);
 	lg_hist_reset(&lc->live);
@@ -437,6 +458,11 @@ lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
 		s->in_head = 1;
 		s->t = &lc->times[(size_t)i * g->conf.pipeline];
 	}
+	if (!g->conf.h2 && g->mreq_len == 0 && lg_reqs_init(lc, socket) != 0) {
+		fprintf(stderr, "error: memory for requests on lcore %u\n",
+			lc->lcore_id);
+		return -ENOMEM;
+	}
 	if (g->conf.h2 && lg_h2_slots_init(lc) != 0) {
 		fprintf(stderr,
 			"error: memory for %u h2 sessions on lcore %u\n",
@@ -460,11 +486,11 @@ lg_shard_fini(struct ewyk_rt_shard *sh, void *arg)
 {
 	struct lg *g = arg;
 	struct lg_lcore *lc = &g->lc[ewyk_rt_shard_id(sh)];
-	uint32_t i;
 
 	lg_free_flush(lc);
-	for (i = 0; lc->slots != NULL && i < lc->nslots; i++)
-		slot_rq_free(&lc->slots[i]);
+	rte_free(lc->reqs);
+	lc->reqs = NULL;
+	lc->reqs_n = 0;
 	if (lc->slots != NULL)
 		lg_h2_slots_fini(lc);
 	rte_free(lc->slots);
