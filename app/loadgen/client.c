@@ -49,9 +49,30 @@ lg_err(struct lg_lcore *lc, enum lg_err e, uint64_t n)
 	lg_stat_add(&lc->st.err_all, n);
 }
 
+/*
+ * Responses completed in one received chain are counted together: a run
+ * of them with the same start time (the requests of a pipelined burst
+ * were sent at one time) and the same status class is one latency record
+ * and one set of counter updates, not one per response.
+ */
+struct lg_run {
+	uint64_t t0;
+	uint32_t n;
+	bool bad;
+};
+
+static void
+done_flush(struct lg_lcore *lc, struct lg_run *d)
+{
+	if (d->n == 0)
+		return;
+	lg_count_responses(lc, d->t0, d->bad, d->n);
+	d->n = 0;
+}
+
 /* A response is complete and valid in its framing. */
 static void
-slot_response(struct lg_slot *s)
+slot_response(struct lg_slot *s, struct lg_run *d)
 {
 	struct lg_lcore *lc = s->lc;
 	uint64_t t0 = s->t[s->head];
@@ -62,7 +83,11 @@ slot_response(struct lg_slot *s)
 	s->inflight--;
 	lc->inflight--;
 	s->since = lc->now;
-	lg_count_response(lc, t0, s->status_bad);
+	if (d->n != 0 && (d->t0 != t0 || d->bad != s->status_bad))
+		done_flush(lc, d);
+	d->t0 = t0;
+	d->bad = s->status_bad;
+	d->n++;
 }
 
 /* What to do with a slot once a received chain is parsed. */
@@ -137,7 +162,7 @@ khead_match(struct lg_slot *s, const char *p, uint32_t n)
 
 /* Parse bytes of the response stream; returns an enum slot_action. */
 static int
-slot_consume(struct lg_slot *s, const char *p, uint32_t n)
+slot_consume(struct lg_slot *s, const char *p, uint32_t n, struct lg_run *d)
 {
 	struct ewyk_http_resp r = { 0 };
 	struct ewyk_http_view data;
@@ -157,7 +182,7 @@ slot_consume(struct lg_slot *s, const char *p, uint32_t n)
 				p += s->body.remaining;
 				n -= (uint32_t)s->body.remaining;
 				s->in_head = 1;
-				slot_response(s);
+				slot_response(s, d);
 				if (s->close_after)
 					return ACT_CLOSE;
 				continue;
@@ -206,7 +231,7 @@ slot_consume(struct lg_slot *s, const char *p, uint32_t n)
 		n -= used;
 		if (rc == EWYK_HTTP_DONE) {
 			s->in_head = 1;
-			slot_response(s);
+			slot_response(s, d);
 			if (s->close_after)
 				return ACT_CLOSE;
 		}
@@ -215,7 +240,7 @@ slot_consume(struct lg_slot *s, const char *p, uint32_t n)
 	if (!s->in_head && s->body.framing != EWYK_HTTP_BODY_CHUNKED &&
 		s->body.remaining == 0) {
 		s->in_head = 1;
-		slot_response(s);
+		slot_response(s, d);
 		if (s->close_after)
 			return ACT_CLOSE;
 	}
@@ -265,6 +290,7 @@ lg_on_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 {
 	struct lg_slot *s = ctx;
 	const struct rte_mbuf *seg;
+	struct lg_run d = { .n = 0 };
 	int act = ACT_NONE;
 
 	if (s->h2 != NULL) {
@@ -275,8 +301,9 @@ lg_on_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 	s->lc->did_work = true;
 	for (seg = m; seg != NULL && act == ACT_NONE; seg = seg->next)
 		act = slot_consume(s, rte_pktmbuf_mtod(seg, const char *),
-			seg->data_len);
+			seg->data_len, &d);
 	lg_free_later(s->lc, m);
+	done_flush(s->lc, &d);
 	if (act == ACT_FAIL) {
 		slot_fail(s, LG_ERR_FRAMING);
 		return;

@@ -161,9 +161,9 @@ struct lg_slot {
 	uint16_t head;       /* oldest entry of t[] */
 	uint16_t hlen;       /* bytes in hbuf */
 	uint32_t idx;
-	uint64_t since;      /* TSC of the last progress (timeouts) */
-	uint64_t *t;         /* start time of each request in flight */
-	struct lg_h2 *h2;    /* --h2: the connection's session (h2_slot.c) */
+	uint64_t since;   /* TSC of the last progress (timeouts) */
+	uint64_t *t;      /* start time of each request in flight */
+	struct lg_h2 *h2; /* --h2: the connection's session (h2_slot.c) */
 	struct ewyk_http_body body;
 	char hbuf[LG_HEAD_MAX];
 };
@@ -294,6 +294,9 @@ void slot_fail(struct lg_slot *s, enum lg_err e);
 void slot_close(struct lg_slot *s);
 /* sched.c */
 void lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad);
+/* The same for @p n responses started at @p t0 (client.c: a run of a
+ * chain's responses). */
+void lg_count_responses(struct lg_lcore *lc, uint64_t t0, bool bad, uint32_t n);
 /* After the run: the last interval's latencies into the window's. */
 void lg_live_flush(struct lg_lcore *lc);
 

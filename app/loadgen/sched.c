@@ -218,14 +218,15 @@ lg_clock(struct lg_lcore *lc)
 	lc->quiet_since = now;
 }
 
-/* A valid response to a request started at @p t0: @p bad when not 2xx. */
+/* @p n valid responses to requests started at @p t0: @p bad when not
+ * 2xx. One clock read, one record of the latency (counted n times). */
 void
-lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad)
+lg_count_responses(struct lg_lcore *lc, uint64_t t0, bool bad, uint32_t n)
 {
 	lg_clock(lc);
-	lg_stat_add(&lc->st.responses, 1);
+	lg_stat_add(&lc->st.responses, n);
 	if (bad) {
-		lg_err(lc, LG_ERR_STATUS, 1);
+		lg_err(lc, LG_ERR_STATUS, n);
 		return;
 	}
 	if (unlikely(lc->now >= lc->live_next))
@@ -233,15 +234,21 @@ lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad)
 	if (lc->live_in) {
 		uint64_t ns = lg_tsc_ns(lc->app, lc->now - t0);
 
-		lg_stat_add(&lc->st.ok, 1);
-		lg_hist_record(&lc->live, ns);
+		lg_stat_add(&lc->st.ok, n);
+		lg_hist_record_n(&lc->live, ns, n);
 		/* It was in flight (or due) while a stall held it. */
 		if (unlikely(t0 < lc->gap_end)) {
-			lg_hist_record(&lc->gapped, ns);
+			lg_hist_record_n(&lc->gapped, ns, n);
 			if (t0 < lc->stall_end)
-				lg_hist_record(&lc->spanned, ns);
+				lg_hist_record_n(&lc->spanned, ns, n);
 		}
 	}
+}
+
+void
+lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad)
+{
+	lg_count_responses(lc, t0, bad, 1);
 }
 
 /* Open loop: sends refused in one iteration before it gives up. */
