@@ -31,8 +31,10 @@
  * no reference count is ever updated atomically on its way: its free
  * when the server acknowledged the bytes is the mempool cache's. (A
  * buffer shared by reference with the send queue, refcnt 2, costs a
- * lock-prefixed decrement on that free, and one more for each segment
- * that referred to it: more cycles than the copy of a few dozen bytes.)
+ * lock-prefixed decrement on that free, and more for each segment that
+ * referred to it; the copy costs more instructions instead, about the
+ * same cycles: docs/guides/runtime.md, "What a request costs
+ * ewyk-loadgen".)
  */
 static struct rte_mbuf *
 slot_rq(struct lg_lcore *lc, unsigned int n)
