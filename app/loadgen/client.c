@@ -49,9 +49,30 @@ lg_err(struct lg_lcore *lc, enum lg_err e, uint64_t n)
 	lg_stat_add(&lc->st.err_all, n);
 }
 
+/*
+ * Responses completed in one received chain are counted together: a run
+ * of them with the same start time (the requests of a pipelined burst
+ * were sent at one time) and the same status class is one latency record
+ * and one set of counter updates, not one per response.
+ */
+struct lg_run {
+	uint64_t t0;
+	uint32_t n;
+	bool bad;
+};
+
+static void
+done_flush(struct lg_lcore *lc, struct lg_run *d)
+{
+	if (d->n == 0)
+		return;
+	lg_count_responses(lc, d->t0, d->bad, d->n);
+	d->n = 0;
+}
+
 /* A response is complete and valid in its framing. */
 static void
-slot_response(struct lg_slot *s)
+slot_response(struct lg_slot *s, struct lg_run *d)
 {
 	struct lg_lcore *lc = s->lc;
 	uint64_t t0 = s->t[s->head];
@@ -62,7 +83,11 @@ slot_response(struct lg_slot *s)
 	s->inflight--;
 	lc->inflight--;
 	s->since = lc->now;
-	lg_count_response(lc, t0, s->status_bad);
+	if (d->n != 0 && (d->t0 != t0 || d->bad != s->status_bad))
+		done_flush(lc, d);
+	d->t0 = t0;
+	d->bad = s->status_bad;
+	d->n++;
 }
 
 /* What to do with a slot once a received chain is parsed. */
@@ -137,7 +162,7 @@ khead_match(struct lg_slot *s, const char *p, uint32_t n)
 
 /* Parse bytes of the response stream; returns an enum slot_action. */
 static int
-slot_consume(struct lg_slot *s, const char *p, uint32_t n)
+slot_consume(struct lg_slot *s, const char *p, uint32_t n, struct lg_run *d)
 {
 	struct ewyk_http_resp r = { 0 };
 	struct ewyk_http_view data;
@@ -157,7 +182,7 @@ slot_consume(struct lg_slot *s, const char *p, uint32_t n)
 				p += s->body.remaining;
 				n -= (uint32_t)s->body.remaining;
 				s->in_head = 1;
-				slot_response(s);
+				slot_response(s, d);
 				if (s->close_after)
 					return ACT_CLOSE;
 				continue;
@@ -206,7 +231,7 @@ slot_consume(struct lg_slot *s, const char *p, uint32_t n)
 		n -= used;
 		if (rc == EWYK_HTTP_DONE) {
 			s->in_head = 1;
-			slot_response(s);
+			slot_response(s, d);
 			if (s->close_after)
 				return ACT_CLOSE;
 		}
@@ -215,7 +240,7 @@ slot_consume(struct lg_slot *s, const char *p, uint32_t n)
 	if (!s->in_head && s->body.framing != EWYK_HTTP_BODY_CHUNKED &&
 		s->body.remaining == 0) {
 		s->in_head = 1;
-		slot_response(s);
+		slot_response(s, d);
 		if (s->close_after)
 			return ACT_CLOSE;
 	}
@@ -265,6 +290,7 @@ lg_on_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 {
 	struct lg_slot *s = ctx;
 	const struct rte_mbuf *seg;
+	struct lg_run d = { .n = 0 };
 	int act = ACT_NONE;
 
 	if (s->h2 != NULL) {
@@ -275,8 +301,9 @@ lg_on_recv(void *ctx, struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 	s->lc->did_work = true;
 	for (seg = m; seg != NULL && act == ACT_NONE; seg = seg->next)
 		act = slot_consume(s, rte_pktmbuf_mtod(seg, const char *),
-			seg->data_len);
+			seg->data_len, &d);
 	lg_free_later(s->lc, m);
+	done_flush(s->lc, &d);
 	if (act == ACT_FAIL) {
 		slot_fail(s, LG_ERR_FRAMING);
 		return;
@@ -378,6 +405,29 @@ lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
 	}
 }
 
+/* The lcore's run of request copies (sched.c, slot_send()): as many as
+ * --pipeline asks, or as fit in one of its pool's buffers; none when not
+ * even one fits (the general path then refuses the send as before). */
+static int
+lg_reqs_init(struct lg_lcore *lc, int socket)
+{
+	const struct lg *g = lc->app;
+	uint32_t room = rte_pktmbuf_data_room_size(lc->pool) -
+		RTE_PKTMBUF_HEADROOM;
+	uint32_t n = RTE_MIN(g->conf.pipeline, room / g->req_len), i;
+
+	if (n == 0)
+		return 0;
+	lc->reqs = rte_malloc_socket("lg_reqs", (size_t)n * g->req_len,
+		RTE_CACHE_LINE_SIZE, socket);
+	if (lc->reqs == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		memcpy(lc->reqs + (size_t)i * g->req_len, g->req, g->req_len);
+	lc->reqs_n = n;
+	return 0;
+}
+
 /* The init hook: this shard's share of the connections, as slots. */
 int
 lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
@@ -399,8 +449,6 @@ lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
 	lc->shard = ewyk_rt_shard_net(sh);
 	lc->tcp = ewyk_rt_shard_tcp(sh);
 	lc->nslots = nslots;
-	/* Prebuilt request buffers (sched.c) pin at most an eighth. */
-	lc->rq_max = lc->pool->size / 8;
 	lc->rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)lc->id << 32 | 1);
 	lg_hist_reset(&lc->hist);
 	lg_hist_reset(&lc->live);
@@ -437,6 +485,11 @@ lg_shard_init(struct ewyk_rt_shard *sh, void *arg)
 		s->in_head = 1;
 		s->t = &lc->times[(size_t)i * g->conf.pipeline];
 	}
+	if (!g->conf.h2 && g->mreq_len == 0 && lg_reqs_init(lc, socket) != 0) {
+		fprintf(stderr, "error: memory for requests on lcore %u\n",
+			lc->lcore_id);
+		return -ENOMEM;
+	}
 	if (g->conf.h2 && lg_h2_slots_init(lc) != 0) {
 		fprintf(stderr,
 			"error: memory for %u h2 sessions on lcore %u\n",
@@ -460,11 +513,11 @@ lg_shard_fini(struct ewyk_rt_shard *sh, void *arg)
 {
 	struct lg *g = arg;
 	struct lg_lcore *lc = &g->lc[ewyk_rt_shard_id(sh)];
-	uint32_t i;
 
 	lg_free_flush(lc);
-	for (i = 0; lc->slots != NULL && i < lc->nslots; i++)
-		slot_rq_free(&lc->slots[i]);
+	rte_free(lc->reqs);
+	lc->reqs = NULL;
+	lc->reqs_n = 0;
 	if (lc->slots != NULL)
 		lg_h2_slots_fini(lc);
 	rte_free(lc->slots);

@@ -55,8 +55,6 @@ void lg_close_all(struct lg_lcore *lc);
 /* Send @p k requests on an open slot, all started at @p t0; how many
  * were sent. */
 unsigned int slot_send(struct lg_slot *s, unsigned int k, uint64_t t0);
-/* The slot's prebuilt request buffer back to its pool (the end). */
-void slot_rq_free(struct lg_slot *s);
 /* The latency interval ended (at @p now or before): into the window's
  * histogram when it lay in the window; the next one. */
 void lg_live_roll(struct lg_lcore *lc, uint64_t now);

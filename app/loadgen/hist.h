@@ -59,6 +59,19 @@ lg_hist_record(struct lg_hist *h, uint64_t v)
 		h->max = v;
 }
 
+/* Count @p n times one value. */
+static inline void
+lg_hist_record_n(struct lg_hist *h, uint64_t v, uint64_t n)
+{
+	h->b[lg_hist_index(v)] += n;
+	h->count += n;
+	h->sum += v * n;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
 /* Empty a histogram. */
 void lg_hist_reset(struct lg_hist *h);
 

@@ -161,11 +161,9 @@ struct lg_slot {
 	uint16_t head;       /* oldest entry of t[] */
 	uint16_t hlen;       /* bytes in hbuf */
 	uint32_t idx;
-	uint64_t since;      /* TSC of the last progress (timeouts) */
-	uint64_t *t;         /* start time of each request in flight */
-	struct lg_h2 *h2;    /* --h2: the connection's session (h2_slot.c) */
-	struct rte_mbuf *rq; /* prebuilt requests (sched.c), or NULL */
-	uint16_t rq_n;       /* requests in rq */
+	uint64_t since;   /* TSC of the last progress (timeouts) */
+	uint64_t *t;      /* start time of each request in flight */
+	struct lg_h2 *h2; /* --h2: the connection's session (h2_slot.c) */
 	struct ewyk_http_body body;
 	char hbuf[LG_HEAD_MAX];
 };
@@ -203,8 +201,8 @@ struct lg_lcore {
 	uint32_t *ready; /* open loop: open slots with room (stack) */
 	uint32_t nready;
 	uint32_t syn_sent;   /* slots in CONNECTING */
-	uint32_t nrq;        /* slots with a prebuilt request buffer */
-	uint32_t rq_max;     /* ... at most (a share of the pool) */
+	char *reqs;          /* the request, reqs_n times (sched.c) */
+	uint32_t reqs_n;     /* copies in reqs: 0 with --mix-path */
 	uint64_t inflight;   /* requests in flight over all slots */
 	uint64_t open_after; /* TSC: no connects before (local ports short) */
 	uint64_t drain_end;  /* TSC: give up waiting for responses */
@@ -296,6 +294,9 @@ void slot_fail(struct lg_slot *s, enum lg_err e);
 void slot_close(struct lg_slot *s);
 /* sched.c */
 void lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad);
+/* The same for @p n responses started at @p t0 (client.c: a run of a
+ * chain's responses). */
+void lg_count_responses(struct lg_lcore *lc, uint64_t t0, bool bad, uint32_t n);
 /* After the run: the last interval's latencies into the window's. */
 void lg_live_flush(struct lg_lcore *lc);
 

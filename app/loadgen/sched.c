@@ -24,64 +24,30 @@
 #include "loadgen.h"
 
 /*
- * A slot's request buffer (one kind, no --mix-path): built once, as many
- * copies of the request as --pipeline asks (or as fit), and sent again
- * and again by reference. Each send takes a reference for the send queue
- * of lib/tcp, which drops it when the server has acknowledged the bytes
- * (a segment of more than lib/tcp copies refers to it too, until the port
- * has sent it). The buffer is the slot's to send again only while the
- * slot's reference is the only one (refcnt 1): nothing queued or in
- * flight reads it then, and its chain and lengths, which a queue sets,
- * are reset. Otherwise, or beyond the lcore's share of buffers (an
- * eighth of the pool: the rest receives and carries segments), the
- * request is copied into a fresh buffer as before.
+ * The one kind of request (no --mix-path) goes out copied into a fresh
+ * buffer from the lcore's prebuilt run of copies (lc->reqs: as many as
+ * --pipeline asks, or as fit in one buffer): one allocation and one copy
+ * per send, whatever k. The buffer is lib/tcp's alone (one reference), so
+ * no reference count is ever updated atomically on its way: its free
+ * when the server acknowledged the bytes is the mempool cache's. (A
+ * buffer shared by reference with the send queue, refcnt 2, costs a
+ * lock-prefixed decrement on that free, and more for each segment that
+ * referred to it; the copy costs more instructions instead, about the
+ * same cycles: docs/guides/runtime.md, "What a request costs
+ * ewyk-loadgen".)
  */
 static struct rte_mbuf *
-slot_rq(struct lg_slot *s, unsigned int k)
+slot_rq(struct lg_lcore *lc, unsigned int n)
 {
-	struct lg_lcore *lc = s->lc;
-	const struct lg *g = lc->app;
-	struct rte_mbuf *m = s->rq;
+	uint32_t len = n * lc->app->req_len;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(lc->pool);
 
-	if (unlikely(m == NULL)) {
-		unsigned int n, i;
-
-		if (lc->nrq >= lc->rq_max)
-			return NULL;
-		m = rte_pktmbuf_alloc(lc->pool);
-		if (m == NULL)
-			return NULL;
-		n = RTE_MIN(g->conf.pipeline,
-			rte_pktmbuf_tailroom(m) / g->req_len);
-		for (i = 0; i < n; i++)
-			memcpy(rte_pktmbuf_mtod_offset(m, char *,
-				       i * g->req_len),
-				g->req, g->req_len);
-		s->rq = m;
-		s->rq_n = (uint16_t)n;
-		lc->nrq++;
-	}
-	if (k > s->rq_n || rte_mbuf_refcnt_read(m) != 1)
+	if (unlikely(m == NULL))
 		return NULL;
-	m->next = NULL;
-	m->nb_segs = 1;
-	m->data_len = (uint16_t)(k * g->req_len);
-	m->pkt_len = k * g->req_len;
-	rte_mbuf_refcnt_update(m, 1);
+	rte_memcpy(rte_pktmbuf_mtod(m, char *), lc->reqs, len);
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
 	return m;
-}
-
-/* The slot's request buffer back (at the end of the run): the slot's
- * reference; a send queue still holding it drops its own. One segment:
- * a queue may have chained buffers behind it. */
-void
-slot_rq_free(struct lg_slot *s)
-{
-	if (s->rq == NULL)
-		return;
-	rte_pktmbuf_free_seg(s->rq);
-	s->rq = NULL;
-	s->lc->nrq--;
 }
 
 /* Entry @p i of a slot's ring of start times (i < 2 * depth): no
@@ -106,14 +72,22 @@ slot_send(struct lg_slot *s, unsigned int k, uint64_t t0)
 
 	if (s->h2 != NULL)
 		return lg_h2_slot_send(s, k, t0);
-	if (g->mreq_len == 0 && (m = slot_rq(s, k)) != NULL) {
-		/* The common case: the one kind, from the slot's buffer. */
-		if (ewyk_tcp_send(s->c, m) != 0) {
-			rte_mbuf_refcnt_update(m, -1);
-			return 0;
+	if (g->mreq_len == 0 && lc->reqs_n != 0) {
+		/* The common case: the one kind, copied from lc->reqs. */
+		while (sent < k) {
+			unsigned int n = RTE_MIN(k - sent, lc->reqs_n);
+
+			m = slot_rq(lc, n);
+			if (m == NULL)
+				break;
+			if (ewyk_tcp_send(s->c, m) != 0) {
+				rte_pktmbuf_free(m);
+				break;
+			}
+			for (; n > 0; n--, sent++)
+				s->t[slot_ring(s->head + s->inflight++,
+					depth)] = t0;
 		}
-		for (; sent < k; sent++)
-			s->t[slot_ring(s->head + s->inflight++, depth)] = t0;
 		goto out;
 	}
 	while (sent < k) {
@@ -246,14 +220,15 @@ lg_clock(struct lg_lcore *lc)
 	lc->quiet_since = now;
 }
 
-/* A valid response to a request started at @p t0: @p bad when not 2xx. */
+/* @p n valid responses to requests started at @p t0: @p bad when not
+ * 2xx. One clock read, one record of the latency (counted n times). */
 void
-lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad)
+lg_count_responses(struct lg_lcore *lc, uint64_t t0, bool bad, uint32_t n)
 {
 	lg_clock(lc);
-	lg_stat_add(&lc->st.responses, 1);
+	lg_stat_add(&lc->st.responses, n);
 	if (bad) {
-		lg_err(lc, LG_ERR_STATUS, 1);
+		lg_err(lc, LG_ERR_STATUS, n);
 		return;
 	}
 	if (unlikely(lc->now >= lc->live_next))
@@ -261,15 +236,21 @@ lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad)
 	if (lc->live_in) {
 		uint64_t ns = lg_tsc_ns(lc->app, lc->now - t0);
 
-		lg_stat_add(&lc->st.ok, 1);
-		lg_hist_record(&lc->live, ns);
+		lg_stat_add(&lc->st.ok, n);
+		lg_hist_record_n(&lc->live, ns, n);
 		/* It was in flight (or due) while a stall held it. */
 		if (unlikely(t0 < lc->gap_end)) {
-			lg_hist_record(&lc->gapped, ns);
+			lg_hist_record_n(&lc->gapped, ns, n);
 			if (t0 < lc->stall_end)
-				lg_hist_record(&lc->spanned, ns);
+				lg_hist_record_n(&lc->spanned, ns, n);
 		}
 	}
+}
+
+void
+lg_count_response(struct lg_lcore *lc, uint64_t t0, bool bad)
+{
+	lg_count_responses(lc, t0, bad, 1);
 }
 
 /* Open loop: sends refused in one iteration before it gives up. */

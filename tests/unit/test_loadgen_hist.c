@@ -4,7 +4,8 @@
  * tile the value range without gaps, every quantile of random samples
  * (uniform, log-uniform, and a bimodal mix) is within 1 % of the exact
  * one computed from the sorted samples, merging equals recording
- * everything in one, and the edge cases (empty, 0, huge values).
+ * everything in one, a value recorded n times at once equals n single
+ * records, and the edge cases (empty, 0, huge values).
  */
 
 #include <stdarg.h>
@@ -197,6 +198,33 @@ test_sub(void **state)
 	assert_int_equal(lg_hist_quantile(&h1, 0.99), 0);
 }
 
+/* lg_hist_record_n(): the same histogram as n calls of lg_hist_record(),
+ * bucket by bucket, with the count, sum, min and max. */
+static void
+test_record_n(void **state)
+{
+	unsigned int i, k;
+
+	(void)state;
+	lg_hist_reset(&h1);
+	lg_hist_reset(&h2);
+	for (i = 0; i < 5000; i++) {
+		uint64_t v = next_rand() >> (next_rand() % 64);
+		unsigned int n = 1 + (unsigned int)(next_rand() % 17);
+
+		lg_hist_record_n(&h1, v, n);
+		for (k = 0; k < n; k++)
+			lg_hist_record(&h2, v);
+	}
+	assert_int_equal(h1.count, h2.count);
+	assert_int_equal(h1.sum, h2.sum);
+	assert_int_equal(h1.min, h2.min);
+	assert_int_equal(h1.max, h2.max);
+	assert_memory_equal(h1.b, h2.b, sizeof(h1.b));
+	assert_int_equal(lg_hist_quantile(&h1, 0.99),
+		lg_hist_quantile(&h2, 0.99));
+}
+
 static void
 test_edges(void **state)
 {
@@ -223,6 +251,7 @@ main(void)
 		cmocka_unit_test(test_quantiles),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_sub),
+		cmocka_unit_test(test_record_n),
 		cmocka_unit_test(test_edges),
 	};
 

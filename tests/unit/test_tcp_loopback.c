@@ -184,8 +184,8 @@ lb_byte(uint64_t x)
 }
 
 /*
- * L.shared: the client's buffer is sent by reference, as ewyk-loadgen
- * sends its prebuilt requests: one more reference per send, which lib/tcp
+ * L.shared: the client's buffer is sent by reference, as an application
+ * may send a prebuilt buffer: one more reference per send, which lib/tcp
  * drops once the bytes are acknowledged (and the frames that referred to
  * it are gone); the buffer is sent again only while its holder's
  * reference is the only one, else a copy goes.
@@ -537,8 +537,8 @@ test_loopback_many(void **state)
 }
 
 /* Buffers sent by reference and sent again once lib/tcp dropped its
- * references (ewyk-loadgen's prebuilt requests), over a clean and over a
- * lossy, reordering wire: the stream intact, every reference dropped
+ * references (a prebuilt buffer sent again and again), over a clean and
+ * over a lossy, reordering wire: the stream intact, every reference dropped
  * once, every buffer back in the pool. */
 void
 test_loopback_shared_buf(void **state)
