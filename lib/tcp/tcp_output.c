@@ -267,9 +267,8 @@ tcp_send_syn(struct ewyk_tcp_conn *c)
 			c->ws_ok ? c->rcv_wscale : -1);
 	else
 		olen = opts_syn((uint8_t *)(th + 1), c->mss_cap,
-			!t->conf.no_sack, !t->conf.no_timestamps,
-			conn_tsval(c), 0,
-			t->conf.no_wscale ? -1 : t->rcv_wscale);
+			!t->conf.no_sack, !t->conf.no_timestamps, conn_tsval(c),
+			0, t->conf.no_wscale ? -1 : t->rcv_wscale);
 	rte_pktmbuf_trim(m, (uint16_t)(TCP_SYN_OPT_MAX - olen));
 	fill_hdr(th, c->lport, c->rport, c->iss, synack ? c->rcv_nxt : 0,
 		synack ? (TH_SYN | TH_ACK) : TH_SYN, TCP_HDR_LEN + olen,
