@@ -46,10 +46,13 @@ http_conn_release(struct ewyk_http_conn *c)
 	 * next connection of this slot moves it instead of arming it
 	 * afresh; ewyk_http_server_free() takes off what is left. */
 	c->tmo = HT_NONE;
-	/* TCP has let go of the connection: its budgets no longer count rx */
-	rte_pktmbuf_free(c->rx);
-	rte_pktmbuf_free(c->tx);
-	rte_pktmbuf_free(c->stage);
+	/* TCP has let go of the connection: its budgets no longer count rx.
+	 * Usually all three are empty (a call each saved). */
+	if (unlikely(c->rx != NULL || c->tx != NULL || c->stage != NULL)) {
+		rte_pktmbuf_free(c->rx);
+		rte_pktmbuf_free(c->tx);
+		rte_pktmbuf_free(c->stage);
+	}
 	c->rx = NULL;
 	c->rx_pos = NULL;
 	c->tx = NULL;

@@ -403,7 +403,8 @@ tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 		}
 		c->retries = 0;
 		c->backoff = 0;
-		tcp_sack_input(c, s);
+		if (c->nsack != 0 || s->o.nsack != 0)
+			tcp_sack_input(c, s);
 		new_ack(c, acked);
 		/* SACK shows a loss even though the ACK moved (RFC 6675 IsLost). */
 		if (!c->in_recovery && c->sack_ok &&
@@ -436,7 +437,9 @@ tcp_ack_input(struct ewyk_tcp_conn *c, const struct tcp_seg *s)
 		 * SND.UNA that SACKs new data: a peer that sends data too
 		 * piggybacks all its ACKs, and none of them is "duplicate".
 		 */
-		uint32_t newly = tcp_sack_input(c, s);
+		uint32_t newly = c->nsack != 0 || s->o.nsack != 0 ?
+			tcp_sack_input(c, s) :
+			0;
 		bool outstanding = c->snd_max != c->snd_una && c->snd_wnd != 0;
 
 		if (ack == c->snd_una && outstanding &&

@@ -30,21 +30,6 @@ ewyk_tcp_state_name(enum ewyk_tcp_state s)
 	return state_names[s];
 }
 
-void
-tcp_set_state(struct ewyk_tcp_conn *c, enum ewyk_tcp_state s)
-{
-	struct ewyk_tcp *t = c->tcp;
-	uint8_t old = c->state;
-
-	if (old == s)
-		return;
-	if (old != EWYK_TCP_CLOSED)
-		ewyk_ctr_sub(&t->states[old], 1);
-	if (s != EWYK_TCP_CLOSED)
-		ewyk_ctr_add(&t->states[s], 1);
-	c->state = (uint8_t)s;
-}
-
 struct ewyk_tcp_conn *
 tcp_conn_alloc(struct ewyk_tcp *t)
 {

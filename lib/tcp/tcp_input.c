@@ -18,12 +18,43 @@
 	(((uint32_t)TCPOPT_NOP << 24) | ((uint32_t)TCPOPT_NOP << 16) | \
 		((uint32_t)TCPOPT_TS << 8) | 10u)
 
+/* SACK permitted (kind 4, length 2), then TS's kind 8 and length 10. */
+#define TCP_SYN_OPT_WORD1                                  \
+	(((uint32_t)TCPOPT_SACK_PERM << 24) | (2u << 16) | \
+		((uint32_t)TCPOPT_TS << 8) | 10u)
+
 /* A big-endian 32-bit field at any alignment. */
 static inline uint32_t
 get32(const uint8_t *p)
 {
 	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
 		((uint32_t)p[2] << 8) | p[3];
+}
+
+/*
+ * The SYN options of Linux (and of ewyk's own SYN and SYN-ACK): MSS,
+ * SACK permitted, timestamps, NOP, window scale, 20 bytes. Taken with
+ * three compares when laid out so; what parse_options() would find in
+ * them. Returns false for any other layout (the loop then reads it).
+ */
+static inline bool
+parse_syn_options(const uint8_t *p, unsigned int n, struct tcp_opts *o)
+{
+	if (n != 20 || get32(p + 4) != TCP_SYN_OPT_WORD1 ||
+		(get32(p) >> 16) != ((TCPOPT_MSS << 8) | 4u) ||
+		(get32(p + 16) >> 8) !=
+			((TCPOPT_NOP << 16) | (TCPOPT_WS << 8) | 3u))
+		return false;
+	o->has_mss = 1;
+	o->mss = (uint16_t)((p[2] << 8) | p[3]);
+	o->sack_perm = 1;
+	o->has_ts = 1;
+	o->tsval = get32(p + 8);
+	o->tsecr = get32(p + 12);
+	o->has_ws = 1;
+	/* RFC 7323 2.3: larger shifts are used as 14. */
+	o->ws = RTE_MIN(p[19], TCP_MAX_WSCALE);
+	return true;
 }
 
 static int
@@ -176,8 +207,11 @@ tcp_parse(struct ewyk_tcp *t, struct rte_mbuf *m, const struct tcp_ip *ip,
 		s->o.has_ts = 1;
 		s->o.tsval = get32(hp + TCP_HDR_LEN + 4);
 		s->o.tsecr = get32(hp + TCP_HDR_LEN + 8);
-	} else if (parse_options(hp + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &s->o) !=
-		0) {
+	} else if (!((s->flags & TH_SYN) &&
+			   parse_syn_options(hp + TCP_HDR_LEN,
+				   hlen - TCP_HDR_LEN, &s->o)) &&
+		parse_options(hp + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &s->o) !=
+			0) {
 		return EWYK_TCP_DROP_OPTIONS;
 	}
 	s->seq = rte_be_to_cpu_32(th->sent_seq);

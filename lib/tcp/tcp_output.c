@@ -130,6 +130,10 @@ put32(uint8_t *p, uint32_t v)
 	return p + 4;
 }
 
+/* Room a SYN's options take at most: MSS, SACK permitted, timestamps,
+ * window scale (with their NOPs). */
+#define TCP_SYN_OPT_MAX 20
+
 /* SYN / SYN-ACK options; returns their length (a multiple of 4, <= 20). */
 static unsigned int
 opts_syn(uint8_t *p0, uint16_t mss, bool sack, bool ts, uint32_t tsval,
@@ -247,7 +251,6 @@ tcp_send_syn(struct ewyk_tcp_conn *c)
 {
 	struct ewyk_tcp *t = c->tcp;
 	struct rte_mbuf *m = seg_alloc(t);
-	uint8_t opts[TCP_MAX_OPT_LEN];
 	struct rte_tcp_hdr *th;
 	unsigned int olen;
 	bool synack = c->state == EWYK_TCP_SYN_RECEIVED;
@@ -255,19 +258,21 @@ tcp_send_syn(struct ewyk_tcp_conn *c)
 
 	if (m == NULL)
 		return -ENOBUFS;
+	/* The options are written in place, the mbuf trimmed to them. */
+	th = (struct rte_tcp_hdr *)rte_pktmbuf_append(m,
+		TCP_HDR_LEN + TCP_SYN_OPT_MAX);
 	if (synack)
-		olen = opts_syn(opts, c->mss_cap, c->sack_ok, c->ts_ok,
-			conn_tsval(c), c->ts_recent,
+		olen = opts_syn((uint8_t *)(th + 1), c->mss_cap, c->sack_ok,
+			c->ts_ok, conn_tsval(c), c->ts_recent,
 			c->ws_ok ? c->rcv_wscale : -1);
 	else
-		olen = opts_syn(opts, c->mss_cap, !t->conf.no_sack,
-			!t->conf.no_timestamps, conn_tsval(c), 0,
-			t->conf.no_wscale ? -1 : t->rcv_wscale);
-	th = (struct rte_tcp_hdr *)rte_pktmbuf_append(m, TCP_HDR_LEN + olen);
+		olen = opts_syn((uint8_t *)(th + 1), c->mss_cap,
+			!t->conf.no_sack, !t->conf.no_timestamps, conn_tsval(c),
+			0, t->conf.no_wscale ? -1 : t->rcv_wscale);
+	rte_pktmbuf_trim(m, (uint16_t)(TCP_SYN_OPT_MAX - olen));
 	fill_hdr(th, c->lport, c->rport, c->iss, synack ? c->rcv_nxt : 0,
 		synack ? (TH_SYN | TH_ACK) : TH_SYN, TCP_HDR_LEN + olen,
 		(uint16_t)wnd);
-	memcpy(th + 1, opts, olen);
 	c->rcv_adv = c->rcv_nxt + wnd;
 	if (synack)
 		ack_sent(c);

@@ -41,7 +41,7 @@ tcp_passive_open(struct ewyk_tcp *t, struct tcp_listener *l, struct tcp_seg *s,
 	struct ewyk_tcp_conn *c;
 	uint32_t isn;
 
-	rte_pktmbuf_free(m); /* data on a SYN is not taken */
+	tcp_mbuf_free(m); /* data on a SYN is not taken */
 	c = tcp_conn_alloc(t);
 	if (c == NULL)
 		return;

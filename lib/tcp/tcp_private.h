@@ -399,6 +399,18 @@ tcp_meta(const struct ewyk_tcp *t, struct rte_mbuf *m)
 	return RTE_MBUF_DYNFIELD(m, t->dyn_off, struct tcp_mbuf_meta *);
 }
 
+/*
+ * Free what is left of a segment: NULL after a header-only segment's
+ * mbuf went in tcp_mbuf_adj() (a SYN, a pure ACK, a bare FIN), which is
+ * most segments of a short connection; rte_pktmbuf_free() is a call.
+ */
+static inline void
+tcp_mbuf_free(struct rte_mbuf *m)
+{
+	if (m != NULL)
+		rte_pktmbuf_free(m);
+}
+
 /** Timestamp clock: milliseconds. */
 static inline uint32_t
 tcp_ts_now(const struct ewyk_tcp *t)
@@ -417,8 +429,27 @@ tcp_ms_to_cyc(const struct ewyk_tcp *t, uint64_t ms)
 #define TCP_TMR_DELACK 2
 #define TCP_TMR_MISC 4
 
+/*
+ * The connection's state, counted per state (telemetry's gauges). Inline:
+ * a short connection changes state five times (SYN-RECEIVED, ESTABLISHED,
+ * CLOSE-WAIT, LAST-ACK, CLOSED).
+ */
+static inline void
+tcp_set_state(struct ewyk_tcp_conn *c, enum ewyk_tcp_state s)
+{
+	struct ewyk_tcp *t = c->tcp;
+	uint8_t old = c->state;
+
+	if (old == s)
+		return;
+	if (old != EWYK_TCP_CLOSED)
+		ewyk_ctr_sub(&t->states[old], 1);
+	if (s != EWYK_TCP_CLOSED)
+		ewyk_ctr_add(&t->states[s], 1);
+	c->state = (uint8_t)s;
+}
+
 /* tcp_conn.c */
-void tcp_set_state(struct ewyk_tcp_conn *c, enum ewyk_tcp_state s);
 struct ewyk_tcp_conn *tcp_conn_alloc(struct ewyk_tcp *t);
 void tcp_conn_destroy(struct ewyk_tcp_conn *c);
 void tcp_conn_release(struct ewyk_tcp_conn *c);

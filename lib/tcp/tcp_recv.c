@@ -268,7 +268,7 @@ tcp_data_input(struct ewyk_tcp_conn *c, uint32_t seq, struct rte_mbuf *m,
 	if (len > 0)
 		deliver(c, m, len);
 	else
-		rte_pktmbuf_free(m);
+		tcp_mbuf_free(m);
 	if (fin) {
 		got_fin = true;
 	} else {

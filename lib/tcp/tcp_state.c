@@ -477,7 +477,7 @@ fin_acked(struct ewyk_tcp_conn *c, struct rte_mbuf *m)
 		tcp_enter_time_wait(c);
 		break;
 	case EWYK_TCP_LAST_ACK:
-		rte_pktmbuf_free(m);
+		tcp_mbuf_free(m);
 		tcp_ctr_inc(t, EWYK_TCP_CONN_CLOSED);
 		tcp_notify_closed(c, 0);
 		tcp_conn_destroy(c);
@@ -580,7 +580,7 @@ text_input(struct ewyk_tcp_conn *c, struct tcp_seg *s, struct rte_mbuf *m,
 	bool fin = (s->flags & TH_FIN) != 0;
 
 	if (len == 0 && !fin) {
-		rte_pktmbuf_free(m);
+		tcp_mbuf_free(m);
 		tcp_ack_flush(c);
 		return;
 	}

@@ -264,6 +264,29 @@ build_seg(const struct step *s, bool ts_on)
 	uint8_t *d;
 
 	assert_non_null(m);
+	if (s->linux_opts) {
+		/* Linux's SYN: MSS, SACK permitted, TS, NOP, WS (20 bytes). */
+		uint32_t v = rte_cpu_to_be_32(
+			s->tsval ? s->tsval : ++H.peer_ts);
+
+		assert_true(s->mss && s->sackok && s->ts && s->ws && ts_on);
+		*p++ = 2;
+		*p++ = 4;
+		*p++ = (uint8_t)(s->mss >> 8);
+		*p++ = (uint8_t)s->mss;
+		*p++ = 4;
+		*p++ = 2;
+		*p++ = 8;
+		*p++ = 10;
+		memcpy(p, &v, 4);
+		memset(p + 4, 0, 4);
+		p += 8;
+		*p++ = 1;
+		*p++ = 3;
+		*p++ = 3;
+		*p++ = (uint8_t)(s->ws - 1);
+		goto opts_done;
+	}
 	if (s->mss) {
 		*p++ = 2;
 		*p++ = 4;
@@ -311,6 +334,7 @@ build_seg(const struct step *s, bool ts_on)
 			p += 8;
 		}
 	}
+opts_done:
 	olen = (unsigned int)(p - opt);
 	th = (struct rte_tcp_hdr *)rte_pktmbuf_append(m,
 		(uint16_t)(20 + olen + s->len));

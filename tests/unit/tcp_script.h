@@ -137,9 +137,10 @@ struct step {
 		win; /* window field (0: 65535 in, unchecked out; WIN0: zero) */
 	int mss, ws; /* options (0: none / unchecked) */
 	bool sackok, ts, noopt, any_ack, plain, learn, any_seq;
-	bool nots;      /* IN: no timestamp, even on a timestamp connection */
-	uint32_t tsval; /* IN: explicit TSval (0: next of the peer's clock) */
-	int nsack;      /* IN: blocks given; OUT: blocks expected (-1: none) */
+	bool nots;       /* IN: no timestamp, even on a timestamp connection */
+	bool linux_opts; /* IN SYN: mss, sackok, ts, ws in Linux's layout */
+	uint32_t tsval;  /* IN: explicit TSval (0: next of the peer's clock) */
+	int nsack;       /* IN: blocks given; OUT: blocks expected (-1: none) */
 	int64_t sack[4][2];    /* relative to the receiver's view */
 	uint16_t sport, dport; /* 0: the defaults */
 	uint8_t paddr; /* IN over IPv6: the peer's last address byte (0: 2) */

@@ -45,6 +45,18 @@ static const struct step s_active_open[] = { CONNECT,
 	ABORT, OUT(F_RST | F_ACK, 2001, 1), GONE, CTR(EWYK_TCP_CONN_ABORTED, 1),
 	END };
 
+/* A SYN's options as Linux lays them out (MSS, SACK permitted, TS, NOP,
+ * WS: the one-compare path), the peer's MSS then cut by the timestamps. */
+static const struct step s_passive_linux_opts[] = {
+	IN(F_SYN, 0, 0, .mss = 1400, .ws = WS(7), .sackok = true, .ts = true,
+		.linux_opts = true),
+	OUT(F_SYN | F_ACK, 0, 1, .mss = 1460, .ws = WS(3), .sackok = true,
+		.ts = true),
+	IN(F_ACK, 1, 1, .ts = true), EV(EV_ACCEPT, 0), STATE(ES), SEND(2000),
+	OUT(F_ACK, 1, 1, .len = 1388), OUT(F_ACK | F_PSH, 1389, 1, .len = 612),
+	IN(F_ACK, 1, 2001, .ts = true), NOOUT, END
+};
+
 static const struct step s_active_refused[] = { CONNECT, OUT(F_SYN, 0, 0),
 	IN(F_RST | F_ACK, 0, 1), EV(EV_CONNECTED, -ECONNREFUSED), GONE,
 	CTR(EWYK_TCP_RST_IN, 1), END };
@@ -449,6 +461,7 @@ const struct script tcp_scripts[] = {
 	SC(passive_data_close),
 	SC(passive_plain),
 	SC(active_open),
+	SC(passive_linux_opts),
 	SC(active_refused),
 	SC(syn_sent_corners),
 	SC(simultaneous_open),
