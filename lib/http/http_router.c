@@ -146,6 +146,13 @@ ewyk_http_route_lookup(const struct ewyk_http_router *r, unsigned int method,
 		if (!route_matches(rt, path))
 			continue;
 		if (!rt->prefix) {
+			/* The first exact route of the path: the second pass
+			 * would start with it, so when it takes the method it
+			 * is the answer. */
+			if (rt->methods & mbit) {
+				*route = rt;
+				return 0;
+			}
 			key_prefix = 0;
 			key_len = rt->path_len;
 			found = 1;
