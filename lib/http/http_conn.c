@@ -67,7 +67,8 @@ conn_reset_request(struct ewyk_http_conn *c)
 	struct ewyk_http_header *h = c->req.headers;
 	uint16_t mh = c->req.max_headers;
 
-	http_conn_done(c, 0);
+	if (c->done != NULL)
+		http_conn_done(c, 0);
 	if (c->ls != NULL)
 		ewyk_http_parser_reset(&c->ls->p);
 	memset(&c->req, 0, sizeof(c->req));
@@ -634,6 +635,14 @@ http_conn_run(struct ewyk_http_conn *c)
 			}
 			c->rx_done = c->rx_off;
 			conn_reset_request(c);
+			if (rx_avail(c) == 0 && !c->eof) {
+				/* what head_step() would say: wait (keep-alive
+				 * between requests) */
+				if (c->tx == NULL)
+					http_conn_timer(c, HT_IDLE,
+						c->srv->conf.idle_timeout_ms);
+				break;
+			}
 			if (rx_avail(c) == 0 && c->tx == NULL)
 				http_conn_timer(c, HT_IDLE,
 					c->srv->conf.idle_timeout_ms);
