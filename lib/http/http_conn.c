@@ -70,7 +70,8 @@ conn_reset_request(struct ewyk_http_conn *c)
 	struct ewyk_http_header *h = c->req.headers;
 	uint16_t mh = c->req.max_headers;
 
-	http_conn_done(c, 0);
+	if (c->done != NULL)
+		http_conn_done(c, 0);
 	if (c->ls != NULL)
 		ewyk_http_parser_reset(&c->ls->p);
 	memset(&c->req, 0, sizeof(c->req));
@@ -169,6 +170,7 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
 	/* Armed for a later deadline while pending for this earlier one
 	 * (timer_at()): go on to the deadline. */
 	if (ewyk_twheel_now(w) < c->tmo_due) {
+		c->tmr_by = ewyk_twheel_due_bound(w, c->tmo_due);
 		ewyk_twheel_rearm(w, t, c->tmo_due);
 		return;
 	}
@@ -215,7 +217,11 @@ tmo_cb(struct ewyk_twheel *w, struct ewyk_twheel_timer *t, void *arg)
  * it is: tmo_cb() moves it on to tmo_due when it fires early. So the idle
  * timer after a response, the header timer of a connection that follows
  * another on its slot, cost no wheel operation; an earlier deadline moves
- * the node, and arm() runs only the first time.
+ * the node, and arm() runs only the first time. Whether the node comes up
+ * by the new deadline is first asked of tmr_by, what
+ * ewyk_twheel_due_bound() said when the node was last placed (it bounds
+ * every later placing of the node by the wheel): one compare, and the
+ * wheel's ewyk_twheel_due_by() only when that bound is later.
  */
 static void
 timer_at(struct ewyk_http_conn *c, enum http_tmo kind, uint64_t when)
@@ -225,9 +231,12 @@ timer_at(struct ewyk_http_conn *c, enum http_tmo kind, uint64_t when)
 	http_slots_timer(c, kind); /* idle or not */
 	c->tmo = (uint8_t)kind;
 	c->tmo_due = when;
+	/* tmr_by, the bound of the node's last placing, most often settles
+	 * it (a later deadline) without asking the wheel */
 	if (ewyk_twheel_pending(&c->tmr) &&
-		ewyk_twheel_due_by(w, &c->tmr) <= when)
+		(c->tmr_by <= when || ewyk_twheel_due_by(w, &c->tmr) <= when))
 		return;
+	c->tmr_by = ewyk_twheel_due_bound(w, when);
 	if (ewyk_twheel_rearm(w, &c->tmr, when) != 0)
 		ewyk_twheel_arm(w, &c->tmr, when, tmo_cb, c);
 }
@@ -479,7 +488,10 @@ head_step(struct ewyk_http_conn *c)
 	}
 	HTTP_CTR(s, REQUESTS, 1);
 	timer_stop(c);
-	if (s->conf.h2c != NULL && http_switch_upgrade(c))
+	/* An h2c upgrade has Upgrade and HTTP2-Settings beside Host. */
+	c->h2_maybe = 0;
+	if (s->conf.h2c != NULL && c->req.nheaders >= 3 &&
+		http_switch_upgrade(c))
 		return 1; /* HTTP/2's now */
 	if (c->req.framing != EWYK_HTTP_BODY_NONE) {
 		ewyk_http_body_init(&c->ls->b, &c->req, &s->conf.lim);
@@ -626,6 +638,14 @@ http_conn_run(struct ewyk_http_conn *c)
 			}
 			c->rx_done = c->rx_off;
 			conn_reset_request(c);
+			if (rx_avail(c) == 0 && !c->eof) {
+				/* what head_step() would say: wait (keep-alive
+				 * between requests) */
+				if (c->tx == NULL)
+					http_conn_timer(c, HT_IDLE,
+						c->srv->conf.idle_timeout_ms);
+				break;
+			}
 			if (rx_avail(c) == 0 && c->tx == NULL)
 				http_conn_timer(c, HT_IDLE,
 					c->srv->conf.idle_timeout_ms);

@@ -300,8 +300,12 @@ resp_start(struct ewyk_http_conn *c, uint16_t status)
 	c->status = status;
 	/* Counted when it goes out: a response to a connection already gone
 	 * (the last write of a stream cut short) is not one. */
-	if (c->tcp != NULL)
-		http_conn_count_status(c->srv, status);
+	if (c->tcp != NULL) {
+		if (likely(status - 200u < 100u))
+			HTTP_CTR(c->srv, RESP_2XX, 1); /* nearly every one */
+		else
+			http_conn_count_status(c->srv, status);
+	}
 	/* A client that expected 100 and did not get it may never send the
 	 * body: do not wait for it, close after the response. */
 	if (c->st == HC_BODY && c->req.expect_continue && !c->body_started &&

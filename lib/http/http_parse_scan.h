@@ -249,15 +249,40 @@ authority_quick32(__m128i x, __m128i y, uint32_t sh, uint32_t n)
 
 /*
  * A Host value at buf[i] (after "Host: ") that ends, with its CR, in the
- * 32 bytes there, with no OWS and only the usual host [":" port] bytes
- * (http_authority_quick16()): the CR's index. 0 otherwise (the general
- * steps decide). isa not scalar only.
+ * 32 bytes there or in the buffer's last 16, with no OWS and only the
+ * usual host [":" port] bytes (http_authority_quick16()): the CR's index.
+ * 0 otherwise (the general steps decide). isa not scalar only.
  */
 static inline uint32_t
 host_value_end(const char *buf, uint32_t i, uint32_t len, uint32_t hend,
 	unsigned int isa)
 {
 #ifdef __SSSE3__
+	/* pshufb indices that move bytes sh.. of a load down to byte 0 and
+	 * zero the bytes above (index with its high bit set) */
+	static const int8_t down[32] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+		12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+		-1, -1, -1, -1 };
+
+	if (isa != EWYK_HTTP_ISA_SCALAR && len - i < 16 && len >= 16) {
+		/*
+		 * A small request's Host line ends its buffer: the value is
+		 * in the buffer's last 16 bytes, moved down to byte 0 with
+		 * zeros after (a zero stops the value like any CTL, so a
+		 * stop past the buffer's end is no CR).
+		 */
+		const uint32_t sh = i + 16 - len;
+		const __m128i x = _mm_shuffle_epi8(http_load16(buf + len - 16),
+			_mm_loadu_si128(
+				(const __m128i *)(const void *)(down + sh)));
+		const uint32_t k = (uint32_t)__builtin_ctz(
+			http_value_stop16(x) | 0x10000);
+
+		return k < len - i && i + k < hend && buf[i + k] == '\r' &&
+				http_authority_quick16(x, k) ?
+			i + k :
+			0;
+	}
 	if (isa != EWYK_HTTP_ISA_SCALAR && len - i >= 16) {
 		const __m128i x = http_load16(buf + i);
 		uint32_t k = (uint32_t)__builtin_ctz(

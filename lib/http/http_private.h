@@ -537,6 +537,7 @@ struct ewyk_http_conn {
 	void *done_arg;
 	uint64_t body_deadline; /* TSC: the body's minimum rate runs out */
 	uint64_t tmo_due;       /* TSC: when the timeout of kind tmo is due */
+	uint64_t tmr_by;        /* TSC: tmr comes up by then (see timer_at()) */
 	uint64_t prod_left;     /* Content-Length bytes still owed */
 	uint64_t prod_off;      /* bytes produced */
 	uint32_t next_free;

@@ -107,6 +107,20 @@ ewyk_http_route_add(struct ewyk_http_router *r, const char *path, int prefix,
 	return 0;
 }
 
+/* a[0, n) is b[0, n); the usual short path without a call. */
+static inline int
+path_eq(const char *a, const char *b, uint32_t n)
+{
+	uint32_t i;
+
+	if (n > 8)
+		return memcmp(a, b, n) == 0;
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
+}
+
 static int
 route_matches(const struct ewyk_http_route *rt, struct ewyk_http_view path)
 {
@@ -122,8 +136,7 @@ route_matches(const struct ewyk_http_route *rt, struct ewyk_http_view path)
 				rt->path[rt->path_len - 1] == '/' ||
 				path.p[rt->path_len] == '/' ||
 				path.p[rt->path_len] == '?');
-	return rt->path_len == path.len &&
-		memcmp(rt->path, path.p, path.len) == 0;
+	return rt->path_len == path.len && path_eq(rt->path, path.p, path.len);
 }
 
 int
@@ -146,6 +159,13 @@ ewyk_http_route_lookup(const struct ewyk_http_router *r, unsigned int method,
 		if (!route_matches(rt, path))
 			continue;
 		if (!rt->prefix) {
+			/* The first exact route of the path: the second pass
+			 * would start with it, so when it takes the method it
+			 * is the answer. */
+			if (rt->methods & mbit) {
+				*route = rt;
+				return 0;
+			}
 			key_prefix = 0;
 			key_len = rt->path_len;
 			found = 1;

@@ -71,6 +71,7 @@ ewyk_http_server_create(const struct ewyk_http_server_conf *conf)
 
 		c->srv = s;
 		ewyk_twheel_timer_init(&c->tmr);
+		c->tmr_by = UINT64_MAX;
 		/* Parser, scratch and header array come with a lease. */
 		c->ls = NULL;
 		c->req.max_headers = (uint16_t)mh;
