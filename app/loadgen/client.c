@@ -348,6 +348,8 @@ lg_shard_poll(struct ewyk_rt_shard *sh, uint64_t now, void *arg)
 	lc->now = now;
 	lg_stat_add(&lc->st.loops, 1);
 	lg_free_flush(lc);
+	if (g->conf.h2)
+		lg_h2_pass_end(lc);
 	switch (lc->phase) {
 	case LG_WAIT:
 		if (!lg_start(lc, now)) {

@@ -172,6 +172,145 @@ cb_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, void *arg)
 	return 0;
 }
 
+/* ---- memory (lg_h2_mem) ---- */
+
+/* A block carries its class in a 16-byte header (which keeps it 16-byte
+ * aligned): classes of 64 B << c, header included; LG_H2_MEM_BIG: from
+ * malloc(), any size. */
+#define MEM_HDR 16u
+#define MEM_MIN_SHIFT 6
+#define LG_H2_MEM_BIG UINT32_MAX
+
+static inline uint32_t *
+mem_cls(void *p)
+{
+	return (uint32_t *)(void *)((char *)p - MEM_HDR);
+}
+
+static uint32_t
+mem_class(size_t size)
+{
+	size_t need = size + MEM_HDR;
+
+	if (need > ((size_t)1 << (MEM_MIN_SHIFT + LG_H2_MEM_CLASSES - 1)))
+		return LG_H2_MEM_BIG;
+	if (need <= ((size_t)1 << MEM_MIN_SHIFT))
+		return 0;
+	return (uint32_t)(64 - __builtin_clzll((unsigned long long)need - 1)) -
+		MEM_MIN_SHIFT;
+}
+
+static void *
+mem_malloc(size_t size, void *user)
+{
+	struct lg_h2_mem *m = user;
+	uint32_t c = mem_class(size);
+	char *b;
+
+	if (c != LG_H2_MEM_BIG && m->free[c] != NULL) {
+		void *p = m->free[c];
+
+		m->free[c] = *(void **)p;
+		m->nfree[c]--;
+		return p;
+	}
+	b = malloc(c == LG_H2_MEM_BIG ? size + MEM_HDR :
+					(size_t)1 << (MEM_MIN_SHIFT + c));
+	if (b == NULL)
+		return NULL;
+	*(uint32_t *)(void *)b = c;
+	return b + MEM_HDR;
+}
+
+static void
+mem_free(void *p, void *user)
+{
+	struct lg_h2_mem *m = user;
+	uint32_t c;
+
+	if (p == NULL)
+		return;
+	c = *mem_cls(p);
+	if (c == LG_H2_MEM_BIG || m->nfree[c] >= LG_H2_MEM_KEEP) {
+		free(mem_cls(p));
+		return;
+	}
+	*(void **)p = m->free[c];
+	m->free[c] = p;
+	m->nfree[c]++;
+}
+
+static void *
+mem_calloc(size_t n, size_t size, void *user)
+{
+	void *p;
+
+	if (size != 0 && n > SIZE_MAX / size)
+		return NULL;
+	p = mem_malloc(n * size, user);
+	if (p != NULL)
+		memset(p, 0, n * size);
+	return p;
+}
+
+static void *
+mem_realloc(void *p, size_t size, void *user)
+{
+	uint32_t c;
+	size_t have;
+	void *q;
+
+	if (p == NULL)
+		return mem_malloc(size, user);
+	if (size == 0) {
+		mem_free(p, user);
+		return NULL;
+	}
+	c = *mem_cls(p);
+	if (c == LG_H2_MEM_BIG) {
+		char *b = realloc(mem_cls(p), size + MEM_HDR);
+
+		return b != NULL ? b + MEM_HDR : NULL;
+	}
+	have = ((size_t)1 << (MEM_MIN_SHIFT + c)) - MEM_HDR;
+	if (size <= have)
+		return p;
+	q = mem_malloc(size, user);
+	if (q == NULL)
+		return NULL;
+	memcpy(q, p, have);
+	mem_free(p, user);
+	return q;
+}
+
+void
+lg_h2_mem_init(struct lg_h2_mem *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->mem.mem_user_data = m;
+	m->mem.malloc = mem_malloc;
+	m->mem.free = mem_free;
+	m->mem.calloc = mem_calloc;
+	m->mem.realloc = mem_realloc;
+}
+
+void
+lg_h2_mem_fini(struct lg_h2_mem *m)
+{
+	unsigned int c;
+	void *p;
+
+	for (c = 0; c < LG_H2_MEM_CLASSES; c++) {
+		while ((p = m->free[c]) != NULL) {
+			m->free[c] = *(void **)p;
+			free(mem_cls(p));
+		}
+		m->nfree[c] = 0;
+	}
+}
+
+/* ---- requests ---- */
+
 static void
 nv_set(nghttp2_nv *nv, const char *name, const char *value)
 {
@@ -292,8 +431,8 @@ lg_h2_start(struct lg_h2 *h)
 	};
 
 	lg_h2_stop(h);
-	if (nghttp2_session_client_new2(&h->sess, h->conf->cbs, h,
-		    h->conf->opt) != 0) {
+	if (nghttp2_session_client_new3(&h->sess, h->conf->cbs, h, h->conf->opt,
+		    h->mem) != 0) {
 		h->sess = NULL;
 		return -ENOMEM;
 	}

@@ -67,6 +67,28 @@ typedef void (*lg_h2_done_fn)(void *owner, uint64_t t0, int outcome);
  *  the rest is offered again at the next lg_h2_flush). */
 typedef size_t (*lg_h2_out_fn)(void *owner, const uint8_t *p, size_t n);
 
+/*
+ * nghttp2's memory for the sessions of one lcore (lg_h2.mem): a client
+ * session allocates a stream, its request's queued frame and header
+ * copies and its response's header buffers for every request, through
+ * malloc() by default. Here blocks of 64 B to 4 KiB come back from
+ * per-size free lists of the lcore (no lock: only its lcore uses them),
+ * each list keeping at most LG_H2_MEM_KEEP blocks; larger blocks, and
+ * those beyond the bound, go to malloc() and free().
+ */
+#define LG_H2_MEM_CLASSES 7
+#define LG_H2_MEM_KEEP 4096
+struct lg_h2_mem {
+	nghttp2_mem mem;
+	void *free[LG_H2_MEM_CLASSES];
+	uint32_t nfree[LG_H2_MEM_CLASSES];
+};
+
+/** Set up @p m (its .mem goes to lg_h2.mem of the lcore's connections). */
+void lg_h2_mem_init(struct lg_h2_mem *m);
+/** Give back every block kept; the sessions that used @p m are gone. */
+void lg_h2_mem_fini(struct lg_h2_mem *m);
+
 /* What every connection of a run shares (read-only once built). */
 struct lg_h2_conf {
 	unsigned int streams; /* most streams open at once (--streams) */
@@ -97,6 +119,7 @@ struct lg_h2_stream {
 struct lg_h2 {
 	const struct lg_h2_conf *conf;
 	void *owner;
+	nghttp2_mem *mem;      /* its sessions' memory; NULL: malloc() */
 	nghttp2_session *sess; /* NULL between connections */
 	void *pending;         /* the owner's output its transport refused */
 	unsigned int open;     /* streams opened, no outcome yet */
@@ -104,6 +127,10 @@ struct lg_h2 {
 	uint8_t settings;      /* the server's first SETTINGS came */
 	uint8_t goaway;        /* the server sent GOAWAY */
 	uint32_t free_head;    /* free stream records (UINT32_MAX: none) */
+	/* input came in this pass of the loop: its owner answers it at the
+	 * pass's end (h2_slot.c), on its lcore's list once */
+	uint8_t queued;
+	struct lg_h2 *qnext;
 	struct lg_h2_stream st[];
 };
 

@@ -6,6 +6,13 @@
  * here where a slot connects,
  * receives, may send, becomes writable and loses its connection.
  *
+ * Input: the bytes of each segment go into the session as they come;
+ * what they call for (new streams in the places of those answered, the
+ * WINDOW_UPDATEs and ACKs nghttp2 owes) is done once per connection at
+ * the end of the loop's receive pass (lg_h2_pass_end(), from the
+ * client's poll hook), so that responses that came in several segments
+ * of one burst are followed by one request segment, not one each.
+ *
  * Output: nghttp2's frames are copied into an mbuf chain of at most
  * LG_H2_OUT_MAX bytes per ewyk_tcp_send. When TCP refuses a chain (its
  * send buffer is full) the slot keeps it, and nothing more is taken from
@@ -32,12 +39,25 @@
 
 #define LG_H2_OUT_MAX (32u * 1024)
 
-/* The chain an lcore is filling (one flush at a time per lcore). */
+/* The chain an lcore is filling (one flush at a time per lcore), and
+ * the memory of its sessions. */
 struct h2_out {
 	struct rte_mbuf *head, *tail;
 	uint32_t len;
 	bool full; /* LG_H2_OUT_MAX reached or no mbuf: more may wait */
+	struct lg_h2 *pend; /* input in this pass, not answered yet */
+	struct lg_h2_mem mem;
 } __rte_cache_aligned;
+
+/* Under AddressSanitizer the sessions keep malloc(), so that a block
+ * used after nghttp2 freed it is still caught. */
+#if defined(__SANITIZE_ADDRESS__)
+#define LG_H2_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LG_H2_ASAN 1
+#endif
+#endif
 
 static struct h2_out h2_out[LG_MAX_LCORES];
 
@@ -237,7 +257,32 @@ lg_h2_slot_recv(struct lg_slot *s, struct rte_mbuf *m)
 		slot_fail(s, LG_ERR_FRAMING);
 		return;
 	}
-	slot_continue(s);
+	/* answered at the end of the pass (lg_h2_pass_end()), with what
+	 * the pass's other segments for this connection bring */
+	if (!s->h2->queued) {
+		struct h2_out *o = &h2_out[s->lc->id];
+
+		s->h2->queued = 1;
+		s->h2->qnext = o->pend;
+		o->pend = s->h2;
+	}
+}
+
+void
+lg_h2_pass_end(struct lg_lcore *lc)
+{
+	struct h2_out *o = &h2_out[lc->id];
+	struct lg_h2 *h;
+
+	while ((h = o->pend) != NULL) {
+		struct lg_slot *s = h->owner;
+
+		o->pend = h->qnext;
+		h->queued = 0;
+		/* a connection closed since has nothing to answer */
+		if (s->state == LG_SLOT_OPEN && h->sess != NULL)
+			slot_continue(s);
+	}
 }
 
 void
@@ -302,12 +347,17 @@ lg_h2_slot_waiting(const struct lg_slot *s)
 int
 lg_h2_slots_init(struct lg_lcore *lc)
 {
+	struct lg_h2_mem *mem = &h2_out[lc->id].mem;
 	uint32_t i;
 
+	lg_h2_mem_init(mem);
 	for (i = 0; i < lc->nslots; i++) {
 		lc->slots[i].h2 = lg_h2_create(lc->app->h2, &lc->slots[i]);
 		if (lc->slots[i].h2 == NULL)
 			return -ENOMEM;
+#ifndef LG_H2_ASAN
+		lc->slots[i].h2->mem = &mem->mem;
+#endif
 	}
 	return 0;
 }
@@ -327,6 +377,9 @@ lg_h2_slots_fini(struct lg_lcore *lc)
 		lg_h2_destroy(s->h2);
 		s->h2 = NULL;
 	}
+	/* every session of the lcore is gone */
+	h2_out[lc->id].pend = NULL;
+	lg_h2_mem_fini(&h2_out[lc->id].mem);
 }
 
 int

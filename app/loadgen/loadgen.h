@@ -309,6 +309,9 @@ void lg_h2_slot_start(struct lg_slot *s);
 void lg_h2_slot_stop(struct lg_slot *s);
 void lg_h2_slot_recv(struct lg_slot *s, struct rte_mbuf *m);
 void lg_h2_slot_writable(struct lg_slot *s);
+/* The end of the loop's receive pass: answer the connections that got
+ * input in it (from the poll hook, every iteration). */
+void lg_h2_pass_end(struct lg_lcore *lc);
 unsigned int lg_h2_slot_send(struct lg_slot *s, unsigned int k, uint64_t t0);
 unsigned int lg_h2_slot_room(const struct lg_slot *s);
 bool lg_h2_slot_waiting(const struct lg_slot *s);

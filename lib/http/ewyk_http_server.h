@@ -749,6 +749,19 @@ int ewyk_http_quota_take_source(struct ewyk_http_quota *q, int src);
 void ewyk_http_quota_give(struct ewyk_http_quota *q, int token);
 
 /**
+ * Give a unit back on the shard's lcore (the one that takes): the same
+ * as ewyk_http_quota_give() without a locked instruction (its counts
+ * are written by that lcore alone). From any other lcore, or where the
+ * caller cannot tell, ewyk_http_quota_give().
+ *
+ * @param q
+ *   Quota.
+ * @param token
+ *   ewyk_http_quota_take()'s token; a negative one is ignored.
+ */
+void ewyk_http_quota_give_here(struct ewyk_http_quota *q, int token);
+
+/**
  * Units in use.
  *
  * @param q

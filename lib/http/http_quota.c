@@ -4,9 +4,13 @@
  * units one peer address may hold, counted per bucket of a keyed hash of
  * the address, as http_slots.c counts connection objects. Only the
  * shard's lcore takes; anyone may give back (a task's lcore frees what
- * it held), so counts are atomic: a take reads them, then adds, and as
- * only gives run beside it (they lower the counts), a take never lets a
- * count past its limit.
+ * it held). So each count is two: what the shard's lcore took less what
+ * it gave back itself (cnt, used: written by that lcore alone, plain
+ * stores, no locked instruction), and what other lcores gave back
+ * (back, used_back: atomic adds). The units held are their difference
+ * (unsigned: both only grow apart). A take reads both, then adds to its
+ * own, and as only gives run beside it (they raise back), a take never
+ * lets a count past its limit.
  */
 
 #include <errno.h>
@@ -24,10 +28,13 @@ struct ewyk_http_quota {
 	uint64_t k0, k1; /* hash key */
 	uint32_t capacity;
 	uint32_t per_src_max;
-	uint32_t mask; /* buckets - 1 */
-	uint32_t used; /* atomic */
+	uint32_t mask;      /* buckets - 1 */
+	uint32_t used;      /* taken less given here (the shard's lcore) */
+	uint32_t used_back; /* given back by other lcores (atomic) */
 	uint64_t refused;
-	uint32_t cnt[]; /* per bucket, atomic (32-bit: any capacity) */
+	/* per bucket (32-bit: any capacity): cnt[b] as used, back[b] =
+	 * cnt[nb + b] as used_back */
+	uint32_t cnt[];
 };
 
 struct ewyk_http_quota *
@@ -49,8 +56,8 @@ ewyk_http_quota_create(uint32_t capacity, uint32_t per_src_max, int socket_id)
 	}
 	nb = rte_align32pow2(capacity);
 	q = rte_zmalloc_socket("ewyk_http_quota",
-		sizeof(*q) + nb * sizeof(q->cnt[0]), RTE_CACHE_LINE_SIZE,
-		socket_id);
+		sizeof(*q) + 2 * (size_t)nb * sizeof(q->cnt[0]),
+		RTE_CACHE_LINE_SIZE, socket_id);
 	if (q == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
@@ -88,16 +95,22 @@ ewyk_http_quota_take_source(struct ewyk_http_quota *q, int src)
 	if (q == NULL || src < 0 || (uint32_t)src > q->mask)
 		return -EINVAL;
 	b = (uint32_t)src;
-	if (__atomic_load_n(&q->used, __ATOMIC_RELAXED) >= q->capacity) {
+	if (q->used - __atomic_load_n(&q->used_back, __ATOMIC_RELAXED) >=
+		q->capacity) {
 		q->refused++;
 		return -ENOSPC;
 	}
-	if (__atomic_load_n(&q->cnt[b], __ATOMIC_RELAXED) >= q->per_src_max) {
+	if (q->cnt[b] -
+			__atomic_load_n(&q->cnt[q->mask + 1 + b],
+				__ATOMIC_RELAXED) >=
+		q->per_src_max) {
 		q->refused++;
 		return -EBUSY;
 	}
-	__atomic_fetch_add(&q->cnt[b], 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&q->used, 1, __ATOMIC_RELAXED);
+	/* this lcore alone writes them: no locked add (read elsewhere by
+	 * ewyk_http_quota_used() only, whole words) */
+	__atomic_store_n(&q->cnt[b], q->cnt[b] + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&q->used, q->used + 1, __ATOMIC_RELAXED);
 	return (int)b;
 }
 
@@ -133,14 +146,26 @@ ewyk_http_quota_give(struct ewyk_http_quota *q, int token)
 {
 	if (q == NULL || token < 0 || (uint32_t)token > q->mask)
 		return;
-	__atomic_fetch_sub(&q->cnt[token], 1, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(&q->used, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&q->cnt[q->mask + 1 + (uint32_t)token], 1,
+		__ATOMIC_RELAXED);
+	__atomic_fetch_add(&q->used_back, 1, __ATOMIC_RELAXED);
+}
+
+void
+ewyk_http_quota_give_here(struct ewyk_http_quota *q, int token)
+{
+	if (q == NULL || token < 0 || (uint32_t)token > q->mask)
+		return;
+	__atomic_store_n(&q->cnt[token], q->cnt[token] - 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&q->used, q->used - 1, __ATOMIC_RELAXED);
 }
 
 uint32_t
 ewyk_http_quota_used(const struct ewyk_http_quota *q)
 {
-	return q == NULL ? 0 : __atomic_load_n(&q->used, __ATOMIC_RELAXED);
+	return q == NULL ? 0 :
+			   __atomic_load_n(&q->used, __ATOMIC_RELAXED) -
+			__atomic_load_n(&q->used_back, __ATOMIC_RELAXED);
 }
 
 uint64_t

@@ -276,6 +276,31 @@ struct ewyk_http2_server *ewyk_http2_server_create(
 void ewyk_http2_server_free(struct ewyk_http2_server *s);
 
 /**
+ * Hold the flushes that input brings, for one receive pass: from now
+ * until ewyk_http2_server_flush(), the frames a connection's input
+ * makes (its streams answered in place, WINDOW_UPDATEs, ACKs) stay
+ * queued in its session instead of leaving after each TCP segment, so
+ * that a connection that gets several segments in one receive burst
+ * answers them all in one nghttp2_session_send() and one chain to TCP.
+ * Flushes from anything else (a job's response, TCP's writable event,
+ * timers) are not held. The shard's loop calls it before polling the
+ * ports; without it every segment's frames leave at once.
+ *
+ * @param s  server (NULL allowed: nothing)
+ */
+void ewyk_http2_server_hold(struct ewyk_http2_server *s);
+
+/**
+ * End what ewyk_http2_server_hold() began: flush every connection that
+ * received input since (each once), and flush at once again from then
+ * on. The shard's loop calls it at the end of the receive pass, before
+ * the port's TX batch is sent.
+ *
+ * @param s  server (NULL allowed: nothing)
+ */
+void ewyk_http2_server_flush(struct ewyk_http2_server *s);
+
+/**
  * Take over a TCP connection that speaks HTTP/2 from now on (lib/http's
  * protocol switch, ewyk_http_server_conf.h2c): its callbacks become this
  * layer's.

@@ -550,7 +550,7 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 	c->src_next = 0;
 	if (nghttp2_session_server_new3(&c->sess, s->cbs, c, s->opt,
 		    H2_SESSION_MEM(s)) != 0) {
-		ewyk_http_quota_give(s->q_conns, tok);
+		ewyk_http_quota_give_here(s->q_conns, tok);
 		return NULL;
 	}
 	iv[0] = (nghttp2_settings_entry){
@@ -572,7 +572,7 @@ h2_conn_open(struct ewyk_http2_server *s, const struct h2_io *io, void *io_arg)
 	if (nghttp2_submit_settings(c->sess, NGHTTP2_FLAG_NONE, iv, 5) != 0) {
 		nghttp2_session_del(c->sess);
 		c->sess = NULL;
-		ewyk_http_quota_give(s->q_conns, tok);
+		ewyk_http_quota_give_here(s->q_conns, tok);
 		return NULL;
 	}
 	/* the connection's window too, beyond the 65,535 of the RFC */
@@ -667,7 +667,7 @@ h2_conn_gone(struct h2_conn *c)
 		return;
 	}
 	c->used = 0;
-	ewyk_http_quota_give(s->q_conns, c->qtok);
+	ewyk_http_quota_give_here(s->q_conns, c->qtok);
 	c->qtok = -1;
 	H2_CTR(s, CONN_CLOSED, 1);
 	c->next_free = s->conn_free;

@@ -166,6 +166,11 @@ struct h2_conn {
 	uint8_t used, in_recv, in_send, eof, ending, gone, lingering;
 	uint8_t granted;       /* on the server's list to flush */
 	struct h2_conn *gnext; /* ... its next */
+	/* input came while the server held its flushes (on its list of
+	 * held connections; kept across the object's reuse, so that it is
+	 * never on the list twice) */
+	uint8_t held;
+	struct h2_conn *hnext; /* ... its next */
 	/* stream 1 of an upgrade, its request in hbuf: handed on when the
 	 * client's preface comes (curl takes little data behind the 101) */
 	struct ewyk_http2_stream *up_st;
@@ -275,6 +280,10 @@ struct ewyk_http2_server {
 	TAILQ_HEAD(, ewyk_http2_stream) wait;
 	struct h2_conn *gflush;
 	uint8_t granting, regrant;
+	/* ewyk_http2_server_hold(): input does not flush; the connections
+	 * it came to, flushed by ewyk_http2_server_flush() */
+	uint8_t holding;
+	struct h2_conn *hflush;
 	struct h2_mem mem;
 	uint64_t ctr[EWYK_HTTP2_C_MAX];
 };

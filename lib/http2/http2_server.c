@@ -93,8 +93,19 @@ ev_recv(void *ctx, struct ewyk_tcp_conn *tc, struct rte_mbuf *m)
 			rc = h2_conn_input(c, rte_pktmbuf_mtod(s, uint8_t *),
 				s->data_len);
 	rte_pktmbuf_free(m);
-	if (rc == 0)
-		h2_conn_flush(c);
+	if (rc != 0)
+		return;
+	if (c->srv->holding) {
+		/* the end of the receive pass flushes it, with what the
+		 * pass's other segments for it bring */
+		if (!c->held) {
+			c->held = 1;
+			c->hnext = c->srv->hflush;
+			c->srv->hflush = c;
+		}
+		return;
+	}
+	h2_conn_flush(c);
 }
 
 static void
@@ -505,6 +516,31 @@ ewyk_http2_server_free(struct ewyk_http2_server *s)
 	rte_free(s->st);
 	rte_free(s->conns);
 	rte_free(s);
+}
+
+void
+ewyk_http2_server_hold(struct ewyk_http2_server *s)
+{
+	if (s != NULL)
+		s->holding = 1;
+}
+
+void
+ewyk_http2_server_flush(struct ewyk_http2_server *s)
+{
+	struct h2_conn *c;
+
+	if (s == NULL)
+		return;
+	s->holding = 0;
+	while ((c = s->hflush) != NULL) {
+		s->hflush = c->hnext;
+		c->held = 0;
+		/* one that ended since is skipped; a new connection on the
+		 * same object since flushes what it has, which is harmless */
+		if (c->used && !c->gone)
+			h2_conn_flush(c);
+	}
 }
 
 uint32_t

@@ -92,7 +92,7 @@ h2_stream_end(struct ewyk_http2_stream *st, int aborted)
 	if (st->next != NULL)
 		st->next->prev = st->prev;
 	c->nstreams--;
-	ewyk_http_quota_give(s->q_streams, st->qtok);
+	ewyk_http_quota_give_here(s->q_streams, st->qtok);
 	st->qtok = -1;
 	st->next_free = s->st_free;
 	s->st_free = (uint32_t)(st - s->st);

@@ -659,7 +659,7 @@ rt_h2_request(void *arg, struct ewyk_http2_stream *st,
 	tok = h2_take(sh->hs->q_tasks, st);
 	t = tok >= -1 ? ewyk_pool_get(sh->hs->tasks) : NULL;
 	if (t == NULL) {
-		ewyk_http_quota_give(sh->hs->q_tasks, tok);
+		ewyk_http_quota_give_here(sh->hs->q_tasks, tok);
 		rt_task_count(sh, EWYK_RT_TASK_REJECTED);
 		return -ENOBUFS; /* 503 */
 	}

@@ -26,6 +26,8 @@
 #include <rte_mbuf.h>
 #include <rte_per_lcore.h>
 
+#include <ewyk_http2.h>
+
 #include "rt_private.h"
 
 /* The shard whose loop this lcore runs now, NULL between iterations
@@ -139,8 +141,12 @@ loop_produce(void *ctx, struct ewyk_strategy_task *tasks, unsigned int max)
 	sh->out_max = max;
 	sh->now = now;
 
+	/* HTTP/2 connections answer a receive pass's segments together:
+	 * one flush each at its end, not one per segment */
+	ewyk_http2_server_hold(sh->h2);
 	n = ewyk_net_poll(sh->net, now);
 	ewyk_net_msg_inbox_drain(sh->net, RT_INBOX_BURST);
+	ewyk_http2_server_flush(sh->h2);
 	/* TCP sets its clock first, then the shared wheel runs every timer
 	 * due: TCP's, the jobs' deadlines and the application's. */
 	ewyk_tcp_advance(sh->tcp, now);

@@ -616,6 +616,8 @@ pump_tcp(bool v6, const struct rte_tcp_hdr *th, uint32_t l4, uint32_t plen)
 		return;
 	if (dlen > c->seg_max)
 		c->seg_max = dlen;
+	if (dlen > 0)
+		c->nseg++;
 	if (plen > c->pkt_max)
 		c->pkt_max = plen;
 	seq = rte_be_to_cpu_32(th->sent_seq);

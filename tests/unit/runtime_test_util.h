@@ -49,6 +49,7 @@ struct rtw_cli {
 	size_t nrx, off; /* received bytes; parsed up to off */
 	/* the largest TCP payload and IP packet the runtime sent it */
 	uint32_t seg_max, pkt_max;
+	uint32_t nseg; /* segments with data the runtime sent it */
 	char rx[RTW_RX];
 };
 
@@ -166,6 +167,7 @@ void test_h2_streams(void **state);
 void test_h2_deadline_refused(void **state);
 void test_h2_stream_reset(void **state);
 void test_h2_task_counters(void **state);
+void test_h2_burst_one_flush(void **state);
 
 /* test_runtime_h2_body.c */
 void test_h2_body_share(void **state);

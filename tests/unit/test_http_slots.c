@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -633,6 +634,57 @@ test_quota_source(void **state)
 	ewyk_http_quota_free(q);
 }
 
+/* Gives back from another thread, while the shard's lcore takes. */
+static void *
+give_far(void *arg)
+{
+	struct ewyk_http_quota *q = arg;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		while (ewyk_http_quota_used(q) != 1)
+			;
+		ewyk_http_quota_give(q, 0);
+	}
+	return NULL;
+}
+
+/* ewyk_http_quota_give_here() (the shard's lcore) and
+ * ewyk_http_quota_give() (any lcore) give back to the same counts: a
+ * source's share and the capacity see both, and gives from another
+ * thread beside the takes are none of them lost. */
+static void
+test_quota_give_here(void **state)
+{
+	struct ewyk_http_quota *q = ewyk_http_quota_create(1, 1, SOCKET_ID_ANY);
+	pthread_t th;
+	int tok, i;
+
+	RTE_SET_USED(state);
+	assert_non_null(q);
+	tok = ewyk_http_quota_take_source(q, 0);
+	assert_int_equal(tok, 0);
+	assert_int_equal(ewyk_http_quota_take_source(q, 0), -ENOSPC);
+	ewyk_http_quota_give_here(q, tok);
+	assert_int_equal(ewyk_http_quota_used(q), 0);
+	assert_int_equal(ewyk_http_quota_take_source(q, 0), 0);
+	ewyk_http_quota_give(q, 0);
+	assert_int_equal(ewyk_http_quota_used(q), 0);
+	ewyk_http_quota_give_here(q, -1); /* a refusal: ignored */
+	ewyk_http_quota_give_here(NULL, 0);
+	/* 1000 takes here, each given back by the other thread: the unit
+	 * comes back each time (a lost give would hang here) */
+	assert_int_equal(pthread_create(&th, NULL, give_far, q), 0);
+	for (i = 0; i < 1000; i++) {
+		while (ewyk_http_quota_used(q) != 0)
+			;
+		assert_int_equal(ewyk_http_quota_take_source(q, 0), 0);
+	}
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(ewyk_http_quota_used(q), 0);
+	ewyk_http_quota_free(q);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -666,6 +718,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_quota, slots_setup,
 			slots_teardown),
 		cmocka_unit_test(test_quota_source),
+		cmocka_unit_test(test_quota_give_here),
 	};
 
 	if (ewyk_test_eal_init(argc, argv) < 0)

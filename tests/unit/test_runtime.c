@@ -241,6 +241,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_h2_deadline_refused),
 		cmocka_unit_test(test_h2_stream_reset),
 		cmocka_unit_test(test_h2_task_counters),
+		cmocka_unit_test(test_h2_burst_one_flush),
 		cmocka_unit_test(test_h2_body_share),
 		cmocka_unit_test(test_h2_body_streamed),
 		cmocka_unit_test(test_h2_body_pieces_counted),

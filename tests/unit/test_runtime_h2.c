@@ -298,3 +298,29 @@ test_h2_task_counters(void **state)
 	assert_int_equal(rt_test_http_tasks(RTW.rt, 0), 0);
 	h2_close();
 }
+
+/* Requests that arrive in several segments of one receive burst are
+ * answered together: one flush for the connection at the end of the
+ * pass, so one segment carries every response, not one segment each. */
+void
+test_h2_burst_one_flush(void **state)
+{
+	int32_t id[4];
+	unsigned int i;
+
+	(void)state;
+	h2_open(EWYK_STRATEGY_ADAPTIVE, 0);
+	for (i = 0; i < RTE_DIM(id); i++)
+		id[i] = h2_get("/nb");
+	/* each HEADERS frame its own segment, all before the loop runs */
+	nghttp2_session_send(H2P.s);
+	H2P.c->nseg = 0;
+	rtw_run();
+	assert_int_equal(H2P.c->nseg, 1);
+	h2_exchange();
+	for (i = 0; i < RTE_DIM(id); i++) {
+		assert_int_equal(H2P.status[h2_idx(id[i])], 200);
+		assert_int_equal(H2P.body[h2_idx(id[i])], 2);
+	}
+	h2_close();
+}
