@@ -107,9 +107,10 @@ test_v6_request(void **state)
  * towards its sender: the next response comes in segments that fit 1280
  * bytes. While the path MTU entry lives, it stays so; once it expires
  * (lib/net's housekeeping forgets it and moves the path MTU generation),
- * the same connection sends full segments again. IPv4 has no path MTU
- * discovery (lib/net honours no ICMP fragmentation needed): the IPv4
- * connection beside it sends full segments throughout.
+ * the same connection sends full segments again. A small response in
+ * between (its segments skip the path MTU look) changes neither. IPv4
+ * has no path MTU discovery (lib/net honours no ICMP fragmentation
+ * needed): the IPv4 connection beside it sends full segments throughout.
  */
 void
 test_v6_pmtu_expiry(void **state)
@@ -137,6 +138,11 @@ test_v6_pmtu_expiry(void **state)
 	rtw_run();
 	assert_int_equal(ewyk_net_counter_get(ns, EWYK_NET_ICMP6_PTB_RX), 1);
 	assert_int_equal(ewyk_net_pmtu6(ns, 0, rtw_cip6), EWYK_NET_IP6_MIN_MTU);
+	/* a small response first: segments that fit 1280 bytes do not look
+	 * at the path MTU; the first full one after it still does */
+	rtw_send(c6, GET("/nb"));
+	rtw_run();
+	expect_resp(c6, 200, "nb");
 	get_big(c6, &seg, &pkt);
 	assert_int_equal(seg, MSS6_MIN);
 	assert_int_equal(pkt, EWYK_NET_IP6_MIN_MTU);
@@ -156,6 +162,9 @@ test_v6_pmtu_expiry(void **state)
 	rtw_advance_ms(2000);
 	rtw_run();
 	assert_int_equal(ewyk_net_pmtu6(ns, 0, rtw_cip6), 1500);
+	rtw_send(c6, GET("/nb"));
+	rtw_run();
+	expect_resp(c6, 200, "nb");
 	get_big(c6, &seg, &pkt);
 	assert_int_equal(seg, MSS6);
 	assert_int_equal(pkt, 1500);
