@@ -50,6 +50,12 @@ per request of the long run, ewyk_net_input()'s inclusive L1 data misses
 (conditional + indirect), then the same for each function of the
 listed --sim-fns (self cost): where one build or family touches more
 cache lines than another, which instruction counts do not show.
+
+--dual-stack gives the server its IPv6 address in the IPv4 runs as well.
+Without it the IPv4 server has no IPv6 and runs no neighbour or path MTU
+housekeeping; under valgrind a request takes so long that that
+housekeeping (every 10 ms) weighs on each one, in instructions and in the
+cache lines it evicts.
 """
 import argparse
 import json
@@ -117,7 +123,7 @@ def sim_row(ev, n):
 
 def one_run(build, loadgen, seconds, tmp, tag, extra, fam=4, srv_args=(),
             mem=1024, conns=32, h2=False, srv_cg=True, lg_cg=False,
-            sim=False):
+            sim=False, dual=False):
     d = os.path.join(tmp, tag)
     os.makedirs(d)
     out = os.path.join(d, "cg.out")
@@ -131,7 +137,7 @@ def one_run(build, loadgen, seconds, tmp, tag, extra, fam=4, srv_args=(),
         (cg if srv_cg else ["taskset", "-c", "0"]) +
         [os.path.join(build, "app/httpd/ewyk-httpd"), "-l", "0",
          f"--file-prefix={RUN}-s-{tag}", f"--vdev=net_af_packet0,iface={VETH[0]}"]
-        + eal + ["--"] + SRV[fam] + ["--port", "80",
+        + eal + ["--"] + SRV[6 if dual else fam] + ["--port", "80",
                  "--stats-interval", "0"] + list(srv_args),
         stdout=open(os.path.join(d, "s.log"), "w"), stderr=subprocess.STDOUT)
     # A large --tcp-max-conns builds its pools under valgrind: minutes.
@@ -225,6 +231,10 @@ def main():
                     default="server",
                     help="whose instructions: ewyk-httpd's (default), "
                     "ewyk-loadgen's, or both in the same run")
+    ap.add_argument("--dual-stack", action="store_true",
+                    help="the server has its IPv6 address in the IPv4 runs "
+                    "too (its IPv6 housekeeping then runs in both), so "
+                    "that the families differ in their traffic alone")
     ap.add_argument("--sim", action="store_true",
                     help="cache and branch simulation: L1/LL data misses "
                     "and mispredicts per request (slower)")
@@ -261,7 +271,8 @@ def main():
                 kw = dict(fam=fam, srv_args=a.server_args.split(),
                           mem=a.mem, conns=conns, h2=a.h2,
                           srv_cg="server" in sides,
-                          lg_cg="loadgen" in sides, sim=a.sim)
+                          lg_cg="loadgen" in sides, sim=a.sim,
+                          dual=a.dual_stack)
                 # The server of the first build when it is not the
                 # one measured; each build's loadgen when it is.
                 srv_b = b if a.side == "server" else a.builds[0]
