@@ -528,7 +528,7 @@ tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len, bool fin)
 		return -ENOBUFS;
 	/* A lowered (or raised again) path MTU matters only to a segment
 	 * that could exceed IPv6's minimum MTU, which no path MTU goes below:
-	 * the small ones (a keep-alive response, every ACK) skip the look. */
+	 * the small ones (a keep-alive response) skip the look. */
 	if (unlikely(c->v6) &&
 		len + TCP_IP6_OVERHEAD + TCP_MAX_OPT_LEN > EWYK_NET_IP6_MIN_MTU)
 		tcp_pmtu_check(c);
