@@ -42,6 +42,20 @@ its loop's instructions are fitted the same way over its own loop count
 callgrind in the same run (the server from the first build, the loadgen
 from each build) and prints both figures and their ratio: the loadgen's
 instructions per request against the server's, from one run.
+
+--sim adds valgrind's cache and branch simulation (--cache-sim=yes
+--branch-sim=yes, the host's cache sizes) to the measured side and prints,
+per request of the long run, ewyk_net_input()'s inclusive L1 data misses
+(reads + writes), last-level data misses and mispredicted branches
+(conditional + indirect), then the same for each function of the
+listed --sim-fns (self cost): where one build or family touches more
+cache lines than another, which instruction counts do not show.
+
+--dual-stack gives the server its IPv6 address in the IPv4 runs as well.
+Without it the IPv4 server has no IPv6 and runs no neighbour or path MTU
+housekeeping; under valgrind a request takes so long that that
+housekeeping (every 10 ms) weighs on each one, in instructions and in the
+cache lines it evicts.
 """
 import argparse
 import json
@@ -70,15 +84,46 @@ def sh(cmd, check=True):
 
 def cg_ir(out, fn):
     """Inclusive instructions of function fn in a callgrind output."""
-    incl = sh(f"callgrind_annotate --inclusive=yes --auto=no {out}")
+    incl = sh(f"callgrind_annotate --inclusive=yes --auto=no --show=Ir "
+              f"{out}")
     # "???:fn" without debug information, "path/file.c:fn" with it.
     m = re.search(r"^\s*([\d,]+) \([^)]*\)\s+\S*:" + fn + r" \[", incl,
                   re.M)
     return int(m.group(1).replace(",", "")) if m else 0
 
 
+SIM_EVENTS = ("Ir", "D1mr", "D1mw", "DLmr", "DLmw", "Bcm", "Bim")
+
+
+def cg_events(out, fn, inclusive=True):
+    """The simulated events (SIM_EVENTS) of function fn, inclusive or
+    self, in a callgrind output made with --cache-sim and --branch-sim."""
+    txt = sh(f"callgrind_annotate --inclusive={'yes' if inclusive else 'no'}"
+             f" --auto=no --threshold=100 --show={','.join(SIM_EVENTS)} "
+             f"{out}")
+    for ln in txt.splitlines():
+        m = re.match(r"^\s*(.*?)\s+\S*:" + re.escape(fn) + r" \[", ln)
+        if m:
+            # "1,234 (0.5%)" per event, or "." for none.
+            nums = re.findall(r"([\d,]+|\.)(?: \([^)]*\))?", m.group(1))
+            vals = [0 if v == "." else int(v.replace(",", ""))
+                    for v in nums]
+            if len(vals) == len(SIM_EVENTS):
+                return dict(zip(SIM_EVENTS, vals))
+    return dict.fromkeys(SIM_EVENTS, 0)
+
+
+def sim_row(ev, n):
+    """Per-request D1 misses, LL data misses and mispredicts."""
+    return (f"Ir {ev['Ir'] / n:,.0f}, D1 miss {(ev['D1mr'] + ev['D1mw']) / n:.2f}"
+            f" (r {ev['D1mr'] / n:.2f}, w {ev['D1mw'] / n:.2f}), "
+            f"LLd miss {(ev['DLmr'] + ev['DLmw']) / n:.2f}, "
+            f"mispredicts {(ev['Bcm'] + ev['Bim']) / n:.2f}")
+
+
 def one_run(build, loadgen, seconds, tmp, tag, extra, fam=4, srv_args=(),
-            mem=1024, conns=32, h2=False, srv_cg=True, lg_cg=False):
+            mem=1024, conns=32, h2=False, srv_cg=True, lg_cg=False,
+            sim=False, dual=False):
     d = os.path.join(tmp, tag)
     os.makedirs(d)
     out = os.path.join(d, "cg.out")
@@ -86,11 +131,13 @@ def one_run(build, loadgen, seconds, tmp, tag, extra, fam=4, srv_args=(),
     eal = ["--no-pci", "--no-huge", "-m", str(mem),
            "--log-level=lib.eal:warning"]
     cg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+    if sim:
+        cg += ["--cache-sim=yes", "--branch-sim=yes"]
     srv = subprocess.Popen(
         (cg if srv_cg else ["taskset", "-c", "0"]) +
         [os.path.join(build, "app/httpd/ewyk-httpd"), "-l", "0",
          f"--file-prefix={RUN}-s-{tag}", f"--vdev=net_af_packet0,iface={VETH[0]}"]
-        + eal + ["--"] + SRV[fam] + ["--port", "80",
+        + eal + ["--"] + SRV[6 if dual else fam] + ["--port", "80",
                  "--stats-interval", "0"] + list(srv_args),
         stdout=open(os.path.join(d, "s.log"), "w"), stderr=subprocess.STDOUT)
     # A large --tcp-max-conns builds its pools under valgrind: minutes.
@@ -103,7 +150,8 @@ def one_run(build, loadgen, seconds, tmp, tag, extra, fam=4, srv_args=(),
     lg_pre = ["taskset", "-c", "1"]
     if lg_cg:
         lg_pre += ["valgrind", "--tool=callgrind",
-                   f"--callgrind-out-file={lg_out}"]
+                   f"--callgrind-out-file={lg_out}"] + (
+                       ["--cache-sim=yes", "--branch-sim=yes"] if sim else [])
     lg = subprocess.run(
         lg_pre + [loadgen, "-l", "1",
          f"--file-prefix={RUN}-c-{tag}", f"--vdev=net_af_packet0,iface={VETH[1]}"]
@@ -128,9 +176,11 @@ def one_run(build, loadgen, seconds, tmp, tag, extra, fam=4, srv_args=(),
     if srv_cg:
         got["worker"] = cg_ir(out, "producer_loop")
         got["net_input"] = cg_ir(out, "ewyk_net_input")
+        got["out"] = out
     if lg_cg:
         got["lg"]["worker"] = cg_ir(lg_out, "producer_loop")
         got["lg"]["net_input"] = cg_ir(lg_out, "ewyk_net_input")
+        got["lg"]["out"] = lg_out
     return got
 
 
@@ -181,6 +231,16 @@ def main():
                     default="server",
                     help="whose instructions: ewyk-httpd's (default), "
                     "ewyk-loadgen's, or both in the same run")
+    ap.add_argument("--dual-stack", action="store_true",
+                    help="the server has its IPv6 address in the IPv4 runs "
+                    "too (its IPv6 housekeeping then runs in both), so "
+                    "that the families differ in their traffic alone")
+    ap.add_argument("--sim", action="store_true",
+                    help="cache and branch simulation: L1/LL data misses "
+                    "and mispredicts per request (slower)")
+    ap.add_argument("--sim-fns", default="",
+                    help="with --sim: comma-separated functions whose "
+                    "self misses per request are printed too")
     a = ap.parse_args()
     fams = {"4": [4], "6": [6], "both": [4, 6]}[
         "both" if a.v6 else a.family]
@@ -211,7 +271,8 @@ def main():
                 kw = dict(fam=fam, srv_args=a.server_args.split(),
                           mem=a.mem, conns=conns, h2=a.h2,
                           srv_cg="server" in sides,
-                          lg_cg="loadgen" in sides)
+                          lg_cg="loadgen" in sides, sim=a.sim,
+                          dual=a.dual_stack)
                 # The server of the first build when it is not the
                 # one measured; each build's loadgen when it is.
                 srv_b = b if a.side == "server" else a.builds[0]
@@ -240,6 +301,15 @@ def main():
                           f"{per_loop:,.0f} | {ni:,.0f} | "
                           f"{rs['requests']}, {rl['requests']}",
                           flush=True)
+                    if a.sim:
+                        n = rl["requests"]
+                        ev = cg_events(rl["out"], "ewyk_net_input")
+                        print(f"  ewyk_net_input() inclusive per request: "
+                              f"{sim_row(ev, n)}", flush=True)
+                        for fn in filter(None, a.sim_fns.split(",")):
+                            ev = cg_events(rl["out"], fn, inclusive=False)
+                            print(f"  {fn} self per request: "
+                                  f"{sim_row(ev, n)}", flush=True)
                 if len(per) == 2:
                     print(f"{b} | loadgen / server | IPv{fam} | "
                           f"{per['loadgen'] / per['server']:.2f} | | | ",

@@ -15,8 +15,8 @@
 
 /* One port's buffered frames to the PMD; those it does not take stay,
  * in order, for the next flush. */
-static uint16_t
-txb_flush(struct ewyk_net_shard *s, uint16_t p)
+uint16_t
+net_txb_flush(struct ewyk_net_shard *s, uint16_t p)
 {
 	struct net_txb *b = &s->txb[p];
 	uint16_t port_id = s->net->ports[p].port_id;
@@ -60,7 +60,7 @@ ewyk_net_tx_flush(struct ewyk_net_shard *s)
 	NET_ASSERT_HOLDER(s);
 	for (p = 0; p < net->nb_ports; p++)
 		if (s->txb[p].n != 0)
-			sent_total += txb_flush(s, p);
+			sent_total += net_txb_flush(s, p);
 	return sent_total;
 }
 
@@ -75,27 +75,10 @@ ewyk_net_tx_room(const struct ewyk_net_shard *s, uint16_t port)
 	return b->stalled ? (uint32_t)(NET_TXB_HOLD - b->n) : NET_TXB_HOLD;
 }
 
-/* net_tx_enqueue(), inlined into the IPv4 output's template path. */
-static __rte_always_inline void
-txb_enqueue(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m)
-{
-	struct net_txb *b = &s->txb[port];
-
-	if (b->n >= NET_TXB_SIZE && !b->stalled)
-		txb_flush(s, port);
-	if (b->n == NET_TXB_HOLD) {
-		/* The queue has been full for NET_TXB_HOLD frames. */
-		net_ctr_add(s, EWYK_NET_DROP_TX_FULL, 1);
-		rte_pktmbuf_free(m);
-		return;
-	}
-	b->pkts[b->n++] = m;
-}
-
 void
 net_tx_enqueue(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m)
 {
-	txb_enqueue(s, port, m);
+	net_txb_enqueue(s, port, m);
 }
 
 void
@@ -273,7 +256,7 @@ dc_send(struct ewyk_net_shard *s, const struct net_dc_entry *d,
 	m->l2_len = d->l2_len;
 	if (unlikely(s->now >= d->arp->deadline))
 		net_arp_refresh(s, d->arp, s->now);
-	txb_enqueue(s, d->port, m);
+	net_txb_enqueue(s, d->port, m);
 }
 
 /*

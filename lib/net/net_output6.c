@@ -189,7 +189,7 @@ ip6_output(struct ewyk_net_shard *s, struct rte_mbuf *m, uint16_t port,
 			ip = (struct rte_ipv6_hdr *)(p + d->l2_len);
 			ip->payload_len = rte_cpu_to_be_16((uint16_t)l4_len);
 			m->l2_len = d->l2_len;
-			net_tx_enqueue(s, port, m);
+			net_txb_enqueue(s, port, m);
 			return 0;
 		}
 		/* The configuration's generation before the next hop is

@@ -319,6 +319,25 @@ void net_shard_unregister(struct ewyk_net_shard *s);
 /* net_output.c */
 void net_tx_enqueue(struct ewyk_net_shard *s, uint16_t port,
 	struct rte_mbuf *m);
+uint16_t net_txb_flush(struct ewyk_net_shard *s, uint16_t p);
+
+/* net_tx_enqueue(), inlined into the template paths of both families'
+ * output (net_output.c, net_output6.c): one frame per TCP segment. */
+static __rte_always_inline void
+net_txb_enqueue(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m)
+{
+	struct net_txb *b = &s->txb[port];
+
+	if (b->n >= NET_TXB_SIZE && !b->stalled)
+		net_txb_flush(s, port);
+	if (b->n == NET_TXB_HOLD) {
+		/* The queue has been full for NET_TXB_HOLD frames. */
+		net_ctr_add(s, EWYK_NET_DROP_TX_FULL, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	b->pkts[b->n++] = m;
+}
 void net_send_l2(struct ewyk_net_shard *s, uint16_t port, struct rte_mbuf *m,
 	const struct rte_ether_addr *dst, uint16_t ether_type);
 

@@ -181,15 +181,16 @@ tcp_mss_cap(struct ewyk_tcp *t, const struct tcp_ip *ip)
  * most once a second per connection, and per peer address as well: short
  * connections from one peer (a new one per request) would otherwise each
  * confirm the same entry once. The entry's ReachableTime is 30 s.
+ * tcp_nd_confirm() (tcp_private.h) tests the connection's second and
+ * calls this, with the loop's time @p at (TSC >> 20), when it is up.
  */
 void
-tcp_nd_confirm(struct ewyk_tcp_conn *c)
+tcp_nd_confirm_at(struct ewyk_tcp_conn *c, uint32_t at)
 {
 	struct ewyk_tcp *t = c->tcp;
-	uint32_t at = (uint32_t)(t->now >> 20);
 	uint32_t sec = (uint32_t)(t->hz >> 20);
 
-	if (t->shard == NULL || at - c->nd_at < sec)
+	if (t->shard == NULL)
 		return;
 	c->nd_at = at;
 	if (at - t->nd_at < sec && t->nd_port == c->port &&

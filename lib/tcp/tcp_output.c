@@ -531,7 +531,11 @@ tcp_send_segment(struct ewyk_tcp_conn *c, uint32_t seq, uint32_t len, bool fin)
 
 	if (m == NULL)
 		return -ENOBUFS;
-	if (unlikely(c->v6))
+	/* A lowered (or raised again) path MTU matters only to a segment
+	 * that could exceed IPv6's minimum MTU, which no path MTU goes below:
+	 * the small ones (a keep-alive response) skip the look. */
+	if (unlikely(c->v6) &&
+		len + TCP_IP6_OVERHEAD + TCP_MAX_OPT_LEN > EWYK_NET_IP6_MIN_MTU)
 		tcp_pmtu_check(c);
 	/* The usual options are written in place below; only SACK blocks
 	 * take the buffer. */

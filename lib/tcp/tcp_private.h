@@ -459,7 +459,23 @@ void tcp_conn_set_mss(struct ewyk_tcp_conn *c);
 void tcp_conn_ip(const struct ewyk_tcp_conn *c, struct tcp_ip *ip);
 uint16_t tcp_mss_cap(struct ewyk_tcp *t, const struct tcp_ip *ip);
 void tcp_pmtu_check(struct ewyk_tcp_conn *c);
-void tcp_nd_confirm(struct ewyk_tcp_conn *c);
+void tcp_nd_confirm_at(struct ewyk_tcp_conn *c, uint32_t at);
+
+/*
+ * New data acknowledged by an IPv6 peer confirms its neighbour entry
+ * (tcp_conn.c says how often). The once-a-second test of the connection
+ * is here, inline: every ACK of a keep-alive request asks it and nearly
+ * every one is answered by it.
+ */
+static inline void
+tcp_nd_confirm(struct ewyk_tcp_conn *c)
+{
+	const struct ewyk_tcp *t = c->tcp;
+	uint32_t at = (uint32_t)(t->now >> 20);
+
+	if (at - c->nd_at >= (uint32_t)(t->hz >> 20))
+		tcp_nd_confirm_at(c, at);
+}
 bool tcp_notify_established(struct ewyk_tcp_conn *c);
 void tcp_notify_closed(struct ewyk_tcp_conn *c, int err);
 

@@ -184,6 +184,7 @@ void test_h2_body_too_large(void **state);
 /* test_runtime_v6.c */
 void test_v6_request(void **state);
 void test_v6_pmtu_expiry(void **state);
+void test_v6_nd_confirm_by_ack(void **state);
 
 /* test_runtime_jobs.c */
 void test_modules_order(void **state);

@@ -237,6 +237,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_job_deadline),
 		cmocka_unit_test(test_v6_request),
 		cmocka_unit_test(test_v6_pmtu_expiry),
+		cmocka_unit_test(test_v6_nd_confirm_by_ack),
 		cmocka_unit_test(test_h2_streams),
 		cmocka_unit_test(test_h2_deadline_refused),
 		cmocka_unit_test(test_h2_stream_reset),

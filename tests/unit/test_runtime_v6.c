@@ -3,7 +3,8 @@
  * The runtime over IPv6 (runtime_test_util.h's world is dual-stack): a
  * request from an IPv6 client beside an IPv4 one on the one listener, and
  * a connection's MSS lowered by a packet too big and raised again when the
- * path MTU entry expires, on the virtual clock.
+ * path MTU entry expires, and the client's neighbour entry confirmed by
+ * its ACKs, on the virtual clock.
  */
 
 #include <setjmp.h>
@@ -107,9 +108,10 @@ test_v6_request(void **state)
  * towards its sender: the next response comes in segments that fit 1280
  * bytes. While the path MTU entry lives, it stays so; once it expires
  * (lib/net's housekeeping forgets it and moves the path MTU generation),
- * the same connection sends full segments again. IPv4 has no path MTU
- * discovery (lib/net honours no ICMP fragmentation needed): the IPv4
- * connection beside it sends full segments throughout.
+ * the same connection sends full segments again. A small response in
+ * between (its segments skip the path MTU look) changes neither. IPv4
+ * has no path MTU discovery (lib/net honours no ICMP fragmentation
+ * needed): the IPv4 connection beside it sends full segments throughout.
  */
 void
 test_v6_pmtu_expiry(void **state)
@@ -137,6 +139,11 @@ test_v6_pmtu_expiry(void **state)
 	rtw_run();
 	assert_int_equal(ewyk_net_counter_get(ns, EWYK_NET_ICMP6_PTB_RX), 1);
 	assert_int_equal(ewyk_net_pmtu6(ns, 0, rtw_cip6), EWYK_NET_IP6_MIN_MTU);
+	/* a small response first: segments that fit 1280 bytes do not look
+	 * at the path MTU; the first full one after it still does */
+	rtw_send(c6, GET("/nb"));
+	rtw_run();
+	expect_resp(c6, 200, "nb");
 	get_big(c6, &seg, &pkt);
 	assert_int_equal(seg, MSS6_MIN);
 	assert_int_equal(pkt, EWYK_NET_IP6_MIN_MTU);
@@ -156,11 +163,64 @@ test_v6_pmtu_expiry(void **state)
 	rtw_advance_ms(2000);
 	rtw_run();
 	assert_int_equal(ewyk_net_pmtu6(ns, 0, rtw_cip6), 1500);
+	rtw_send(c6, GET("/nb"));
+	rtw_run();
+	expect_resp(c6, 200, "nb");
 	get_big(c6, &seg, &pkt);
 	assert_int_equal(seg, MSS6);
 	assert_int_equal(pkt, 1500);
 	get_big(c4, &seg, &pkt);
 	assert_int_equal(seg, MSS4);
 	assert_false(c6->rst || c6->fin || c4->rst || c4->fin);
+	rtw_free();
+}
+
+/*
+ * New data an IPv6 client acknowledges confirms its neighbour entry (RFC
+ * 4861 7.3.1), through TCP's inline once-a-second test: the entry gone
+ * STALE after its ReachableTime (at most 45 s), which the next response
+ * takes to DELAY, is REACHABLE again once the client's ACK of that
+ * response is in, with no solicitation sent. A second response within
+ * the same second leaves it so.
+ */
+void
+test_v6_nd_confirm_by_ack(void **state)
+{
+	struct ewyk_net_shard *ns;
+	struct rtw_cli *c6;
+	uint64_t ns_tx;
+
+	(void)state;
+	/* the connection outlives the neighbour's ReachableTime */
+	rtw_idle_s = 120;
+	rtw_create(EWYK_STRATEGY_PC, 0);
+	rtw_start();
+	ns = ewyk_rt_shard_net(RTW.sh);
+	c6 = rtw_connect6(0);
+	rtw_send(c6, GET("/nb"));
+	rtw_run();
+	expect_resp(c6, 200, "nb");
+	assert_non_null(net_nd_reachable(ns, 0, rtw_cip6, RTW.vnow));
+
+	/* ReachableTime over (drawn from 0.5 to 1.5 times the base 30 s,
+	 * RFC 4861 6.3.2): the housekeeping makes the entry STALE */
+	rtw_advance_ms(46000);
+	rtw_run();
+	assert_null(net_nd_reachable(ns, 0, rtw_cip6, RTW.vnow));
+	ns_tx = ewyk_net_counter_get(ns, EWYK_NET_ND_NS_TX);
+
+	/* the response goes out (DELAY), its ACK confirms the entry */
+	rtw_send(c6, GET("/nb"));
+	rtw_run();
+	expect_resp(c6, 200, "nb");
+	assert_non_null(net_nd_reachable(ns, 0, rtw_cip6, RTW.vnow));
+	assert_int_equal(ewyk_net_counter_get(ns, EWYK_NET_ND_NS_TX), ns_tx);
+
+	rtw_send(c6, GET("/nb"));
+	rtw_run();
+	expect_resp(c6, 200, "nb");
+	assert_non_null(net_nd_reachable(ns, 0, rtw_cip6, RTW.vnow));
+	assert_int_equal(ewyk_net_counter_get(ns, EWYK_NET_ND_NS_TX), ns_tx);
+	assert_false(c6->rst || c6->fin);
 	rtw_free();
 }
