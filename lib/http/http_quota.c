@@ -163,9 +163,15 @@ ewyk_http_quota_give_here(struct ewyk_http_quota *q, int token)
 uint32_t
 ewyk_http_quota_used(const struct ewyk_http_quota *q)
 {
-	return q == NULL ? 0 :
-			   __atomic_load_n(&q->used, __ATOMIC_RELAXED) -
-			__atomic_load_n(&q->used_back, __ATOMIC_RELAXED);
+	uint32_t back;
+
+	if (q == NULL)
+		return 0;
+	/* What others gave back first: read after it, the shard's own count
+	 * is at least that many more than it (gives only raise back), so a
+	 * reader on another lcore never sees the difference wrap below 0. */
+	back = __atomic_load_n(&q->used_back, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&q->used, __ATOMIC_RELAXED) - back;
 }
 
 uint64_t
