@@ -67,28 +67,6 @@ typedef void (*lg_h2_done_fn)(void *owner, uint64_t t0, int outcome);
  *  the rest is offered again at the next lg_h2_flush). */
 typedef size_t (*lg_h2_out_fn)(void *owner, const uint8_t *p, size_t n);
 
-/*
- * nghttp2's memory for the sessions of one lcore (lg_h2.mem): a client
- * session allocates a stream, its request's queued frame and header
- * copies and its response's header buffers for every request, through
- * malloc() by default. Here blocks of 64 B to 4 KiB come back from
- * per-size free lists of the lcore (no lock: only its lcore uses them),
- * each list keeping at most LG_H2_MEM_KEEP blocks; larger blocks, and
- * those beyond the bound, go to malloc() and free().
- */
-#define LG_H2_MEM_CLASSES 7
-#define LG_H2_MEM_KEEP 4096
-struct lg_h2_mem {
-	nghttp2_mem mem;
-	void *free[LG_H2_MEM_CLASSES];
-	uint32_t nfree[LG_H2_MEM_CLASSES];
-};
-
-/** Set up @p m (its .mem goes to lg_h2.mem of the lcore's connections). */
-void lg_h2_mem_init(struct lg_h2_mem *m);
-/** Give back every block kept; the sessions that used @p m are gone. */
-void lg_h2_mem_fini(struct lg_h2_mem *m);
-
 /* What every connection of a run shares (read-only once built). */
 struct lg_h2_conf {
 	unsigned int streams; /* most streams open at once (--streams) */

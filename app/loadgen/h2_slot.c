@@ -34,6 +34,8 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include <ewyk_http2_mem.h>
+
 #include "h2.h"
 #include "loadgen.h"
 
@@ -45,8 +47,8 @@ struct h2_out {
 	struct rte_mbuf *head, *tail;
 	uint32_t len;
 	bool full; /* LG_H2_OUT_MAX reached or no mbuf: more may wait */
-	struct lg_h2 *pend; /* input in this pass, not answered yet */
-	struct lg_h2_mem mem;
+	struct lg_h2 *pend;        /* input in this pass, not answered yet */
+	struct ewyk_http2_mem mem; /* nghttp2's, this lcore's */
 } __rte_cache_aligned;
 
 /* Under AddressSanitizer the sessions keep malloc(), so that a block
@@ -347,10 +349,10 @@ lg_h2_slot_waiting(const struct lg_slot *s)
 int
 lg_h2_slots_init(struct lg_lcore *lc)
 {
-	struct lg_h2_mem *mem = &h2_out[lc->id].mem;
+	struct ewyk_http2_mem *mem = &h2_out[lc->id].mem;
 	uint32_t i;
 
-	lg_h2_mem_init(mem);
+	ewyk_http2_mem_init(mem);
 	for (i = 0; i < lc->nslots; i++) {
 		lc->slots[i].h2 = lg_h2_create(lc->app->h2, &lc->slots[i]);
 		if (lc->slots[i].h2 == NULL)
@@ -379,7 +381,7 @@ lg_h2_slots_fini(struct lg_lcore *lc)
 	}
 	/* every session of the lcore is gone */
 	h2_out[lc->id].pend = NULL;
-	lg_h2_mem_fini(&h2_out[lc->id].mem);
+	ewyk_http2_mem_fini(&h2_out[lc->id].mem);
 }
 
 int

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * nghttp2's memory (nghttp2_mem), per shard: every session allocates and
+ * nghttp2's memory (nghttp2_mem, ewyk_http2_mem.h), per lcore: every session allocates and
  * frees a stream, its queued frames, their header copies and their
  * buffers for each request, through malloc() by default. Here small
  * blocks come back from per-size free lists of the shard (no lock, no
@@ -12,8 +12,8 @@
  * A block carries its class in a header before it: classes of 64 to
  * 4,096 bytes (powers of two, the header included); larger requests go
  * to malloc() with a header saying so. Each list keeps at most
- * H2_MEM_KEEP blocks: what is freed beyond that goes back to free(), so
- * that a burst of streams leaves no more than H2_MEM_KEEP * 4 KiB per
+ * EWYK_HTTP2_MEM_KEEP blocks: what is freed beyond that goes back to free(), so
+ * that a burst of streams leaves no more than EWYK_HTTP2_MEM_KEEP * 4 KiB per
  * class behind.
  */
 
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http2_private.h"
+#include "ewyk_http2_mem.h"
 
 #define H2_MEM_HDR 16u
 #define H2_MEM_BIG UINT32_MAX
@@ -43,20 +43,21 @@ cls_of(size_t size)
 {
 	size_t need = size + H2_MEM_HDR;
 
-	if (need > ((size_t)1 << (H2_MEM_MIN_SHIFT + H2_MEM_CLASSES - 1)))
+	if (need > ((size_t)1 << (EWYK_HTTP2_MEM_MIN_SHIFT +
+			    EWYK_HTTP2_MEM_CLASSES - 1)))
 		return H2_MEM_BIG;
-	if (need <= ((size_t)1 << H2_MEM_MIN_SHIFT))
+	if (need <= ((size_t)1 << EWYK_HTTP2_MEM_MIN_SHIFT))
 		return 0;
 	/* the smallest power of two >= need, by its bit: no loop (nghttp2
 	 * allocates several times a stream) */
 	return (uint32_t)(64 - __builtin_clzll((unsigned long long)need - 1)) -
-		H2_MEM_MIN_SHIFT;
+		EWYK_HTTP2_MEM_MIN_SHIFT;
 }
 
 static void *
 h2_malloc(size_t size, void *user)
 {
-	struct h2_mem *m = user;
+	struct ewyk_http2_mem *m = user;
 	uint32_t c = cls_of(size);
 	struct h2_mem_blk *b;
 	void **head;
@@ -75,7 +76,7 @@ h2_malloc(size_t size, void *user)
 		m->nfree[c]--;
 		b = blk_of(head);
 	} else {
-		b = malloc((size_t)1 << (H2_MEM_MIN_SHIFT + c));
+		b = malloc((size_t)1 << (EWYK_HTTP2_MEM_MIN_SHIFT + c));
 		if (b == NULL)
 			return NULL;
 		b->cls = c;
@@ -87,7 +88,7 @@ h2_malloc(size_t size, void *user)
 static void
 h2_free(void *p, void *user)
 {
-	struct h2_mem *m = user;
+	struct ewyk_http2_mem *m = user;
 	struct h2_mem_blk *b;
 	uint32_t c;
 
@@ -95,7 +96,7 @@ h2_free(void *p, void *user)
 		return;
 	b = blk_of(p);
 	c = b->cls;
-	if (c == H2_MEM_BIG || m->nfree[c] >= H2_MEM_KEEP) {
+	if (c == H2_MEM_BIG || m->nfree[c] >= EWYK_HTTP2_MEM_KEEP) {
 		free(b);
 		return;
 	}
@@ -135,7 +136,7 @@ h2_realloc(void *p, size_t size, void *user)
 		b = realloc(b, size + H2_MEM_HDR);
 		return b != NULL ? (char *)b + H2_MEM_HDR : NULL;
 	}
-	have = ((size_t)1 << (H2_MEM_MIN_SHIFT + b->cls)) - H2_MEM_HDR;
+	have = ((size_t)1 << (EWYK_HTTP2_MEM_MIN_SHIFT + b->cls)) - H2_MEM_HDR;
 	if (size <= have)
 		return p;
 	q = h2_malloc(size, user);
@@ -147,7 +148,7 @@ h2_realloc(void *p, size_t size, void *user)
 }
 
 void
-h2_mem_init(struct h2_mem *m)
+ewyk_http2_mem_init(struct ewyk_http2_mem *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->mem.mem_user_data = m;
@@ -158,12 +159,12 @@ h2_mem_init(struct h2_mem *m)
 }
 
 void
-h2_mem_fini(struct h2_mem *m)
+ewyk_http2_mem_fini(struct ewyk_http2_mem *m)
 {
 	unsigned int c;
 	void *p;
 
-	for (c = 0; c < H2_MEM_CLASSES; c++) {
+	for (c = 0; c < EWYK_HTTP2_MEM_CLASSES; c++) {
 		while ((p = m->free[c]) != NULL) {
 			m->free[c] = *(void **)p;
 			free(blk_of(p));

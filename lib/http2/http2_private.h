@@ -18,6 +18,7 @@
 #include <ewyk_twheel.h>
 
 #include "ewyk_http2.h"
+#include "ewyk_http2_mem.h"
 
 extern int ewyk_http2_logtype;
 
@@ -233,18 +234,6 @@ h2_closed_ended(const struct h2_conn *c, uint32_t id)
 		(c->closed[i / 64 % H2_CLOSED_WORDS] >> (i % 64) & 1);
 }
 
-/* nghttp2's memory of a shard's sessions (http2_mem.c): free lists of
- * blocks of 64 B to 4 KiB, each list keeping at most H2_MEM_KEEP. */
-#define H2_MEM_MIN_SHIFT 6
-#define H2_MEM_CLASSES 7
-#define H2_MEM_KEEP 4096
-struct h2_mem {
-	nghttp2_mem mem;
-	void *free[H2_MEM_CLASSES];
-	uint32_t nfree[H2_MEM_CLASSES];
-	uint64_t fresh, big; /* blocks from malloc(): new ones, large ones */
-};
-
 /* Under AddressSanitizer the sessions keep malloc(), so that a block
  * used after nghttp2 freed it is still caught. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -284,7 +273,7 @@ struct ewyk_http2_server {
 	 * it came to, flushed by ewyk_http2_server_flush() */
 	uint8_t holding;
 	struct h2_conn *hflush;
-	struct h2_mem mem;
+	struct ewyk_http2_mem mem;
 	uint64_t ctr[EWYK_HTTP2_C_MAX];
 };
 
@@ -319,8 +308,6 @@ void h2_body_release(struct ewyk_http2_stream *st, uint64_t n);
 uint32_t h2_body_expire(struct h2_conn *c, uint64_t now);
 
 /* http2_mem.c */
-void h2_mem_init(struct h2_mem *m);
-void h2_mem_fini(struct h2_mem *m);
 
 /* http2_stats.c */
 void h2_stats_register(struct ewyk_http2_server *s);

@@ -424,7 +424,7 @@ ewyk_http2_server_create(const struct ewyk_http2_conf *conf)
 		goto nomem;
 	s->conf = *conf;
 	conf_defaults(&s->conf);
-	h2_mem_init(&s->mem);
+	ewyk_http2_mem_init(&s->mem);
 	s->hz = rte_get_tsc_hz();
 	TAILQ_INIT(&s->wait);
 	s->conns = rte_zmalloc_socket("ewyk_http2_conns",
@@ -507,7 +507,7 @@ ewyk_http2_server_free(struct ewyk_http2_server *s)
 		nghttp2_session_callbacks_del(s->cbs);
 	if (s->opt != NULL)
 		nghttp2_option_del(s->opt);
-	h2_mem_fini(&s->mem); /* every session is gone */
+	ewyk_http2_mem_fini(&s->mem); /* every session is gone */
 	ewyk_http_quota_free(s->q_streams);
 	ewyk_http_quota_free(s->q_conns);
 	rte_free(s->body_src);
