@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,12 +43,14 @@ p_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t len,
 	return (ssize_t)n;
 }
 
+/* A POST of path whose body *left bytes come from cb; with its
+ * content-length when length is set, else of unknown length. */
 static int32_t
-post(const char *path, size_t *left)
+submit_post(const char *path, size_t *left,
+	nghttp2_data_source_read_callback cb, bool length)
 {
 	char cl[24];
-	nghttp2_data_provider dp = { .source.ptr = left,
-		.read_callback = p_body };
+	nghttp2_data_provider dp = { .source.ptr = left, .read_callback = cb };
 
 	snprintf(cl, sizeof(cl), "%zu", *left);
 #define NV(a, v)                                                            \
@@ -58,8 +61,14 @@ post(const char *path, size_t *left)
 		NV("content-length", cl) };
 #undef NV
 
-	return nghttp2_submit_request(H2P.s, NULL, nva, RTE_DIM(nva), &dp,
-		NULL);
+	return nghttp2_submit_request(H2P.s, NULL, nva,
+		RTE_DIM(nva) - (length ? 0 : 1), &dp, NULL);
+}
+
+static int32_t
+post(const char *path, size_t *left)
+{
+	return submit_post(path, left, p_body, true);
 }
 
 /* A stream gathers at most its source's share of the shard's HTTP/2
@@ -114,21 +123,7 @@ p_gated(nghttp2_session *s, int32_t id, uint8_t *buf, size_t len,
 static int32_t
 post_gated(const char *path, size_t *left)
 {
-	char cl[24];
-	nghttp2_data_provider dp = { .source.ptr = left,
-		.read_callback = p_gated };
-
-	snprintf(cl, sizeof(cl), "%zu", *left);
-#define NV(a, v)                                                            \
-	(nghttp2_nv){ (uint8_t *)(uintptr_t)(a), (uint8_t *)(uintptr_t)(v), \
-		strlen(a), strlen(v), NGHTTP2_NV_FLAG_NONE }
-	nghttp2_nv nva[] = { NV(":method", "POST"), NV(":scheme", "http"),
-		NV(":authority", "t"), NV(":path", path),
-		NV("content-length", cl) };
-#undef NV
-
-	return nghttp2_submit_request(H2P.s, NULL, nva, RTE_DIM(nva), &dp,
-		NULL);
+	return submit_post(path, left, p_gated, true);
 }
 
 /* A route with a body consumer: its BLOCKING consumer gets the first
@@ -391,17 +386,7 @@ spare(void)
 static int32_t
 post_open(const char *path, size_t *left)
 {
-	nghttp2_data_provider dp = { .source.ptr = left,
-		.read_callback = p_gated };
-#define NV(a, v)                                                            \
-	(nghttp2_nv){ (uint8_t *)(uintptr_t)(a), (uint8_t *)(uintptr_t)(v), \
-		strlen(a), strlen(v), NGHTTP2_NV_FLAG_NONE }
-	nghttp2_nv nva[] = { NV(":method", "POST"), NV(":scheme", "http"),
-		NV(":authority", "t"), NV(":path", path) };
-#undef NV
-
-	return nghttp2_submit_request(H2P.s, NULL, nva, RTE_DIM(nva), &dp,
-		NULL);
+	return submit_post(path, left, p_gated, false);
 }
 
 /* Streams that announce a body (HEADERS, no END_STREAM, no length) and
